@@ -1,0 +1,1 @@
+"""Repository analyst agent core."""

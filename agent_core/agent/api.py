@@ -1,0 +1,99 @@
+"""The library entry points: ``analyze`` (the report), ``stream_analysis`` (the events), ``run_agent``.
+
+``run_agent(llm, http, query)`` keeps the calling convention of the original command-line agent's
+module: an ``AsyncOpenAI`` client, an HTTP client and a query naming the repository.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+
+import httpx
+import openai
+
+from agent_core import events as ev
+from agent_core.agent.session import Services, open_analysis
+from agent_core.errors import AgentCoreError, InvalidTargetError
+from agent_core.llm import OpenAIChatModel, resolve_model_config
+from agent_core.settings import Settings
+from agent_core.sources.targets import find_repo_mentions
+
+
+async def stream_analysis(
+    target: str, question: str = "", *, settings: Settings | None = None, services: Services | None = None
+) -> AsyncIterator[ev.Event]:
+    """Yield the events of one analysis; ends with ``run_finished`` or ``run_failed``.
+
+    Bad input (a mistyped URL, a disabled local path) is reported as ``run_failed`` with a clear message,
+    not raised, so every consumer handles one shape.
+    """
+    owned = services is None
+    services = services or Services(settings or Settings.from_env())
+    try:
+        try:
+            opened = await open_analysis(services, target, question, settings=settings)
+        except AgentCoreError as exc:
+            yield ev.RunFailed(t=0.0, message=exc.message, hint=exc.hint)
+            return
+        try:
+            async for event in opened.analysis.run(question):
+                yield event
+        finally:
+            await opened.aclose()
+    finally:
+        if owned:
+            await services.aclose()
+
+
+async def analyze(target: str, question: str = "", *, settings: Settings | None = None) -> str:
+    """The report for ``target`` (a GitHub URL, ``owner/repo`` or, when allowed, a local path).
+
+    Raises :class:`AgentCoreError` when no report at all could be produced.
+    """
+    async for event in stream_analysis(target, question, settings=settings):
+        if isinstance(event, ev.RunFinished):
+            return event.report
+        if isinstance(event, ev.RunFailed):
+            raise AgentCoreError(event.message, hint=event.hint)
+    raise AgentCoreError("the analysis ended without a result")
+
+
+async def run_agent(llm: openai.AsyncOpenAI, http: httpx.AsyncClient, query: str, *, model: str | None = None) -> str:
+    """Compatibility entry point: analyse the repository named in ``query`` and return the report.
+
+    ``llm`` is used as the model client (its base URL picks the provider preset); ``http`` is accepted
+    for compatibility — GitHub requests go through our own resilient client, whose base URL and token
+    come from the settings (``http.base_url`` is used as the GitHub API URL when it is set).
+    """
+    settings = Settings.from_env()
+    base = str(http.base_url).rstrip("/")
+    if base:
+        settings = settings.with_overrides(github_api_url=base)
+    mentions = find_repo_mentions(query)
+    if not mentions:
+        match = re.search(r"[\w.-]+/[\w.-]+", query)
+        if match is None:
+            raise InvalidTargetError("the query names no repository (expected owner/repo or a GitHub URL)")
+        target = match.group(0)
+    else:
+        target = " ".join(m.full_name for m in mentions)
+    config = resolve_model_config(
+        provider=None, base_url=str(llm.base_url), model=model, api_key=llm.api_key, hf_token=None
+    )
+    chat = OpenAIChatModel(llm, model=config.model, turn_timeout=settings.llm_turn_timeout)
+    services = Services(settings)
+    try:
+        opened = await open_analysis(services, target, query, settings=settings, model=chat, model_config=config)
+        report: str | None = None
+        failure: ev.RunFailed | None = None
+        async for event in opened.analysis.run(query):
+            if isinstance(event, ev.RunFinished):
+                report = event.report
+            elif isinstance(event, ev.RunFailed):
+                failure = event
+        if report is None:
+            raise AgentCoreError(failure.message if failure else "no report", hint=failure.hint if failure else None)
+        return report
+    finally:
+        await services.aclose()

@@ -1,0 +1,55 @@
+"""The conversation sent to the model, and keeping it inside a token budget.
+
+Observations are cut for the model when they arrive (the UI keeps the full result). When the whole
+conversation nears ``budget`` tokens, the oldest tool results are replaced by a short note — never the
+system prompt, the user's task, or the assistant messages (DeepSeek needs their ``reasoning_content``
+back when they carried tool calls). Counting uses the API's reported usage when we have it, and a
+CJK-aware estimate for what was added since (see :mod:`agent_core.llm.tokens`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+Message = dict[str, Any]
+COMPACTED_NOTE = "[compacted to save context: an earlier {tool} observation ({chars:,} characters) was removed; call the tool again if you need it]"
+
+
+@dataclass
+class Conversation:
+    """The messages of one analysis, kept across follow-up questions."""
+
+    messages: list[Message] = field(default_factory=list)
+    compactions: int = 0
+
+    def add(self, message: Message) -> None:
+        self.messages.append(message)
+
+    def tool_name(self, tool_call_id: str) -> str:
+        for message in self.messages:
+            for call in message.get("tool_calls") or ():
+                if call.get("id") == tool_call_id:
+                    return str(call.get("function", {}).get("name", "tool"))
+        return "tool"
+
+    def compact(self, *, budget: int, estimate: Callable[[Sequence[Mapping[str, Any]]], int], keep_last: int = 4) -> int:
+        """Shrink old tool results until the estimate fits ``budget``; return how many were compacted."""
+        if estimate(self.messages) <= budget:
+            return 0
+        tool_indexes = [i for i, m in enumerate(self.messages) if m.get("role") == "tool"]
+        candidates = tool_indexes[:-keep_last] if keep_last else tool_indexes
+        done = 0
+        for index in candidates:
+            message = self.messages[index]
+            content = str(message.get("content", ""))
+            if content.startswith("[compacted"):
+                continue
+            tool = self.tool_name(str(message.get("tool_call_id", "")))
+            self.messages[index] = {**message, "content": COMPACTED_NOTE.format(tool=tool, chars=len(content))}
+            done += 1
+            if estimate(self.messages) <= budget:
+                break
+        self.compactions += done
+        return done

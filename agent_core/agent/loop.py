@@ -1,0 +1,596 @@
+"""The hand-written ReAct loop: a plain async generator of :mod:`agent_core.events`.
+
+One :class:`Analysis` is one conversation about the repositories a user named; :meth:`Analysis.run`
+answers one question (the first, or a follow-up) and always ends with ``run_finished`` or, only when
+nothing at all could be produced, ``run_failed``::
+
+    run_started
+    repeat (turn = 1, 2, ...):                         until the model answers without tools
+        turn_started -> reasoning_delta* / text_delta* -> turn_finished      (one streamed model turn)
+        tool_call_started*  -> [tool_retry | breaker_changed | rate_limit]* -> tool_call_finished*
+                                                       (all calls of the turn run concurrently)
+    on a limit (turns, tool calls, tokens, wall time): one report turn without tools;
+    if the model is unreachable: the deterministic writer, from the observations gathered so far
+    run_finished(report, degraded, stats)
+
+With no model (no API key) the :class:`OfflinePlanner` proposes the calls and the deterministic writer
+writes the report: the same tools, the same events.
+
+Concurrency needs a queue: tool calls run as tasks and their side events (retries, breaker changes,
+rate limits) are produced inside them; the generator forwards them as they happen. Every task is
+awaited or cancelled in ``finally``, so cancelling the consumer (the UI's Stop) leaves no orphans.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import uuid
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_core import events as ev
+from agent_core.agent.context import Conversation
+from agent_core.agent.planner import OfflinePlanner
+from agent_core.agent.prompts import Language, detect_language, report_request, system_prompt, task_message
+from agent_core.agent.report import write_report
+from agent_core.clock import Clock
+from agent_core.errors import CircuitOpenError, LLMError
+from agent_core.github.client import GitHubClient
+from agent_core.github.ratelimit import RateLimit
+from agent_core.llm import (
+    ChatModel,
+    ContentDelta,
+    IncompleteStreamError,
+    ModelConfig,
+    ModelTurn,
+    ReactFormatError,
+    ReasoningDelta,
+    ToolsUnsupportedError,
+    TurnComplete,
+    estimate_cost,
+    estimate_messages,
+    format_observation,
+    parse_react,
+    render_tools_prompt,
+)
+from agent_core.resilience import BreakerBoard, Outcome, RetryDetails, StateChange
+from agent_core.sources.models import RepoRef
+from agent_core.tools.executor import Toolbox, ToolResult
+from agent_core.tools.observe import cut_for_model
+
+logger = logging.getLogger(__name__)
+
+LLM_BREAKER = "llm"
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunLimits:
+    max_turns: int = 12
+    max_tool_calls: int = 40
+    max_total_tokens: int = 300_000
+    max_wall_seconds: float = 300.0
+    context_budget_tokens: int = 60_000
+    observation_max_chars: int = 8000
+
+
+@dataclass(frozen=True, kw_only=True)
+class PendingCall:
+    call_id: str
+    tool: str
+    arguments: str | Mapping[str, Any]
+
+
+@dataclass
+class _TurnBox:
+    """What a streamed turn left behind (generators cannot return values)."""
+
+    turn: ModelTurn | None = None
+    error: LLMError | CircuitOpenError | None = None
+
+
+@dataclass
+class _RunState:
+    started: float
+    turn_base: int
+    results_base: int
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    degraded: list[str] = field(default_factory=list)
+
+
+class Analysis:
+    """A conversation about the repositories in ``scope``; ``run`` answers one question at a time."""
+
+    def __init__(
+        self,
+        *,
+        scope: Sequence[RepoRef],
+        toolbox: Toolbox,
+        breakers: BreakerBoard,
+        clock: Clock,
+        model: ChatModel | None = None,
+        model_config: ModelConfig | None = None,
+        github: GitHubClient | None = None,
+        limits: RunLimits = RunLimits(),
+        language: str = "auto",
+        tool_protocol: str = "auto",
+        target_notes: Sequence[str] = (),
+    ) -> None:
+        self.scope = list(scope)
+        self.toolbox = toolbox
+        self.breakers = breakers
+        self.conversation = Conversation()
+        self._clock = clock
+        self._model = model
+        self._model_config = model_config
+        self._github = github
+        self._limits = limits
+        self._language_setting = language
+        self._text_mode = tool_protocol == "text"
+        self._auto_protocol = tool_protocol == "auto"
+        self._target_notes = list(target_notes)
+        self._turns = 0
+        self._queue: asyncio.Queue[ev.Event] = asyncio.Queue()
+        self._t0 = 0.0
+        self._last_rate: tuple[int, float] | None = None
+        self.report: str | None = None
+
+    @property
+    def mode(self) -> ev.Mode:
+        return "model" if self._model is not None else "planner"
+
+    @property
+    def model_name(self) -> str:
+        return self._model.name if self._model is not None else "offline planner"
+
+    # -- the run ----------------------------------------------------------------------------------
+
+    async def run(self, question: str = "") -> AsyncIterator[ev.Event]:
+        """Answer ``question`` (a follow-up when the conversation already has one)."""
+        self._t0 = self._clock.monotonic()
+        state = _RunState(started=self._t0, turn_base=self._turns, results_base=len(self.toolbox.results))
+        unsubscribe = self.breakers.subscribe(self._on_breaker)
+        follow_up = bool(self.conversation.messages)
+        language = detect_language(question, self._language_setting)
+        try:
+            yield ev.RunStarted(
+                t=0.0,
+                run_id=uuid.uuid4().hex[:12],
+                targets=tuple(r.full_name for r in self.scope),
+                question=question,
+                model=self.model_name,
+                mode=self.mode,
+                follow_up=follow_up,
+            )
+            self._open_conversation(question, language, follow_up)
+            if self._model is None:
+                body = self._planner_run(state, language)
+            else:
+                body = self._model_run(state, language)
+            async for event in body:
+                yield event
+        finally:
+            unsubscribe()
+
+    def _open_conversation(self, question: str, language: Language, follow_up: bool) -> None:
+        if follow_up:
+            self.conversation.add({"role": "user", "content": question})
+            return
+        prompt = system_prompt(self.scope, language=language)
+        if self._text_mode:
+            prompt += "\n\n" + render_tools_prompt(self.toolbox.schemas())
+        self.conversation.add({"role": "system", "content": prompt})
+        self.conversation.add({"role": "user", "content": task_message(question, self.scope, self._target_notes)})
+
+    # -- model-driven ---------------------------------------------------------------------------------
+
+    async def _model_run(self, state: _RunState, language: Language) -> AsyncIterator[ev.Event]:
+        report: str | None = None
+        stop_reason: str | None = None
+        while report is None:
+            stop_reason = self._limit_reached(state)
+            if stop_reason is not None:
+                break
+            box = _TurnBox()
+            async for event in self._model_turn(state, box, tools=not self._text_mode):
+                yield event
+            if box.error is not None or box.turn is None:
+                break
+            turn = box.turn
+            if self._text_mode:
+                report, calls = self._react_step(turn)
+            else:
+                report, calls = self._native_step(turn)
+            if calls:
+                async for event in self._execute(state, calls, text_mode=self._text_mode):
+                    yield event
+        if report is None:
+            async for event in self._finish_without_answer(state, language, stop_reason):
+                yield event
+            return
+        async for event in self._finish(state, report, writer="model"):
+            yield event
+
+    async def _model_turn(self, state: _RunState, box: _TurnBox, *, tools: bool) -> AsyncIterator[ev.Event]:
+        """One streamed turn, retried once when the stream breaks off or comes back empty."""
+        self._turns += 1
+        turn_no = self._turns
+        yield ev.TurnStarted(t=self._t(), turn=turn_no)
+        started = self._clock.monotonic()
+        for attempt in (1, 2):
+            box.turn, box.error = None, None
+            async for event in self._stream_once(turn_no, box, tools=tools and not self._text_mode):
+                yield event
+            if isinstance(box.error, ToolsUnsupportedError) and self._auto_protocol and not self._text_mode:
+                self._switch_to_text()
+                yield ev.Notice(t=self._t(), level="warning", message=(
+                    "The model endpoint does not support native tool calling; switched to the text "
+                    "ReAct protocol (Thought / Action / Action Input / Final)."))
+                box.error = None
+                async for event in self._stream_once(turn_no, box, tools=False):
+                    yield event
+            retryable = isinstance(box.error, IncompleteStreamError) or (
+                box.turn is not None and not box.turn.content.strip() and not box.turn.tool_calls
+            )
+            if retryable and attempt == 1:
+                yield ev.Notice(t=self._t(), level="warning", message="The model's answer was empty or cut off; retrying the turn once.")
+                continue
+            break
+        async for event in self._drain():
+            yield event
+        turn = box.turn
+        if turn is not None and turn.usage is not None:
+            state.prompt_tokens += turn.usage.prompt_tokens
+            state.completion_tokens += turn.usage.completion_tokens
+        if box.error is not None:
+            state.degraded.append(f"model failed: {box.error}")
+            yield ev.Notice(t=self._t(), level="warning", message=f"Model turn failed: {box.error}")
+        yield ev.TurnFinished(
+            t=self._t(),
+            turn=turn_no,
+            tool_calls=len(turn.tool_calls) if turn else 0,
+            finish_reason=turn.finish_reason if turn else None,
+            prompt_tokens=turn.usage.prompt_tokens if turn and turn.usage else None,
+            completion_tokens=turn.usage.completion_tokens if turn and turn.usage else None,
+            duration_s=self._clock.monotonic() - started,
+        )
+
+    async def _stream_once(self, turn_no: int, box: _TurnBox, *, tools: bool) -> AsyncIterator[ev.Event]:
+        assert self._model is not None
+        self.conversation.compact(budget=self._limits.context_budget_tokens, estimate=estimate_messages)
+        breaker = self.breakers.get(LLM_BREAKER)
+        try:
+            permit = breaker.acquire()
+        except CircuitOpenError as exc:
+            box.error = exc
+            return
+        outcome, error = Outcome.IGNORED, None
+        try:
+            stream = self._model.stream_turn(
+                self.conversation.messages, tools=self.toolbox.schemas() if tools else None
+            )
+            async for part in stream:
+                if isinstance(part, ReasoningDelta):
+                    yield ev.ReasoningDelta(t=self._t(), turn=turn_no, text=part.text)
+                elif isinstance(part, ContentDelta):
+                    yield ev.TextDelta(t=self._t(), turn=turn_no, text=part.text)
+                elif isinstance(part, TurnComplete):
+                    box.turn = part.turn
+            outcome = Outcome.SUCCESS
+        except LLMError as exc:
+            box.error, error = exc, exc
+            unavailable = exc.status is None or exc.status >= 500 or exc.status == 429
+            outcome = Outcome.FAILURE if unavailable else Outcome.IGNORED
+        finally:
+            permit.record(outcome, error)
+
+    def _switch_to_text(self) -> None:
+        self._text_mode = True
+        system = self.conversation.messages[0]
+        system["content"] = f"{system['content']}\n\n{render_tools_prompt(self.toolbox.schemas())}"
+
+    def _native_step(self, turn: ModelTurn) -> tuple[str | None, list[PendingCall]]:
+        if not turn.tool_calls:
+            report = turn.content.strip() or None
+            if report is not None:
+                self.conversation.add({"role": "assistant", "content": turn.content})
+            return report, []
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": turn.content or None,
+            "tool_calls": [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in turn.tool_calls
+            ],
+        }
+        if turn.reasoning:
+            # DeepSeek thinking mode: an assistant message that carried tool calls must keep its
+            # reasoning_content in every later request, or the API answers 400.
+            message["reasoning_content"] = turn.reasoning
+        self.conversation.add(message)
+        return None, [PendingCall(call_id=c.id, tool=c.name, arguments=c.arguments) for c in turn.tool_calls]
+
+    def _react_step(self, turn: ModelTurn) -> tuple[str | None, list[PendingCall]]:
+        self.conversation.add({"role": "assistant", "content": turn.content})
+        try:
+            step = parse_react(turn.content)
+        except ReactFormatError as exc:
+            self.conversation.add({"role": "user", "content": format_observation("format", exc.message)})
+            return None, []
+        if step.final is not None:
+            return step.final.strip() or None, []
+        if step.action is None:
+            return None, []
+        return None, [PendingCall(call_id=f"react-{self._turns}", tool=step.action, arguments=step.action_input or {})]
+
+    # -- offline planner ---------------------------------------------------------------------------
+
+    async def _planner_run(self, state: _RunState, language: Language) -> AsyncIterator[ev.Event]:
+        planner = OfflinePlanner(self.scope)
+        while self._limit_reached(state) is None:
+            step = planner.next_step(self.toolbox.results)
+            if step is None:
+                break
+            self._turns += 1
+            turn_no = self._turns
+            started = self._clock.monotonic()
+            yield ev.TurnStarted(t=self._t(), turn=turn_no)
+            yield ev.ReasoningDelta(t=self._t(), turn=turn_no, text=step.thought)
+            yield ev.TurnFinished(t=self._t(), turn=turn_no, tool_calls=len(step.calls),
+                                  finish_reason="tool_calls", duration_s=self._clock.monotonic() - started)
+            calls = [
+                PendingCall(call_id=f"plan-{turn_no}-{i}", tool=c.tool, arguments=dict(c.arguments))
+                for i, c in enumerate(step.calls, 1)
+            ]
+            async for event in self._execute(state, calls, text_mode=None):
+                yield event
+        results = self._run_results(state)
+        if not any(r.ok for r in results) and not state.turn_base:
+            yield self._failed(results)
+            return
+        report = write_report(
+            scope=self.scope, question=self._question(), results=self.toolbox.results, language=language,
+            degraded_reasons=self._data_problems(state),
+        )
+        async for event in self._finish(state, report, writer="planner"):
+            yield event
+
+    # -- tools ------------------------------------------------------------------------------------------
+
+    async def _execute(
+        self, state: _RunState, calls: Sequence[PendingCall], *, text_mode: bool | None
+    ) -> AsyncIterator[ev.Event]:
+        """Run every call of a turn concurrently; stream their events; add the results in call order."""
+        budget = self._limits.max_tool_calls - len(self._run_results(state))
+        runnable, skipped = list(calls[: max(0, budget)]), list(calls[max(0, budget) :])
+        turn_no = self._turns
+        for call in runnable:
+            yield ev.ToolCallStarted(
+                t=self._t(), call_id=call.call_id, tool=call.tool, arguments=_display_args(call.arguments), turn=turn_no
+            )
+        tasks = [asyncio.create_task(self._call(call, turn_no)) for call in runnable]
+        try:
+            finished = 0
+            while finished < len(tasks):
+                event = await self._queue.get()
+                finished += isinstance(event, ev.ToolCallFinished)
+                yield event
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        results = [task.result() for task in tasks]
+        for call, result in zip(runnable, results, strict=True):
+            text = cut_for_model(result.observation, self._limits.observation_max_chars)
+            self._add_observation(call, text, text_mode)
+        for call in skipped:
+            message = json.dumps({"ok": False, "error": "skipped: the tool-call limit for this run was reached"})
+            self._add_observation(call, message, text_mode)
+        if skipped:
+            yield ev.Notice(t=self._t(), level="warning",
+                            message=f"Tool-call limit ({self._limits.max_tool_calls}) reached; {len(skipped)} call(s) skipped.")
+
+    async def _call(self, call: PendingCall, turn_no: int) -> ToolResult:
+        result = await self.toolbox.execute(call.call_id, call.tool, call.arguments)
+        self._queue.put_nowait(_finished_event(self._t(), turn_no, result))
+        return result
+
+    def _add_observation(self, call: PendingCall, text: str, text_mode: bool | None) -> None:
+        if text_mode is None:
+            return  # planner: no conversation to feed
+        if text_mode:
+            self.conversation.add({"role": "user", "content": format_observation(call.tool, text)})
+        else:
+            self.conversation.add({"role": "tool", "tool_call_id": call.call_id, "content": text})
+
+    # -- endings ----------------------------------------------------------------------------------------
+
+    async def _finish_without_answer(
+        self, state: _RunState, language: Language, stop_reason: str | None
+    ) -> AsyncIterator[ev.Event]:
+        """A limit stopped exploration, or the model failed: ask once without tools, else write it ourselves."""
+        model_ok = self._model is not None and self.breakers.get(LLM_BREAKER).snapshot().state != "open"
+        if stop_reason is not None and model_ok:
+            yield ev.Notice(t=self._t(), level="warning", message=f"Stopping exploration: {stop_reason}. Asking the model for the report.")
+            self.conversation.add({"role": "user", "content": report_request(language, stop_reason)})
+            box = _TurnBox()
+            async for event in self._model_turn(state, box, tools=False):
+                yield event
+            if box.turn is not None and box.turn.content.strip():
+                content = box.turn.content
+                if self._text_mode:
+                    try:
+                        content = parse_react(content).final or content
+                    except ReactFormatError:
+                        pass
+                self.conversation.add({"role": "assistant", "content": box.turn.content})
+                async for event in self._finish(state, content.strip(), writer="model"):
+                    yield event
+                return
+        results = self._run_results(state)
+        if not any(r.ok for r in self.toolbox.results):
+            yield self._failed(results)
+            return
+        reason = stop_reason or "the model could not be reached"
+        note = (
+            f"This report was written without the model ({reason}), from the "
+            f"{sum(r.ok for r in self.toolbox.results)} observations gathered so far."
+        )
+        state.degraded.append(f"report written by the deterministic writer: {reason}")
+        report = write_report(
+            scope=self.scope, question=self._question(), results=self.toolbox.results, language=language,
+            degraded_reasons=[*state.degraded, *self._data_problems(state)], writer_note=note,
+        )
+        async for event in self._finish(state, report, writer="fallback"):
+            yield event
+
+    async def _finish(self, state: _RunState, report: str, *, writer: str) -> AsyncIterator[ev.Event]:
+        if writer != "model":
+            # Stream the written report like a model would, so every consumer renders it the same way.
+            self._turns += 1
+            yield ev.TurnStarted(t=self._t(), turn=self._turns, purpose="report")
+            for piece in _paragraphs(report):
+                yield ev.TextDelta(t=self._t(), turn=self._turns, text=piece)
+            yield ev.TurnFinished(t=self._t(), turn=self._turns, tool_calls=0, finish_reason="stop")
+            self.conversation.add({"role": "assistant", "content": report})
+        async for event in self._drain():
+            yield event
+        self.report = report
+        reasons = list(dict.fromkeys([*state.degraded, *self._data_problems(state)]))
+        yield ev.RunFinished(
+            t=self._t(),
+            report=report,
+            degraded=bool(reasons),
+            degraded_reasons=tuple(reasons),
+            writer=writer,  # type: ignore[arg-type]
+            stats=self._stats(state),
+        )
+
+    def _failed(self, results: Sequence[ToolResult]) -> ev.RunFailed:
+        errors = [r.error for r in results if r.error]
+        message = errors[0] if errors else "nothing could be gathered about the repository"
+        hint = next((str(r.observation.get("hint")) for r in results if r.observation.get("hint")), None)
+        return ev.RunFailed(t=self._t(), message=f"No report could be produced: {message}", hint=hint)
+
+    # -- bookkeeping --------------------------------------------------------------------------------------
+
+    def _limit_reached(self, state: _RunState) -> str | None:
+        limits = self._limits
+        if self._turns - state.turn_base >= limits.max_turns:
+            return f"the turn limit ({limits.max_turns}) was reached"
+        if len(self._run_results(state)) >= limits.max_tool_calls:
+            return f"the tool-call limit ({limits.max_tool_calls}) was reached"
+        if state.prompt_tokens + state.completion_tokens >= limits.max_total_tokens:
+            return f"the token budget ({limits.max_total_tokens:,}) was used up"
+        if self._clock.monotonic() - state.started >= limits.max_wall_seconds:
+            return f"the time limit ({limits.max_wall_seconds:.0f}s) was reached"
+        return None
+
+    def _run_results(self, state: _RunState) -> list[ToolResult]:
+        return self.toolbox.results[state.results_base :]
+
+    def _data_problems(self, state: _RunState) -> list[str]:
+        problems = []
+        for r in self._run_results(state):
+            what = f"{r.tool}({_short_args(r.arguments)})"
+            if r.degraded:
+                problems.append(f"{what}: no data ({r.error})")
+            elif r.stale:
+                age = f"{r.stale_age_s / 60:.0f} min old" if r.stale_age_s is not None else "age unknown"
+                problems.append(f"{what}: served from cache ({age}) because {r.error}")
+        return problems
+
+    def _stats(self, state: _RunState) -> ev.RunStats:
+        results = self._run_results(state)
+        limit = self._github.rate_limit if self._github is not None else None
+        cost = (
+            estimate_cost(state.prompt_tokens, state.completion_tokens, self._model_config)
+            if self._model_config is not None
+            else None
+        )
+        return ev.RunStats(
+            turns=self._turns - state.turn_base,
+            tool_calls=len(results),
+            github_requests=sum(r.http_requests for r in results),
+            cache_hits=sum(1 for r in results if r.from_cache or r.memo),
+            prompt_tokens=state.prompt_tokens,
+            completion_tokens=state.completion_tokens,
+            cost_usd=cost if self._model is not None else 0.0,
+            elapsed_s=self._clock.monotonic() - state.started,
+            rate_limit_remaining=limit.remaining if limit else None,
+            rate_limit_reset=limit.reset_at if limit else None,
+        )
+
+    def _question(self) -> str:
+        users = [m for m in self.conversation.messages if m.get("role") == "user"]
+        return str(users[0]["content"]) if users else ""
+
+    def _t(self) -> float:
+        return round(self._clock.monotonic() - self._t0, 4)
+
+    async def _drain(self) -> AsyncIterator[ev.Event]:
+        while not self._queue.empty():
+            yield self._queue.get_nowait()
+
+    # -- listeners (called from inside tool tasks) ---------------------------------------------------
+
+    def _on_breaker(self, change: StateChange) -> None:
+        snapshot = self.breakers.get(change.name).snapshot()
+        self._queue.put_nowait(ev.BreakerChanged(
+            t=self._t(), breaker=change.name, old=str(change.old), new=str(change.new), reason=change.reason,
+            failures=snapshot.failures, retry_after_s=round(snapshot.retry_after, 2),
+        ))
+
+    def on_retry(self, call_id: str, tool: str, details: RetryDetails) -> None:
+        self._queue.put_nowait(ev.ToolRetry(
+            t=self._t(), call_id=call_id, tool=tool, attempt=details.attempt, delay_s=round(details.delay, 3),
+            reason=str(details.error),
+        ))
+
+    def on_rate_limit(self, limit: RateLimit) -> None:
+        key = (limit.remaining, limit.reset_at)
+        if key == self._last_rate:
+            return
+        self._last_rate = key
+        self._queue.put_nowait(ev.RateLimitUpdated(
+            t=self._t(), limit=limit.limit, remaining=limit.remaining, reset_at=limit.reset_at,
+            resource=limit.resource, authenticated=limit.authenticated,
+        ))
+
+
+def _finished_event(t: float, turn: int, r: ToolResult) -> ev.ToolCallFinished:
+    return ev.ToolCallFinished(
+        t=t, call_id=r.call_id, tool=r.tool, turn=turn, ok=r.ok, preview=_preview(r.observation),
+        duration_s=round(r.duration_s, 4), http_requests=r.http_requests, attempts=r.attempts,
+        from_cache=r.from_cache, memo=r.memo, stale=r.stale, stale_age_s=r.stale_age_s, degraded=r.degraded,
+        error=r.error,
+    )
+
+
+def _preview(observation: Mapping[str, Any], limit: int = 4000) -> str:
+    text = json.dumps(observation, ensure_ascii=False, indent=1)
+    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit:,} more characters)"
+
+
+def _display_args(arguments: str | Mapping[str, Any]) -> dict[str, Any]:
+    if isinstance(arguments, Mapping):
+        return dict(arguments)
+    try:
+        data = json.loads(arguments or "{}")
+    except json.JSONDecodeError:
+        return {"_raw": arguments[:200]}
+    return data if isinstance(data, dict) else {"_raw": str(arguments)[:200]}
+
+
+def _short_args(arguments: Mapping[str, Any]) -> str:
+    parts = [str(v) for k, v in arguments.items() if k not in ("owner", "repo")]
+    return ", ".join(parts)[:60]
+
+
+def _paragraphs(text: str) -> list[str]:
+    pieces = text.split("\n\n")
+    return [p + ("\n\n" if i < len(pieces) - 1 else "") for i, p in enumerate(pieces)]
+

@@ -1,0 +1,286 @@
+"""The offline planner: which tools to call, turn by turn, when no model is configured.
+
+The same loop runs with or without a model; without one, :class:`OfflinePlanner` proposes the calls.
+It is deterministic (sorted choices, no randomness, no model) and derives every decision from the
+results so far, so it holds no state besides its configuration::
+
+    turn 1  every repository at once: get_repo_info, get_file_tree, get_languages, get_commits(30)
+    turn 2  from the tree: read_file README, manifests, CI workflows (up to 2), LICENSE,
+            list_directory of the tests folder -- at most ``max_files_per_repo`` per repository
+            (tree failed: list_directory of the root instead, and the picks come one turn later)
+    then    None: nothing left that has not been tried
+
+A call already made (same tool and arguments, whatever its outcome) is never proposed again, so a
+failed read is not retried in a loop and the planner always finishes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent_core.errors import InvalidArgumentError
+from agent_core.sources.models import DirListing, FileTree, RepoRef
+from agent_core.sources.targets import normalize_path
+from agent_core.tools.executor import ToolResult
+from agent_core.tools.observe import notable_role
+
+COMMITS_PER_PAGE = 30
+TEST_DIRS = ("tests", "test", "spec", "__tests__")
+_FIRST_TOOLS = ("get_repo_info", "get_file_tree", "get_languages", "get_commits")
+_MAX_CI_FILES = 2
+_MAX_ROOT_MANIFESTS_FIRST = 3  # more root manifests only if the budget is left after CI, license, tests
+# Manifests the report writer can parse come first, in this order; any other manifest sorts after them.
+_MANIFEST_ORDER = (
+    re.compile(r"^pyproject\.toml$"),
+    re.compile(r"^package\.json$"),
+    re.compile(r"^cargo\.toml$"),
+    re.compile(r"^go\.mod$"),
+    re.compile(r"^setup\.cfg$"),
+    re.compile(r"^requirements\.txt$"),
+    re.compile(r"^requirements[\w.-]*\.txt$"),
+    re.compile(r"^setup\.py$"),
+    re.compile(r"^(pom\.xml|build\.gradle(\.kts)?|gemfile|composer\.json)$"),
+)
+_LICENSE = re.compile(r"^(license|licence|copying)([.-][\w.-]+)?$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlannedCall:
+    tool: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlanStep:
+    """One turn: the calls to run concurrently, and one or two sentences saying why (shown to the user)."""
+
+    thought: str
+    calls: tuple[PlannedCall, ...]
+
+
+CallKey = tuple[str, str, str, tuple[tuple[str, str], ...]]
+
+
+def call_key(tool: str, arguments: Mapping[str, Any]) -> CallKey:
+    """The identity of a call: tool, repository (case-insensitive) and the other arguments, with the
+    defaults the tools fill in (``path`` "" for the root) left out so that a proposed call and the
+    recorded result of the same call compare equal."""
+    rest = tuple(
+        sorted(
+            (name, str(value))
+            for name, value in arguments.items()
+            if name not in ("owner", "repo")
+            and value is not None
+            and not (name == "path" and value in ("", "/"))
+        )
+    )
+    return (tool, str(arguments.get("owner", "")).lower(), str(arguments.get("repo", "")).lower(), rest)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Pick:
+    """A chosen follow-up call and how to describe it."""
+
+    call: PlannedCall
+    label: str  # what the user reads: "README.md", "tests/", "the root folder"
+    kind: str  # readme, manifest, ci, license, tests, root
+
+
+class OfflinePlanner:
+    """Proposes tool calls without a model. See the module docstring for the plan."""
+
+    def __init__(self, scope: Sequence[RepoRef], *, max_files_per_repo: int = 8) -> None:
+        if not scope:
+            raise ValueError("the planner needs at least one repository")
+        if max_files_per_repo < 1:
+            raise ValueError(f"max_files_per_repo must be >= 1, got {max_files_per_repo}")
+        self._scope = tuple(scope)
+        self._max_files = max_files_per_repo
+
+    def next_step(self, results: Sequence[ToolResult]) -> PlanStep | None:
+        """The next turn given every result so far (all repositories), or None when done."""
+        made = {call_key(r.tool, r.arguments) for r in results}
+        first = [c for repo in self._scope for c in _first_calls(repo) if _key(c) not in made]
+        if first:
+            names = ", ".join(repo.full_name for repo in self._scope)
+            thought = (
+                f"Starting with an overview of {names}: metadata, the whole file tree, languages and the "
+                f"{COMMITS_PER_PAGE} most recent commits, all in parallel."
+            )
+            return PlanStep(thought=thought, calls=tuple(first))
+        calls: list[PlannedCall] = []
+        sentences: list[str] = []
+        for repo in self._scope:
+            mine = [r for r in results if _belongs(r, repo)]
+            picks = [p for p in self._follow_ups(repo, mine) if _key(p.call) not in made]
+            if picks:
+                calls.extend(p.call for p in picks)
+                sentences.append(_describe(repo, picks, several=len(self._scope) > 1))
+        if not calls:
+            return None
+        return PlanStep(thought=" ".join(sentences), calls=tuple(calls))
+
+    def _follow_ups(self, repo: RepoRef, results: Sequence[ToolResult]) -> list[_Pick]:
+        """Everything worth calling for ``repo`` given what is known; made calls are filtered later."""
+        tree = _root_tree(results)
+        if tree is not None:
+            return self._bounded(_picks_from_paths(repo, [(e.path, e.type) for e in tree.entries]))
+        tree_result = next((r for r in reversed(results) if r.tool == "get_file_tree"), None)
+        if tree_result is None or not _worth_listing(results):
+            return []
+        root_call = _call("list_directory", repo, path="")
+        listing = _listing(results, _key(root_call))
+        if listing is None:
+            return [_Pick(call=root_call, label="the root folder", kind="root")]
+        # A root listing cannot show CI files one level down: list the workflows folder instead.
+        picks = _picks_from_paths(repo, [(e.path or e.name, e.type) for e in listing.entries])
+        if any(e.name == ".github" and e.type == "dir" for e in listing.entries):
+            picks.append(
+                _Pick(
+                    call=_call("list_directory", repo, path=".github/workflows"),
+                    label=".github/workflows/",
+                    kind="ci",
+                )
+            )
+        return [_Pick(call=root_call, label="the root folder", kind="root"), *self._bounded(picks)]
+
+    def _bounded(self, picks: list[_Pick]) -> list[_Pick]:
+        return picks[: self._max_files]
+
+
+def _first_calls(repo: RepoRef) -> list[PlannedCall]:
+    return [
+        _call("get_repo_info", repo),
+        _call("get_file_tree", repo),
+        _call("get_languages", repo),
+        _call("get_commits", repo, per_page=COMMITS_PER_PAGE),
+    ]
+
+
+def _picks_from_paths(repo: RepoRef, entries: Iterable[tuple[str, str]]) -> list[_Pick]:
+    """README, manifests, CI, LICENSE and the tests folder, most important first.
+
+    The order makes the per-repository bound cut the least useful calls: a monorepo's many nested
+    manifests come after the license and the tests folder.
+    """
+    files = sorted(path for path, kind in entries if kind == "file" and _usable(path))
+    dirs = {path for path, kind in entries if kind == "dir"}
+    readme = sorted((p for p in files if notable_role(p) == "readme"), key=_readme_rank)[:1]
+    manifests = sorted((p for p in files if notable_role(p) == "manifest"), key=_manifest_rank)
+    root_manifests = [p for p in manifests if "/" not in p]
+    nested_manifests = [p for p in manifests if "/" in p]
+    ci = sorted((p for p in files if notable_role(p) == "ci"), key=_ci_rank)
+    licenses = sorted((p for p in files if "/" not in p and _LICENSE.match(p)), key=lambda p: (len(p), p))[:1]
+    tests = [name for name in TEST_DIRS if name in dirs][:1]
+
+    def read(path: str, kind: str, label: str) -> _Pick:
+        return _Pick(call=_call("read_file", repo, path=path), label=label, kind=kind)
+
+    head = _MAX_ROOT_MANIFESTS_FIRST
+    return [
+        *(read(p, "readme", p) for p in readme),
+        *(read(p, "manifest", p) for p in root_manifests[:head]),
+        *(read(p, "ci", p) for p in ci[:1]),
+        *(read(p, "license", p) for p in licenses),
+        *(_Pick(call=_call("list_directory", repo, path=t), label=f"{t}/", kind="tests") for t in tests),
+        *(read(p, "manifest", p) for p in root_manifests[head:]),
+        *(read(p, "ci", p) for p in ci[1:_MAX_CI_FILES]),
+        *(read(p, "manifest", p) for p in nested_manifests),
+    ]
+
+
+def _describe(repo: RepoRef, picks: Sequence[_Pick], *, several: bool) -> str:
+    """One sentence for the user: "Reading README.md, the manifests pyproject.toml, ... ."."""
+    if [p.kind for p in picks] == ["root"]:
+        return f"The file tree of {repo.full_name} could not be fetched, so listing its root folder instead."
+    groups: list[str] = []
+    wording = (
+        ("readme", "{}"),
+        ("manifest", "the manifests {}"),
+        ("ci", "the CI configuration {}"),
+        ("license", "the license {}"),
+    )
+    for kind, template in wording:
+        labels = [p.label for p in picks if p.kind == kind and p.call.tool == "read_file"]
+        if labels:
+            groups.append(template.format(", ".join(labels)))
+    listed = [p.label for p in picks if p.call.tool == "list_directory" and p.kind != "root"]
+    verb = "Reading " + "; ".join(groups) if groups else ""
+    listing = ("listing " if groups else "Listing ") + ", ".join(listed) if listed else ""
+    body = " and ".join(part for part in (verb, listing) if part)
+    where = f" in {repo.full_name}" if several else ""
+    return f"{body}{where}."
+
+
+def _call(tool: str, repo: RepoRef, **arguments: Any) -> PlannedCall:
+    return PlannedCall(tool=tool, arguments={"owner": repo.owner, "repo": repo.name, **arguments})
+
+
+def _key(call: PlannedCall) -> CallKey:
+    return call_key(call.tool, call.arguments)
+
+
+def _belongs(result: ToolResult, repo: RepoRef) -> bool:
+    if result.repo is not None:
+        return result.repo.key() == repo.key()
+    owner, name = result.arguments.get("owner"), result.arguments.get("repo")
+    return f"{owner}/{name}".lower() == repo.key()
+
+
+def _root_tree(results: Sequence[ToolResult]) -> FileTree | None:
+    """The latest whole tree fetched (a stale copy counts: it is still the repository's tree)."""
+    for result in reversed(results):
+        if (
+            result.tool == "get_file_tree"
+            and result.ok
+            and isinstance(result.value, FileTree)
+            and not result.value.path
+        ):
+            return result.value
+    return None
+
+
+def _listing(results: Sequence[ToolResult], key: CallKey) -> DirListing | None:
+    for result in reversed(results):
+        if (
+            result.ok
+            and isinstance(result.value, DirListing)
+            and call_key(result.tool, result.arguments) == key
+        ):
+            return result.value
+    return None
+
+
+def _worth_listing(results: Sequence[ToolResult]) -> bool:
+    """Fall back to a root listing unless the repository itself is known to be missing (a plain,
+    non-degraded failure of get_repo_info, e.g. not found): then every listing would fail too."""
+    info = next((r for r in reversed(results) if r.tool == "get_repo_info"), None)
+    return info is None or info.ok or info.degraded
+
+
+def _usable(path: str) -> bool:
+    """Whether the tools would accept ``path`` (a hostile name must not become a refused call)."""
+    try:
+        return normalize_path(path) == path
+    except InvalidArgumentError:
+        return False
+
+
+def _ci_rank(path: str) -> tuple[bool, str]:
+    return (not path.startswith(".github/"), path)
+
+
+def _readme_rank(path: str) -> tuple[int, str]:
+    low = path.lower()
+    return (0 if low.endswith(".md") else 1 if "." not in low else 2, path)
+
+
+def _manifest_rank(path: str) -> tuple[int, int, str]:
+    name = path.rsplit("/", 1)[-1].lower()
+    order = next(
+        (i for i, pattern in enumerate(_MANIFEST_ORDER) if pattern.match(name)), len(_MANIFEST_ORDER)
+    )
+    return (path.count("/"), order, path)

@@ -1,0 +1,261 @@
+"""The event stream: the one contract between the agent core and everything that shows a run.
+
+A run is an async generator of these frozen, keyword-only dataclasses. The browser app, the terminal
+CLI, the JSON trace export, replay and the tests all consume the same stream (``match`` on the type,
+``assert_never`` for exhaustiveness). Every event carries ``t``: seconds since the run started.
+
+Streamed items have stable ids so a UI can update one item in place:
+  turn_started(turn) -> reasoning_delta* / text_delta* -> turn_finished(turn)
+  tool_call_started(call_id) -> tool_retry* -> tool_call_finished(call_id)
+A run ends with exactly one ``run_finished`` (a report exists, maybe degraded) or ``run_failed``
+(no report could be produced at all).
+
+Serialisation: :func:`event_to_dict` gives one JSON object with a ``kind`` field spelled as the
+``kind`` literal; :func:`event_from_dict` inverts it; :func:`dump_events` / :func:`load_events` save a
+run as JSON Lines (the trace export, and what replay reads).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+Mode = Literal["model", "planner"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunStats:
+    turns: int = 0
+    tool_calls: int = 0
+    github_requests: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    elapsed_s: float = 0.0
+    rate_limit_remaining: int | None = None
+    rate_limit_reset: float | None = None  # UTC epoch seconds
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunStarted:
+    kind: Literal["run_started"] = "run_started"
+    t: float
+    run_id: str
+    targets: tuple[str, ...]
+    question: str
+    model: str  # model name, or "offline planner"
+    mode: Mode
+    follow_up: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnStarted:
+    kind: Literal["turn_started"] = "turn_started"
+    t: float
+    turn: int
+    purpose: Literal["explore", "report"] = "explore"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReasoningDelta:
+    kind: Literal["reasoning_delta"] = "reasoning_delta"
+    t: float
+    turn: int
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextDelta:
+    """Assistant text as it streams. In the turn that ends the run this is the report streaming."""
+
+    kind: Literal["text_delta"] = "text_delta"
+    t: float
+    turn: int
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnFinished:
+    kind: Literal["turn_finished"] = "turn_finished"
+    t: float
+    turn: int
+    tool_calls: int  # how many tool calls the turn asked for (0: its text is an answer)
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    duration_s: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallStarted:
+    kind: Literal["tool_call_started"] = "tool_call_started"
+    t: float
+    call_id: str
+    tool: str
+    arguments: Mapping[str, Any]
+    turn: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolRetry:
+    kind: Literal["tool_retry"] = "tool_retry"
+    t: float
+    call_id: str
+    tool: str
+    attempt: int  # the attempt that failed (1-based)
+    delay_s: float
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallFinished:
+    kind: Literal["tool_call_finished"] = "tool_call_finished"
+    t: float
+    call_id: str
+    tool: str
+    turn: int
+    ok: bool
+    preview: str  # the observation as JSON text (cut for display)
+    duration_s: float
+    http_requests: int = 0
+    attempts: int = 1
+    from_cache: bool = False  # served by the HTTP cache (304/fresh) or the run's memo
+    memo: bool = False  # an identical call earlier in this run answered it
+    stale: bool = False  # breaker open / retries exhausted: last good cached answer served
+    stale_age_s: float | None = None
+    degraded: bool = False  # no data: a structured degraded result was returned
+    error: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class BreakerChanged:
+    kind: Literal["breaker_changed"] = "breaker_changed"
+    t: float
+    breaker: str
+    old: str
+    new: str
+    reason: str
+    failures: int = 0
+    retry_after_s: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class RateLimitUpdated:
+    kind: Literal["rate_limit"] = "rate_limit"
+    t: float
+    limit: int
+    remaining: int
+    reset_at: float  # UTC epoch seconds
+    resource: str
+    authenticated: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class Notice:
+    """Something a person watching should know (a limit reached, a protocol switch, a fallback)."""
+
+    kind: Literal["notice"] = "notice"
+    t: float
+    level: Literal["info", "warning"]
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunFinished:
+    kind: Literal["run_finished"] = "run_finished"
+    t: float
+    report: str
+    degraded: bool
+    degraded_reasons: tuple[str, ...] = ()
+    writer: Literal["model", "planner", "fallback"] = "model"
+    stats: RunStats = field(default_factory=RunStats)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunFailed:
+    kind: Literal["run_failed"] = "run_failed"
+    t: float
+    message: str
+    hint: str | None = None
+
+
+Event: TypeAlias = (
+    RunStarted
+    | TurnStarted
+    | ReasoningDelta
+    | TextDelta
+    | TurnFinished
+    | ToolCallStarted
+    | ToolRetry
+    | ToolCallFinished
+    | BreakerChanged
+    | RateLimitUpdated
+    | Notice
+    | RunFinished
+    | RunFailed
+)
+
+EVENT_TYPES: Mapping[str, type[Event]] = {
+    cls.kind: cls  # type: ignore[misc]
+    for cls in (
+        RunStarted,
+        TurnStarted,
+        ReasoningDelta,
+        TextDelta,
+        TurnFinished,
+        ToolCallStarted,
+        ToolRetry,
+        ToolCallFinished,
+        BreakerChanged,
+        RateLimitUpdated,
+        Notice,
+        RunFinished,
+        RunFailed,
+    )
+}
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """One JSON-ready object; ``kind`` first."""
+    data = dataclasses.asdict(event)
+    if isinstance(event, ToolCallStarted):
+        data["arguments"] = dict(event.arguments)
+    return {"kind": data.pop("kind"), **data}
+
+
+def event_from_dict(data: Mapping[str, Any]) -> Event:
+    """Inverse of :func:`event_to_dict`; unknown keys are ignored (forward compatibility)."""
+    kind = data.get("kind")
+    cls = EVENT_TYPES.get(str(kind))
+    if cls is None:
+        raise ValueError(f"unknown event kind: {kind!r}")
+    names = {f.name for f in dataclasses.fields(cls)}
+    values = {k: v for k, v in data.items() if k in names and k != "kind"}
+    if cls is RunFinished:
+        values["stats"] = RunStats(**values.get("stats", {}))
+        values["degraded_reasons"] = tuple(values.get("degraded_reasons", ()))
+    if cls is RunStarted:
+        values["targets"] = tuple(values.get("targets", ()))
+    return cls(**values)
+
+
+def dumps_event(event: Event) -> str:
+    return json.dumps(event_to_dict(event), ensure_ascii=False, separators=(",", ":"))
+
+
+def dump_events(events: Iterable[Event], path: Path) -> None:
+    """Save a run as JSON Lines (one event per line)."""
+    with path.open("w", encoding="utf-8") as fh:
+        for event in events:
+            fh.write(dumps_event(event) + "\n")
+
+
+def load_events(path: Path) -> list[Event]:
+    """Load a run saved by :func:`dump_events`."""
+    with path.open(encoding="utf-8") as fh:
+        return [event_from_dict(json.loads(line)) for line in fh if line.strip()]

@@ -1,0 +1,389 @@
+"""The per-run GitHub client: one request at a time, classified into typed errors, never retried here.
+
+It owns what belongs to one run: the token, the in-run memo (the same resource is never requested twice
+in a run, even by parallel calls), the renamed repositories learned from 301s, and the scope of hosts.
+Retries, breakers and fallbacks wrap it one level up (:mod:`agent_core.tools.executor`); the answers
+it raises follow the status table of ``shared/notes/github-api.md``:
+
+==========================  ==============================================================
+2xx, 304 (via the cache)    :class:`GitHubResponse`
+301/302/307 same host       followed once; a 301 on ``/repos/o/r`` is remembered for the run
+redirect to another host    :class:`RedirectRefusedError`
+404, 410                    :class:`NotFoundError` ("not found or private")
+409 empty repository        a response with ``empty_repository=True`` (callers return empty results)
+403/429 rate limits         :class:`RateLimitError` with the reset time and a hint
+401, other 403              :class:`PermissionDeniedError`
+5xx, timeouts, resets       :class:`TransientError`
+==========================  ==============================================================
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+
+from agent_core.clock import Clock, SystemClock
+from agent_core.errors import (
+    CacheMissError,
+    GitHubError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+    RedirectRefusedError,
+    TransientError,
+)
+from agent_core.github.http import (
+    AUTH_SCOPE_HEADER,
+    JSON_MEDIA,
+    ChaosPolicy,
+    GitHubHTTP,
+    auth_scope,
+    current_call,
+)
+from agent_core.github.ratelimit import RateLimit, classify_limit
+from agent_core.sources.models import RepoRef
+from agent_core.sources.targets import repo_api_path
+
+logger = logging.getLogger(__name__)
+
+TOKEN_HINT = "set GITHUB_TOKEN (or paste a token in Settings) for 5,000 requests/hour instead of 60"
+_REPOSITORIES_RE = re.compile(r"^/repositories/(\d+)(?=/|$)")
+
+
+@dataclass(frozen=True, kw_only=True)
+class GitHubResponse:
+    status: int
+    headers: Mapping[str, str]
+    content: bytes
+    from_cache: bool = False
+    stale_age_s: float | None = None  # set when served from the cache without GitHub (fallback)
+    empty_repository: bool = False
+
+    def json(self) -> Any:
+        return json.loads(self.content) if self.content else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunCounters:
+    requests: int
+    cache_hits: int
+    redirects: int
+
+
+class GitHubClient:
+    """One run's view of GitHub. Cheap to create; the heavy parts live in the shared :class:`GitHubHTTP`."""
+
+    def __init__(
+        self,
+        http: GitHubHTTP,
+        *,
+        token: str | None = None,
+        clock: Clock | None = None,
+        chaos: ChaosPolicy | None = None,
+        on_rate_limit: Any = None,
+    ) -> None:
+        self._http = http
+        self._token = token or None
+        self._scope = auth_scope(self._token)
+        self._clock = clock or SystemClock()
+        self._chaos = chaos
+        self._on_rate_limit = on_rate_limit
+        self._memo: dict[tuple[str, str], asyncio.Future[GitHubResponse]] = {}
+        self._moved: dict[str, str] = {}  # "owner/name" (lower) -> "/repositories/{id}"
+        self._canonical: dict[str, RepoRef] = {}  # "owner/name" (lower) -> canonical ref
+        self._info_inflight: dict[str, asyncio.Future[None]] = {}
+        self._requests = 0
+        self._cache_hits = 0
+        self._redirects = 0
+        self.cache_only = False
+
+    # -- identity and scope -------------------------------------------------------------------------
+
+    @property
+    def authenticated(self) -> bool:
+        return self._token is not None
+
+    @property
+    def rate_limit(self) -> RateLimit | None:
+        return self._http.rate_limit(self._token)
+
+    @property
+    def counters(self) -> RunCounters:
+        return RunCounters(requests=self._requests, cache_hits=self._cache_hits, redirects=self._redirects)
+
+    def canonical(self, repo: RepoRef) -> RepoRef:
+        """The repository's current name when a rename was learned in this run, else ``repo``."""
+        return self._canonical.get(repo.key(), repo)
+
+    def learn_canonical(self, typed: RepoRef, full_name: str) -> None:
+        owner, _, name = full_name.partition("/")
+        if owner and name and full_name.lower() != typed.key():
+            self._canonical[typed.key()] = RepoRef(owner=owner, name=name)
+            logger.info("repository %s is now %s", typed.full_name, full_name)
+
+    def repo_path(self, repo: RepoRef, *segments: str, path: str | None = None) -> str:
+        """``/repos/{owner}/{repo}/...`` with validated, percent-encoded parts; after a learned rename,
+        ``/repositories/{id}/...`` so no further redirect is paid."""
+        built = repo_api_path(repo.owner, repo.name, *segments, path=path)
+        moved = self._moved.get(repo.key())
+        if moved is None:
+            return built
+        prefix = f"/repos/{repo.owner}/{repo.name}"
+        return moved + built[len(prefix) :]
+
+    def stale_view(self) -> GitHubClient:
+        """A client that answers only from the persistent cache (any age) — the fallback's source."""
+        view = GitHubClient.__new__(GitHubClient)
+        view.__dict__.update(self.__dict__)
+        view._memo = {}
+        view.cache_only = True
+        return view
+
+    # -- requests ---------------------------------------------------------------------------------------
+
+    async def get_repo(
+        self,
+        repo: RepoRef,
+        *segments: str,
+        path: str | None = None,
+        params: Mapping[str, str | int] | None = None,
+        accept: str = JSON_MEDIA,
+    ) -> GitHubResponse:
+        """GET a repository resource. While the repository's own info request is in flight, other
+        requests for it wait for it, so a renamed repository costs one redirect per run, not one per call."""
+        key = repo.key()
+        if not segments and path is None:
+            gate = self._info_inflight.get(key)
+            if gate is None:
+                gate = asyncio.get_running_loop().create_future()
+                self._info_inflight[key] = gate
+                try:
+                    return await self.get(self.repo_path(repo), params=params, accept=accept)
+                finally:
+                    gate.set_result(None)
+                    self._info_inflight.pop(key, None)
+        elif key not in self._moved and (gate := self._info_inflight.get(key)) is not None:
+            await asyncio.shield(gate)
+        return await self.get(self.repo_path(repo, *segments, path=path), params=params, accept=accept)
+
+    async def get(
+        self, path: str, *, params: Mapping[str, str | int] | None = None, accept: str = JSON_MEDIA
+    ) -> GitHubResponse:
+        """GET an API path (already built by :meth:`repo_path`), memoised for the run."""
+        request = self._build(path, params, accept)
+        key = (str(request.url), accept)
+        if self.cache_only:
+            return await self._from_cache(request)
+        existing = self._memo.get(key)
+        if existing is not None:
+            stats = current_call.get()
+            if stats is not None:
+                stats.memo_hits += 1
+                stats.cache_hits += 1
+            return await asyncio.shield(existing)
+        future: asyncio.Future[GitHubResponse] = asyncio.get_running_loop().create_future()
+        self._memo[key] = future
+        try:
+            response = await self._send(request, path)
+        except BaseException as exc:
+            del self._memo[key]  # failures are not memoised: a retry must really retry
+            if not future.done():
+                future.set_exception(exc)
+                future.exception()  # mark retrieved: waiters re-raise it, nobody else must
+            raise
+        future.set_result(response)
+        return response
+
+    def _build(self, path: str, params: Mapping[str, str | int] | None, accept: str) -> httpx.Request:
+        request = self._http.client.build_request(
+            "GET",
+            self._http.url(path),
+            params={k: str(v) for k, v in (params or {}).items()} or None,
+            headers={"Accept": accept, AUTH_SCOPE_HEADER: self._scope},
+            extensions={
+                "repo_analyst_token": self._token,
+                "repo_analyst_chaos": self._chaos,
+                "repo_analyst_observer": self._observe,
+            },
+        )
+        return request
+
+    def _observe(self, response: httpx.Response) -> None:
+        self._requests += 1
+        limit = self._http.record_rate_limit(self._scope, response)
+        if limit is not None and self._on_rate_limit is not None:
+            self._on_rate_limit(limit)
+
+    async def _send(self, request: httpx.Request, path: str) -> GitHubResponse:
+        self._fail_fast_if_exhausted()
+        response = await self._exchange(request)
+        if response.status_code in (301, 302, 307, 308):
+            response = await self._follow(request, response, path)
+        return self._interpret(response)
+
+    async def _exchange(self, request: httpx.Request) -> httpx.Response:
+        try:
+            response = await self._http.client.send(request)
+            await response.aread()
+        except httpx.TimeoutException as exc:
+            raise TransientError("GitHub did not answer in time", status=None) from exc
+        except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
+            raise TransientError("the connection to GitHub failed or was reset", status=None) from exc
+        caching = response.extensions.get("caching")
+        if caching and caching.get("from_cache"):
+            self._cache_hits += 1
+            stats = current_call.get()
+            if stats is not None:
+                stats.cache_hits += 1
+        return response
+
+    async def _follow(self, request: httpx.Request, response: httpx.Response, path: str) -> httpx.Response:
+        location = response.headers.get("location")
+        target = request.url.join(location) if location else None
+        if target is None or not self._http.same_origin(target):
+            host = target.host if target is not None else "?"
+            raise RedirectRefusedError(
+                f"GitHub redirected to another host ({host}); the request was not followed",
+                status=response.status_code,
+            )
+        self._redirects += 1
+        stats = current_call.get()
+        if stats is not None:
+            stats.redirects += 1
+        relative = target.raw_path.decode("ascii")[len(self._http.base_path) :]
+        if response.status_code == 301:
+            self._remember_move(path, relative.split("?", 1)[0])
+        follow = self._build(relative.split("?", 1)[0], None, request.headers["Accept"])
+        follow = self._http.client.build_request(
+            "GET", target, headers=follow.headers, extensions=follow.extensions
+        )
+        followed = await self._exchange(follow)
+        if followed.status_code in (301, 302, 307, 308):
+            raise GitHubError("GitHub redirected more than once; giving up", status=followed.status_code)
+        return followed
+
+    def _remember_move(self, old_path: str, new_path: str) -> None:
+        old = re.match(r"^/repos/([^/]+)/([^/]+)", old_path)
+        new = _REPOSITORIES_RE.match(new_path)
+        if old and new:
+            self._moved[f"{old.group(1)}/{old.group(2)}".lower()] = f"/repositories/{new.group(1)}"
+
+    def _interpret(self, response: httpx.Response) -> GitHubResponse:
+        status = response.status_code
+        if 200 <= status < 300:
+            return GitHubResponse(
+                status=status,
+                headers=dict(response.headers),
+                content=response.content,
+                from_cache=bool((response.extensions.get("caching") or {}).get("from_cache")),
+            )
+        message = _message(response.content)
+        if status in (404, 409) and "repository is empty" in message.lower():
+            return GitHubResponse(status=409, headers=dict(response.headers), content=b"", empty_repository=True)
+        if status in (403, 429):
+            self._raise_limit(response, message)
+        if status in (404, 410):
+            raise NotFoundError("not found or private (GitHub answers 404 for both)", status=status)
+        if status == 401:
+            raise PermissionDeniedError(
+                "GitHub rejected the token (401 Bad credentials)", status=status, hint="check GITHUB_TOKEN"
+            )
+        if status >= 500:
+            raise TransientError(f"GitHub server error (HTTP {status})", status=status)
+        raise GitHubError(f"GitHub refused the request (HTTP {status}): {message[:120]}", status=status)
+
+    def _raise_limit(self, response: httpx.Response, message: str) -> None:
+        now = self._clock.wall()
+        verdict = classify_limit(response.status_code, response.headers, response.content, now_wall=now)
+        if verdict.kind == "forbidden":
+            raise PermissionDeniedError(
+                f"GitHub refused access (HTTP {response.status_code}): {message[:120]}",
+                status=response.status_code,
+            )
+        raise self._limit_error(verdict.kind, response.status_code, verdict.reset_at, verdict.wait)
+
+    def _limit_error(
+        self, kind: str, status: int | None, reset_at: float | None, wait: float | None
+    ) -> RateLimitError:
+        when = time.strftime("%H:%M:%S UTC", time.gmtime(reset_at)) if reset_at else "later"
+        minutes = f" (in {max(0, round((wait or 0) / 60))} min)" if wait is not None else ""
+        if kind == "primary":
+            message = f"GitHub API rate limit exhausted; it resets at {when}{minutes}"
+        else:
+            message = f"GitHub secondary rate limit hit; retry after {wait or 60:.0f}s"
+        return RateLimitError(
+            message,
+            status=status,
+            kind=kind,
+            reset_at=reset_at,
+            retry_after=wait,
+            hint=None if self.authenticated else TOKEN_HINT,
+        )
+
+    def _fail_fast_if_exhausted(self) -> None:
+        """Known exhaustion: refuse before spending a request GitHub would refuse anyway."""
+        limit = self.rate_limit
+        now = self._clock.wall()
+        if limit is not None and limit.exhausted(now):
+            raise self._limit_error("primary", None, limit.reset_at, limit.reset_at - now + 1)
+
+    async def _from_cache(self, request: httpx.Request) -> GitHubResponse:
+        """The newest stored 200 answer for this URL and identity, whatever its age."""
+        storage = self._http.storage
+        if storage is None:
+            raise CacheMissError("no cache configured")
+        key = hashlib.sha256(f"RFC {request.url}".encode()).hexdigest()
+        best: tuple[float, Any] | None = None
+        for entry in await storage.get_entries(key):
+            headers = entry.request.headers
+            if headers.get(AUTH_SCOPE_HEADER) != self._scope:
+                continue
+            if headers.get("accept") != request.headers.get("accept"):
+                continue
+            if entry.response.status_code != 200:
+                continue
+            stored_at = _date(entry.response.headers.get("date"))
+            if best is None or stored_at > best[0]:
+                best = (stored_at, entry)
+        if best is None:
+            raise CacheMissError("no earlier answer is stored for this request")
+        stored_at, entry = best
+        chunks = [chunk async for chunk in entry.response.stream]
+        age = max(0.0, self._clock.wall() - stored_at) if stored_at else None
+        stats = current_call.get()
+        if stats is not None:
+            stats.stale_age_s = age
+        return GitHubResponse(
+            status=200,
+            headers=dict(entry.response.headers.items()),
+            content=b"".join(chunks),
+            from_cache=True,
+            stale_age_s=age,
+        )
+
+
+def _date(value: str | None) -> float:
+    if not value:
+        return 0.0
+    try:
+        return parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _message(content: bytes) -> str:
+    try:
+        data = json.loads(content)
+    except (ValueError, UnicodeDecodeError):
+        return ""
+    return str(data.get("message", "")) if isinstance(data, dict) else ""

@@ -1,0 +1,220 @@
+"""Provider presets (all OpenAI-compatible) and the resolution of settings into one :class:`ModelConfig`.
+
+Model names, context windows and prices are data, not code: they change. The values below were
+checked in late 2026; operators override base URL and model through settings, and a price we are not
+sure of is ``None`` ("cost unknown") rather than a guess.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from agent_core.errors import ConfigurationError
+
+__all__ = [
+    "DEFAULT_PROVIDER",
+    "PRESETS",
+    "ModelConfig",
+    "ProviderPreset",
+    "estimate_cost",
+    "infer_provider",
+    "resolve_model_config",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProviderPreset:
+    """What we know about one provider.
+
+    Prices are US dollars per million tokens for ``default_model`` only (``None`` = unknown).
+    ``needs_key=False`` means any non-empty key is accepted (the SDK insists on sending one).
+    """
+
+    name: str
+    label: str
+    base_url: str
+    default_model: str
+    models: tuple[str, ...]
+    key_hint: str
+    price_in_per_mtok: float | None
+    price_out_per_mtok: float | None
+    context_window: int
+    supports_tools: bool = True
+    needs_key: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelConfig:
+    """The resolved model endpoint for one session. ``api_key`` is kept out of ``repr``."""
+
+    provider: str
+    base_url: str
+    model: str
+    api_key: str | None = field(repr=False)
+    price_in_per_mtok: float | None
+    price_out_per_mtok: float | None
+    context_window: int
+
+
+DEFAULT_PROVIDER = "deepseek"
+
+# Placeholder sent to endpoints that ignore the key (the SDK refuses to build a client without one).
+_PLACEHOLDER_KEY = "not-needed"
+
+# Prices and models as of 2026-07; they change, and are configuration, not facts of nature.
+PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
+    {
+        "deepseek": ProviderPreset(
+            name="deepseek",
+            label="DeepSeek",
+            base_url="https://api.deepseek.com",
+            default_model="deepseek-flash",
+            # deepseek-chat / deepseek-reasoner were retired in 2026-07.
+            models=("deepseek-flash", "deepseek-v4-pro"),
+            key_hint="API_KEY from platform.deepseek.com",
+            # List price for deepseek-flash: input on a cache miss (cache hits are cheaper, so the
+            # estimate is an upper bound), output.
+            price_in_per_mtok=0.28,
+            price_out_per_mtok=0.42,
+            context_window=1_000_000,
+        ),
+        "openai": ProviderPreset(
+            name="openai",
+            label="OpenAI",
+            base_url="https://api.openai.com/v1",
+            default_model="gpt-5-mini",
+            models=("gpt-5-mini", "gpt-5"),
+            key_hint="API_KEY from platform.openai.com",
+            price_in_per_mtok=None,  # not verified for this date
+            price_out_per_mtok=None,
+            context_window=400_000,
+        ),
+        "huggingface": ProviderPreset(
+            name="huggingface",
+            label="Hugging Face Inference Providers",
+            base_url="https://router.huggingface.co/v1",
+            # Hub ids; the ``:fastest`` / ``:cheapest`` / ``:<provider>`` suffix picks the provider.
+            default_model="openai/gpt-oss-120b:fastest",
+            models=("openai/gpt-oss-120b:fastest", "openai/gpt-oss-20b:fastest"),
+            key_hint="HF_TOKEN (a Hugging Face access token with Inference Providers permission)",
+            price_in_per_mtok=None,  # depends on the provider the router picks
+            price_out_per_mtok=None,
+            context_window=131_072,
+        ),
+        "ollama": ProviderPreset(
+            name="ollama",
+            label="Ollama (local)",
+            base_url="http://localhost:11434/v1",
+            default_model="qwen3:8b",
+            models=("qwen3:8b",),
+            key_hint="no key needed",
+            price_in_per_mtok=0.0,  # runs on your own machine
+            price_out_per_mtok=0.0,
+            # Conservative: Ollama silently truncates prompts beyond its num_ctx setting.
+            context_window=8_192,
+            needs_key=False,
+        ),
+        "custom": ProviderPreset(
+            name="custom",
+            label="Custom OpenAI-compatible endpoint",
+            base_url="",
+            default_model="",
+            models=(),
+            key_hint="API_KEY if the endpoint needs one",
+            price_in_per_mtok=None,
+            price_out_per_mtok=None,
+            context_window=32_768,
+            needs_key=False,
+        ),
+    }
+)
+
+_HOSTS = types.MappingProxyType(
+    {
+        "api.deepseek.com": "deepseek",
+        "api.openai.com": "openai",
+        "router.huggingface.co": "huggingface",
+    }
+)
+_OLLAMA_PORT = 11434
+
+
+def infer_provider(base_url: str | None) -> str:
+    """The preset a base URL belongs to: by host, Ollama by port, else ``custom``; no URL: the default."""
+    if not base_url:
+        return DEFAULT_PROVIDER
+    parts = urlsplit(base_url.strip())
+    host = (parts.hostname or "").lower()
+    if host in _HOSTS:
+        return _HOSTS[host]
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return "ollama" if port == _OLLAMA_PORT else "custom"
+
+
+def resolve_model_config(
+    *,
+    provider: str | None,
+    base_url: str | None,
+    model: str | None,
+    api_key: str | None,
+    hf_token: str | None = None,
+) -> ModelConfig:
+    """Combine settings with a preset. Blank strings count as unset.
+
+    ``provider=None`` infers it from ``base_url`` (see :func:`infer_provider`). An explicit ``base_url``
+    or ``model`` overrides the preset's; prices apply only to the preset's default model (another
+    model's cost is unknown). Hugging Face uses ``hf_token`` when ``api_key`` is unset; keyless
+    endpoints get a placeholder key. ``api_key`` stays ``None`` when a needed key is missing: the caller
+    decides whether that is an error.
+
+    Raises ConfigurationError for an unknown provider or a ``custom`` one without a base URL or model.
+    """
+    provider, base_url, model = _blank_to_none(provider), _blank_to_none(base_url), _blank_to_none(model)
+    api_key, hf_token = _blank_to_none(api_key), _blank_to_none(hf_token)
+    name = provider.lower() if provider else infer_provider(base_url)
+    preset = PRESETS.get(name)
+    if preset is None:
+        valid = ", ".join(sorted(PRESETS))
+        raise ConfigurationError(f"unknown model provider {provider!r}", hint=f"use one of: {valid}")
+    resolved_url = (base_url or preset.base_url).rstrip("/")
+    if not resolved_url:
+        raise ConfigurationError(
+            "the custom model provider needs a base URL", hint="set BASE_URL, e.g. http://host:8000/v1"
+        )
+    resolved_model = model or preset.default_model
+    if not resolved_model:
+        raise ConfigurationError("no model name configured", hint="set MODEL to the endpoint's model id")
+    if api_key is None and name == "huggingface":
+        api_key = hf_token
+    if api_key is None and not preset.needs_key:
+        api_key = _PLACEHOLDER_KEY
+    priced = resolved_model == preset.default_model
+    return ModelConfig(
+        provider=name,
+        base_url=resolved_url,
+        model=resolved_model,
+        api_key=api_key,
+        price_in_per_mtok=preset.price_in_per_mtok if priced else None,
+        price_out_per_mtok=preset.price_out_per_mtok if priced else None,
+        context_window=preset.context_window,
+    )
+
+
+def estimate_cost(usage_prompt: int, usage_completion: int, config: ModelConfig) -> float | None:
+    """US dollars for the given token counts, or ``None`` when a price is unknown."""
+    if config.price_in_per_mtok is None or config.price_out_per_mtok is None:
+        return None
+    return (usage_prompt * config.price_in_per_mtok + usage_completion * config.price_out_per_mtok) / 1e6
+
+
+def _blank_to_none(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.strip()
+    return value or None

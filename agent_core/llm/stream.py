@@ -1,0 +1,309 @@
+"""The vocabulary of one streamed model turn, and the accumulators that build it from chunks.
+
+Owns:
+
+* the values a model turn produces (:class:`ToolCallRequest`, :class:`Usage`, :class:`ModelTurn`);
+* the parts yielded while a turn streams (:data:`StreamPart`: reasoning, content and tool-call deltas,
+  then one :class:`TurnComplete`);
+* :class:`ToolCallAccumulator` and :class:`TurnAccumulator`, which turn OpenAI-compatible
+  ``ChatCompletionChunk`` objects into those parts.
+
+We do not use the SDK's ``ChatCompletionStreamState``: with Ollama-style repeated ``role``/``id``/``name``
+fields it concatenates them (``calccalc``) and a missing ``index`` raises ``TypeError``. The chunks the SDK
+yields are built leniently (``construct``), so any field may be missing or ``None``: every access here is
+guarded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from openai.types.chat import ChatCompletionChunk
+
+__all__ = [
+    "ContentDelta",
+    "ModelTurn",
+    "ReasoningDelta",
+    "StreamPart",
+    "ToolCallAccumulator",
+    "ToolCallDelta",
+    "ToolCallRequest",
+    "TurnAccumulator",
+    "TurnComplete",
+    "Usage",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallRequest:
+    """One complete tool call asked for by the model.
+
+    ``arguments`` is the raw JSON text as streamed (never empty: a call without arguments gets ``"{}"``);
+    parsing and validating it is the tool layer's job, because models do send invalid JSON.
+    """
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Usage:
+    """Token counts reported by the endpoint for one turn."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    cached_prompt_tokens: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelTurn:
+    """Everything one model turn produced.
+
+    ``finish_reason`` is whatever the server said (``"stop"``, ``"tool_calls"``, ``"length"``...); some
+    servers (Ollama) say ``"stop"`` even when they called tools, so callers should look at ``tool_calls``
+    rather than at the finish reason. ``usage`` is ``None`` when the server did not report it.
+    """
+
+    content: str
+    reasoning: str
+    tool_calls: tuple[ToolCallRequest, ...]
+    finish_reason: str | None
+    usage: Usage | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReasoningDelta:
+    """A piece of the model's reasoning ("thinking") text."""
+
+    text: str
+    kind: Literal["reasoning_delta"] = field(default="reasoning_delta", init=False, repr=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ContentDelta:
+    """A piece of the model's visible answer text."""
+
+    text: str
+    kind: Literal["content_delta"] = field(default="content_delta", init=False, repr=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallDelta:
+    """Progress on the tool call at position ``index`` (stable for the turn, 0-based, order of appearance).
+
+    ``id`` and ``name`` are reported once, on the delta where they first became known, and are ``None``
+    afterwards; ``arguments_delta`` is the newly arrived piece of the JSON arguments (possibly ``""``).
+    """
+
+    index: int
+    id: str | None
+    name: str | None
+    arguments_delta: str
+    kind: Literal["tool_call_delta"] = field(default="tool_call_delta", init=False, repr=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnComplete:
+    """The last part of every successful turn."""
+
+    turn: ModelTurn
+    kind: Literal["turn_complete"] = field(default="turn_complete", init=False, repr=False)
+
+
+StreamPart = ReasoningDelta | ContentDelta | ToolCallDelta | TurnComplete
+
+
+class _CallBuilder:
+    """Mutable state of one tool call while it streams (private to the accumulator)."""
+
+    def __init__(self, ordinal: int, server_index: int | None) -> None:
+        self.ordinal = ordinal
+        self.server_index = server_index
+        self.id = ""
+        self.name = ""
+        self.arguments: list[str] = []
+
+    def sort_key(self) -> tuple[int, int]:
+        return (self.ordinal if self.server_index is None else self.server_index, self.ordinal)
+
+    def build(self) -> ToolCallRequest:
+        arguments = "".join(self.arguments)
+        return ToolCallRequest(
+            id=self.id or f"call_{self.ordinal}",
+            name=self.name,
+            arguments=arguments if arguments.strip() else "{}",
+        )
+
+
+class ToolCallAccumulator:
+    """Assembles streamed tool-call fragments into complete :class:`ToolCallRequest` values.
+
+    Each fragment is matched to a call by its ``index``; when the index is missing, by its ``id``; when
+    both are missing, it continues the last call. The first non-empty ``id`` wins and the ``name`` is set
+    once (Ollama repeats both on every fragment: they are never concatenated); ``arguments`` pieces are
+    concatenated, and null/empty arguments become ``"{}"``. Calls that never got an id receive a stable
+    generated one, ``call_<n>`` (n = order of appearance).
+    """
+
+    def __init__(self) -> None:
+        self._calls: list[_CallBuilder] = []
+        self._by_index: dict[int, _CallBuilder] = {}
+        self._by_id: dict[str, _CallBuilder] = {}
+        self._last: _CallBuilder | None = None
+
+    def feed(self, fragments: Sequence[Any] | None) -> list[ToolCallDelta]:
+        """Consume one chunk's ``delta.tool_calls`` (SDK objects or dicts); return the deltas produced."""
+        deltas: list[ToolCallDelta] = []
+        for fragment in fragments or ():
+            delta = self._feed_one(fragment)
+            if delta is not None:
+                deltas.append(delta)
+        return deltas
+
+    def result(self) -> tuple[ToolCallRequest, ...]:
+        """The calls seen so far, in index order."""
+        return tuple(call.build() for call in sorted(self._calls, key=_CallBuilder.sort_key))
+
+    def _feed_one(self, fragment: Any) -> ToolCallDelta | None:
+        index = _as_int(_field(fragment, "index"))
+        call_id = _as_text(_field(fragment, "id"))
+        function = _field(fragment, "function")
+        name = _as_text(_field(function, "name"))
+        arguments = _as_text(_field(function, "arguments"))
+
+        call, is_new = self._find_or_create(index, call_id)
+        new_id = new_name = None
+        if call_id and not call.id:
+            call.id = new_id = call_id
+            self._by_id.setdefault(call_id, call)
+        if name and not call.name:
+            call.name = new_name = name
+        if arguments:
+            call.arguments.append(arguments)
+        self._last = call
+        if not (is_new or new_id or new_name or arguments):
+            return None  # a pure repetition (Ollama): nothing new to report
+        return ToolCallDelta(index=call.ordinal, id=new_id, name=new_name, arguments_delta=arguments)
+
+    def _find_or_create(self, index: int | None, call_id: str) -> tuple[_CallBuilder, bool]:
+        if index is not None:
+            found = self._by_index.get(index)
+            if found is None and call_id:
+                found = self._by_id.get(call_id)
+                if found is not None and found.server_index is None:
+                    found.server_index = index
+            if found is not None:
+                self._by_index.setdefault(index, found)
+                return found, False
+        elif call_id:
+            found = self._by_id.get(call_id)
+            if found is not None:
+                return found, False
+        elif self._last is not None:
+            return self._last, False
+        call = _CallBuilder(len(self._calls), index)
+        self._calls.append(call)
+        if index is not None:
+            self._by_index[index] = call
+        return call, True
+
+
+class TurnAccumulator:
+    """Consumes the ``ChatCompletionChunk`` objects of one streamed turn.
+
+    :meth:`feed` returns the stream parts each chunk produced; :meth:`finish` returns the whole turn.
+    Only the first choice is read. ``role`` is ignored (Ollama repeats it on every delta). Reasoning is
+    read from ``delta.reasoning_content`` (DeepSeek) or ``delta.reasoning`` (Ollama, vLLM >= 0.11), never
+    both for one delta, since some servers send the same text under both names. Usage is taken from the
+    final chunk whose ``choices`` is empty, or from a choice chunk that carries it (some servers do).
+    """
+
+    def __init__(self) -> None:
+        self._content: list[str] = []
+        self._reasoning: list[str] = []
+        self._tools = ToolCallAccumulator()
+        self._finish_reason: str | None = None
+        self._usage: Usage | None = None
+
+    def feed(self, chunk: ChatCompletionChunk) -> list[StreamPart]:
+        """Consume one chunk; return the parts it produced (possibly none)."""
+        usage = _usage_of(_field(chunk, "usage"))
+        choices = _field(chunk, "choices") or []
+        if not choices:
+            if usage is not None:
+                self._usage = usage
+            return []
+        choice = choices[0]
+        if usage is None:
+            usage = _usage_of(_field(choice, "usage"))
+        if usage is not None:
+            self._usage = usage
+        finish_reason = _as_text(_field(choice, "finish_reason"))
+        if finish_reason:
+            self._finish_reason = finish_reason
+        delta = _field(choice, "delta")
+        if delta is None:
+            return []
+        return self._feed_delta(delta)
+
+    def finish(self) -> ModelTurn:
+        """The turn as accumulated so far (``finish_reason`` is ``None`` if the server never sent one)."""
+        return ModelTurn(
+            content="".join(self._content),
+            reasoning="".join(self._reasoning),
+            tool_calls=self._tools.result(),
+            finish_reason=self._finish_reason,
+            usage=self._usage,
+        )
+
+    def _feed_delta(self, delta: Any) -> list[StreamPart]:
+        parts: list[StreamPart] = []
+        reasoning = _as_text(_field(delta, "reasoning_content")) or _as_text(_field(delta, "reasoning"))
+        if reasoning:
+            self._reasoning.append(reasoning)
+            parts.append(ReasoningDelta(text=reasoning))
+        content = _as_text(_field(delta, "content"))
+        if content:
+            self._content.append(content)
+            parts.append(ContentDelta(text=content))
+        parts.extend(self._tools.feed(_field(delta, "tool_calls")))
+        return parts
+
+
+def _field(model: Any, name: str) -> Any:
+    """A field of an SDK object (declared, or only present as a pydantic extra) or of a plain dict."""
+    if isinstance(model, Mapping):
+        return model.get(name)
+    value = getattr(model, name, None)
+    if value is None:
+        extra = getattr(model, "model_extra", None)
+        if isinstance(extra, dict):
+            value = extra.get(name)
+    return value
+
+
+def _usage_of(raw: Any) -> Usage | None:
+    """Our :class:`Usage` from an SDK usage object or a plain dict (``None`` when absent)."""
+    if raw is None:
+        return None
+    cached = _as_int(_field(_field(raw, "prompt_tokens_details"), "cached_tokens"))
+    if cached is None:  # DeepSeek reports its own field instead
+        cached = _as_int(_field(raw, "prompt_cache_hit_tokens"))
+    return Usage(
+        prompt_tokens=_as_int(_field(raw, "prompt_tokens")) or 0,
+        completion_tokens=_as_int(_field(raw, "completion_tokens")) or 0,
+        cached_prompt_tokens=cached or 0,
+    )
+
+
+def _as_text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _as_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    return value if isinstance(value, int) else None

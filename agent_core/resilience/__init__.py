@@ -1,0 +1,46 @@
+"""Resilience primitives: retry with backoff and jitter, and per-tool circuit breakers.
+
+Both are generic (they know nothing about HTTP) and take an injected :class:`agent_core.clock.Clock`.
+The usual composition is retry outside, breaker inside::
+
+    await call_with_retry(lambda: board.get("read_file").call(fetch, classify=classify), ...)
+
+with ``retry_on`` answering ``None`` for :class:`agent_core.errors.CircuitOpenError`, so a refusal
+is never retried in a tight loop.
+"""
+
+from agent_core.resilience.breaker import (
+    BreakerBoard,
+    BreakerConfig,
+    BreakerSnapshot,
+    BreakerState,
+    CircuitBreaker,
+    Classifier,
+    Outcome,
+    Permit,
+    StateChange,
+)
+from agent_core.resilience.retry import (
+    RetryDetails,
+    RetryOn,
+    RetryPolicy,
+    backoff_delay,
+    call_with_retry,
+)
+
+__all__ = [
+    "BreakerBoard",
+    "BreakerConfig",
+    "BreakerSnapshot",
+    "BreakerState",
+    "CircuitBreaker",
+    "Classifier",
+    "Outcome",
+    "Permit",
+    "RetryDetails",
+    "RetryOn",
+    "RetryPolicy",
+    "StateChange",
+    "backoff_delay",
+    "call_with_retry",
+]

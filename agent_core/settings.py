@@ -1,0 +1,153 @@
+"""The one configuration object, built at the edge (app, CLI) from environment variables and ``.env``.
+
+The core never reads the environment: it receives a :class:`Settings`. Every variable is documented
+with its default in ``.env.example``; the names below are a contract with users, tests and later code.
+Secrets (``GITHUB_TOKEN``, ``API_KEY``, ``HF_TOKEN``) are excluded from ``repr`` so that logging a
+Settings object can never leak them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from dotenv import dotenv_values
+
+from agent_core.errors import ConfigurationError
+
+ReportLanguage = Literal["auto", "en", "zh"]
+ToolProtocol = Literal["auto", "native", "text"]
+
+
+def default_cache_dir(environ: Mapping[str, str]) -> Path:
+    """Per-user cache folder: ``$XDG_CACHE_HOME/repo-analyst`` or ``~/.cache/repo-analyst``."""
+    base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "repo-analyst"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    # GitHub
+    github_token: str | None = field(default=None, repr=False)
+    github_api_url: str = "https://api.github.com"
+    github_connect_timeout: float = 5.0
+    github_read_timeout: float = 15.0
+    # Model
+    api_key: str | None = field(default=None, repr=False)
+    hf_token: str | None = field(default=None, repr=False)
+    llm_provider: str | None = None
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_turn_timeout: float = 120.0
+    tool_protocol: ToolProtocol = "auto"
+    report_language: ReportLanguage = "auto"
+    # Cache
+    cache_dir: Path = field(default_factory=lambda: Path.home() / ".cache" / "repo-analyst")
+    cache_max_mb: int = 200
+    # Resilience
+    retry_max_attempts: int = 4
+    retry_max_total: float = 20.0
+    rate_limit_max_wait: float = 30.0
+    breaker_failure_threshold: int = 3
+    breaker_open_seconds: float = 30.0
+    # Guardrails
+    max_turns: int = 12
+    max_tool_calls: int = 40
+    max_total_tokens: int = 300_000
+    max_wall_seconds: float = 300.0
+    context_budget_tokens: int = 60_000
+    tool_timeout: float = 30.0
+    read_file_max_chars: int = 6000
+    observation_max_chars: int = 8000
+    # Hosting
+    space_id: str | None = None
+    allow_local_paths: bool = True
+    mcp_server: bool = False
+    runs_per_hour: int = 10
+    max_concurrent_runs: int = 4
+    log_level: str = "INFO"
+
+    @property
+    def hosted(self) -> bool:
+        """Running on a Hugging Face Space (``SPACE_ID`` set): strangers use the owner's keys."""
+        return self.space_id is not None
+
+    @property
+    def offline_planner(self) -> bool:
+        """No model key: the deterministic planner drives the tools (Ollama needs no key)."""
+        return not (self.api_key or self.hf_token) and (self.llm_provider or "") != "ollama"
+
+    def with_overrides(self, **changes: Any) -> Settings:
+        """A copy with some fields changed (per-session keys, max turns, language...)."""
+        return replace(self, **changes)
+
+    @classmethod
+    def from_env(
+        cls, environ: Mapping[str, str] | None = None, *, dotenv_path: Path | None = Path(".env")
+    ) -> Settings:
+        """Build from ``environ`` (default ``os.environ``) over the values of ``dotenv_path``.
+
+        Real environment variables win over ``.env`` (python-dotenv's convention); the process
+        environment is not modified.
+        """
+        env: dict[str, str] = {}
+        if dotenv_path is not None and dotenv_path.is_file():
+            env.update({k: v for k, v in dotenv_values(dotenv_path).items() if v is not None})
+        env.update(os.environ if environ is None else environ)
+        return cls._from_mapping(env)
+
+    @classmethod
+    def _from_mapping(cls, env: Mapping[str, str]) -> Settings:
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = env.get(f.name.upper())
+            if raw is None or raw.strip() == "":
+                continue
+            values[f.name] = _convert(f.name, raw.strip(), f.type)
+        values.setdefault("cache_dir", default_cache_dir(env))
+        space_id = values.get("space_id")
+        if space_id:
+            # Local paths would expose the server's disk to strangers: never on a Space.
+            values["allow_local_paths"] = False
+        settings = cls(**values)
+        settings.validate()
+        return settings
+
+    def validate(self) -> None:
+        if not self.github_api_url.startswith(("https://", "http://")):
+            raise ConfigurationError(f"GITHUB_API_URL must be an http(s) URL, got {self.github_api_url!r}")
+        if self.report_language not in ("auto", "en", "zh"):
+            raise ConfigurationError("REPORT_LANGUAGE must be auto, en or zh")
+        if self.tool_protocol not in ("auto", "native", "text"):
+            raise ConfigurationError("TOOL_PROTOCOL must be auto, native or text")
+        for name in ("max_turns", "max_tool_calls", "retry_max_attempts", "breaker_failure_threshold"):
+            if getattr(self, name) < 1:
+                raise ConfigurationError(f"{name.upper()} must be at least 1")
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _convert(name: str, raw: str, annotation: object) -> Any:
+    kind = str(annotation)
+    try:
+        if kind == "bool":
+            low = raw.lower()
+            if low not in _TRUE | _FALSE:
+                raise ValueError(raw)
+            return low in _TRUE
+        if kind == "int":
+            return int(raw)
+        if kind == "float":
+            return float(raw)
+        if kind == "Path":
+            return Path(raw).expanduser()
+    except ValueError as exc:
+        raise ConfigurationError(f"{name.upper()} has an invalid value {raw!r} (expected {kind})") from exc
+    if name == "github_api_url":
+        return raw.rstrip("/")
+    return raw

@@ -1,0 +1,194 @@
+"""Repository data from the GitHub REST API (the :class:`RepoSource` used for real repositories).
+
+One method per tool, each making as few requests as the API allows: the whole tree comes from one
+recursive trees request, large files (1-100 MB, ``encoding: "none"``) are fetched once with the raw
+media type, and renamed repositories are followed by the client (one redirect per run).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+from agent_core.errors import GitHubError, InvalidArgumentError
+from agent_core.github.client import GitHubClient
+from agent_core.github.http import RAW_MEDIA
+from agent_core.sources.content import page_file
+from agent_core.sources.models import (
+    Commit,
+    CommitList,
+    DirEntry,
+    DirListing,
+    EntryType,
+    FileContent,
+    FileTree,
+    Languages,
+    RepoInfo,
+    RepoRef,
+    TreeEntry,
+)
+
+MAX_DIR_ENTRIES = 1000  # the contents API stops listing here
+MAX_CONTENTS_BYTES = 100 * 1024 * 1024  # the contents API refuses bigger files
+_TREE_TYPES: dict[str, EntryType] = {"blob": "file", "tree": "dir", "commit": "submodule"}
+
+
+class GitHubSource:
+    """:class:`agent_core.sources.base.RepoSource` over :class:`GitHubClient`."""
+
+    def __init__(self, client: GitHubClient) -> None:
+        self.client = client
+
+    def stale_copy(self) -> GitHubSource:
+        """The same source answering only from the persistent cache (the fallback)."""
+        return GitHubSource(self.client.stale_view())
+
+    async def get_repo_info(self, repo: RepoRef) -> RepoInfo:
+        data = _object((await self.client.get_repo(repo)).json())
+        full_name = str(data.get("full_name") or repo.full_name)
+        self.client.learn_canonical(repo, full_name)
+        license_data = data.get("license") or {}
+        return RepoInfo(
+            full_name=full_name,
+            description=data.get("description"),
+            default_branch=data.get("default_branch"),
+            html_url=data.get("html_url"),
+            homepage=data.get("homepage") or None,
+            language=data.get("language"),
+            license=(license_data.get("spdx_id") or license_data.get("name")) if license_data else None,
+            topics=tuple(data.get("topics") or ()),
+            stars=data.get("stargazers_count"),
+            forks=data.get("forks_count"),
+            open_issues=data.get("open_issues_count"),
+            watchers=data.get("subscribers_count", data.get("watchers_count")),
+            size_kb=data.get("size"),
+            archived=data.get("archived"),
+            fork=data.get("fork"),
+            created_at=data.get("created_at"),
+            updated_at=data.get("updated_at"),
+            pushed_at=data.get("pushed_at"),
+            renamed_from=repo.full_name if full_name.lower() != repo.key() else None,
+        )
+
+    async def list_directory(self, repo: RepoRef, path: str = "") -> DirListing:
+        response = await self.client.get_repo(repo, "contents", path=path or None)
+        if response.empty_repository:
+            return DirListing(path=path, entries=(), note="empty repository: nothing committed yet")
+        data = response.json()
+        if isinstance(data, dict):
+            raise InvalidArgumentError(f"'{path}' is a {data.get('type', 'file')}, not a directory; use read_file")
+        entries = tuple(_dir_entry(item) for item in data if isinstance(item, dict))
+        truncated = len(entries) >= MAX_DIR_ENTRIES
+        return DirListing(
+            path=path,
+            entries=entries,
+            truncated=truncated,
+            note=(
+                "GitHub lists at most 1,000 entries per directory; use get_file_tree for the rest"
+                if truncated
+                else None
+            ),
+        )
+
+    async def read_file(
+        self,
+        repo: RepoRef,
+        path: str,
+        *,
+        start_line: int = 1,
+        max_lines: int | None = None,
+        max_chars: int = 6000,
+    ) -> FileContent:
+        if not path:
+            raise InvalidArgumentError("read_file needs a file path; use list_directory for the root")
+        response = await self.client.get_repo(repo, "contents", path=path)
+        data = response.json()
+        if response.empty_repository or isinstance(data, list):
+            raise InvalidArgumentError(f"'{path}' is a directory; use list_directory or get_file_tree")
+        data = _object(data)
+        kind = data.get("type")
+        size = int(data.get("size") or 0)
+        if kind == "symlink":
+            return FileContent(path=path, kind="symlink", size=size, target=data.get("target"))
+        if kind == "submodule":
+            return FileContent(path=path, kind="submodule", size=0, submodule_url=data.get("submodule_git_url"))
+        if size > MAX_CONTENTS_BYTES:
+            return FileContent(
+                path=path, kind="too_large", size=size, note="over 100 MB: GitHub's contents API cannot serve it"
+            )
+        raw = await self._file_bytes(repo, path, data)
+        return page_file(
+            path=path, data=raw, start_line=start_line, max_lines=max_lines, max_chars=max_chars, sha=data.get("sha")
+        )
+
+    async def _file_bytes(self, repo: RepoRef, path: str, data: dict[str, Any]) -> bytes:
+        if data.get("encoding") == "base64" and data.get("content") is not None:
+            try:
+                return base64.b64decode("".join(str(data["content"]).split()), validate=True)
+            except (binascii.Error, ValueError) as exc:
+                raise GitHubError(f"GitHub sent undecodable base64 for '{path}'") from exc
+        # 1-100 MB: the object media type has no content; the raw media type has the bytes.
+        raw = await self.client.get_repo(repo, "contents", path=path, accept=RAW_MEDIA)
+        return raw.content
+
+    async def get_commits(self, repo: RepoRef, per_page: int = 20) -> CommitList:
+        per_page = max(1, min(100, per_page))
+        response = await self.client.get_repo(repo, "commits", params={"per_page": per_page})
+        if response.empty_repository:
+            return CommitList(commits=(), empty_repository=True)
+        commits = tuple(_commit(item) for item in response.json() or () if isinstance(item, dict))
+        return CommitList(commits=commits, has_more='rel="next"' in response.headers.get("link", ""))
+
+    async def get_file_tree(self, repo: RepoRef, path: str = "") -> FileTree:
+        info = await self.get_repo_info(repo)  # memoised: usually free
+        ref = info.default_branch or "HEAD"
+        response = await self.client.get_repo(repo, "git", "trees", path=ref, params={"recursive": 1})
+        if response.empty_repository:
+            return FileTree(ref=None, path=path, entries=(), empty_repository=True)
+        data = _object(response.json())
+        prefix = f"{path}/" if path else ""
+        entries = tuple(
+            TreeEntry(path=item["path"], type=_TREE_TYPES.get(item.get("type", ""), "file"), size=item.get("size"))
+            for item in data.get("tree") or ()
+            if isinstance(item, dict) and "path" in item and str(item["path"]).startswith(prefix)
+        )
+        if path and not entries:
+            raise InvalidArgumentError(f"'{path}' is not a directory in this repository")
+        return FileTree(ref=ref, path=path, entries=entries, truncated=bool(data.get("truncated")))
+
+    async def get_languages(self, repo: RepoRef) -> Languages:
+        data = _object((await self.client.get_repo(repo, "languages")).json() or {})
+        return Languages(bytes_by_language={str(k): int(v) for k, v in data.items() if isinstance(v, int)})
+
+
+def _object(data: Any) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise GitHubError("GitHub answered with an unexpected shape")
+    return data
+
+
+def _dir_entry(item: dict[str, Any]) -> DirEntry:
+    kind = item.get("type")
+    entry_type: EntryType = kind if kind in ("file", "dir", "symlink", "submodule") else "file"
+    return DirEntry(
+        name=str(item.get("name", "")),
+        path=str(item.get("path", "")),
+        type=entry_type,
+        size=item.get("size") if entry_type == "file" else None,
+        target=item.get("target"),
+        submodule_url=item.get("submodule_git_url"),
+    )
+
+
+def _commit(item: dict[str, Any]) -> Commit:
+    commit = item.get("commit") or {}
+    author = commit.get("author") or {}
+    login = (item.get("author") or {}).get("login") if isinstance(item.get("author"), dict) else None
+    message = str(commit.get("message") or "").strip().splitlines()
+    return Commit(
+        sha=str(item.get("sha", "")),
+        message=message[0][:200] if message else "",
+        author=login or author.get("name"),
+        date=author.get("date"),
+    )

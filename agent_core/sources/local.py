@@ -1,0 +1,604 @@
+"""A local git repository (working copy or bare directory) as a :class:`RepoSource`, with no network.
+
+What it reads: the COMMITTED tree at ``ref`` (default ``HEAD``, resolved again on every call).
+Uncommitted and untracked changes are not seen, just as GitHub only sees what was pushed. A source
+serves exactly one repository: the ``RepoRef`` passed to each method only names it in error messages
+(the tools layer enforces scope). Use :attr:`LocalGitSource.repo_ref` for the ``local/<folder>`` name.
+
+How git runs: ``asyncio.create_subprocess_exec`` (never a shell) in its own process group, with
+``-c core.quotepath=off``, NUL-separated output wherever paths appear (decoded as UTF-8; a name that
+is not UTF-8 shows U+FFFD), literal pathspecs, and an environment stripped of inherited ``GIT_*``
+variables (they could point git at another repository) plus ``GIT_TERMINAL_PROMPT=0``,
+``GIT_CONFIG_NOSYSTEM=1`` and ``LC_ALL=C``. A path reaches git only once, after ``--``, to find its
+tree entry; everything else addresses objects by id. Cancelling a call kills git's process group.
+
+Where it differs from GitHub, on purpose:
+
+- a symlink is reported, never followed: ``read_file`` returns kind ``"symlink"`` with the target,
+  and the note names the target's path in the repository so the model can read it (GitHub returns
+  the content of a symlink that points to a file);
+- stars, forks, watchers, open issues, topics, homepage, archived and fork are unknown (None);
+- ``created_at`` is the oldest root commit's committer date and ``pushed_at``/``updated_at`` the tip's
+  (UTC, GitHub's format); ``size_kb`` is the object store size (``git count-objects``);
+- the description comes from git's ``description`` file (bare repositories, gitweb), unless it is
+  git's placeholder text; ``license`` is guessed from the first 4 KiB of a LICENSE/COPYING file;
+- blobs over ``max_file_bytes`` are not read (kind ``"too_large"``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import posixpath
+import signal
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from agent_core.errors import (
+    AgentCoreError,
+    ConfigurationError,
+    InvalidArgumentError,
+    InvalidTargetError,
+    NotFoundError,
+    UpstreamError,
+)
+from agent_core.sources.content import check_page_args, decode_text, page_file
+from agent_core.sources.languages import count_languages
+from agent_core.sources.models import (
+    Commit,
+    CommitList,
+    DirEntry,
+    DirListing,
+    EntryType,
+    FileContent,
+    FileTree,
+    Languages,
+    RepoInfo,
+    RepoRef,
+    TreeEntry,
+)
+
+_LOG = logging.getLogger(__name__)
+
+_SYMLINK_MODE = "120000"
+_DEFAULT_DESCRIPTION = "Unnamed repository;"  # what `git init` writes into `description`
+_LICENSE_FILES = ("license", "license.md", "license.txt", "licence", "licence.md", "copying", "copying.md")
+_LICENSE_SAMPLE = 4096
+_LOG_FORMAT = "--format=%H%x00%an%x00%aI%x00%s%x00"
+# (SPDX id, phrases that must all appear; the first one is the title). License texts quote each other
+# (MPL-2.0 names the GPLs, LGPL quotes the GPL), so the title found earliest wins; on a tie the earlier
+# rule wins (BSD-3 is BSD-2 plus "neither the name", GPL-3.0 must be tried before GPL-2.0).
+_LICENSE_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("AGPL-3.0", ("gnu affero general public license", "version 3")),
+    ("LGPL-3.0", ("gnu lesser general public license", "version 3")),
+    ("LGPL-2.1", ("gnu lesser general public license", "version 2.1")),
+    ("LGPL-2.0", ("gnu library general public license", "version 2")),
+    ("GPL-3.0", ("gnu general public license", "version 3")),
+    ("GPL-2.0", ("gnu general public license", "version 2")),
+    ("Apache-2.0", ("apache license", "version 2.0")),
+    ("MPL-2.0", ("mozilla public license", "2.0")),
+    ("BSD-3-Clause", ("redistribution and use in source and binary forms", "neither the name")),
+    ("BSD-2-Clause", ("redistribution and use in source and binary forms",)),
+    ("MIT", ("permission is hereby granted, free of charge",)),
+    ("ISC", ("permission to use, copy, modify, and/or distribute this software for any purpose",)),
+    ("Unlicense", ("this is free and unencumbered software released into the public domain",)),
+)
+
+DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Entry:
+    """One line of ``git ls-tree -l -z``."""
+
+    mode: str
+    object_type: str  # blob, tree or commit (a submodule's gitlink)
+    oid: str
+    size: int | None  # blobs only
+    path: str
+
+    @property
+    def type(self) -> EntryType:
+        if self.object_type == "tree":
+            return "dir"
+        if self.object_type == "commit":
+            return "submodule"
+        return "symlink" if self.mode == _SYMLINK_MODE else "file"
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Completed:
+    returncode: int
+    stdout: bytes
+    stderr: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Layout:
+    git_dir: Path
+    bare: bool
+
+
+class LocalGitSource:
+    """Read-only :class:`~agent_core.sources.base.RepoSource` over one local git repository.
+
+    Prefer :meth:`open`, which checks the directory and the ref and finds the repository's top level.
+    ``git`` is the executable to run (tests pass a wrapper script).
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        ref: str = "HEAD",
+        git: str = "git",
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    ) -> None:
+        if not ref or ref.startswith("-"):
+            raise InvalidArgumentError(f"invalid git ref {ref!r}")
+        self._root = root.absolute()
+        self._ref = ref
+        self._git = git
+        self._max_file_bytes = max_file_bytes
+        self._layout_cache: _Layout | None = None
+        # The child needs PATH and HOME (global config, e.g. safe.directory); inherited GIT_* variables
+        # (GIT_DIR, GIT_CONFIG_*...) could redirect or reconfigure git, so they are dropped.
+        self._env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        self._env.update(
+            GIT_TERMINAL_PROMPT="0",
+            GIT_CONFIG_NOSYSTEM="1",
+            GIT_LITERAL_PATHSPECS="1",
+            GIT_OPTIONAL_LOCKS="0",
+            LC_ALL="C",
+        )
+
+    @classmethod
+    async def open(
+        cls,
+        path: Path,
+        *,
+        ref: str = "HEAD",
+        git: str = "git",
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    ) -> LocalGitSource:
+        """A source for the repository containing ``path`` (a working copy, a subdirectory of one, or
+        a bare git directory). Raises :class:`InvalidTargetError` if it is not a git repository or
+        ``ref`` does not exist; an empty repository (no commits) is accepted."""
+        probe = cls(path, ref=ref, git=git, max_file_bytes=max_file_bytes)
+        layout = await probe._layout()
+        root = layout.git_dir
+        if not layout.bare:
+            top = await probe._run(["rev-parse", "--show-toplevel"])
+            if top.returncode == 0:  # fails when `path` is inside the .git directory itself
+                root = Path(top.stdout.decode("utf-8", errors="replace").rstrip("\n"))
+        source = cls(root, ref=ref, git=git, max_file_bytes=max_file_bytes)
+        source._layout_cache = layout
+        try:
+            await source._commit(source.repo_ref)
+        except NotFoundError as exc:
+            raise InvalidTargetError(f"ref {ref!r} not found in {path}", hint=exc.hint) from exc
+        return source
+
+    @property
+    def name(self) -> str:
+        """The folder name (without a bare repository's ``.git`` suffix)."""
+        name = self._root.name
+        if name == ".git":
+            return self._root.parent.name
+        return name.removesuffix(".git") or name
+
+    @property
+    def repo_ref(self) -> RepoRef:
+        return RepoRef(owner="local", name=self.name)
+
+    # -- RepoSource ----------------------------------------------------------------------------------
+
+    async def get_repo_info(self, repo: RepoRef) -> RepoInfo:
+        commit = await self._commit(repo)
+        created_at = pushed_at = language = license_id = None
+        if commit is not None:
+            created_at, pushed_at = await self._dates(commit)
+            languages = await self._languages(commit)
+            language = next(iter(languages), None)
+            license_id = await self._license(commit)
+        return RepoInfo(
+            full_name=self.repo_ref.full_name,
+            description=await self._description(),
+            default_branch=await self._current_branch(),
+            html_url=None,
+            language=language,
+            license=license_id,
+            size_kb=await self._size_kb(),
+            created_at=created_at,
+            updated_at=pushed_at,
+            pushed_at=pushed_at,
+        )
+
+    async def list_directory(self, repo: RepoRef, path: str = "") -> DirListing:
+        path = _clean_path(path)
+        commit = await self._commit(repo)
+        if commit is None:
+            if path:
+                raise self._not_found(path, repo, hint="the repository is empty")
+            return DirListing(path="", entries=(), note="empty repository")
+        tree = (await self._dir_entry(commit, path, repo)).oid if path else commit
+        entries = _parse_ls_tree(await self._git_out(["ls-tree", "-z", "-l", tree]))
+        targets = await self._blobs([e.oid for e in entries if e.type == "symlink"])
+        urls = await self._submodule_urls(commit) if any(e.type == "submodule" for e in entries) else {}
+        listed = []
+        for e in entries:
+            full = _join(path, e.path)
+            target = targets.get(e.oid)
+            listed.append(
+                DirEntry(
+                    name=e.path,
+                    path=full,
+                    type=e.type,
+                    size=e.size if e.type == "file" else None,
+                    target=decode_text(target) if target is not None else None,
+                    submodule_url=urls.get(full),
+                )
+            )
+        return DirListing(path=path, entries=tuple(listed))
+
+    async def read_file(
+        self,
+        repo: RepoRef,
+        path: str,
+        *,
+        start_line: int = 1,
+        max_lines: int | None = None,
+        max_chars: int = 6000,
+    ) -> FileContent:
+        check_page_args(start_line=start_line, max_lines=max_lines, max_chars=max_chars)
+        path = _clean_path(path)
+        if not path:
+            raise InvalidArgumentError("'' is the repository root, a directory; use list_directory")
+        commit = await self._commit(repo)
+        if commit is None:
+            raise self._not_found(path, repo, hint="the repository is empty")
+        entry = await self._entry(commit, path, repo)
+        ref = None if self._ref == "HEAD" else self._ref
+        if entry.type == "dir":
+            raise InvalidArgumentError(f"'{path}' is a directory; use list_directory")
+        if entry.type == "submodule":
+            return FileContent(
+                path=path,
+                kind="submodule",
+                size=0,
+                submodule_url=(await self._submodule_urls(commit)).get(path),
+                sha=entry.oid,
+                ref=ref,
+                note=f"submodule pinned at commit {entry.oid[:12]}; its files live in another repository",
+            )
+        size = entry.size or 0
+        if entry.type == "symlink":
+            target = decode_text((await self._blobs([entry.oid]))[entry.oid])
+            return FileContent(
+                path=path,
+                kind="symlink",
+                size=size,
+                target=target,
+                sha=entry.oid,
+                ref=ref,
+                note=_link_note(path, target),
+            )
+        if size > self._max_file_bytes:
+            return FileContent(
+                path=path,
+                kind="too_large",
+                size=size,
+                sha=entry.oid,
+                ref=ref,
+                note=f"{size:,} bytes, over the {self._max_file_bytes:,}-byte reading limit; not shown",
+            )
+        data = await self._git_out(["cat-file", "blob", entry.oid])
+        return page_file(
+            path=path,
+            data=data,
+            start_line=start_line,
+            max_lines=max_lines,
+            max_chars=max_chars,
+            sha=entry.oid,
+            ref=ref,
+        )
+
+    async def get_commits(self, repo: RepoRef, per_page: int = 20) -> CommitList:
+        if not 1 <= per_page <= 100:
+            raise InvalidArgumentError(f"per_page must be between 1 and 100, not {per_page}")
+        commit = await self._commit(repo)
+        if commit is None:
+            return CommitList(commits=(), empty_repository=True)
+        out = await self._git_out(
+            ["log", "--no-show-signature", f"--max-count={per_page + 1}", _LOG_FORMAT, commit, "--"]
+        )
+        # Each commit is "sha\0author\0date\0subject\0" followed by "\n"; the split leaves a last "\n".
+        fields = out.decode("utf-8", errors="replace").split("\0")[:-1]
+        commits = [
+            Commit(sha=sha.lstrip("\n"), author=author or None, date=_utc_from_iso(date), message=subject)
+            for sha, author, date, subject in zip(*[iter(fields)] * 4, strict=True)
+        ]
+        return CommitList(commits=tuple(commits[:per_page]), has_more=len(commits) > per_page)
+
+    async def get_file_tree(self, repo: RepoRef, path: str = "") -> FileTree:
+        path = _clean_path(path)
+        commit = await self._commit(repo)
+        if commit is None:
+            if path:
+                raise self._not_found(path, repo, hint="the repository is empty")
+            return FileTree(ref=None, path="", entries=(), empty_repository=True)
+        tree = (await self._dir_entry(commit, path, repo)).oid if path else commit
+        entries = _parse_ls_tree(await self._git_out(["ls-tree", "-r", "-t", "-l", "-z", tree]))
+        return FileTree(
+            ref=commit,
+            path=path,
+            entries=tuple(TreeEntry(path=_join(path, e.path), type=e.type, size=e.size) for e in entries),
+        )
+
+    async def get_languages(self, repo: RepoRef) -> Languages:
+        commit = await self._commit(repo)
+        return Languages(bytes_by_language=await self._languages(commit) if commit else {})
+
+    # -- git plumbing --------------------------------------------------------------------------------
+
+    async def _run(self, args: Sequence[str], *, stdin: bytes | None = None) -> _Completed:
+        """Run git in the repository; never raises for a git failure (see :meth:`_git_out`)."""
+        argv = [self._git, "-C", str(self._root), "-c", "core.quotepath=off", *args]
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=self._env,
+                # Its own process group, so a cancellation also kills whatever git started.
+                process_group=0 if os.name == "posix" else None,
+            )
+        except OSError as exc:
+            raise ConfigurationError(
+                f"cannot run the git executable {self._git!r}", hint="install git or configure its path"
+            ) from exc
+        try:
+            out, err = await proc.communicate(stdin)
+        finally:
+            if proc.returncode is None:  # cancelled (or failed) while git was still running
+                _kill_group(proc)
+                await proc.wait()
+        return _Completed(
+            returncode=proc.returncode if proc.returncode is not None else -1,
+            stdout=out,
+            stderr=err.decode("utf-8", errors="replace"),
+        )
+
+    async def _git_out(self, args: Sequence[str], *, stdin: bytes | None = None) -> bytes:
+        """Run git and return its stdout; a failure becomes a typed error."""
+        result = await self._run(args, stdin=stdin)
+        if result.returncode != 0:
+            raise self._failure(args, result)
+        return result.stdout
+
+    def _failure(self, args: Sequence[str], result: _Completed) -> AgentCoreError:
+        """The one place where git's complaints become our errors."""
+        detail = result.stderr.strip().splitlines()
+        first = detail[0].removeprefix("fatal: ") if detail else f"exit status {result.returncode}"
+        _LOG.debug("git %s failed (%s): %s", " ".join(args[:2]), result.returncode, result.stderr.strip())
+        lowered = result.stderr.lower()
+        if "not a git repository" in lowered or "cannot change to" in lowered:
+            return InvalidTargetError(f"{self._root} is not a git repository")
+        if "dubious ownership" in lowered:
+            return InvalidTargetError(
+                f"{self._root} belongs to another user and git refuses to read it",
+                hint="add it to git's safe.directory setting",
+            )
+        return UpstreamError(f"git {args[0]} failed in local repository {self.repo_ref.full_name}: {first}")
+
+    async def _layout(self) -> _Layout:
+        if self._layout_cache is None:
+            out = await self._git_out(["rev-parse", "--is-bare-repository", "--absolute-git-dir"])
+            bare, git_dir = out.decode("utf-8", errors="replace").splitlines()[:2]
+            self._layout_cache = _Layout(git_dir=Path(git_dir), bare=bare == "true")
+        return self._layout_cache
+
+    async def _commit(self, repo: RepoRef) -> str | None:
+        """The commit ``ref`` names; None for an empty repository. Raises NotFoundError for a bad ref."""
+        result = await self._run(["rev-parse", "--verify", "--quiet", f"{self._ref}^{{commit}}"])
+        if result.returncode == 0:
+            return result.stdout.decode("ascii").strip()
+        if result.returncode != 1:
+            raise self._failure(["rev-parse"], result)
+        if not (await self._git_out(["for-each-ref", "--count=1"])).strip():
+            return None  # no refs at all: nothing was ever committed
+        raise NotFoundError(
+            f"ref {self._ref!r} not found in local repository {repo.full_name}",
+            hint="HEAD may point to a branch with no commits" if self._ref == "HEAD" else None,
+        )
+
+    async def _entry(self, commit: str, path: str, repo: RepoRef) -> _Entry:
+        out = await self._git_out(["ls-tree", "-z", "-l", "--full-tree", commit, "--", path])
+        for entry in _parse_ls_tree(out):
+            if entry.path == path:
+                return entry
+        raise self._not_found(path, repo)
+
+    async def _dir_entry(self, commit: str, path: str, repo: RepoRef) -> _Entry:
+        entry = await self._entry(commit, path, repo)
+        if entry.type == "file":
+            raise InvalidArgumentError(f"'{path}' is a file; use read_file")
+        if entry.type == "symlink":
+            raise InvalidArgumentError(f"'{path}' is a symbolic link; use read_file to see its target")
+        if entry.type == "submodule":
+            raise InvalidArgumentError(f"'{path}' is a submodule; its files live in another repository")
+        return entry
+
+    def _not_found(self, path: str, repo: RepoRef, *, hint: str | None = None) -> NotFoundError:
+        return NotFoundError(f"'{path}' not found in local repository {repo.full_name}", hint=hint)
+
+    async def _blobs(self, oids: Sequence[str]) -> dict[str, bytes]:
+        """Contents of several blobs through one ``git cat-file --batch``."""
+        if not oids:
+            return {}
+        out = await self._git_out(["cat-file", "--batch"], stdin="".join(f"{o}\n" for o in oids).encode())
+        blobs: dict[str, bytes] = {}
+        pos = 0
+        while pos < len(out):
+            newline = out.index(b"\n", pos)
+            header = out[pos:newline].decode("ascii", errors="replace").split()
+            if len(header) != 3:  # "<oid> missing": a corrupt repository
+                raise UpstreamError(f"git object {header[0]} is missing in {self.repo_ref.full_name}")
+            oid, size = header[0], int(header[2])
+            blobs[oid] = out[newline + 1 : newline + 1 + size]
+            pos = newline + 1 + size + 1  # content is followed by a newline
+        return blobs
+
+    async def _submodule_urls(self, commit: str) -> dict[str, str]:
+        """``{submodule path: url}`` from ``.gitmodules`` at ``commit``; empty when there is none."""
+        result = await self._run(["config", "-z", "--blob", f"{commit}:.gitmodules", "--list"])
+        if result.returncode != 0:
+            return {}  # no (readable) .gitmodules: URLs stay unknown
+        paths: dict[str, str] = {}
+        urls: dict[str, str] = {}
+        for item in result.stdout.decode("utf-8", errors="replace").split("\0"):
+            key, _, value = item.partition("\n")
+            name, _, variable = key.removeprefix("submodule.").rpartition(".")
+            if not key.startswith("submodule.") or not name:
+                continue
+            if variable == "path":
+                paths[name] = value
+            elif variable == "url":
+                urls[name] = value
+        return {path: urls[name] for name, path in paths.items() if name in urls}
+
+    # -- repository facts ----------------------------------------------------------------------------
+
+    async def _languages(self, commit: str) -> dict[str, int]:
+        entries = _parse_ls_tree(await self._git_out(["ls-tree", "-r", "-l", "-z", commit]))
+        return count_languages((e.path, e.size or 0) for e in entries if e.type == "file")
+
+    async def _current_branch(self) -> str | None:
+        result = await self._run(["symbolic-ref", "--quiet", "--short", "HEAD"])
+        if result.returncode == 1:
+            return None  # detached HEAD
+        if result.returncode != 0:
+            raise self._failure(["symbolic-ref"], result)
+        return result.stdout.decode("utf-8", errors="replace").strip() or None
+
+    async def _dates(self, commit: str) -> tuple[str | None, str | None]:
+        """(oldest root commit, tip commit) committer dates."""
+        fmt = "--format=%ct"
+        tip = await self._git_out(["log", "-1", "--no-show-signature", fmt, commit, "--"])
+        roots = await self._git_out(["log", "--no-show-signature", "--max-parents=0", fmt, commit, "--"])
+        first = min((int(t) for t in roots.split()), default=None)
+        last = int(tip.strip()) if tip.strip() else None
+        return _utc(first), _utc(last)
+
+    async def _license(self, commit: str) -> str | None:
+        entries = _parse_ls_tree(await self._git_out(["ls-tree", "-z", "-l", commit]))
+        by_name = {e.path.lower(): e for e in entries if e.type == "file"}
+        for name in _LICENSE_FILES:
+            if name in by_name:
+                data = await self._git_out(["cat-file", "blob", by_name[name].oid])
+                return detect_license(decode_text(data[:_LICENSE_SAMPLE]))
+        return None
+
+    async def _description(self) -> str | None:
+        layout = await self._layout()
+        return await asyncio.to_thread(_read_description, layout.git_dir / "description")
+
+    async def _size_kb(self) -> int | None:
+        out = await self._git_out(["count-objects", "-v"])
+        sizes = dict(line.split(": ", 1) for line in out.decode("ascii", errors="replace").splitlines())
+        return int(sizes.get("size", "0")) + int(sizes.get("size-pack", "0"))
+
+
+def detect_license(text: str) -> str | None:
+    """The SPDX id of a few common licenses from the start of a license file, or None."""
+    words = " ".join(text.lower().split())
+    found = [
+        (words.find(phrases[0]), order, spdx)
+        for order, (spdx, phrases) in enumerate(_LICENSE_RULES)
+        if all(phrase in words for phrase in phrases)
+    ]
+    return min(found)[2] if found else None
+
+
+def _parse_ls_tree(out: bytes) -> list[_Entry]:
+    """Records of ``git ls-tree -z -l``: ``<mode> <type> <oid> <size or ->\\t<path>\\0``."""
+    entries = []
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, raw_path = record.partition(b"\t")
+        mode, object_type, oid, size = meta.decode("ascii").split()
+        entries.append(
+            _Entry(
+                mode=mode,
+                object_type=object_type,
+                oid=oid,
+                size=None if size == "-" else int(size),
+                path=raw_path.decode("utf-8", errors="replace"),
+            )
+        )
+    return entries
+
+
+def _clean_path(path: str) -> str:
+    """Defence in depth (the tools layer validates first): a plain relative path, "" for the root."""
+    clean = path.strip("/")
+    if any(c in clean for c in "\0\n\r"):
+        raise InvalidArgumentError(f"invalid path {path!r}: control characters")
+    if clean.startswith("-"):
+        raise InvalidArgumentError(f"invalid path {path!r}: must not start with '-'")
+    if clean and any(part in ("", ".", "..") for part in clean.split("/")):
+        raise InvalidArgumentError(f"invalid path {path!r}: empty, '.' or '..' components")
+    return clean
+
+
+def _join(parent: str, name: str) -> str:
+    return f"{parent}/{name}" if parent else name
+
+
+def _link_note(path: str, target: str) -> str:
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+    if target.startswith("/") or resolved == ".." or resolved.startswith("../"):
+        return f"symbolic link to '{target}', outside the repository; not followed"
+    return f"symbolic link to '{target}'; call read_file with path='{resolved}' to read the target"
+
+
+def _utc(epoch: int | None) -> str | None:
+    if epoch is None:
+        return None
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _utc_from_iso(value: str) -> str | None:
+    try:
+        return _utc(int(datetime.fromisoformat(value).timestamp()))
+    except ValueError:
+        return None
+
+
+def _read_description(path: Path) -> str | None:
+    """git's ``description`` file unless missing, a symlink or the placeholder ``git init`` writes."""
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None
+        with path.open("rb") as handle:
+            text = handle.read(1024).decode("utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    if not text or text.startswith(_DEFAULT_DESCRIPTION):
+        return None
+    return text
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    try:
+        if os.name == "posix":
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+    except ProcessLookupError:
+        pass  # already gone

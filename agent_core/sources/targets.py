@@ -1,0 +1,546 @@
+"""What users paste, and the validation that keeps every request inside the named repositories.
+
+Two boundaries live here:
+
+* **Input.** :func:`parse_target`, :func:`parse_targets` and :func:`find_repo_mentions` turn what a
+  person pastes or writes (web URLs, SSH remotes, ``owner/repo``, local paths) into :class:`Target`
+  values, or raise :class:`~agent_core.errors.InvalidTargetError` with a message that shows what was
+  expected.
+* **Output.** :func:`validate_owner`, :func:`validate_repo_name`, :func:`normalize_path` and
+  :func:`repo_api_path` check every owner, repository and path a tool (that is, the model) asks for,
+  and build the only REST path shape we send: ``/repos/{owner}/{repo}/{fixed words}/{path}``, every
+  segment percent-encoded, so no argument can add a segment, a query, a fragment or a dot-segment.
+
+Whether a repository is one the user named is checked elsewhere, against ``Target.repo_ref()``; this
+module guarantees that a request cannot leave the repository it names. Error messages quote at most
+~60 characters of the offending input, through ``repr`` (control characters show escaped).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Literal
+from urllib.parse import quote, unquote, urlsplit
+
+from agent_core.errors import ConfigurationError, InvalidArgumentError, InvalidTargetError
+from agent_core.sources.models import RepoRef
+
+MAX_TARGETS = 5
+MAX_PATH_CHARS = 4096
+_PREVIEW_CHARS = 60
+
+# Owners: GitHub's rule (letters, digits, single inner hyphens, at most 39) plus one deliberate
+# extension: an inner underscore, because Enterprise Managed Users are named ``handle_shortcode``.
+# "_" is URL-safe, so the extension costs no safety.
+_OWNER_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[-_](?=[A-Za-z0-9]))*")
+_REPO_RE = re.compile(r"[A-Za-z0-9._-]{1,100}")
+_DRIVE_RE = re.compile(r"[A-Za-z]:")
+_HOME_RE = re.compile(r"~[A-Za-z0-9._-]*")
+_DOMAIN_RE = re.compile(r"(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}(?::\d+)?")
+_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+_SCP_RE = re.compile(r"git@([^:/\s]+)[:/](.*)", re.IGNORECASE | re.DOTALL)
+_REF_BAD_RE = re.compile(r"[\s~^:?*\[\\#%]|\.\.|@\{|^[.-]|\.$|\.lock$")
+_URL_SCHEMES = frozenset({"http", "https", "ssh", "git", "git+ssh", "ssh+git"})
+_CONTROL_CATEGORIES = frozenset({"Cc", "Zl", "Zp", "Cs"})  # Cs: lone surrogates cannot be UTF-8 encoded
+
+# First URL segments that are GitHub pages, not owners (GitHub reserves them as user names).
+_RESERVED_OWNERS = frozenset(
+    {
+        "about", "account", "apps", "codespaces", "collections", "contact", "customer-stories",
+        "dashboard", "enterprise", "enterprises", "events", "explore", "features", "issues", "join",
+        "login", "logout", "marketplace", "new", "notifications", "organizations", "orgs", "pricing",
+        "pulls", "readme", "search", "security", "sessions", "settings", "signup", "site", "sponsors",
+        "stars", "team", "topics", "trending", "users",
+    }
+)  # fmt: skip
+
+_PAIRS = MappingProxyType({
+    '"': '"', "'": "'", "`": "`", "<": ">", "(": ")", "[": "]", "{": "}",
+    "“": "”", "‘": "’", "「": "」", "『": "』", "（": "）", "《": "》",
+})  # fmt: skip
+_OPENER_OF = MappingProxyType({closer: opener for opener, closer in _PAIRS.items()})
+_TRAILING_PUNCTUATION = ".,;:!?。，、；：！？"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Target:
+    """One repository the user named: on GitHub (``owner``/``name``) or a local directory.
+
+    ``ref`` and ``subpath`` come from ``/tree/<ref>/<path>`` and ``/blob/<ref>/<path>`` URLs; ``subpath``
+    has passed :func:`normalize_path`. ``raw`` is what the user typed, stripped.
+    """
+
+    kind: Literal["github", "local"]
+    owner: str | None = None
+    name: str | None = None
+    ref: str | None = None
+    subpath: str | None = None
+    local_path: Path | None = None
+    raw: str
+
+    @property
+    def full_name(self) -> str:
+        """``owner/name`` for GitHub, the folder's name for a local directory."""
+        if self.kind == "local":
+            return _folder_name(self.local_path)
+        return f"{self.owner}/{self.name}"
+
+    def repo_ref(self) -> RepoRef:
+        """The scope key: ``owner/name``, or owner ``local`` and the folder name."""
+        if self.kind == "local":
+            return RepoRef(owner="local", name=_folder_name(self.local_path))
+        return RepoRef(owner=self.owner or "", name=self.name or "")
+
+
+# --- validation of what tools ask for ---------------------------------------------------------------
+
+
+def validate_owner(owner: str) -> str:
+    """Return ``owner`` unchanged if it is a valid GitHub owner name, else raise InvalidArgumentError."""
+    if not isinstance(owner, str) or not 1 <= len(owner) <= 39 or not _OWNER_RE.fullmatch(owner):
+        raise InvalidArgumentError(
+            f"Invalid repository owner {_preview(owner)}: expected 1-39 letters, digits or single "
+            "hyphens (underscores allowed inside), not starting or ending with a hyphen"
+        )
+    return owner
+
+
+def validate_repo_name(name: str) -> str:
+    """Return ``name`` without a ``.git`` suffix if it is a valid repository name, else raise."""
+    stripped = name
+    while isinstance(stripped, str) and stripped.lower().endswith(".git"):
+        stripped = stripped[:-4]
+    if not isinstance(stripped, str) or stripped in {".", ".."} or not _REPO_RE.fullmatch(stripped):
+        raise InvalidArgumentError(
+            f"Invalid repository name {_preview(name)}: expected 1-100 letters, digits, '.', '-' or '_' "
+            "(and not '.' or '..')"
+        )
+    return stripped
+
+
+def normalize_path(path: str | None) -> str:
+    """A repository path as a relative POSIX path; ``""`` is the root.
+
+    ``None``, ``""``, ``"/"`` and ``"."`` mean the root. ``./`` segments, duplicate slashes, a trailing
+    slash and any leading slashes are dropped: models write ``/src`` meaning ``src`` at the repository
+    root, never the filesystem root. Raises InvalidArgumentError for a ``..`` segment, a backslash, a
+    control character (NUL, DEL, U+0085, U+2028/9...), ``?``, ``#``, ``%`` (the caller never
+    percent-encodes: :func:`repo_api_path` does), a Windows drive (``C:``), ``~`` or ``~user`` as the
+    first segment, or more than 4096 characters. Segments whose Unicode compatibility form (NFKC) would
+    be one of those (fullwidth ``．．``, ``／``, ``％``...) are refused too, so nothing downstream that
+    normalises Unicode can turn them into a traversal. Otherwise Unicode is returned as given (NFC and
+    NFD names both stay as they are: git stores bytes). Idempotent.
+    """
+    if path is None:
+        return ""
+    if not isinstance(path, str):
+        raise InvalidArgumentError(f"Invalid path: expected a string, got {type(path).__name__}")
+    if len(path) > MAX_PATH_CHARS:
+        raise InvalidArgumentError(f"Invalid path {_preview(path)}: longer than {MAX_PATH_CHARS} characters")
+    segments = [segment for segment in path.split("/") if segment not in {"", "."}]
+    problem = _first_segment_problem(segments[0]) if segments else None
+    for segment in segments:
+        problem = problem or _segment_problem(segment)
+    if problem:
+        raise InvalidArgumentError(f"Invalid path {_preview(path)}: {problem}")
+    return "/".join(segments)
+
+
+def repo_api_path(owner: str, repo: str, *segments: str, path: str | None = None) -> str:
+    """``/repos/{owner}/{repo}/{segments...}/{path}``, each part validated and percent-encoded.
+
+    ``segments`` are our own fixed words (``"contents"``, ``"git"``, ``"trees"``, a sha); each must be a
+    single segment (no ``/``, not ``.``/``..``). A ref containing ``/`` belongs in a query parameter
+    (``?ref=``), which httpx encodes. ``path`` goes through :func:`normalize_path`; ``""`` adds nothing.
+    ``repo`` loses a ``.git`` suffix. Example: ``repo_api_path("o", "r", "contents", path="a b.py")``
+    is ``"/repos/o/r/contents/a%20b.py"``.
+    """
+    parts = [validate_owner(owner), validate_repo_name(repo)]
+    parts.extend(_checked_fixed_segment(segment) for segment in segments)
+    normalized = normalize_path(path)
+    if normalized:
+        parts.extend(normalized.split("/"))
+    return "/repos/" + "/".join(quote(part, safe="") for part in parts)
+
+
+def _first_segment_problem(segment: str) -> str | None:
+    folded = unicodedata.normalize("NFKC", segment)
+    if _DRIVE_RE.match(folded):
+        return "a Windows drive is not a repository path; give a path relative to the repository root"
+    if _HOME_RE.fullmatch(folded):
+        return "'~' (a home directory) is not a repository path; give a path relative to the repository root"
+    return None
+
+
+def _segment_problem(segment: str) -> str | None:
+    """Why one path segment is refused, or None; checks the segment and its NFKC form."""
+    for form in (segment, unicodedata.normalize("NFKC", segment)):
+        if form in {".", ".."}:
+            return "'..' segments are not allowed: paths are relative to the repository root"
+        if "/" in form:
+            return "a character that reads as '/' is not allowed inside a name"
+        for char in form:
+            problem = _char_problem(char)
+            if problem:
+                return problem
+    return None
+
+
+def _char_problem(char: str) -> str | None:
+    if char == "\\":
+        return "backslashes are not allowed; use '/' between directories"
+    if char in "?#%":
+        return f"{char!r} is not allowed (give the plain path: it is percent-encoded for you)"
+    if unicodedata.category(char) in _CONTROL_CATEGORIES:
+        return f"control character {char!r} is not allowed"
+    return None
+
+
+def _checked_fixed_segment(segment: str) -> str:
+    problem = "must be a non-empty string" if not isinstance(segment, str) or not segment else None
+    problem = problem or ("must not contain '/'" if "/" in segment else None) or _segment_problem(segment)
+    if problem:
+        raise InvalidArgumentError(f"Invalid API path segment {_preview(segment)}: {problem}")
+    return segment
+
+
+# --- parsing what users paste -----------------------------------------------------------------------
+
+
+def parse_target(text: str, *, allow_local: bool = False, host: str = "github.com") -> Target:
+    """One repository from what a person pasted.
+
+    Accepted: ``https://HOST/o/r`` (also ``http://``, ``www.``, no scheme, ``.git``, trailing slash,
+    sub-pages such as ``/issues``, ``?tab=readme``, ``#readme`` which are ignored), ``/tree/<ref>/<path>``
+    and ``/blob/<ref>/<path>`` (kept as ``ref`` and ``subpath``; a ref containing ``/`` cannot be told
+    apart from the path, so the first segment is taken as the ref), ``git@HOST:o/r.git``,
+    ``ssh://git@HOST/o/r.git`` and plain ``o/r``; surrounding whitespace, quotes, brackets and trailing
+    punctuation are ignored (so a repository name ending in "." loses that dot).
+
+    With ``allow_local``, a path (absolute, ``./x``, ``~/x``, ``.``) or any existing directory is a local
+    target, and it must be an existing directory. An explicit URL always means GitHub; a bare ``o/r``
+    means a local directory only if ``allow_local`` and that directory exists.
+    Raises InvalidTargetError for anything else (ConfigurationError for an unusable ``host``).
+    """
+    host = _normalize_host(host)
+    raw = text.strip() if isinstance(text, str) else ""
+    cleaned = _strip_decorations(raw)
+    if not cleaned:
+        raise _expected(host, "an empty input")
+    if any(unicodedata.category(char) in _CONTROL_CATEGORIES for char in cleaned):
+        raise _expected(host, _preview(raw), "it contains control characters")
+    if _looks_like_local_path(cleaned):
+        if not allow_local:
+            raise InvalidTargetError(
+                f"Local paths are disabled on this server; paste a GitHub repository like "
+                f"https://{host}/owner/repo or owner/repo (got {_preview(raw)})"
+            )
+        return _local_target(cleaned, raw)
+    url_path = _url_path_on_host(cleaned, raw, host)
+    if url_path is not None:
+        return _target_from_url_path(url_path, raw, host)
+    if allow_local and _is_existing_directory(cleaned):
+        return _local_target(cleaned, raw)
+    return _target_from_owner_repo(cleaned, raw, host)
+
+
+def parse_targets(text: str, *, allow_local: bool = False, host: str = "github.com") -> list[Target]:
+    """Several targets (for a comparison), in order, deduplicated case-insensitively, at most 5.
+
+    Separators: whitespace, commas, newlines, the words ``and``/``vs``/``vs.``/``versus`` and the
+    Chinese ``和``, ``与``, ``对比`` (also without spaces around them). A local path therefore cannot
+    contain spaces here; use :func:`parse_target` for one such path. Any unusable item raises.
+    """
+    targets: list[Target] = []
+    seen: set[str] = set()
+    for token in _split_targets(text if isinstance(text, str) else ""):
+        target = parse_target(token, allow_local=allow_local, host=host)
+        key = _dedupe_key(target)
+        if key not in seen:
+            seen.add(key)
+            targets.append(target)
+    if not targets:
+        raise _expected(_normalize_host(host), "an empty input")
+    if len(targets) > MAX_TARGETS:
+        raise InvalidTargetError(
+            f"At most {MAX_TARGETS} repositories can be compared at once; got {len(targets)}"
+        )
+    return targets
+
+
+def _split_targets(text: str) -> list[str]:
+    tokens: list[str] = []
+    for token in re.split(r"[\s,，、;；]+", text):
+        if token.lower() in {"", "and", "vs", "vs.", "versus"}:
+            continue
+        pieces = [token] if _looks_like_local_path(token) else re.split(r"对比|和|与", token)
+        tokens.extend(piece for piece in pieces if piece)
+    return tokens
+
+
+def _dedupe_key(target: Target) -> str:
+    if target.kind == "local":
+        return f"local:{target.local_path}"
+    return target.repo_ref().key()
+
+
+def _strip_decorations(text: str) -> str:
+    """Peel whitespace, matching or lone quotes/brackets and trailing punctuation until stable."""
+    previous = None
+    while text != previous:
+        previous = text
+        text = text.strip()
+        if len(text) >= 2 and _PAIRS.get(text[0]) == text[-1]:
+            text = text[1:-1]
+        elif text and text[0] in _PAIRS and _PAIRS[text[0]] not in text[1:]:
+            text = text[1:]
+        elif text and text[-1] in _OPENER_OF and _OPENER_OF[text[-1]] not in text[:-1]:
+            text = text[:-1]
+        else:
+            text = _strip_trailing_punctuation(text)
+    return text
+
+
+def _strip_trailing_punctuation(text: str) -> str:
+    while text and text[-1] in _TRAILING_PUNCTUATION:
+        if text[-1] == "." and set(text.rsplit("/", 1)[-1]) == {"."}:
+            break  # ".", "..", "~/.": a path, not the end of a sentence
+        text = text[:-1]
+    return text
+
+
+def _looks_like_local_path(text: str) -> bool:
+    return (
+        text in {".", ".."}
+        or text.startswith(("/", "./", "../", "~", ".\\", "..\\"))
+        or "\\" in text
+        or re.match(r"[A-Za-z]:[\\/]", text) is not None
+    )
+
+
+def _is_existing_directory(text: str) -> bool:
+    try:
+        return Path(text).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def _local_target(text: str, raw: str) -> Target:
+    try:
+        path = Path(text).expanduser().resolve()
+        is_directory = path.is_dir()
+    except (OSError, ValueError, RuntimeError) as exc:  # bad ~user, NUL byte, symlink loop, too long
+        raise InvalidTargetError(f"Local path {_preview(raw)} cannot be used: {type(exc).__name__}") from exc
+    if not is_directory:
+        raise InvalidTargetError(f"Local path {_preview(raw)} does not exist or is not a directory")
+    return Target(kind="local", local_path=path, raw=raw)
+
+
+def _url_path_on_host(text: str, raw: str, host: str) -> str | None:
+    """The path part if ``text`` is a URL (or SSH remote) on ``host``; None if it is not a URL at all.
+
+    Raises for a URL on another host, with credentials, or with an unsupported scheme.
+    """
+    scp = _SCP_RE.fullmatch(text)
+    if scp:
+        _require_host(scp.group(1).lower(), None, raw, host)
+        return re.split(r"[?#]", scp.group(2), maxsplit=1)[0]
+    if not _SCHEME_RE.match(text):
+        if re.match(rf"(?:www\.)?{re.escape(host)}(?:$|[/?#])", text, re.IGNORECASE):
+            text = "https://" + text
+        elif text.count("/") >= 2 and _DOMAIN_RE.fullmatch(text.split("/", 1)[0]):  # host/owner/repo
+            other = _preview(text.split("/", 1)[0])
+            raise _expected(host, _preview(raw), f"only {host} repositories are supported, not {other}")
+        else:
+            return None
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as exc:
+        raise _expected(host, _preview(raw), "it is not a valid URL") from exc
+    if parts.scheme not in _URL_SCHEMES:
+        raise _expected(host, _preview(raw), f"the scheme {_preview(parts.scheme)} is not supported")
+    if parts.password is not None or (parts.username is not None and parts.scheme in {"http", "https"}):
+        # Never echo this input: it probably holds a token.
+        raise _expected(host, "a URL with credentials in it", "remove the user name and token from the URL")
+    _require_host(parts.hostname or "", port, raw, host)
+    return parts.path
+
+
+def _require_host(hostname: str, port: int | None, raw: str, host: str) -> None:
+    got = hostname.removeprefix("www.")
+    if port is not None and ":" in host:
+        got = f"{got}:{port}"
+    if got != host.removeprefix("www."):
+        raise _expected(host, _preview(raw), f"only {host} repositories are supported, not {_preview(got)}")
+
+
+def _target_from_url_path(url_path: str, raw: str, host: str) -> Target:
+    segments = [segment for segment in url_path.split("/") if segment]
+    if not segments:
+        raise _expected(host, _preview(raw), f"that is {host} itself; add /owner/repo")
+    _reject_reserved(segments[0], raw, host)
+    if len(segments) == 1:
+        raise _expected(
+            host,
+            _preview(raw),
+            "that is a user or organisation page; add the repository name after it",
+        )
+    owner, name = _checked_owner_and_name(segments[0], segments[1], raw, host)
+    if len(segments) < 4 or segments[2] not in {"tree", "blob"}:
+        return Target(kind="github", owner=owner, name=name, raw=raw)
+    ref = unquote(segments[3])
+    if len(ref) > 255 or _REF_BAD_RE.search(ref) or any(_char_problem(char) for char in ref):
+        raise _expected(host, _preview(raw), f"{_preview(ref)} is not a usable branch, tag or commit")
+    try:
+        subpath = normalize_path(unquote("/".join(segments[4:])))
+    except InvalidArgumentError as exc:
+        raise _expected(host, _preview(raw), f"its file path is not usable: {exc.message}") from exc
+    return Target(kind="github", owner=owner, name=name, ref=ref, subpath=subpath or None, raw=raw)
+
+
+def _target_from_owner_repo(text: str, raw: str, host: str) -> Target:
+    parts = text.removesuffix("/").split("/")
+    if len(parts) == 1:
+        raise _expected(host, _preview(raw), "give both the owner and the repository name")
+    if len(parts) != 2:
+        raise _expected(host, _preview(raw), "owner/repo has exactly one '/'; paste the full URL otherwise")
+    _reject_reserved(parts[0], raw, host)
+    owner, name = _checked_owner_and_name(parts[0], parts[1], raw, host)
+    return Target(kind="github", owner=owner, name=name, raw=raw)
+
+
+def _reject_reserved(first: str, raw: str, host: str) -> None:
+    if first.lower() in _RESERVED_OWNERS:
+        raise _expected(host, _preview(raw), f"'{first.lower()}' is a {host} page, not a repository owner")
+
+
+def _checked_owner_and_name(owner: str, name: str, raw: str, host: str) -> tuple[str, str]:
+    try:
+        return validate_owner(owner), validate_repo_name(name)
+    except InvalidArgumentError as exc:
+        raise _expected(host, _preview(raw), exc.message) from exc
+
+
+# --- mentions inside free text ------------------------------------------------------------------------
+
+# A URL runs until whitespace, a quote or angle bracket, or CJK text/punctuation ("看https://…和…").
+_URL_BODY = r"[^\s<>\"'`\u2e80-\u9fff\u3000-\u303f\uff00-\uffef\uac00-\ud7af]*"
+# A bare owner/repo: a standalone token, i.e. not glued to a word, path, e-mail, scope ("@types/node")
+# or URL on either side; trailing sentence dots are not part of the name.
+_BARE_RE = re.compile(
+    r"(?<![A-Za-z0-9_.@/:#~\\-])"
+    r"([A-Za-z0-9][A-Za-z0-9_-]{0,38})/([A-Za-z0-9._-]*[A-Za-z0-9_-])"
+    r"(?![A-Za-z0-9_@/\\-]|\.[A-Za-z0-9_-])"
+)
+_STOP_PAIRS = frozenset(
+    {
+        "and/or", "either/or", "tcp/ip", "udp/ip", "input/output", "read/write", "yes/no", "on/off",
+        "true/false", "client/server", "he/she", "his/her", "him/her", "she/her", "he/him",
+        "they/them", "pros/cons", "before/after", "get/set", "min/max", "start/stop", "open/close",
+        "push/pull", "request/response", "frontend/backend", "ci/cd", "ui/ux", "ai/ml", "src/main",
+        "src/test", "linux/amd64", "linux/arm64", "darwin/arm64", "windows/amd64",
+    }
+)  # fmt: skip
+# Directory names that start paths ("src/app.py", "docs/guide"), not owners.
+_STOP_OWNERS = frozenset(
+    {
+        "api", "app", "assets", "bin", "build", "cmd", "config", "dev", "dist", "doc", "docs", "etc",
+        "examples", "home", "include", "internal", "lib", "node_modules", "opt", "out", "pkg", "public",
+        "scripts", "src", "static", "test", "tests", "tmp", "usr", "var", "vendor",
+    }
+)  # fmt: skip
+# File extensions: "agent/loop.py" is a file. Repositories named like files ("Rapptz/discord.py") are
+# missed as bare text (a false negative; their URL still counts). ".js" and ".io" are common repo names.
+_FILE_NAME_RE = re.compile(
+    r".*\.(?:py|md|rst|txt|json|ya?ml|toml|cfg|ini|lock|rs|go|c|h|cc|cpp|hpp|java|kt|ts|tsx|jsx|html|"
+    r"css|sh|rb|php|sql|xml|csv|log)",
+    re.IGNORECASE,
+)
+_NUMBERISH_RE = re.compile(r"v?[\d.]+", re.IGNORECASE)
+_NOT_OWNERS = _STOP_OWNERS | _RESERVED_OWNERS
+_ACRONYM_RE = re.compile(r"[A-Z]{1,5}")
+
+
+def find_repo_mentions(text: str, *, host: str = "github.com") -> list[Target]:
+    """Repositories mentioned in free text, in order of appearance, deduplicated case-insensitively.
+
+    Conservative (a missed mention is better than a wrong one). Every URL on ``host`` that
+    :func:`parse_target` accepts counts. A bare ``owner/repo`` counts only when it is a standalone token
+    (not part of a longer path, URL, e-mail or ``@scope/pkg``), both parts are valid and at least two
+    characters long, and it is none of: a stop pair (``and/or``, ``TCP/IP``, ``src/main``...), a path
+    starting with a common directory (``src/``, ``docs/``...), a file name (``agent/loop.py``), numbers
+    or versions (``24/7``, ``v1/v2``), or two short all-caps acronyms (``I/O``, ``UI/UX``).
+    """
+    host = _normalize_host(host)
+    found: list[tuple[int, Target]] = []
+    masked = list(text)
+    url_re = re.compile(
+        rf"(?<![A-Za-z0-9_.@-])(?:(?:https?|ssh|git)://)?(?:git@)?(?:www\.)?{re.escape(host)}(?::\d+)?[/:]{_URL_BODY}",
+        re.IGNORECASE,
+    )
+    for match in url_re.finditer(text):
+        masked[match.start() : match.end()] = " " * (match.end() - match.start())
+        try:
+            found.append((match.start(), parse_target(match.group(), host=host)))
+        except InvalidTargetError:
+            continue
+    for match in _BARE_RE.finditer("".join(masked)):
+        owner, name = match.group(1), re.sub(r"(?:\.git)+$", "", match.group(2), flags=re.IGNORECASE)
+        if _is_plausible_bare_mention(owner, name):
+            found.append((match.start(), Target(kind="github", owner=owner, name=name, raw=match.group())))
+    mentions: list[Target] = []
+    seen: set[str] = set()
+    for _, target in sorted(found, key=lambda item: item[0]):
+        if _dedupe_key(target) not in seen:
+            seen.add(_dedupe_key(target))
+            mentions.append(target)
+    return mentions
+
+
+def _is_plausible_bare_mention(owner: str, name: str) -> bool:
+    if len(owner) < 2 or len(name) < 2 or not _OWNER_RE.fullmatch(owner) or not _REPO_RE.fullmatch(name):
+        return False
+    if name in {".", ".."} or f"{owner}/{name}".lower() in _STOP_PAIRS or owner.lower() in _NOT_OWNERS:
+        return False
+    if _NUMBERISH_RE.fullmatch(owner) or _NUMBERISH_RE.fullmatch(name) or _FILE_NAME_RE.fullmatch(name):
+        return False
+    return not (_ACRONYM_RE.fullmatch(owner) and _ACRONYM_RE.fullmatch(name))
+
+
+# --- small helpers --------------------------------------------------------------------------------------
+
+
+def _normalize_host(host: str) -> str:
+    normalized = host.strip().lower() if isinstance(host, str) else ""
+    if not normalized or re.search(r"[\s/@?#\\]", normalized):
+        raise ConfigurationError(
+            f"Invalid GitHub host {_preview(host)}: expected a host name like github.com"
+        )
+    return normalized
+
+
+def _expected(host: str, got: str, why: str | None = None) -> InvalidTargetError:
+    return InvalidTargetError(
+        f"Expected a GitHub repository like https://{host}/owner/repo or owner/repo; got {got}", hint=why
+    )
+
+
+def _preview(value: object) -> str:
+    """``repr`` of ``value`` cut to ~60 characters: never echo a whole (possibly hostile) input."""
+    if not isinstance(value, str):
+        return f"a {type(value).__name__}"
+    shown = repr(value)
+    if len(shown) > _PREVIEW_CHARS:
+        shown = shown[: _PREVIEW_CHARS - 2] + "…" + shown[0]
+    return shown
+
+
+def _folder_name(path: Path | None) -> str:
+    if path is None:
+        return ""
+    return path.name or str(path)

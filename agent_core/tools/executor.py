@@ -1,0 +1,331 @@
+"""Executing one tool call: check, scope, memo, then retry ⟶ breaker ⟶ source, then fallback.
+
+This is where the three layers of protection meet::
+
+    execute(call)
+      ├─ arguments parsed and checked; repository in scope?      else: an observation saying why
+      ├─ identical call earlier in this run?                     answered from the run's memo
+      └─ timeout(tool_timeout):
+           call_with_retry(                                       layer 1: backoff + full jitter,
+               breaker[tool].call(source.method(...)))            layer 2: per-tool circuit breaker
+      on TransientError / CircuitOpenError / RateLimitError / timeout:
+           stale copy of the source (the persistent cache, any age)   layer 3: fallback, marked stale
+           or a structured degraded result the model can explain      (ok: false, degraded: true)
+
+The tool wrapper is one of the two places where a broad ``except Exception`` is allowed: a bug in a
+tool becomes an error observation, never a crashed run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from agent_core.clock import Clock
+from agent_core.errors import (
+    AgentCoreError,
+    CacheMissError,
+    CircuitOpenError,
+    InvalidArgumentError,
+    NotFoundError,
+    OutOfScopeError,
+    RateLimitError,
+    TransientError,
+    UserInputError,
+)
+from agent_core.github.http import CallStats, current_call
+from agent_core.resilience import BreakerBoard, Outcome, RetryDetails, RetryPolicy, call_with_retry
+from agent_core.sources.base import RepoSource
+from agent_core.sources.models import RepoRef
+from agent_core.tools.specs import SPECS_BY_NAME, ToolCall, ToolLimits, ToolSpec
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolResult:
+    """What one call produced: an observation for the model and metadata for the UI."""
+
+    call_id: str
+    tool: str
+    arguments: Mapping[str, Any]
+    ok: bool
+    observation: dict[str, Any]
+    value: Any = None  # the typed source value (planner and report writer read it)
+    repo: RepoRef | None = None
+    duration_s: float = 0.0
+    http_requests: int = 0
+    attempts: int = 0
+    from_cache: bool = False
+    memo: bool = False
+    stale: bool = False
+    stale_age_s: float | None = None
+    degraded: bool = False
+    error: str | None = None
+
+    def observation_text(self) -> str:
+        return json.dumps(self.observation, ensure_ascii=False, separators=(",", ":"))
+
+
+RetryListener = Callable[[str, str, RetryDetails], None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolboxConfig:
+    retry: RetryPolicy = RetryPolicy()
+    rate_limit_max_wait: float = 30.0
+    tool_timeout: float = 30.0
+    limits: ToolLimits = ToolLimits()
+
+
+class Toolbox:
+    """The tools of one run: bound to the repositories the user named, and to this run's breakers."""
+
+    def __init__(
+        self,
+        *,
+        sources: Mapping[str, RepoSource],
+        scope: Sequence[RepoRef],
+        breakers: BreakerBoard,
+        clock: Clock,
+        config: ToolboxConfig = ToolboxConfig(),
+        rng: Callable[[], float] = random.random,
+        on_retry: RetryListener | None = None,
+    ) -> None:
+        self._sources = {key.lower(): source for key, source in sources.items()}
+        self._scope = {repo.key(): repo for repo in scope}
+        self._aliases: dict[str, str] = {}
+        self._breakers = breakers
+        self._clock = clock
+        self._config = config
+        self._rng = rng
+        self._on_retry = on_retry
+        self._memo: dict[str, ToolResult] = {}
+        self._inflight: dict[str, asyncio.Future[ToolResult]] = {}
+        self.results: list[ToolResult] = []
+
+    def set_retry_listener(self, listener: RetryListener | None) -> None:
+        self._on_retry = listener
+
+    @property
+    def scope(self) -> list[RepoRef]:
+        return list(self._scope.values())
+
+    @staticmethod
+    def schemas() -> list[dict[str, Any]]:
+        from agent_core.tools.specs import tool_schemas
+
+        return tool_schemas()
+
+    def add_alias(self, alias: str, target: RepoRef) -> None:
+        """A rename learned during the run: the new name reads the same repository."""
+        if target.key() in self._scope:
+            self._aliases[alias.lower()] = target.key()
+
+    async def execute(self, call_id: str, tool: str, arguments: str | Mapping[str, Any] | None) -> ToolResult:
+        """Run one call; never raises except on cancellation."""
+        started = self._clock.monotonic()
+        spec = SPECS_BY_NAME.get(tool)
+        if spec is None:
+            known = ", ".join(SPECS_BY_NAME)
+            return self._refused(call_id, tool, {}, f"unknown tool '{tool}'; the tools are: {known}", started)
+        try:
+            parsed = _parse_arguments(arguments)
+            call = spec.check(parsed)
+            repo_key = self._in_scope(call.repo)
+        except UserInputError as exc:
+            raw = arguments if isinstance(arguments, Mapping) else {"raw": str(arguments)[:200]}
+            return self._refused(call_id, tool, raw, exc.message, started)
+        call = replace(call, repo=self._scope[repo_key])
+        memo_key = call.memo_key()
+        if memo_key in self._memo:
+            earlier = self._memo[memo_key]
+            return self._record(
+                replace(earlier, call_id=call_id, memo=True, from_cache=True, http_requests=0, attempts=0,
+                        duration_s=self._clock.monotonic() - started)
+            )
+        pending = self._inflight.get(memo_key)
+        if pending is not None:  # the same call is running in parallel: share its answer
+            earlier = await asyncio.shield(pending)
+            return self._record(replace(earlier, call_id=call_id, memo=True, http_requests=0, attempts=0))
+        future: asyncio.Future[ToolResult] = asyncio.get_running_loop().create_future()
+        self._inflight[memo_key] = future
+        try:
+            result = await self._run(call_id, spec, call, self._sources[repo_key], started)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()
+            raise
+        finally:
+            self._inflight.pop(memo_key, None)
+        future.set_result(result)
+        if result.ok and not result.stale:
+            self._memo[memo_key] = result
+        return self._record(result)
+
+    def _in_scope(self, repo: RepoRef) -> str:
+        key = self._aliases.get(repo.key(), repo.key())
+        if key not in self._scope:
+            named = ", ".join(r.full_name for r in self._scope.values())
+            raise OutOfScopeError(
+                f"{repo.full_name} is not one of the repositories named for this analysis ({named}); "
+                "only those can be read"
+            )
+        return key
+
+    async def _run(
+        self, call_id: str, spec: ToolSpec, call: ToolCall, source: RepoSource, started: float
+    ) -> ToolResult:
+        stats = CallStats(tool=spec.name)
+        token = current_call.set(stats)
+        attempts = 0
+        breaker = self._breakers.get(spec.name)
+
+        async def attempt() -> tuple[Any, dict[str, Any]]:
+            nonlocal attempts
+            attempts += 1
+            return await breaker.call(lambda: spec.run(source, call, self._config.limits), classify=classify)
+
+        def on_retry(details: RetryDetails) -> None:
+            if self._on_retry is not None:
+                self._on_retry(call_id, spec.name, details)
+
+        base = {"call_id": call_id, "tool": spec.name, "arguments": dict(call.args) | _repo_args(call), "repo": call.repo}
+        try:
+            async with asyncio.timeout(self._config.tool_timeout):
+                value, observation = await call_with_retry(
+                    attempt,
+                    policy=self._config.retry,
+                    retry_on=self._retry_on,
+                    clock=self._clock,
+                    rng=self._rng,
+                    on_retry=on_retry,
+                )
+            self._learn_alias(call, value)
+            return ToolResult(
+                **base, ok=True, observation=observation, value=value, attempts=attempts,
+                **self._costs(stats, started),
+            )
+        except (TransientError, CircuitOpenError, RateLimitError, TimeoutError) as exc:
+            return await self._fallback(base, spec, call, source, exc, stats, attempts, started)
+        except (NotFoundError, UserInputError, AgentCoreError) as exc:
+            what = f"{call.repo.full_name}" + (f": '{call.args['path']}'" if call.args.get("path") else "")
+            message = f"{what} {exc.message}" if isinstance(exc, NotFoundError) else exc.message
+            observation = {"ok": False, "error": message} | ({"hint": exc.hint} if exc.hint else {})
+            return ToolResult(**base, ok=False, observation=observation, attempts=attempts, error=message,
+                              **self._costs(stats, started))
+        except Exception as exc:  # the marked edge: a tool bug becomes an error observation
+            logger.exception("tool %s failed unexpectedly", spec.name)
+            message = f"internal error in {spec.name}: {type(exc).__name__}"
+            return ToolResult(**base, ok=False, observation={"ok": False, "error": message}, attempts=attempts,
+                              error=message, **self._costs(stats, started))
+        finally:
+            current_call.reset(token)
+
+    async def _fallback(
+        self,
+        base: dict[str, Any],
+        spec: ToolSpec,
+        call: ToolCall,
+        source: RepoSource,
+        exc: BaseException,
+        stats: CallStats,
+        attempts: int,
+        started: float,
+    ) -> ToolResult:
+        reason = _reason(exc)
+        hint = getattr(exc, "hint", None) or "the data may be available again shortly"
+        stale_copy: Callable[[], RepoSource] | None = getattr(source, "stale_copy", None)
+        stale_source = stale_copy() if stale_copy is not None else None
+        if stale_source is not None:
+            try:
+                value, observation = await spec.run(stale_source, call, self._config.limits)
+            except (CacheMissError, AgentCoreError):
+                pass
+            else:
+                age = stats.stale_age_s
+                observation = {"stale": True, "age_seconds": round(age) if age is not None else None,
+                               "why": reason} | observation
+                return ToolResult(**base, ok=True, observation=observation, value=value, attempts=attempts,
+                                  stale=True, stale_age_s=age, error=reason, **self._costs(stats, started))
+        observation = {"ok": False, "degraded": True, "reason": reason, "hint": hint}
+        return ToolResult(**base, ok=False, observation=observation, attempts=attempts, degraded=True,
+                          error=reason, **self._costs(stats, started))
+
+    def _retry_on(self, error: BaseException) -> bool | float | None:
+        if isinstance(error, TransientError):
+            return True
+        if isinstance(error, RateLimitError) and error.retry_after is not None:
+            return error.retry_after if error.retry_after <= self._config.rate_limit_max_wait else None
+        return None
+
+    def _learn_alias(self, call: ToolCall, value: Any) -> None:
+        full_name = getattr(value, "full_name", None)
+        if call.tool == "get_repo_info" and isinstance(full_name, str):
+            self.add_alias(full_name, call.repo)
+
+    def _costs(self, stats: CallStats, started: float) -> dict[str, Any]:
+        return {
+            "duration_s": self._clock.monotonic() - started,
+            "http_requests": stats.http_requests,
+            "from_cache": stats.cache_hits > 0 and stats.http_requests == stats.not_modified,
+        }
+
+    def _refused(
+        self, call_id: str, tool: str, arguments: Mapping[str, Any], message: str, started: float
+    ) -> ToolResult:
+        return self._record(
+            ToolResult(
+                call_id=call_id, tool=tool, arguments=dict(arguments), ok=False,
+                observation={"ok": False, "error": message}, error=message,
+                duration_s=self._clock.monotonic() - started,
+            )
+        )
+
+    def _record(self, result: ToolResult) -> ToolResult:
+        self.results.append(result)
+        return result
+
+
+def classify(error: BaseException) -> Outcome:
+    """Breaker accounting: only GitHub's own failures count; callers' errors and rate limits do not."""
+    if isinstance(error, TransientError):
+        return Outcome.FAILURE
+    if isinstance(error, AgentCoreError):
+        return Outcome.IGNORED  # 404, 403, rate limits, bad arguments: GitHub is healthy
+    return Outcome.FAILURE  # an unexpected error inside the tool
+
+
+def _parse_arguments(arguments: str | Mapping[str, Any] | None) -> Mapping[str, Any]:
+    if arguments is None or arguments == "":
+        return {}
+    if isinstance(arguments, Mapping):
+        return arguments
+    try:
+        data = json.loads(arguments)
+    except json.JSONDecodeError as exc:
+        raise InvalidArgumentError(
+            f"the arguments are not valid JSON ({exc.msg} at position {exc.pos}); send a JSON object"
+        ) from exc
+    if not isinstance(data, dict):
+        raise InvalidArgumentError("the arguments must be a JSON object")
+    return data
+
+
+def _repo_args(call: ToolCall) -> dict[str, Any]:
+    return {"owner": call.repo.owner, "repo": call.repo.name}
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, TimeoutError):
+        return "the tool timed out"
+    if isinstance(exc, CircuitOpenError):
+        return exc.message
+    if isinstance(exc, AgentCoreError):
+        return str(exc)
+    return type(exc).__name__

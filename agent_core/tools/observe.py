@@ -1,0 +1,102 @@
+"""Turning source values into compact observations for a model: tree summaries, notable files, cuts.
+
+The UI keeps the full result; a model gets a summary sized for its context window.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from typing import Any
+
+from agent_core.sources.models import FileTree
+
+# What an analyst looks for first, by role. Matched against a path (case-insensitive).
+_NOTABLE: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("readme", re.compile(r"^readme(\.[a-z]+)?$")),
+    ("license", re.compile(r"^(license|licence|copying)(\.[a-z]+)?$")),
+    (
+        "manifest",
+        re.compile(
+            r"^(pyproject\.toml|setup\.py|setup\.cfg|requirements[\w.-]*\.txt|pipfile|package\.json|"
+            r"cargo\.toml|go\.mod|pom\.xml|build\.gradle(\.kts)?|gemfile|composer\.json|environment\.ya?ml|"
+            r"cmakelists\.txt|meson\.build|mix\.exs|pubspec\.yaml|deno\.json)$"
+        ),
+    ),
+    ("ci", re.compile(r"^(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.yml|\.circleci/config\.yml|azure-pipelines\.yml|\.travis\.yml|jenkinsfile)$")),
+    ("container", re.compile(r"^(dockerfile|docker-compose[\w.-]*\.ya?ml|compose\.ya?ml)$")),
+    ("docs", re.compile(r"^(contributing|changelog|changes|history|security|code_of_conduct)(\.[a-z]+)?$")),
+    ("build", re.compile(r"^(makefile|tox\.ini|noxfile\.py|justfile|mkdocs\.yml|\.pre-commit-config\.yaml)$")),
+)
+
+
+def notable_role(path: str) -> str | None:
+    """The role of a notable file ("readme", "license", "manifest", "ci", ...) or None.
+
+    Root-level files count, plus CI files at their conventional places and manifests one level deep
+    (monorepos: ``backend/pyproject.toml``).
+    """
+    low = path.lower()
+    for role, pattern in _NOTABLE:
+        if role == "ci":
+            if pattern.match(low):
+                return role
+            continue
+        name = low.rsplit("/", 1)[-1]
+        depth = low.count("/")
+        if pattern.match(name) and (depth == 0 or (role == "manifest" and depth == 1)):
+            return role
+    return None
+
+
+def summarise_tree(tree: FileTree, *, max_entries: int = 200) -> dict[str, Any]:
+    """A model-sized picture of a whole tree: counts per directory, notable files, a bounded path list."""
+    if tree.empty_repository:
+        return {"empty_repository": True, "files": 0, "dirs": 0}
+    base = f"{tree.path}/" if tree.path else ""
+    files = [e for e in tree.entries if e.type != "dir"]
+    per_top: Counter[str] = Counter()
+    per_dir: Counter[str] = Counter()
+    for entry in files:
+        rel = entry.path[len(base) :]
+        parts = rel.split("/")
+        per_top[parts[0] if len(parts) > 1 else ""] += 1
+        if len(parts) > 2:
+            per_dir["/".join(parts[:2])] += 1
+    top_level = [
+        {"name": e.path[len(base) :], "type": e.type, **({"files": per_top[e.path[len(base) :]]} if e.type == "dir" else {})}
+        for e in tree.entries
+        if "/" not in e.path[len(base) :]
+    ]
+    ordered = sorted(files, key=lambda e: (e.path.count("/"), e.path.lower()))
+    shown = [e.path for e in ordered[:max_entries]]
+    summary: dict[str, Any] = {
+        "ref": tree.ref,
+        "path": tree.path or "/",
+        "files": tree.files,
+        "dirs": tree.dirs,
+        "top_level": top_level[:100],
+        "largest_subdirectories": [
+            {"path": f"{base}{d}", "files": n} for d, n in per_dir.most_common(20)
+        ],
+        "notable_files": {
+            e.path: role for e in ordered if (role := notable_role(e.path[len(base) :] if base else e.path))
+        },
+        "paths": shown,
+    }
+    if len(files) > len(shown):
+        summary["paths_omitted"] = len(files) - len(shown)
+    if tree.truncated:
+        summary["truncated"] = True
+        summary["note"] = "GitHub truncated this tree (over 100,000 entries or 7 MB): counts are lower bounds"
+    return summary
+
+
+def cut_for_model(observation: dict[str, Any], max_chars: int) -> str:
+    """The observation as JSON text, cut to ``max_chars`` with a note saying how much was left out."""
+    text = json.dumps(observation, ensure_ascii=False, separators=(",", ":"))
+    if len(text) <= max_chars:
+        return text
+    omitted = len(text) - max_chars
+    return f"{text[:max_chars]}… [observation cut for the model: {omitted:,} more characters not shown]"

@@ -1,0 +1,57 @@
+"""Shared test setup: a network kill-switch, so that no test can reach anything but loopback.
+
+Every outgoing ``socket.connect`` is checked: 127.0.0.0/8, ::1, "localhost" and Unix sockets pass;
+anything else raises :class:`BlockedNetworkError` at once (the machine has no internet anyway, but a
+test that *tries* would otherwise hang until a timeout or, on another machine, really go out).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+
+class BlockedNetworkError(OSError):
+    """A test tried to connect somewhere other than loopback."""
+
+
+def _allowed(address: Any) -> bool:
+    if isinstance(address, (str, bytes)):  # AF_UNIX path
+        return True
+    host = address[0] if isinstance(address, tuple) and address else None
+    if not isinstance(host, str):
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%", 1)[0]).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _network_kill_switch() -> Iterator[None]:
+    original_connect = socket.socket.connect
+    original_connect_ex = socket.socket.connect_ex
+
+    def guarded_connect(self: socket.socket, address: Any) -> None:
+        if self.family in (socket.AF_INET, socket.AF_INET6) and not _allowed(address):
+            raise BlockedNetworkError(f"tests may only connect to loopback, not {address!r}")
+        original_connect(self, address)
+
+    def guarded_connect_ex(self: socket.socket, address: Any) -> int:
+        if self.family in (socket.AF_INET, socket.AF_INET6) and not _allowed(address):
+            raise BlockedNetworkError(f"tests may only connect to loopback, not {address!r}")
+        return original_connect_ex(self, address)
+
+    socket.socket.connect = guarded_connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = guarded_connect_ex  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        socket.socket.connect = original_connect  # type: ignore[method-assign]
+        socket.socket.connect_ex = original_connect_ex  # type: ignore[method-assign]
