@@ -55,3 +55,25 @@ def _network_kill_switch() -> Iterator[None]:
     finally:
         socket.socket.connect = original_connect  # type: ignore[method-assign]
         socket.socket.connect_ex = original_connect_ex  # type: ignore[method-assign]
+
+
+# --- shared servers and repositories --------------------------------------------------------------
+
+from pathlib import Path  # noqa: E402
+
+from tests.emulator.github import GitHubEmulator  # noqa: E402
+from tests.emulator.gitrepo import sample_python_project  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def sample_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A realistic small Python project (8 commits, 3 authors), built once per test session."""
+    return sample_python_project(tmp_path_factory.mktemp("sample") / "widgets")
+
+
+@pytest.fixture
+def emulator(sample_repo: Path) -> Iterator[GitHubEmulator]:
+    """A GitHub emulator serving ``acme/widgets`` from the sample repository."""
+    with GitHubEmulator() as emu:
+        emu.add_repo("acme/widgets", sample_repo, description="Count words, fast.", stars=42, topics=["text"])
+        yield emu

@@ -549,16 +549,18 @@ def test_missing_user_agent_is_forbidden(emu: GitHubEmulator) -> None:
 def test_keep_alive_and_records(emu: GitHubEmulator) -> None:
     host, port = emu.base_url.removeprefix("http://").split(":")
     connection = http.client.HTTPConnection(host, int(port), timeout=5)
+    sockets = []
     try:
         for path in ("/repos/octo/sample", "/repos/octo/sample/contents/src%2Fpkg?ref=main"):
             connection.request("GET", path, headers={**UA, "Accept": "application/vnd.github+json"})
             response = connection.getresponse()
             response.read()
             assert response.status == 200
-            assert response.getheader("Connection") != "close"
-        assert connection.sock is not None  # the same socket served both
+            sockets.append(connection.sock)
     finally:
         connection.close()
+    assert sockets[0] is not None
+    assert sockets[0] is sockets[1]  # the server kept the connection open for the second request
     record = emu.requests[1]
     assert (record.path, record.decoded_path, record.query) == (
         "/repos/octo/sample/contents/src%2Fpkg",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
@@ -58,7 +59,7 @@ def test_mixed_text_adds_up_and_rounds_up() -> None:
 
 
 def test_estimate_messages_counts_content_reasoning_and_tool_calls() -> None:
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "system", "content": ENGLISH},
         {
             "role": "assistant",

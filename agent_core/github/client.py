@@ -138,8 +138,9 @@ class GitHubClient:
         moved = self._moved.get(repo.key())
         if moved is None:
             return built
-        prefix = f"/repos/{repo.owner}/{repo.name}"
-        return moved + built[len(prefix) :]
+        # ``built`` starts with /repos/{owner}/{name}/: keep what follows the first three segments.
+        rest = built.split("/", 4)[4] if built.count("/") >= 4 else ""
+        return f"{moved}/{rest}" if rest else moved
 
     def stale_view(self) -> GitHubClient:
         """A client that answers only from the persistent cache (any age) — the fallback's source."""

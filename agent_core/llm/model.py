@@ -122,7 +122,7 @@ class OpenAIChatModel:
         deadline = asyncio.get_running_loop().time() + self._turn_timeout
         accumulator = TurnAccumulator()
         stream = await self._open(messages, tools, deadline)
-        if True:  # releases the connection on early exit, error or cancellation
+        async with stream:  # releases the connection on early exit, error or cancellation
             while True:
                 chunk = await self._next_chunk(stream, deadline)
                 if chunk is None:
@@ -195,14 +195,14 @@ def _map_api_error(
     detail = _scrub(_server_message(exc), key)
     if isinstance(exc, openai.APITimeoutError):
         if started:
-            return LLMError("the model stream broke off (read timed out)", hint="the turn can be retried")
-        return LLMError("the model endpoint timed out", hint="check BASE_URL and that the server is up")
+            return IncompleteStreamError("the model stream broke off (read timed out)", hint="the turn can be retried")
+        return LLMError("the model endpoint timed out", hint="check LLM_BASE_URL and that the server is up")
     if isinstance(exc, openai.APIConnectionError):
         if started:
-            return LLMError(
+            return IncompleteStreamError(
                 "the model stream broke off", hint="the connection dropped; the turn can be retried"
             )
-        return LLMError("the model endpoint is unreachable", hint="check BASE_URL and your network")
+        return LLMError("the model endpoint is unreachable", hint="check LLM_BASE_URL and your network")
     if isinstance(exc, openai.APIStatusError):
         logger.info("model endpoint answered %s: %s", exc.status_code, detail)
         return _map_status(exc.status_code, detail, model=model, tools_sent=tools_sent)
@@ -233,7 +233,7 @@ def _map_status(status: int, detail: str, *, model: str, tools_sent: bool) -> LL
         return LLMError(
             f"model not found: {model}",
             status=status,
-            hint="check MODEL, and that BASE_URL points at the API root (often ending in /v1)",
+            hint="check LLM_MODEL, and that LLM_BASE_URL points at the API root (often ending in /v1)",
         )
     if status == 429:
         return LLMError(

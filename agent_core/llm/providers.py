@@ -185,11 +185,11 @@ def resolve_model_config(
     resolved_url = (base_url or preset.base_url).rstrip("/")
     if not resolved_url:
         raise ConfigurationError(
-            "the custom model provider needs a base URL", hint="set BASE_URL, e.g. http://host:8000/v1"
+            "the custom model provider needs a base URL", hint="set LLM_BASE_URL, e.g. http://host:8000/v1"
         )
     resolved_model = model or preset.default_model
     if not resolved_model:
-        raise ConfigurationError("no model name configured", hint="set MODEL to the endpoint's model id")
+        raise ConfigurationError("no model name configured", hint="set LLM_MODEL to the endpoint's model id")
     if api_key is None and name == "huggingface":
         api_key = hf_token
     if api_key is None and not preset.needs_key:

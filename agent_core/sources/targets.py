@@ -180,7 +180,9 @@ def _segment_problem(segment: str) -> str | None:
     """Why one path segment is refused, or None; checks the segment and its NFKC form."""
     for form in (segment, unicodedata.normalize("NFKC", segment)):
         if form in {".", ".."}:
-            return "'..' segments are not allowed: paths are relative to the repository root"
+            return (
+                "'..' segments are not allowed (nor look-alikes such as '．．'): stay inside the repository"
+            )
         if "/" in form:
             return "a character that reads as '/' is not allowed inside a name"
         for char in form:

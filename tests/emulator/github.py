@@ -42,7 +42,7 @@ from datetime import UTC, datetime
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import Any, Literal, Self, cast
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
@@ -144,6 +144,8 @@ _REPO_PATH = re.compile(r"^/repos/([^/]+)/([^/]+)(/.*)?$")
 _ID_PATH = re.compile(r"^/repositories/(\d+)(/.*)?$")
 _NOREPLY = re.compile(r"^(?:\d+\+)?([A-Za-z0-9-]+)@users\.noreply\.github\.com$", re.IGNORECASE)
 _GITHUB_URL = re.compile(r"^(?:https?://|git://|git@|ssh://git@)github\.com[:/]([^/]+)/([^/]+?)(?:\.git)?/?$")
+_RAW_TYPES = {f"application/vnd.github.{v}raw{s}" for v in ("", "v3.") for s in ("", "+json")}
+_OBJECT_TYPES = {f"application/vnd.github.{v}object{s}" for v in ("", "v3.") for s in ("", "+json")}
 _README = re.compile(r"^readme(\.[A-Za-z0-9]+)?$", re.IGNORECASE)
 
 
@@ -282,19 +284,9 @@ def _int_param(value: str | None, *, default: int, low: int, high: int) -> int:
 
 def _media(accept: str) -> Literal["json", "raw", "object"]:
     types = {part.split(";")[0].strip().lower() for part in accept.split(",")}
-    if types & {
-        "application/vnd.github.raw",
-        "application/vnd.github.raw+json",
-        "application/vnd.github.v3.raw",
-    }:
+    if types & _RAW_TYPES:
         return "raw"
-    if types & {
-        "application/vnd.github.object",
-        "application/vnd.github.object+json",
-        "application/vnd.github.v3.object",
-    }:
-        return "object"
-    return "json"
+    return "object" if types & _OBJECT_TYPES else "json"
 
 
 def _clean_path(path: str, doc: str) -> str:
@@ -345,22 +337,28 @@ class _RepoView:
         if rest.startswith("/git/trees/") and len(rest) > len("/git/trees/"):
             return self.tree(rest.removeprefix("/git/trees/"), query)
         if rest == "/languages":
-            return _json(200, self.languages())
+            return _json(200, self.languages(self.head_blobs(self.head())))
         raise _not_found(_DOCS)
 
     # -- repository
 
+    def head(self) -> str | None:
+        """The default branch's commit, or None for an empty repository."""
+        return None if self.git.is_empty() else self.git.resolve(self.git.default_branch())
+
+    def head_blobs(self, head: str | None) -> list[TreeItem]:
+        """Every blob (files and symlinks) of ``head``'s tree."""
+        items = self.git.list_tree(head, recursive=True) if head else []
+        return [item for item in items if item.type == "blob"]
+
     def repo_json(self) -> dict[str, Any]:
         repo, api_url = self.repo, self.repo_api
-        empty = self.git.is_empty()
-        head = None if empty else self.git.resolve(self.git.default_branch())
+        head = self.head()
         latest = self.git.log(head, max_count=1)[0] if head else None
-        created = (self.git.first_commit_time(head) if head else None) or 1704067200
+        created = (self.git.first_commit_time(head) if head else None) or 1704067200  # empty: 2024-01-01
         pushed = latest.committer_time if latest else created
-        blobs = (
-            [] if head is None else [i for i in self.git.list_tree(head, recursive=True) if i.type == "blob"]
-        )
-        languages = self.languages()
+        blobs = self.head_blobs(head)
+        languages = self.languages(blobs)
         data: dict[str, Any] = {
             "id": repo.id,
             "node_id": base64.b64encode(f"010:Repository{repo.id}".encode()).decode(),
@@ -679,15 +677,13 @@ class _RepoView:
         url = f"{self.repo_api}/git/trees/{tree_sha}"
         return _json(200, {"sha": tree_sha, "url": url, "tree": entries, "truncated": truncated})
 
-    def languages(self) -> dict[str, int]:
-        """Bytes per language on the default branch, by file extension; docs and config don't count."""
-        if self.git.is_empty():
-            return {}
-        head = self.git.resolve(self.git.default_branch())
+    @staticmethod
+    def languages(blobs: Sequence[TreeItem]) -> dict[str, int]:
+        """Bytes per language, by file extension (symlinks, docs and config don't count), largest first."""
         totals: dict[str, int] = {}
-        for item in self.git.list_tree(head, recursive=True) if head else []:
+        for item in blobs:
             language = _LANGUAGES.get(posixpath.splitext(item.path)[1].lower())
-            if item.type == "blob" and item.mode != "120000" and language:
+            if language and item.mode != "120000":
                 totals[language] = totals.get(language, 0) + (item.size or 0)
         return dict(sorted(totals.items(), key=lambda kv: (-kv[1], kv[0])))
 
@@ -777,6 +773,7 @@ class GitHubEmulator:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._server: _Server | None = None
+        self._origin = ""  # base URL of the last start; kept after stop for requests still finishing
         self._thread: threading.Thread | None = None
         self._connections: set[socket.socket] = set()
         self._repos: dict[int, _Repo] = {}
@@ -799,6 +796,7 @@ class GitHubEmulator:
             return self
         self._stopping.clear()
         self._server = _Server(self)
+        self._origin = f"http://127.0.0.1:{self._server.server_port}{self.prefix}"
         self._thread = threading.Thread(
             target=self._server.serve_forever,
             kwargs={"poll_interval": 0.01},
@@ -837,7 +835,7 @@ class GitHubEmulator:
         """``http://127.0.0.1:PORT`` (plus the prefix); only while started."""
         if self._server is None:
             raise RuntimeError("the emulator is not started")
-        return f"http://127.0.0.1:{self._server.server_port}{self.prefix}"
+        return self._origin
 
     # -- repositories
 
@@ -1125,7 +1123,7 @@ class GitHubEmulator:
             method=handler.command,
             raw_path=parts.path,
             raw_query=parts.query,
-            query=dict(parse_qsl(parts.query, keep_blank_values=True)),
+            query=MappingProxyType(dict(parse_qsl(parts.query, keep_blank_values=True))),
             decoded_path=unquote(parts.path),
             token=token,
             client_ip=str(handler.client_address[0]),
@@ -1206,13 +1204,13 @@ class GitHubEmulator:
                 rest = unquote(match.group(2) or "")
             if repo is None or repo.private:
                 raise _not_found(_DOC_URLS["repo"] if path and _REPO_PATH.match(path) else _DOCS)
-            view = _RepoView(repo, api=self.base_url, limits=self._limits())
+            view = _RepoView(repo, api=self._origin, limits=self._limits())
             return view.dispatch(rest, req.query, req.accept)
         except _ApiError as error:
             return _json(error.status, error.payload, cacheable=False)
 
     def _moved_response(self, req: _Incoming, repo_id: int, raw_rest: str) -> _Response:
-        location = f"{self.base_url}/repositories/{repo_id}{raw_rest}" + (
+        location = f"{self._origin}/repositories/{repo_id}{raw_rest}" + (
             f"?{req.raw_query}" if req.raw_query else ""
         )
         status = 301 if req.method in {"GET", "HEAD"} else 307  # GitHub: 307 keeps non-GET methods

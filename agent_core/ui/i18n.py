@@ -1,0 +1,204 @@
+"""The browser app's labels in English and Chinese: one dict per language and :func:`t` to look one up.
+
+Only what the page itself says lives here (buttons, headings, status texts, table columns). Reports
+follow the report-language setting of the core; repository content is never translated.
+A key missing from a language falls back to English; a key missing everywhere is returned as is, so a
+typo shows up on the page instead of crashing a handler.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Mapping
+from typing import Literal
+
+UiLanguage = Literal["en", "zh"]
+UI_LANGUAGES: Mapping[str, UiLanguage] = types.MappingProxyType({"English": "en", "中文": "zh"})
+
+_EN: Mapping[str, str] = types.MappingProxyType(
+    {
+        "title": "Repo Analyst",
+        "subtitle": "Paste a GitHub repository and watch an agent analyse it, step by step.",
+        "target_label": "Repository URL(s), owner/repo, or a local path",
+        "target_label_hosted": "Repository URL(s) or owner/repo",
+        "target_placeholder": "https://github.com/pallets/flask",
+        "question_label": "Question (optional)",
+        "question_placeholder": "What is the architecture? Is it well maintained?",
+        "analyze": "Analyze",
+        "stop": "Stop",
+        "examples": "Examples",
+        "trace": "Trace",
+        "report": "Report",
+        "report_empty": "*The report appears here as it is written.*",
+        "download_report": "Download report.md",
+        "download_trace": "Download trace.jsonl",
+        "breakers": "Circuit breakers",
+        "stats": "Run stats",
+        "followup_label": "Follow-up question",
+        "followup_placeholder": "Ask more about the same repository (available after a report)",
+        "ask": "Ask",
+        "chaos": "Chaos mode (this session only)",
+        "chaos_enabled": "Inject GitHub faults",
+        "chaos_fault_rate": "Fault rate (503s and timeouts)",
+        "chaos_burst": "Trigger a 429 burst",
+        "chaos_down": "Force a tool down",
+        "chaos_none": "(none)",
+        "chaos_note": (
+            "Faults are injected below the HTTP cache: answers still fresh in the cache are not affected."
+        ),
+        "replay": "Replay a recorded run",
+        "replay_choice": "Bundled recording",
+        "replay_upload": "…or upload a trace (.jsonl)",
+        "replay_speed": "Speed",
+        "replay_button": "Replay",
+        "export": "Export",
+        "settings": "Settings",
+        "provider": "Model provider",
+        "model": "Model",
+        "base_url": "Base URL",
+        "api_key": "API key (kept in this browser session only)",
+        "github_token": "GitHub token (kept in this browser session only)",
+        "max_turns": "Max turns",
+        "report_language": "Report language",
+        "ui_language": "Interface language",
+        "apply_settings": "Apply settings",
+        "settings_applied": "Settings applied to this session.",
+        "status_model": "model: {model} via {provider}",
+        "status_planner": "offline planner (no API key)",
+        "status_gh_auth": "GitHub: authenticated",
+        "status_gh_anon": "GitHub: unauthenticated (60 requests/hour)",
+        "status_gh_remaining": "{remaining} requests left, resets {reset}",
+        "status_space_warning": "⚠️ no GitHub token on this Space: the shared 60 requests/hour run out fast",
+        "status_running": "Running…",
+        "status_done": "Done.",
+        "status_degraded": "Done (degraded: some data could not be read).",
+        "status_failed": "Failed: {message}",
+        "status_stopped": "Stopped.",
+        "status_replaying": "Replaying {name}…",
+        "status_replayed": "Replay finished.",
+        "status_no_followup": "Run an analysis first: follow-ups continue its conversation.",
+        "budget_exceeded": (
+            "This session has used its {limit} runs for this hour; try again in {minutes} min."
+        ),
+        "stopped": "⏹ Stopped",
+        "stopped_log": "stopped",
+        "col_breaker": "breaker",
+        "col_state": "state",
+        "col_failures": "failures",
+        "col_last_error": "last error",
+        "col_next_probe": "next probe",
+        "probe_due": "due",
+        "stat_turns": "Turns",
+        "stat_tool_calls": "Tool calls",
+        "stat_github_requests": "GitHub requests",
+        "stat_cache_hits": "Cache hits",
+        "stat_rate_limit": "Rate limit left",
+        "stat_tokens": "Tokens in / out",
+        "stat_cost": "Estimated cost",
+        "stat_elapsed": "Elapsed",
+        "stat_unknown": "—",
+        "step": "Step",
+        "report_step": "Writing the report",
+        "retry_line": "↻ attempt {attempt} failed ({reason}); retrying in {delay:.2f}s",
+        "failed": "❌ {message}",
+    }
+)
+
+_ZH: Mapping[str, str] = types.MappingProxyType(
+    {
+        "title": "仓库分析助手",
+        "subtitle": "粘贴一个 GitHub 仓库，逐步观看智能体如何分析它。",
+        "target_label": "仓库地址、owner/repo 或本地路径",
+        "target_label_hosted": "仓库地址或 owner/repo",
+        "question_label": "问题（可选）",
+        "question_placeholder": "它的架构是怎样的？维护得好吗？",
+        "analyze": "分析",
+        "stop": "停止",
+        "examples": "示例",
+        "trace": "执行过程",
+        "report": "报告",
+        "report_empty": "*报告会在生成时显示在这里。*",
+        "download_report": "下载 report.md",
+        "download_trace": "下载 trace.jsonl",
+        "breakers": "熔断器",
+        "stats": "运行统计",
+        "followup_label": "追问",
+        "followup_placeholder": "继续询问同一个仓库（生成报告后可用）",
+        "ask": "提问",
+        "chaos": "混沌模式（仅本会话）",
+        "chaos_enabled": "注入 GitHub 故障",
+        "chaos_fault_rate": "故障率（503 与超时）",
+        "chaos_burst": "触发一波 429",
+        "chaos_down": "强制某个工具宕机",
+        "chaos_none": "（无）",
+        "chaos_note": "故障注入在 HTTP 缓存之下：缓存中仍然新鲜的响应不受影响。",
+        "replay": "回放录制的运行",
+        "replay_choice": "内置录制",
+        "replay_upload": "……或上传一个 trace 文件（.jsonl）",
+        "replay_speed": "速度",
+        "replay_button": "回放",
+        "export": "导出",
+        "settings": "设置",
+        "provider": "模型提供商",
+        "model": "模型",
+        "base_url": "接口地址",
+        "api_key": "API 密钥（仅保存在本浏览器会话中）",
+        "github_token": "GitHub 令牌（仅保存在本浏览器会话中）",
+        "max_turns": "最大轮数",
+        "report_language": "报告语言",
+        "ui_language": "界面语言",
+        "apply_settings": "应用设置",
+        "settings_applied": "设置已应用到本会话。",
+        "status_model": "模型：{model}（{provider}）",
+        "status_planner": "离线规划器（未配置 API 密钥）",
+        "status_gh_auth": "GitHub：已认证",
+        "status_gh_anon": "GitHub：未认证（每小时 60 次请求）",
+        "status_gh_remaining": "剩余 {remaining} 次请求，{reset} 重置",
+        "status_space_warning": "⚠️ 此 Space 未配置 GitHub 令牌：共享的每小时 60 次请求很快会用完",
+        "status_running": "运行中……",
+        "status_done": "完成。",
+        "status_degraded": "完成（降级：部分数据无法读取）。",
+        "status_failed": "失败：{message}",
+        "status_stopped": "已停止。",
+        "status_replaying": "正在回放 {name}……",
+        "status_replayed": "回放结束。",
+        "status_no_followup": "请先运行一次分析：追问会延续那次对话。",
+        "budget_exceeded": "本会话这一小时的 {limit} 次运行已用完；请 {minutes} 分钟后再试。",
+        "stopped": "⏹ 已停止",
+        "stopped_log": "已停止",
+        "col_breaker": "熔断器",
+        "col_state": "状态",
+        "col_failures": "失败次数",
+        "col_last_error": "最近错误",
+        "col_next_probe": "下次探测",
+        "probe_due": "即将",
+        "stat_turns": "轮数",
+        "stat_tool_calls": "工具调用",
+        "stat_github_requests": "GitHub 请求",
+        "stat_cache_hits": "缓存命中",
+        "stat_rate_limit": "剩余配额",
+        "stat_tokens": "输入 / 输出 token",
+        "stat_cost": "预估费用",
+        "stat_elapsed": "耗时",
+        "step": "步骤",
+        "report_step": "撰写报告",
+        "retry_line": "↻ 第 {attempt} 次尝试失败（{reason}）；{delay:.2f} 秒后重试",
+        "failed": "❌ {message}",
+    }
+)
+
+LABELS: Mapping[UiLanguage, Mapping[str, str]] = types.MappingProxyType({"en": _EN, "zh": _ZH})
+
+
+def t(key: str, lang: str = "en", **values: object) -> str:
+    """The label ``key`` in ``lang`` (English fallback), formatted with ``values`` when given."""
+    table = LABELS.get(lang, _EN)  # type: ignore[call-overload]
+    text = table.get(key) or _EN.get(key) or key
+    return text.format(**values) if values else text
+
+
+def ui_language(choice: str | None) -> UiLanguage:
+    """A selector's value ("English", "中文", "en", "zh") as a language code; English otherwise."""
+    if choice in ("en", "zh"):
+        return choice  # type: ignore[return-value]
+    return UI_LANGUAGES.get(choice or "", "en")

@@ -1,0 +1,90 @@
+"""Running real analyses in tests: the real loop, the real GitHub client over the emulator, the real
+openai SDK over the scripted model server. Only the two servers are fakes."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import openai
+
+from agent_core import events as ev
+from agent_core.agent.session import OpenedAnalysis, Services, open_analysis
+from agent_core.llm import OpenAIChatModel, resolve_model_config
+from agent_core.settings import Settings
+from tests.emulator.github import GitHubEmulator
+from tests.emulator.model_server import ScriptedModelServer
+
+API_KEY = "sk-test-SECRET-key-0123456789"
+
+
+def make_settings(emu: GitHubEmulator, tmp_path: Path, server: ScriptedModelServer | None = None, **changes: Any) -> Settings:
+    base: dict[str, Any] = {
+        "github_api_url": emu.base_url,
+        "cache_dir": tmp_path / "cache",
+        "retry_max_total": 5.0,
+        "github_read_timeout": 2.0,
+    }
+    if server is not None:
+        base.update(api_key=API_KEY, llm_provider="custom", llm_base_url=server.base_url, llm_model="scripted-model")
+    base.update(changes)
+    return Settings(**base)
+
+
+@dataclass
+class Run:
+    opened: OpenedAnalysis
+    events: list[ev.Event] = field(default_factory=list)
+
+    @property
+    def kinds(self) -> list[str]:
+        return [e.kind for e in self.events]
+
+    @property
+    def finished(self) -> ev.RunFinished:
+        last = self.events[-1]
+        assert isinstance(last, ev.RunFinished), last
+        return last
+
+    def of(self, kind: type[ev.Event]) -> list[Any]:
+        return [e for e in self.events if isinstance(e, kind)]
+
+    async def ask(self, question: str) -> list[ev.Event]:
+        new = [e async for e in self.opened.analysis.run(question)]
+        self.events.extend(new)
+        return new
+
+
+@asynccontextmanager
+async def analysis(
+    settings: Settings, target: str = "acme/widgets", *, max_retries: int = 0, turn_timeout: float = 10.0
+) -> AsyncIterator[Run]:
+    services = Services(settings)
+    client: openai.AsyncOpenAI | None = None
+    model = config = None
+    if not settings.offline_planner:
+        assert settings.llm_base_url is not None
+        client = openai.AsyncOpenAI(base_url=settings.llm_base_url, api_key=settings.api_key, max_retries=max_retries)
+        model = OpenAIChatModel(client, model=settings.llm_model or "m", turn_timeout=turn_timeout)
+        config = resolve_model_config(
+            provider="custom", base_url=settings.llm_base_url, model=settings.llm_model, api_key=settings.api_key
+        )
+    try:
+        opened = await open_analysis(services, target, "", settings=settings, model=model, model_config=config)
+        try:
+            yield Run(opened=opened)
+        finally:
+            await opened.aclose()
+    finally:
+        if client is not None:
+            await client.close()
+        await services.aclose()
+
+
+async def run_once(settings: Settings, question: str = "", target: str = "acme/widgets", **kw: Any) -> Run:
+    async with analysis(settings, target, **kw) as run:
+        await run.ask(question)
+        return run

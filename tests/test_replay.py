@@ -1,0 +1,100 @@
+"""Replay: original timing on a fake clock, speed, capped pauses, parsing, the bundled recordings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_core import events as ev
+from agent_core.errors import UserInputError
+from agent_core.events import dump_events
+from agent_core.ui.render import TraceView
+from agent_core.ui.replay import bundled_recordings, load_recording, parse_recording, replay
+from tests.fakes import FakeClock
+
+
+def _run(*times: float) -> list[ev.Event]:
+    return [ev.Notice(t=t, level="info", message=f"at {t}") for t in times]
+
+
+async def _collect(events: list[ev.Event], clock: FakeClock, **options: float) -> list[tuple[float, ev.Event]]:
+    start = clock.monotonic()
+    return [(round(clock.monotonic() - start, 6), e) async for e in replay(events, clock=clock, **options)]
+
+
+async def test_events_keep_their_relative_timing() -> None:
+    clock = FakeClock()
+    events = _run(0.0, 0.5, 0.5, 1.75)
+    seen = await _collect(events, clock)
+    assert [e for _, e in seen] == events
+    assert [at for at, _ in seen] == [0.0, 0.5, 0.5, 1.75]
+    assert clock.sleeps == [0.5, 1.25]  # no sleep for a zero gap
+
+
+async def test_speed_divides_the_gaps() -> None:
+    clock = FakeClock()
+    seen = await _collect(_run(0.0, 1.0, 3.0), clock, speed=4.0)
+    assert [at for at, _ in seen] == [0.0, 0.25, 0.75]
+
+
+async def test_long_pauses_are_capped() -> None:
+    clock = FakeClock()
+    seen = await _collect(_run(0.0, 30.0, 30.5), clock, max_gap=2.0)
+    assert [at for at, _ in seen] == [0.0, 2.0, 2.5]
+
+
+async def test_out_of_order_times_never_wait_backwards() -> None:
+    clock = FakeClock()
+    seen = await _collect(_run(1.0, 0.2, 1.5), clock)
+    assert [at for at, _ in seen] == [0.0, 0.0, 0.5]
+
+
+async def test_speed_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="speed"):
+        async for _ in replay(_run(0.0), speed=0):
+            pass
+
+
+def test_parse_recording_round_trips_dump_events(tmp_path: Path) -> None:
+    events = [
+        ev.RunStarted(t=0, run_id="r", targets=("o/r",), question="q", model="m", mode="model"),
+        ev.ToolCallStarted(t=0.1, call_id="c1", tool="read_file", arguments={"path": "README.md"}, turn=1),
+        ev.RunFinished(t=1.0, report="# R", degraded=False, stats=ev.RunStats(turns=1)),
+    ]
+    path = tmp_path / "run.jsonl"
+    dump_events(events, path)
+    assert load_recording(path) == events
+
+
+def test_bad_files_give_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(UserInputError, match="line 2 is not a repo-analyst event"):
+        parse_recording('{"kind":"notice","t":0,"level":"info","message":"x"}\n{"kind":"nope"}\n')
+    with pytest.raises(UserInputError, match="no events"):
+        parse_recording("\n\n")
+    binary = tmp_path / "x.jsonl"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(UserInputError, match="UTF-8"):
+        load_recording(binary)
+
+
+def test_bundled_recordings_are_complete_runs() -> None:
+    recordings = bundled_recordings()
+    assert 2 <= len(recordings) <= 4, recordings
+    kinds_seen: set[str] = set()
+    for name, path in recordings.items():
+        events = load_recording(path)
+        assert isinstance(events[0], ev.RunStarted), name
+        assert isinstance(events[-1], ev.RunFinished), name
+        view = TraceView()
+        for event in events:
+            view.apply(event)
+        assert view.finished and view.report_text(), name
+        assert not any(m.get("metadata", {}).get("status") == "pending" for m in view.messages()), name
+        kinds_seen |= {e.kind for e in events}
+    # Together they show the machinery: retries, a breaker opening and closing again, rate limits.
+    assert {"tool_retry", "breaker_changed", "rate_limit", "reasoning_delta"} <= kinds_seen
+
+
+def test_empty_folder_has_no_recordings(tmp_path: Path) -> None:
+    assert bundled_recordings(tmp_path / "missing") == {}
