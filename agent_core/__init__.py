@@ -1,1 +1,82 @@
-"""Repository analyst agent core."""
+"""agent_core: a hand-written ReAct agent that analyses GitHub repositories, with resilient tools.
+
+The public API, re-exported explicitly (pinned by ``tests/test_public_api.py``):
+
+- run an analysis: :func:`analyze` (the report), :func:`stream_analysis` (the events),
+  :func:`run_agent` (the original command-line agent's entry point), :func:`open_analysis` +
+  :class:`Services` (sessions with follow-up questions, as the browser app uses them);
+- configure: :class:`Settings`;
+- consume: the event types of :mod:`agent_core.events` and :func:`load_events` / :func:`dump_events`;
+- errors: :mod:`agent_core.errors`.
+"""
+
+from agent_core.agent.api import analyze, run_agent, stream_analysis
+from agent_core.agent.loop import Analysis, RunLimits
+from agent_core.agent.session import OpenedAnalysis, Services, open_analysis
+from agent_core.errors import (
+    AgentCoreError,
+    ConfigurationError,
+    InvalidTargetError,
+    LLMError,
+    UpstreamError,
+    UserInputError,
+)
+from agent_core.events import (
+    BreakerChanged,
+    Event,
+    Notice,
+    RateLimitUpdated,
+    ReasoningDelta,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+    RunStats,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolRetry,
+    TurnFinished,
+    TurnStarted,
+    dump_events,
+    event_from_dict,
+    event_to_dict,
+    load_events,
+)
+from agent_core.settings import Settings
+
+__all__ = [
+    "AgentCoreError",
+    "Analysis",
+    "BreakerChanged",
+    "ConfigurationError",
+    "Event",
+    "InvalidTargetError",
+    "LLMError",
+    "Notice",
+    "OpenedAnalysis",
+    "RateLimitUpdated",
+    "ReasoningDelta",
+    "RunFailed",
+    "RunFinished",
+    "RunLimits",
+    "RunStarted",
+    "RunStats",
+    "Services",
+    "Settings",
+    "TextDelta",
+    "ToolCallFinished",
+    "ToolCallStarted",
+    "ToolRetry",
+    "TurnFinished",
+    "TurnStarted",
+    "UpstreamError",
+    "UserInputError",
+    "analyze",
+    "dump_events",
+    "event_from_dict",
+    "event_to_dict",
+    "load_events",
+    "open_analysis",
+    "run_agent",
+    "stream_analysis",
+]

@@ -46,7 +46,8 @@ async def test_fault_rate_is_reproducible_and_splits_503_and_timeouts() -> None:
     counts = Counter(first)
     assert set(counts) == {"pass", "503", "timeout"}
     assert 150 < counts["pass"] < 250  # about half fail
-    assert 60 < counts["503"] < 140 and 60 < counts["timeout"] < 140  # and those split about evenly
+    assert 60 < counts["503"] < 140
+    assert 60 < counts["timeout"] < 140
 
 
 async def test_fault_rate_is_clamped() -> None:
@@ -69,19 +70,25 @@ async def test_rate_limit_burst_answers_the_next_n_requests_then_stops() -> None
     assert response is not None
     assert response.headers["retry-after"] == "1"
     assert "secondary rate limit" in response.json()["message"]
-    assert [f.kind for f in monkey.log] == ["rate_limit_429", "rate_limit_403", "rate_limit_429", "rate_limit_403"]
+    assert [f.kind for f in monkey.log] == [
+        "rate_limit_429",
+        "rate_limit_403",
+        "rate_limit_429",
+        "rate_limit_403",
+    ]
 
 
 async def test_down_tool_fails_only_that_tool_until_cleared() -> None:
     monkey = ChaosMonkey(ChaosSettings(enabled=True, down_tool="read_file"))
     for _ in range(3):
         response = await monkey.before_send(_request("/repos/o/r/contents/README.md"), "read_file")
-        assert response is not None and response.status_code == 503
+        assert response is not None
+        assert response.status_code == 503
         assert "forced down" in response.json()["message"]
     assert await monkey.before_send(_request(), "get_repo_info") is None
     monkey.configure(down_tool=None)
     assert await monkey.before_send(_request(), "read_file") is None
-    assert [(f.kind, f.tool, f.path) for f in monkey.log][0] == (
+    assert next((f.kind, f.tool, f.path) for f in monkey.log) == (
         "tool_down",
         "read_file",
         "/repos/o/r/contents/README.md",

@@ -18,7 +18,9 @@ def _run(*times: float) -> list[ev.Event]:
     return [ev.Notice(t=t, level="info", message=f"at {t}") for t in times]
 
 
-async def _collect(events: list[ev.Event], clock: FakeClock, **options: float) -> list[tuple[float, ev.Event]]:
+async def _collect(
+    events: list[ev.Event], clock: FakeClock, **options: float
+) -> list[tuple[float, ev.Event]]:
     start = clock.monotonic()
     return [(round(clock.monotonic() - start, 6), e) async for e in replay(events, clock=clock, **options)]
 
@@ -89,7 +91,8 @@ def test_bundled_recordings_are_complete_runs() -> None:
         view = TraceView()
         for event in events:
             view.apply(event)
-        assert view.finished and view.report_text(), name
+        assert view.finished, name
+        assert view.report_text(), name
         assert not any(m.get("metadata", {}).get("status") == "pending" for m in view.messages()), name
         kinds_seen |= {e.kind for e in events}
     # Together they show the machinery: retries, a breaker opening and closing again, rate limits.

@@ -137,6 +137,7 @@ class Analysis:
         self._t0 = 0.0
         self._last_rate: tuple[int, float] | None = None
         self.report: str | None = None
+        self.questions: list[str] = []
 
     @property
     def mode(self) -> ev.Mode:
@@ -154,6 +155,7 @@ class Analysis:
         state = _RunState(started=self._t0, turn_base=self._turns, results_base=len(self.toolbox.results))
         unsubscribe = self.breakers.subscribe(self._on_breaker)
         follow_up = bool(self.conversation.messages)
+        self.questions.append(question)
         language = detect_language(question, self._language_setting)
         try:
             yield ev.RunStarted(
@@ -525,8 +527,7 @@ class Analysis:
         )
 
     def _question(self) -> str:
-        users = [m for m in self.conversation.messages if m.get("role") == "user"]
-        return str(users[0]["content"]) if users else ""
+        return self.questions[-1] if self.questions else ""
 
     def _t(self) -> float:
         return round(self._clock.monotonic() - self._t0, 4)

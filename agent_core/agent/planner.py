@@ -44,6 +44,7 @@ _MANIFEST_ORDER = (
     re.compile(r"^setup\.py$"),
     re.compile(r"^(pom\.xml|build\.gradle(\.kts)?|gemfile|composer\.json)$"),
 )
+_CI_NAME = re.compile(r"ci|test|build|check")
 _LICENSE = re.compile(r"^(license|licence|copying)([.-][\w.-]+)?$", re.IGNORECASE)
 
 
@@ -269,8 +270,10 @@ def _usable(path: str) -> bool:
         return False
 
 
-def _ci_rank(path: str) -> tuple[bool, str]:
-    return (not path.startswith(".github/"), path)
+def _ci_rank(path: str) -> tuple[bool, bool, str]:
+    """GitHub Actions first, and among them the workflows whose name says they build or test."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return (not path.startswith(".github/"), not _CI_NAME.search(name), path)
 
 
 def _readme_rank(path: str) -> tuple[int, str]:

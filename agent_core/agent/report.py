@@ -68,6 +68,8 @@ class _Words:
     sep: str  # list separator
     semi: str  # separator of clauses
     colon: str
+    paren: str  # " ({})"
+    files: tuple[str, str]  # one, several
     not_examined: str
     question: str
     warning: str
@@ -219,6 +221,8 @@ EN = _Words(
     sep=", ",
     semi="; ",
     colon=": ",
+    paren=" ({})",
+    files=("{} file", "{} files"),
     not_examined="Not examined.",
     question="**Question:** {}",
     warning="⚠ Some data could not be fetched: {}. Missing facts are marked “unknown”.",
@@ -244,11 +248,11 @@ EN = _Words(
     no_languages="none detected",
     manifests="**Manifests read:**",
     manifest_line="- {}: {}",
-    runtime_deps="{} runtime dependencies: {}",
-    dev_deps="{} development dependencies: {}",
+    runtime_deps="runtime dependencies ({}): {}",
+    dev_deps="development dependencies ({}): {}",
     groups="optional groups: {}",
     build_backend="build backend: {}",
-    indirect="{} indirect requirements",
+    indirect="indirect requirements: {}",
     no_deps="no dependencies declared",
     unparsed="present but not parsed",
     invalid="could not be parsed ({})",
@@ -258,8 +262,8 @@ EN = _Words(
     notable="**Notable dependencies:** {}",
     tooling="**Build and tooling files:** {}",
     categories=MappingProxyType(_CATEGORIES_EN),
-    counts="{} files in {} directories.",
-    top_dir="- {} — {} files — {}",
+    counts="Files: {}; directories: {}.",
+    top_dir="- {} — {} — {}",
     top_files="**Top-level files:** {}",
     notable_files="**Notable files:** {}",
     roles=MappingProxyType(
@@ -284,7 +288,7 @@ EN = _Words(
     empty_repo="The repository is empty (no commits).",
     no_tree="The file tree could not be fetched.",
     root_only="The full tree could not be fetched; the root folder holds: {}",
-    listing="{} holds {} entries: {}",
+    listing="Contents of {}: {}",
     last_commit="Last commit: {}",
     first_commit="First commit in the sample: {}",
     sample="Commits in the sample: {}",
@@ -297,8 +301,8 @@ EN = _Words(
     no_commits="The repository has no commits.",
     commits_failed="The commit history could not be fetched.",
     s_ci="Continuous integration is configured: {}.",
-    s_tests="A tests folder is present: {} ({} files).",
-    s_test_files="Test files are present ({} files).",
+    s_tests="A tests folder is present: {} ({}).",
+    s_test_files="Test files are present: {}.",
     s_license="A license is declared: {}.",
     s_license_file="A license file is present: {}.",
     s_readme="The README is substantial: {} ({} lines).",
@@ -315,7 +319,7 @@ EN = _Words(
     r_no_readme="No README was found at the root.",
     r_short_readme="The README is very short ({} lines).",
     r_large_files="Large files in the repository: {}.",
-    r_unchecked="Could not check {} (the file list could not be fetched).",
+    r_unchecked="Could not check {} (no complete file list is available).",
     r_data="Some data is stale or missing ({}); facts marked unknown could not be verified.",
     r_empty="The repository is empty: there is nothing to assess yet.",
     no_risks="No risks are visible in the data gathered.",
@@ -372,6 +376,8 @@ ZH = _Words(
     sep="、",
     semi="；",
     colon="：",
+    paren="（{}）",
+    files=("{} 个文件", "{} 个文件"),
     not_examined="未检查。",
     question="**问题：** {}",
     warning="⚠ 部分数据未能获取：{}。缺失的信息标为“未知”。",
@@ -397,11 +403,11 @@ ZH = _Words(
     no_languages="未检测到",
     manifests="**已读取的清单文件：**",
     manifest_line="- {}：{}",
-    runtime_deps="{} 个运行时依赖：{}",
-    dev_deps="{} 个开发依赖：{}",
+    runtime_deps="运行时依赖（{}）：{}",
+    dev_deps="开发依赖（{}）：{}",
     groups="可选依赖组：{}",
     build_backend="构建后端：{}",
-    indirect="{} 个间接依赖",
+    indirect="间接依赖：{}",
     no_deps="未声明依赖",
     unparsed="存在，但未解析",
     invalid="无法解析（{}）",
@@ -411,8 +417,8 @@ ZH = _Words(
     notable="**重要依赖：** {}",
     tooling="**构建与工具文件：** {}",
     categories=MappingProxyType(_CATEGORIES_ZH),
-    counts="共 {} 个文件，{} 个目录。",
-    top_dir="- {} — {} 个文件 — {}",
+    counts="文件：{}；目录：{}。",
+    top_dir="- {} — {} — {}",
     top_files="**顶层文件：** {}",
     notable_files="**重要文件：** {}",
     roles=MappingProxyType(
@@ -437,7 +443,7 @@ ZH = _Words(
     empty_repo="该仓库为空（没有提交）。",
     no_tree="未能获取文件树。",
     root_only="未能获取完整文件树；根目录包含：{}",
-    listing="{} 包含 {} 项：{}",
+    listing="{} 的内容：{}",
     last_commit="最近一次提交：{}",
     first_commit="样本中最早的提交：{}",
     sample="样本中的提交数：{}",
@@ -450,8 +456,8 @@ ZH = _Words(
     no_commits="该仓库没有任何提交。",
     commits_failed="未能获取提交历史。",
     s_ci="已配置持续集成：{}。",
-    s_tests="存在测试目录：{}（{} 个文件）。",
-    s_test_files="存在测试文件（{} 个）。",
+    s_tests="存在测试目录：{}（{}）。",
+    s_test_files="存在测试文件：{}。",
     s_license="已声明许可证：{}。",
     s_license_file="存在许可证文件：{}。",
     s_readme="README 内容充实：{}（{} 行）。",
@@ -467,7 +473,7 @@ ZH = _Words(
     r_no_readme="根目录下没有 README。",
     r_short_readme="README 非常简短（{} 行）。",
     r_large_files="仓库中有大文件：{}。",
-    r_unchecked="无法检查{}（未能获取文件列表）。",
+    r_unchecked="无法检查{}（没有完整的文件列表）。",
     r_data="部分数据过期或缺失（{}）；标为未知的信息无法核实。",
     r_empty="该仓库为空：暂无可评估的内容。",
     no_risks="在已获取的数据中未发现明显风险。",
@@ -962,9 +968,9 @@ def _strengths(facts: _Facts, words: _Words) -> list[str]:
         out.append(words.s_ci.format(_names([_link(facts, p) for p in facts.ci], words)))
     if facts.tests_dir:
         count = sum(1 for p in facts.paths if p.startswith(f"{facts.tests_dir}/"))
-        out.append(words.s_tests.format(_code(f"{facts.tests_dir}/"), count))
+        out.append(words.s_tests.format(_code(f"{facts.tests_dir}/"), _files(count, words)))
     elif facts.test_files:
-        out.append(words.s_test_files.format(facts.test_files))
+        out.append(words.s_test_files.format(_files(facts.test_files, words)))
     license_id = ev.info.license if ev.info else None
     if license_id:
         out.append(words.s_license.format(_plain(license_id)))
@@ -985,14 +991,17 @@ def _strengths(facts: _Facts, words: _Words) -> list[str]:
 
 
 def _risks(facts: _Facts, words: _Words) -> list[Finding]:
-    ev, out = facts.evidence, []
+    """What the data shows to be missing or worrying; an absence only when it was checkable."""
+    ev = facts.evidence
+    gaps = [("data", words.r_data.format(words.semi.join(ev.gaps)))] if ev.gaps else []
     if (ev.commits is not None and ev.commits.empty_repository) or (
         ev.tree is not None and ev.tree.empty_repository
     ):
-        out.append(("empty", words.r_empty))
+        return [("empty", words.r_empty), *gaps]
+    out: list[Finding] = []
     if ev.info is not None and ev.info.archived:
         out.append(("archived", words.r_archived))
-    if facts.license_files == () and ev.info is not None and not ev.info.license:
+    if facts.license_files == () and not (ev.info and ev.info.license):
         out.append(("no_license", words.r_no_license))
     if facts.ci == ():
         out.append(("no_ci", words.r_no_ci))
@@ -1007,20 +1016,13 @@ def _risks(facts: _Facts, words: _Words) -> list[Finding]:
     if act and act.count >= 2 and len(act.authors) == 1:
         out.append(("single_author", words.r_single_author.format(act.count, _plain(act.authors[0][0]))))
     if facts.large_files:
-        big = [f"{_link(facts, p)} ({s / 1048576:.1f} MB)" for p, s in facts.large_files]
+        big = [_link(facts, p) + words.paren.format(f"{s / 1048576:.1f} MB") for p, s in facts.large_files]
         out.append(("large_files", words.r_large_files.format(words.sep.join(big))))
-    unchecked = [
-        k
-        for k, v in (("license", facts.license_files), ("ci", facts.ci), ("tests", facts.test_files))
-        if v is None
-    ]
-    if unchecked and not (ev.tree and ev.tree.empty_repository):
-        out.append(
-            ("unchecked", words.r_unchecked.format(words.sep.join(words.checks[k] for k in unchecked)))
-        )
-    if ev.gaps:
-        out.append(("data", words.r_data.format("; ".join(ev.gaps))))
-    return out
+    checks = (("license", facts.license_files), ("ci", facts.ci), ("tests", facts.test_files))
+    unchecked = [words.checks[name] for name, known in checks if known is None]
+    if unchecked:
+        out.append(("unchecked", words.r_unchecked.format(words.sep.join(unchecked))))
+    return [*out, *gaps]
 
 
 # ========================================================================================== writing
@@ -1148,7 +1150,7 @@ def _tech_stack(facts: _Facts, words: _Words) -> list[str]:
         out += [words.no_manifests, ""]
     notable = notable_dependencies(facts.manifests)
     if notable:
-        items = [f"{_code(name)} ({words.categories[category]})" for name, category in notable]
+        items = [_code(name) + words.paren.format(words.categories[category]) for name, category in notable]
         out += [words.notable.format(_names(items, words)), ""]
     tooling = [p for p in facts.paths if notable_role(p) in ("build", "container")]
     if tooling:
@@ -1167,7 +1169,10 @@ def _manifest_text(manifest: Manifest, words: _Words) -> str:
     if manifest.dev:
         parts.append(words.dev_deps.format(len(manifest.dev), _deps_text(manifest.dev, words)))
     if manifest.groups:
-        groups = [f"{_code(name)} ({_deps_text(deps, words, cap=10)})" for name, deps in manifest.groups]
+        groups = [
+            _code(name) + words.paren.format(_deps_text(deps, words, cap=10))
+            for name, deps in manifest.groups
+        ]
         parts.append(words.groups.format(words.sep.join(groups)))
     if manifest.indirect:
         parts.append(words.indirect.format(manifest.indirect))
@@ -1204,7 +1209,9 @@ def _structure(facts: _Facts, words: _Words) -> list[str]:
     for name in top_dirs[:_MAX_TOP_DIRS]:
         count = sum(1 for p in facts.paths if p.startswith(f"{name}/"))
         role = _DIR_ROLES.get(name.lower())
-        out.append(words.top_dir.format(_code(f"{name}/"), count, words.roles[role] if role else "—"))
+        out.append(
+            words.top_dir.format(_code(f"{name}/"), _files(count, words), words.roles[role] if role else "—")
+        )
     if len(top_dirs) > _MAX_TOP_DIRS:
         out.append(f"- …{words.more.format(len(top_dirs) - _MAX_TOP_DIRS)}")
     top_files = [p for p in facts.paths if "/" not in p]
@@ -1233,7 +1240,7 @@ def _listings(facts: _Facts, words: _Words) -> list[str]:
     for path, listing in sorted(listings.items()):
         if path:
             names = _names([_code(e.name) for e in listing.entries], words, cap=10) or words.none
-            out += ["", words.listing.format(_code(f"{path}/"), len(listing.entries), names)]
+            out += ["", words.listing.format(_code(f"{path}/"), names)]
     return out
 
 
@@ -1269,7 +1276,7 @@ def _development(facts: _Facts, words: _Words) -> list[str]:
     out.append(f"- {sample}")
     if act.per_week is not None:
         out.append(f"- {words.cadence.format(f'{act.per_week:.1f}')}")
-    top = [f"{_plain(name)} ({count})" for name, count in act.authors[:5]]
+    top = [_plain(name) + words.paren.format(count) for name, count in act.authors[:5]]
     out.append(f"- {words.authors.format(_names(top, words, cap=5))}")
     if act.has_more:
         out.append(f"- {words.has_more}")
@@ -1392,7 +1399,7 @@ def _license_text(facts: _Facts, words: _Words) -> str:
         return _plain(info.license)
     if facts.license_files:
         return _names([_link(facts, p) for p in facts.license_files], words)
-    return words.none if facts.license_files == () and info is not None else words.unknown
+    return words.none if facts.license_files == () else words.unknown
 
 
 # ======================================================================================= README text
@@ -1484,6 +1491,10 @@ def _names(items: Sequence[str], words: _Words, *, cap: int = MAX_NAMES) -> str:
 
 def _deps_text(deps: Sequence[Dependency], words: _Words, *, cap: int = MAX_NAMES) -> str:
     return _names([_code(d.text()) for d in deps], words, cap=cap)
+
+
+def _files(count: int, words: _Words) -> str:
+    return words.files[0 if count == 1 else 1].format(count)
 
 
 def _shorten(text: str, limit: int) -> str:

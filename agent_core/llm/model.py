@@ -55,7 +55,11 @@ _MIN_LITERAL_KEY = 8  # shorter "keys" are placeholders (e.g. "ollama") and comm
 
 
 class IncompleteStreamError(LLMError):
-    """The stream ended without a finish reason (no ``[DONE]``): the turn is unusable; retry it once."""
+    """The stream broke off, or ended without a finish reason (no ``[DONE]``), after output had started.
+
+    Raised after yielding whatever arrived; the turn is unusable and the SDK will not replay it, so the
+    loop may retry the whole turn once.
+    """
 
 
 class ToolsUnsupportedError(LLMError):
@@ -195,7 +199,9 @@ def _map_api_error(
     detail = _scrub(_server_message(exc), key)
     if isinstance(exc, openai.APITimeoutError):
         if started:
-            return IncompleteStreamError("the model stream broke off (read timed out)", hint="the turn can be retried")
+            return IncompleteStreamError(
+                "the model stream broke off (read timed out)", hint="the turn can be retried"
+            )
         return LLMError("the model endpoint timed out", hint="check LLM_BASE_URL and that the server is up")
     if isinstance(exc, openai.APIConnectionError):
         if started:

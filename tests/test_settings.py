@@ -1,0 +1,59 @@
+"""Settings are built once at the edge, from the environment over .env; secrets never show in repr."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_core.errors import ConfigurationError
+from agent_core.settings import Settings
+
+
+def test_defaults_and_contract_names(tmp_path: Path) -> None:
+    s = Settings.from_env({"HOME": str(tmp_path)}, dotenv_path=None)
+    assert s.github_api_url == "https://api.github.com"
+    assert s.github_token is None and s.api_key is None
+    assert s.offline_planner
+    assert s.allow_local_paths and not s.hosted
+
+
+def test_env_wins_over_dotenv(tmp_path: Path) -> None:
+    dotenv = tmp_path / ".env"
+    dotenv.write_text("GITHUB_TOKEN=from-file\nLLM_MODEL=file-model\nMAX_TURNS=7\n")
+    s = Settings.from_env({"LLM_MODEL": "env-model", "CACHE_DIR": str(tmp_path / "c")}, dotenv_path=dotenv)
+    assert s.github_token == "from-file" and s.llm_model == "env-model" and s.max_turns == 7
+    assert s.cache_dir == tmp_path / "c"
+
+
+def test_space_forces_local_paths_off() -> None:
+    s = Settings.from_env({"SPACE_ID": "me/app", "ALLOW_LOCAL_PATHS": "true"}, dotenv_path=None)
+    assert s.hosted and not s.allow_local_paths
+
+
+def test_secrets_are_not_in_repr() -> None:
+    s = Settings.from_env({"GITHUB_TOKEN": "ghp_secret", "API_KEY": "sk-secret", "HF_TOKEN": "hf_secret"}, dotenv_path=None)
+    assert "secret" not in repr(s)
+    assert not s.offline_planner
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"MAX_TURNS": "many"}, "MAX_TURNS"),
+        ({"MCP_SERVER": "perhaps"}, "MCP_SERVER"),
+        ({"GITHUB_API_URL": "ftp://x"}, "GITHUB_API_URL"),
+        ({"REPORT_LANGUAGE": "fr"}, "REPORT_LANGUAGE"),
+        ({"MAX_TURNS": "0"}, "MAX_TURNS"),
+    ],
+)
+def test_bad_values_are_configuration_errors(env: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        Settings.from_env(env, dotenv_path=None)
+
+
+def test_env_example_documents_every_setting() -> None:
+    example = (Path(__file__).parent.parent / ".env.example").read_text()
+    documented = {line.split("=", 1)[0].strip() for line in example.splitlines() if "=" in line and not line.startswith("#")}
+    fields = {name.upper() for name in Settings.__dataclass_fields__}
+    assert fields <= documented, fields - documented
