@@ -23,7 +23,15 @@ from agent_core.settings import Settings
 
 logger = logging.getLogger(__name__)
 
-_DIM, _BOLD, _RED, _GREEN, _YELLOW, _CYAN, _RESET = "\033[2m", "\033[1m", "\033[31m", "\033[32m", "\033[33m", "\033[36m", "\033[0m"
+_DIM, _BOLD, _RED, _GREEN, _YELLOW, _CYAN, _RESET = (
+    "\033[2m",
+    "\033[1m",
+    "\033[31m",
+    "\033[32m",
+    "\033[33m",
+    "\033[36m",
+    "\033[0m",
+)
 
 
 class TerminalRenderer:
@@ -45,7 +53,7 @@ class TerminalRenderer:
         self._out.write(text + "\n")
         self._out.flush()
 
-    def render(self, event: ev.Event) -> None:  # noqa: C901 - one branch per event kind
+    def render(self, event: ev.Event) -> None:  # noqa: C901, PLR0912, PLR0915 - one branch per event kind
         match event:
             case ev.RunStarted():
                 self._line(self._c(_BOLD, f"▶ Analysing {', '.join(event.targets)} with {event.model}"))
@@ -75,12 +83,19 @@ class TerminalRenderer:
                 args = ", ".join(f"{k}={v!r}" for k, v in event.arguments.items())
                 self._line(self._c(_CYAN, f"🔧 {event.tool}({args})  [{event.call_id}]"))
             case ev.ToolRetry():
-                self._line(self._c(_YELLOW, f"   ↻ {event.tool}: attempt {event.attempt} failed ({event.reason}); retrying in {event.delay_s:.2f}s"))
+                self._line(
+                    self._c(
+                        _YELLOW,
+                        f"   ↻ {event.tool}: attempt {event.attempt} failed ({event.reason}); retrying in {event.delay_s:.2f}s",
+                    )
+                )
             case ev.ToolCallFinished():
                 self._line(self._tool_line(event))
             case ev.BreakerChanged():
                 colour = _RED if event.new == "open" else _GREEN if event.new == "closed" else _YELLOW
-                self._line(self._c(colour, f"⚡ breaker {event.breaker}: {event.old} → {event.new} ({event.reason})"))
+                self._line(
+                    self._c(colour, f"⚡ breaker {event.breaker}: {event.old} → {event.new} ({event.reason})")
+                )
             case ev.RateLimitUpdated():
                 logger.debug("rate limit %s/%s", event.remaining, event.limit)
             case ev.Notice():
@@ -92,9 +107,15 @@ class TerminalRenderer:
                 self._line(event.report if self._in_text is None else "")
                 flag = self._c(_YELLOW, " (degraded)") if event.degraded else ""
                 cost = f", ~${s.cost_usd:.4f}" if s.cost_usd else ""
-                self._line(self._c(_DIM, (
-                    f"✔ done{flag}: {s.turns} turns, {s.tool_calls} tool calls, {s.github_requests} GitHub requests, "
-                    f"{s.cache_hits} cache hits, {s.prompt_tokens}+{s.completion_tokens} tokens{cost}, {s.elapsed_s:.1f}s")))
+                self._line(
+                    self._c(
+                        _DIM,
+                        (
+                            f"✔ done{flag}: {s.turns} turns, {s.tool_calls} tool calls, {s.github_requests} GitHub requests, "
+                            f"{s.cache_hits} cache hits, {s.prompt_tokens}+{s.completion_tokens} tokens{cost}, {s.elapsed_s:.1f}s"
+                        ),
+                    )
+                )
                 for reason in event.degraded_reasons:
                     self._line(self._c(_YELLOW, f"  ⚠ {reason}"))
             case ev.RunFailed():
@@ -126,7 +147,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         prog="python -m agent_core",
         description="Analyse a GitHub repository (or a local git repository) with a live agent trace.",
     )
-    parser.add_argument("target", help="GitHub URL, owner/repo (several for a comparison: quote them), or a local path")
+    parser.add_argument(
+        "target", help="GitHub URL, owner/repo (several for a comparison: quote them), or a local path"
+    )
     parser.add_argument("question", nargs="?", default="", help="optional question")
     parser.add_argument("--json", action="store_true", help="print the events as JSON Lines instead")
     parser.add_argument("--save", type=Path, help="also save the events to this .jsonl file")

@@ -201,7 +201,7 @@ Event: TypeAlias = (
 )
 
 EVENT_TYPES: Mapping[str, type[Event]] = {
-    cls.kind: cls  # type: ignore[misc]
+    cls.kind: cls
     for cls in (
         RunStarted,
         TurnStarted,

@@ -49,7 +49,9 @@ def script() -> list[Turn]:
             ("read_file", {**W, "path": ".github/workflows/ci.yml"}),
             ("list_directory", {**W, "path": "tests"}),
         ),
-        Turn.calls(("read_file", {**W, "path": "tests/test_core.py"}), ("read_file", {**W, "path": "LICENSE"})),
+        Turn.calls(
+            ("read_file", {**W, "path": "tests/test_core.py"}), ("read_file", {**W, "path": "LICENSE"})
+        ),
         Turn.final("# acme/widgets\n\n## Overview\nA word counter.\n", usage=(1000, 100)),
     ]
 
@@ -80,14 +82,22 @@ async def main(runs: int, model_latency: float, github_latency: float) -> None:
         # Ideal: 5 model turns; tool chains: turn 1 one request (info gates languages: 2 in a row),
         # turn 2 get_file_tree = info (memo) + tree: 1 request; others 1 request each.
         ideal = 5 * model_latency + (2 + 1 + 1 + 1) * github_latency
-        print(f"model latency {model_latency * 1000:.0f} ms/turn, GitHub latency {github_latency * 1000:.0f} ms/request")
-        print(f"{'run':>4} {'wall s':>8} {'critical s':>11} {'wall/critical':>14} {'sequential s':>13} {'wall/ideal':>11}")
+        print(
+            f"model latency {model_latency * 1000:.0f} ms/turn, GitHub latency {github_latency * 1000:.0f} ms/request"
+        )
+        print(
+            f"{'run':>4} {'wall s':>8} {'critical s':>11} {'wall/critical':>14} {'sequential s':>13} {'wall/ideal':>11}"
+        )
         for i, (wall, critical, sequential, _) in enumerate(rows, 1):
-            print(f"{i:>4} {wall:8.3f} {critical:11.3f} {wall / critical:14.3f} {sequential:13.3f} {wall / ideal:11.3f}")
+            print(
+                f"{i:>4} {wall:8.3f} {critical:11.3f} {wall / critical:14.3f} {sequential:13.3f} {wall / ideal:11.3f}"
+            )
         walls = [r[0] for r in rows]
         ratio = statistics.median(r[0] / r[1] for r in rows)
         speedup = statistics.median(r[2] / r[0] for r in rows)
-        print(f"median wall/critical-path ratio: {ratio:.3f}  (ideal path {ideal:.2f}s, median wall {statistics.median(walls):.2f}s)")
+        print(
+            f"median wall/critical-path ratio: {ratio:.3f}  (ideal path {ideal:.2f}s, median wall {statistics.median(walls):.2f}s)"
+        )
         print(f"median speed-up over running each turn's calls one by one: {speedup:.2f}x")
 
 

@@ -21,7 +21,9 @@ from tests.emulator.model_server import ScriptedModelServer
 API_KEY = "sk-test-SECRET-key-0123456789"
 
 
-def make_settings(emu: GitHubEmulator, tmp_path: Path, server: ScriptedModelServer | None = None, **changes: Any) -> Settings:
+def make_settings(
+    emu: GitHubEmulator, tmp_path: Path, server: ScriptedModelServer | None = None, **changes: Any
+) -> Settings:
     base: dict[str, Any] = {
         "github_api_url": emu.base_url,
         "cache_dir": tmp_path / "cache",
@@ -29,7 +31,9 @@ def make_settings(emu: GitHubEmulator, tmp_path: Path, server: ScriptedModelServ
         "github_read_timeout": 2.0,
     }
     if server is not None:
-        base.update(api_key=API_KEY, llm_provider="custom", llm_base_url=server.base_url, llm_model="scripted-model")
+        base.update(
+            api_key=API_KEY, llm_provider="custom", llm_base_url=server.base_url, llm_model="scripted-model"
+        )
     base.update(changes)
     return Settings(**base)
 
@@ -67,13 +71,20 @@ async def analysis(
     model = config = None
     if not settings.offline_planner:
         assert settings.llm_base_url is not None
-        client = openai.AsyncOpenAI(base_url=settings.llm_base_url, api_key=settings.api_key, max_retries=max_retries)
+        client = openai.AsyncOpenAI(
+            base_url=settings.llm_base_url, api_key=settings.api_key, max_retries=max_retries
+        )
         model = OpenAIChatModel(client, model=settings.llm_model or "m", turn_timeout=turn_timeout)
         config = resolve_model_config(
-            provider="custom", base_url=settings.llm_base_url, model=settings.llm_model, api_key=settings.api_key
+            provider="custom",
+            base_url=settings.llm_base_url,
+            model=settings.llm_model,
+            api_key=settings.api_key,
         )
     try:
-        opened = await open_analysis(services, target, "", settings=settings, model=model, model_config=config)
+        opened = await open_analysis(
+            services, target, "", settings=settings, model=model, model_config=config
+        )
         try:
             yield Run(opened=opened)
         finally:

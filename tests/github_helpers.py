@@ -17,7 +17,9 @@ WIDGETS = RepoRef(owner="acme", name="widgets")
 
 
 def make_http(emu: GitHubEmulator, cache_dir: Path | None, *, read_timeout: float = 5.0) -> GitHubHTTP:
-    return GitHubHTTP(api_url=emu.base_url, cache_dir=cache_dir, read_timeout=read_timeout, connect_timeout=2.0)
+    return GitHubHTTP(
+        api_url=emu.base_url, cache_dir=cache_dir, read_timeout=read_timeout, connect_timeout=2.0
+    )
 
 
 def make_toolbox(
@@ -39,7 +41,9 @@ def make_toolbox(
         scope=scope,
         breakers=board,
         clock=clock,
-        config=ToolboxConfig(retry=retry or RetryPolicy(max_attempts=3, max_total=20), tool_timeout=tool_timeout),
+        config=ToolboxConfig(
+            retry=retry or RetryPolicy(max_attempts=3, max_total=20), tool_timeout=tool_timeout
+        ),
         rng=lambda: 0.5,
     )
     return toolbox, client, board

@@ -58,12 +58,22 @@ async def test_full_run_event_sequence(emulator: GitHubEmulator, tmp_path: Path)
     kinds = [k for k in run.kinds if k not in ("reasoning_delta", "text_delta", "rate_limit")]
     assert kinds == [
         "run_started",
-        "turn_started", "turn_finished",
-        "tool_call_started", "tool_call_started", "tool_call_finished", "tool_call_finished",
-        "turn_started", "turn_finished",
-        "tool_call_started", "tool_call_started", "tool_call_started",
-        "tool_call_finished", "tool_call_finished", "tool_call_finished",
-        "turn_started", "turn_finished",
+        "turn_started",
+        "turn_finished",
+        "tool_call_started",
+        "tool_call_started",
+        "tool_call_finished",
+        "tool_call_finished",
+        "turn_started",
+        "turn_finished",
+        "tool_call_started",
+        "tool_call_started",
+        "tool_call_started",
+        "tool_call_finished",
+        "tool_call_finished",
+        "tool_call_finished",
+        "turn_started",
+        "turn_finished",
         "run_finished",
     ]
     assert "".join(e.text for e in run.of(ev.ReasoningDelta)).startswith("Start with metadata")
@@ -84,7 +94,10 @@ async def test_tools_of_one_turn_run_concurrently(emulator: GitHubEmulator, tmp_
     emulator.latency(0.2)
     turns = [
         Turn.calls(
-            ("get_repo_info", W), ("get_languages", W), ("get_commits", W), ("read_file", {**W, "path": "README.md"})
+            ("get_repo_info", W),
+            ("get_languages", W),
+            ("get_commits", W),
+            ("read_file", {**W, "path": "README.md"}),
         ),
         Turn.final(REPORT),
     ]
@@ -119,7 +132,9 @@ async def test_bad_model_behaviour_becomes_observations(emulator: GitHubEmulator
     assert run.finished.report == REPORT.strip()
 
 
-async def test_never_ending_tool_calls_hit_the_turn_limit_then_report(emulator: GitHubEmulator, tmp_path: Path) -> None:
+async def test_never_ending_tool_calls_hit_the_turn_limit_then_report(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
     def responder(request: dict[str, Any]) -> Turn:
         if request.get("tools"):
             return Turn.calls(("get_languages", W))
@@ -138,8 +153,15 @@ async def test_never_ending_tool_calls_hit_the_turn_limit_then_report(emulator: 
     assert sum(1 for r in emulator.requests if r.path.endswith("/languages")) == 1
 
 
-async def test_model_unreachable_mid_run_gives_a_degraded_report(emulator: GitHubEmulator, tmp_path: Path) -> None:
-    turns = [Turn.calls(("get_repo_info", W), ("get_file_tree", W)), Turn.error(500), Turn.error(500), Turn.error(500)]
+async def test_model_unreachable_mid_run_gives_a_degraded_report(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    turns = [
+        Turn.calls(("get_repo_info", W), ("get_file_tree", W)),
+        Turn.error(500),
+        Turn.error(500),
+        Turn.error(500),
+    ]
     with ScriptedModelServer(turns) as server:
         run = await run_once(make_settings(emulator, tmp_path, server))
         del server
@@ -191,10 +213,14 @@ async def test_deepseek_reasoning_content_is_sent_back(emulator: GitHubEmulator,
     ]
 
 
-async def test_endpoint_without_tools_switches_to_text_protocol(emulator: GitHubEmulator, tmp_path: Path) -> None:
+async def test_endpoint_without_tools_switches_to_text_protocol(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
     turns = [
         Turn.error(400, "registry.ollama.ai/library/gemma does not support tools"),
-        Turn.final('Thought: metadata first.\nAction: get_repo_info\nAction Input: {"owner": "acme", "repo": "widgets"}'),
+        Turn.final(
+            'Thought: metadata first.\nAction: get_repo_info\nAction Input: {"owner": "acme", "repo": "widgets"}'
+        ),
         Turn.final("I have it.\nFinal: " + REPORT),
     ]
     with ScriptedModelServer(turns) as server:
@@ -261,14 +287,18 @@ async def test_chinese_question_gets_a_chinese_prompt(emulator: GitHubEmulator, 
     assert "Simplified Chinese" in system and "概述" in system
 
 
-async def test_comparison_has_both_repositories_in_scope(emulator: GitHubEmulator, tmp_path: Path, sample_repo: Path) -> None:
+async def test_comparison_has_both_repositories_in_scope(
+    emulator: GitHubEmulator, tmp_path: Path, sample_repo: Path
+) -> None:
     emulator.add_repo("other/gizmo", sample_repo)
     turns = [
         Turn.calls(("get_repo_info", W), ("get_repo_info", {"owner": "other", "repo": "gizmo"})),
         Turn.final("# Comparison\n\n| | widgets | gizmo |\n|---|---|---|\n"),
     ]
     with ScriptedModelServer(turns) as server:
-        run = await run_once(make_settings(emulator, tmp_path, server), "compare them", target="acme/widgets other/gizmo")
+        run = await run_once(
+            make_settings(emulator, tmp_path, server), "compare them", target="acme/widgets other/gizmo"
+        )
         system = server.chat_requests[0].messages[0]["content"]
     assert "COMPARISON" in system and "side-by-side" in system
     assert all(e.ok for e in run.of(ev.ToolCallFinished))
@@ -297,7 +327,9 @@ async def test_offline_planner_over_the_emulator(emulator: GitHubEmulator, tmp_p
         assert expected in report, expected
 
 
-async def test_unknown_repository_fails_with_a_clear_message(emulator: GitHubEmulator, tmp_path: Path) -> None:
+async def test_unknown_repository_fails_with_a_clear_message(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
     run = await run_once(make_settings(emulator, tmp_path), "", target="acme/does-not-exist")
     last = run.events[-1]
     assert isinstance(last, ev.RunFailed)

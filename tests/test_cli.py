@@ -13,8 +13,14 @@ from tests.emulator.github import GitHubEmulator
 ROOT = Path(__file__).parent.parent
 
 
-def cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if k not in ("API_KEY", "HF_TOKEN", "GITHUB_TOKEN", "LLM_PROVIDER")}
+def cli(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("API_KEY", "HF_TOKEN", "GITHUB_TOKEN", "LLM_PROVIDER")
+    }
     base.update({"PYTHONPATH": str(ROOT), **(env or {})})
     return subprocess.run(
         [sys.executable, "-m", "agent_core", *args],
@@ -38,7 +44,9 @@ def test_local_repository_offline_json(sample_repo: Path, tmp_path: Path) -> Non
 
 def test_terminal_trace_against_the_emulator(emulator: GitHubEmulator, tmp_path: Path) -> None:
     env = {"GITHUB_API_URL": emulator.base_url, "CACHE_DIR": str(tmp_path), "GITHUB_TOKEN": "ghp_cli_SECRET"}
-    result = cli("https://github.com/acme/widgets", "--save", str(tmp_path / "run.jsonl"), env=env, cwd=tmp_path)
+    result = cli(
+        "https://github.com/acme/widgets", "--save", str(tmp_path / "run.jsonl"), env=env, cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "🔧 get_repo_info" in out and "## Overview" in out and "✔ done" in out

@@ -34,7 +34,9 @@ async def run_sequence(toolbox: Any, calls: list[tuple[str, dict[str, Any]]]) ->
     return [await toolbox.execute(f"c{i}", tool, args) for i, (tool, args) in enumerate(calls)]
 
 
-async def test_cold_sequence_makes_no_more_requests_than_calls(emulator: GitHubEmulator, tmp_path: Path) -> None:
+async def test_cold_sequence_makes_no_more_requests_than_calls(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
     http = make_http(emulator, tmp_path / "cache")
     try:
         toolbox, _, _ = make_toolbox(http)
@@ -57,7 +59,7 @@ async def test_warm_sequence_with_token_costs_no_rate_limit(emulator: GitHubEmul
         cold = len(emulator.requests)
         emulator.clear_log()
         # A second run (new client, new memo) in the same process, sharing the persistent cache.
-        toolbox2, client2, _ = make_toolbox(http, token=TOKEN)
+        toolbox2, _, _ = make_toolbox(http, token=TOKEN)
         results = await run_sequence(toolbox2, ANALYST_SEQUENCE)
         assert all(r.ok and r.from_cache for r in results)
         counted = [r for r in emulator.requests if r.counted]
@@ -67,7 +69,9 @@ async def test_warm_sequence_with_token_costs_no_rate_limit(emulator: GitHubEmul
         await http.aclose()
 
 
-async def test_cache_survives_the_process_and_revalidates_with_etags(emulator: GitHubEmulator, tmp_path: Path) -> None:
+async def test_cache_survives_the_process_and_revalidates_with_etags(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
     cache = tmp_path / "cache"
     http = make_http(emulator, cache)
     toolbox, _, _ = make_toolbox(http, token=TOKEN)
@@ -85,7 +89,9 @@ async def test_cache_survives_the_process_and_revalidates_with_etags(emulator: G
         await http2.aclose()
 
 
-async def test_token_never_reaches_the_cache_file_or_observations(emulator: GitHubEmulator, tmp_path: Path) -> None:
+async def test_token_never_reaches_the_cache_file_or_observations(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
     cache = tmp_path / "cache"
     http = make_http(emulator, cache)
     try:
@@ -112,7 +118,9 @@ async def test_parallel_identical_requests_are_sent_once(emulator: GitHubEmulato
         await http.aclose()
 
 
-async def test_renamed_repository_costs_one_redirect_per_run(emulator: GitHubEmulator, tmp_path: Path) -> None:
+async def test_renamed_repository_costs_one_redirect_per_run(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
     emulator.rename("acme/widgets", "acme/gadgets")
     http = make_http(emulator, None)
     try:
@@ -279,7 +287,9 @@ async def test_out_of_scope_repository_is_refused_without_request(emulator: GitH
     http = make_http(emulator, None)
     try:
         toolbox, _, _ = make_toolbox(http)
-        result = await toolbox.execute("x", "read_file", {"owner": "torvalds", "repo": "linux", "path": "README"})
+        result = await toolbox.execute(
+            "x", "read_file", {"owner": "torvalds", "repo": "linux", "path": "README"}
+        )
         assert not result.ok and "not one of the repositories named" in (result.error or "")
         assert emulator.requests == []
     finally:
@@ -296,7 +306,9 @@ async def test_out_of_scope_repository_is_refused_without_request(emulator: GitH
         ('{"owner": "acme", "repo": "widgets", "path": "README.md", "start_line": "x"}', "integer"),
     ],
 )
-async def test_bad_arguments_become_observations(emulator: GitHubEmulator, arguments: str, message: str) -> None:
+async def test_bad_arguments_become_observations(
+    emulator: GitHubEmulator, arguments: str, message: str
+) -> None:
     http = make_http(emulator, None)
     try:
         toolbox, _, _ = make_toolbox(http)
@@ -333,7 +345,9 @@ def edge_repo(tmp_path: Path) -> Path:
     return make_repo(
         tmp_path / "edge",
         files,
-        commits=[CommitSpec(message="init", author_name="A", author_email="a@x", date="2024-03-01T10:00:00+00:00")],
+        commits=[
+            CommitSpec(message="init", author_name="A", author_email="a@x", date="2024-03-01T10:00:00+00:00")
+        ],
         symlinks={"link-out": "../outside", "link-in": "README.md"},
         submodules={"vendor/lib": ("https://github.com/acme/lib.git", "a" * 40)},
     )
@@ -392,7 +406,9 @@ async def test_base64_with_newlines_decodes(emulator: GitHubEmulator, tmp_path: 
         raw = await client.get_repo(RepoRef(owner="acme", name="b64"), "contents", path="doc.txt")
         assert "\n" in raw.json()["content"]  # GitHub wraps base64 lines
         assert base64.b64decode(raw.json()["content"].replace("\n", "")).decode() == text * 10
-        result = await client_toolbox.execute("x", "read_file", {"owner": "acme", "repo": "b64", "path": "doc.txt"})
+        result = await client_toolbox.execute(
+            "x", "read_file", {"owner": "acme", "repo": "b64", "path": "doc.txt"}
+        )
         assert result.observation["text"].startswith("é unicode ✓")
     finally:
         await http.aclose()
@@ -432,3 +448,37 @@ async def test_client_errors_are_typed(emulator: GitHubEmulator) -> None:
         assert info.value.kind == "primary" and info.value.reset_at is not None
     finally:
         await http.aclose()
+
+
+async def test_token_never_appears_in_logs(
+    emulator: GitHubEmulator, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("DEBUG")
+    emulator.fail("/commits", [503])
+    http = make_http(emulator, tmp_path / "cache")
+    try:
+        toolbox, _, _ = make_toolbox(http, token=TOKEN)
+        results = await run_sequence(
+            toolbox, [*ANALYST_SEQUENCE, ("read_file", {**dict(ANALYST_SEQUENCE[0][1]), "path": "nope"})]
+        )
+        assert any(r.attempts > 1 for r in results)  # a retry was logged too
+    finally:
+        await http.aclose()
+    assert caplog.records, "expected some debug logging"
+    assert TOKEN not in caplog.text
+    assert all(TOKEN not in str(r.error) for r in results)
+
+
+async def test_two_processes_share_the_cache_safely(emulator: GitHubEmulator, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first, second = make_http(emulator, cache), make_http(emulator, cache)
+    try:
+        toolbox_a, _, _ = make_toolbox(first, token=TOKEN)
+        toolbox_b, _, _ = make_toolbox(second, token=TOKEN)
+        results = await asyncio.gather(
+            run_sequence(toolbox_a, ANALYST_SEQUENCE), run_sequence(toolbox_b, ANALYST_SEQUENCE)
+        )
+        assert all(r.ok for batch in results for r in batch)
+    finally:
+        await first.aclose()
+        await second.aclose()

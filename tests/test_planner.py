@@ -160,8 +160,9 @@ def test_step_two_reads_readme_manifests_ci_license_and_lists_the_tests_folder()
 
     step = planner.next_step(results)
 
-    # Most important first: README (Markdown preferred), up to 3 root manifests in parsing order,
-    # the first workflow (one that tests or builds), the license, the tests folder, then the second workflow and nested manifests.
+    # Most important first: README (Markdown preferred), up to 3 root manifests in parsing order, the
+    # first workflow (one that tests or builds), the license, the tests folder; then the second
+    # workflow; the nested manifest is cut by the bound of 8.
     assert calls_of(step) == [
         read(FLASK, "README.md"),
         read(FLASK, "pyproject.toml"),

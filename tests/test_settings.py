@@ -32,7 +32,9 @@ def test_space_forces_local_paths_off() -> None:
 
 
 def test_secrets_are_not_in_repr() -> None:
-    s = Settings.from_env({"GITHUB_TOKEN": "ghp_secret", "API_KEY": "sk-secret", "HF_TOKEN": "hf_secret"}, dotenv_path=None)
+    s = Settings.from_env(
+        {"GITHUB_TOKEN": "ghp_secret", "API_KEY": "sk-secret", "HF_TOKEN": "hf_secret"}, dotenv_path=None
+    )
     assert "secret" not in repr(s)
     assert not s.offline_planner
 
@@ -54,6 +56,10 @@ def test_bad_values_are_configuration_errors(env: dict[str, str], message: str) 
 
 def test_env_example_documents_every_setting() -> None:
     example = (Path(__file__).parent.parent / ".env.example").read_text()
-    documented = {line.split("=", 1)[0].strip() for line in example.splitlines() if "=" in line and not line.startswith("#")}
+    documented = {
+        line.split("=", 1)[0].strip()
+        for line in example.splitlines()
+        if "=" in line and not line.startswith("#")
+    }
     fields = {name.upper() for name in Settings.__dataclass_fields__}
     assert fields <= documented, fields - documented

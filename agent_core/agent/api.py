@@ -59,7 +59,9 @@ async def analyze(target: str, question: str = "", *, settings: Settings | None 
     raise AgentCoreError("the analysis ended without a result")
 
 
-async def run_agent(llm: openai.AsyncOpenAI, http: httpx.AsyncClient, query: str, *, model: str | None = None) -> str:
+async def run_agent(
+    llm: openai.AsyncOpenAI, http: httpx.AsyncClient, query: str, *, model: str | None = None
+) -> str:
     """Compatibility entry point: analyse the repository named in ``query`` and return the report.
 
     ``llm`` is used as the model client (its base URL picks the provider preset); ``http`` is accepted
@@ -84,7 +86,9 @@ async def run_agent(llm: openai.AsyncOpenAI, http: httpx.AsyncClient, query: str
     chat = OpenAIChatModel(llm, model=config.model, turn_timeout=settings.llm_turn_timeout)
     services = Services(settings)
     try:
-        opened = await open_analysis(services, target, query, settings=settings, model=chat, model_config=config)
+        opened = await open_analysis(
+            services, target, query, settings=settings, model=chat, model_config=config
+        )
         report: str | None = None
         failure: ev.RunFailed | None = None
         async for event in opened.analysis.run(query):
@@ -93,7 +97,9 @@ async def run_agent(llm: openai.AsyncOpenAI, http: httpx.AsyncClient, query: str
             elif isinstance(event, ev.RunFailed):
                 failure = event
         if report is None:
-            raise AgentCoreError(failure.message if failure else "no report", hint=failure.hint if failure else None)
+            raise AgentCoreError(
+                failure.message if failure else "no report", hint=failure.hint if failure else None
+            )
         return report
     finally:
         await services.aclose()

@@ -34,7 +34,9 @@ class Conversation:
                     return str(call.get("function", {}).get("name", "tool"))
         return "tool"
 
-    def compact(self, *, budget: int, estimate: Callable[[Sequence[Mapping[str, Any]]], int], keep_last: int = 4) -> int:
+    def compact(
+        self, *, budget: int, estimate: Callable[[Sequence[Mapping[str, Any]]], int], keep_last: int = 4
+    ) -> int:
         """Shrink old tool results until the estimate fits ``budget``; return how many were compacted."""
         if estimate(self.messages) <= budget:
             return 0
@@ -47,7 +49,10 @@ class Conversation:
             if content.startswith("[compacted"):
                 continue
             tool = self.tool_name(str(message.get("tool_call_id", "")))
-            self.messages[index] = {**message, "content": COMPACTED_NOTE.format(tool=tool, chars=len(content))}
+            self.messages[index] = {
+                **message,
+                "content": COMPACTED_NOTE.format(tool=tool, chars=len(content)),
+            }
             done += 1
             if estimate(self.messages) <= budget:
                 break

@@ -24,6 +24,7 @@ awaited or cancelled in ``finally``, so cancelling the consumer (the UI's Stop) 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import uuid
@@ -185,7 +186,9 @@ class Analysis:
         if self._text_mode:
             prompt += "\n\n" + render_tools_prompt(self.toolbox.schemas())
         self.conversation.add({"role": "system", "content": prompt})
-        self.conversation.add({"role": "user", "content": task_message(question, self.scope, self._target_notes)})
+        self.conversation.add(
+            {"role": "user", "content": task_message(question, self.scope, self._target_notes)}
+        )
 
     # -- model-driven ---------------------------------------------------------------------------------
 
@@ -223,22 +226,30 @@ class Analysis:
         yield ev.TurnStarted(t=self._t(), turn=turn_no)
         started = self._clock.monotonic()
         for attempt in (1, 2):
-            box.turn, box.error = None, None
-            async for event in self._stream_once(turn_no, box, tools=tools and not self._text_mode):
+            current = _TurnBox()
+            async for event in self._stream_once(turn_no, current, tools=tools and not self._text_mode):
                 yield event
-            if isinstance(box.error, ToolsUnsupportedError) and self._auto_protocol and not self._text_mode:
+            if isinstance(current.error, ToolsUnsupportedError) and self._auto_protocol and not self._text_mode:
                 self._switch_to_text()
-                yield ev.Notice(t=self._t(), level="warning", message=(
-                    "The model endpoint does not support native tool calling; switched to the text "
-                    "ReAct protocol (Thought / Action / Action Input / Final)."))
-                box.error = None
-                async for event in self._stream_once(turn_no, box, tools=False):
+                yield ev.Notice(
+                    t=self._t(),
+                    level="warning",
+                    message=(
+                        "The model endpoint does not support native tool calling; switched to the text "
+                        "ReAct protocol (Thought / Action / Action Input / Final)."
+                    ),
+                )
+                current = _TurnBox()
+                async for event in self._stream_once(turn_no, current, tools=False):
                     yield event
-            retryable = isinstance(box.error, IncompleteStreamError) or (
-                box.turn is not None and not box.turn.content.strip() and not box.turn.tool_calls
-            )
-            if retryable and attempt == 1:
-                yield ev.Notice(t=self._t(), level="warning", message="The model's answer was empty or cut off; retrying the turn once.")
+            box.turn, box.error = current.turn, current.error
+            empty = current.turn is not None and not current.turn.content.strip() and not current.turn.tool_calls
+            if (isinstance(current.error, IncompleteStreamError) or empty) and attempt == 1:
+                yield ev.Notice(
+                    t=self._t(),
+                    level="warning",
+                    message="The model's answer was empty or cut off; retrying the turn once.",
+                )
                 continue
             break
         async for event in self._drain():
@@ -326,7 +337,9 @@ class Analysis:
             return step.final.strip() or None, []
         if step.action is None:
             return None, []
-        return None, [PendingCall(call_id=f"react-{self._turns}", tool=step.action, arguments=step.action_input or {})]
+        return None, [
+            PendingCall(call_id=f"react-{self._turns}", tool=step.action, arguments=step.action_input or {})
+        ]
 
     # -- offline planner ---------------------------------------------------------------------------
 
@@ -341,8 +354,13 @@ class Analysis:
             started = self._clock.monotonic()
             yield ev.TurnStarted(t=self._t(), turn=turn_no)
             yield ev.ReasoningDelta(t=self._t(), turn=turn_no, text=step.thought)
-            yield ev.TurnFinished(t=self._t(), turn=turn_no, tool_calls=len(step.calls),
-                                  finish_reason="tool_calls", duration_s=self._clock.monotonic() - started)
+            yield ev.TurnFinished(
+                t=self._t(),
+                turn=turn_no,
+                tool_calls=len(step.calls),
+                finish_reason="tool_calls",
+                duration_s=self._clock.monotonic() - started,
+            )
             calls = [
                 PendingCall(call_id=f"plan-{turn_no}-{i}", tool=c.tool, arguments=dict(c.arguments))
                 for i, c in enumerate(step.calls, 1)
@@ -354,7 +372,10 @@ class Analysis:
             yield self._failed(results)
             return
         report = write_report(
-            scope=self.scope, question=self._question(), results=self.toolbox.results, language=language,
+            scope=self.scope,
+            question=self._question(),
+            results=self.toolbox.results,
+            language=language,
             degraded_reasons=self._data_problems(state),
         )
         async for event in self._finish(state, report, writer="planner"):
@@ -371,7 +392,11 @@ class Analysis:
         turn_no = self._turns
         for call in runnable:
             yield ev.ToolCallStarted(
-                t=self._t(), call_id=call.call_id, tool=call.tool, arguments=_display_args(call.arguments), turn=turn_no
+                t=self._t(),
+                call_id=call.call_id,
+                tool=call.tool,
+                arguments=_display_args(call.arguments),
+                turn=turn_no,
             )
         tasks = [asyncio.create_task(self._call(call, turn_no)) for call in runnable]
         try:
@@ -389,11 +414,16 @@ class Analysis:
             text = cut_for_model(result.observation, self._limits.observation_max_chars)
             self._add_observation(call, text, text_mode)
         for call in skipped:
-            message = json.dumps({"ok": False, "error": "skipped: the tool-call limit for this run was reached"})
+            message = json.dumps(
+                {"ok": False, "error": "skipped: the tool-call limit for this run was reached"}
+            )
             self._add_observation(call, message, text_mode)
         if skipped:
-            yield ev.Notice(t=self._t(), level="warning",
-                            message=f"Tool-call limit ({self._limits.max_tool_calls}) reached; {len(skipped)} call(s) skipped.")
+            yield ev.Notice(
+                t=self._t(),
+                level="warning",
+                message=f"Tool-call limit ({self._limits.max_tool_calls}) reached; {len(skipped)} call(s) skipped.",
+            )
 
     async def _call(self, call: PendingCall, turn_no: int) -> ToolResult:
         result = await self.toolbox.execute(call.call_id, call.tool, call.arguments)
@@ -416,7 +446,11 @@ class Analysis:
         """A limit stopped exploration, or the model failed: ask once without tools, else write it ourselves."""
         model_ok = self._model is not None and self.breakers.get(LLM_BREAKER).snapshot().state != "open"
         if stop_reason is not None and model_ok:
-            yield ev.Notice(t=self._t(), level="warning", message=f"Stopping exploration: {stop_reason}. Asking the model for the report.")
+            yield ev.Notice(
+                t=self._t(),
+                level="warning",
+                message=f"Stopping exploration: {stop_reason}. Asking the model for the report.",
+            )
             self.conversation.add({"role": "user", "content": report_request(language, stop_reason)})
             box = _TurnBox()
             async for event in self._model_turn(state, box, tools=False):
@@ -424,10 +458,8 @@ class Analysis:
             if box.turn is not None and box.turn.content.strip():
                 content = box.turn.content
                 if self._text_mode:
-                    try:
+                    with contextlib.suppress(ReactFormatError):
                         content = parse_react(content).final or content
-                    except ReactFormatError:
-                        pass
                 self.conversation.add({"role": "assistant", "content": box.turn.content})
                 async for event in self._finish(state, content.strip(), writer="model"):
                     yield event
@@ -443,8 +475,12 @@ class Analysis:
         )
         state.degraded.append(f"report written by the deterministic writer: {reason}")
         report = write_report(
-            scope=self.scope, question=self._question(), results=self.toolbox.results, language=language,
-            degraded_reasons=[*state.degraded, *self._data_problems(state)], writer_note=note,
+            scope=self.scope,
+            question=self._question(),
+            results=self.toolbox.results,
+            language=language,
+            degraded_reasons=[*state.degraded, *self._data_problems(state)],
+            writer_note=note,
         )
         async for event in self._finish(state, report, writer="fallback"):
             yield event
@@ -540,33 +576,63 @@ class Analysis:
 
     def _on_breaker(self, change: StateChange) -> None:
         snapshot = self.breakers.get(change.name).snapshot()
-        self._queue.put_nowait(ev.BreakerChanged(
-            t=self._t(), breaker=change.name, old=str(change.old), new=str(change.new), reason=change.reason,
-            failures=snapshot.failures, retry_after_s=round(snapshot.retry_after, 2),
-        ))
+        self._queue.put_nowait(
+            ev.BreakerChanged(
+                t=self._t(),
+                breaker=change.name,
+                old=str(change.old),
+                new=str(change.new),
+                reason=change.reason,
+                failures=snapshot.failures,
+                retry_after_s=round(snapshot.retry_after, 2),
+            )
+        )
 
     def on_retry(self, call_id: str, tool: str, details: RetryDetails) -> None:
-        self._queue.put_nowait(ev.ToolRetry(
-            t=self._t(), call_id=call_id, tool=tool, attempt=details.attempt, delay_s=round(details.delay, 3),
-            reason=str(details.error),
-        ))
+        self._queue.put_nowait(
+            ev.ToolRetry(
+                t=self._t(),
+                call_id=call_id,
+                tool=tool,
+                attempt=details.attempt,
+                delay_s=round(details.delay, 3),
+                reason=str(details.error),
+            )
+        )
 
     def on_rate_limit(self, limit: RateLimit) -> None:
         key = (limit.remaining, limit.reset_at)
         if key == self._last_rate:
             return
         self._last_rate = key
-        self._queue.put_nowait(ev.RateLimitUpdated(
-            t=self._t(), limit=limit.limit, remaining=limit.remaining, reset_at=limit.reset_at,
-            resource=limit.resource, authenticated=limit.authenticated,
-        ))
+        self._queue.put_nowait(
+            ev.RateLimitUpdated(
+                t=self._t(),
+                limit=limit.limit,
+                remaining=limit.remaining,
+                reset_at=limit.reset_at,
+                resource=limit.resource,
+                authenticated=limit.authenticated,
+            )
+        )
 
 
 def _finished_event(t: float, turn: int, r: ToolResult) -> ev.ToolCallFinished:
     return ev.ToolCallFinished(
-        t=t, call_id=r.call_id, tool=r.tool, turn=turn, ok=r.ok, preview=_preview(r.observation),
-        duration_s=round(r.duration_s, 4), http_requests=r.http_requests, attempts=r.attempts,
-        from_cache=r.from_cache, memo=r.memo, stale=r.stale, stale_age_s=r.stale_age_s, degraded=r.degraded,
+        t=t,
+        call_id=r.call_id,
+        tool=r.tool,
+        turn=turn,
+        ok=r.ok,
+        preview=_preview(r.observation),
+        duration_s=round(r.duration_s, 4),
+        http_requests=r.http_requests,
+        attempts=r.attempts,
+        from_cache=r.from_cache,
+        memo=r.memo,
+        stale=r.stale,
+        stale_age_s=r.stale_age_s,
+        degraded=r.degraded,
         error=r.error,
     )
 
@@ -594,4 +660,3 @@ def _short_args(arguments: Mapping[str, Any]) -> str:
 def _paragraphs(text: str) -> list[str]:
     pieces = text.split("\n\n")
     return [p + ("\n\n" if i < len(pieces) - 1 else "") for i, p in enumerate(pieces)]
-

@@ -45,7 +45,9 @@ def system_prompt(scope: Sequence[RepoRef], *, language: Language, refs: dict[st
         else ""
     )
     link_ref = "the default branch from get_repo_info"
-    lang_line = "Write the report in Simplified Chinese." if language == "zh" else "Write the report in English."
+    lang_line = (
+        "Write the report in Simplified Chinese." if language == "zh" else "Write the report in English."
+    )
     return f"""You are an expert software repository analyst. You study GitHub repositories through tools and write precise, evidence-based analysis reports for engineers.
 
 Repositories in scope: {names}. The tools can only read these repositories; requests for any other repository are refused.

@@ -519,7 +519,7 @@ class Dependency:
     def text(self) -> str:
         if not self.spec:
             return self.name
-        glue = "" if self.spec[0] in "<>=!~[(@^" else " "
+        glue = "" if self.spec[0] in "<>=!~[(@" else " "
         return f"{self.name}{glue}{self.spec}"
 
 

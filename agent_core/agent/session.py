@@ -145,7 +145,9 @@ async def open_analysis(
     clock = services.clock
     targets = resolve_targets(services, target_text, question)
     board = breakers or BreakerBoard(
-        config=BreakerConfig(failure_threshold=s.breaker_failure_threshold, open_seconds=s.breaker_open_seconds),
+        config=BreakerConfig(
+            failure_threshold=s.breaker_failure_threshold, open_seconds=s.breaker_open_seconds
+        ),
         clock=clock,
     )
     listener = _RateLimitRelay()
@@ -162,7 +164,11 @@ async def open_analysis(
         else:
             if github is None:
                 github = GitHubClient(
-                    services.github_http, token=s.github_token, clock=clock, chaos=chaos, on_rate_limit=listener
+                    services.github_http,
+                    token=s.github_token,
+                    clock=clock,
+                    chaos=chaos,
+                    on_rate_limit=listener,
                 )
             ref = target.repo_ref()
             sources[ref.key()] = GitHubSource(github)

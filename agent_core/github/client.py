@@ -56,7 +56,7 @@ from agent_core.sources.targets import repo_api_path
 
 logger = logging.getLogger(__name__)
 
-TOKEN_HINT = "set GITHUB_TOKEN (or paste a token in Settings) for 5,000 requests/hour instead of 60"
+RATE_LIMIT_HINT = "set GITHUB_TOKEN (or paste a token in Settings) for 5,000 requests/hour instead of 60"
 _REPOSITORIES_RE = re.compile(r"^/repositories/(\d+)(?=/|$)")
 
 
@@ -206,7 +206,7 @@ class GitHubClient:
         return response
 
     def _build(self, path: str, params: Mapping[str, str | int] | None, accept: str) -> httpx.Request:
-        request = self._http.client.build_request(
+        return self._http.client.build_request(
             "GET",
             self._http.url(path),
             params={k: str(v) for k, v in (params or {}).items()} or None,
@@ -217,7 +217,6 @@ class GitHubClient:
                 "repo_analyst_observer": self._observe,
             },
         )
-        return request
 
     def _observe(self, response: httpx.Response) -> None:
         self._requests += 1
@@ -290,7 +289,9 @@ class GitHubClient:
             )
         message = _message(response.content)
         if status in (404, 409) and "repository is empty" in message.lower():
-            return GitHubResponse(status=409, headers=dict(response.headers), content=b"", empty_repository=True)
+            return GitHubResponse(
+                status=409, headers=dict(response.headers), content=b"", empty_repository=True
+            )
         if status in (403, 429):
             self._raise_limit(response, message)
         if status in (404, 410):
@@ -328,7 +329,7 @@ class GitHubClient:
             kind=kind,
             reset_at=reset_at,
             retry_after=wait,
-            hint=None if self.authenticated else TOKEN_HINT,
+            hint=None if self.authenticated else RATE_LIMIT_HINT,
         )
 
     def _fail_fast_if_exhausted(self) -> None:

@@ -55,9 +55,7 @@ class LimitVerdict:
     reset_at: float | None
 
 
-def classify_limit(
-    status: int, headers: Mapping[str, str], body: bytes, *, now_wall: float
-) -> LimitVerdict:
+def classify_limit(status: int, headers: Mapping[str, str], body: bytes, *, now_wall: float) -> LimitVerdict:
     """Tell a primary limit, a secondary limit and a plain permission refusal apart (403/429 only)."""
     retry_after = _retry_after(headers.get("retry-after"))
     if headers.get("x-ratelimit-remaining") == "0":

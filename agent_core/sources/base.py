@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo, RepoRef
+from agent_core.sources.models import (
+    CommitList,
+    DirListing,
+    FileContent,
+    FileTree,
+    Languages,
+    RepoInfo,
+    RepoRef,
+)
 
 
 class RepoSource(Protocol):

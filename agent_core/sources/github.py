@@ -77,7 +77,9 @@ class GitHubSource:
             return DirListing(path=path, entries=(), note="empty repository: nothing committed yet")
         data = response.json()
         if isinstance(data, dict):
-            raise InvalidArgumentError(f"'{path}' is a {data.get('type', 'file')}, not a directory; use read_file")
+            raise InvalidArgumentError(
+                f"'{path}' is a {data.get('type', 'file')}, not a directory; use read_file"
+            )
         entries = tuple(_dir_entry(item) for item in data if isinstance(item, dict))
         truncated = len(entries) >= MAX_DIR_ENTRIES
         return DirListing(
@@ -112,14 +114,24 @@ class GitHubSource:
         if kind == "symlink":
             return FileContent(path=path, kind="symlink", size=size, target=data.get("target"))
         if kind == "submodule":
-            return FileContent(path=path, kind="submodule", size=0, submodule_url=data.get("submodule_git_url"))
+            return FileContent(
+                path=path, kind="submodule", size=0, submodule_url=data.get("submodule_git_url")
+            )
         if size > MAX_CONTENTS_BYTES:
             return FileContent(
-                path=path, kind="too_large", size=size, note="over 100 MB: GitHub's contents API cannot serve it"
+                path=path,
+                kind="too_large",
+                size=size,
+                note="over 100 MB: GitHub's contents API cannot serve it",
             )
         raw = await self._file_bytes(repo, path, data)
         return page_file(
-            path=path, data=raw, start_line=start_line, max_lines=max_lines, max_chars=max_chars, sha=data.get("sha")
+            path=path,
+            data=raw,
+            start_line=start_line,
+            max_lines=max_lines,
+            max_chars=max_chars,
+            sha=data.get("sha"),
         )
 
     async def _file_bytes(self, repo: RepoRef, path: str, data: dict[str, Any]) -> bytes:
@@ -149,7 +161,9 @@ class GitHubSource:
         data = _object(response.json())
         prefix = f"{path}/" if path else ""
         entries = tuple(
-            TreeEntry(path=item["path"], type=_TREE_TYPES.get(item.get("type", ""), "file"), size=item.get("size"))
+            TreeEntry(
+                path=item["path"], type=_TREE_TYPES.get(item.get("type", ""), "file"), size=item.get("size")
+            )
             for item in data.get("tree") or ()
             if isinstance(item, dict) and "path" in item and str(item["path"]).startswith(prefix)
         )

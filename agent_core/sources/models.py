@@ -186,7 +186,7 @@ def _compact(values: dict[str, Any]) -> dict[str, Any]:
     """Drop noise: None, empty strings/tuples and False flags; tuples become lists."""
     out: dict[str, Any] = {}
     for key, value in values.items():
-        if value is None or value is False or value == "" or value == () or value == 0 and key == "omitted_chars":
+        if value is None or value is False or value in ("", ()) or (key == "omitted_chars" and value == 0):
             continue
         out[key] = list(value) if isinstance(value, tuple) else value
     return out

@@ -23,7 +23,7 @@ import json
 import logging
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_core.clock import Clock
@@ -77,10 +77,10 @@ RetryListener = Callable[[str, str, RetryDetails], None]
 
 @dataclass(frozen=True, kw_only=True)
 class ToolboxConfig:
-    retry: RetryPolicy = RetryPolicy()
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
     rate_limit_max_wait: float = 30.0
     tool_timeout: float = 30.0
-    limits: ToolLimits = ToolLimits()
+    limits: ToolLimits = field(default_factory=ToolLimits)
 
 
 class Toolbox:
@@ -93,7 +93,7 @@ class Toolbox:
         scope: Sequence[RepoRef],
         breakers: BreakerBoard,
         clock: Clock,
-        config: ToolboxConfig = ToolboxConfig(),
+        config: ToolboxConfig | None = None,
         rng: Callable[[], float] = random.random,
         on_retry: RetryListener | None = None,
     ) -> None:
@@ -102,7 +102,7 @@ class Toolbox:
         self._aliases: dict[str, str] = {}
         self._breakers = breakers
         self._clock = clock
-        self._config = config
+        self._config = config or ToolboxConfig()
         self._rng = rng
         self._on_retry = on_retry
         self._memo: dict[str, ToolResult] = {}
@@ -146,8 +146,15 @@ class Toolbox:
         if memo_key in self._memo:
             earlier = self._memo[memo_key]
             return self._record(
-                replace(earlier, call_id=call_id, memo=True, from_cache=True, http_requests=0, attempts=0,
-                        duration_s=self._clock.monotonic() - started)
+                replace(
+                    earlier,
+                    call_id=call_id,
+                    memo=True,
+                    from_cache=True,
+                    http_requests=0,
+                    attempts=0,
+                    duration_s=self._clock.monotonic() - started,
+                )
             )
         pending = self._inflight.get(memo_key)
         if pending is not None:  # the same call is running in parallel: share its answer
@@ -195,7 +202,14 @@ class Toolbox:
             if self._on_retry is not None:
                 self._on_retry(call_id, spec.name, details)
 
-        base = {"call_id": call_id, "tool": spec.name, "arguments": dict(call.args) | _repo_args(call), "repo": call.repo}
+        base = ToolResult(
+            call_id=call_id,
+            tool=spec.name,
+            arguments=dict(call.args) | _repo_args(call),
+            ok=False,
+            observation={},
+            repo=call.repo,
+        )
         try:
             async with asyncio.timeout(self._config.tool_timeout):
                 value, observation = await call_with_retry(
@@ -207,29 +221,55 @@ class Toolbox:
                     on_retry=on_retry,
                 )
             self._learn_alias(call, value)
-            return ToolResult(
-                **base, ok=True, observation=observation, value=value, attempts=attempts,
+            return replace(
+                base,
+                ok=True,
+                observation=observation,
+                value=value,
+                attempts=attempts,
                 **self._costs(stats, started),
             )
         except (TransientError, CircuitOpenError, RateLimitError, TimeoutError) as exc:
-            return await self._fallback(base, spec, call, source, exc, stats, attempts, started)
+            return await self._fallback(
+                base=base,
+                spec=spec,
+                call=call,
+                source=source,
+                exc=exc,
+                stats=stats,
+                attempts=attempts,
+                started=started,
+            )
         except (NotFoundError, UserInputError, AgentCoreError) as exc:
             what = f"{call.repo.full_name}" + (f": '{call.args['path']}'" if call.args.get("path") else "")
             message = f"{what} {exc.message}" if isinstance(exc, NotFoundError) else exc.message
             observation = {"ok": False, "error": message} | ({"hint": exc.hint} if exc.hint else {})
-            return ToolResult(**base, ok=False, observation=observation, attempts=attempts, error=message,
-                              **self._costs(stats, started))
+            return replace(
+                base,
+                ok=False,
+                observation=observation,
+                attempts=attempts,
+                error=message,
+                **self._costs(stats, started),
+            )
         except Exception as exc:  # the marked edge: a tool bug becomes an error observation
             logger.exception("tool %s failed unexpectedly", spec.name)
             message = f"internal error in {spec.name}: {type(exc).__name__}"
-            return ToolResult(**base, ok=False, observation={"ok": False, "error": message}, attempts=attempts,
-                              error=message, **self._costs(stats, started))
+            return replace(
+                base,
+                ok=False,
+                observation={"ok": False, "error": message},
+                attempts=attempts,
+                error=message,
+                **self._costs(stats, started),
+            )
         finally:
             current_call.reset(token)
 
     async def _fallback(
         self,
-        base: dict[str, Any],
+        *,
+        base: ToolResult,
         spec: ToolSpec,
         call: ToolCall,
         source: RepoSource,
@@ -249,13 +289,32 @@ class Toolbox:
                 pass
             else:
                 age = stats.stale_age_s
-                observation = {"stale": True, "age_seconds": round(age) if age is not None else None,
-                               "why": reason} | observation
-                return ToolResult(**base, ok=True, observation=observation, value=value, attempts=attempts,
-                                  stale=True, stale_age_s=age, error=reason, **self._costs(stats, started))
+                observation = {
+                    "stale": True,
+                    "age_seconds": round(age) if age is not None else None,
+                    "why": reason,
+                } | observation
+                return replace(
+                    base,
+                    ok=True,
+                    observation=observation,
+                    value=value,
+                    attempts=attempts,
+                    stale=True,
+                    stale_age_s=age,
+                    error=reason,
+                    **self._costs(stats, started),
+                )
         observation = {"ok": False, "degraded": True, "reason": reason, "hint": hint}
-        return ToolResult(**base, ok=False, observation=observation, attempts=attempts, degraded=True,
-                          error=reason, **self._costs(stats, started))
+        return replace(
+            base,
+            ok=False,
+            observation=observation,
+            attempts=attempts,
+            degraded=True,
+            error=reason,
+            **self._costs(stats, started),
+        )
 
     def _retry_on(self, error: BaseException) -> bool | float | None:
         if isinstance(error, TransientError):
@@ -281,8 +340,12 @@ class Toolbox:
     ) -> ToolResult:
         return self._record(
             ToolResult(
-                call_id=call_id, tool=tool, arguments=dict(arguments), ok=False,
-                observation={"ok": False, "error": message}, error=message,
+                call_id=call_id,
+                tool=tool,
+                arguments=dict(arguments),
+                ok=False,
+                observation={"ok": False, "error": message},
+                error=message,
                 duration_s=self._clock.monotonic() - started,
             )
         )

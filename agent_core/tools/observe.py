@@ -24,10 +24,18 @@ _NOTABLE: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"cmakelists\.txt|meson\.build|mix\.exs|pubspec\.yaml|deno\.json)$"
         ),
     ),
-    ("ci", re.compile(r"^(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.yml|\.circleci/config\.yml|azure-pipelines\.yml|\.travis\.yml|jenkinsfile)$")),
+    (
+        "ci",
+        re.compile(
+            r"^(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.yml|\.circleci/config\.yml|azure-pipelines\.yml|\.travis\.yml|jenkinsfile)$"
+        ),
+    ),
     ("container", re.compile(r"^(dockerfile|docker-compose[\w.-]*\.ya?ml|compose\.ya?ml)$")),
     ("docs", re.compile(r"^(contributing|changelog|changes|history|security|code_of_conduct)(\.[a-z]+)?$")),
-    ("build", re.compile(r"^(makefile|tox\.ini|noxfile\.py|justfile|mkdocs\.yml|\.pre-commit-config\.yaml)$")),
+    (
+        "build",
+        re.compile(r"^(makefile|tox\.ini|noxfile\.py|justfile|mkdocs\.yml|\.pre-commit-config\.yaml)$"),
+    ),
 )
 
 
@@ -65,7 +73,11 @@ def summarise_tree(tree: FileTree, *, max_entries: int = 200) -> dict[str, Any]:
         if len(parts) > 2:
             per_dir["/".join(parts[:2])] += 1
     top_level = [
-        {"name": e.path[len(base) :], "type": e.type, **({"files": per_top[e.path[len(base) :]]} if e.type == "dir" else {})}
+        {
+            "name": e.path[len(base) :],
+            "type": e.type,
+            **({"files": per_top[e.path[len(base) :]]} if e.type == "dir" else {}),
+        }
         for e in tree.entries
         if "/" not in e.path[len(base) :]
     ]
@@ -77,9 +89,7 @@ def summarise_tree(tree: FileTree, *, max_entries: int = 200) -> dict[str, Any]:
         "files": tree.files,
         "dirs": tree.dirs,
         "top_level": top_level[:100],
-        "largest_subdirectories": [
-            {"path": f"{base}{d}", "files": n} for d, n in per_dir.most_common(20)
-        ],
+        "largest_subdirectories": [{"path": f"{base}{d}", "files": n} for d, n in per_dir.most_common(20)],
         "notable_files": {
             e.path: role for e in ordered if (role := notable_role(e.path[len(base) :] if base else e.path))
         },

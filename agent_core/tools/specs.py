@@ -113,7 +113,9 @@ async def _repo_info(source: RepoSource, call: ToolCall, limits: ToolLimits) -> 
     return value, value.to_observation()
 
 
-async def _list_directory(source: RepoSource, call: ToolCall, limits: ToolLimits) -> tuple[Any, dict[str, Any]]:
+async def _list_directory(
+    source: RepoSource, call: ToolCall, limits: ToolLimits
+) -> tuple[Any, dict[str, Any]]:
     value = await source.list_directory(call.repo, call.args.get("path", ""))
     return value, value.to_observation()
 
@@ -204,7 +206,12 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
             "repo": _REPO,
             "path": {"type": "string", "description": "File path relative to the root, e.g. 'README.md'."},
             "start_line": {"type": "integer", "minimum": 1, "description": "First line to show (default 1)."},
-            "max_lines": {"type": "integer", "minimum": 1, "maximum": 5000, "description": "At most this many lines."},
+            "max_lines": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 5000,
+                "description": "At most this many lines.",
+            },
         },
         required=("owner", "repo", "path"),
         run=_read_file,

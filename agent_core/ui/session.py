@@ -1,0 +1,238 @@
+"""What one browser session owns, and how its state becomes the page's text (no gradio here).
+
+A :class:`UiSession` lives in the session's ``gr.State``: its settings (keys pasted in the settings
+panel stay here, server-side, and nowhere else), its own :class:`BreakerBoard` and
+:class:`ChaosMonkey`, the :class:`OpenedAnalysis` that follow-up questions continue, the trace of the
+current run and the messages of earlier runs in the same conversation. Process-wide things (the HTTP
+pool, the cache) belong to :class:`agent_core.agent.session.Services`, never to a session.
+
+:class:`FrameThrottle` decides when a streaming handler should send a new frame to the browser: at
+once for events that change the structure of the trace, otherwise at most every ``interval`` seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from agent_core import events as ev
+from agent_core.agent.session import OpenedAnalysis
+from agent_core.clock import Clock
+from agent_core.errors import ConfigurationError
+from agent_core.events import dump_events
+from agent_core.github.chaos import ChaosMonkey
+from agent_core.llm import resolve_model_config
+from agent_core.llm.providers import PRESETS
+from agent_core.resilience import BreakerBoard, BreakerConfig, BreakerSnapshot
+from agent_core.settings import Settings
+from agent_core.ui.i18n import t
+from agent_core.ui.render import Message, TraceView, format_clock
+
+logger = logging.getLogger(__name__)
+
+TOOL_NAMES = ("get_repo_info", "get_file_tree", "list_directory", "read_file", "get_commits", "get_languages")
+LLM_BREAKER = "llm"
+
+# Events that change the shape of the trace: the browser sees them at once, never batched.
+URGENT_EVENTS: frozenset[type[ev.Event]] = frozenset(
+    {
+        ev.RunStarted,
+        ev.TurnStarted,
+        ev.TurnFinished,
+        ev.ToolCallStarted,
+        ev.ToolCallFinished,
+        ev.ToolRetry,
+        ev.BreakerChanged,
+        ev.Notice,
+        ev.RunFinished,
+        ev.RunFailed,
+    }
+)
+
+
+def new_board(settings: Settings, clock: Clock) -> BreakerBoard:
+    """A board with a row for every tool and the model endpoint, so the table is complete from the start."""
+    board = BreakerBoard(
+        config=BreakerConfig(
+            failure_threshold=settings.breaker_failure_threshold, open_seconds=settings.breaker_open_seconds
+        ),
+        clock=clock,
+    )
+    for name in (*TOOL_NAMES, LLM_BREAKER):
+        board.get(name)
+    return board
+
+
+def model_label(settings: Settings) -> str:
+    """``deepseek-flash via DeepSeek``; raises ConfigurationError for unusable model settings."""
+    config = resolve_model_config(
+        provider=settings.llm_provider,
+        base_url=settings.llm_base_url,
+        model=settings.llm_model,
+        api_key=settings.api_key,
+        hf_token=settings.hf_token,
+    )
+    preset = PRESETS.get(config.provider)
+    return f"{config.model} via {preset.label if preset else config.provider}"
+
+
+class UiSession:
+    """One browser session's state. Used from one event loop; not shared between sessions."""
+
+    def __init__(self, base: Settings, *, clock: Clock, rng: random.Random | None = None) -> None:
+        self.base = base
+        self.settings = base
+        self.lang = "en"
+        self.clock = clock
+        self.breakers = new_board(base, clock)
+        self.chaos = ChaosMonkey(rng=rng)
+        self.opened: OpenedAnalysis | None = None
+        self.view: TraceView | None = None
+        self.history: list[Message] = []
+        self.rate_limit: ev.RateLimitUpdated | None = None
+        self.phase = ""  # the run part of the status line ("Running…", "Done.")
+        self._export_dir: Path | None = None
+
+    # -- the conversation -----------------------------------------------------------------------
+
+    @property
+    def can_follow_up(self) -> bool:
+        """A report exists and the analysis that wrote it is still open."""
+        view = self.view
+        return self.opened is not None and view is not None and isinstance(view.result, ev.RunFinished)
+
+    def start_view(self, *, keep_history: bool, request: str | None = None) -> TraceView:
+        """A fresh trace for the next run; the finished one moves into the history for follow-ups."""
+        if keep_history and self.view is not None:
+            self.history.extend(self.view.messages())
+        elif not keep_history:
+            self.history = []
+        self.view = TraceView(lang=self.lang, request=request)
+        return self.view
+
+    def observe(self, event: ev.Event) -> None:
+        """Fold one event into the current trace and the session's status."""
+        if self.view is None:
+            self.view = TraceView(lang=self.lang)
+        self.view.apply(event)
+        if isinstance(event, ev.RateLimitUpdated):
+            self.rate_limit = event
+        elif isinstance(event, ev.RunFinished):
+            self.phase = t("status_degraded" if event.degraded else "status_done", self.lang)
+        elif isinstance(event, ev.RunFailed):
+            self.phase = t("status_failed", self.lang, message=event.message)
+
+    def messages(self) -> list[Message]:
+        return self.history + (self.view.messages() if self.view is not None else [])
+
+    async def close_analysis(self) -> None:
+        opened, self.opened = self.opened, None
+        if opened is not None:
+            await opened.aclose()
+
+    # -- settings ---------------------------------------------------------------------------------
+
+    def apply_settings(self, **overrides: object) -> Settings:
+        """Apply the settings panel (blank key fields keep the operator's keys); validate the model.
+
+        In hosted mode ``max_turns`` cannot exceed the operator's. Raises ConfigurationError (nothing
+        changed) for settings the model layer refuses.
+        """
+        changes = {k: v for k, v in overrides.items() if v is not None}
+        for secret in ("api_key", "github_token"):
+            value = changes.get(secret)
+            if not (isinstance(value, str) and value.strip()):
+                changes.pop(secret, None)
+            else:
+                changes[secret] = value.strip()
+        for name in ("llm_provider", "llm_model", "llm_base_url"):
+            if name in overrides:
+                value = overrides[name]
+                changes[name] = value.strip() if isinstance(value, str) and value.strip() else None
+        if "max_turns" in changes:
+            turns = int(str(changes["max_turns"]))
+            changes["max_turns"] = min(turns, self.base.max_turns) if self.base.hosted else max(1, turns)
+        candidate = self.base.with_overrides(**changes)
+        candidate.validate()
+        if not candidate.offline_planner:
+            model_label(candidate)  # raises ConfigurationError for an unusable combination
+        self.settings = candidate
+        return candidate
+
+    # -- what the page shows ------------------------------------------------------------------------
+
+    def breaker_snapshots(self) -> list[BreakerSnapshot]:
+        """The live board; without a model the ``llm`` row is left out (it cannot change)."""
+        snaps = self.breakers.snapshot()
+        if self.settings.offline_planner:
+            snaps = [s for s in snaps if s.name != LLM_BREAKER]
+        return snaps
+
+    def status_line(self) -> str:
+        """Mode, GitHub identity and quota, and the run's phase, as one line of markdown."""
+        lang, s = self.lang, self.settings
+        if s.offline_planner:
+            mode = t("status_planner", lang)
+        else:
+            try:
+                label = model_label(s)
+            except ConfigurationError as exc:
+                mode = f"⚠️ {exc}"
+            else:
+                model, _, provider = label.partition(" via ")
+                mode = t("status_model", lang, model=model, provider=provider)
+        parts = [mode, t("status_gh_auth" if s.github_token else "status_gh_anon", lang)]
+        if self.rate_limit is not None:
+            reset = format_clock(self.rate_limit.reset_at)
+            parts.append(t("status_gh_remaining", lang, remaining=self.rate_limit.remaining, reset=reset))
+        if s.hosted and not s.github_token:
+            parts.append(t("status_space_warning", lang))
+        if self.phase:
+            parts.append(f"**{self.phase}**")
+        return " · ".join(parts)
+
+    # -- export ---------------------------------------------------------------------------------------
+
+    def export_files(self) -> tuple[Path, Path] | None:
+        """Write ``report.md`` and ``trace.jsonl`` of the current run; None before any run."""
+        view = self.view
+        if view is None or not view.events:
+            return None
+        if self._export_dir is None:
+            self._export_dir = Path(tempfile.mkdtemp(prefix="repo-analyst-"))
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        report = self._export_dir / f"report-{stamp}.md"
+        trace = self._export_dir / f"trace-{stamp}.jsonl"
+        report.write_text(view.report_text() + "\n", encoding="utf-8")
+        dump_events(view.events, trace)
+        return report, trace
+
+    def discard(self, schedule: Callable[[OpenedAnalysis], None] | None = None) -> None:
+        """The browser session ended: drop files, hand the open analysis to ``schedule`` for closing."""
+        if self._export_dir is not None:
+            shutil.rmtree(self._export_dir, ignore_errors=True)
+            self._export_dir = None
+        opened, self.opened = self.opened, None
+        if opened is not None and schedule is not None:
+            schedule(opened)
+
+
+class FrameThrottle:
+    """When to send a frame: at once for :data:`URGENT_EVENTS`, otherwise at most every ``interval``."""
+
+    def __init__(self, interval: float = 0.08, *, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.interval = interval
+        self._monotonic = monotonic
+        self._last: float | None = None
+
+    def due(self, event: ev.Event) -> bool:
+        now = self._monotonic()
+        if type(event) in URGENT_EVENTS or self._last is None or now - self._last >= self.interval:
+            self._last = now
+            return True
+        return False
