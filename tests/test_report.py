@@ -327,7 +327,7 @@ def test_unknown_data_is_said_to_be_unknown_not_absent() -> None:
     assert section(report, "Architecture and structure").strip() == "The file tree could not be fetched."
     assert section(report, "Development activity").strip() == "The commit history could not be fetched."
     assert "**Languages:** unknown" in section(report, "Tech stack")
-    assert "- ✗ failed · get_file_tree octo/demo — not found" in section(report, "Data sources")
+    assert "- ✗ failed · `get_file_tree` octo/demo — not found" in section(report, "Data sources")
 
 
 def test_degraded_and_stale_data_gets_a_visible_note_under_the_title() -> None:
@@ -346,13 +346,13 @@ def test_degraded_and_stale_data_gets_a_visible_note_under_the_title() -> None:
 
     top = report.split("## Overview")[0]
     assert (
-        "> ⚠ Some data could not be fetched: read\\_file octo/demo `README.md` (served from an older cached copy); "
-        "get\\_languages octo/demo (circuit open: get\\_languages is failing)."
+        "> ⚠ Some data could not be fetched: `get_languages` octo/demo (circuit open: get\\_languages is failing); "
+        "`read_file` octo/demo `README.md` (served from an older cached copy)."
     ) in top
     assert "> ℹ The model became unreachable; this report was written from the 6 observations" in top
     sources = section(report, "Data sources")
-    assert "- ⚠ degraded · get_languages octo/demo — circuit open" in sources
-    assert "- ⚠ stale · read_file octo/demo `README.md` — GitHub is unreachable" in sources
+    assert "- ⚠ degraded · `get_languages` octo/demo — circuit open" in sources
+    assert "- ⚠ stale · `read_file` octo/demo `README.md` — GitHub is unreachable" in sources
     assert "Run the analysis again" in section(report, "Recommendations")
 
 
@@ -373,7 +373,7 @@ def test_repository_html_never_reaches_the_report() -> None:
     assert "onerror=" not in lowered
     assert "<img" not in lowered
     assert "<b>" not in lowered
-    assert "](javascript:" not in lowered  # no link can be formed from repository text
+    assert not re.search(r"(?<!\\)\]\(javascript:", report)  # no link can be formed from repository text
     assert (
         "Nice &lt;img src=x onerror&#61;alert(1)&gt; tool &lt;script&gt;" not in report
     )  # `>` escaped as `\>`
@@ -577,8 +577,63 @@ async def test_planner_and_writer_end_to_end_over_a_real_git_repository(tmp_path
     assert "- Commits in the sample: 3 over 14 days" in report
     assert "Continuous integration is configured: `.github/workflows/ci.yml`." in report
     assert "A tests folder is present: `tests/` (1 file)." in report
-    assert "- ✓ ok · read_file local/wordy `pyproject.toml`" in report
-    assert "- ✓ ok · list_directory local/wordy `tests`" in report
+    assert "- ✓ ok · `read_file` local/wordy `pyproject.toml`" in report
+    assert "- ✓ ok · `list_directory` local/wordy `tests`" in report
     risks = section(report, "Risks")
     assert "No license" not in risks
     assert "No CI" not in risks
+
+
+def test_metadata_and_tree_signals_are_reported() -> None:
+    info = RepoInfo(
+        full_name="octo/demo2", description="old", default_branch="dev", html_url="https://github.com/octo/demo2",
+        archived=True, fork=True, renamed_from="octo/demo", topics=(),
+    )  # fmt: skip
+    big = FileTree(
+        ref="abc",
+        path="",
+        entries=(
+            TreeEntry(path="README", type="file", size=20),
+            TreeEntry(path="data", type="dir"),
+            TreeEntry(path="data/dump.bin", type="file", size=12 * 1024 * 1024),
+        ),
+        truncated=True,
+    )
+    results = [
+        result("get_repo_info", DEMO, info),
+        result("get_file_tree", DEMO, big, path=""),
+        result("read_file", DEMO, text_file("README", "demo2\n"), path="README"),
+    ]
+
+    report = write_report(scope=[DEMO], question="", results=results)
+
+    overview = section(report, "Overview")
+    assert "The repository was renamed: `octo/demo` now redirects to `octo/demo2`." in overview
+    assert "The repository is archived (read-only)." in overview
+    assert "The repository is a fork." in overview
+    assert "- Topics: none" in overview
+    assert "The tree was truncated by the server" in section(report, "Architecture and structure")
+    risks = section(report, "Risks")
+    assert "The repository is archived" in risks
+    assert "The README is very short (2 lines)." in risks
+    assert "[`data/dump.bin`](https://github.com/octo/demo2/blob/dev/data/dump.bin) (12.0 MB)" in risks
+    # A truncated tree proves presence, never absence.
+    assert "No license" not in risks
+    assert "Could not check the license, CI, tests" in risks
+    assert "Move large binary files out of git" in section(report, "Recommendations")
+
+
+def test_an_empty_repository_is_said_to_be_empty() -> None:
+    results = [
+        result(
+            "get_file_tree", DEMO, FileTree(ref=None, path="", entries=(), empty_repository=True), path=""
+        ),
+        result("get_commits", DEMO, CommitList(commits=(), empty_repository=True), per_page=30),
+    ]
+
+    report = write_report(scope=[DEMO], question="", results=results)
+
+    assert section(report, "Architecture and structure").strip() == "The repository is empty (no commits)."
+    assert section(report, "Development activity").strip() == "The repository has no commits."
+    assert section(report, "Risks").strip() == "- The repository is empty: there is nothing to assess yet."
+    assert "Repository metadata could not be fetched." in section(report, "Overview")

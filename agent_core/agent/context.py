@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 Message = dict[str, Any]
+COMPACTED_MARK = "[compacted to save context"
 COMPACTED_NOTE = "[compacted to save context: an earlier {tool} observation ({chars:,} characters) was removed; call the tool again if you need it]"
 
 
@@ -37,24 +38,42 @@ class Conversation:
     def compact(
         self, *, budget: int, estimate: Callable[[Sequence[Mapping[str, Any]]], int], keep_last: int = 4
     ) -> int:
-        """Shrink old tool results until the estimate fits ``budget``; return how many were compacted."""
-        if estimate(self.messages) <= budget:
-            return 0
-        tool_indexes = [i for i, m in enumerate(self.messages) if m.get("role") == "tool"]
-        candidates = tool_indexes[:-keep_last] if keep_last else tool_indexes
+        """Shrink old tool results until the estimate fits ``budget``; return how many were compacted.
+
+        The ``keep_last`` newest results are spared on a first pass; if that is not enough, everything
+        but the newest result goes. The system prompt, the user's messages and the assistant's own
+        messages are never touched.
+        """
         done = 0
-        for index in candidates:
+        for spared in (keep_last, 1):
+            if estimate(self.messages) <= budget:
+                break
+            done += self._compact_pass(budget=budget, estimate=estimate, spared=spared)
+        self.compactions += done
+        return done
+
+    def _compact_pass(
+        self, *, budget: int, estimate: Callable[[Sequence[Mapping[str, Any]]], int], spared: int
+    ) -> int:
+        tool_indexes = [i for i, m in enumerate(self.messages) if _is_observation(m)]
+        done = 0
+        for index in tool_indexes[:-spared] if spared else tool_indexes:
             message = self.messages[index]
             content = str(message.get("content", ""))
-            if content.startswith("[compacted"):
+            if COMPACTED_MARK in content:
                 continue
             tool = self.tool_name(str(message.get("tool_call_id", "")))
-            self.messages[index] = {
-                **message,
-                "content": COMPACTED_NOTE.format(tool=tool, chars=len(content)),
-            }
+            note = COMPACTED_NOTE.format(tool=tool, chars=len(content))
+            if message.get("role") == "user":  # text protocol: keep the "Observation" label
+                note = f"Observation: {note}"
+            self.messages[index] = {**message, "content": note}
             done += 1
             if estimate(self.messages) <= budget:
                 break
-        self.compactions += done
         return done
+
+
+def _is_observation(message: Mapping[str, Any]) -> bool:
+    if message.get("role") == "tool":
+        return True
+    return message.get("role") == "user" and str(message.get("content", "")).startswith("Observation")

@@ -139,6 +139,8 @@ class Analysis:
         self._last_rate: tuple[int, float] | None = None
         self.report: str | None = None
         self.questions: list[str] = []
+        self._sent = 0
+        self._anchor: tuple[int, int] | None = None  # (messages counted, tokens the API reported for them)
 
     @property
     def mode(self) -> ev.Mode:
@@ -257,6 +259,7 @@ class Analysis:
         turn = box.turn
         if turn is not None and turn.usage is not None:
             state.prompt_tokens += turn.usage.prompt_tokens
+            self._anchor = (self._sent, turn.usage.prompt_tokens)
             state.completion_tokens += turn.usage.completion_tokens
         if box.error is not None:
             state.degraded.append(f"model failed: {box.error}")
@@ -273,7 +276,9 @@ class Analysis:
 
     async def _stream_once(self, turn_no: int, box: _TurnBox, *, tools: bool) -> AsyncIterator[ev.Event]:
         assert self._model is not None
-        self.conversation.compact(budget=self._limits.context_budget_tokens, estimate=estimate_messages)
+        if self.conversation.compact(budget=self._limits.context_budget_tokens, estimate=self._estimate):
+            self._anchor = None  # earlier messages changed: the API's count no longer applies
+        self._sent = len(self.conversation.messages)
         breaker = self.breakers.get(LLM_BREAKER)
         try:
             permit = breaker.acquire()
@@ -564,6 +569,14 @@ class Analysis:
 
     def _question(self) -> str:
         return self.questions[-1] if self.questions else ""
+
+    def _estimate(self, messages: Sequence[Mapping[str, Any]]) -> int:
+        """Tokens of ``messages``: the API's own count for what it has seen, plus a CJK-aware estimate
+        of what was added since (characters/4 is 2.6x low on Chinese)."""
+        if self._anchor is not None and self._anchor[0] <= len(messages):
+            counted, tokens = self._anchor
+            return tokens + estimate_messages(messages[counted:])
+        return estimate_messages(messages)
 
     def _t(self) -> float:
         return round(self._clock.monotonic() - self._t0, 4)

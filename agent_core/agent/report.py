@@ -829,7 +829,7 @@ def _call_label(result: ToolResult) -> str:
     path = result.arguments.get("path")
     owner, name = result.arguments.get("owner"), result.arguments.get("repo")
     where = f" {_plain(f'{owner}/{name}')}" if owner and name else ""
-    return f"{result.tool}{where}" + (f" {_code(str(path))}" if path else "")
+    return f"{_code(result.tool)}{where}" + (f" {_code(str(path))}" if path else "")
 
 
 # ============================================================================================ facts
@@ -1076,7 +1076,7 @@ def _preface(
         dict.fromkeys(g for f in facts for g in f.evidence.gaps)
     )
     if gaps:
-        out += [f"> {words.warning.format('; '.join(gaps))}", ""]
+        out += [f"> {words.warning.format(words.semi.join(gaps))}", ""]
     if note:
         out += [f"> ℹ {_plain(note, limit=500)}", ""]
     if question.strip():
@@ -1086,22 +1086,23 @@ def _preface(
 
 def _overview(facts: _Facts, words: _Words) -> list[str]:
     ev, info = facts.evidence, facts.evidence.info
-    out = [] if info is not None else [words.no_info, ""]
     description = info.description if info else None
-    out.append(words.description.format(_plain(description, limit=300) if description else words.unknown))
     readme = ev.files.get(facts.readme or "")
     summary = readme_summary(readme.text) if readme is not None and readme.text else None
-    if readme is not None and summary:
-        out += ["", words.from_readme.format(_link(facts, readme.path), _inline(summary))]
-    out.append("")
-    out += [f"- {label}{words.colon}{value}" for label, value in _key_facts(facts, words)]
+    notes = []
     if info is not None and info.renamed_from:
-        out += ["", words.renamed.format(_code(info.renamed_from), _code(info.full_name))]
+        notes.append(words.renamed.format(_code(info.renamed_from), _code(info.full_name)))
     if info is not None and info.archived:
-        out += ["", words.archived]
+        notes.append(words.archived)
     if info is not None and info.fork:
-        out += ["", words.is_fork]
-    return out
+        notes.append(words.is_fork)
+    return _blocks(
+        [] if info is not None else [words.no_info],
+        [words.description.format(_plain(description, limit=300) if description else words.unknown)],
+        [words.from_readme.format(_link(facts, readme.path), _inline(summary))] if readme and summary else [],
+        [f"- {label}{words.colon}{value}" for label, value in _key_facts(facts, words)],
+        notes,
+    )
 
 
 def _key_facts(facts: _Facts, words: _Words) -> list[tuple[str, str]]:
@@ -1133,29 +1134,24 @@ def _key_facts(facts: _Facts, words: _Words) -> list[tuple[str, str]]:
 
 def _tech_stack(facts: _Facts, words: _Words) -> list[str]:
     ev = facts.evidence
-    out = [words.languages.format(_languages(ev, words)), ""]
-    if facts.manifests:
-        out += [
-            words.manifests,
-            *(
-                words.manifest_line.format(_link(facts, m.path), _manifest_text(m, words))
-                for m in facts.manifests
-            ),
-            "",
-        ]
-    unread = [p for p in facts.paths if notable_role(p) == "manifest" and p not in ev.files]
-    if unread:
-        out += [words.unread_manifests.format(_names([_link(facts, p) for p in unread], words)), ""]
-    if not facts.manifests and not unread and (ev.tree is not None or facts.root_complete):
-        out += [words.no_manifests, ""]
-    notable = notable_dependencies(facts.manifests)
-    if notable:
-        items = [_code(name) + words.paren.format(words.categories[category]) for name, category in notable]
-        out += [words.notable.format(_names(items, words)), ""]
-    tooling = [p for p in facts.paths if notable_role(p) in ("build", "container")]
-    if tooling:
-        out.append(words.tooling.format(_names([_link(facts, p) for p in tooling], words)))
-    return _trim(out)
+    manifests = [
+        words.manifest_line.format(_link(facts, m.path), _manifest_text(m, words)) for m in facts.manifests
+    ]
+    unread = [_link(facts, p) for p in facts.paths if notable_role(p) == "manifest" and p not in ev.files]
+    none_found = not manifests and not unread and (ev.tree is not None or facts.root_complete)
+    notable = [
+        _code(name) + words.paren.format(words.categories[category])
+        for name, category in notable_dependencies(facts.manifests)
+    ]
+    tooling = [_link(facts, p) for p in facts.paths if notable_role(p) in ("build", "container")]
+    return _blocks(
+        [words.languages.format(_languages(ev, words))],
+        [words.manifests, *manifests] if manifests else [],
+        [words.unread_manifests.format(_names(unread, words))] if unread else [],
+        [words.no_manifests] if none_found else [],
+        [words.notable.format(_names(notable, words))] if notable else [],
+        [words.tooling.format(_names(tooling, words))] if tooling else [],
+    )
 
 
 def _manifest_text(manifest: Manifest, words: _Words) -> str:
@@ -1204,25 +1200,25 @@ def _structure(facts: _Facts, words: _Words) -> list[str]:
         return [words.empty_repo]
     if tree is None:
         return _listings(facts, words)
-    out = [words.counts.format(tree.files, tree.dirs), ""]
     top_dirs = [d for d in facts.dirs if "/" not in d]
+    dir_lines = []
     for name in top_dirs[:_MAX_TOP_DIRS]:
         count = sum(1 for p in facts.paths if p.startswith(f"{name}/"))
         role = _DIR_ROLES.get(name.lower())
-        out.append(
+        dir_lines.append(
             words.top_dir.format(_code(f"{name}/"), _files(count, words), words.roles[role] if role else "—")
         )
     if len(top_dirs) > _MAX_TOP_DIRS:
-        out.append(f"- …{words.more.format(len(top_dirs) - _MAX_TOP_DIRS)}")
-    top_files = [p for p in facts.paths if "/" not in p]
-    if top_files:
-        out += ["", words.top_files.format(_names([_code(p) for p in top_files], words))]
+        dir_lines.append(f"- …{words.more.format(len(top_dirs) - _MAX_TOP_DIRS)}")
+    top_files = [_code(p) for p in facts.paths if "/" not in p]
     notable = _notable_files(facts, words)
-    if notable:
-        out += ["", words.notable_files.format(notable)]
-    if tree.truncated:
-        out += ["", words.truncated]
-    return out
+    return _blocks(
+        [words.counts.format(tree.files, tree.dirs)],
+        dir_lines,
+        [words.top_files.format(_names(top_files, words))] if top_files else [],
+        [words.notable_files.format(notable)] if notable else [],
+        [words.truncated] if tree.truncated else [],
+    )
 
 
 def _listings(facts: _Facts, words: _Words) -> list[str]:
@@ -1376,7 +1372,8 @@ def _sources(results: Sequence[ToolResult], words: _Words) -> list[str]:
 def _languages(evidence: _Evidence, words: _Words) -> str:
     if evidence.languages is None:
         primary = evidence.info.language if evidence.info else None
-        return _plain(primary) if primary else words.unknown
+        said = f"{words.primary_language}{words.colon}{_plain(primary)}" if primary else None
+        return words.unknown + words.paren.format(said) if said else words.unknown
     total = sum(evidence.languages.bytes_by_language.values())
     if not total:
         return words.no_languages
@@ -1443,7 +1440,9 @@ def _clean_inline(text: str) -> str:
 
 _ESCAPED = re.compile(r"([\\`*_\[\]|#~>])")
 _EVENT_ATTRIBUTE = re.compile(r"(?i)\b(on[a-z]+)(\s*)=")
-_UNSAFE_IN_CODE = re.compile(r"[`<|]")
+# A backtick ends a code span and a table splits on "|"; "<" is fine ("<1" in a version) unless it
+# could start a tag: markup is never emitted, even where a renderer would show it literally.
+_UNSAFE_IN_CODE = re.compile(r"[`|]|<[A-Za-z/!?]")
 
 
 def _plain(text: str, *, limit: int | None = None) -> str:
@@ -1536,7 +1535,10 @@ def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else text
 
 
-def _trim(lines: list[str]) -> list[str]:
-    while lines and not lines[-1]:
-        lines.pop()
-    return lines
+def _blocks(*blocks: list[str]) -> list[str]:
+    """Markdown blocks separated by one blank line; empty blocks left out."""
+    out: list[str] = []
+    for block in blocks:
+        if block:
+            out += [*([""] if out else []), *block]
+    return out

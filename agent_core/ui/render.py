@@ -258,6 +258,9 @@ class TraceView:
         return self._now
 
     def apply(self, event: ev.Event) -> None:
+        """Fold one event in. Events arriving after :meth:`mark_stopped` are ignored."""
+        if self.stopped:
+            return
         self.events.append(event)
         self._now = max(self._now, event.t)
         match event:

@@ -96,6 +96,7 @@ class UiSession:
         self.history: list[Message] = []
         self.rate_limit: ev.RateLimitUpdated | None = None
         self.phase = ""  # the run part of the status line ("Running…", "Done.")
+        self.replaying = False  # the trace is a recording: breakers come from its events, not the board
         self._export_dir: Path | None = None
 
     # -- the conversation -----------------------------------------------------------------------
@@ -167,11 +168,17 @@ class UiSession:
     # -- what the page shows ------------------------------------------------------------------------
 
     def breaker_snapshots(self) -> list[BreakerSnapshot]:
-        """The live board; without a model the ``llm`` row is left out (it cannot change)."""
-        snaps = self.breakers.snapshot()
-        if self.settings.offline_planner:
-            snaps = [s for s in snaps if s.name != LLM_BREAKER]
-        return snaps
+        """The live board (a replay: the recording's breakers); without a model the ``llm`` row is left
+        out (it cannot change)."""
+        if self.replaying and self.view is not None:
+            recorded = {snap.name: snap for snap in self.view.breaker_snapshots()}
+            idle = {snap.name: snap for snap in new_board(self.base, self.clock).snapshot()}
+            snaps = list((idle | recorded).values())
+            with_llm = self.view.started is not None and self.view.started.mode == "model"
+        else:
+            snaps = self.breakers.snapshot()
+            with_llm = not self.settings.offline_planner
+        return [s for s in snaps if with_llm or s.name != LLM_BREAKER]
 
     def status_line(self) -> str:
         """Mode, GitHub identity and quota, and the run's phase, as one line of markdown."""
