@@ -180,7 +180,7 @@ def test_repository_matches_fixture_shape(client: httpx.Client, emu: GitHubEmula
     assert client.get("/repositories/4242").json() == body
 
 
-def test_every_api_response_has_github_headers(client: httpx.Client) -> None:
+def test_every_api_response_has_github_headers(client: httpx.Client, emu: GitHubEmulator) -> None:
     for path in ("/repos/octo/sample", "/repos/octo/sample/contents/nope", "/rate_limit"):
         headers = client.get(path).headers
         assert headers["content-type"] == "application/json; charset=utf-8"
@@ -197,6 +197,8 @@ def test_every_api_response_has_github_headers(client: httpx.Client) -> None:
     ok = client.get("/repos/octo/sample").headers
     assert ok["etag"].startswith('W/"')
     assert ok["cache-control"] == "private, max-age=60, s-maxage=60"
+    emu.cache_control = "private, max-age=0"
+    assert client.get("/repos/octo/sample").headers["cache-control"] == "private, max-age=0"
 
 
 def test_directory_listing_matches_fixture(client: httpx.Client, repos: dict[str, Path]) -> None:

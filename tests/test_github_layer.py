@@ -245,6 +245,7 @@ async def test_timeout_and_reset_are_transient(emulator: GitHubEmulator) -> None
 
 
 async def test_breaker_opens_per_tool_then_stale_fallback(emulator: GitHubEmulator, tmp_path: Path) -> None:
+    emulator.cache_control = "private, max-age=0"  # every cached answer must be revalidated
     http = make_http(emulator, tmp_path / "cache")
     try:
         toolbox, _, board = make_toolbox(http)
@@ -482,3 +483,28 @@ async def test_two_processes_share_the_cache_safely(emulator: GitHubEmulator, tm
     finally:
         await first.aclose()
         await second.aclose()
+
+
+async def test_breaker_recovers_through_half_open(emulator: GitHubEmulator) -> None:
+    from agent_core.resilience import StateChange
+    from tests.fakes import FakeClock
+
+    clock = FakeClock()
+    http = make_http(emulator, None)
+    changes: list[StateChange] = []
+    try:
+        toolbox, _, board = make_toolbox(http, clock=clock)
+        board.subscribe(changes.append)
+        emulator.fail("/commits", [503] * 3)
+        down = await toolbox.execute("a", "get_commits", {"owner": "acme", "repo": "widgets"})
+        assert down.degraded and board.get("get_commits").snapshot().state == BreakerState.OPEN
+        clock.advance(31)  # past the open duration: the next call is the single probe
+        up = await toolbox.execute("b", "get_commits", {"owner": "acme", "repo": "widgets", "per_page": 5})
+        assert up.ok
+        assert [(c.old, c.new) for c in changes] == [
+            (BreakerState.CLOSED, BreakerState.OPEN),
+            (BreakerState.OPEN, BreakerState.HALF_OPEN),
+            (BreakerState.HALF_OPEN, BreakerState.CLOSED),
+        ]
+    finally:
+        await http.aclose()

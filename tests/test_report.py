@@ -18,6 +18,9 @@ from agent_core.sources.local import LocalGitSource
 from agent_core.sources.models import (
     Commit,
     CommitList,
+    DirEntry,
+    DirListing,
+    EntryType,
     FileContent,
     FileTree,
     Languages,
@@ -521,8 +524,11 @@ def test_broken_cut_and_unknown_manifests_say_so() -> None:
 
 
 async def test_planner_and_writer_end_to_end_over_a_real_git_repository(tmp_path: Path) -> None:
-    ada = {"author_name": "Ada Lovelace", "author_email": "ada@example.com"}
-    grace = {"author_name": "Grace Hopper", "author_email": "grace@example.com"}
+    def commit(who: str, day: int, message: str, files: dict[str, str | bytes | None]) -> CommitSpec:
+        email = f"{who.split(maxsplit=1)[0].lower()}@example.com"
+        date = f"2024-01-{day:02d}T09:00:00+00:00"
+        return CommitSpec(message=message, files=files, author_name=who, author_email=email, date=date)
+
     root = make_repo(
         tmp_path / "wordy",
         {
@@ -532,19 +538,9 @@ async def test_planner_and_writer_end_to_end_over_a_real_git_repository(tmp_path
             "src/wordy/__init__.py": "",
         },
         commits=[
-            CommitSpec(message="Initial commit", date="2024-01-01T09:00:00+00:00", **ada),
-            CommitSpec(
-                message="Add tests",
-                files={"tests/test_words.py": "def test(): pass\n"},
-                date="2024-01-08T09:00:00+00:00",
-                **grace,
-            ),
-            CommitSpec(
-                message="Add CI",
-                files={".github/workflows/ci.yml": "on: push\n"},
-                date="2024-01-15T09:00:00+00:00",
-                **ada,
-            ),
+            commit("Ada Lovelace", 1, "Initial commit", {}),
+            commit("Grace Hopper", 8, "Add tests", {"tests/test_words.py": "def test(): pass\n"}),
+            commit("Ada Lovelace", 15, "Add CI", {".github/workflows/ci.yml": "on: push\n"}),
         ],
     )
     source = await LocalGitSource.open(root)
@@ -625,6 +621,7 @@ def test_metadata_and_tree_signals_are_reported() -> None:
 
 def test_an_empty_repository_is_said_to_be_empty() -> None:
     results = [
+        result("get_repo_info", DEMO, None),
         result(
             "get_file_tree", DEMO, FileTree(ref=None, path="", entries=(), empty_repository=True), path=""
         ),
@@ -637,3 +634,49 @@ def test_an_empty_repository_is_said_to_be_empty() -> None:
     assert section(report, "Development activity").strip() == "The repository has no commits."
     assert section(report, "Risks").strip() == "- The repository is empty: there is nothing to assess yet."
     assert "Repository metadata could not be fetched." in section(report, "Overview")
+
+
+def test_without_a_tree_the_folder_listings_are_the_evidence() -> None:
+    """What the planner gathers when the tree call degraded: the root, the workflows and tests folders."""
+
+    def folder(path: str, *entries: tuple[str, EntryType]) -> DirListing:
+        items = tuple(DirEntry(name=n, path=f"{path}/{n}" if path else n, type=t) for n, t in entries)
+        return DirListing(path=path, entries=items)
+
+    root = folder("", (".github", "dir"), ("README.md", "file"), ("src", "dir"), ("tests", "dir"))
+    results = [
+        ToolResult(
+            call_id="t",
+            tool="get_file_tree",
+            arguments={"owner": "octo", "repo": "demo", "path": ""},
+            ok=False,
+            observation={},
+            repo=DEMO,
+            degraded=True,
+            error="the tool timed out",
+        ),
+        result("list_directory", DEMO, root, path=""),
+        result(
+            "list_directory",
+            DEMO,
+            folder(".github/workflows", ("test.yml", "file")),
+            path=".github/workflows",
+        ),
+        result("list_directory", DEMO, folder("tests", ("test_a.py", "file")), path="tests"),
+    ]
+
+    report = write_report(scope=[DEMO], question="", results=results)
+
+    structure = section(report, "Architecture and structure")
+    assert (
+        "The full tree could not be fetched; the root folder holds: `.github/`, `README.md`, `src/`, `tests/`"
+        in structure
+    )
+    assert "Contents of `tests/`: `test_a.py`" in structure
+    strengths = section(report, "Strengths")
+    assert "Continuous integration is configured: `.github/workflows/test.yml`." in strengths
+    assert "A tests folder is present: `tests/` (1 file)." in strengths
+    risks = section(report, "Risks")
+    assert "No license" in risks  # the whole root folder was listed: its absence is a fact
+    assert "`get_file_tree` octo/demo (the tool timed out)" in risks
+    assert "> ⚠ Some data could not be fetched: `get_file_tree` octo/demo (the tool timed out)." in report

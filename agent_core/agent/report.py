@@ -25,7 +25,7 @@ import tomllib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any, Literal
 from urllib.parse import quote
@@ -780,32 +780,36 @@ class _Evidence:
 
 
 def _gather(repo: RepoRef, results: Sequence[ToolResult], words: _Words) -> _Evidence:
-    values: dict[str, Any] = {}
+    latest: dict[type, Any] = {}
     listings: dict[str, DirListing] = {}
     files: dict[str, FileContent] = {}
-    gaps: list[str] = []
+    gaps: dict[str, None] = {}  # an ordered set
     attempted: set[str] = set()
-    for result in results:
-        if not _belongs(result, repo):
-            continue
+    for result in (r for r in results if _belongs(r, repo)):
         attempted.add(result.tool)
         gap = _gap(result, words)
-        if gap and gap not in gaps:
-            gaps.append(gap)
-        value = result.value
-        if not result.ok or value is None:
-            continue
-        if isinstance(value, FileTree) and not value.path:
-            values["tree"] = value
-        elif isinstance(value, DirListing):
+        if gap:
+            gaps[gap] = None
+        value = result.value if result.ok else None
+        if isinstance(value, DirListing):
             listings[value.path] = value
         elif isinstance(value, FileContent):
-            if value.path not in files or (value.start_line or 1) == 1:
+            if value.path not in files or (value.start_line or 1) == 1:  # the first page says most
                 files[value.path] = value
-        elif isinstance(value, RepoInfo | Languages | CommitList):
-            values[{RepoInfo: "info", Languages: "languages", CommitList: "commits"}[type(value)]] = value
+        elif isinstance(value, RepoInfo | Languages | CommitList) or (
+            isinstance(value, FileTree) and not value.path
+        ):
+            latest[type(value)] = value
     return _Evidence(
-        repo=repo, listings=listings, files=files, attempted=frozenset(attempted), gaps=tuple(gaps), **values
+        repo=repo,
+        info=latest.get(RepoInfo),
+        tree=latest.get(FileTree),
+        languages=latest.get(Languages),
+        commits=latest.get(CommitList),
+        listings=listings,
+        files=files,
+        attempted=frozenset(attempted),
+        gaps=tuple(gaps),
     )
 
 
@@ -914,9 +918,7 @@ def _facts(evidence: _Evidence) -> _Facts:
         readme=readme,
         license_files=licenses if licenses or root_complete else None,
         ci=_ci(paths, dirs, evidence, complete=tree_complete),
-        tests_dir=next(
-            (d for name in _TEST_DIRS for d in test_dirs if d == name), test_dirs[0] if test_dirs else None
-        ),
+        tests_dir=next((name for name in _TEST_DIRS if name in dirs), test_dirs[0] if test_dirs else None),
         test_files=test_files if test_files or tree_complete else None,
         docs_dir=next((d for d in ("docs", "doc", "documentation") if d in dirs), None),
         activity=_activity(evidence.commits),
@@ -952,7 +954,7 @@ def _activity(commits: CommitList | None) -> _Activity | None:
     if commits is None or commits.empty_repository:
         return None
     dates = [d for d in (_date(c.date) for c in commits.commits) if d is not None]
-    authors = Counter(c.author or "?" for c in commits.commits)
+    authors = Counter(c.author or "" for c in commits.commits)  # "" = unknown author
     return _Activity(
         count=len(commits.commits),
         first=min(dates, default=None),
@@ -1013,8 +1015,9 @@ def _risks(facts: _Facts, words: _Words) -> list[Finding]:
     if readme is not None and readme.total_lines is not None and readme.total_lines < 10:
         out.append(("short_readme", words.r_short_readme.format(readme.total_lines)))
     act = facts.activity
-    if act and act.count >= 2 and len(act.authors) == 1:
-        out.append(("single_author", words.r_single_author.format(act.count, _plain(act.authors[0][0]))))
+    if act and act.count >= 2 and len(act.authors) == 1 and act.authors[0][0]:
+        who = _plain(act.authors[0][0] or words.unknown)
+        out.append(("single_author", words.r_single_author.format(act.count, who)))
     if facts.large_files:
         big = [_link(facts, p) + words.paren.format(f"{s / 1048576:.1f} MB") for p, s in facts.large_files]
         out.append(("large_files", words.r_large_files.format(words.sep.join(big))))
@@ -1097,7 +1100,7 @@ def _overview(facts: _Facts, words: _Words) -> list[str]:
     if info is not None and info.fork:
         notes.append(words.is_fork)
     return _blocks(
-        [] if info is not None else [words.no_info],
+        [words.no_info] if info is None and "get_repo_info" in ev.attempted else [],
         [words.description.format(_plain(description, limit=300) if description else words.unknown)],
         [words.from_readme.format(_link(facts, readme.path), _inline(summary))] if readme and summary else [],
         [f"- {label}{words.colon}{value}" for label, value in _key_facts(facts, words)],
@@ -1272,7 +1275,7 @@ def _development(facts: _Facts, words: _Words) -> list[str]:
     out.append(f"- {sample}")
     if act.per_week is not None:
         out.append(f"- {words.cadence.format(f'{act.per_week:.1f}')}")
-    top = [_plain(name) + words.paren.format(count) for name, count in act.authors[:5]]
+    top = [_plain(name or words.unknown) + words.paren.format(count) for name, count in act.authors[:5]]
     out.append(f"- {words.authors.format(_names(top, words, cap=5))}")
     if act.has_more:
         out.append(f"- {words.has_more}")
@@ -1508,9 +1511,10 @@ def _date(value: str | None) -> datetime | None:
     if not value:
         return None
     try:
-        return datetime.fromisoformat(value)
+        moment = datetime.fromisoformat(value)
     except ValueError:
         return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)  # comparable with aware ones
 
 
 def _day(moment: datetime) -> str:

@@ -546,9 +546,9 @@ class _LiveStats:
         rate = unknown if remaining is None else str(remaining)
         if remaining is not None and reset:
             rate += f" (reset {format_clock(reset)})"
-        if f is not None and f.cost_usd is not None:
+        if f is not None and f.cost_usd:
             cost = f"${f.cost_usd:.4f}"
-        elif mode == "planner":
+        elif mode == "planner" or (f is not None and f.cost_usd == 0):
             cost = "$0"
         else:
             cost = unknown

@@ -757,7 +757,9 @@ class GitHubEmulator:
     Tunables are plain attributes, read at each request: ``max_dir_entries`` (1,000),
     ``max_inline_size`` (1,000,000 bytes), ``max_tree_entries`` (100,000), ``limit_unauthenticated``
     (60), ``limit_authenticated`` (5,000), ``reset_at`` (epoch of the rate-limit reset, default now +
-    1 hour) and ``logins`` (commit email -> GitHub login). Every public method is thread-safe.
+    1 hour), ``cache_control`` (GitHub's "private, max-age=60, s-maxage=60"; set "private, max-age=0"
+    to make HTTP caches revalidate every time) and ``logins`` (commit email -> GitHub login).
+    Every public method is thread-safe.
     """
 
     def __init__(self, *, prefix: str = "") -> None:
@@ -769,6 +771,7 @@ class GitHubEmulator:
         self.limit_unauthenticated = 60
         self.limit_authenticated = 5000
         self.reset_at = int(time.time()) + 3600
+        self.cache_control = "private, max-age=60, s-maxage=60"
         self.logins: dict[str, str] = {}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -1242,7 +1245,7 @@ class GitHubEmulator:
     def _api_headers(self, response: _Response, key: str, etag: str | None) -> list[tuple[str, str]]:
         headers = self._plain_headers(response)
         if etag:  # a 304 carries the ETag of the body it stands for
-            headers += [("ETag", etag), ("Cache-Control", "private, max-age=60, s-maxage=60")]
+            headers += [("ETag", etag), ("Cache-Control", self.cache_control)]
         media = "github.v3; param=raw" if response.content_type == _RAW else "github.v3; format=json"
         headers += [
             ("Vary", _VARY),
