@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_core.clock import Clock
 from agent_core.github.client import GitHubClient
 from agent_core.github.http import GitHubHTTP
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
@@ -27,7 +28,7 @@ def make_toolbox(
     *,
     token: str | None = None,
     scope: tuple[RepoRef, ...] = (WIDGETS,),
-    clock: FakeClock | None = None,
+    clock: Clock | None = None,
     board: BreakerBoard | None = None,
     retry: RetryPolicy | None = None,
     tool_timeout: float = 10.0,

@@ -91,9 +91,15 @@ def result(tool: str, repo: RepoRef, value: Any = None, **arguments: Any) -> Too
 def text_file(path: str, text: str, *, truncated: bool = False) -> FileContent:
     lines = text.count("\n") + 1
     return FileContent(
-        path=path, kind="file", size=len(text), text=text, start_line=1, end_line=lines, total_lines=lines,
+        path=path,
+        kind="file",
+        size=len(text),
+        text=text,
+        start_line=1,
+        end_line=lines,
+        total_lines=lines,
         truncated=truncated,
-    )  # fmt: skip
+    )
 
 
 def file_tree(*paths: str, truncated: bool = False) -> FileTree:
@@ -231,8 +237,16 @@ def test_the_overview_states_metadata_and_the_first_real_readme_paragraph() -> N
         "([`README.md`](https://github.com/octo/demo/blob/main/README.md)): Demo is a small service that turns "
         "GitHub events into `webhooks` for chat tools. It runs anywhere."
     ) in overview
-    for line in ("- Stars: 1,234", "- Forks: 56", "- Open issues: 7", "- License: MIT", "- Default branch: `main`",
-                 "- Created: 2023-05-01", "- Last push: 2024-03-01", "- Topics: `webhooks`, `chatops`"):  # fmt: skip
+    for line in (
+        "- Stars: 1,234",
+        "- Forks: 56",
+        "- Open issues: 7",
+        "- License: MIT",
+        "- Default branch: `main`",
+        "- Created: 2023-05-01",
+        "- Last push: 2024-03-01",
+        "- Topics: `webhooks`, `chatops`",
+    ):
         assert line in overview
 
 
@@ -252,8 +266,15 @@ def test_the_tech_stack_lists_parsed_dependencies_with_links() -> None:
     notable = re.search(r"\*\*Notable dependencies:\*\* (.+)", stack)
     assert notable is not None
     assert re.findall(r"`([^`]+)`", notable.group(1)) == [
-        "fastapi", "httpx", "jest", "pytest", "react", "ruff", "typescript", "vite"
-    ]  # fmt: skip
+        "fastapi",
+        "httpx",
+        "jest",
+        "pytest",
+        "react",
+        "ruff",
+        "typescript",
+        "vite",
+    ]
     assert "`Dockerfile`" in stack  # build and tooling files
 
 
@@ -336,16 +357,23 @@ def test_unknown_data_is_said_to_be_unknown_not_absent() -> None:
 def test_degraded_and_stale_data_gets_a_visible_note_under_the_title() -> None:
     results = github_results()
     results[2] = ToolResult(
-        call_id="lang", tool="get_languages", arguments={"owner": "octo", "repo": "demo"}, ok=False,
-        observation={"ok": False, "degraded": True}, repo=DEMO, degraded=True,
+        call_id="lang",
+        tool="get_languages",
+        arguments={"owner": "octo", "repo": "demo"},
+        ok=False,
+        observation={"ok": False, "degraded": True},
+        repo=DEMO,
+        degraded=True,
         error="circuit open: get_languages is failing",
-    )  # fmt: skip
+    )
     results[4] = ToolResult(**{**results[4].__dict__, "stale": True, "error": "GitHub is unreachable"})
 
     report = write_report(
-        scope=[DEMO], question="", results=results,
+        scope=[DEMO],
+        question="",
+        results=results,
         writer_note="The model became unreachable; this report was written from the 6 observations gathered so far.",
-    )  # fmt: skip
+    )
 
     top = report.split("## Overview")[0]
     assert (
@@ -582,9 +610,15 @@ async def test_planner_and_writer_end_to_end_over_a_real_git_repository(tmp_path
 
 def test_metadata_and_tree_signals_are_reported() -> None:
     info = RepoInfo(
-        full_name="octo/demo2", description="old", default_branch="dev", html_url="https://github.com/octo/demo2",
-        archived=True, fork=True, renamed_from="octo/demo", topics=(),
-    )  # fmt: skip
+        full_name="octo/demo2",
+        description="old",
+        default_branch="dev",
+        html_url="https://github.com/octo/demo2",
+        archived=True,
+        fork=True,
+        renamed_from="octo/demo",
+        topics=(),
+    )
     big = FileTree(
         ref="abc",
         path="",
