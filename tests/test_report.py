@@ -714,3 +714,15 @@ def test_without_a_tree_the_folder_listings_are_the_evidence() -> None:
     assert "No license" in risks  # the whole root folder was listed: its absence is a fact
     assert "`get_file_tree` octo/demo (the tool timed out)" in risks
     assert "> ⚠ Some data could not be fetched: `get_file_tree` octo/demo (the tool timed out)." in report
+
+
+def test_file_links_are_percent_encoded_and_cannot_break_out() -> None:
+    odd_tree = file_tree("README.md", ".github/workflows/ci (x)].yml")
+    results = [*github_results(), result("get_file_tree", DEMO, odd_tree, path="")]  # the latest tree wins
+
+    report = write_report(scope=[DEMO], question="", results=results)
+
+    assert (
+        "Continuous integration is configured: [`.github/workflows/ci (x)].yml`]"
+        "(https://github.com/octo/demo/blob/main/.github/workflows/ci%20%28x%29%5D.yml)."
+    ) in report

@@ -478,15 +478,15 @@ class Analysis:
             f"This report was written without the model ({reason}), from the "
             f"{sum(r.ok for r in self.toolbox.results)} observations gathered so far."
         )
-        state.degraded.append(f"report written by the deterministic writer: {reason}")
         report = write_report(
             scope=self.scope,
             question=self._question(),
             results=self.toolbox.results,
             language=language,
-            degraded_reasons=[*state.degraded, *self._data_problems(state)],
+            degraded_reasons=self._data_problems(state),
             writer_note=note,
         )
+        state.degraded.append(f"report written by the deterministic writer: {reason}")
         async for event in self._finish(state, report, writer="fallback"):
             yield event
 

@@ -29,7 +29,6 @@ from agent_core.tools.observe import notable_role
 
 COMMITS_PER_PAGE = 30
 TEST_DIRS = ("tests", "test", "spec", "__tests__")
-_FIRST_TOOLS = ("get_repo_info", "get_file_tree", "get_languages", "get_commits")
 _MAX_CI_FILES = 2
 _MAX_ROOT_MANIFESTS_FIRST = 3  # more root manifests only if the budget is left after CI, license, tests
 # Manifests the report writer can parse come first, in this order; any other manifest sorts after them.

@@ -164,7 +164,7 @@ class _Words:
     side_by_side: str
     table_rows: tuple[str, ...]
     aspect: str
-    ci_yes: str
+    yes_which: str
     mark_ok: str
     mark_failed: str
     mark_stale: str
@@ -354,7 +354,7 @@ EN = _Words(
         "Files",
     ),
     aspect="Aspect",
-    ci_yes="yes ({})",
+    yes_which="yes ({})",
     mark_ok="✓ ok",
     mark_failed="✗ failed",
     mark_stale="⚠ stale",
@@ -497,7 +497,7 @@ ZH = _Words(
     side_by_side="### 对比一览",
     table_rows=("简介", "主要语言", "许可证", "星标", "复刻", "最近提交", "CI", "测试", "文件数"),
     aspect="项目",
-    ci_yes="是（{}）",
+    yes_which="是（{}）",
     mark_ok="✓ 成功",
     mark_failed="✗ 失败",
     mark_stale="⚠ 过期缓存",
@@ -887,7 +887,7 @@ class _Facts:
         if info is None or not info.html_url or not info.html_url.startswith("https://github.com/"):
             return None
         ref = info.default_branch or (self.evidence.tree.ref if self.evidence.tree else None) or "HEAD"
-        return f"{info.html_url.rstrip('/')}/blob/{quote(ref, safe='/')}/"
+        return f"https://github.com/{quote(info.full_name, safe='/')}/blob/{quote(ref, safe='/')}/"
 
 
 def _facts(evidence: _Evidence) -> _Facts:
@@ -1317,24 +1317,16 @@ def _table_column(facts: _Facts, words: _Words) -> list[str]:
     def number(value: int | None) -> str:
         return f"{value:,}" if value is not None else unknown
 
-    license_id = info.license if info else None
-    if license_id is None:
-        license_id = (
-            unknown
-            if facts.license_files is None
-            else (facts.license_files[0] if facts.license_files else words.none)
-        )
-    ci = unknown if facts.ci is None else words.ci_yes.format(len(facts.ci)) if facts.ci else words.no
-    if facts.tests_dir:
-        tests = words.ci_yes.format(f"{facts.tests_dir}/")
+    if info is not None and info.license:
+        license_id = info.license
     else:
-        tests = (
-            unknown
-            if facts.test_files is None
-            else words.ci_yes.format(facts.test_files)
-            if facts.test_files
-            else words.no
-        )
+        license_id = unknown if facts.license_files is None else words.none
+        license_id = facts.license_files[0] if facts.license_files else license_id
+    ci = _presence(facts.ci, len(facts.ci or ()), words)
+    if facts.tests_dir:
+        tests = words.yes_which.format(f"{facts.tests_dir}/")
+    else:
+        tests = _presence(facts.test_files, facts.test_files, words)
     return [
         _shorten(info.description, 80) if info and info.description else unknown,
         _primary_language(facts) or unknown,
@@ -1346,6 +1338,13 @@ def _table_column(facts: _Facts, words: _Words) -> list[str]:
         tests,
         number(tree.files if tree else None),
     ]
+
+
+def _presence(found: object, detail: object, words: _Words) -> str:
+    """A table cell for something that is there ("yes (detail)"), absent ("no") or unknown (None)."""
+    if found is None:
+        return words.unknown
+    return words.yes_which.format(detail) if found else words.no
 
 
 def _row(cells: Sequence[str]) -> str:
@@ -1366,8 +1365,8 @@ def _sources(results: Sequence[ToolResult], words: _Words) -> list[str]:
         line = f"- {mark} · {_call_label(result)}"
         if result.memo:
             line += f" ({words.mark_memo})"
-        if (result.error and not result.ok) or result.stale:
-            line += f" — {_plain(result.error or '', limit=160)}" if result.error else ""
+        if result.error and (result.stale or not result.ok):
+            line += f" — {_plain(result.error, limit=160)}"
         out.append(line)
     return out
 
