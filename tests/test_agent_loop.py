@@ -93,20 +93,44 @@ async def test_full_run_event_sequence(emulator: GitHubEmulator, tmp_path: Path)
 async def test_tools_of_one_turn_run_concurrently(emulator: GitHubEmulator, tmp_path: Path) -> None:
     emulator.latency(0.2)
     turns = [
+        Turn.calls(("get_repo_info", W)),
         Turn.calls(
-            ("get_repo_info", W),
             ("get_languages", W),
             ("get_commits", W),
             ("read_file", {**W, "path": "README.md"}),
+            ("list_directory", {**W, "path": "src"}),
         ),
         Turn.final(REPORT),
     ]
     with ScriptedModelServer(turns) as server:
         run = await run_once(make_settings(emulator, tmp_path, server))
     assert_well_formed(run.events)
-    assert emulator.max_in_flight >= 3  # get_repo_info gates the rest until the repository is known
-    calls = run.of(ev.ToolCallFinished)
-    assert all(c.ok for c in calls)
+    assert emulator.max_in_flight == 4  # the server saw all four calls of turn 2 at the same time
+    assert all(c.ok for c in run.of(ev.ToolCallFinished))
+
+
+@pytest.mark.parametrize("omit_index", [False, True])
+async def test_ollama_style_streams_are_understood(
+    emulator: GitHubEmulator, tmp_path: Path, omit_index: bool
+) -> None:
+    turns = [
+        Turn.calls(
+            ("get_repo_info", W),
+            ollama_style=True,
+            omit_index=omit_index,
+            reasoning_field="reasoning",
+            reasoning="Ollama thinks.",
+        ),
+        Turn.final(REPORT, ollama_style=True),
+    ]
+    with ScriptedModelServer(turns) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server))
+        server.assert_exhausted()
+    assert_well_formed(run.events)
+    (started,) = run.of(ev.ToolCallStarted)
+    assert started.tool == "get_repo_info" and started.arguments == W  # no "get_repo_infoget_repo_info"
+    assert "".join(e.text for e in run.of(ev.ReasoningDelta)) == "Ollama thinks."
+    assert run.finished.report == REPORT.strip()
 
 
 async def test_bad_model_behaviour_becomes_observations(emulator: GitHubEmulator, tmp_path: Path) -> None:
