@@ -10,8 +10,9 @@ The public API, re-exported explicitly (pinned by ``tests/test_public_api.py``):
 - errors: :mod:`agent_core.errors`.
 """
 
+from agent_core.agent.accounting import RunLimits
 from agent_core.agent.api import analyze, run_agent, stream_analysis
-from agent_core.agent.loop import Analysis, RunLimits
+from agent_core.agent.loop import Analysis
 from agent_core.agent.session import OpenedAnalysis, Services, open_analysis
 from agent_core.errors import (
     AgentCoreError,

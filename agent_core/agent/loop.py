@@ -23,24 +23,25 @@ awaited or cancelled in ``finally``, so cancelling the consumer (the UI's Stop) 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from agent_core import events as ev
+from agent_core.agent.accounting import RunLimits, RunState, data_problems, limit_reached, run_stats
 from agent_core.agent.context import Conversation
+from agent_core.agent.live import EventSink
+from agent_core.agent.parallel import PendingCall, run_parallel
 from agent_core.agent.planner import OfflinePlanner
 from agent_core.agent.prompts import Language, detect_language, report_request, system_prompt, task_message
 from agent_core.agent.report import write_report
 from agent_core.clock import Clock
 from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.github.client import GitHubClient
-from agent_core.github.ratelimit import RateLimit
 from agent_core.llm import (
     ChatModel,
     ContentDelta,
@@ -57,7 +58,7 @@ from agent_core.llm import (
     parse_react,
     render_tools_prompt,
 )
-from agent_core.resilience import BreakerBoard, Outcome, RetryDetails, StateChange
+from agent_core.resilience import BreakerBoard, Outcome
 from agent_core.sources.models import RepoRef
 from agent_core.tools.executor import Toolbox, ToolResult
 from agent_core.tools.observe import cut_for_model
@@ -67,39 +68,12 @@ logger = logging.getLogger(__name__)
 LLM_BREAKER = "llm"
 
 
-@dataclass(frozen=True, kw_only=True)
-class RunLimits:
-    max_turns: int = 12
-    max_tool_calls: int = 40
-    max_total_tokens: int = 300_000
-    max_wall_seconds: float = 300.0
-    context_budget_tokens: int = 60_000
-    observation_max_chars: int = 8000
-
-
-@dataclass(frozen=True, kw_only=True)
-class PendingCall:
-    call_id: str
-    tool: str
-    arguments: str | Mapping[str, Any]
-
-
 @dataclass
 class _TurnBox:
     """What a streamed turn left behind (generators cannot return values)."""
 
     turn: ModelTurn | None = None
     error: LLMError | CircuitOpenError | None = None
-
-
-@dataclass
-class _RunState:
-    started: float
-    turn_base: int
-    results_base: int
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    degraded: list[str] = field(default_factory=list)
 
 
 class Analysis:
@@ -115,7 +89,7 @@ class Analysis:
         model: ChatModel | None = None,
         model_config: ModelConfig | None = None,
         github: GitHubClient | None = None,
-        limits: RunLimits = RunLimits(),
+        limits: RunLimits | None = None,
         language: str = "auto",
         tool_protocol: str = "auto",
         target_notes: Sequence[str] = (),
@@ -128,15 +102,13 @@ class Analysis:
         self._model = model
         self._model_config = model_config
         self._github = github
-        self._limits = limits
+        self._limits = limits or RunLimits()
         self._language_setting = language
         self._text_mode = tool_protocol == "text"
         self._auto_protocol = tool_protocol == "auto"
         self._target_notes = list(target_notes)
         self._turns = 0
-        self._queue: asyncio.Queue[ev.Event] = asyncio.Queue()
-        self._t0 = 0.0
-        self._last_rate: tuple[int, float] | None = None
+        self.sink = EventSink(clock, breakers)
         self.report: str | None = None
         self.questions: list[str] = []
         self._sent = 0
@@ -154,9 +126,11 @@ class Analysis:
 
     async def run(self, question: str = "") -> AsyncIterator[ev.Event]:
         """Answer ``question`` (a follow-up when the conversation already has one)."""
-        self._t0 = self._clock.monotonic()
-        state = _RunState(started=self._t0, turn_base=self._turns, results_base=len(self.toolbox.results))
-        unsubscribe = self.breakers.subscribe(self._on_breaker)
+        self.sink.restart()
+        state = RunState(
+            started=self._clock.monotonic(), turn_base=self._turns, results_base=len(self.toolbox.results)
+        )
+        unsubscribe = self.breakers.subscribe(self.sink.on_breaker)
         follow_up = bool(self.conversation.messages)
         self.questions.append(question)
         language = detect_language(question, self._language_setting)
@@ -194,7 +168,7 @@ class Analysis:
 
     # -- model-driven ---------------------------------------------------------------------------------
 
-    async def _model_run(self, state: _RunState, language: Language) -> AsyncIterator[ev.Event]:
+    async def _model_run(self, state: RunState, language: Language) -> AsyncIterator[ev.Event]:
         report: str | None = None
         stop_reason: str | None = None
         while report is None:
@@ -221,20 +195,24 @@ class Analysis:
         async for event in self._finish(state, report, writer="model"):
             yield event
 
-    async def _model_turn(self, state: _RunState, box: _TurnBox, *, tools: bool) -> AsyncIterator[ev.Event]:
+    async def _model_turn(self, state: RunState, box: _TurnBox, *, tools: bool) -> AsyncIterator[ev.Event]:
         """One streamed turn, retried once when the stream breaks off or comes back empty."""
         self._turns += 1
         turn_no = self._turns
-        yield ev.TurnStarted(t=self._t(), turn=turn_no)
+        yield ev.TurnStarted(t=self.sink.t(), turn=turn_no)
         started = self._clock.monotonic()
         for attempt in (1, 2):
             current = _TurnBox()
             async for event in self._stream_once(turn_no, current, tools=tools and not self._text_mode):
                 yield event
-            if isinstance(current.error, ToolsUnsupportedError) and self._auto_protocol and not self._text_mode:
+            if (
+                isinstance(current.error, ToolsUnsupportedError)
+                and self._auto_protocol
+                and not self._text_mode
+            ):
                 self._switch_to_text()
                 yield ev.Notice(
-                    t=self._t(),
+                    t=self.sink.t(),
                     level="warning",
                     message=(
                         "The model endpoint does not support native tool calling; switched to the text "
@@ -245,16 +223,18 @@ class Analysis:
                 async for event in self._stream_once(turn_no, current, tools=False):
                     yield event
             box.turn, box.error = current.turn, current.error
-            empty = current.turn is not None and not current.turn.content.strip() and not current.turn.tool_calls
+            empty = (
+                current.turn is not None and not current.turn.content.strip() and not current.turn.tool_calls
+            )
             if (isinstance(current.error, IncompleteStreamError) or empty) and attempt == 1:
                 yield ev.Notice(
-                    t=self._t(),
+                    t=self.sink.t(),
                     level="warning",
                     message="The model's answer was empty or cut off; retrying the turn once.",
                 )
                 continue
             break
-        async for event in self._drain():
+        async for event in self.sink.drain():
             yield event
         turn = box.turn
         if turn is not None and turn.usage is not None:
@@ -263,9 +243,9 @@ class Analysis:
             state.completion_tokens += turn.usage.completion_tokens
         if box.error is not None:
             state.degraded.append(f"model failed: {box.error}")
-            yield ev.Notice(t=self._t(), level="warning", message=f"Model turn failed: {box.error}")
+            yield ev.Notice(t=self.sink.t(), level="warning", message=f"Model turn failed: {box.error}")
         yield ev.TurnFinished(
-            t=self._t(),
+            t=self.sink.t(),
             turn=turn_no,
             tool_calls=len(turn.tool_calls) if turn else 0,
             finish_reason=turn.finish_reason if turn else None,
@@ -292,9 +272,9 @@ class Analysis:
             )
             async for part in stream:
                 if isinstance(part, ReasoningDelta):
-                    yield ev.ReasoningDelta(t=self._t(), turn=turn_no, text=part.text)
+                    yield ev.ReasoningDelta(t=self.sink.t(), turn=turn_no, text=part.text)
                 elif isinstance(part, ContentDelta):
-                    yield ev.TextDelta(t=self._t(), turn=turn_no, text=part.text)
+                    yield ev.TextDelta(t=self.sink.t(), turn=turn_no, text=part.text)
                 elif isinstance(part, TurnComplete):
                     box.turn = part.turn
             outcome = Outcome.SUCCESS
@@ -348,7 +328,7 @@ class Analysis:
 
     # -- offline planner ---------------------------------------------------------------------------
 
-    async def _planner_run(self, state: _RunState, language: Language) -> AsyncIterator[ev.Event]:
+    async def _planner_run(self, state: RunState, language: Language) -> AsyncIterator[ev.Event]:
         planner = OfflinePlanner(self.scope)
         while self._limit_reached(state) is None:
             step = planner.next_step(self.toolbox.results)
@@ -357,10 +337,10 @@ class Analysis:
             self._turns += 1
             turn_no = self._turns
             started = self._clock.monotonic()
-            yield ev.TurnStarted(t=self._t(), turn=turn_no)
-            yield ev.ReasoningDelta(t=self._t(), turn=turn_no, text=step.thought)
+            yield ev.TurnStarted(t=self.sink.t(), turn=turn_no)
+            yield ev.ReasoningDelta(t=self.sink.t(), turn=turn_no, text=step.thought)
             yield ev.TurnFinished(
-                t=self._t(),
+                t=self.sink.t(),
                 turn=turn_no,
                 tool_calls=len(step.calls),
                 finish_reason="tool_calls",
@@ -389,32 +369,14 @@ class Analysis:
     # -- tools ------------------------------------------------------------------------------------------
 
     async def _execute(
-        self, state: _RunState, calls: Sequence[PendingCall], *, text_mode: bool | None
+        self, state: RunState, calls: Sequence[PendingCall], *, text_mode: bool | None
     ) -> AsyncIterator[ev.Event]:
         """Run every call of a turn concurrently; stream their events; add the results in call order."""
         budget = self._limits.max_tool_calls - len(self._run_results(state))
         runnable, skipped = list(calls[: max(0, budget)]), list(calls[max(0, budget) :])
-        turn_no = self._turns
-        for call in runnable:
-            yield ev.ToolCallStarted(
-                t=self._t(),
-                call_id=call.call_id,
-                tool=call.tool,
-                arguments=_display_args(call.arguments),
-                turn=turn_no,
-            )
-        tasks = [asyncio.create_task(self._call(call, turn_no)) for call in runnable]
-        try:
-            finished = 0
-            while finished < len(tasks):
-                event = await self._queue.get()
-                finished += isinstance(event, ev.ToolCallFinished)
-                yield event
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-        results = [task.result() for task in tasks]
+        results: list[ToolResult] = []
+        async for event in run_parallel(self.toolbox, self.sink, runnable, turn=self._turns, results=results):
+            yield event
         for call, result in zip(runnable, results, strict=True):
             text = cut_for_model(result.observation, self._limits.observation_max_chars)
             self._add_observation(call, text, text_mode)
@@ -425,15 +387,10 @@ class Analysis:
             self._add_observation(call, message, text_mode)
         if skipped:
             yield ev.Notice(
-                t=self._t(),
+                t=self.sink.t(),
                 level="warning",
                 message=f"Tool-call limit ({self._limits.max_tool_calls}) reached; {len(skipped)} call(s) skipped.",
             )
-
-    async def _call(self, call: PendingCall, turn_no: int) -> ToolResult:
-        result = await self.toolbox.execute(call.call_id, call.tool, call.arguments)
-        self._queue.put_nowait(_finished_event(self._t(), turn_no, result))
-        return result
 
     def _add_observation(self, call: PendingCall, text: str, text_mode: bool | None) -> None:
         if text_mode is None:
@@ -446,13 +403,13 @@ class Analysis:
     # -- endings ----------------------------------------------------------------------------------------
 
     async def _finish_without_answer(
-        self, state: _RunState, language: Language, stop_reason: str | None
+        self, state: RunState, language: Language, stop_reason: str | None
     ) -> AsyncIterator[ev.Event]:
         """A limit stopped exploration, or the model failed: ask once without tools, else write it ourselves."""
         model_ok = self._model is not None and self.breakers.get(LLM_BREAKER).snapshot().state != "open"
         if stop_reason is not None and model_ok:
             yield ev.Notice(
-                t=self._t(),
+                t=self.sink.t(),
                 level="warning",
                 message=f"Stopping exploration: {stop_reason}. Asking the model for the report.",
             )
@@ -490,21 +447,21 @@ class Analysis:
         async for event in self._finish(state, report, writer="fallback"):
             yield event
 
-    async def _finish(self, state: _RunState, report: str, *, writer: str) -> AsyncIterator[ev.Event]:
+    async def _finish(self, state: RunState, report: str, *, writer: str) -> AsyncIterator[ev.Event]:
         if writer != "model":
             # Stream the written report like a model would, so every consumer renders it the same way.
             self._turns += 1
-            yield ev.TurnStarted(t=self._t(), turn=self._turns, purpose="report")
+            yield ev.TurnStarted(t=self.sink.t(), turn=self._turns, purpose="report")
             for piece in _paragraphs(report):
-                yield ev.TextDelta(t=self._t(), turn=self._turns, text=piece)
-            yield ev.TurnFinished(t=self._t(), turn=self._turns, tool_calls=0, finish_reason="stop")
+                yield ev.TextDelta(t=self.sink.t(), turn=self._turns, text=piece)
+            yield ev.TurnFinished(t=self.sink.t(), turn=self._turns, tool_calls=0, finish_reason="stop")
             self.conversation.add({"role": "assistant", "content": report})
-        async for event in self._drain():
+        async for event in self.sink.drain():
             yield event
         self.report = report
         reasons = list(dict.fromkeys([*state.degraded, *self._data_problems(state)]))
         yield ev.RunFinished(
-            t=self._t(),
+            t=self.sink.t(),
             report=report,
             degraded=bool(reasons),
             degraded_reasons=tuple(reasons),
@@ -516,55 +473,36 @@ class Analysis:
         errors = [r.error for r in results if r.error]
         message = errors[0] if errors else "nothing could be gathered about the repository"
         hint = next((str(r.observation.get("hint")) for r in results if r.observation.get("hint")), None)
-        return ev.RunFailed(t=self._t(), message=f"No report could be produced: {message}", hint=hint)
+        return ev.RunFailed(t=self.sink.t(), message=f"No report could be produced: {message}", hint=hint)
 
     # -- bookkeeping --------------------------------------------------------------------------------------
 
-    def _limit_reached(self, state: _RunState) -> str | None:
-        limits = self._limits
-        if self._turns - state.turn_base >= limits.max_turns:
-            return f"the turn limit ({limits.max_turns}) was reached"
-        if len(self._run_results(state)) >= limits.max_tool_calls:
-            return f"the tool-call limit ({limits.max_tool_calls}) was reached"
-        if state.prompt_tokens + state.completion_tokens >= limits.max_total_tokens:
-            return f"the token budget ({limits.max_total_tokens:,}) was used up"
-        if self._clock.monotonic() - state.started >= limits.max_wall_seconds:
-            return f"the time limit ({limits.max_wall_seconds:.0f}s) was reached"
-        return None
+    def _limit_reached(self, state: RunState) -> str | None:
+        return limit_reached(
+            self._limits,
+            turns=self._turns - state.turn_base,
+            tool_calls=len(self._run_results(state)),
+            tokens=state.prompt_tokens + state.completion_tokens,
+            elapsed=self._clock.monotonic() - state.started,
+        )
 
-    def _run_results(self, state: _RunState) -> list[ToolResult]:
+    def _run_results(self, state: RunState) -> list[ToolResult]:
         return self.toolbox.results[state.results_base :]
 
-    def _data_problems(self, state: _RunState) -> list[str]:
-        problems = []
-        for r in self._run_results(state):
-            what = f"{r.tool}({_short_args(r.arguments)})"
-            if r.degraded:
-                problems.append(f"{what}: no data ({r.error})")
-            elif r.stale:
-                age = f"{r.stale_age_s / 60:.0f} min old" if r.stale_age_s is not None else "age unknown"
-                problems.append(f"{what}: served from cache ({age}) because {r.error}")
-        return problems
+    def _data_problems(self, state: RunState) -> list[str]:
+        return data_problems(self._run_results(state))
 
-    def _stats(self, state: _RunState) -> ev.RunStats:
-        results = self._run_results(state)
-        limit = self._github.rate_limit if self._github is not None else None
-        cost = (
-            estimate_cost(state.prompt_tokens, state.completion_tokens, self._model_config)
-            if self._model_config is not None
-            else None
-        )
-        return ev.RunStats(
+    def _stats(self, state: RunState) -> ev.RunStats:
+        cost = 0.0 if self._model is None else None
+        if self._model is not None and self._model_config is not None:
+            cost = estimate_cost(state.prompt_tokens, state.completion_tokens, self._model_config)
+        return run_stats(
+            state,
+            self._run_results(state),
             turns=self._turns - state.turn_base,
-            tool_calls=len(results),
-            github_requests=sum(r.http_requests for r in results),
-            cache_hits=sum(1 for r in results if r.from_cache or r.memo),
-            prompt_tokens=state.prompt_tokens,
-            completion_tokens=state.completion_tokens,
-            cost_usd=cost if self._model is not None else 0.0,
-            elapsed_s=self._clock.monotonic() - state.started,
-            rate_limit_remaining=limit.remaining if limit else None,
-            rate_limit_reset=limit.reset_at if limit else None,
+            elapsed=self._clock.monotonic() - state.started,
+            cost_usd=cost,
+            rate_limit=self._github.rate_limit if self._github is not None else None,
         )
 
     def _question(self) -> str:
@@ -577,97 +515,6 @@ class Analysis:
             counted, tokens = self._anchor
             return tokens + estimate_messages(messages[counted:])
         return estimate_messages(messages)
-
-    def _t(self) -> float:
-        return round(self._clock.monotonic() - self._t0, 4)
-
-    async def _drain(self) -> AsyncIterator[ev.Event]:
-        while not self._queue.empty():
-            yield self._queue.get_nowait()
-
-    # -- listeners (called from inside tool tasks) ---------------------------------------------------
-
-    def _on_breaker(self, change: StateChange) -> None:
-        snapshot = self.breakers.get(change.name).snapshot()
-        self._queue.put_nowait(
-            ev.BreakerChanged(
-                t=self._t(),
-                breaker=change.name,
-                old=str(change.old),
-                new=str(change.new),
-                reason=change.reason,
-                failures=snapshot.failures,
-                retry_after_s=round(snapshot.retry_after, 2),
-            )
-        )
-
-    def on_retry(self, call_id: str, tool: str, details: RetryDetails) -> None:
-        self._queue.put_nowait(
-            ev.ToolRetry(
-                t=self._t(),
-                call_id=call_id,
-                tool=tool,
-                attempt=details.attempt,
-                delay_s=round(details.delay, 3),
-                reason=str(details.error),
-            )
-        )
-
-    def on_rate_limit(self, limit: RateLimit) -> None:
-        key = (limit.remaining, limit.reset_at)
-        if key == self._last_rate:
-            return
-        self._last_rate = key
-        self._queue.put_nowait(
-            ev.RateLimitUpdated(
-                t=self._t(),
-                limit=limit.limit,
-                remaining=limit.remaining,
-                reset_at=limit.reset_at,
-                resource=limit.resource,
-                authenticated=limit.authenticated,
-            )
-        )
-
-
-def _finished_event(t: float, turn: int, r: ToolResult) -> ev.ToolCallFinished:
-    return ev.ToolCallFinished(
-        t=t,
-        call_id=r.call_id,
-        tool=r.tool,
-        turn=turn,
-        ok=r.ok,
-        preview=_preview(r.observation),
-        duration_s=round(r.duration_s, 4),
-        http_requests=r.http_requests,
-        attempts=r.attempts,
-        from_cache=r.from_cache,
-        memo=r.memo,
-        stale=r.stale,
-        stale_age_s=r.stale_age_s,
-        degraded=r.degraded,
-        error=r.error,
-    )
-
-
-def _preview(observation: Mapping[str, Any], limit: int = 4000) -> str:
-    text = json.dumps(observation, ensure_ascii=False, indent=1)
-    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit:,} more characters)"
-
-
-def _display_args(arguments: str | Mapping[str, Any]) -> dict[str, Any]:
-    if isinstance(arguments, Mapping):
-        return dict(arguments)
-    try:
-        data = json.loads(arguments or "{}")
-    except json.JSONDecodeError:
-        return {"_raw": arguments[:200]}
-    return data if isinstance(data, dict) else {"_raw": str(arguments)[:200]}
-
-
-def _short_args(arguments: Mapping[str, Any]) -> str:
-    parts = [str(v) for k, v in arguments.items() if k not in ("owner", "repo")]
-    return ", ".join(parts)[:60]
 
 
 def _paragraphs(text: str) -> list[str]:

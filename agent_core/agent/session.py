@@ -15,7 +15,8 @@ from urllib.parse import urlsplit
 
 import openai
 
-from agent_core.agent.loop import Analysis, RunLimits
+from agent_core.agent.accounting import RunLimits
+from agent_core.agent.loop import Analysis
 from agent_core.clock import Clock, SystemClock
 from agent_core.errors import InvalidTargetError
 from agent_core.github.client import GitHubClient
@@ -215,7 +216,7 @@ async def open_analysis(
         tool_protocol=s.tool_protocol,
         target_notes=notes,
     )
-    toolbox.set_retry_listener(analysis.on_retry)
+    toolbox.set_retry_listener(analysis.sink.on_retry)
     listener.target = analysis
     return OpenedAnalysis(analysis=analysis, targets=targets, model_client=model_client, github=github)
 
@@ -228,7 +229,7 @@ class _RateLimitRelay:
 
     def __call__(self, limit: RateLimit) -> None:
         if self.target is not None:
-            self.target.on_rate_limit(limit)
+            self.target.sink.on_rate_limit(limit)
 
 
 def scope_names(targets: Sequence[Target]) -> list[str]:

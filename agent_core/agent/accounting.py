@@ -1,0 +1,92 @@
+"""Bookkeeping of one run: its counters, the guardrail checks, the stats and the data problems.
+
+Pure functions over a :class:`RunState` and the run's tool results, so the loop stays about control flow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_core import events as ev
+from agent_core.github.ratelimit import RateLimit
+from agent_core.tools.executor import ToolResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunLimits:
+    max_turns: int = 12
+    max_tool_calls: int = 40
+    max_total_tokens: int = 300_000
+    max_wall_seconds: float = 300.0
+    context_budget_tokens: int = 60_000
+    observation_max_chars: int = 8000
+
+
+@dataclass
+class RunState:
+    """Counters of one run (a question or a follow-up); the conversation outlives it."""
+
+    started: float
+    turn_base: int
+    results_base: int
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    degraded: list[str] = field(default_factory=list)
+
+
+def limit_reached(
+    limits: RunLimits, *, turns: int, tool_calls: int, tokens: int, elapsed: float
+) -> str | None:
+    """Which guardrail stops exploration, in words, or None."""
+    if turns >= limits.max_turns:
+        return f"the turn limit ({limits.max_turns}) was reached"
+    if tool_calls >= limits.max_tool_calls:
+        return f"the tool-call limit ({limits.max_tool_calls}) was reached"
+    if tokens >= limits.max_total_tokens:
+        return f"the token budget ({limits.max_total_tokens:,}) was used up"
+    if elapsed >= limits.max_wall_seconds:
+        return f"the time limit ({limits.max_wall_seconds:.0f}s) was reached"
+    return None
+
+
+def data_problems(results: Sequence[ToolResult]) -> list[str]:
+    """What the report must admit: calls answered from stale cache, or not at all."""
+    problems = []
+    for r in results:
+        what = f"{r.tool}({short_args(r.arguments)})"
+        if r.degraded:
+            problems.append(f"{what}: no data ({r.error})")
+        elif r.stale:
+            age = f"{r.stale_age_s / 60:.0f} min old" if r.stale_age_s is not None else "age unknown"
+            problems.append(f"{what}: served from cache ({age}) because {r.error}")
+    return problems
+
+
+def run_stats(
+    state: RunState,
+    results: Sequence[ToolResult],
+    *,
+    turns: int,
+    elapsed: float,
+    cost_usd: float | None,
+    rate_limit: RateLimit | None,
+) -> ev.RunStats:
+    return ev.RunStats(
+        turns=turns,
+        tool_calls=len(results),
+        github_requests=sum(r.http_requests for r in results),
+        cache_hits=sum(1 for r in results if r.from_cache or r.memo),
+        prompt_tokens=state.prompt_tokens,
+        completion_tokens=state.completion_tokens,
+        cost_usd=cost_usd,
+        elapsed_s=elapsed,
+        rate_limit_remaining=rate_limit.remaining if rate_limit else None,
+        rate_limit_reset=rate_limit.reset_at if rate_limit else None,
+    )
+
+
+def short_args(arguments: Mapping[str, Any]) -> str:
+    parts = [str(v) for k, v in arguments.items() if k not in ("owner", "repo")]
+    return ", ".join(parts)[:60]

@@ -1,0 +1,97 @@
+"""Running all tool calls of one turn concurrently, streaming their events as they happen.
+
+Each call is a task; a ``tool_call_finished`` event is queued when it ends, in completion order, while
+the results come back in call order (the order the model asked for them). One call's failure never
+cancels its siblings (the executor never raises but on cancellation); cancelling the consumer cancels
+and awaits every task, so no orphan work continues.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent_core import events as ev
+from agent_core.agent.live import EventSink
+from agent_core.tools.executor import Toolbox, ToolResult
+
+PREVIEW_CHARS = 4000
+
+
+@dataclass(frozen=True, kw_only=True)
+class PendingCall:
+    call_id: str
+    tool: str
+    arguments: str | Mapping[str, Any]
+
+
+async def run_parallel(
+    toolbox: Toolbox, sink: EventSink, calls: Sequence[PendingCall], *, turn: int, results: list[ToolResult]
+) -> AsyncIterator[ev.Event]:
+    """Yield started events, then every queued event until all calls finished; fill ``results``."""
+    for call in calls:
+        yield ev.ToolCallStarted(
+            t=sink.t(),
+            call_id=call.call_id,
+            tool=call.tool,
+            arguments=display_args(call.arguments),
+            turn=turn,
+        )
+
+    async def one(call: PendingCall) -> ToolResult:
+        result = await toolbox.execute(call.call_id, call.tool, call.arguments)
+        sink.put(finished_event(sink.t(), turn, result))
+        return result
+
+    tasks = [asyncio.create_task(one(call)) for call in calls]
+    try:
+        finished = 0
+        while finished < len(tasks):
+            event = await sink.get()
+            finished += isinstance(event, ev.ToolCallFinished)
+            yield event
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    results.extend(task.result() for task in tasks)
+
+
+def finished_event(t: float, turn: int, r: ToolResult) -> ev.ToolCallFinished:
+    return ev.ToolCallFinished(
+        t=t,
+        call_id=r.call_id,
+        tool=r.tool,
+        turn=turn,
+        ok=r.ok,
+        preview=preview(r.observation),
+        duration_s=round(r.duration_s, 4),
+        http_requests=r.http_requests,
+        attempts=r.attempts,
+        from_cache=r.from_cache,
+        memo=r.memo,
+        stale=r.stale,
+        stale_age_s=r.stale_age_s,
+        degraded=r.degraded,
+        error=r.error,
+    )
+
+
+def preview(observation: Mapping[str, Any], limit: int = PREVIEW_CHARS) -> str:
+    """The observation as indented JSON for display, cut with a note past ``limit`` characters."""
+    text = json.dumps(observation, ensure_ascii=False, indent=1)
+    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit:,} more characters)"
+
+
+def display_args(arguments: str | Mapping[str, Any]) -> dict[str, Any]:
+    """Arguments as the model sent them, parsed for display (malformed JSON is shown raw)."""
+    if isinstance(arguments, Mapping):
+        return dict(arguments)
+    try:
+        data = json.loads(arguments or "{}")
+    except json.JSONDecodeError:
+        return {"_raw": arguments[:200]}
+    return data if isinstance(data, dict) else {"_raw": str(arguments)[:200]}
