@@ -32,12 +32,13 @@ from agent_core.errors import AgentCoreError, ConfigurationError, UserInputError
 from agent_core.llm import DEFAULT_PROVIDER, PRESETS
 from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.settings import Settings
+from agent_core.ui.batching import batched
 from agent_core.ui.budget import RunBudget
 from agent_core.ui.i18n import UI_LANGUAGES, t, ui_language
 from agent_core.ui.mcp import RepositoryApi, client_key
 from agent_core.ui.render import STATE_STYLES, breaker_columns, breaker_table
 from agent_core.ui.replay import bundled_recordings, load_recording, replay
-from agent_core.ui.session import TOOL_NAMES, FrameThrottle, UiSession
+from agent_core.ui.session import TOOL_NAMES, UiSession
 
 logger = logging.getLogger("repo_analyst.app")
 
@@ -57,7 +58,7 @@ def examples(settings: Settings) -> list[list[str]]:
     """Examples for the page: a web framework, a renamed repository, a Rust CLI, a comparison, Chinese."""
     rows = [
         ["https://github.com/pallets/flask", ""],
-        ["https://github.com/psf/requests-html", "Was this repository renamed or moved?"],
+        ["https://github.com/ambv/black", "Was this repository renamed or moved?"],
         ["BurntSushi/ripgrep", "How is the CLI structured?"],
         ["pallets/flask fastapi/fastapi", "Compare their architecture and maintenance."],
         ["pallets/flask", "这个项目的架构是怎样的？维护得好吗？"],
@@ -205,11 +206,14 @@ def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blo
                     choices=list(recordings),
                     value=next(iter(recordings), None),
                     label=t("replay_choice", lang0),
+                    elem_id="replay-choice",
                 )
                 replay_upload = gr.File(
                     label=t("replay_upload", lang0), file_types=[".jsonl"], type="filepath"
                 )
-                replay_speed = gr.Slider(0.25, 8, value=1, step=0.25, label=t("replay_speed", lang0))
+                replay_speed = gr.Slider(
+                    0.25, 8, value=1, step=0.25, label=t("replay_speed", lang0), elem_id="replay-speed"
+                )
             replay_btn = gr.Button(t("replay_button", lang0), elem_id="replay")
         with gr.Accordion(t("settings", lang0), open=False) as settings_box:
             with gr.Row():
@@ -258,45 +262,44 @@ def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blo
             if breakers_too:
                 snaps = s.breaker_snapshots()
                 out[breakers] = styled_breakers(snaps, s.lang)
-                out[timer] = gr.Timer(active=timer_needed(snaps))
+                # A prop update costs Gradio a component construction: send the timer's only on change.
+                if timer_needed(snaps) != s.timer_on:
+                    s.timer_on = not s.timer_on
+                    out[timer] = gr.update(active=s.timer_on)
             return out
 
         def closing_frame(s: UiSession) -> Frame:
             out = frame(s)
             files = s.export_files()
             if files is not None:
-                out[dl_report] = gr.DownloadButton(value=str(files[0]), interactive=True)
-                out[dl_trace] = gr.DownloadButton(value=str(files[1]), interactive=True)
+                out[dl_report] = gr.update(value=str(files[0]), interactive=True)
+                out[dl_trace] = gr.update(value=str(files[1]), interactive=True)
+            c = s.chaos.settings
+            out[chaos_status] = _chaos_text(c.enabled, c.fault_rate, c.down_tool, s)
             can_ask = s.can_follow_up
-            out[followup] = gr.Textbox(interactive=can_ask)
-            out[ask_btn] = gr.Button(interactive=can_ask)
+            out[followup] = gr.update(interactive=can_ask)
+            out[ask_btn] = gr.update(interactive=can_ask)
             return out
 
         def opening_frame(s: UiSession) -> Frame:
             out = frame(s)
             out[state] = s
-            out[followup] = gr.Textbox(interactive=False)
-            out[ask_btn] = gr.Button(interactive=False)
-            out[dl_report] = gr.DownloadButton(interactive=False)
-            out[dl_trace] = gr.DownloadButton(interactive=False)
+            out[followup] = gr.update(interactive=False)
+            out[ask_btn] = gr.update(interactive=False)
+            out[dl_report] = gr.update(interactive=False)
+            out[dl_trace] = gr.update(interactive=False)
             return out
 
         async def stream(s: UiSession, events: AsyncIterator[ev.Event]) -> AsyncIterator[Frame]:
-            """Frames for a run's events; on Stop the CancelledError lands here and the run is closed."""
-            throttle = FrameThrottle()
-            breakers_dirty = True
-            try:
-                async for event in events:
+            """Frames for a run's events. On Stop the CancelledError lands here; ``batched`` then cancels
+            the run, whose own ``finally`` cancels its tool calls."""
+            first = True
+            async for batch in batched(events):
+                for event in batch:
                     s.observe(event)
-                    breakers_dirty |= isinstance(event, ev.BreakerChanged | ev.RunStarted)
-                    if throttle.due(event):
-                        yield frame(s, breakers_too=breakers_dirty)
-                        breakers_dirty = False
-            finally:
-                # Closing the event generator runs the loop's finally: tool tasks are cancelled and awaited.
-                aclose = getattr(events, "aclose", None)
-                if aclose is not None:
-                    await aclose()
+                changed = first or any(isinstance(e, ev.BreakerChanged) for e in batch)
+                yield frame(s, breakers_too=changed)
+                first = False
             yield closing_frame(s)
 
         def refuse(s: UiSession, message: str) -> Frame:
@@ -320,12 +323,8 @@ def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blo
             target_text: str, question_text: str, session: object, request: gr.Request
         ) -> AsyncIterator[Frame]:
             s = ensure(session)
-            refused = over_budget(s, request)
-            if refused:
-                yield refuse(s, refused)
-                return
             await s.close_analysis()
-            s.replaying = False
+            s.replaying = None
             s.start_view(
                 keep_history=False, request="\n\n".join(p for p in (target_text, question_text) if p)
             )
@@ -344,6 +343,12 @@ def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blo
                 s.view = None
                 yield refuse(s, str(exc)) | {chatbot: s.messages()}
                 return
+            refused = over_budget(s, request)  # counted only for input that names a repository
+            if refused:
+                await s.close_analysis()
+                s.view = None
+                yield refuse(s, refused) | {chatbot: s.messages()}
+                return
             async for out in stream(s, s.opened.analysis.run(question_text)):
                 yield out
 
@@ -359,7 +364,7 @@ def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blo
             assert s.opened is not None
             s.start_view(keep_history=True, request=text)
             s.phase = t("status_running", s.lang)
-            yield opening_frame(s) | {followup: gr.Textbox(value="", interactive=False)}
+            yield opening_frame(s) | {followup: gr.update(value="", interactive=False)}
             async for out in stream(s, s.opened.analysis.run(text)):
                 yield out
 
@@ -377,10 +382,10 @@ def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blo
                 yield refuse(s, str(exc))
                 return
             await s.close_analysis()
-            s.replaying = True
+            s.replaying = path.stem
             s.rate_limit = None
             s.start_view(keep_history=False)
-            s.phase = t("status_replaying", s.lang, name=path.stem)
+            s.phase = t("status_replaying", s.lang)
             yield opening_frame(s)
             async for out in stream(s, replay(events, speed=float(speed or 1.0))):
                 yield out
@@ -409,6 +414,7 @@ def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blo
             ask_btn,
             dl_report,
             dl_trace,
+            chaos_status,
         ]
         limits: dict[str, Any] = {
             "concurrency_limit": settings.max_concurrent_runs,
@@ -450,12 +456,10 @@ def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blo
 
         def tick(session: object) -> Frame:
             if not isinstance(session, UiSession):
-                return {timer: gr.Timer(active=False)}
+                return {timer: gr.update(active=False)}
             snaps = session.breaker_snapshots()
-            return {
-                breakers: styled_breakers(snaps, session.lang),
-                timer: gr.Timer(active=timer_needed(snaps)),
-            }
+            session.timer_on = timer_needed(snaps)
+            return {breakers: styled_breakers(snaps, session.lang), timer: gr.update(active=session.timer_on)}
 
         timer.tick(tick, [state], [breakers, timer], api_visibility="private", queue=False)
 
@@ -486,8 +490,8 @@ def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blo
         def on_provider(name: str) -> Frame:
             chosen = PRESETS.get(name, preset)
             return {
-                model: gr.Dropdown(choices=list(chosen.models), value=chosen.default_model or None),
-                base_url: gr.Textbox(value="", placeholder=chosen.base_url),
+                model: gr.update(choices=list(chosen.models), value=chosen.default_model or None),
+                base_url: gr.update(value="", placeholder=chosen.base_url),
             }
 
         provider.change(on_provider, [provider], [model, base_url], api_visibility="private", queue=False)
@@ -529,66 +533,62 @@ def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blo
         )
 
         labelled: list[tuple[Any, Callable[[str], Any]]] = [
-            (heading, lambda lg: gr.Markdown(f"# {t('title', lg)}\n{t('subtitle', lg)}")),
+            (heading, lambda lg: gr.update(value=f"# {t('title', lg)}\n{t('subtitle', lg)}")),
             (
                 target,
-                lambda lg: gr.Textbox(
+                lambda lg: gr.update(
                     label=t("target_label" if settings.allow_local_paths else "target_label_hosted", lg)
                 ),
             ),
             (
                 question,
-                lambda lg: gr.Textbox(
+                lambda lg: gr.update(
                     label=t("question_label", lg), placeholder=t("question_placeholder", lg)
                 ),
             ),
-            (analyze_btn, lambda lg: gr.Button(t("analyze", lg))),
-            (stop_btn, lambda lg: gr.Button(t("stop", lg))),
-            (chatbot, lambda lg: gr.Chatbot(label=t("trace", lg))),
-            (report_heading, lambda lg: gr.Markdown(f"### {t('report', lg)}")),
-            (stats_heading, lambda lg: gr.Markdown(f"### {t('stats', lg)}")),
-            (dl_report, lambda lg: gr.DownloadButton(label=t("download_report", lg))),
-            (dl_trace, lambda lg: gr.DownloadButton(label=t("download_trace", lg))),
+            (analyze_btn, lambda lg: gr.update(value=t("analyze", lg))),
+            (stop_btn, lambda lg: gr.update(value=t("stop", lg))),
+            (chatbot, lambda lg: gr.update(label=t("trace", lg))),
+            (report_heading, lambda lg: gr.update(value=f"### {t('report', lg)}")),
+            (stats_heading, lambda lg: gr.update(value=f"### {t('stats', lg)}")),
+            (dl_report, lambda lg: gr.update(label=t("download_report", lg))),
+            (dl_trace, lambda lg: gr.update(label=t("download_trace", lg))),
             (
                 followup,
-                lambda lg: gr.Textbox(
+                lambda lg: gr.update(
                     label=t("followup_label", lg), placeholder=t("followup_placeholder", lg)
                 ),
             ),
-            (ask_btn, lambda lg: gr.Button(t("ask", lg))),
-            (chaos_box, lambda lg: gr.Accordion(label=t("chaos", lg))),
-            (chaos_note, lambda lg: gr.Markdown(t("chaos_note", lg))),
-            (chaos_on, lambda lg: gr.Checkbox(label=t("chaos_enabled", lg))),
-            (fault_rate, lambda lg: gr.Slider(label=t("chaos_fault_rate", lg))),
-            (down_tool, lambda lg: gr.Dropdown(label=t("chaos_down", lg))),
-            (burst_btn, lambda lg: gr.Button(t("chaos_burst", lg))),
-            (replay_box, lambda lg: gr.Accordion(label=t("replay", lg))),
-            (replay_choice, lambda lg: gr.Dropdown(label=t("replay_choice", lg))),
-            (replay_upload, lambda lg: gr.File(label=t("replay_upload", lg))),
-            (replay_speed, lambda lg: gr.Slider(label=t("replay_speed", lg))),
-            (replay_btn, lambda lg: gr.Button(t("replay_button", lg))),
-            (settings_box, lambda lg: gr.Accordion(label=t("settings", lg))),
-            (provider, lambda lg: gr.Dropdown(label=t("provider", lg))),
-            (model, lambda lg: gr.Dropdown(label=t("model", lg))),
-            (base_url, lambda lg: gr.Textbox(label=t("base_url", lg))),
-            (api_key, lambda lg: gr.Textbox(label=t("api_key", lg))),
-            (github_token, lambda lg: gr.Textbox(label=t("github_token", lg))),
-            (max_turns, lambda lg: gr.Slider(label=t("max_turns", lg))),
-            (report_lang, lambda lg: gr.Radio(label=t("report_language", lg))),
-            (ui_lang, lambda lg: gr.Radio(label=t("ui_language", lg))),
-            (apply_btn, lambda lg: gr.Button(t("apply_settings", lg))),
+            (ask_btn, lambda lg: gr.update(value=t("ask", lg))),
+            (chaos_box, lambda lg: gr.update(label=t("chaos", lg))),
+            (chaos_note, lambda lg: gr.update(value=t("chaos_note", lg))),
+            (chaos_on, lambda lg: gr.update(label=t("chaos_enabled", lg))),
+            (fault_rate, lambda lg: gr.update(label=t("chaos_fault_rate", lg))),
+            (down_tool, lambda lg: gr.update(label=t("chaos_down", lg))),
+            (burst_btn, lambda lg: gr.update(value=t("chaos_burst", lg))),
+            (replay_box, lambda lg: gr.update(label=t("replay", lg))),
+            (replay_choice, lambda lg: gr.update(label=t("replay_choice", lg))),
+            (replay_upload, lambda lg: gr.update(label=t("replay_upload", lg))),
+            (replay_speed, lambda lg: gr.update(label=t("replay_speed", lg))),
+            (replay_btn, lambda lg: gr.update(value=t("replay_button", lg))),
+            (settings_box, lambda lg: gr.update(label=t("settings", lg))),
+            (provider, lambda lg: gr.update(label=t("provider", lg))),
+            (model, lambda lg: gr.update(label=t("model", lg))),
+            (base_url, lambda lg: gr.update(label=t("base_url", lg))),
+            (api_key, lambda lg: gr.update(label=t("api_key", lg))),
+            (github_token, lambda lg: gr.update(label=t("github_token", lg))),
+            (max_turns, lambda lg: gr.update(label=t("max_turns", lg))),
+            (report_lang, lambda lg: gr.update(label=t("report_language", lg))),
+            (ui_lang, lambda lg: gr.update(label=t("ui_language", lg))),
+            (apply_btn, lambda lg: gr.update(value=t("apply_settings", lg))),
         ]
 
         def switch_language(choice: str, session: object) -> Frame:
             s = ensure(session)
             s.lang = ui_language(choice)
             out: Frame = {component: make(s.lang) for component, make in labelled}
-            return (
-                out
-                | frame(s)
-                | {state: s, breakers: gr.Dataframe(label=t("breakers", s.lang))}
-                | {breakers: styled_breakers(s.breaker_snapshots(), s.lang)}
-            )
+            table = styled_breakers(s.breaker_snapshots(), s.lang)
+            return out | frame(s) | {state: s, breakers: gr.update(value=table, label=t("breakers", s.lang))}
 
         ui_lang.change(
             switch_language,

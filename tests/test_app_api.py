@@ -6,6 +6,7 @@ Nothing but loopback is ever contacted.
 
 from __future__ import annotations
 
+import gc
 import re
 import socket
 import threading
@@ -23,6 +24,15 @@ from agent_core.settings import Settings
 from tests.emulator.github import GitHubEmulator
 from tests.emulator.gitrepo import sample_python_project
 from tests.emulator.model_server import ScriptedModelServer, Turn
+
+# Gradio 6.31 itself leaks event loops (and their self-pipe sockets) from its server and worker threads,
+# reported as ResourceWarning when collected, and its queue monitor uses pandas options that pandas 3
+# deprecates. Neither comes from this project; everything else still turns into an error.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
+    pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),
+]
 
 REPO = "octo/wordstats"
 SECRET_KEY = "sk-test-secret-key-0123456789"
@@ -48,6 +58,7 @@ def running_app(settings: Settings) -> Iterator[str]:
         yield url
     finally:
         demo.close()
+        gc.collect()  # collect Gradio's leaked loops now, under this module's warning filters
 
 
 def scripted(body: dict[str, Any]) -> Turn:
@@ -139,14 +150,13 @@ def test_offline_planner_analysis_finishes_with_a_report(emulator: GitHubEmulato
     titles = [(m.get("metadata") or {}).get("title") for m in result["chatbot"]]
     assert "🧠 Step 1" in titles
     assert any(str(title).startswith("🔧 read_file · README.md") for title in titles)
-    assert "| Tool calls |" in result["stats"]
+    assert "- **Tool calls:**" in result["stats"]
 
 
 def test_bad_input_is_refused_with_a_clear_message(emulator: GitHubEmulator, tmp_path: Path) -> None:
     with running_app(base_settings(emulator, tmp_path)) as url:
         result = client(url, tmp_path).predict("not a repository!!", "", api_name="/run_analysis")
-    status = result[3] if isinstance(result, tuple | list) else str(result)
-    assert "Expected a GitHub repository" in str(status)
+    assert "Expected a GitHub repository" in outputs(result)["status"]
 
 
 def test_model_run_then_follow_up_continues_the_conversation(
@@ -230,10 +240,10 @@ def test_public_api_analyze_and_tools(model_app: str, tmp_path: Path) -> None:
 
 async def test_mcp_lists_the_repository_tools_and_analyze_only(model_app: str) -> None:
     from mcp import ClientSession
-    from mcp.client.streamable_http import streamablehttp_client
+    from mcp.client.streamable_http import streamable_http_client
 
     async with (
-        streamablehttp_client(model_app + "gradio_api/mcp/") as (read, write, _),
+        streamable_http_client(model_app + "gradio_api/mcp/") as (read, write, _),
         ClientSession(read, write) as mcp_session,
     ):
         await mcp_session.initialize()
@@ -270,8 +280,9 @@ def test_hosted_mode_enforces_the_run_budget_and_refuses_local_paths(
     assert app_module.launch_options(settings, environ={})["server_name"] == "0.0.0.0"
     with running_app(settings) as url:
         session = client(url, tmp_path)
-        local = session.predict(str(tmp_path), "", api_name="/run_analysis")
-        assert "local" not in outputs(local)["report"].lower() or "Expected a GitHub repository" in str(local)
+        local = outputs(session.predict(str(tmp_path), "", api_name="/run_analysis"))
+        assert "GitHub repository like https://github.com/owner/repo or owner/repo" in local["status"]
+        assert "local git repository" not in local["status"]  # not even offered on a Space
         first = outputs(session.predict(REPO, "", api_name="/run_analysis"))
         assert "no GitHub token on this Space" in first["status"]
         assert first["report"].startswith(f"# {REPO}")
@@ -282,7 +293,10 @@ def test_hosted_mode_enforces_the_run_budget_and_refuses_local_paths(
 def test_launch_options_bind_loopback_unless_asked() -> None:
     local = Settings()
     assert app_module.launch_options(local, environ={})["server_name"] == "127.0.0.1"
-    assert app_module.launch_options(local, environ={"GRADIO_SERVER_NAME": "0.0.0.0"})["server_name"] == "0.0.0.0"
+    assert (
+        app_module.launch_options(local, environ={"GRADIO_SERVER_NAME": "0.0.0.0"})["server_name"]
+        == "0.0.0.0"
+    )
     assert app_module.launch_options(local, environ={"HOST": "10.0.0.5"})["server_name"] == "10.0.0.5"
     options = app_module.launch_options(local, environ={})
     assert options["share"] is False

@@ -386,7 +386,7 @@ def test_stats_live_and_final() -> None:
     assert final["Estimated cost"] == "$0.0010"
     assert final["Elapsed"] == "0.6 s"
     markdown = _view(MODEL_RUN).stats_markdown()
-    assert "| Tool calls | 2 |" in markdown
+    assert "- **Tool calls:** 2" in markdown
     zh = dict(_view(MODEL_RUN, lang="zh").stats_rows())
     assert zh["工具调用"] == "2"
 

@@ -5,12 +5,9 @@ Uncommitted and untracked changes are not seen, just as GitHub only sees what wa
 serves exactly one repository: the ``RepoRef`` passed to each method only names it in error messages
 (the tools layer enforces scope). Use :attr:`LocalGitSource.repo_ref` for the ``local/<folder>`` name.
 
-How git runs: ``asyncio.create_subprocess_exec`` (never a shell) in its own process group, with
-``-c core.quotepath=off``, NUL-separated output wherever paths appear (decoded as UTF-8; a name that
-is not UTF-8 shows U+FFFD), literal pathspecs, and an environment stripped of inherited ``GIT_*``
-variables (they could point git at another repository) plus ``GIT_TERMINAL_PROMPT=0``,
-``GIT_CONFIG_NOSYSTEM=1`` and ``LC_ALL=C``. A path reaches git only once, after ``--``, to find its
-tree entry; everything else addresses objects by id. Cancelling a call kills git's process group.
+How git runs is :mod:`agent_core.sources.gitcli`'s business (never a shell, a clean environment, its
+process group killed on cancellation). A path reaches git only once, after ``--``, to find its tree
+entry; everything else addresses objects by id.
 
 Where it differs from GitHub, on purpose:
 
@@ -28,31 +25,22 @@ Where it differs from GitHub, on purpose:
 from __future__ import annotations
 
 import asyncio
-import logging
-import os
 import posixpath
-import signal
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agent_core.errors import (
-    AgentCoreError,
-    ConfigurationError,
-    InvalidArgumentError,
-    InvalidTargetError,
-    NotFoundError,
-    UpstreamError,
-)
+from agent_core.errors import InvalidArgumentError, InvalidTargetError, NotFoundError, UpstreamError
 from agent_core.sources.content import check_page_args, decode_text, page_file
+from agent_core.sources.gitcli import GitCli, LsTreeEntry, parse_ls_tree
 from agent_core.sources.languages import count_languages
+from agent_core.sources.licenses import LICENSE_FILES, LICENSE_SAMPLE, detect_license
 from agent_core.sources.models import (
     Commit,
     CommitList,
     DirEntry,
     DirListing,
-    EntryType,
     FileContent,
     FileTree,
     Languages,
@@ -61,59 +49,12 @@ from agent_core.sources.models import (
     TreeEntry,
 )
 
-_LOG = logging.getLogger(__name__)
+__all__ = ["DEFAULT_MAX_FILE_BYTES", "LocalGitSource", "detect_license"]
 
-_SYMLINK_MODE = "120000"
 _DEFAULT_DESCRIPTION = "Unnamed repository;"  # what `git init` writes into `description`
-_LICENSE_FILES = ("license", "license.md", "license.txt", "licence", "licence.md", "copying", "copying.md")
-_LICENSE_SAMPLE = 4096
 _LOG_FORMAT = "--format=%H%x00%an%x00%aI%x00%s%x00"
-# (SPDX id, phrases that must all appear; the first one is the title). License texts quote each other
-# (MPL-2.0 names the GPLs, LGPL quotes the GPL), so the title found earliest wins; on a tie the earlier
-# rule wins (BSD-3 is BSD-2 plus "neither the name", GPL-3.0 must be tried before GPL-2.0).
-_LICENSE_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("AGPL-3.0", ("gnu affero general public license", "version 3")),
-    ("LGPL-3.0", ("gnu lesser general public license", "version 3")),
-    ("LGPL-2.1", ("gnu lesser general public license", "version 2.1")),
-    ("LGPL-2.0", ("gnu library general public license", "version 2")),
-    ("GPL-3.0", ("gnu general public license", "version 3")),
-    ("GPL-2.0", ("gnu general public license", "version 2")),
-    ("Apache-2.0", ("apache license", "version 2.0")),
-    ("MPL-2.0", ("mozilla public license", "2.0")),
-    ("BSD-3-Clause", ("redistribution and use in source and binary forms", "neither the name")),
-    ("BSD-2-Clause", ("redistribution and use in source and binary forms",)),
-    ("MIT", ("permission is hereby granted, free of charge",)),
-    ("ISC", ("permission to use, copy, modify, and/or distribute this software for any purpose",)),
-    ("Unlicense", ("this is free and unencumbered software released into the public domain",)),
-)
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Entry:
-    """One line of ``git ls-tree -l -z``."""
-
-    mode: str
-    object_type: str  # blob, tree or commit (a submodule's gitlink)
-    oid: str
-    size: int | None  # blobs only
-    path: str
-
-    @property
-    def type(self) -> EntryType:
-        if self.object_type == "tree":
-            return "dir"
-        if self.object_type == "commit":
-            return "submodule"
-        return "symlink" if self.mode == _SYMLINK_MODE else "file"
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Completed:
-    returncode: int
-    stdout: bytes
-    stderr: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -141,19 +82,9 @@ class LocalGitSource:
             raise InvalidArgumentError(f"invalid git ref {ref!r}")
         self._root = root.absolute()
         self._ref = ref
-        self._git = git
         self._max_file_bytes = max_file_bytes
         self._layout_cache: _Layout | None = None
-        # The child needs PATH and HOME (global config, e.g. safe.directory); inherited GIT_* variables
-        # (GIT_DIR, GIT_CONFIG_*...) could redirect or reconfigure git, so they are dropped.
-        self._env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-        self._env.update(
-            GIT_TERMINAL_PROMPT="0",
-            GIT_CONFIG_NOSYSTEM="1",
-            GIT_LITERAL_PATHSPECS="1",
-            GIT_OPTIONAL_LOCKS="0",
-            LC_ALL="C",
-        )
+        self._cli = GitCli(self._root, git=git, label=self.repo_ref.full_name)
 
     @classmethod
     async def open(
@@ -171,7 +102,7 @@ class LocalGitSource:
         layout = await probe._layout()
         root = layout.git_dir
         if not layout.bare:
-            top = await probe._run(["rev-parse", "--show-toplevel"])
+            top = await probe._cli.run(["rev-parse", "--show-toplevel"])
             if top.returncode == 0:  # fails when `path` is inside the .git directory itself
                 root = Path(top.stdout.decode("utf-8", errors="replace").rstrip("\n"))
         source = cls(root, ref=ref, git=git, max_file_bytes=max_file_bytes)
@@ -225,7 +156,7 @@ class LocalGitSource:
                 raise self._not_found(path, repo, hint="the repository is empty")
             return DirListing(path="", entries=(), note="empty repository")
         tree = (await self._dir_entry(commit, path, repo)).oid if path else commit
-        entries = _parse_ls_tree(await self._git_out(["ls-tree", "-z", "-l", tree]))
+        entries = parse_ls_tree(await self._cli.output(["ls-tree", "-z", "-l", tree]))
         targets = await self._blobs([e.oid for e in entries if e.type == "symlink"])
         urls = await self._submodule_urls(commit) if any(e.type == "submodule" for e in entries) else {}
         listed = []
@@ -295,7 +226,7 @@ class LocalGitSource:
                 ref=ref,
                 note=f"{size:,} bytes, over the {self._max_file_bytes:,}-byte reading limit; not shown",
             )
-        data = await self._git_out(["cat-file", "blob", entry.oid])
+        data = await self._cli.output(["cat-file", "blob", entry.oid])
         return page_file(
             path=path,
             data=data,
@@ -312,7 +243,7 @@ class LocalGitSource:
         commit = await self._commit(repo)
         if commit is None:
             return CommitList(commits=(), empty_repository=True)
-        out = await self._git_out(
+        out = await self._cli.output(
             ["log", "--no-show-signature", f"--max-count={per_page + 1}", _LOG_FORMAT, commit, "--"]
         )
         # Each commit is "sha\0author\0date\0subject\0" followed by "\n"; the split leaves a last "\n".
@@ -331,7 +262,7 @@ class LocalGitSource:
                 raise self._not_found(path, repo, hint="the repository is empty")
             return FileTree(ref=None, path="", entries=(), empty_repository=True)
         tree = (await self._dir_entry(commit, path, repo)).oid if path else commit
-        entries = _parse_ls_tree(await self._git_out(["ls-tree", "-r", "-t", "-l", "-z", tree]))
+        entries = parse_ls_tree(await self._cli.output(["ls-tree", "-r", "-t", "-l", "-z", tree]))
         return FileTree(
             ref=commit,
             path=path,
@@ -344,86 +275,35 @@ class LocalGitSource:
 
     # -- git plumbing --------------------------------------------------------------------------------
 
-    async def _run(self, args: Sequence[str], *, stdin: bytes | None = None) -> _Completed:
-        """Run git in the repository; never raises for a git failure (see :meth:`_git_out`)."""
-        argv = [self._git, "-C", str(self._root), "-c", "core.quotepath=off", *args]
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=self._env,
-                # Its own process group, so a cancellation also kills whatever git started.
-                process_group=0 if os.name == "posix" else None,
-            )
-        except OSError as exc:
-            raise ConfigurationError(
-                f"cannot run the git executable {self._git!r}", hint="install git or configure its path"
-            ) from exc
-        try:
-            out, err = await proc.communicate(stdin)
-        finally:
-            if proc.returncode is None:  # cancelled (or failed) while git was still running
-                _kill_group(proc)
-                await proc.wait()
-        return _Completed(
-            returncode=proc.returncode if proc.returncode is not None else -1,
-            stdout=out,
-            stderr=err.decode("utf-8", errors="replace"),
-        )
-
-    async def _git_out(self, args: Sequence[str], *, stdin: bytes | None = None) -> bytes:
-        """Run git and return its stdout; a failure becomes a typed error."""
-        result = await self._run(args, stdin=stdin)
-        if result.returncode != 0:
-            raise self._failure(args, result)
-        return result.stdout
-
-    def _failure(self, args: Sequence[str], result: _Completed) -> AgentCoreError:
-        """The one place where git's complaints become our errors."""
-        detail = result.stderr.strip().splitlines()
-        first = detail[0].removeprefix("fatal: ") if detail else f"exit status {result.returncode}"
-        _LOG.debug("git %s failed (%s): %s", " ".join(args[:2]), result.returncode, result.stderr.strip())
-        lowered = result.stderr.lower()
-        if "not a git repository" in lowered or "cannot change to" in lowered:
-            return InvalidTargetError(f"{self._root} is not a git repository")
-        if "dubious ownership" in lowered:
-            return InvalidTargetError(
-                f"{self._root} belongs to another user and git refuses to read it",
-                hint="add it to git's safe.directory setting",
-            )
-        return UpstreamError(f"git {args[0]} failed in local repository {self.repo_ref.full_name}: {first}")
-
     async def _layout(self) -> _Layout:
         if self._layout_cache is None:
-            out = await self._git_out(["rev-parse", "--is-bare-repository", "--absolute-git-dir"])
+            out = await self._cli.output(["rev-parse", "--is-bare-repository", "--absolute-git-dir"])
             bare, git_dir = out.decode("utf-8", errors="replace").splitlines()[:2]
             self._layout_cache = _Layout(git_dir=Path(git_dir), bare=bare == "true")
         return self._layout_cache
 
     async def _commit(self, repo: RepoRef) -> str | None:
         """The commit ``ref`` names; None for an empty repository. Raises NotFoundError for a bad ref."""
-        result = await self._run(["rev-parse", "--verify", "--quiet", f"{self._ref}^{{commit}}"])
+        result = await self._cli.run(["rev-parse", "--verify", "--quiet", f"{self._ref}^{{commit}}"])
         if result.returncode == 0:
             return result.stdout.decode("ascii").strip()
         if result.returncode != 1:
-            raise self._failure(["rev-parse"], result)
-        if not (await self._git_out(["for-each-ref", "--count=1"])).strip():
+            raise self._cli.failure(["rev-parse"], result)
+        if not (await self._cli.output(["for-each-ref", "--count=1"])).strip():
             return None  # no refs at all: nothing was ever committed
         raise NotFoundError(
             f"ref {self._ref!r} not found in local repository {repo.full_name}",
             hint="HEAD may point to a branch with no commits" if self._ref == "HEAD" else None,
         )
 
-    async def _entry(self, commit: str, path: str, repo: RepoRef) -> _Entry:
-        out = await self._git_out(["ls-tree", "-z", "-l", "--full-tree", commit, "--", path])
-        for entry in _parse_ls_tree(out):
+    async def _entry(self, commit: str, path: str, repo: RepoRef) -> LsTreeEntry:
+        out = await self._cli.output(["ls-tree", "-z", "-l", "--full-tree", commit, "--", path])
+        for entry in parse_ls_tree(out):
             if entry.path == path:
                 return entry
         raise self._not_found(path, repo)
 
-    async def _dir_entry(self, commit: str, path: str, repo: RepoRef) -> _Entry:
+    async def _dir_entry(self, commit: str, path: str, repo: RepoRef) -> LsTreeEntry:
         entry = await self._entry(commit, path, repo)
         if entry.type == "file":
             raise InvalidArgumentError(f"'{path}' is a file; use read_file")
@@ -440,7 +320,7 @@ class LocalGitSource:
         """Contents of several blobs through one ``git cat-file --batch``."""
         if not oids:
             return {}
-        out = await self._git_out(["cat-file", "--batch"], stdin="".join(f"{o}\n" for o in oids).encode())
+        out = await self._cli.output(["cat-file", "--batch"], stdin="".join(f"{o}\n" for o in oids).encode())
         blobs: dict[str, bytes] = {}
         pos = 0
         while pos < len(out):
@@ -455,7 +335,7 @@ class LocalGitSource:
 
     async def _submodule_urls(self, commit: str) -> dict[str, str]:
         """``{submodule path: url}`` from ``.gitmodules`` at ``commit``; empty when there is none."""
-        result = await self._run(["config", "-z", "--blob", f"{commit}:.gitmodules", "--list"])
+        result = await self._cli.run(["config", "-z", "--blob", f"{commit}:.gitmodules", "--list"])
         if result.returncode != 0:
             return {}  # no (readable) .gitmodules: URLs stay unknown
         paths: dict[str, str] = {}
@@ -474,33 +354,33 @@ class LocalGitSource:
     # -- repository facts ----------------------------------------------------------------------------
 
     async def _languages(self, commit: str) -> dict[str, int]:
-        entries = _parse_ls_tree(await self._git_out(["ls-tree", "-r", "-l", "-z", commit]))
+        entries = parse_ls_tree(await self._cli.output(["ls-tree", "-r", "-l", "-z", commit]))
         return count_languages((e.path, e.size or 0) for e in entries if e.type == "file")
 
     async def _current_branch(self) -> str | None:
-        result = await self._run(["symbolic-ref", "--quiet", "--short", "HEAD"])
+        result = await self._cli.run(["symbolic-ref", "--quiet", "--short", "HEAD"])
         if result.returncode == 1:
             return None  # detached HEAD
         if result.returncode != 0:
-            raise self._failure(["symbolic-ref"], result)
+            raise self._cli.failure(["symbolic-ref"], result)
         return result.stdout.decode("utf-8", errors="replace").strip() or None
 
     async def _dates(self, commit: str) -> tuple[str | None, str | None]:
         """(oldest root commit, tip commit) committer dates."""
         fmt = "--format=%ct"
-        tip = await self._git_out(["log", "-1", "--no-show-signature", fmt, commit, "--"])
-        roots = await self._git_out(["log", "--no-show-signature", "--max-parents=0", fmt, commit, "--"])
+        tip = await self._cli.output(["log", "-1", "--no-show-signature", fmt, commit, "--"])
+        roots = await self._cli.output(["log", "--no-show-signature", "--max-parents=0", fmt, commit, "--"])
         first = min((int(t) for t in roots.split()), default=None)
         last = int(tip.strip()) if tip.strip() else None
         return _utc(first), _utc(last)
 
     async def _license(self, commit: str) -> str | None:
-        entries = _parse_ls_tree(await self._git_out(["ls-tree", "-z", "-l", commit]))
+        entries = parse_ls_tree(await self._cli.output(["ls-tree", "-z", "-l", commit]))
         by_name = {e.path.lower(): e for e in entries if e.type == "file"}
-        for name in _LICENSE_FILES:
+        for name in LICENSE_FILES:
             if name in by_name:
-                data = await self._git_out(["cat-file", "blob", by_name[name].oid])
-                return detect_license(decode_text(data[:_LICENSE_SAMPLE]))
+                data = await self._cli.output(["cat-file", "blob", by_name[name].oid])
+                return detect_license(decode_text(data[:LICENSE_SAMPLE]))
         return None
 
     async def _description(self) -> str | None:
@@ -508,40 +388,9 @@ class LocalGitSource:
         return await asyncio.to_thread(_read_description, layout.git_dir / "description")
 
     async def _size_kb(self) -> int | None:
-        out = await self._git_out(["count-objects", "-v"])
+        out = await self._cli.output(["count-objects", "-v"])
         sizes = dict(line.split(": ", 1) for line in out.decode("ascii", errors="replace").splitlines())
         return int(sizes.get("size", "0")) + int(sizes.get("size-pack", "0"))
-
-
-def detect_license(text: str) -> str | None:
-    """The SPDX id of a few common licenses from the start of a license file, or None."""
-    words = " ".join(text.lower().split())
-    found = [
-        (words.find(phrases[0]), order, spdx)
-        for order, (spdx, phrases) in enumerate(_LICENSE_RULES)
-        if all(phrase in words for phrase in phrases)
-    ]
-    return min(found)[2] if found else None
-
-
-def _parse_ls_tree(out: bytes) -> list[_Entry]:
-    """Records of ``git ls-tree -z -l``: ``<mode> <type> <oid> <size or ->\\t<path>\\0``."""
-    entries = []
-    for record in out.split(b"\0"):
-        if not record:
-            continue
-        meta, _, raw_path = record.partition(b"\t")
-        mode, object_type, oid, size = meta.decode("ascii").split()
-        entries.append(
-            _Entry(
-                mode=mode,
-                object_type=object_type,
-                oid=oid,
-                size=None if size == "-" else int(size),
-                path=raw_path.decode("utf-8", errors="replace"),
-            )
-        )
-    return entries
 
 
 def _clean_path(path: str) -> str:
@@ -592,13 +441,3 @@ def _read_description(path: Path) -> str | None:
     if not text or text.startswith(_DEFAULT_DESCRIPTION):
         return None
     return text
-
-
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    try:
-        if os.name == "posix":
-            os.killpg(proc.pid, signal.SIGKILL)
-        else:
-            proc.kill()
-    except ProcessLookupError:
-        pass  # already gone

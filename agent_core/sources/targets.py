@@ -1,19 +1,14 @@
-"""What users paste, and the validation that keeps every request inside the named repositories.
+"""What users paste and write: repository targets, parsed and found in free text.
 
-Two boundaries live here:
+:func:`parse_target`, :func:`parse_targets` and :func:`find_repo_mentions` turn what a person pastes
+or writes (web URLs, SSH remotes, ``owner/repo``, local paths) into :class:`Target` values, or raise
+:class:`~agent_core.errors.InvalidTargetError` with a message that shows what was expected. Error
+messages quote at most ~60 characters of the offending input, through ``repr`` (control characters
+show escaped).
 
-* **Input.** :func:`parse_target`, :func:`parse_targets` and :func:`find_repo_mentions` turn what a
-  person pastes or writes (web URLs, SSH remotes, ``owner/repo``, local paths) into :class:`Target`
-  values, or raise :class:`~agent_core.errors.InvalidTargetError` with a message that shows what was
-  expected.
-* **Output.** :func:`validate_owner`, :func:`validate_repo_name`, :func:`normalize_path` and
-  :func:`repo_api_path` check every owner, repository and path a tool (that is, the model) asks for,
-  and build the only REST path shape we send: ``/repos/{owner}/{repo}/{fixed words}/{path}``, every
-  segment percent-encoded, so no argument can add a segment, a query, a fragment or a dot-segment.
-
-Whether a repository is one the user named is checked elsewhere, against ``Target.repo_ref()``; this
-module guarantees that a request cannot leave the repository it names. Error messages quote at most
-~60 characters of the offending input, through ``repr`` (control characters show escaped).
+The validation of what tools ask for (:func:`validate_owner`, :func:`validate_repo_name`,
+:func:`normalize_path`, :func:`repo_api_path`) lives in :mod:`agent_core.sources.paths`; it is
+re-exported here because it was first defined here.
 """
 
 from __future__ import annotations
@@ -24,28 +19,43 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
 from agent_core.errors import ConfigurationError, InvalidArgumentError, InvalidTargetError
 from agent_core.sources.models import RepoRef
+from agent_core.sources.paths import (
+    CONTROL_CATEGORIES,
+    MAX_PATH_CHARS,
+    OWNER_RE,
+    REPO_RE,
+    char_problem,
+    normalize_path,
+    preview,
+    repo_api_path,
+    validate_owner,
+    validate_repo_name,
+)
+
+__all__ = [
+    "MAX_PATH_CHARS",
+    "MAX_TARGETS",
+    "Target",
+    "find_repo_mentions",
+    "normalize_path",
+    "parse_target",
+    "parse_targets",
+    "repo_api_path",
+    "validate_owner",
+    "validate_repo_name",
+]
 
 MAX_TARGETS = 5
-MAX_PATH_CHARS = 4096
-_PREVIEW_CHARS = 60
 
-# Owners: GitHub's rule (letters, digits, single inner hyphens, at most 39) plus one deliberate
-# extension: an inner underscore, because Enterprise Managed Users are named ``handle_shortcode``.
-# "_" is URL-safe, so the extension costs no safety.
-_OWNER_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[-_](?=[A-Za-z0-9]))*")
-_REPO_RE = re.compile(r"[A-Za-z0-9._-]{1,100}")
-_DRIVE_RE = re.compile(r"[A-Za-z]:")
-_HOME_RE = re.compile(r"~[A-Za-z0-9._-]*")
 _DOMAIN_RE = re.compile(r"(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}(?::\d+)?")
 _SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 _SCP_RE = re.compile(r"git@([^:/\s]+)[:/](.*)", re.IGNORECASE | re.DOTALL)
 _REF_BAD_RE = re.compile(r"[\s~^:?*\[\\#%]|\.\.|@\{|^[.-]|\.$|\.lock$")
 _URL_SCHEMES = frozenset({"http", "https", "ssh", "git", "git+ssh", "ssh+git"})
-_CONTROL_CATEGORIES = frozenset({"Cc", "Zl", "Zp", "Cs"})  # Cs: lone surrogates cannot be UTF-8 encoded
 
 # First URL segments that are GitHub pages, not owners (GitHub reserves them as user names).
 _RESERVED_OWNERS = frozenset(
@@ -96,120 +106,6 @@ class Target:
         return RepoRef(owner=self.owner or "", name=self.name or "")
 
 
-# --- validation of what tools ask for ---------------------------------------------------------------
-
-
-def validate_owner(owner: str) -> str:
-    """Return ``owner`` unchanged if it is a valid GitHub owner name, else raise InvalidArgumentError."""
-    if not isinstance(owner, str) or not 1 <= len(owner) <= 39 or not _OWNER_RE.fullmatch(owner):
-        raise InvalidArgumentError(
-            f"Invalid repository owner {_preview(owner)}: expected 1-39 letters, digits or single "
-            "hyphens (underscores allowed inside), not starting or ending with a hyphen"
-        )
-    return owner
-
-
-def validate_repo_name(name: str) -> str:
-    """Return ``name`` without a ``.git`` suffix if it is a valid repository name, else raise."""
-    stripped = name
-    while isinstance(stripped, str) and stripped.lower().endswith(".git"):
-        stripped = stripped[:-4]
-    if not isinstance(stripped, str) or stripped in {".", ".."} or not _REPO_RE.fullmatch(stripped):
-        raise InvalidArgumentError(
-            f"Invalid repository name {_preview(name)}: expected 1-100 letters, digits, '.', '-' or '_' "
-            "(and not '.' or '..')"
-        )
-    return stripped
-
-
-def normalize_path(path: str | None) -> str:
-    """A repository path as a relative POSIX path; ``""`` is the root.
-
-    ``None``, ``""``, ``"/"`` and ``"."`` mean the root. ``./`` segments, duplicate slashes, a trailing
-    slash and any leading slashes are dropped: models write ``/src`` meaning ``src`` at the repository
-    root, never the filesystem root. Raises InvalidArgumentError for a ``..`` segment, a backslash, a
-    control character (NUL, DEL, U+0085, U+2028/9...), ``?``, ``#``, ``%`` (the caller never
-    percent-encodes: :func:`repo_api_path` does), a Windows drive (``C:``), ``~`` or ``~user`` as the
-    first segment, or more than 4096 characters. Segments whose Unicode compatibility form (NFKC) would
-    be one of those (fullwidth ``．．``, ``／``, ``％``...) are refused too, so nothing downstream that
-    normalises Unicode can turn them into a traversal. Otherwise Unicode is returned as given (NFC and
-    NFD names both stay as they are: git stores bytes). Idempotent.
-    """
-    if path is None:
-        return ""
-    if not isinstance(path, str):
-        raise InvalidArgumentError(f"Invalid path: expected a string, got {type(path).__name__}")
-    if len(path) > MAX_PATH_CHARS:
-        raise InvalidArgumentError(f"Invalid path {_preview(path)}: longer than {MAX_PATH_CHARS} characters")
-    segments = [segment for segment in path.split("/") if segment not in {"", "."}]
-    problem = _first_segment_problem(segments[0]) if segments else None
-    for segment in segments:
-        problem = problem or _segment_problem(segment)
-    if problem:
-        raise InvalidArgumentError(f"Invalid path {_preview(path)}: {problem}")
-    return "/".join(segments)
-
-
-def repo_api_path(owner: str, repo: str, *segments: str, path: str | None = None) -> str:
-    """``/repos/{owner}/{repo}/{segments...}/{path}``, each part validated and percent-encoded.
-
-    ``segments`` are our own fixed words (``"contents"``, ``"git"``, ``"trees"``, a sha); each must be a
-    single segment (no ``/``, not ``.``/``..``). A ref containing ``/`` belongs in a query parameter
-    (``?ref=``), which httpx encodes. ``path`` goes through :func:`normalize_path`; ``""`` adds nothing.
-    ``repo`` loses a ``.git`` suffix. Example: ``repo_api_path("o", "r", "contents", path="a b.py")``
-    is ``"/repos/o/r/contents/a%20b.py"``.
-    """
-    parts = [validate_owner(owner), validate_repo_name(repo)]
-    parts.extend(_checked_fixed_segment(segment) for segment in segments)
-    normalized = normalize_path(path)
-    if normalized:
-        parts.extend(normalized.split("/"))
-    return "/repos/" + "/".join(quote(part, safe="") for part in parts)
-
-
-def _first_segment_problem(segment: str) -> str | None:
-    folded = unicodedata.normalize("NFKC", segment)
-    if _DRIVE_RE.match(folded):
-        return "a Windows drive is not a repository path; give a path relative to the repository root"
-    if _HOME_RE.fullmatch(folded):
-        return "'~' (a home directory) is not a repository path; give a path relative to the repository root"
-    return None
-
-
-def _segment_problem(segment: str) -> str | None:
-    """Why one path segment is refused, or None; checks the segment and its NFKC form."""
-    for form in (segment, unicodedata.normalize("NFKC", segment)):
-        if form in {".", ".."}:
-            return (
-                "'..' segments are not allowed (nor look-alikes such as '．．'): stay inside the repository"
-            )
-        if "/" in form:
-            return "a character that reads as '/' is not allowed inside a name"
-        for char in form:
-            problem = _char_problem(char)
-            if problem:
-                return problem
-    return None
-
-
-def _char_problem(char: str) -> str | None:
-    if char == "\\":
-        return "backslashes are not allowed; use '/' between directories"
-    if char in "?#%":
-        return f"{char!r} is not allowed (give the plain path: it is percent-encoded for you)"
-    if unicodedata.category(char) in _CONTROL_CATEGORIES:
-        return f"control character {char!r} is not allowed"
-    return None
-
-
-def _checked_fixed_segment(segment: str) -> str:
-    problem = "must be a non-empty string" if not isinstance(segment, str) or not segment else None
-    problem = problem or ("must not contain '/'" if "/" in segment else None) or _segment_problem(segment)
-    if problem:
-        raise InvalidArgumentError(f"Invalid API path segment {_preview(segment)}: {problem}")
-    return segment
-
-
 # --- parsing what users paste -----------------------------------------------------------------------
 
 
@@ -233,13 +129,13 @@ def parse_target(text: str, *, allow_local: bool = False, host: str = "github.co
     cleaned = _strip_decorations(raw)
     if not cleaned:
         raise _expected(host, "an empty input")
-    if any(unicodedata.category(char) in _CONTROL_CATEGORIES for char in cleaned):
-        raise _expected(host, _preview(raw), "it contains control characters")
+    if any(unicodedata.category(char) in CONTROL_CATEGORIES for char in cleaned):
+        raise _expected(host, preview(raw), "it contains control characters")
     if _looks_like_local_path(cleaned):
         if not allow_local:
             raise InvalidTargetError(
                 f"Local paths are disabled on this server; paste a GitHub repository like "
-                f"https://{host}/owner/repo or owner/repo (got {_preview(raw)})"
+                f"https://{host}/owner/repo or owner/repo (got {preview(raw)})"
             )
         return _local_target(cleaned, raw)
     url_path = _url_path_on_host(cleaned, raw, host)
@@ -336,9 +232,9 @@ def _local_target(text: str, raw: str) -> Target:
         path = Path(text).expanduser().resolve()
         is_directory = path.is_dir()
     except (OSError, ValueError, RuntimeError) as exc:  # bad ~user, NUL byte, symlink loop, too long
-        raise InvalidTargetError(f"Local path {_preview(raw)} cannot be used: {type(exc).__name__}") from exc
+        raise InvalidTargetError(f"Local path {preview(raw)} cannot be used: {type(exc).__name__}") from exc
     if not is_directory:
-        raise InvalidTargetError(f"Local path {_preview(raw)} does not exist or is not a directory")
+        raise InvalidTargetError(f"Local path {preview(raw)} does not exist or is not a directory")
     return Target(kind="local", local_path=path, raw=raw)
 
 
@@ -355,17 +251,17 @@ def _url_path_on_host(text: str, raw: str, host: str) -> str | None:
         if re.match(rf"(?:www\.)?{re.escape(host)}(?:$|[/?#])", text, re.IGNORECASE):
             text = "https://" + text
         elif text.count("/") >= 2 and _DOMAIN_RE.fullmatch(text.split("/", 1)[0]):  # host/owner/repo
-            other = _preview(text.split("/", 1)[0])
-            raise _expected(host, _preview(raw), f"only {host} repositories are supported, not {other}")
+            other = preview(text.split("/", 1)[0])
+            raise _expected(host, preview(raw), f"only {host} repositories are supported, not {other}")
         else:
             return None
     try:
         parts = urlsplit(text)
         port = parts.port
     except ValueError as exc:
-        raise _expected(host, _preview(raw), "it is not a valid URL") from exc
+        raise _expected(host, preview(raw), "it is not a valid URL") from exc
     if parts.scheme not in _URL_SCHEMES:
-        raise _expected(host, _preview(raw), f"the scheme {_preview(parts.scheme)} is not supported")
+        raise _expected(host, preview(raw), f"the scheme {preview(parts.scheme)} is not supported")
     if parts.password is not None or (parts.username is not None and parts.scheme in {"http", "https"}):
         # Never echo this input: it probably holds a token.
         raise _expected(host, "a URL with credentials in it", "remove the user name and token from the URL")
@@ -378,39 +274,39 @@ def _require_host(hostname: str, port: int | None, raw: str, host: str) -> None:
     if port is not None and ":" in host:
         got = f"{got}:{port}"
     if got != host.removeprefix("www."):
-        raise _expected(host, _preview(raw), f"only {host} repositories are supported, not {_preview(got)}")
+        raise _expected(host, preview(raw), f"only {host} repositories are supported, not {preview(got)}")
 
 
 def _target_from_url_path(url_path: str, raw: str, host: str) -> Target:
     segments = [segment for segment in url_path.split("/") if segment]
     if not segments:
-        raise _expected(host, _preview(raw), f"that is {host} itself; add /owner/repo")
+        raise _expected(host, preview(raw), f"that is {host} itself; add /owner/repo")
     _reject_reserved(segments[0], raw, host)
     if len(segments) == 1:
         raise _expected(
             host,
-            _preview(raw),
+            preview(raw),
             "that is a user or organisation page; add the repository name after it",
         )
     owner, name = _checked_owner_and_name(segments[0], segments[1], raw, host)
     if len(segments) < 4 or segments[2] not in {"tree", "blob"}:
         return Target(kind="github", owner=owner, name=name, raw=raw)
     ref = unquote(segments[3])
-    if len(ref) > 255 or _REF_BAD_RE.search(ref) or any(_char_problem(char) for char in ref):
-        raise _expected(host, _preview(raw), f"{_preview(ref)} is not a usable branch, tag or commit")
+    if len(ref) > 255 or _REF_BAD_RE.search(ref) or any(char_problem(char) for char in ref):
+        raise _expected(host, preview(raw), f"{preview(ref)} is not a usable branch, tag or commit")
     try:
         subpath = normalize_path(unquote("/".join(segments[4:])))
     except InvalidArgumentError as exc:
-        raise _expected(host, _preview(raw), f"its file path is not usable: {exc.message}") from exc
+        raise _expected(host, preview(raw), f"its file path is not usable: {exc.message}") from exc
     return Target(kind="github", owner=owner, name=name, ref=ref, subpath=subpath or None, raw=raw)
 
 
 def _target_from_owner_repo(text: str, raw: str, host: str) -> Target:
     parts = text.removesuffix("/").split("/")
     if len(parts) == 1:
-        raise _expected(host, _preview(raw), "give both the owner and the repository name")
+        raise _expected(host, preview(raw), "give both the owner and the repository name")
     if len(parts) != 2:
-        raise _expected(host, _preview(raw), "owner/repo has exactly one '/'; paste the full URL otherwise")
+        raise _expected(host, preview(raw), "owner/repo has exactly one '/'; paste the full URL otherwise")
     _reject_reserved(parts[0], raw, host)
     owner, name = _checked_owner_and_name(parts[0], parts[1], raw, host)
     return Target(kind="github", owner=owner, name=name, raw=raw)
@@ -418,14 +314,14 @@ def _target_from_owner_repo(text: str, raw: str, host: str) -> Target:
 
 def _reject_reserved(first: str, raw: str, host: str) -> None:
     if first.lower() in _RESERVED_OWNERS:
-        raise _expected(host, _preview(raw), f"'{first.lower()}' is a {host} page, not a repository owner")
+        raise _expected(host, preview(raw), f"'{first.lower()}' is a {host} page, not a repository owner")
 
 
 def _checked_owner_and_name(owner: str, name: str, raw: str, host: str) -> tuple[str, str]:
     try:
         return validate_owner(owner), validate_repo_name(name)
     except InvalidArgumentError as exc:
-        raise _expected(host, _preview(raw), exc.message) from exc
+        raise _expected(host, preview(raw), exc.message) from exc
 
 
 # --- mentions inside free text ------------------------------------------------------------------------
@@ -505,7 +401,7 @@ def find_repo_mentions(text: str, *, host: str = "github.com") -> list[Target]:
 
 
 def _is_plausible_bare_mention(owner: str, name: str) -> bool:
-    if len(owner) < 2 or len(name) < 2 or not _OWNER_RE.fullmatch(owner) or not _REPO_RE.fullmatch(name):
+    if len(owner) < 2 or len(name) < 2 or not OWNER_RE.fullmatch(owner) or not REPO_RE.fullmatch(name):
         return False
     if name in {".", ".."} or f"{owner}/{name}".lower() in _STOP_PAIRS or owner.lower() in _NOT_OWNERS:
         return False
@@ -520,9 +416,7 @@ def _is_plausible_bare_mention(owner: str, name: str) -> bool:
 def _normalize_host(host: str) -> str:
     normalized = host.strip().lower() if isinstance(host, str) else ""
     if not normalized or re.search(r"[\s/@?#\\]", normalized):
-        raise ConfigurationError(
-            f"Invalid GitHub host {_preview(host)}: expected a host name like github.com"
-        )
+        raise ConfigurationError(f"Invalid GitHub host {preview(host)}: expected a host name like github.com")
     return normalized
 
 
@@ -530,16 +424,6 @@ def _expected(host: str, got: str, why: str | None = None) -> InvalidTargetError
     return InvalidTargetError(
         f"Expected a GitHub repository like https://{host}/owner/repo or owner/repo; got {got}", hint=why
     )
-
-
-def _preview(value: object) -> str:
-    """``repr`` of ``value`` cut to ~60 characters: never echo a whole (possibly hostile) input."""
-    if not isinstance(value, str):
-        return f"a {type(value).__name__}"
-    shown = repr(value)
-    if len(shown) > _PREVIEW_CHARS:
-        shown = shown[: _PREVIEW_CHARS - 2] + "…" + shown[0]
-    return shown
 
 
 def _folder_name(path: Path | None) -> str:

@@ -482,9 +482,8 @@ class TraceView:
         return self._stats.rows(self.lang, self._now, mode=self.started.mode if self.started else None)
 
     def stats_markdown(self) -> str:
-        rows = self.stats_rows()
-        head = "| | |\n|---|---|\n"
-        return head + "\n".join(f"| {label} | {value} |" for label, value in rows)
+        """The stats as a Markdown list (``- **Turns:** 3``)."""
+        return "\n".join(f"- **{label}:** {value}" for label, value in self.stats_rows())
 
     def breaker_snapshots(self, at: float | None = None) -> list[BreakerSnapshot]:
         """Breakers as the events tell them, ``retry_after`` counted down to ``at`` (default: latest t)."""

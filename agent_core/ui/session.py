@@ -6,8 +6,6 @@ panel stay here, server-side, and nowhere else), its own :class:`BreakerBoard` a
 current run and the messages of earlier runs in the same conversation. Process-wide things (the HTTP
 pool, the cache) belong to :class:`agent_core.agent.session.Services`, never to a session.
 
-:class:`FrameThrottle` decides when a streaming handler should send a new frame to the browser: at
-once for events that change the structure of the trace, otherwise at most every ``interval`` seconds.
 """
 
 from __future__ import annotations
@@ -37,22 +35,6 @@ logger = logging.getLogger(__name__)
 
 TOOL_NAMES = ("get_repo_info", "get_file_tree", "list_directory", "read_file", "get_commits", "get_languages")
 LLM_BREAKER = "llm"
-
-# Events that change the shape of the trace: the browser sees them at once, never batched.
-URGENT_EVENTS: frozenset[type[ev.Event]] = frozenset(
-    {
-        ev.RunStarted,
-        ev.TurnStarted,
-        ev.TurnFinished,
-        ev.ToolCallStarted,
-        ev.ToolCallFinished,
-        ev.ToolRetry,
-        ev.BreakerChanged,
-        ev.Notice,
-        ev.RunFinished,
-        ev.RunFailed,
-    }
-)
 
 
 def new_board(settings: Settings, clock: Clock) -> BreakerBoard:
@@ -96,7 +78,8 @@ class UiSession:
         self.history: list[Message] = []
         self.rate_limit: ev.RateLimitUpdated | None = None
         self.phase = ""  # the run part of the status line ("Running…", "Done.")
-        self.replaying = False  # the trace is a recording: breakers come from its events, not the board
+        self.replaying: str | None = None  # a recording's name: breakers come from its events, not the board
+        self.timer_on = False  # what the browser's breaker timer was last told
         self._export_dir: Path | None = None
 
     # -- the conversation -----------------------------------------------------------------------
@@ -170,7 +153,7 @@ class UiSession:
     def breaker_snapshots(self) -> list[BreakerSnapshot]:
         """The live board (a replay: the recording's breakers); without a model the ``llm`` row is left
         out (it cannot change)."""
-        if self.replaying and self.view is not None:
+        if self.replaying is not None and self.view is not None:
             recorded = {snap.name: snap for snap in self.view.breaker_snapshots()}
             idle = {snap.name: snap for snap in new_board(self.base, self.clock).snapshot()}
             snaps = list((idle | recorded).values())
@@ -183,7 +166,11 @@ class UiSession:
     def status_line(self) -> str:
         """Mode, GitHub identity and quota, and the run's phase, as one line of markdown."""
         lang, s = self.lang, self.settings
-        if s.offline_planner:
+        started = self.view.started if self.view is not None else None
+        if self.replaying is not None:
+            model = started.model if started is not None else "?"
+            mode = t("status_replay_mode", lang, name=self.replaying, model=model)
+        elif s.offline_planner:
             mode = t("status_planner", lang)
         else:
             try:
@@ -193,11 +180,13 @@ class UiSession:
             else:
                 model, _, provider = label.partition(" via ")
                 mode = t("status_model", lang, model=model, provider=provider)
-        parts = [mode, t("status_gh_auth" if s.github_token else "status_gh_anon", lang)]
+        parts = [mode]
+        if self.replaying is None:
+            parts.append(t("status_gh_auth" if s.github_token else "status_gh_anon", lang))
         if self.rate_limit is not None:
             reset = format_clock(self.rate_limit.reset_at)
             parts.append(t("status_gh_remaining", lang, remaining=self.rate_limit.remaining, reset=reset))
-        if s.hosted and not s.github_token:
+        if s.hosted and not s.github_token and self.replaying is None:
             parts.append(t("status_space_warning", lang))
         if self.phase:
             parts.append(f"**{self.phase}**")
@@ -227,19 +216,3 @@ class UiSession:
         opened, self.opened = self.opened, None
         if opened is not None and schedule is not None:
             schedule(opened)
-
-
-class FrameThrottle:
-    """When to send a frame: at once for :data:`URGENT_EVENTS`, otherwise at most every ``interval``."""
-
-    def __init__(self, interval: float = 0.08, *, monotonic: Callable[[], float] = time.monotonic) -> None:
-        self.interval = interval
-        self._monotonic = monotonic
-        self._last: float | None = None
-
-    def due(self, event: ev.Event) -> bool:
-        now = self._monotonic()
-        if type(event) in URGENT_EVENTS or self._last is None or now - self._last >= self.interval:
-            self._last = now
-            return True
-        return False

@@ -1,16 +1,12 @@
 """A scripted OpenAI-compatible chat model, served over real HTTP on 127.0.0.1 for tests.
 
-Owns three things:
-
-* ``Turn`` / ``ToolCallSpec``: what the fake model answers to one request, including the provider
-  quirks we must survive (DeepSeek ``reasoning_content``, vLLM/Ollama ``reasoning``, Ollama's repeated
-  ``role``/``id``/``name`` fields, interleaved tool-call fragments, a missing ``index``) and the failure
-  modes (HTTP errors, a dropped connection mid-stream, a stream without ``[DONE]``, a hung response).
-* ``stream_chunks`` / ``completion_body`` / ``error_body``: pure functions from a ``Turn`` to wire bodies.
-* ``ScriptedModelServer``: answers ``POST /v1/chat/completions`` (SSE or one JSON body) from a FIFO of
-  turns or, once that is empty, from a responder callable; ``GET /v1/models`` lists models. A request
-  with nothing left to answer it gets HTTP 500 *and* is recorded in ``errors`` so that
-  ``assert_exhausted()`` fails the test: unexpected calls and leftover turns are both bugs.
+``ScriptedModelServer`` answers ``POST /v1/chat/completions`` (SSE or one JSON body) from a FIFO of
+turns or, once that is empty, from a responder callable; ``GET /v1/models`` lists models. A request
+with nothing left to answer it gets HTTP 500 *and* is recorded in ``errors`` so that
+``assert_exhausted()`` fails the test: unexpected calls and leftover turns are both bugs. What a turn
+is (``Turn`` / ``ToolCallSpec``) and the bodies it becomes live in :mod:`tests.emulator.model_wire`
+(re-exported here, where the tests import them from); the HTTP plumbing in
+:mod:`tests.emulator.model_http`.
 
 Why the stdlib server rather than uvicorn: the failure modes need byte-level control of the socket
 (cut a chunked body in the middle, hold a response open after its headers, stop without waiting for
@@ -19,7 +15,6 @@ the client), which an ASGI server deliberately hides.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
 import logging
@@ -29,11 +24,22 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import KW_ONLY, dataclass
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Literal, Self
+from typing import Self
+
+from tests.emulator.model_http import Handler, Server
+from tests.emulator.model_wire import (
+    JSONDict,
+    ResponseMeta,
+    ToolCallSpec,
+    Turn,
+    completion_body,
+    error_body,
+    sse_data,
+    stream_chunks,
+    usage_body,
+)
 
 __all__ = [
     "NO_TURN_MESSAGE",
@@ -51,129 +57,9 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-JSONDict = dict[str, Any]
-ReasoningField = Literal["reasoning_content", "reasoning"]
-Responder = Callable[[JSONDict], "Turn"]
+Responder = Callable[[JSONDict], Turn]
 
-SYSTEM_FINGERPRINT = "fp_scripted"
 NO_TURN_MESSAGE = "scripted model: no turn left for this request"
-
-# OpenAI-style (type, code) per status; anything else >= 500 is a server_error.
-_ERROR_KINDS: Mapping[int, tuple[str, str | None]] = {
-    400: ("invalid_request_error", None),
-    401: ("authentication_error", "invalid_api_key"),
-    402: ("insufficient_balance", "insufficient_balance"),
-    403: ("permission_error", None),
-    404: ("not_found_error", "model_not_found"),
-    408: ("timeout_error", None),
-    429: ("rate_limit_error", "rate_limit_exceeded"),
-}
-
-
-# --------------------------------------------------------------------------------------------- values
-
-
-@dataclass(frozen=True)
-class ToolCallSpec:
-    """One tool call the model makes. ``arguments`` is raw JSON text and may be malformed on purpose.
-
-    ``id=None`` means the server assigns ``call_N`` (N counts up per server, in serving order).
-    """
-
-    name: str
-    arguments: str = "{}"
-    _: KW_ONLY
-    id: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class Turn:
-    """What the scripted model answers to one request; every field is optional.
-
-    Content: ``reasoning`` (streamed as ``delta.<reasoning_field>``), ``content``, ``tool_calls``.
-    Wire shape: ``interleave`` puts fragments of several tool calls in one chunk (round-robin);
-    ``ollama_style`` repeats ``role`` on every delta and ``id``/``type``/``function.name`` on every
-    tool-call fragment; ``omit_index`` drops ``index`` from tool-call fragments; ``chunk_size`` is the
-    number of characters per text/arguments piece.
-    Ending: ``finish_reason`` (default ``"tool_calls"`` if there are tool calls, else ``"stop"``);
-    ``usage=(prompt, completion)`` is sent as a last chunk with ``choices == []`` only when the request
-    asked ``stream_options.include_usage`` (always in a non-streaming body); ``cache_hit_tokens`` feeds
-    DeepSeek's ``prompt_cache_hit_tokens``/``prompt_cache_miss_tokens``.
-    Timing: ``latency`` seconds before the response headers (``None``: the server's default),
-    ``delay_per_chunk`` seconds between SSE events, ``keepalive_comments`` ``: keep-alive`` comments
-    before the first data event.
-    Failures: ``status`` answers that HTTP status with an OpenAI-style error body (``error_message``,
-    ``retry_after`` -> ``retry-after`` header); ``disconnect_after=N`` drops the connection after N data
-    events (``[DONE]`` counts; a shorter stream is cut where it would have ended); ``no_done`` ends the
-    stream cleanly but without a finish chunk, usage or ``[DONE]``; ``hang`` sends headers and then
-    nothing until the client goes away or the server stops; ``empty`` streams only a finish chunk.
-    A non-streaming request gets the same turn assembled in one ``chat.completion`` body.
-    """
-
-    reasoning: str = ""
-    content: str = ""
-    tool_calls: Sequence[ToolCallSpec] = ()
-    reasoning_field: ReasoningField = "reasoning_content"
-    interleave: bool = False
-    ollama_style: bool = False
-    omit_index: bool = False
-    finish_reason: str | None = None
-    usage: tuple[int, int] | None = None
-    cache_hit_tokens: int = 0
-    chunk_size: int = 8
-    delay_per_chunk: float = 0.0
-    latency: float | None = None
-    keepalive_comments: int = 0
-    status: int | None = None
-    retry_after: float | None = None
-    error_message: str = ""
-    disconnect_after: int | None = None
-    no_done: bool = False
-    hang: bool = False
-    empty: bool = False
-
-    def __post_init__(self) -> None:
-        # A tuple keeps the frozen value hashable and safe from later mutation by the caller.
-        object.__setattr__(self, "tool_calls", tuple(self.tool_calls))
-        if self.chunk_size < 1:
-            raise ValueError(f"chunk_size must be >= 1, got {self.chunk_size}")
-        if self.disconnect_after is not None and self.disconnect_after < 0:
-            raise ValueError(f"disconnect_after must be >= 0, got {self.disconnect_after}")
-        if self.status is not None and not 400 <= self.status <= 599:
-            raise ValueError(f"status must be an HTTP error status (4xx/5xx), got {self.status}")
-        if self.usage is not None and not 0 <= self.cache_hit_tokens <= self.usage[0]:
-            raise ValueError("cache_hit_tokens must lie between 0 and the prompt tokens")
-
-    @property
-    def effective_finish_reason(self) -> str:
-        if self.finish_reason is not None:
-            return self.finish_reason
-        return "tool_calls" if self.tool_calls and not self.empty else "stop"
-
-    @classmethod
-    def final(cls, text: str, **options: Any) -> Turn:
-        """A plain answer: ``Turn.final("done", usage=(10, 2))``."""
-        return cls(content=text, **options)
-
-    @classmethod
-    def calls(cls, *calls: ToolCallSpec | tuple[str, Mapping[str, Any] | str], **options: Any) -> Turn:
-        """Tool calls from specs or ``(name, arguments)`` pairs; dict arguments are serialised to JSON."""
-        specs = tuple(
-            call if isinstance(call, ToolCallSpec) else ToolCallSpec(call[0], _arguments_text(call[1]))
-            for call in calls
-        )
-        return cls(tool_calls=specs, **options)
-
-    @classmethod
-    def error(
-        cls, status: int, message: str = "", *, retry_after: float | None = None, **options: Any
-    ) -> Turn:
-        """An HTTP error answer: ``Turn.error(429, retry_after=1)``."""
-        return cls(status=status, error_message=message, retry_after=retry_after, **options)
-
-
-def _arguments_text(arguments: Mapping[str, Any] | str) -> str:
-    return arguments if isinstance(arguments, str) else json.dumps(arguments)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -195,233 +81,6 @@ class RecordedRequest:
     @property
     def messages(self) -> list[JSONDict]:
         return list((self.body or {}).get("messages", []))
-
-
-@dataclass(frozen=True, kw_only=True)
-class ResponseMeta:
-    """Per-response identity echoed into every chunk; ``call_ids`` align with ``Turn.tool_calls``."""
-
-    completion_id: str
-    model: str
-    created: int
-    call_ids: tuple[str, ...] = ()
-
-
-# ---------------------------------------------------------------------------------------- wire bodies
-
-
-def _pieces(text: str, size: int) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)]
-
-
-def usage_body(turn: Turn) -> JSONDict | None:
-    if turn.usage is None:
-        return None
-    prompt, completion = turn.usage
-    return {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": prompt + completion,
-        "prompt_tokens_details": {"cached_tokens": turn.cache_hit_tokens},
-        "prompt_cache_hit_tokens": turn.cache_hit_tokens,
-        "prompt_cache_miss_tokens": prompt - turn.cache_hit_tokens,
-    }
-
-
-def _call_fragments(turn: Turn, index: int, call: ToolCallSpec, call_id: str) -> list[JSONDict]:
-    def whole(arguments: str) -> JSONDict:
-        function = {"name": call.name, "arguments": arguments}
-        return {"index": index, "id": call_id, "type": "function", "function": function}
-
-    pieces = _pieces(call.arguments, turn.chunk_size) or [""]
-    if turn.ollama_style:
-        fragments = [whole(piece) for piece in pieces]
-    else:
-        fragments = [whole(""), *({"index": index, "function": {"arguments": p}} for p in pieces if p)]
-    if turn.omit_index:
-        for fragment in fragments:
-            del fragment["index"]
-    return fragments
-
-
-def _tool_call_deltas(turn: Turn, call_ids: Sequence[str]) -> list[JSONDict]:
-    per_call = [
-        _call_fragments(turn, index, call, call_id)
-        for index, (call, call_id) in enumerate(zip(turn.tool_calls, call_ids, strict=True))
-    ]
-    if turn.interleave:
-        rounds = max((len(fragments) for fragments in per_call), default=0)
-        groups = [[fragments[k] for fragments in per_call if k < len(fragments)] for k in range(rounds)]
-    else:
-        groups = [[fragment] for fragments in per_call for fragment in fragments]
-    return [{"tool_calls": group} for group in groups]
-
-
-def _chunk(meta: ResponseMeta, choices: list[JSONDict]) -> JSONDict:
-    return {
-        "id": meta.completion_id,
-        "object": "chat.completion.chunk",
-        "created": meta.created,
-        "model": meta.model,
-        "system_fingerprint": SYSTEM_FINGERPRINT,
-        "choices": choices,
-    }
-
-
-def _choice(delta: JSONDict, finish_reason: str | None = None) -> JSONDict:
-    return {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
-
-
-def stream_chunks(turn: Turn, meta: ResponseMeta, *, include_usage: bool) -> list[JSONDict]:
-    """The ``chat.completion.chunk`` objects of a streamed turn, in order, without ``[DONE]``."""
-    deltas: list[JSONDict] = []
-    if not turn.empty:
-        deltas += [{turn.reasoning_field: p} for p in _pieces(turn.reasoning, turn.chunk_size)]
-        deltas += [{"content": p} for p in _pieces(turn.content, turn.chunk_size)]
-        deltas += _tool_call_deltas(turn, meta.call_ids)
-        if turn.ollama_style:
-            deltas = [{"role": "assistant", **delta} for delta in deltas]
-        else:
-            deltas.insert(0, {"role": "assistant", "content": ""})
-    chunks = [_chunk(meta, [_choice(delta)]) for delta in deltas]
-    if turn.no_done:
-        return chunks
-    final_delta: JSONDict = {"role": "assistant", "content": ""} if turn.ollama_style else {}
-    chunks.append(_chunk(meta, [_choice(final_delta, turn.effective_finish_reason)]))
-    usage = usage_body(turn)
-    if include_usage and usage is not None:
-        chunks.append({**_chunk(meta, []), "usage": usage})
-    return chunks
-
-
-def completion_body(turn: Turn, meta: ResponseMeta) -> JSONDict:
-    """The single ``chat.completion`` body answering a non-streaming request."""
-    message: JSONDict = {"role": "assistant", "content": turn.content or (None if turn.tool_calls else "")}
-    if turn.reasoning:
-        message[turn.reasoning_field] = turn.reasoning
-    if turn.tool_calls:
-        message["tool_calls"] = [
-            {"id": call_id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
-            for call, call_id in zip(turn.tool_calls, meta.call_ids, strict=True)
-        ]
-    body: JSONDict = {
-        "id": meta.completion_id,
-        "object": "chat.completion",
-        "created": meta.created,
-        "model": meta.model,
-        "system_fingerprint": SYSTEM_FINGERPRINT,
-        "choices": [
-            {"index": 0, "message": message, "logprobs": None, "finish_reason": turn.effective_finish_reason}
-        ],
-    }
-    usage = usage_body(turn)
-    if usage is not None:
-        body["usage"] = usage
-    return body
-
-
-def error_body(status: int, message: str = "") -> JSONDict:
-    """An OpenAI-style error body; an empty message becomes the HTTP reason phrase."""
-    default_kind = "server_error" if status >= 500 else "invalid_request_error"
-    kind, code = _ERROR_KINDS.get(status, (default_kind, None))
-    text = message or HTTPStatus(status).phrase
-    return {"error": {"message": text, "type": kind, "param": None, "code": code}}
-
-
-def _sse_data(payload: JSONDict | str) -> bytes:
-    text = payload if isinstance(payload, str) else json.dumps(payload, separators=(",", ":"))
-    return f"data: {text}\n\n".encode()
-
-
-# ------------------------------------------------------------------------------------------ transport
-
-
-class _Handler(BaseHTTPRequestHandler):
-    """HTTP/1.1 plumbing only; what to answer is decided by the owning ``ScriptedModelServer``."""
-
-    protocol_version = "HTTP/1.1"
-    server: _HTTPServer
-
-    def setup(self) -> None:
-        super().setup()
-        # Each SSE event must leave at once, not wait for Nagle to batch it with the next one.
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def do_GET(self) -> None:
-        self.server.owner._handle(self, "GET")
-
-    def do_POST(self) -> None:
-        self.server.owner._handle(self, "POST")
-
-    def log_message(self, format: str, *args: Any) -> None:
-        logger.debug("model server: " + format, *args)
-
-    def read_body(self) -> bytes:
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
-
-    def send_json(self, status: int, body: JSONDict, headers: Mapping[str, str] | None = None) -> None:
-        payload = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def start_chunked(self, content_type: str) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
-
-    def write_chunk(self, data: bytes) -> None:
-        self.wfile.write(b"%X\r\n%s\r\n" % (len(data), data))
-
-    def end_chunked(self) -> None:
-        self.wfile.write(b"0\r\n\r\n")
-
-    def drop_connection(self) -> None:
-        """Close the socket without finishing the body: the client sees an incomplete message."""
-        self.close_connection = True
-        with contextlib.suppress(OSError):
-            self.connection.shutdown(socket.SHUT_RDWR)
-
-
-class _HTTPServer(ThreadingHTTPServer):
-    """Tracks open connections so ``stop()`` can cut them instead of waiting for idle clients."""
-
-    daemon_threads = False  # server_close() joins every handler thread
-    block_on_close = True
-
-    def __init__(self, owner: ScriptedModelServer) -> None:
-        self.owner = owner
-        self._connections: set[socket.socket] = set()
-        self._connections_lock = threading.Lock()
-        super().__init__(("127.0.0.1", 0), _Handler)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        with self._connections_lock:
-            self._connections.add(request)
-        super().process_request(request, client_address)
-
-    def shutdown_request(self, request: Any) -> None:
-        with self._connections_lock:
-            self._connections.discard(request)
-        super().shutdown_request(request)
-
-    def drop_connections(self) -> None:
-        with self._connections_lock:
-            connections = list(self._connections)
-        for connection in connections:
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # Clients hanging up mid-response are part of the scripts; keep them out of test output.
-        logger.debug("model server: error while serving %s", client_address, exc_info=True)
 
 
 # --------------------------------------------------------------------------------------------- server
@@ -456,7 +115,7 @@ class ScriptedModelServer:
         self._call_ids = itertools.count(1)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd: _HTTPServer | None = None
+        self._httpd: Server | None = None
         self._thread: threading.Thread | None = None
 
     # lifecycle ---------------------------------------------------------------------------------
@@ -465,7 +124,7 @@ class ScriptedModelServer:
         if self._httpd is not None:
             raise RuntimeError("scripted model server already started")
         self._stopping.clear()
-        self._httpd = _HTTPServer(self)
+        self._httpd = Server(self)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
             kwargs={"poll_interval": 0.01},
@@ -554,7 +213,7 @@ class ScriptedModelServer:
 
     # request handling --------------------------------------------------------------------------
 
-    def _handle(self, handler: _Handler, method: str) -> None:
+    def _handle(self, handler: Handler, method: str) -> None:
         received_at = time.monotonic()
         path = _route(handler)
         try:
@@ -573,7 +232,7 @@ class ScriptedModelServer:
             logger.debug("model server: connection lost while answering %s %s", method, path, exc_info=True)
             handler.close_connection = True
 
-    def _handle_chat(self, handler: _Handler, received_at: float) -> None:
+    def _handle_chat(self, handler: Handler, received_at: float) -> None:
         try:
             body = json.loads(handler.read_body() or b"null")
         except ValueError:
@@ -611,7 +270,7 @@ class ScriptedModelServer:
             logger.debug("model server: responder raised", exc_info=True)
             return None, f"scripted model: responder raised {exc!r}"
 
-    def _answer(self, handler: _Handler, turn: Turn, body: JSONDict) -> None:
+    def _answer(self, handler: Handler, turn: Turn, body: JSONDict) -> None:
         latency = self.default_latency if turn.latency is None else turn.latency
         if not self._pause(latency):
             handler.drop_connection()
@@ -628,14 +287,14 @@ class ScriptedModelServer:
         else:
             self._respond_once(handler, turn, completion_body(turn, meta))
 
-    def _stream(self, handler: _Handler, turn: Turn, chunks: list[JSONDict]) -> None:
+    def _stream(self, handler: Handler, turn: Turn, chunks: list[JSONDict]) -> None:
         handler.start_chunked("text/event-stream; charset=utf-8")
         if turn.hang:
             self._hold_open(handler)
             return
-        data_events = [_sse_data(chunk) for chunk in chunks]
+        data_events = [sse_data(chunk) for chunk in chunks]
         if not turn.no_done:
-            data_events.append(_sse_data("[DONE]"))
+            data_events.append(sse_data("[DONE]"))
         if turn.disconnect_after is not None:
             data_events = data_events[: turn.disconnect_after]
         events = [b": keep-alive\n\n"] * turn.keepalive_comments + data_events
@@ -649,7 +308,7 @@ class ScriptedModelServer:
         else:
             handler.drop_connection()
 
-    def _respond_once(self, handler: _Handler, turn: Turn, body: JSONDict) -> None:
+    def _respond_once(self, handler: Handler, turn: Turn, body: JSONDict) -> None:
         if turn.hang or turn.disconnect_after is not None:
             payload = json.dumps(body).encode()
             handler.send_response(200)
@@ -664,7 +323,7 @@ class ScriptedModelServer:
             return
         handler.send_json(200, body)
 
-    def _hold_open(self, handler: _Handler) -> None:
+    def _hold_open(self, handler: Handler) -> None:
         """Send nothing until the client hangs up or the server stops, then drop the connection."""
         connection = handler.connection
         while not self._stopping.is_set():
@@ -704,7 +363,7 @@ class ScriptedModelServer:
         return {"object": "list", "data": data}
 
     def _record(
-        self, handler: _Handler, received_at: float, *, body: JSONDict | None = None, turn: Turn | None = None
+        self, handler: Handler, received_at: float, *, body: JSONDict | None = None, turn: Turn | None = None
     ) -> None:
         headers = {name.lower(): value for name, value in handler.headers.items()}
         request = RecordedRequest(
@@ -725,7 +384,7 @@ class ScriptedModelServer:
             self._errors.append(problem)
 
 
-def _route(handler: _Handler) -> str:
+def _route(handler: Handler) -> str:
     return handler.path.split("?", 1)[0].rstrip("/")
 
 

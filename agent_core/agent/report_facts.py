@@ -1,0 +1,324 @@
+"""From tool results to what they show about one repository, and the strengths and risks it supports.
+
+Per repository: :func:`gather` keeps the successful results by kind (:class:`Evidence`), then
+:func:`build_facts` derives :class:`Facts` (manifests parsed, CI/tests/license presence, activity);
+:func:`strengths` and :func:`risks` turn facts into sentences. ``None`` means unknown and ``()``
+known to be absent: an absence ("no license") is only claimed when the data that would show the
+thing was actually fetched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+from agent_core.agent.manifests import Manifest, parse_manifest
+from agent_core.agent.report_text import code, day, files_phrase, join_names, parse_date, plain
+from agent_core.agent.report_words import Words
+from agent_core.sources.models import (
+    CommitList,
+    DirListing,
+    FileContent,
+    FileTree,
+    Languages,
+    RepoInfo,
+    RepoRef,
+)
+from agent_core.tools.executor import ToolResult
+from agent_core.tools.observe import notable_role
+
+LARGE_FILE_BYTES = 5 * 1024 * 1024
+TEST_DIRS = ("tests", "test", "spec", "__tests__")
+_TEST_FILE = re.compile(r"(^test_.*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$|Test\.java$)")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Evidence:
+    """The successful results for one repository, by kind (the latest of each wins)."""
+
+    repo: RepoRef
+    info: RepoInfo | None = None
+    tree: FileTree | None = None
+    languages: Languages | None = None
+    commits: CommitList | None = None
+    listings: Mapping[str, DirListing] = field(default_factory=dict)
+    files: Mapping[str, FileContent] = field(default_factory=dict)
+    attempted: frozenset[str] = frozenset()  # tools called for this repository, whatever the outcome
+    gaps: tuple[str, ...] = ()  # stale and degraded results, described
+
+
+def gather(repo: RepoRef, results: Sequence[ToolResult], words: Words) -> Evidence:
+    """The results that belong to ``repo``, sorted by kind; ``words`` describes stale and degraded ones."""
+    latest: dict[type, Any] = {}
+    listings: dict[str, DirListing] = {}
+    files: dict[str, FileContent] = {}
+    gaps: dict[str, None] = {}  # an ordered set
+    attempted: set[str] = set()
+    for result in (r for r in results if _belongs(r, repo)):
+        attempted.add(result.tool)
+        gap = _gap(result, words)
+        if gap:
+            gaps[gap] = None
+        value = result.value if result.ok else None
+        if isinstance(value, DirListing):
+            listings[value.path] = value
+        elif isinstance(value, FileContent):
+            if value.path not in files or (value.start_line or 1) == 1:  # the first page says most
+                files[value.path] = value
+        elif isinstance(value, RepoInfo | Languages | CommitList) or (
+            isinstance(value, FileTree) and not value.path
+        ):
+            latest[type(value)] = value
+    return Evidence(
+        repo=repo,
+        info=latest.get(RepoInfo),
+        tree=latest.get(FileTree),
+        languages=latest.get(Languages),
+        commits=latest.get(CommitList),
+        listings=listings,
+        files=files,
+        attempted=frozenset(attempted),
+        gaps=tuple(gaps),
+    )
+
+
+def _belongs(result: ToolResult, repo: RepoRef) -> bool:
+    if result.repo is not None:
+        return result.repo.key() == repo.key()
+    owner, name = result.arguments.get("owner"), result.arguments.get("repo")
+    return f"{owner}/{name}".lower() == repo.key()
+
+
+def _gap(result: ToolResult, words: Words) -> str | None:
+    what = call_label(result)
+    if result.stale:
+        return words.stale_item.format(what)
+    if result.degraded:
+        return words.degraded_item.format(what, plain(result.error or words.unknown, limit=120))
+    return None
+
+
+def call_label(result: ToolResult) -> str:
+    """The call as cited in the report: tool, repository and path, escaped."""
+    path = result.arguments.get("path")
+    owner, name = result.arguments.get("owner"), result.arguments.get("repo")
+    where = f" {plain(f'{owner}/{name}')}" if owner and name else ""
+    return f"{code(result.tool)}{where}" + (f" {code(str(path))}" if path else "")
+
+
+Finding = tuple[str, str]  # (kind, sentence); the kind selects the recommendation
+
+
+@dataclass(frozen=True, kw_only=True)
+class Activity:
+    """What the fetched page of commits shows: how many, from when to when, by whom."""
+
+    count: int
+    first: datetime | None
+    last: datetime | None
+    authors: tuple[tuple[str, int], ...]  # most commits first, then by name
+    has_more: bool
+
+    @property
+    def span_days(self) -> float | None:
+        if self.first is None or self.last is None:
+            return None
+        return (self.last - self.first).total_seconds() / 86400
+
+    @property
+    def per_week(self) -> float | None:
+        span = self.span_days
+        return self.count / (span / 7) if span and span >= 1 else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Facts:
+    """What the evidence shows for one repository. ``None`` = unknown; ``()`` = known to be absent."""
+
+    evidence: Evidence
+    paths: tuple[str, ...]  # every file path known (tree, or root and folder listings)
+    dirs: tuple[str, ...]
+    root_complete: bool  # the root folder is fully known, so an absence there is a fact
+    tree_complete: bool
+    manifests: tuple[Manifest, ...]
+    readme: str | None
+    license_files: tuple[str, ...] | None
+    ci: tuple[str, ...] | None
+    tests_dir: str | None
+    test_files: int | None
+    docs_dir: str | None
+    activity: Activity | None
+    large_files: tuple[tuple[str, int], ...]
+
+    @property
+    def link_base(self) -> str | None:
+        """``https://github.com/OWNER/REPO/blob/REF/`` for a GitHub repository, else None."""
+        info = self.evidence.info
+        if info is None or not info.html_url or not info.html_url.startswith("https://github.com/"):
+            return None
+        ref = info.default_branch or (self.evidence.tree.ref if self.evidence.tree else None) or "HEAD"
+        return f"https://github.com/{quote(info.full_name, safe='/')}/blob/{quote(ref, safe='/')}/"
+
+
+def build_facts(evidence: Evidence) -> Facts:
+    """What ``evidence`` shows; every absence in it was checkable (else the field is None)."""
+    tree, root = evidence.tree, evidence.listings.get("")
+    if tree is not None:
+        paths = tuple(sorted(e.path for e in tree.entries if e.type != "dir"))
+        dirs = tuple(sorted(e.path for e in tree.entries if e.type == "dir"))
+        root_complete = tree_complete = not tree.truncated
+    else:
+        listed = [e for listing in evidence.listings.values() for e in listing.entries]
+        paths = tuple(sorted(e.path for e in listed if e.type != "dir"))
+        dirs = tuple(sorted(e.path for e in listed if e.type == "dir"))
+        root_complete, tree_complete = root is not None and not root.truncated, False
+    top_files = [p for p in paths if "/" not in p]
+    readme = next((p for p in sorted(top_files, key=_readme_rank) if notable_role(p) == "readme"), None)
+    licenses = tuple(p for p in top_files if re.match(r"(?i)(license|licence|copying)\b", p))
+    test_dirs = [d for d in dirs if d.rsplit("/", 1)[-1] in TEST_DIRS]
+    test_files = sum(1 for p in paths if _TEST_FILE.search(p.rsplit("/", 1)[-1]) or _under(p, test_dirs))
+    sizes = {e.path: e.size or 0 for e in tree.entries} if tree is not None else {}
+    large = sorted(((p, s) for p, s in sizes.items() if s >= LARGE_FILE_BYTES), key=lambda x: -x[1])
+    return Facts(
+        evidence=evidence,
+        paths=paths,
+        dirs=dirs,
+        root_complete=root_complete,
+        tree_complete=tree_complete,
+        manifests=tuple(_manifests(evidence)),
+        readme=readme,
+        license_files=licenses if licenses or root_complete else None,
+        ci=_ci(paths, dirs, evidence, complete=tree_complete),
+        tests_dir=next((name for name in TEST_DIRS if name in dirs), test_dirs[0] if test_dirs else None),
+        test_files=test_files if test_files or tree_complete else None,
+        docs_dir=next((d for d in ("docs", "doc", "documentation") if d in dirs), None),
+        activity=_activity(evidence.commits),
+        large_files=tuple(large[:3]),
+    )
+
+
+def _manifests(evidence: Evidence) -> Iterable[Manifest]:
+    for path, content in sorted(evidence.files.items()):
+        if notable_role(path) != "manifest":
+            continue
+        if content.text is None:
+            yield Manifest(path=path, status="invalid", detail=content.kind)
+        else:
+            yield parse_manifest(path, content.text, partial=content.truncated)
+
+
+def _ci(
+    paths: Sequence[str], dirs: Sequence[str], evidence: Evidence, *, complete: bool
+) -> tuple[str, ...] | None:
+    found = tuple(p for p in paths if notable_role(p) == "ci")
+    if found or complete:
+        return found
+    root = evidence.listings.get("")
+    if root is None or root.truncated:
+        return None
+    if ".github" not in dirs or ".github/workflows" in evidence.listings:
+        return found  # the root shows no .github folder, or its workflows folder was listed
+    return None
+
+
+def _activity(commits: CommitList | None) -> Activity | None:
+    if commits is None or commits.empty_repository:
+        return None
+    dates = [d for d in (parse_date(c.date) for c in commits.commits) if d is not None]
+    authors = Counter(c.author or "" for c in commits.commits)  # "" = unknown author
+    return Activity(
+        count=len(commits.commits),
+        first=min(dates, default=None),
+        last=max(dates, default=None),
+        authors=tuple(sorted(authors.items(), key=lambda kv: (-kv[1], kv[0]))),
+        has_more=commits.has_more,
+    )
+
+
+def strengths(facts: Facts, words: Words) -> list[str]:
+    """Sentences on what the data shows to be in good shape (CI, tests, license, docs, activity)."""
+    ev, out = facts.evidence, []
+    if facts.ci:
+        out.append(words.s_ci.format(join_names([link(facts, p) for p in facts.ci], words)))
+    if facts.tests_dir:
+        count = sum(1 for p in facts.paths if p.startswith(f"{facts.tests_dir}/"))
+        out.append(words.s_tests.format(code(f"{facts.tests_dir}/"), files_phrase(count, words)))
+    elif facts.test_files:
+        out.append(words.s_test_files.format(files_phrase(facts.test_files, words)))
+    license_id = ev.info.license if ev.info else None
+    if license_id:
+        out.append(words.s_license.format(plain(license_id)))
+    elif facts.license_files:
+        out.append(
+            words.s_license_file.format(join_names([link(facts, p) for p in facts.license_files], words))
+        )
+    readme = ev.files.get(facts.readme or "")
+    if readme is not None and (readme.total_lines or 0) >= 20:
+        out.append(words.s_readme.format(link(facts, readme.path), readme.total_lines))
+    if facts.docs_dir:
+        out.append(words.s_docs.format(code(f"{facts.docs_dir}/")))
+    act = facts.activity
+    if act and act.per_week and act.per_week >= 1 and act.first and act.last:
+        week = f"{act.per_week:.1f}"
+        out.append(words.s_activity.format(act.count, day(act.first), day(act.last), week, day(act.last)))
+    if act and len(act.authors) >= 3:
+        out.append(words.s_contributors.format(len(act.authors)))
+    return out
+
+
+def risks(facts: Facts, words: Words) -> list[Finding]:
+    """What the data shows to be missing or worrying; an absence only when it was checkable."""
+    ev = facts.evidence
+    gaps = [("data", words.r_data.format(words.semi.join(ev.gaps)))] if ev.gaps else []
+    if (ev.commits is not None and ev.commits.empty_repository) or (
+        ev.tree is not None and ev.tree.empty_repository
+    ):
+        return [("empty", words.r_empty), *gaps]
+    out: list[Finding] = []
+    if ev.info is not None and ev.info.archived:
+        out.append(("archived", words.r_archived))
+    if facts.license_files == () and not (ev.info and ev.info.license):
+        out.append(("no_license", words.r_no_license))
+    if facts.ci == ():
+        out.append(("no_ci", words.r_no_ci))
+    if facts.test_files == 0 and not facts.tests_dir:
+        out.append(("no_tests", words.r_no_tests))
+    if facts.root_complete and facts.readme is None and facts.paths:
+        out.append(("no_readme", words.r_no_readme))
+    readme = ev.files.get(facts.readme or "")
+    if readme is not None and readme.total_lines is not None and readme.total_lines < 10:
+        out.append(("short_readme", words.r_short_readme.format(readme.total_lines)))
+    act = facts.activity
+    if act and act.count >= 2 and len(act.authors) == 1 and act.authors[0][0]:
+        who = plain(act.authors[0][0] or words.unknown)
+        out.append(("single_author", words.r_single_author.format(act.count, who)))
+    if facts.large_files:
+        big = [link(facts, p) + words.paren.format(f"{s / 1048576:.1f} MB") for p, s in facts.large_files]
+        out.append(("large_files", words.r_large_files.format(words.sep.join(big))))
+    checks = (("license", facts.license_files), ("ci", facts.ci), ("tests", facts.test_files))
+    unchecked = [words.checks[name] for name, known in checks if known is None]
+    if unchecked:
+        out.append(("unchecked", words.r_unchecked.format(words.sep.join(unchecked))))
+    return [*out, *gaps]
+
+
+def link(facts: Facts, path: str) -> str:
+    """A file cited: a link to its page on GitHub, or just the path for a local repository."""
+    base = facts.link_base
+    if base is None:
+        return code(path)
+    return f"[{code(path)}]({base}{quote(path, safe='/')})"
+
+
+def _readme_rank(path: str) -> tuple[int, str]:
+    low = path.lower()
+    return (0 if low.endswith(".md") else 1 if "." not in low else 2, path)
+
+
+def _under(path: str, folders: Sequence[str]) -> bool:
+    return any(path.startswith(f"{folder}/") for folder in folders)

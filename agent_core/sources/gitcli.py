@@ -1,0 +1,159 @@
+"""Running the git CLI safely against one repository, and parsing ``git ls-tree`` records.
+
+How git runs: ``asyncio.create_subprocess_exec`` (never a shell) in its own process group, with
+``-c core.quotepath=off``, NUL-separated output wherever paths appear (decoded as UTF-8; a name that
+is not UTF-8 shows U+FFFD), literal pathspecs, and an environment stripped of inherited ``GIT_*``
+variables (they could point git at another repository) plus ``GIT_TERMINAL_PROMPT=0``,
+``GIT_CONFIG_NOSYSTEM=1`` and ``LC_ALL=C``. Cancelling a call kills git's process group.
+
+:class:`GitCli` is the one place where git's complaints become our errors (:meth:`GitCli.failure`):
+a missing executable is a :class:`~agent_core.errors.ConfigurationError`, a directory that is not a
+repository (or not ours to read) an :class:`~agent_core.errors.InvalidTargetError`, anything else an
+:class:`~agent_core.errors.UpstreamError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_core.errors import AgentCoreError, ConfigurationError, InvalidTargetError, UpstreamError
+from agent_core.sources.models import EntryType
+
+_LOG = logging.getLogger(__name__)
+
+_SYMLINK_MODE = "120000"
+
+
+@dataclass(frozen=True, kw_only=True)
+class LsTreeEntry:
+    """One line of ``git ls-tree -l -z``."""
+
+    mode: str
+    object_type: str  # blob, tree or commit (a submodule's gitlink)
+    oid: str
+    size: int | None  # blobs only
+    path: str
+
+    @property
+    def type(self) -> EntryType:
+        if self.object_type == "tree":
+            return "dir"
+        if self.object_type == "commit":
+            return "submodule"
+        return "symlink" if self.mode == _SYMLINK_MODE else "file"
+
+
+@dataclass(frozen=True, kw_only=True)
+class GitResult:
+    """How one git run ended: its exit status, raw stdout and stderr decoded as UTF-8."""
+
+    returncode: int
+    stdout: bytes
+    stderr: str
+
+
+class GitCli:
+    """Runs ``git`` (the executable named by ``git``) with ``-C root``; ``label`` names the repository
+    in error messages. Building one runs nothing and cannot fail."""
+
+    def __init__(self, root: Path, *, git: str = "git", label: str) -> None:
+        self._root = root
+        self._git = git
+        self._label = label
+        # The child needs PATH and HOME (global config, e.g. safe.directory); inherited GIT_* variables
+        # (GIT_DIR, GIT_CONFIG_*...) could redirect or reconfigure git, so they are dropped.
+        self._env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        self._env.update(
+            GIT_TERMINAL_PROMPT="0",
+            GIT_CONFIG_NOSYSTEM="1",
+            GIT_LITERAL_PATHSPECS="1",
+            GIT_OPTIONAL_LOCKS="0",
+            LC_ALL="C",
+        )
+
+    async def run(self, args: Sequence[str], *, stdin: bytes | None = None) -> GitResult:
+        """Run git in the repository; never raises for a git failure (see :meth:`output`)."""
+        argv = [self._git, "-C", str(self._root), "-c", "core.quotepath=off", *args]
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=self._env,
+                # Its own process group, so a cancellation also kills whatever git started.
+                process_group=0 if os.name == "posix" else None,
+            )
+        except OSError as exc:
+            raise ConfigurationError(
+                f"cannot run the git executable {self._git!r}", hint="install git or configure its path"
+            ) from exc
+        try:
+            out, err = await proc.communicate(stdin)
+        finally:
+            if proc.returncode is None:  # cancelled (or failed) while git was still running
+                _kill_group(proc)
+                await proc.wait()
+        return GitResult(
+            returncode=proc.returncode if proc.returncode is not None else -1,
+            stdout=out,
+            stderr=err.decode("utf-8", errors="replace"),
+        )
+
+    async def output(self, args: Sequence[str], *, stdin: bytes | None = None) -> bytes:
+        """Run git and return its stdout; a failure becomes a typed error."""
+        result = await self.run(args, stdin=stdin)
+        if result.returncode != 0:
+            raise self.failure(args, result)
+        return result.stdout
+
+    def failure(self, args: Sequence[str], result: GitResult) -> AgentCoreError:
+        """The one place where git's complaints become our errors."""
+        detail = result.stderr.strip().splitlines()
+        first = detail[0].removeprefix("fatal: ") if detail else f"exit status {result.returncode}"
+        _LOG.debug("git %s failed (%s): %s", " ".join(args[:2]), result.returncode, result.stderr.strip())
+        lowered = result.stderr.lower()
+        if "not a git repository" in lowered or "cannot change to" in lowered:
+            return InvalidTargetError(f"{self._root} is not a git repository")
+        if "dubious ownership" in lowered:
+            return InvalidTargetError(
+                f"{self._root} belongs to another user and git refuses to read it",
+                hint="add it to git's safe.directory setting",
+            )
+        return UpstreamError(f"git {args[0]} failed in local repository {self._label}: {first}")
+
+
+def parse_ls_tree(out: bytes) -> list[LsTreeEntry]:
+    """Records of ``git ls-tree -z -l``: ``<mode> <type> <oid> <size or ->\\t<path>\\0``."""
+    entries = []
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, raw_path = record.partition(b"\t")
+        mode, object_type, oid, size = meta.decode("ascii").split()
+        entries.append(
+            LsTreeEntry(
+                mode=mode,
+                object_type=object_type,
+                oid=oid,
+                size=None if size == "-" else int(size),
+                path=raw_path.decode("utf-8", errors="replace"),
+            )
+        )
+    return entries
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    try:
+        if os.name == "posix":
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+    except ProcessLookupError:
+        pass  # already gone

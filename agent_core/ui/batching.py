@@ -1,0 +1,102 @@
+"""Batching a run's events into UI frames: quick for what matters, never one frame per token.
+
+:func:`batched` runs the event generator in its own task, so the agent never waits for the browser, and
+hands the consumer lists of events:
+
+* the first event, and any batch holding an *urgent* event (a step or tool call starting or finishing,
+  a breaker changing, the end), is handed over at once;
+* otherwise events (streamed reasoning and report text) collect for at most ``interval`` seconds;
+* events that piled up while the consumer was busy sending a frame arrive together, as one batch.
+
+Concurrency needs the queue here (a timeout on the generator itself would cancel it). The pump task is
+cancelled and awaited whenever the consumer stops (finished, Stop pressed, tab closed): the cancellation
+lands inside the event generator, whose ``finally`` cancels its own tool calls, so no work is orphaned.
+An exception raised by the generator is re-raised to the consumer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Final
+
+from agent_core import events as ev
+
+URGENT_EVENTS: frozenset[type[ev.Event]] = frozenset(
+    {
+        ev.RunStarted,
+        ev.TurnStarted,
+        ev.TurnFinished,
+        ev.ToolCallStarted,
+        ev.ToolCallFinished,
+        ev.ToolRetry,
+        ev.BreakerChanged,
+        ev.Notice,
+        ev.RunFinished,
+        ev.RunFailed,
+    }
+)
+DEFAULT_INTERVAL = 0.08
+
+
+class _End:
+    """The pump's last item."""
+
+
+_END: Final = _End()
+
+
+async def batched(
+    events: AsyncIterator[ev.Event],
+    *,
+    interval: float = DEFAULT_INTERVAL,
+    urgent: frozenset[type[ev.Event]] = URGENT_EVENTS,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> AsyncIterator[list[ev.Event]]:
+    """Non-empty lists of ``events`` in order; see the module docstring for when each is handed over."""
+    queue: asyncio.Queue[ev.Event | Exception | _End] = asyncio.Queue()
+
+    async def pump() -> None:
+        try:
+            async for event in events:
+                queue.put_nowait(event)
+        except Exception as exc:  # noqa: BLE001 - not handled here: re-raised by the consumer
+            queue.put_nowait(exc)
+        finally:
+            queue.put_nowait(_END)
+
+    task = asyncio.create_task(pump())
+    try:
+        batch: list[ev.Event] = []
+        last: float | None = None
+        while True:
+            wait = None if not batch or last is None else max(0.0, interval - (monotonic() - last))
+            try:
+                first = await asyncio.wait_for(queue.get(), wait)
+            except TimeoutError:
+                yield batch
+                batch, last = [], monotonic()
+                continue
+            items = [first]
+            while not queue.empty():
+                items.append(queue.get_nowait())
+            ended = False
+            for item in items:
+                if isinstance(item, _End):
+                    ended = True
+                elif isinstance(item, Exception):
+                    raise item
+                else:
+                    batch.append(item)
+            due = last is None or monotonic() - last >= interval or any(type(e) in urgent for e in batch)
+            if batch and (due or ended):
+                yield batch
+                batch, last = [], monotonic()
+            if ended:
+                return
+    finally:
+        task.cancel()
+        # gather, not a bare await: the pump's own CancelledError is expected and returned, while a
+        # cancellation of this consumer still propagates.
+        await asyncio.gather(task, return_exceptions=True)

@@ -1,0 +1,154 @@
+"""Fixtures for the real-browser tests: the app on 127.0.0.1 over the GitHub emulator and the scripted
+model, and Debian's headless Chromium driven by Playwright.
+
+Everything is skipped, with the reason, when Chromium or Playwright is missing (``.ci/run`` installs
+the ``chromium`` package; never ``playwright install``, which needs the internet).
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.emulator.github import GitHubEmulator
+from tests.emulator.gitrepo import make_repo, sample_python_project
+from tests.emulator.model_server import ScriptedModelServer, Turn
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+
+XSS_README = (
+    "# Totally normal project\n\n"
+    '<img src=x onerror="window.__xss=1">\n\n'
+    "<script>window.__xss=2</script>\n\n"
+    "It counts words.\n"
+)
+REPORTS = {
+    "wordstats": "# octo/wordstats\n\n## Overview\nA small word-counting library with tests and CI.\n",
+    "flaky": "# octo/flaky\n\n## Overview\nThe README could not be read: GitHub kept failing.\n",
+    "xss": (
+        "# octo/xss\n\n## Overview\nThe README contains markup:\n\n"
+        '<img src=x onerror="window.__xss=3">\n\n<script>window.__xss=4</script>\n\nIt counts words.\n'
+    ),
+    # Long and slow, so a test can press Stop while it streams.
+    "slow": "# octo/slow\n\n## Overview\n" + " ".join(f"word{i}" for i in range(400)) + "\n",
+}
+
+
+def _repo_in(body: dict[str, Any]) -> str:
+    text = " ".join(str(m.get("content")) for m in body["messages"] if m["role"] == "user")
+    match = re.search(r"octo/(\w+)", text)
+    return match.group(1) if match else "wordstats"
+
+
+def scripted(body: dict[str, Any]) -> Turn:
+    """First turn: read the README (slowly, so steps are observable); second: the report."""
+    name = _repo_in(body)
+    turns = sum(1 for m in body["messages"] if m["role"] == "assistant")
+    if turns == 0:
+        return Turn.calls(
+            ("get_repo_info", {"owner": "octo", "repo": name}),
+            ("read_file", {"owner": "octo", "repo": name, "path": "README.md"}),
+            reasoning=f"Looking at octo/{name}: metadata and the README <b>first</b>.",
+            chunk_size=8,
+            delay_per_chunk=0.03,
+            latency=0.1,
+            usage=(1200, 40),
+        )
+    slow = name == "slow"
+    return Turn.final(
+        REPORTS[name],
+        reasoning="Enough gathered; writing the report.",
+        chunk_size=6 if slow else 40,
+        delay_per_chunk=0.08 if slow else 0.01,
+        usage=(2400, 300),
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def browser_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """The emulator, the model server and the app, started once for the browser tests."""
+    if not CHROMIUM.is_file():
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
+    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    import app as app_module
+    from agent_core.settings import Settings
+
+    root = tmp_path_factory.mktemp("browser-repos")
+    with (
+        pytest.MonkeyPatch.context() as mp,
+        GitHubEmulator() as emu,
+        ScriptedModelServer(responder=scripted) as model,
+    ):
+        mp.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+        emu.add_repo("octo/wordstats", sample_python_project(root / "wordstats"))
+        for name, readme in (("flaky", "# flaky\n"), ("xss", XSS_README), ("slow", "# slow\n")):
+            emu.add_repo(f"octo/{name}", make_repo(root / name, {"README.md": readme}))
+        emu.cache_control = "private, max-age=0"  # every request reaches the wire (and chaos mode)
+        emu.latency(0.4, r"/repos/octo/wordstats/contents/")  # tool calls stay pending long enough to see
+        settings = Settings(
+            github_api_url=emu.base_url,
+            cache_dir=root / "cache",
+            api_key="browser-test-key",
+            llm_provider="custom",
+            llm_base_url=model.base_url,
+            llm_model="scripted-model",
+            breaker_open_seconds=1.0,
+        )
+        demo = app_module.build_app(settings)
+        demo.queue(default_concurrency_limit=settings.max_concurrent_runs)
+        options = app_module.launch_options(settings, environ={})
+        options["server_port"] = free_port()
+        _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **options)
+        try:
+            yield {"url": url, "emulator": emu, "model": model}
+        finally:
+            demo.close()
+            gc.collect()
+
+
+@pytest.fixture(scope="session")
+def chromium(browser_env: dict[str, Any]) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def page(chromium: Any, browser_env: dict[str, Any]) -> Iterator[Any]:
+    """A fresh browser session (its own Gradio session state) with the app loaded."""
+    context = chromium.new_context(viewport={"width": 1400, "height": 1600})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(browser_env["url"])
+    page.wait_for_selector("#analyze")
+    try:
+        yield page
+    finally:
+        context.close()

@@ -1,0 +1,197 @@
+"""The app in a real browser: Debian's headless Chromium driven by Playwright, against the app served on
+127.0.0.1 over the GitHub emulator and the scripted model (see conftest.py)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import ARTIFACTS, REPORTS
+
+# Gradio 6.31 leaks event loops from its server threads (ResourceWarning when collected) and its queue
+# monitor uses pandas options that pandas 3 deprecates; neither is ours.
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
+    pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),
+]
+
+SPINNER = "#trace .loading-spinner"
+NESTED_PENDING = "#trace .thought-group .children .thought-group .loading-spinner"
+
+# Installed before a click: records (in the page's own clock) the click, the moment the first
+# collapsible trace item appears, and what the report pane said at that moment.
+WATCH_FIRST_ITEM = """
+() => {
+  window.__t = {};
+  const trace = document.querySelector('#trace');
+  const report = document.querySelector('#report');
+  document.querySelector('#analyze').addEventListener(
+    'click', () => { window.__t.click = performance.now(); }, {capture: true, once: true});
+  const seen = () => {
+    if (window.__t.first === undefined && trace.querySelector('.thought-group')) {
+      window.__t.first = performance.now();
+      window.__t.reportAtFirst = report.innerText;
+      observer.disconnect();
+    }
+  };
+  const observer = new MutationObserver(seen);
+  observer.observe(trace, {childList: true, subtree: true, characterData: true});
+}
+"""
+
+
+def analyze(page: Any, target: str) -> None:
+    page.fill("#target textarea, #target input", target)
+    page.click("#analyze")
+
+
+def wait_report(page: Any, heading: str) -> None:
+    page.wait_for_function(
+        "h => [...document.querySelectorAll('#report h1')].some(e => e.innerText.includes(h))", arg=heading
+    )
+
+
+def wait_no_spinner(page: Any) -> None:
+    page.wait_for_function(f"() => !document.querySelector('{SPINNER}')")
+
+
+def breaker_state(page: Any, name: str) -> str:
+    return str(
+        page.evaluate(
+            """n => {
+              const row = [...document.querySelectorAll('#breakers [role=row]')]
+                .find(r => r.innerText.split(/\\s+/).includes(n));
+              return row ? row.innerText : '';
+            }""",
+            name,
+        )
+    )
+
+
+def wait_breaker(page: Any, name: str, state: str, timeout: float = 15_000) -> None:
+    page.wait_for_function(
+        """([n, s]) => [...document.querySelectorAll('#breakers [role=row]')]
+             .some(r => { const cells = r.innerText.split(/\\s+/); return cells.includes(n) && cells.includes(s); })""",
+        arg=[name, state],
+        timeout=timeout,
+    )
+
+
+def screenshot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+
+
+def test_trace_streams_nested_steps_before_the_report(page: Any) -> None:
+    page.evaluate(WATCH_FIRST_ITEM)
+    analyze(page, "https://github.com/octo/wordstats")
+    # A tool call, nested in its step, pending with a spinner (the emulator answers after 0.4 s).
+    page.wait_for_selector(NESTED_PENDING)
+    wait_report(page, "octo/wordstats")
+    wait_no_spinner(page)
+
+    timing = page.evaluate("window.__t")
+    first_item_ms = timing["first"] - timing["click"]
+    print(f"\nclick -> first trace item in the browser: {first_item_ms:.0f} ms")
+    assert first_item_ms < 3000
+    assert "octo/wordstats" not in timing["reportAtFirst"]  # the trace came first
+
+    step_title = page.inner_text("#trace .thought-group > .title")
+    assert "Step 1" in step_title
+    nested = page.eval_on_selector_all(
+        "#trace .thought-group .children .thought-group > .title", "els => els.map(e => e.innerText)"
+    )
+    assert any("🔧 read_file · README.md" in title for title in nested), nested
+    assert any("🔧 get_repo_info" in title for title in nested), nested
+    assert all("s)" in title for title in nested if "🔧" in title), nested  # each shows its duration
+
+    report = page.inner_text("#report")
+    assert "A small word-counting library with tests and CI." in report
+    assert "CLOSED" in breaker_state(page, "read_file")
+    assert "Done" in page.inner_text("#status")
+    assert "scripted-model" in page.inner_text("#status")
+    screenshot(page, "browser-analysis.png")
+
+
+def test_chaos_mode_opens_a_breaker_and_it_closes_after_recovery(page: Any) -> None:
+    page.get_by_text("Chaos mode (this session only)").click()
+    page.check("#chaos-on input")
+    page.click("#chaos-down input")
+    page.get_by_role("option", name="read_file", exact=True).click()
+    page.wait_for_function("() => document.body.innerText.includes('forced down')")
+
+    analyze(page, "octo/flaky")
+    wait_report(page, "octo/flaky")
+    wait_breaker(page, "read_file", "OPEN")
+    trace = page.inner_text("#trace")
+    assert "read_file breaker: closed → open" in trace
+    screenshot(page, "browser-breaker-open.png")
+
+    page.click("#chaos-down input")
+    page.get_by_role("option", name="(none)").click()
+    page.wait_for_function("() => !document.body.innerText.includes('forced down')")
+    time.sleep(1.1)  # the breaker's open period (breaker_open_seconds=1) must end before it probes
+
+    analyze(page, "octo/flaky")
+    wait_breaker(page, "read_file", "CLOSED")
+    wait_no_spinner(page)
+    assert "read_file breaker: half_open → closed" in page.inner_text("#trace")
+
+
+def test_stop_leaves_no_spinner_and_keeps_the_partial_report(page: Any) -> None:
+    analyze(page, "octo/slow")
+    page.wait_for_function("() => document.querySelector('#report').innerText.includes('word5')")
+    page.click("#stop")
+    wait_no_spinner(page)
+    page.wait_for_function("() => document.querySelector('#trace').innerText.includes('⏹ Stopped')")
+    partial = page.inner_text("#report")
+    assert "word5" in partial
+    assert "word399" not in partial
+    time.sleep(1.0)  # nothing keeps streaming after Stop
+    assert page.inner_text("#report") == partial
+    assert page.query_selector(SPINNER) is None
+    assert "Stopped" in page.inner_text("#status")
+
+
+def test_markup_from_the_repository_and_the_model_stays_inert(page: Any) -> None:
+    analyze(page, "octo/xss")
+    wait_report(page, "octo/xss")
+    wait_no_spinner(page)
+    for step in page.query_selector_all("#trace .thought-group > .title"):
+        step.click()  # open every collapsed item: the README preview is rendered too
+    page.wait_for_timeout(300)
+    assert page.evaluate("typeof window.__xss") == "undefined"
+    assert page.query_selector("#trace img[src='x'], #report img[src='x']") is None
+    assert page.query_selector("#trace script, #report script") is None
+    report = page.inner_text("#report")
+    assert 'onerror="window.__xss=3"' in report  # shown as text
+    assert "<script>window.__xss=4</script>" in report
+    assert "<b>first</b>" in page.inner_text("#trace")  # the model's reasoning, as text
+    assert REPORTS["xss"].splitlines()[0].lstrip("# ") in report
+    screenshot(page, "browser-xss-inert.png")
+
+
+def test_replay_plays_a_bundled_recording(page: Any) -> None:
+    page.get_by_text("Replay a recorded run").click()
+    page.click("#replay-choice input")
+    page.get_by_role("option", name="model-breaker-recovery").click()
+    page.fill("#replay-speed input[type=number]", "8")
+    page.press("#replay-speed input[type=number]", "Enter")
+    page.click("#replay")
+    page.wait_for_function(
+        "() => document.querySelector('#trace').innerText.includes('read_file breaker: closed → open')"
+    )
+    wait_breaker(page, "read_file", "OPEN")  # the table follows the recording, not this session's board
+    wait_report(page, "demo/wordstats")
+    wait_breaker(page, "read_file", "CLOSED")
+    wait_no_spinner(page)
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('Replay finished')")
+    assert "replay of model-breaker-recovery (recorded with scripted-model)" in page.inner_text("#status")
+    nested = page.eval_on_selector_all(
+        "#trace .thought-group .children .thought-group > .title", "els => els.map(e => e.innerText)"
+    )
+    assert any("STALE" in title for title in nested), nested  # the README served from the cache

@@ -1,0 +1,116 @@
+"""The scripted model server's HTTP/1.1 plumbing: a threading server on 127.0.0.1 and its handler.
+
+:class:`Handler` offers the byte-level moves the failure modes need (a JSON answer, a chunked body
+written event by event, a connection dropped mid-body); what to answer is decided by the
+:class:`Owner` (the :class:`~tests.emulator.model_server.ScriptedModelServer`). :class:`Server`
+tracks open connections so that stopping can cut them instead of waiting for idle clients.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import socket
+import threading
+from collections.abc import Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Protocol
+
+from tests.emulator.model_wire import JSONDict
+
+logger = logging.getLogger(__name__)
+
+
+class Owner(Protocol):
+    """What the server calls on the scripted model server (private to the emulator's modules)."""
+
+    def _handle(self, handler: Handler, method: str) -> None: ...
+
+
+class Handler(BaseHTTPRequestHandler):
+    """HTTP/1.1 plumbing only; what to answer is decided by the owning ``ScriptedModelServer``."""
+
+    protocol_version = "HTTP/1.1"
+    server: Server
+
+    def setup(self) -> None:
+        super().setup()
+        # Each SSE event must leave at once, not wait for Nagle to batch it with the next one.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def do_GET(self) -> None:
+        self.server.owner._handle(self, "GET")
+
+    def do_POST(self) -> None:
+        self.server.owner._handle(self, "POST")
+
+    def log_message(self, format: str, *args: Any) -> None:
+        logger.debug("model server: " + format, *args)
+
+    def read_body(self) -> bytes:
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def send_json(self, status: int, body: JSONDict, headers: Mapping[str, str] | None = None) -> None:
+        payload = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def start_chunked(self, content_type: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def write_chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%X\r\n%s\r\n" % (len(data), data))
+
+    def end_chunked(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+
+    def drop_connection(self) -> None:
+        """Close the socket without finishing the body: the client sees an incomplete message."""
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+
+class Server(ThreadingHTTPServer):
+    """Tracks open connections so ``stop()`` can cut them instead of waiting for idle clients."""
+
+    daemon_threads = False  # server_close() joins every handler thread
+    block_on_close = True
+
+    def __init__(self, owner: Owner) -> None:
+        self.owner = owner
+        self._connections: set[socket.socket] = set()
+        self._connections_lock = threading.Lock()
+        super().__init__(("127.0.0.1", 0), Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._connections_lock:
+            self._connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._connections_lock:
+            self._connections.discard(request)
+        super().shutdown_request(request)
+
+    def drop_connections(self) -> None:
+        with self._connections_lock:
+            connections = list(self._connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # Clients hanging up mid-response are part of the scripts; keep them out of test output.
+        logger.debug("model server: error while serving %s", client_address, exc_info=True)
