@@ -8,8 +8,7 @@ client, the model client, the toolbox — is built per :func:`open_analysis` cal
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -80,7 +79,6 @@ class OpenedAnalysis:
     targets: list[Target]
     model_client: openai.AsyncOpenAI | None = None
     github: GitHubClient | None = None
-    closers: list[object] = field(default_factory=list)
 
     async def aclose(self) -> None:
         if self.model_client is not None:
@@ -230,7 +228,3 @@ class _RateLimitRelay:
     def __call__(self, limit: RateLimit) -> None:
         if self.target is not None:
             self.target.sink.on_rate_limit(limit)
-
-
-def scope_names(targets: Sequence[Target]) -> list[str]:
-    return [t.full_name for t in targets]

@@ -42,7 +42,7 @@ from agent_core.github.http import CallStats, current_call
 from agent_core.resilience import BreakerBoard, Outcome, RetryDetails, RetryPolicy, call_with_retry
 from agent_core.sources.base import RepoSource
 from agent_core.sources.models import RepoRef
-from agent_core.tools.specs import SPECS_BY_NAME, ToolCall, ToolLimits, ToolSpec
+from agent_core.tools.specs import SPECS_BY_NAME, ToolCall, ToolLimits, ToolSpec, tool_schemas
 
 logger = logging.getLogger(__name__)
 
@@ -118,8 +118,6 @@ class Toolbox:
 
     @staticmethod
     def schemas() -> list[dict[str, Any]]:
-        from agent_core.tools.specs import tool_schemas
-
         return tool_schemas()
 
     def add_alias(self, alias: str, target: RepoRef) -> None:
@@ -240,31 +238,23 @@ class Toolbox:
                 attempts=attempts,
                 started=started,
             )
-        except (NotFoundError, UserInputError, AgentCoreError) as exc:
+        except AgentCoreError as exc:  # 404, 403, bad arguments...: GitHub is fine, the call is not
             what = f"{call.repo.full_name}" + (f": '{call.args['path']}'" if call.args.get("path") else "")
             message = f"{what} {exc.message}" if isinstance(exc, NotFoundError) else exc.message
-            observation = {"ok": False, "error": message} | ({"hint": exc.hint} if exc.hint else {})
-            return replace(
-                base,
-                ok=False,
-                observation=observation,
-                attempts=attempts,
-                error=message,
-                **self._costs(stats, started),
-            )
+            return self._failed(base, message, exc.hint, attempts=attempts, costs=self._costs(stats, started))
         except Exception as exc:  # the marked edge: a tool bug becomes an error observation
             logger.exception("tool %s failed unexpectedly", spec.name)
             message = f"internal error in {spec.name}: {type(exc).__name__}"
-            return replace(
-                base,
-                ok=False,
-                observation={"ok": False, "error": message},
-                attempts=attempts,
-                error=message,
-                **self._costs(stats, started),
-            )
+            return self._failed(base, message, None, attempts=attempts, costs=self._costs(stats, started))
         finally:
             current_call.reset(token)
+
+    @staticmethod
+    def _failed(
+        base: ToolResult, message: str, hint: str | None, *, attempts: int, costs: dict[str, Any]
+    ) -> ToolResult:
+        observation = {"ok": False, "error": message} | ({"hint": hint} if hint else {})
+        return replace(base, ok=False, observation=observation, attempts=attempts, error=message, **costs)
 
     async def _fallback(
         self,
