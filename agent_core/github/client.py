@@ -20,6 +20,7 @@ redirect to another host    :class:`RedirectRefusedError`
 from __future__ import annotations
 
 import asyncio
+import copy
 import hashlib
 import json
 import logging
@@ -144,9 +145,9 @@ class GitHubClient:
 
     def stale_view(self) -> GitHubClient:
         """A client that answers only from the persistent cache (any age) — the fallback's source."""
-        view = GitHubClient.__new__(GitHubClient)
-        view.__dict__.update(self.__dict__)
+        view = copy.copy(self)  # shallow: shares the renames learned in this run
         view._memo = {}
+        view._info_inflight = {}
         view.cache_only = True
         return view
 
