@@ -153,7 +153,7 @@ async def record(tmp: Path) -> None:
         )
         # Every answer must be revalidated, so faults reach the client while stale copies stay in the cache.
         emu.cache_control = "private, max-age=0"
-        emu.latency(0.12)
+        emu.latency(0.35)  # about what api.github.com takes, so replays are watchable
         base = Settings(
             github_api_url=emu.base_url, cache_dir=tmp / "cache", breaker_open_seconds=OPEN_SECONDS
         )
@@ -176,7 +176,8 @@ async def record(tmp: Path) -> None:
 
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    for noisy in ("httpx", "httpx2"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     with tempfile.TemporaryDirectory() as tmp:
         asyncio.run(record(Path(tmp)))
 

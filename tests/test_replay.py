@@ -59,7 +59,7 @@ async def test_speed_must_be_positive() -> None:
 
 
 def test_parse_recording_round_trips_dump_events(tmp_path: Path) -> None:
-    events = [
+    events: list[ev.Event] = [
         ev.RunStarted(t=0, run_id="r", targets=("o/r",), question="q", model="m", mode="model"),
         ev.ToolCallStarted(t=0.1, call_id="c1", tool="read_file", arguments={"path": "README.md"}, turn=1),
         ev.RunFinished(t=1.0, report="# R", degraded=False, stats=ev.RunStats(turns=1)),

@@ -8,16 +8,9 @@ from typing import Any
 
 from agent_core import events as ev
 from agent_core.resilience import BreakerSnapshot, BreakerState
-from agent_core.ui.render import (
-    TraceView,
-    any_breaker_active,
-    breaker_columns,
-    breaker_table,
-    call_badges,
-    fenced,
-    safe_markdown,
-    short_args,
-)
+from agent_core.ui.breakers import breaker_columns, breaker_table, needs_ticking
+from agent_core.ui.markdown import fenced, safe_markdown
+from agent_core.ui.render import TraceView, call_badges, short_args
 
 XSS_IMG = '<img src=x onerror="window.__xss=1">'
 XSS_SCRIPT = "<script>window.__xss=2</script>"
@@ -409,8 +402,10 @@ def test_breaker_table_rows() -> None:
         ["tree", "HALF_OPEN", 3, "t", ""],
     ]
     assert breaker_columns() == ["breaker", "state", "failures", "last error", "next probe"]
-    assert any_breaker_active(snapshots)
-    assert not any_breaker_active(snapshots[:1])
+    assert needs_ticking(snapshots[1:2])  # OPEN, counting down
+    assert not needs_ticking(snapshots[2:3])  # OPEN, probe due: waits for a call
+    assert needs_ticking(snapshots[3:])  # HALF_OPEN
+    assert not needs_ticking(snapshots[:1])
 
 
 def test_breaker_snapshots_from_events_count_down_and_keep_the_last_error() -> None:

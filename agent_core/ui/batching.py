@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Final
 
 from agent_core import events as ev
@@ -53,7 +53,7 @@ async def batched(
     interval: float = DEFAULT_INTERVAL,
     urgent: frozenset[type[ev.Event]] = URGENT_EVENTS,
     monotonic: Callable[[], float] = time.monotonic,
-) -> AsyncIterator[list[ev.Event]]:
+) -> AsyncGenerator[list[ev.Event], None]:
     """Non-empty lists of ``events`` in order; see the module docstring for when each is handed over."""
     queue: asyncio.Queue[ev.Event | Exception | _End] = asyncio.Queue()
 

@@ -12,118 +12,27 @@ No gradio here: everything returns plain dicts, lists and strings, so it is test
   * ``stats_rows()`` / ``stats_markdown()``;
   * ``breaker_snapshots()`` — breaker states as the events tell them (replay has no live board).
 
-Security: repository content and model output are untrusted. Nothing here produces raw HTML: ``<``
-outside code is escaped to ``&lt;`` (:func:`safe_markdown`), previews are fenced with a fence longer
-than any backtick run inside them, titles are single-line and escaped. Gradio's sanitiser is the second
-layer; the app never renders any of this through ``gr.HTML`` or ``sanitize_html=False``.
+Security: repository content and model output are untrusted. Every text goes through
+:mod:`agent_core.ui.markdown` (no raw HTML: ``<`` escaped outside code, previews fenced, titles one
+escaped line). Gradio's sanitiser is the second layer; the app never renders any of this through
+``gr.HTML`` or ``sanitize_html=False``.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, assert_never
 
 from agent_core import events as ev
 from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.ui.i18n import t
+from agent_core.ui.markdown import fenced, format_age, one_line, safe_markdown
 
 Message = dict[str, Any]
 Status = Literal["pending", "done"]
-
-TITLE_MAX = 80
-ARGS_MAX = 60
-BREAKER_COLUMNS = ("col_breaker", "col_state", "col_failures", "col_last_error", "col_next_probe")
-STATE_STYLES: Mapping[str, str] = {
-    "CLOSED": "background-color: #dcfce7; color: #166534; font-weight: 600",
-    "HALF_OPEN": "background-color: #fef9c3; color: #854d0e; font-weight: 600",
-    "OPEN": "background-color: #fee2e2; color: #991b1b; font-weight: 600",
-}
-
-# ------------------------------------------------------------------------------------------- escaping
-
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_TICKS = re.compile(r"(?<!\\)`+")
-
-
-def safe_markdown(text: str) -> str:
-    """Markdown with every ``<`` outside fenced code and inline code spans escaped as ``&lt;``.
-
-    So ``<img onerror=...>`` or ``<script>`` in a README or a model's answer shows as text. Where this
-    parser and the renderer might disagree (unusual spans), it errs towards escaping.
-    """
-    out: list[str] = []
-    fence: str | None = None
-    for line in text.splitlines(keepends=True):
-        match = _FENCE.match(line.rstrip("\r\n"))
-        if fence is None:
-            if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
-                fence = match.group(1)
-                out.append(line)
-            else:
-                out.append(_escape_inline(line))
-        else:
-            out.append(line)
-            closes = match is not None and match.group(1)[0] == fence[0] and not match.group(2).strip()
-            if closes and match is not None and len(match.group(1)) >= len(fence):
-                fence = None
-    return "".join(out)
-
-
-def _escape_inline(line: str) -> str:
-    out: list[str] = []
-    i = 0
-    while True:
-        opening = _TICKS.search(line, i)
-        if opening is None:
-            out.append(_escape(line[i:]))
-            return "".join(out)
-        out.append(_escape(line[i : opening.start()]))
-        ticks = opening.group(0)
-        closing = re.compile(rf"(?<!`){ticks}(?!`)").search(line, opening.end())
-        if closing is None:
-            out.append(ticks)  # a lone backtick run is literal text
-            i = opening.end()
-        else:
-            out.append(line[opening.start() : closing.end()])
-            i = closing.end()
-
-
-def _escape(text: str) -> str:
-    return text.replace("<", "&lt;")
-
-
-def fenced(text: str, info: str = "json") -> str:
-    """``text`` in a fenced code block whose fence is longer than any backtick run inside it."""
-    longest = max((len(m.group(0)) for m in re.finditer(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{info}\n{text}\n{fence}"
-
-
-def flat_text(text: str, limit: int = TITLE_MAX) -> str:
-    """Single-line, cut to ``limit`` characters (for plain-text cells)."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def one_line(text: str, limit: int = TITLE_MAX) -> str:
-    """Single-line, escaped, cut to ``limit`` characters (titles and badges, rendered as markdown)."""
-    return _escape(flat_text(text, limit))
-
-
-def format_age(seconds: float | None) -> str:
-    if seconds is None:
-        return "?"
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 2 * 86400:
-        return f"{seconds / 3600:.0f} h"
-    return f"{seconds / 86400:.0f} d"
 
 
 def short_args(arguments: Mapping[str, Any], *, with_repo: bool = False) -> str:
@@ -409,11 +318,17 @@ class TraceView:
             at=event.t,
         )
         text = f"⚡ {event.breaker} breaker: {event.old} → {event.new} ({event.reason})"
-        self._nested(_Item(title=one_line(text, 160), body=safe_markdown(text)))
+        detail = f"consecutive failures: {event.failures}"
+        if event.new == "open":
+            detail += f" · next probe in {event.retry_after_s:.0f} s"
+        self._nested(_Item(title=one_line(text, 160), body=detail))
 
     def _notice(self, event: ev.Notice) -> None:
         icon = "⚠️" if event.level == "warning" else "ℹ️"
-        self._nested(_Item(title=one_line(f"{icon} {event.message}", 160), body=safe_markdown(event.message)))
+        title = one_line(f"{icon} {event.message}", 160)
+        # The body repeats the message only when the title had to cut it.
+        body = safe_markdown(event.message) if title.endswith("…") else ""
+        self._nested(_Item(title=title, body=body))
 
     def _nested(self, item: _Item) -> None:
         """Inside the step that is running, else at the top level."""
@@ -571,32 +486,3 @@ def format_clock(epoch: float | None) -> str:
     if epoch is None:
         return "?"
     return time.strftime("%H:%M UTC", time.gmtime(epoch))
-
-
-# ------------------------------------------------------------------------------------ breaker table
-
-
-def breaker_table(snapshots: Iterable[BreakerSnapshot], *, lang: str = "en") -> list[list[Any]]:
-    """Rows ``[name, STATE, failures, last error, next probe]`` for the live table.
-
-    ``next probe`` is whole seconds while OPEN ("due" once the timer ran out: the next call probes),
-    empty otherwise.
-    """
-    rows: list[list[Any]] = []
-    for snap in snapshots:
-        state = str(snap.state).upper()
-        if snap.state is BreakerState.OPEN:
-            probe = f"{snap.retry_after:.0f} s" if snap.retry_after >= 0.5 else t("probe_due", lang)
-        else:
-            probe = ""
-        rows.append([snap.name, state, snap.failures, flat_text(snap.last_error or "", 100), probe])
-    return rows
-
-
-def breaker_columns(lang: str = "en") -> list[str]:
-    return [t(key, lang) for key in BREAKER_COLUMNS]
-
-
-def any_breaker_active(snapshots: Iterable[BreakerSnapshot]) -> bool:
-    """True while a breaker is OPEN or HALF_OPEN (the table keeps ticking)."""
-    return any(s.state is not BreakerState.CLOSED for s in snapshots)

@@ -29,6 +29,7 @@ from agent_core.llm.providers import PRESETS
 from agent_core.resilience import BreakerBoard, BreakerConfig, BreakerSnapshot
 from agent_core.settings import Settings
 from agent_core.ui.i18n import t
+from agent_core.ui.markdown import one_line
 from agent_core.ui.render import Message, TraceView, format_clock
 
 logger = logging.getLogger(__name__)
@@ -189,7 +190,7 @@ class UiSession:
         if s.hosted and not s.github_token and self.replaying is None:
             parts.append(t("status_space_warning", lang))
         if self.phase:
-            parts.append(f"**{self.phase}**")
+            parts.append(f"**{one_line(self.phase, 300)}**")  # may quote the user's input: never markup
         return " · ".join(parts)
 
     # -- export ---------------------------------------------------------------------------------------

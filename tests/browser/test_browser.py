@@ -81,6 +81,16 @@ def wait_breaker(page: Any, name: str, state: str, timeout: float = 15_000) -> N
     )
 
 
+def expand_all(page: Any) -> None:
+    """Open every collapsed trace item (children of a collapsed item may not be in the DOM yet)."""
+    closed = page.locator("#trace .thought-group > .title:not(.expanded):visible")
+    for _ in range(40):
+        if closed.count() == 0:
+            return
+        closed.first.click()
+    raise AssertionError("trace items keep collapsing")
+
+
 def screenshot(page: Any, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / name), full_page=True)
@@ -91,6 +101,7 @@ def test_trace_streams_nested_steps_before_the_report(page: Any) -> None:
     analyze(page, "https://github.com/octo/wordstats")
     # A tool call, nested in its step, pending with a spinner (the emulator answers after 0.4 s).
     page.wait_for_selector(NESTED_PENDING)
+    screenshot(page, "browser-trace-running.png")
     wait_report(page, "octo/wordstats")
     wait_no_spinner(page)
 
@@ -161,9 +172,7 @@ def test_markup_from_the_repository_and_the_model_stays_inert(page: Any) -> None
     analyze(page, "octo/xss")
     wait_report(page, "octo/xss")
     wait_no_spinner(page)
-    for step in page.query_selector_all("#trace .thought-group > .title"):
-        step.click()  # open every collapsed item: the README preview is rendered too
-    page.wait_for_timeout(300)
+    expand_all(page)  # the README preview is rendered too
     assert page.evaluate("typeof window.__xss") == "undefined"
     assert page.query_selector("#trace img[src='x'], #report img[src='x']") is None
     assert page.query_selector("#trace script, #report script") is None
@@ -191,7 +200,34 @@ def test_replay_plays_a_bundled_recording(page: Any) -> None:
     wait_no_spinner(page)
     page.wait_for_function("() => document.querySelector('#status').innerText.includes('Replay finished')")
     assert "replay of model-breaker-recovery (recorded with scripted-model)" in page.inner_text("#status")
+    expand_all(page)
     nested = page.eval_on_selector_all(
         "#trace .thought-group .children .thought-group > .title", "els => els.map(e => e.innerText)"
     )
-    assert any("STALE" in title for title in nested), nested  # the README served from the cache
+    assert any("STALE" in title for title in nested), nested
+
+
+def test_the_interface_language_switches_labels(page: Any) -> None:
+    page.get_by_role("button", name="Settings ▼").click()
+    page.check("#ui-lang input[value='中文']")
+    page.wait_for_function("() => document.querySelector('#analyze').innerText.includes('分析')")
+    assert "停止" in page.inner_text("#stop")
+    assert "熔断器" in page.inner_text("#breakers")
+    assert page.inner_text("#status").startswith("模型")
+
+
+def test_closing_the_tab_ends_the_run(chromium: Any, browser_env: dict[str, Any]) -> None:
+    model = browser_env["model"]
+    context = chromium.new_context()
+    page = context.new_page()
+    page.goto(browser_env["url"])
+    page.wait_for_selector("#analyze")
+    analyze(page, "octo/slow")
+    page.wait_for_function("() => document.querySelector('#report').innerText.includes('word5')")
+    assert model.in_flight == 1  # the report is still streaming from the model
+    context.close()
+    closed = time.monotonic()
+    while model.in_flight and time.monotonic() < closed + 10:
+        time.sleep(0.05)
+    print(f"\ntab closed -> model stream cut after {time.monotonic() - closed:.2f}s")
+    assert model.in_flight == 0  # the server noticed, closed the run, and the model stream was cut

@@ -1,0 +1,52 @@
+"""The live breaker table: rows from breaker snapshots (the live board, or a recording's events)."""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from agent_core.resilience import BreakerSnapshot, BreakerState
+from agent_core.ui.i18n import t
+from agent_core.ui.markdown import flat_text
+
+BREAKER_COLUMNS = ("col_breaker", "col_state", "col_failures", "col_last_error", "col_next_probe")
+STATE_STYLES: Mapping[str, str] = types.MappingProxyType(
+    {
+        "CLOSED": "background-color: #dcfce7; color: #166534; font-weight: 600",
+        "HALF_OPEN": "background-color: #fef9c3; color: #854d0e; font-weight: 600",
+        "OPEN": "background-color: #fee2e2; color: #991b1b; font-weight: 600",
+    }
+)
+
+
+def breaker_table(snapshots: Iterable[BreakerSnapshot], *, lang: str = "en") -> list[list[Any]]:
+    """Rows ``[name, STATE, failures, last error, next probe]`` for the live table.
+
+    ``next probe`` is whole seconds while OPEN ("due" once the timer ran out: the next call probes),
+    empty otherwise.
+    """
+    rows: list[list[Any]] = []
+    for snap in snapshots:
+        state = str(snap.state).upper()
+        if snap.state is BreakerState.OPEN:
+            probe = f"{snap.retry_after:.0f} s" if snap.retry_after >= 0.5 else t("probe_due", lang)
+        else:
+            probe = ""
+        rows.append([snap.name, state, snap.failures, flat_text(snap.last_error or "", 100), probe])
+    return rows
+
+
+def breaker_columns(lang: str = "en") -> list[str]:
+    return [t(key, lang) for key in BREAKER_COLUMNS]
+
+
+def needs_ticking(snapshots: Iterable[BreakerSnapshot]) -> bool:
+    """True while the table changes by itself: a breaker HALF_OPEN or OPEN and counting down.
+
+    An OPEN breaker whose probe is due shows "due" until a call arrives, so it needs no ticking.
+    """
+    return any(
+        s.state is BreakerState.HALF_OPEN or (s.state is BreakerState.OPEN and s.retry_after > 0)
+        for s in snapshots
+    )
