@@ -118,7 +118,8 @@ class CircuitOpenError(UpstreamError):
 
     def __init__(self, name: str, *, retry_after: float, last_error: str | None = None) -> None:
         super().__init__(
-            f"'{name}' is temporarily disabled after repeated failures; next try in {retry_after:.0f}s",
+            f"'{name}' is temporarily disabled after repeated failures; "
+            + (f"next try in {retry_after:.0f}s" if retry_after >= 1 else "a probe call is under way or due"),
             hint="the circuit breaker is open; cached or partial data is used meanwhile",
         )
         self.name = name

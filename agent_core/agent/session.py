@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import openai
+import httpx2
 
 from agent_core.agent.accounting import RunLimits
 from agent_core.agent.loop import Analysis
@@ -44,6 +44,7 @@ class Services:
         self.settings = settings
         self.clock = clock or SystemClock()
         self._http: GitHubHTTP | None = None
+        self._llm_http: httpx2.AsyncClient | None = None
 
     @property
     def github_http(self) -> GitHubHTTP:
@@ -58,6 +59,16 @@ class Services:
             )
         return self._http
 
+    @property
+    def llm_http(self) -> httpx2.AsyncClient:
+        """One connection pool (and SSL context) for every model client of the process."""
+        if self._llm_http is None:
+            self._llm_http = httpx2.AsyncClient(
+                timeout=httpx2.Timeout(self.settings.llm_turn_timeout, connect=10.0),
+                limits=httpx2.Limits(max_connections=100, max_keepalive_connections=20),
+            )
+        return self._llm_http
+
     def github_host(self) -> str:
         """The web host users paste URLs from: github.com for the public API, the GHE host otherwise."""
         host = urlsplit(self.settings.github_api_url).hostname or "github.com"
@@ -69,6 +80,9 @@ class Services:
         if self._http is not None:
             await self._http.aclose()
             self._http = None
+        if self._llm_http is not None:
+            await self._llm_http.aclose()
+            self._llm_http = None
 
 
 @dataclass
@@ -77,12 +91,11 @@ class OpenedAnalysis:
 
     analysis: Analysis
     targets: list[Target]
-    model_client: openai.AsyncOpenAI | None = None
     github: GitHubClient | None = None
 
     async def aclose(self) -> None:
-        if self.model_client is not None:
-            await self.model_client.close()
+        """Nothing to release today: the model and GitHub pools belong to :class:`Services`. Kept so
+        callers close what they open, whatever a future analysis comes to own."""
 
 
 def resolve_targets(services: Services, text: str, question: str = "") -> list[Target]:
@@ -105,10 +118,12 @@ def resolve_targets(services: Services, text: str, question: str = "") -> list[T
     return targets
 
 
-def build_model(settings: Settings) -> tuple[ChatModel | None, ModelConfig | None, openai.AsyncOpenAI | None]:
-    """The model for these settings, or ``(None, None, None)`` for the offline planner (no key)."""
+def build_model(
+    settings: Settings, http_client: httpx2.AsyncClient | None = None
+) -> tuple[ChatModel | None, ModelConfig | None]:
+    """The model for these settings, or ``(None, None)`` for the offline planner (no key)."""
     if settings.offline_planner:
-        return None, None, None
+        return None, None
     config = resolve_model_config(
         provider=settings.llm_provider,
         base_url=settings.llm_base_url,
@@ -117,10 +132,13 @@ def build_model(settings: Settings) -> tuple[ChatModel | None, ModelConfig | Non
         hf_token=settings.hf_token,
     )
     client = make_openai_client(
-        base_url=config.base_url, api_key=config.api_key or "none", timeout=settings.llm_turn_timeout
+        base_url=config.base_url,
+        api_key=config.api_key or "none",
+        timeout=settings.llm_turn_timeout,
+        http_client=http_client,
     )
     model = OpenAIChatModel(client, model=config.model, turn_timeout=settings.llm_turn_timeout)
-    return model, config, client
+    return model, config
 
 
 async def open_analysis(
@@ -179,9 +197,8 @@ async def open_analysis(
                     + " — focus there, but the tools read the default branch"
                 )
         scope.append(ref)
-    model_client = None
     if model is None:
-        model, model_config, model_client = build_model(s)
+        model, model_config = build_model(s, services.llm_http)
     toolbox = Toolbox(
         sources=sources,
         scope=scope,
@@ -216,7 +233,7 @@ async def open_analysis(
     )
     toolbox.set_retry_listener(analysis.sink.on_retry)
     listener.target = analysis
-    return OpenedAnalysis(analysis=analysis, targets=targets, model_client=model_client, github=github)
+    return OpenedAnalysis(analysis=analysis, targets=targets, github=github)
 
 
 class _RateLimitRelay:

@@ -81,9 +81,17 @@ class ChatModel(Protocol):
 
 
 def make_openai_client(
-    *, base_url: str, api_key: str, max_retries: int = 2, timeout: float = 60.0
+    *,
+    base_url: str,
+    api_key: str,
+    max_retries: int = 2,
+    timeout: float = 60.0,
+    http_client: httpx2.AsyncClient | None = None,
 ) -> openai.AsyncOpenAI:
     """An SDK client with a short connect timeout and ``timeout`` as the (per-byte) read timeout.
+
+    ``http_client`` lets many SDK clients (one per session key) share one connection pool and SSL
+    context; its owner closes it, not the SDK client.
 
     Raises ConfigurationError for an empty key: the SDK would send ``Bearer `` and get a confusing 401.
     """
@@ -94,6 +102,7 @@ def make_openai_client(
         api_key=api_key,
         max_retries=max_retries,
         timeout=httpx2.Timeout(timeout, connect=min(_CONNECT_TIMEOUT, timeout)),
+        http_client=http_client,
     )
 
 
