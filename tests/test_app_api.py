@@ -6,15 +6,10 @@ Nothing but loopback is ever contacted.
 
 from __future__ import annotations
 
-import asyncio
-import gc
 import re
-import socket
 import threading
 import time
-import warnings
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +18,7 @@ from gradio_client import Client  # type: ignore[import-untyped]
 
 import app as app_module
 from agent_core.settings import Settings
+from tests.app_helpers import running_app
 from tests.emulator.github import GitHubEmulator
 from tests.emulator.gitrepo import sample_python_project
 from tests.emulator.model_server import ScriptedModelServer, Turn
@@ -40,47 +36,6 @@ REPO = "octo/wordstats"
 SECRET_KEY = "sk-test-secret-key-0123456789"
 SECRET_TOKEN = "ghp_testSecretToken0123456789"
 MODEL_REPORT = "# octo/wordstats\n\nA small word-counting library with tests and CI."
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def release_gradio_loops() -> None:
-    """Close the event loops Gradio 6.31 leaves behind, now, under this module's warning filters.
-
-    ``gradio.utils.safe_get_lock`` creates and installs a fresh event loop in the calling thread for
-    every lock it makes outside a running loop (about six per app), orphaning the previous one. Left
-    alone they are garbage-collected during some later test, whose unraisable-exception check then fails.
-    """
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            loop = asyncio.get_event_loop_policy().get_event_loop()
-    except RuntimeError:  # none installed (we already removed it)
-        loop = None
-    if loop is not None and not loop.is_running():
-        loop.close()
-        asyncio.set_event_loop(None)
-    gc.collect()
-
-
-@contextmanager
-def running_app(settings: Settings) -> Iterator[str]:
-    """Serve ``build_app(settings)`` like ``main()`` does, on a free loopback port; yields its URL."""
-    demo = app_module.build_app(settings)
-    demo.queue(default_concurrency_limit=settings.max_concurrent_runs)
-    options = app_module.launch_options(settings, environ={})
-    options["server_port"] = free_port()
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **options)
-    release_gradio_loops()
-    try:
-        yield url
-    finally:
-        demo.close()
-        release_gradio_loops()
 
 
 def scripted(body: dict[str, Any]) -> Turn:

@@ -7,17 +7,14 @@ the ``chromium`` package; never ``playwright install``, which needs the internet
 
 from __future__ import annotations
 
-import asyncio
-import gc
 import re
-import socket
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.app_helpers import running_app
 from tests.emulator.github import GitHubEmulator
 from tests.emulator.gitrepo import make_repo, sample_python_project
 from tests.emulator.model_server import ScriptedModelServer, Turn
@@ -82,38 +79,12 @@ def scripted(body: dict[str, Any]) -> Turn:
     )
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def release_gradio_loops() -> None:
-    """Close the event loops Gradio 6.31 leaves behind, now, under this module's warning filters.
-
-    ``gradio.utils.safe_get_lock`` creates and installs a fresh event loop in the calling thread for
-    every lock it makes outside a running loop (about six per app), orphaning the previous one. Left
-    alone they are garbage-collected during some later test, whose unraisable-exception check then fails.
-    """
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            loop = asyncio.get_event_loop_policy().get_event_loop()
-    except RuntimeError:  # none installed (we already removed it)
-        loop = None
-    if loop is not None and not loop.is_running():
-        loop.close()
-        asyncio.set_event_loop(None)
-    gc.collect()
-
-
 @pytest.fixture(scope="module")
 def browser_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """The emulator, the model server and the app, started once for the browser tests."""
     if not CHROMIUM.is_file():
         pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
     pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    import app as app_module
     from agent_core.settings import Settings
 
     root = tmp_path_factory.mktemp("browser-repos")
@@ -137,17 +108,8 @@ def browser_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
             llm_model="scripted-model",
             breaker_open_seconds=1.0,
         )
-        demo = app_module.build_app(settings)
-        demo.queue(default_concurrency_limit=settings.max_concurrent_runs)
-        options = app_module.launch_options(settings, environ={})
-        options["server_port"] = free_port()
-        _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **options)
-        release_gradio_loops()
-        try:
+        with running_app(settings) as url:
             yield {"url": url, "emulator": emu, "model": model}
-        finally:
-            demo.close()
-            release_gradio_loops()
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,55 @@
+"""Serving the real app on a free loopback port, for the gradio_client, MCP and browser tests."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import socket
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from agent_core.settings import Settings
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def release_gradio_loops() -> None:
+    """Close the event loops Gradio 6.31 leaves behind, now, under the calling module's warning filters.
+
+    ``gradio.utils.safe_get_lock`` creates and installs a fresh event loop in the calling thread for
+    every lock it makes outside a running loop (about six per app), orphaning the previous one. Left
+    alone they are garbage-collected during some later test, whose unraisable-exception check then fails.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            loop = asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:  # none installed (we already removed it)
+        loop = None
+    if loop is not None and not loop.is_running():
+        loop.close()
+        asyncio.set_event_loop(None)
+    gc.collect()
+
+
+@contextmanager
+def running_app(settings: Settings) -> Iterator[str]:
+    """Serve ``build_app(settings)`` like ``main()`` does, on a free loopback port; yields its URL."""
+    import app as app_module
+
+    demo = app_module.build_app(settings)
+    demo.queue(default_concurrency_limit=settings.max_concurrent_runs)
+    options = app_module.launch_options(settings, environ={})
+    options["server_port"] = free_port()
+    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **options)
+    release_gradio_loops()
+    try:
+        yield url
+    finally:
+        demo.close()
+        release_gradio_loops()
