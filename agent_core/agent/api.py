@@ -6,8 +6,9 @@ module: an ``AsyncOpenAI`` client, an HTTP client and a query naming the reposit
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 import httpx
 import openai
@@ -22,7 +23,7 @@ from agent_core.sources.targets import find_repo_mentions
 
 async def stream_analysis(
     target: str, question: str = "", *, settings: Settings | None = None, services: Services | None = None
-) -> AsyncIterator[ev.Event]:
+) -> AsyncGenerator[ev.Event, None]:
     """Yield the events of one analysis; ends with ``run_finished`` or ``run_failed``.
 
     Bad input (a mistyped URL, a disabled local path) is reported as ``run_failed`` with a clear message,
@@ -51,11 +52,13 @@ async def analyze(target: str, question: str = "", *, settings: Settings | None 
 
     Raises :class:`AgentCoreError` when no report at all could be produced.
     """
-    async for event in stream_analysis(target, question, settings=settings):
-        if isinstance(event, ev.RunFinished):
-            return event.report
-        if isinstance(event, ev.RunFailed):
-            raise AgentCoreError(event.message, hint=event.hint)
+    # aclosing: leaving the loop early must still run the generator's cleanup (close the HTTP pools) now.
+    async with contextlib.aclosing(stream_analysis(target, question, settings=settings)) as events:
+        async for event in events:
+            if isinstance(event, ev.RunFinished):
+                return event.report
+            if isinstance(event, ev.RunFailed):
+                raise AgentCoreError(event.message, hint=event.hint)
     raise AgentCoreError("the analysis ended without a result")
 
 

@@ -27,7 +27,7 @@ import contextlib
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,7 +124,7 @@ class Analysis:
 
     # -- the run ----------------------------------------------------------------------------------
 
-    async def run(self, question: str = "") -> AsyncIterator[ev.Event]:
+    async def run(self, question: str = "") -> AsyncGenerator[ev.Event, None]:
         """Answer ``question`` (a follow-up when the conversation already has one)."""
         self.sink.restart()
         state = RunState(

@@ -9,6 +9,7 @@ it. Errors reach the client as ``gr.Error`` with our own message (never a traceb
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -151,11 +152,12 @@ class RepositoryApi:
         except AgentCoreError as exc:
             raise gr.Error(str(exc)) from exc
         try:
-            async for event in opened.analysis.run(question):
-                if isinstance(event, ev.RunFinished):
-                    return event.report
-                if isinstance(event, ev.RunFailed):
-                    raise gr.Error(event.message + (f" ({event.hint})" if event.hint else ""))
+            async with contextlib.aclosing(opened.analysis.run(question)) as events:
+                async for event in events:
+                    if isinstance(event, ev.RunFinished):
+                        return event.report
+                    if isinstance(event, ev.RunFailed):
+                        raise gr.Error(event.message + (f" ({event.hint})" if event.hint else ""))
         finally:
             await opened.aclose()
         raise gr.Error("the analysis ended without a result")
