@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from agent_core.github.chaos import ChaosMonkey, ChaosSettings
-from agent_core.github.http import CallStats, GitHubHTTP, run_in_call
+from agent_core.github.http import CallStats, GitHubHTTP, current_call
 
 
 def _request(path: str = "/repos/octo/demo") -> httpx.Request:
@@ -133,7 +133,11 @@ async def test_monkey_sits_in_the_wire_layer_below_the_cache() -> None:
             request = http.client.build_request("GET", http.url("/repos/o/r/languages"))
             request.extensions["repo_analyst_chaos"] = monkey
             request.headers["x-auth-scope"] = "anonymous"
-            response = await run_in_call(stats, lambda: http.client.send(request))
+            token = current_call.set(stats)
+            try:
+                response = await http.client.send(request)
+            finally:
+                current_call.reset(token)
             assert isinstance(response, httpx.Response)
             assert stats.http_requests == 1
             return response

@@ -74,13 +74,6 @@ class GitHubResponse:
         return json.loads(self.content) if self.content else None
 
 
-@dataclass(frozen=True, kw_only=True)
-class RunCounters:
-    requests: int
-    cache_hits: int
-    redirects: int
-
-
 class GitHubClient:
     """One run's view of GitHub. Cheap to create; the heavy parts live in the shared :class:`GitHubHTTP`."""
 
@@ -103,9 +96,6 @@ class GitHubClient:
         self._moved: dict[str, str] = {}  # "owner/name" (lower) -> "/repositories/{id}"
         self._canonical: dict[str, RepoRef] = {}  # "owner/name" (lower) -> canonical ref
         self._info_inflight: dict[str, asyncio.Future[None]] = {}
-        self._requests = 0
-        self._cache_hits = 0
-        self._redirects = 0
         self.cache_only = False
 
     # -- identity and scope -------------------------------------------------------------------------
@@ -117,10 +107,6 @@ class GitHubClient:
     @property
     def rate_limit(self) -> RateLimit | None:
         return self._http.rate_limit(self._token)
-
-    @property
-    def counters(self) -> RunCounters:
-        return RunCounters(requests=self._requests, cache_hits=self._cache_hits, redirects=self._redirects)
 
     def canonical(self, repo: RepoRef) -> RepoRef:
         """The repository's current name when a rename was learned in this run, else ``repo``."""
@@ -220,7 +206,6 @@ class GitHubClient:
         )
 
     def _observe(self, response: httpx.Response) -> None:
-        self._requests += 1
         limit = self._http.record_rate_limit(self._scope, response)
         if limit is not None and self._on_rate_limit is not None:
             self._on_rate_limit(limit)
@@ -242,7 +227,6 @@ class GitHubClient:
             raise TransientError("the connection to GitHub failed or was reset", status=None) from exc
         caching = response.extensions.get("caching")
         if caching and caching.get("from_cache"):
-            self._cache_hits += 1
             stats = current_call.get()
             if stats is not None:
                 stats.cache_hits += 1
@@ -257,7 +241,6 @@ class GitHubClient:
                 f"GitHub redirected to another host ({host}); the request was not followed",
                 status=response.status_code,
             )
-        self._redirects += 1
         stats = current_call.get()
         if stats is not None:
             stats.redirects += 1

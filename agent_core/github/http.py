@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -182,16 +182,3 @@ class GitHubHTTP:
 
     async def aclose(self) -> None:
         await self.client.aclose()
-
-
-def run_in_call(stats: CallStats, fn: Callable[[], Awaitable[object]]) -> Awaitable[object]:
-    """Helper for tests: await ``fn`` with ``stats`` as the current call."""
-
-    async def runner() -> object:
-        token = current_call.set(stats)
-        try:
-            return await fn()
-        finally:
-            current_call.reset(token)
-
-    return runner()

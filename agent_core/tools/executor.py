@@ -112,10 +112,6 @@ class Toolbox:
     def set_retry_listener(self, listener: RetryListener | None) -> None:
         self._on_retry = listener
 
-    @property
-    def scope(self) -> list[RepoRef]:
-        return list(self._scope.values())
-
     @staticmethod
     def schemas() -> list[dict[str, Any]]:
         return tool_schemas()

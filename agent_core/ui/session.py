@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent_core import events as ev
+from agent_core.agent.loop import LLM_BREAKER
 from agent_core.agent.session import OpenedAnalysis
 from agent_core.clock import Clock
 from agent_core.errors import ConfigurationError
@@ -35,7 +36,6 @@ from agent_core.ui.render import Message, TraceView, format_clock
 logger = logging.getLogger(__name__)
 
 TOOL_NAMES = ("get_repo_info", "get_file_tree", "list_directory", "read_file", "get_commits", "get_languages")
-LLM_BREAKER = "llm"
 
 
 def new_board(settings: Settings, clock: Clock) -> BreakerBoard:
