@@ -14,6 +14,9 @@ from tests.browser.conftest import ARTIFACTS, REPORTS
 # monitor uses pandas options that pandas 3 deprecates; neither is ours.
 pytestmark = [
     pytest.mark.browser,
+    # A real browser on a shared 2-core machine: one rerun absorbs a scheduling hiccup; a real defect
+    # fails twice. Only these tests get a rerun; everything else must pass the first time.
+    pytest.mark.flaky(reruns=1),
     pytest.mark.filterwarnings("ignore::ResourceWarning"),
     pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
     pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),
@@ -104,6 +107,7 @@ def test_trace_streams_nested_steps_before_the_report(page: Any) -> None:
     screenshot(page, "browser-trace-running.png")
     wait_report(page, "octo/wordstats")
     wait_no_spinner(page)
+    wait_status(page, "Done")  # the report's last chunk and the closing frame have arrived
 
     timing = page.evaluate("window.__t")
     first_item_ms = timing["first"] - timing["click"]
@@ -123,7 +127,6 @@ def test_trace_streams_nested_steps_before_the_report(page: Any) -> None:
     report = page.inner_text("#report")
     assert "A small word-counting library with tests and CI." in report
     assert "CLOSED" in breaker_state(page, "read_file")
-    assert "Done" in page.inner_text("#status")
     assert "scripted-model" in page.inner_text("#status")
     screenshot(page, "browser-analysis.png")
 
@@ -153,6 +156,10 @@ def test_chaos_mode_opens_a_breaker_and_it_closes_after_recovery(page: Any) -> N
     assert "read_file breaker: half_open → closed" in page.inner_text("#trace")
 
 
+def wait_status(page: Any, text: str) -> None:
+    page.wait_for_function("t => document.querySelector('#status').innerText.includes(t)", arg=text)
+
+
 def report_text(page: Any) -> str:
     """The report's rendered Markdown only: not Gradio's status overlay, which can flash "Error" on an
     output for a moment when its event is cancelled."""
@@ -171,13 +178,14 @@ def test_stop_leaves_no_spinner_and_keeps_the_partial_report(page: Any) -> None:
     time.sleep(1.0)  # nothing keeps streaming after Stop
     assert report_text(page) == partial
     assert page.query_selector(SPINNER) is None
-    assert "Stopped" in page.inner_text("#status")
+    wait_status(page, "Stopped")
 
 
 def test_markup_from_the_repository_and_the_model_stays_inert(page: Any) -> None:
     analyze(page, "octo/xss")
     wait_report(page, "octo/xss")
     wait_no_spinner(page)
+    wait_status(page, "Done")
     expand_all(page)  # the README preview is rendered too
     assert page.evaluate("typeof window.__xss") == "undefined"
     assert page.query_selector("#trace img[src='x'], #report img[src='x']") is None
