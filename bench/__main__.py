@@ -1,0 +1,79 @@
+"""``python -m bench``: run the sections, print the table, write it as JSON (see ``bench/__init__``)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from bench.config import BenchConfig, machine
+from bench.table import Section, render_markdown, render_text, write_json
+
+# key -> module with ``measure(config, workdir) -> Section``, in the order the issue lists them.
+SECTIONS = {
+    "overhead": "bench.overhead",
+    "requests": "bench.requests",
+    "context": "bench.context",
+    "concurrency": "bench.concurrency",
+    "ui": "bench.ui_latency",
+    "events": "bench.event_cpu",
+}
+log = logging.getLogger("bench")
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--only", default="", help=f"comma-separated sections: {','.join(SECTIONS)}")
+    parser.add_argument("--quick", action="store_true", help="small latencies and counts (a smoke run)")
+    parser.add_argument("--github-latency", type=float, help="seconds per GitHub request (default 0.1)")
+    parser.add_argument("--model-latency", type=float, help="seconds to first token per turn (default 0.3)")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--runs", type=int, help="repetitions of each timed plan (default 3)")
+    parser.add_argument("--sessions", type=int, help="simultaneous analyses (default 20)")
+    parser.add_argument("--out", type=Path, default=Path("bench/results.json"))
+    parser.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
+    return parser.parse_args(argv)
+
+
+def configure(args: argparse.Namespace) -> BenchConfig:
+    config = BenchConfig().quickened() if args.quick else BenchConfig()
+    changes = {
+        name: getattr(args, name)
+        for name in ("github_latency", "model_latency", "seed", "runs", "sessions")
+        if getattr(args, name) is not None
+    }
+    return replace(config, **changes)
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    args = parse(sys.argv[1:] if argv is None else argv)
+    wanted = [key.strip() for key in args.only.split(",") if key.strip()] or list(SECTIONS)
+    unknown = [key for key in wanted if key not in SECTIONS]
+    if unknown:
+        log.error("unknown section(s) %s; choose from %s", ", ".join(unknown), ", ".join(SECTIONS))
+        return 2
+    config = configure(args)
+    sections: list[Section] = []
+    with tempfile.TemporaryDirectory(prefix="bench-") as folder:
+        for key in wanted:
+            module = importlib.import_module(SECTIONS[key])
+            started = time.perf_counter()
+            log.warning("measuring %s ...", key)
+            section = module.measure(config, Path(folder) / key)
+            sections.append(replace(section, seconds=round(time.perf_counter() - started, 2)))
+    sys.stdout.write(render_text(sections) + "\n")
+    if args.markdown:
+        sys.stdout.write("\n" + render_markdown(sections) + "\n")
+    write_json(args.out, sections, config=config.as_dict(), machine=machine())
+    sys.stdout.write(f"\nwritten to {args.out}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
