@@ -62,6 +62,7 @@ class Settings:
     tool_timeout: float = 30.0
     read_file_max_chars: int = 6000
     observation_max_chars: int = 8000
+    parallel_tool_calls: bool = True
     # Hosting
     space_id: str | None = None
     allow_local_paths: bool = True

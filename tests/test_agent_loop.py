@@ -90,9 +90,8 @@ async def test_full_run_event_sequence(emulator: GitHubEmulator, tmp_path: Path)
     assert [m["tool_call_id"] for m in second[-2:]] == ["call_1", "call_2"]
 
 
-async def test_tools_of_one_turn_run_concurrently(emulator: GitHubEmulator, tmp_path: Path) -> None:
-    emulator.latency(0.2)
-    turns = [
+def four_calls_turns() -> list[Turn]:
+    return [
         Turn.calls(("get_repo_info", W)),
         Turn.calls(
             ("get_languages", W),
@@ -102,11 +101,37 @@ async def test_tools_of_one_turn_run_concurrently(emulator: GitHubEmulator, tmp_
         ),
         Turn.final(REPORT),
     ]
-    with ScriptedModelServer(turns) as server:
+
+
+async def test_tools_of_one_turn_run_concurrently(emulator: GitHubEmulator, tmp_path: Path) -> None:
+    emulator.latency(0.2)
+    with ScriptedModelServer(four_calls_turns()) as server:
         run = await run_once(make_settings(emulator, tmp_path, server))
     assert_well_formed(run.events)
     assert emulator.max_in_flight == 4  # the server saw all four calls of turn 2 at the same time
     assert all(c.ok for c in run.of(ev.ToolCallFinished))
+
+
+async def test_parallel_tool_calls_off_runs_them_one_at_a_time(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    emulator.latency(0.05)  # long enough that overlapping calls would overlap on the server
+    assert make_settings(emulator, tmp_path).parallel_tool_calls  # the default is parallel
+    with ScriptedModelServer(four_calls_turns()) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server, parallel_tool_calls=False))
+        server.assert_exhausted()
+    assert_well_formed(run.events)
+    assert emulator.max_in_flight == 1
+    turn_two = [
+        e for e in run.events if isinstance(e, ev.ToolCallStarted | ev.ToolCallFinished) and e.turn == 2
+    ]
+    assert [e.kind for e in turn_two] == ["tool_call_started", "tool_call_finished"] * 4
+    assert [e.tool for e in turn_two[::2]] == ["get_languages", "get_commits", "read_file", "list_directory"]
+    assert [e.call_id for e in turn_two[::2]] == [e.call_id for e in turn_two[1::2]]
+    assert all(c.ok for c in run.of(ev.ToolCallFinished))
+    # The model still gets the results in call order.
+    last = server.chat_requests[-1].messages
+    assert [m["tool_call_id"] for m in last if m["role"] == "tool"][-4:] == [e.call_id for e in turn_two[::2]]
 
 
 @pytest.mark.parametrize("omit_index", [False, True])

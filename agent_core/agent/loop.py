@@ -8,7 +8,8 @@ nothing at all could be produced, ``run_failed``::
     repeat (turn = 1, 2, ...):                         until the model answers without tools
         turn_started -> reasoning_delta* / text_delta* -> turn_finished      (one streamed model turn)
         tool_call_started*  -> [tool_retry | breaker_changed | rate_limit]* -> tool_call_finished*
-                                                       (all calls of the turn run concurrently)
+                                 (all calls of the turn run concurrently; with ``parallel_tool_calls``
+                                 off, one at a time: started -> finished for each call in turn)
     on a limit (turns, tool calls, tokens, wall time): one report turn without tools;
     if the model is unreachable: the deterministic writer, from the observations gathered so far
     run_finished(report, degraded, stats)
@@ -35,7 +36,7 @@ from agent_core import events as ev
 from agent_core.agent.accounting import RunLimits, RunState, data_problems, limit_reached, run_stats
 from agent_core.agent.context import Conversation
 from agent_core.agent.live import EventSink
-from agent_core.agent.parallel import PendingCall, run_parallel
+from agent_core.agent.parallel import PendingCall, run_one_by_one, run_parallel
 from agent_core.agent.planner import OfflinePlanner
 from agent_core.agent.prompts import Language, detect_language, report_request, system_prompt, task_message
 from agent_core.agent.report import write_report
@@ -93,6 +94,7 @@ class Analysis:
         language: str = "auto",
         tool_protocol: str = "auto",
         target_notes: Sequence[str] = (),
+        parallel_tool_calls: bool = True,
     ) -> None:
         self.scope = list(scope)
         self.toolbox = toolbox
@@ -107,6 +109,7 @@ class Analysis:
         self._text_mode = tool_protocol == "text"
         self._auto_protocol = tool_protocol == "auto"
         self._target_notes = list(target_notes)
+        self._run_calls = run_parallel if parallel_tool_calls else run_one_by_one
         self._turns = 0
         self.sink = EventSink(clock, breakers)
         self.report: str | None = None
@@ -371,11 +374,14 @@ class Analysis:
     async def _execute(
         self, state: RunState, calls: Sequence[PendingCall], *, text_mode: bool | None
     ) -> AsyncIterator[ev.Event]:
-        """Run every call of a turn concurrently; stream their events; add the results in call order."""
+        """Run the calls of a turn (concurrently by default); stream their events; add the results in
+        call order."""
         budget = self._limits.max_tool_calls - len(self._run_results(state))
         runnable, skipped = list(calls[: max(0, budget)]), list(calls[max(0, budget) :])
         results: list[ToolResult] = []
-        async for event in run_parallel(self.toolbox, self.sink, runnable, turn=self._turns, results=results):
+        async for event in self._run_calls(
+            self.toolbox, self.sink, runnable, turn=self._turns, results=results
+        ):
             yield event
         for call, result in zip(runnable, results, strict=True):
             text = cut_for_model(result.observation, self._limits.observation_max_chars)

@@ -1,9 +1,10 @@
-"""Running all tool calls of one turn concurrently, streaming their events as they happen.
+"""Running the tool calls of one turn, concurrently or one at a time, streaming their events.
 
 Each call is a task; a ``tool_call_finished`` event is queued when it ends, in completion order, while
 the results come back in call order (the order the model asked for them). One call's failure never
 cancels its siblings (the executor never raises but on cancellation); cancelling the consumer cancels
-and awaits every task, so no orphan work continues.
+and awaits every task, so no orphan work continues. :func:`run_one_by_one` is the same thing with one
+call at a time (``PARALLEL_TOOL_CALLS=false``: the benchmark's baseline, or an API that dislikes bursts).
 """
 
 from __future__ import annotations
@@ -58,6 +59,15 @@ async def run_parallel(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
     results.extend(task.result() for task in tasks)
+
+
+async def run_one_by_one(
+    toolbox: Toolbox, sink: EventSink, calls: Sequence[PendingCall], *, turn: int, results: list[ToolResult]
+) -> AsyncIterator[ev.Event]:
+    """Like :func:`run_parallel`, but each call starts only when the previous one has finished."""
+    for call in calls:
+        async for event in run_parallel(toolbox, sink, [call], turn=turn, results=results):
+            yield event
 
 
 def finished_event(t: float, turn: int, r: ToolResult) -> ev.ToolCallFinished:

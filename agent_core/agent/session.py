@@ -230,6 +230,7 @@ async def open_analysis(
         language=s.report_language,
         tool_protocol=s.tool_protocol,
         target_notes=notes,
+        parallel_tool_calls=s.parallel_tool_calls,
     )
     toolbox.set_retry_listener(analysis.sink.on_retry)
     listener.target = analysis
