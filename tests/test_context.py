@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from agent_core import events as ev
 from agent_core.agent.context import Conversation
@@ -61,3 +63,41 @@ async def test_long_run_compacts_before_sending(emulator: GitHubEmulator, tmp_pa
     assert any(c.startswith("[compacted") for c in contents)
     assert not contents[-1].startswith("[compacted")
     assert json.loads(contents[-1])["path"] == "docs/index.md"
+
+
+async def test_compaction_with_reported_usage_removes_only_what_the_budget_needs(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """With ``usage`` reported every turn (as real APIs do), compacting old observations must lower the
+    estimate: compaction stops at the budget instead of emptying every observation but the newest."""
+    w = {"owner": "acme", "repo": "widgets"}
+    files = [
+        "src/pkg/core.py",
+        "README.md",
+        "pyproject.toml",
+        "LICENSE",
+        "tests/test_core.py",
+        "docs/index.md",
+    ]
+    turns = [Turn.calls(("read_file", {**w, "path": f})) for f in files] + [Turn.final("# Report\n")]
+
+    def metered(body: dict[str, Any]) -> Turn:
+        """The next turn, reporting as prompt tokens exactly what the loop's estimator would count."""
+        turn = turns[sum(m["role"] == "assistant" for m in body["messages"])]
+        return replace(turn, usage=(estimate_messages(body["messages"]), 10))
+
+    budget = 1500
+    with ScriptedModelServer(responder=metered) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server, context_budget_tokens=budget))
+        requests = [r.messages for r in server.chat_requests]
+    assert isinstance(run.events[-1], ev.RunFinished)
+
+    def compacted(messages: list[dict[str, Any]]) -> list[int]:
+        return [i for i, m in enumerate(messages) if m["role"] == "tool" and "[compacted" in m["content"]]
+
+    first = next(messages for messages in requests if compacted(messages))
+    assert estimate_messages(first) <= budget
+    # Oldest first, and no more than needed: putting back the newest compacted result would not fit.
+    newest = compacted(first)[-1]
+    whole = next(messages[newest] for messages in requests if len(messages) > newest)
+    assert estimate_messages([*first[:newest], whole, *first[newest + 1 :]]) > budget

@@ -115,7 +115,8 @@ class Analysis:
         self.report: str | None = None
         self.questions: list[str] = []
         self._sent = 0
-        self._anchor: tuple[int, int] | None = None  # (messages counted, tokens the API reported for them)
+        # (messages the API counted, its count minus our estimate of them): see _estimate
+        self._anchor: tuple[int, int] | None = None
 
     @property
     def mode(self) -> ev.Mode:
@@ -242,7 +243,8 @@ class Analysis:
         turn = box.turn
         if turn is not None and turn.usage is not None:
             state.prompt_tokens += turn.usage.prompt_tokens
-            self._anchor = (self._sent, turn.usage.prompt_tokens)
+            counted = estimate_messages(self.conversation.messages[: self._sent])
+            self._anchor = (self._sent, turn.usage.prompt_tokens - counted)
             state.completion_tokens += turn.usage.completion_tokens
         if box.error is not None:
             state.degraded.append(f"model failed: {box.error}")
@@ -259,8 +261,7 @@ class Analysis:
 
     async def _stream_once(self, turn_no: int, box: _TurnBox, *, tools: bool) -> AsyncIterator[ev.Event]:
         assert self._model is not None
-        if self.conversation.compact(budget=self._limits.context_budget_tokens, estimate=self._estimate):
-            self._anchor = None  # earlier messages changed: the API's count no longer applies
+        self.conversation.compact(budget=self._limits.context_budget_tokens, estimate=self._estimate)
         self._sent = len(self.conversation.messages)
         breaker = self.breakers.get(LLM_BREAKER)
         try:
@@ -515,12 +516,15 @@ class Analysis:
         return self.questions[-1] if self.questions else ""
 
     def _estimate(self, messages: Sequence[Mapping[str, Any]]) -> int:
-        """Tokens of ``messages``: the API's own count for what it has seen, plus a CJK-aware estimate
-        of what was added since (characters/4 is 2.6x low on Chinese)."""
+        """Tokens of ``messages``: a CJK-aware estimate (characters/4 is 2.6x low on Chinese), corrected
+        by how far it was from the API's own count of the last request. For unchanged messages this is
+        the API's count plus the estimate of what was added since; the correction is kept apart so that
+        compacting messages the API already counted lowers the result (else compaction never sees its
+        own effect and empties every observation but the newest)."""
+        estimate = estimate_messages(messages)
         if self._anchor is not None and self._anchor[0] <= len(messages):
-            counted, tokens = self._anchor
-            return tokens + estimate_messages(messages[counted:])
-        return estimate_messages(messages)
+            return estimate + self._anchor[1]
+        return estimate
 
 
 def _paragraphs(text: str) -> list[str]:
