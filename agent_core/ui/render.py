@@ -109,12 +109,12 @@ class _Step(_Item):
 class _Call(_Item):
     arguments: Mapping[str, Any] = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)
-    preview: str | None = None
+    preview: str | None = None  # already fenced: fencing scans the whole text, once is enough
 
     def content(self) -> str:
         parts = list(self.lines)
         if self.preview is not None:
-            parts.append(fenced(self.preview))
+            parts.append(self.preview)
         elif self.arguments:
             parts.append(fenced(json.dumps(dict(self.arguments), ensure_ascii=False)))
         return "\n\n".join(parts)
@@ -298,7 +298,7 @@ class TraceView:
             self._add(call)
         call.status, call.duration = "done", event.duration_s
         call.log = call_badges(event)
-        call.preview = event.preview
+        call.preview = fenced(event.preview)
         if event.error and not event.stale:
             call.lines.append(safe_markdown(f"**error:** {one_line(event.error, 300)}"))
         step = self._steps.get(event.turn)
