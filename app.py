@@ -144,21 +144,14 @@ class Page:
     timer: Any
 
     def run_outputs(self) -> list[Any]:
-        """What every run handler (analysis, follow-up, replay, Stop) may update."""
-        return [
-            self.state,
-            self.chatbot,
-            self.report,
-            self.stats,
-            self.status,
-            self.breakers,
-            self.timer,
-            self.followup,
-            self.ask_btn,
-            self.dl_report,
-            self.dl_trace,
-            self.chaos_status,
-        ]
+        """What a run's streamed frames update. Kept to what changes while a run streams: Gradio turns
+        every declared output a frame leaves out into an update that rebuilds the component and its
+        config (most of the app's CPU per frame, measured by ``python -m bench --only concurrency``)."""
+        return [self.state, self.chatbot, self.report, self.stats, self.status, self.breakers, self.timer]
+
+    def control_outputs(self) -> list[Any]:
+        """What changes only before and after a run: follow-up, downloads, chaos status."""
+        return [self.followup, self.ask_btn, self.dl_report, self.dl_trace, self.chaos_status]
 
     def labels(self, lang: str, *, hosted_target: bool) -> Frame:
         """Updates that put every label of the page into ``lang``."""
@@ -391,26 +384,27 @@ class Handlers:
         return out
 
     def opening_frame(self, s: UiSession) -> Frame:
-        p = self.page
-        idle = gr.update(interactive=False)
-        return self.frame(s) | {
-            p.state: s,
-            p.followup: idle,
-            p.ask_btn: idle,
-            p.dl_report: idle,
-            p.dl_trace: idle,
-        }
+        return self.frame(s) | {self.page.state: s}
 
-    def closing_frame(self, s: UiSession) -> Frame:
+    def idle_controls(self) -> Frame:
+        """Before a run streams: nothing to follow up or download until it ends."""
+        idle = gr.update(interactive=False)
         p = self.page
-        out = self.frame(s)
+        return {p.followup: idle, p.ask_btn: idle, p.dl_report: idle, p.dl_trace: idle}
+
+    def controls(self, s: UiSession) -> Frame:
+        """After a run (or Stop): downloads of what it produced, follow-up if the conversation allows."""
+        p = self.page
+        out: Frame = {p.chaos_status: chaos_text(s)}
         files = s.export_files()
         if files is not None:
             out[p.dl_report] = gr.update(value=str(files[0]), interactive=True)
             out[p.dl_trace] = gr.update(value=str(files[1]), interactive=True)
-        out[p.chaos_status] = chaos_text(s)
         out[p.followup] = out[p.ask_btn] = gr.update(interactive=s.can_follow_up)
         return out
+
+    def closing_frame(self, s: UiSession) -> Frame:
+        return self.frame(s) | self.controls(s)
 
     async def stream(self, s: UiSession, events: AsyncIterator[ev.Event]) -> AsyncGenerator[Frame, None]:
         """Frames for a run's events. Callers wrap it in ``aclosing`` as it wraps ``batched``: on Stop
@@ -431,7 +425,7 @@ class Handlers:
             s.observe(
                 ev.RunFailed(t=at, message="internal error: the run stopped", hint="see the server log")
             )
-        yield self.closing_frame(s)
+        yield self.frame(s)
 
     def refuse(self, s: UiSession, message: str) -> Frame:
         gr.Warning(one_line(message, 300))  # may quote the user's input: never markup
@@ -494,7 +488,7 @@ class Handlers:
         assert s.opened is not None  # can_follow_up says so
         s.start_view(keep_history=True, request=text)
         s.phase = t("status_running", s.lang)
-        yield self.opening_frame(s) | {self.page.followup: gr.update(value="", interactive=False)}
+        yield self.opening_frame(s)
         async with contextlib.aclosing(self.stream(s, s.opened.analysis.run(text))) as frames:
             async for out in frames:
                 yield out
@@ -532,6 +526,24 @@ class Handlers:
             session.view.mark_stopped()
             session.phase = t("status_stopped", session.lang)
         return self.closing_frame(session)
+
+    def before_run(self) -> Frame:
+        return self.idle_controls()
+
+    def after_run(self, session: object) -> Frame:
+        return self.controls(session) if isinstance(session, UiSession) else {}
+
+    def after_followup(self, text: str, session: object) -> Frame:
+        """Controls after a follow-up; the box is emptied only if the run took its text."""
+        if not isinstance(session, UiSession):
+            return {}
+        out = self.controls(session)
+        taken = session.view is not None and session.view.request == text
+        follow = session.can_follow_up
+        out[self.page.followup] = (
+            gr.update(value="", interactive=follow) if taken else gr.update(interactive=follow)
+        )
+        return out
 
     # -- live table, chaos, settings, language -----------------------------------------------------------
 
@@ -614,37 +626,53 @@ def wire(page: Page, handlers: Handlers, settings: Settings) -> None:
     """Connect events to handlers. Only the two run handlers are callable by API clients (undocumented,
     so neither appears in the API docs or as an MCP tool); everything else is private."""
     p, h = page, handlers
-    outputs = p.run_outputs()
+    outputs, controls = p.run_outputs(), p.control_outputs()
     runs: dict[str, Any] = {"concurrency_limit": settings.max_concurrent_runs, "concurrency_id": "analysis"}
     quick: dict[str, Any] = {"api_visibility": "private", "queue": False}
     run_inputs = [p.target, p.question, p.state]
+    followup_inputs = [p.followup, p.state]
+    replay_inputs = [p.replay_choice, p.replay_upload, p.replay_speed, p.state]
+
+    def chain(
+        trigger: Any, run: Any, inputs: list[Any], after: Any, after_inputs: list[Any], **kw: Any
+    ) -> Any:
+        """A run is three steps: controls go idle, the run streams frames, controls come back. API clients
+        call the middle step alone (by its api_name); the browser chains all three. Returns the middle
+        step, which is what Stop cancels."""
+        streaming = trigger(h.before_run, None, controls, **quick).then(run, inputs, outputs, **kw)
+        streaming.then(after, after_inputs, controls, **quick)
+        return streaming
+
+    undocumented = {"api_visibility": "undocumented", **runs}
+    private = {"api_visibility": "private", **runs}
     cancellable = [
-        p.analyze_btn.click(
+        chain(
+            p.analyze_btn.click,
             h.run_analysis,
             run_inputs,
-            outputs,
+            h.after_run,
+            [p.state],
             api_name="run_analysis",
-            api_visibility="undocumented",
-            **runs,
+            **undocumented,
         ),
-        p.target.submit(h.run_analysis, run_inputs, outputs, api_visibility="private", **runs),
-        p.ask_btn.click(
+        chain(p.target.submit, h.run_analysis, run_inputs, h.after_run, [p.state], **private),
+        chain(
+            p.ask_btn.click,
             h.ask_followup,
-            [p.followup, p.state],
-            outputs,
+            followup_inputs,
+            h.after_followup,
+            followup_inputs,
             api_name="ask_followup",
-            api_visibility="undocumented",
-            **runs,
+            **undocumented,
         ),
-        p.followup.submit(h.ask_followup, [p.followup, p.state], outputs, api_visibility="private", **runs),
-        p.replay_btn.click(
-            h.run_replay,
-            [p.replay_choice, p.replay_upload, p.replay_speed, p.state],
-            outputs,
-            api_visibility="private",
+        chain(
+            p.followup.submit, h.ask_followup, followup_inputs, h.after_followup, followup_inputs, **private
+        ),
+        chain(
+            p.replay_btn.click, h.run_replay, replay_inputs, h.after_run, [p.state], api_visibility="private"
         ),
     ]
-    p.stop_btn.click(h.stop_run, [p.state], outputs, cancels=cancellable, **quick)
+    p.stop_btn.click(h.stop_run, [p.state], outputs + controls, cancels=cancellable, **quick)
     p.timer.tick(h.tick, [p.state], [p.breakers, p.timer], **quick)
     chaos_inputs = [p.chaos_on, p.fault_rate, p.down_tool, p.state]
     p.chaos_on.change(h.set_chaos, chaos_inputs, [p.state, p.chaos_status], **quick)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, REPORTS
+from tests.browser.conftest import ARTIFACTS
 
 # Gradio 6.31 leaks event loops from its server threads (ResourceWarning when collected) and its queue
 # monitor uses pandas options that pandas 3 deprecates; neither is ours.
@@ -181,23 +181,6 @@ def test_stop_leaves_no_spinner_and_keeps_the_partial_report(page: Any) -> None:
     wait_status(page, "Stopped")
 
 
-def test_markup_from_the_repository_and_the_model_stays_inert(page: Any) -> None:
-    analyze(page, "octo/xss")
-    wait_report(page, "octo/xss")
-    wait_no_spinner(page)
-    wait_status(page, "Done")
-    expand_all(page)  # the README preview is rendered too
-    assert page.evaluate("typeof window.__xss") == "undefined"
-    assert page.query_selector("#trace img[src='x'], #report img[src='x']") is None
-    assert page.query_selector("#trace script, #report script") is None
-    report = page.inner_text("#report")
-    assert 'onerror="window.__xss=3"' in report  # shown as text
-    assert "<script>window.__xss=4</script>" in report
-    assert "<b>first</b>" in page.inner_text("#trace")  # the model's reasoning, as text
-    assert REPORTS["xss"].splitlines()[0].lstrip("# ") in report
-    screenshot(page, "browser-xss-inert.png")
-
-
 def test_replay_plays_a_bundled_recording(page: Any) -> None:
     page.get_by_text("Replay a recorded run").click()
     page.click("#replay-choice input")
@@ -245,3 +228,28 @@ def test_closing_the_tab_ends_the_run(chromium: Any, browser_env: dict[str, Any]
         time.sleep(0.05)
     print(f"\ntab closed -> model stream cut after {time.monotonic() - closed:.2f}s")
     assert model.in_flight == 0  # the server noticed, closed the run, and the model stream was cut
+
+
+def test_controls_idle_during_a_run_then_downloads_and_follow_up(page: Any) -> None:
+    """Follow-up and downloads are separate steps around the streaming run (app.wire's ``chain``)."""
+    enabled = "s => { const e = document.querySelector(s); return e && !e.disabled; }"
+    analyze(page, "octo/wordstats")
+    page.wait_for_selector(NESTED_PENDING)
+    assert page.is_disabled("#ask")
+    assert page.is_disabled("#dl-report button, button#dl-report")
+    wait_report(page, "octo/wordstats")
+    wait_status(page, "Done")
+    page.wait_for_function(enabled, arg="#ask")
+    page.wait_for_function(enabled, arg="#dl-report button, button#dl-report")
+    page.wait_for_function(enabled, arg="#dl-trace button, button#dl-trace")
+
+    page.fill("#followup textarea, #followup input", "Where are the tests?")
+    page.click("#ask")
+    page.wait_for_function(
+        "() => document.querySelector('#trace').innerText.includes('Where are the tests?')"
+    )
+    wait_status(page, "Done")
+    page.wait_for_function(
+        "() => document.querySelector('#followup textarea, #followup input').value === ''"
+    )  # the run took the text, so the box is emptied
+    page.wait_for_function(enabled, arg="#ask")
