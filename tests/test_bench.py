@@ -1,0 +1,56 @@
+"""The benchmark still runs with one command: ``python -m bench --quick`` end to end, every section.
+
+Quick mode uses tiny latencies and counts, so this checks that each section measures something and
+writes the table, not what the figures are (timings belong in the benchmark's own output, not here).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.__main__ import SECTIONS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow
+def test_quick_benchmark_writes_every_section(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick", "--markdown", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert [s["key"] for s in document["sections"]] == list(SECTIONS)
+    assert document["config"]["quick"] is True
+    assert document["machine"]["cores"] >= 1
+    for section in document["sections"]:
+        assert section["metrics"], section["key"]
+        for metric in section["metrics"]:
+            assert metric["value"] not in ("", None), (section["key"], metric["name"])
+    assert "| section | metric | value | target | met |" in done.stdout
+    assert "Traceback" not in done.stderr
+
+
+def test_unknown_section_is_refused(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--only", "nonsense", "--out", str(tmp_path / "x.json")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "unknown section(s) nonsense" in done.stderr
+    assert not (tmp_path / "x.json").exists()
