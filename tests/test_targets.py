@@ -7,7 +7,6 @@ import unicodedata
 from pathlib import Path
 from urllib.parse import quote
 
-import httpx
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -15,7 +14,6 @@ from hypothesis import strategies as st
 from agent_core.errors import ConfigurationError, InvalidArgumentError, InvalidTargetError
 from agent_core.sources.models import RepoRef
 from agent_core.sources.targets import (
-    Target,
     find_repo_mentions,
     normalize_path,
     parse_target,
@@ -24,6 +22,7 @@ from agent_core.sources.targets import (
     validate_owner,
     validate_repo_name,
 )
+from tests.security_helpers import path_texts, valid_names, valid_owners
 
 EXPECTED = "Expected a GitHub repository like https://github.com/owner/repo or owner/repo; got "
 LOCAL_DISABLED = "Local paths are disabled on this server"
@@ -596,131 +595,10 @@ def test_repo_api_path_rejects(args: tuple[str, ...], path: str | None, reason: 
 
 
 # --- properties -------------------------------------------------------------------------------------
+# That nothing a user pastes or a model asks for leaves the repository is the security suite's
+# (tests/test_security_suite.py), over the same strategies; here, that valid input round-trips.
 
-TRICKY = list("/\\.%?#~:@ ;=&+\x00\x7f\n\t\u0085\u2028\u2029\ud800\udfff．／＼％？＃～\u2025ab1-_é文")
-_chars = st.one_of(st.sampled_from(TRICKY), st.characters())
-texts = st.text(alphabet=_chars, max_size=40)
-# Mostly plausible segments (any printable Unicode), plus known traps and wholly random text, so the
-# properties are exercised on the accepted path too, not only on rejections.
-plausible_segments = st.text(
-    alphabet=st.characters(exclude_categories=("Cc", "Cs", "Zl", "Zp"), exclude_characters="/\\?#%"),
-    min_size=1,
-    max_size=8,
-)
-TRAPS = ["..", ".", "", "~", "C:", "%2e%2e", "．．", "\u2025", "a／..", "src", "a b", "文档.md", "~$x"]
-path_texts = st.lists(
-    st.one_of(plausible_segments, plausible_segments, st.sampled_from(TRAPS), texts), min_size=1, max_size=6
-).map("/".join)
-valid_owners = st.from_regex(r"[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,10}", fullmatch=True)
-valid_names = st.from_regex(r"[A-Za-z0-9._-]{1,20}", fullmatch=True).filter(
-    # A trailing "." reads as the end of a sentence (documented trade-off), so such names cannot round-trip.
-    lambda s: s not in {".", ".."} and not s.lower().endswith((".git", "."))
-)
-CONTROL = {"Cc", "Zl", "Zp", "Cs"}
 FAST = settings(max_examples=120, deadline=None)
-
-
-@FAST
-@given(st.one_of(path_texts, texts))
-def test_normalize_path_output_is_a_safe_relative_path(path: str) -> None:
-    try:
-        result = normalize_path(path)
-    except InvalidArgumentError:
-        return
-    assert normalize_path(result) == result  # idempotent
-    if result == "":
-        return
-    assert not result.startswith("/")
-    assert "\\" not in result
-    assert not any(unicodedata.category(c) in CONTROL for c in result)
-    for segment in result.split("/"):
-        assert segment not in {"", ".", ".."}
-        assert unicodedata.normalize("NFKC", segment) not in {".", ".."}
-
-
-def assert_request_stays_inside(owner: str, repo: str, fixed: list[str], path: str | None) -> None:
-    """``repo_api_path`` raises, or builds a path that stays under ``/repos/{owner}/{repo}/``."""
-    try:
-        result = repo_api_path(owner, repo, *fixed, path=path)
-    except InvalidArgumentError:
-        return
-    url = httpx.URL("https://api.github.com" + result)
-    assert url.host == "api.github.com"
-    assert url.query == b""
-    assert url.fragment == ""
-    prefix = f"/repos/{owner}/{validate_repo_name(repo)}"
-    assert url.path == prefix or url.path.startswith(prefix + "/")
-    raw = url.raw_path.decode("ascii")
-    normalized = normalize_path(path)
-    raw_segments = raw.split("/")[1:]
-    assert len(raw_segments) == 3 + len(fixed) + (len(normalized.split("/")) if normalized else 0)
-    assert all(raw_segments)
-    assert "/../" not in raw + "/"
-    assert "/./" not in raw + "/"
-    assert "?" not in raw
-    assert "#" not in raw
-
-
-fixed_words = st.lists(
-    st.one_of(st.sampled_from(["contents", "git", "trees"]), plausible_segments, texts), max_size=3
-)
-
-
-@FAST
-@given(valid_owners, valid_names, fixed_words, path_texts)
-def test_repo_api_path_never_leaves_the_repository(
-    owner: str, repo: str, fixed: list[str], path: str | None
-) -> None:
-    assert_request_stays_inside(owner, repo, fixed, path)
-
-
-@FAST
-@given(st.one_of(valid_owners, texts), st.one_of(valid_names, texts), fixed_words)
-def test_repo_api_path_with_arbitrary_owner_and_repo(owner: str, repo: str, fixed: list[str]) -> None:
-    assert_request_stays_inside(owner, repo, fixed, "src/a b.py")
-
-
-PREFIXES = ["", "https://github.com/", "github.com/", "git@github.com:", "ssh://git@github.com/", "'", "<"]
-TAILS = [
-    "",
-    "/",
-    ".git",
-    ".",
-    "/issues",
-    "?tab=readme",
-    "/tree/main/",
-    "/blob/v1.0/",
-    "/tree/",
-    "/tree/a..b/",
-]
-url_like = st.builds(
-    "{}{}/{}{}{}".format,
-    st.sampled_from(PREFIXES),
-    st.one_of(valid_owners, valid_owners, texts),
-    st.one_of(valid_names, valid_names, texts),
-    st.sampled_from(TAILS + ["/tree/main/", "/blob/v1.0/"] * 4),
-    path_texts,
-)
-
-
-@FAST
-@given(st.one_of(texts, url_like), st.booleans())
-def test_parse_target_only_raises_invalid_target(text: str, allow_local: bool) -> None:
-    try:
-        target = parse_target(text, allow_local=allow_local)
-    except InvalidTargetError:
-        return
-    assert isinstance(target, Target)
-    if target.kind == "github":
-        assert target.owner is not None
-        assert target.name is not None
-        assert validate_owner(target.owner) == target.owner
-        assert validate_repo_name(target.name) == target.name
-        assert target.subpath is None or normalize_path(target.subpath) == target.subpath != ""
-    else:
-        assert allow_local
-        assert target.local_path is not None
-        assert target.local_path.is_dir()
 
 
 @FAST
@@ -757,16 +635,3 @@ def test_tree_and_blob_urls_keep_exactly_the_normalized_subpath(
         return
     target = parse_target(url)
     assert (target.owner, target.name, target.ref, target.subpath) == (owner, name, ref, expected)
-
-
-@settings(max_examples=100, deadline=None)
-@given(
-    st.lists(st.one_of(texts, url_like, st.sampled_from(["pallets/flask", "和", "I/O", "src/a"])), max_size=4)
-)
-def test_find_repo_mentions_only_returns_valid_repositories(pieces: list[str]) -> None:
-    for target in find_repo_mentions(" ".join(pieces)):
-        assert target.kind == "github"
-        assert target.owner is not None
-        assert target.name is not None
-        assert validate_owner(target.owner) == target.owner
-        assert validate_repo_name(target.name) == target.name

@@ -64,6 +64,20 @@ def model_label(settings: Settings) -> str:
     return f"{config.model} via {preset.label if preset else config.provider}"
 
 
+def _endpoint(settings: Settings) -> str | None:
+    """The model base URL these settings would send a key to (None if they resolve to none)."""
+    try:
+        config = resolve_model_config(
+            provider=settings.llm_provider,
+            base_url=settings.llm_base_url,
+            model=settings.llm_model,
+            api_key=None,
+        )
+    except ConfigurationError:
+        return None
+    return config.base_url
+
+
 class UiSession:
     """One browser session's state. Used from one event loop; not shared between sessions."""
 
@@ -125,8 +139,10 @@ class UiSession:
     def apply_settings(self, **overrides: object) -> Settings:
         """Apply the settings panel (blank key fields keep the operator's keys); validate the model.
 
-        In hosted mode ``max_turns`` cannot exceed the operator's. Raises ConfigurationError (nothing
-        changed) for settings the model layer refuses.
+        In hosted mode ``max_turns`` cannot exceed the operator's, and the operator's model keys stay
+        with the operator's endpoint: a visitor who points the model elsewhere without pasting a key gets
+        no key (the offline planner, or a keyless provider). Raises ConfigurationError (nothing changed)
+        for settings the model layer refuses.
         """
         changes = {k: v for k, v in overrides.items() if v is not None}
         for secret in ("api_key", "github_token"):
@@ -143,6 +159,9 @@ class UiSession:
             turns = int(str(changes["max_turns"]))
             changes["max_turns"] = min(turns, self.base.max_turns) if self.base.hosted else max(1, turns)
         candidate = self.base.with_overrides(**changes)
+        if self.base.hosted and "api_key" not in changes and _endpoint(candidate) != _endpoint(self.base):
+            # Else the Space would send its owner's key to whatever server a stranger typed in.
+            candidate = candidate.with_overrides(api_key=None, hf_token=None)
         candidate.validate()
         if not candidate.offline_planner:
             model_label(candidate)  # raises ConfigurationError for an unusable combination

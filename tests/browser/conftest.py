@@ -31,19 +31,9 @@ CHROMIUM_ARGS = [
 ]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
-XSS_README = (
-    "# Totally normal project\n\n"
-    '<img src=x onerror="window.__xss=1">\n\n'
-    "<script>window.__xss=2</script>\n\n"
-    "It counts words.\n"
-)
 REPORTS = {
     "wordstats": "# octo/wordstats\n\n## Overview\nA small word-counting library with tests and CI.\n",
     "flaky": "# octo/flaky\n\n## Overview\nThe README could not be read: GitHub kept failing.\n",
-    "xss": (
-        "# octo/xss\n\n## Overview\nThe README contains markup:\n\n"
-        '<img src=x onerror="window.__xss=3">\n\n<script>window.__xss=4</script>\n\nIt counts words.\n'
-    ),
     # Long and slow, so a test can press Stop while it streams.
     "slow": "# octo/slow\n\n## Overview\n" + " ".join(f"word{i}" for i in range(400)) + "\n",
 }
@@ -95,7 +85,7 @@ def browser_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
     ):
         mp.setenv("GRADIO_ANALYTICS_ENABLED", "False")
         emu.add_repo("octo/wordstats", sample_python_project(root / "wordstats"))
-        for name, readme in (("flaky", "# flaky\n"), ("xss", XSS_README), ("slow", "# slow\n")):
+        for name, readme in (("flaky", "# flaky\n"), ("slow", "# slow\n")):
             emu.add_repo(f"octo/{name}", make_repo(root / name, {"README.md": readme}))
         emu.cache_control = "private, max-age=0"  # every request reaches the wire (and chaos mode)
         emu.latency(0.4, r"/repos/octo/wordstats/contents/")  # tool calls stay pending long enough to see
