@@ -71,6 +71,10 @@ class Settings:
     max_concurrent_runs: int = 4
     log_level: str = "INFO"
 
+    def __post_init__(self) -> None:
+        if self.space_id:  # however built: local paths would expose the server's disk to strangers
+            object.__setattr__(self, "allow_local_paths", False)
+
     @property
     def hosted(self) -> bool:
         """Running on a Hugging Face Space (``SPACE_ID`` set): strangers use the owner's keys."""
@@ -109,10 +113,6 @@ class Settings:
                 continue
             values[f.name] = _convert(f.name, raw.strip(), f.type)
         values.setdefault("cache_dir", default_cache_dir(env))
-        space_id = values.get("space_id")
-        if space_id:
-            # Local paths would expose the server's disk to strangers: never on a Space.
-            values["allow_local_paths"] = False
         settings = cls(**values)
         settings.validate()
         return settings

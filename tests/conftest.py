@@ -8,11 +8,19 @@ test that *tries* would otherwise hang until a timeout or, on another machine, r
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+# CI must be repeatable: the same examples on every run ("repeatable"). A bug found while exploring
+# (HYPOTHESIS_PROFILE=explore python -m pytest ...) becomes an explicit regression case.
+hypothesis_settings.register_profile("repeatable", derandomize=True, print_blob=True)
+hypothesis_settings.register_profile("explore", derandomize=False, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
 class BlockedNetworkError(OSError):

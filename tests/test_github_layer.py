@@ -305,6 +305,9 @@ async def test_out_of_scope_repository_is_refused_without_request(emulator: GitH
         ('{"owner": "acme", "repo": "widgets", "path": "../../etc/passwd"}', ".."),
         ('{"owner": "acme", "repo": "widgets", "path": "a", "color": "red"}', "does not take color"),
         ('{"owner": "acme", "repo": "widgets", "path": "README.md", "start_line": "x"}', "integer"),
+        # JSON allows 1e999, which Python parses as infinity (found by the security suite's hypothesis run)
+        ('{"owner": "acme", "repo": "widgets", "path": "README.md", "start_line": 1e999}', "integer"),
+        ('{"owner": "acme", "repo": "widgets", "path": "README.md", "start_line": NaN}', "integer"),
     ],
 )
 async def test_bad_arguments_become_observations(

@@ -31,6 +31,12 @@ def test_space_forces_local_paths_off() -> None:
     assert s.hosted and not s.allow_local_paths
 
 
+def test_space_forces_local_paths_off_however_settings_are_built() -> None:
+    assert not Settings(space_id="me/app", allow_local_paths=True).allow_local_paths
+    assert not Settings().with_overrides(space_id="me/app").allow_local_paths
+    assert Settings(allow_local_paths=True).allow_local_paths
+
+
 def test_secrets_are_not_in_repr() -> None:
     s = Settings.from_env(
         {"GITHUB_TOKEN": "ghp_secret", "API_KEY": "sk-secret", "HF_TOKEN": "hf_secret"}, dotenv_path=None

@@ -6,6 +6,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+import pytest
+
 from agent_core import events as ev
 from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.ui.breakers import breaker_columns, breaker_table, needs_ticking
@@ -318,6 +320,25 @@ def test_previews_are_fenced_even_when_they_contain_fences() -> None:
     assert content.startswith("`````json\n")
     assert content.endswith("\n`````")
     assert preview in content
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[x](javascript:alert(1))", "[x](#unsafe-javascript:alert(1))"),
+        ("[x]( JavaScript:alert(1))", "[x]( #unsafe-JavaScript:alert(1))"),
+        ("[x](java\tscript:alert(1))", "[x](#unsafe-java\tscript:alert(1))"),
+        ("[x](vbscript:msgbox)", "[x](#unsafe-vbscript:msgbox)"),
+        ("[d](data:text/html;base64,PHNjcmlwdD4=)", "[d](#unsafe-data:text/html;base64,PHNjcmlwdD4=)"),
+        ("[r]: javascript:alert(1)", "[r]: #unsafe-javascript:alert(1)"),
+        ("[`a`](javascript:1)", "[`a`](#unsafe-javascript:1)"),
+        ("[ok](https://example.com/javascript:x)", "[ok](https://example.com/javascript:x)"),
+        ("prose may say javascript: or data: freely", "prose may say javascript: or data: freely"),
+        ("`[x](javascript:1)` in code stays code", "`[x](javascript:1)` in code stays code"),
+    ],
+)
+def test_safe_markdown_neutralises_script_and_data_links(text: str, expected: str) -> None:
+    assert safe_markdown(text) == expected
 
 
 def test_safe_markdown_cases() -> None:

@@ -99,7 +99,7 @@ def _coerce(tool: str, name: str, prop: Mapping[str, Any], value: Any) -> Any:
             raise InvalidArgumentError(f"{tool}: '{name}' must be an integer")
         try:
             number = int(value)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:  # OverflowError: 1e999 parses as inf
             raise InvalidArgumentError(f"{tool}: '{name}' must be an integer") from exc
         low, high = prop.get("minimum"), prop.get("maximum")
         if (low is not None and number < low) or (high is not None and number > high):

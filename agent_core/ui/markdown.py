@@ -14,6 +14,10 @@ TITLE_MAX = 80
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _TICKS = re.compile(r"(?<!\\)`+")
+# A link destination (inline ``](...)`` or a reference definition ``[x]: ...``) with a scheme that runs
+# code or smuggles content. Browsers ignore tabs, newlines and leading spaces in a scheme, so we do too.
+_SCHEME = r"(?:j\s*a\s*v\s*a\s*s\s*c\s*r\s*i\s*p\s*t|v\s*b\s*s\s*c\s*r\s*i\s*p\s*t|d\s*a\s*t\s*a)\s*:"
+_UNSAFE_LINK = re.compile(rf"(\]\(\s*|^\s{{0,3}}\[[^\]]*\]:\s*)({_SCHEME})", re.IGNORECASE)
 
 
 def safe_markdown(text: str) -> str:
@@ -60,7 +64,9 @@ def _escape_inline(line: str) -> str:
 
 
 def _escape(text: str) -> str:
-    return text.replace("<", "&lt;")
+    """``<`` as ``&lt;``; a ``javascript:``/``vbscript:``/``data:`` link target becomes an inert fragment
+    (``#unsafe-javascript:...``), so the link text and its target stay readable."""
+    return _UNSAFE_LINK.sub(r"\1#unsafe-\2", text.replace("<", "&lt;"))
 
 
 def fenced(text: str, info: str = "json") -> str:
