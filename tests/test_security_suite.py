@@ -510,6 +510,15 @@ def test_a_public_space_refuses_local_paths_and_holds_the_run_budget_and_limits(
                 visitor.client.predict("acme/widgets", "", api_name="/analyze")  # the public API counts too
             assert (len(emu.requests), len(model.chat_requests)) == requests_before
 
+            # The public tools spend the owner's GitHub quota too: as many calls an hour as the visitor's
+            # runs could make (RUNS_PER_HOUR x MAX_TOOL_CALLS = 12), then a refusal before any request.
+            for _ in range(12):
+                visitor.seen.append(repr(visitor.client.predict("acme/widgets", api_name="/get_languages")))
+            github_before = len(emu.requests)
+            with pytest.raises(AppError, match=r"used its 12 tool calls for this hour; try again in \d+ min"):
+                visitor.client.predict("acme/widgets", "README.md", api_name="/read_file")
+            assert len(emu.requests) == github_before
+
             # Neither key reached the page, the API answers, the downloads or the page's config.
             for path in ("config", "gradio_api/info"):
                 visitor.seen.append(httpx.get(url + path, timeout=10).text)

@@ -81,6 +81,9 @@ _EN: Mapping[str, str] = types.MappingProxyType(
         "budget_exceeded": (
             "This session has used its {limit} runs for this hour; try again in {minutes} min."
         ),
+        "tool_budget_exceeded": (
+            "This visitor has used its {limit} tool calls for this hour; try again in {minutes} min."
+        ),
         "stopped": "⏹ Stopped",
         "stopped_log": "stopped",
         "col_breaker": "breaker",
@@ -166,6 +169,7 @@ _ZH: Mapping[str, str] = types.MappingProxyType(
         "status_replayed": "回放结束。",
         "status_no_followup": "请先运行一次分析：追问会延续那次对话。",
         "budget_exceeded": "本会话这一小时的 {limit} 次运行已用完；请 {minutes} 分钟后再试。",
+        "tool_budget_exceeded": "这一小时的 {limit} 次工具调用已用完；请 {minutes} 分钟后再试。",
         "stopped": "⏹ 已停止",
         "stopped_log": "已停止",
         "col_breaker": "熔断器",
