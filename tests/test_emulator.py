@@ -2,7 +2,8 @@
 
 Shapes are compared with the real payloads in /work/shared/fixtures/github (key names and JSON types),
 contents are compared with the bytes git stored, and every fault is checked to happen in order and then
-stop. The latency and hang tests are the only ones that wait on the wall clock (a fraction of a second).
+stop. The latency, hang and random-fault tests are the only ones that wait on the wall clock (a fraction
+of a second each; the random faults hold a few requests past a short client timeout).
 """
 
 from __future__ import annotations
@@ -511,6 +512,54 @@ def test_hang_times_out_and_does_not_block_stop(repos: dict[str, Path]) -> None:
         started = time.monotonic()
         emu.stop()
     assert time.monotonic() - started < 1
+
+
+def test_random_faults_are_seeded_and_every_one_is_logged(repos: dict[str, Path]) -> None:
+    paths = ["/repos/octo/sample", "/repos/octo/sample/commits", "/repos/octo/sample/languages"] * 6
+
+    def run(seed: int) -> list[tuple[str, int | None, str | None]]:
+        with GitHubEmulator() as emu:
+            emu.add_repo("octo/sample", repos["sample"])
+            emu.random_faults(
+                seed,
+                rate_5xx=0.3,
+                rate_timeout=0.1,
+                stall_seconds=0.4,
+                burst_429=2,
+                down_path="/languages$",
+            )
+            answered: list[int | None] = []
+            with httpx.Client(base_url=emu.base_url, headers=UA, timeout=0.25, verify=False) as http_client:
+                for path in paths:
+                    try:
+                        answered.append(http_client.get(path).status_code)
+                    except httpx.ReadTimeout:
+                        answered.append(None)
+            assert emu.wait_idle(5)  # a held request is logged when it ends, after the client gave up
+            log = emu.requests
+        # One record per request, with what the client saw (the log is in order of completion).
+        assert sorted(map(repr, ((r.decoded_path, r.status) for r in log))) == sorted(
+            map(repr, zip(paths, answered, strict=True))
+        )
+        assert not any(r.counted for r in log if r.fault)
+        for record in log:
+            assert record.fault in (None, "5xx", "429", "timeout", "down")
+            assert (record.status is None) == (record.fault == "timeout") == record.dropped
+            assert record.fault != "5xx" or record.status in (500, 502, 503, 504)
+            assert record.fault is not None or record.status == 200
+        kind = {(r.decoded_path, r.status): r.fault for r in log}
+        return [(path, status, kind[path, status]) for path, status in zip(paths, answered, strict=True)]
+
+    first = run(7)
+    assert first == run(7)  # the same seed injects the same faults
+    assert first != run(8)
+    assert [fault for _, _, fault in first[:2]] == ["429", "429"]  # the burst, in arrival order
+    assert {(status, fault) for path, status, fault in first if path.endswith("/languages")} == {
+        (503, "down")
+    }
+    assert {"5xx", "timeout"} <= {fault for _, _, fault in first}
+    with pytest.raises(ValueError, match="add up to at most 1"):
+        GitHubEmulator().random_faults(1, rate_5xx=0.8, rate_timeout=0.3)
 
 
 def test_redirect_elsewhere(client: httpx.Client, emu: GitHubEmulator) -> None:

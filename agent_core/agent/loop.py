@@ -12,6 +12,7 @@ nothing at all could be produced, ``run_failed``::
                                  off, one at a time: started -> finished for each call in turn)
     on a limit (turns, tool calls, tokens, wall time): one report turn without tools;
     if the model is unreachable: the deterministic writer, from the observations gathered so far
+    (when none were gathered yet, the offline planner gathers them first)
     run_finished(report, degraded, stats)
 
 With no model (no API key) the :class:`OfflinePlanner` proposes the calls and the deterministic writer
@@ -333,6 +334,24 @@ class Analysis:
     # -- offline planner ---------------------------------------------------------------------------
 
     async def _planner_run(self, state: RunState, language: Language) -> AsyncIterator[ev.Event]:
+        async for event in self._planner_turns(state):
+            yield event
+        results = self._run_results(state)
+        if not any(r.ok for r in results) and not state.turn_base:
+            yield self._failed(results)
+            return
+        report = write_report(
+            scope=self.scope,
+            question=self._question(),
+            results=self.toolbox.results,
+            language=language,
+            degraded_reasons=self._data_problems(state),
+        )
+        async for event in self._finish(state, report, writer="planner"):
+            yield event
+
+    async def _planner_turns(self, state: RunState) -> AsyncIterator[ev.Event]:
+        """The planner's turns, from the results so far, until it has nothing left or a limit stops it."""
         planner = OfflinePlanner(self.scope)
         while self._limit_reached(state) is None:
             step = planner.next_step(self.toolbox.results)
@@ -356,19 +375,6 @@ class Analysis:
             ]
             async for event in self._execute(state, calls, text_mode=None):
                 yield event
-        results = self._run_results(state)
-        if not any(r.ok for r in results) and not state.turn_base:
-            yield self._failed(results)
-            return
-        report = write_report(
-            scope=self.scope,
-            question=self._question(),
-            results=self.toolbox.results,
-            language=language,
-            degraded_reasons=self._data_problems(state),
-        )
-        async for event in self._finish(state, report, writer="planner"):
-            yield event
 
     # -- tools ------------------------------------------------------------------------------------------
 
@@ -433,6 +439,15 @@ class Analysis:
                 async for event in self._finish(state, content.strip(), writer="model"):
                     yield event
                 return
+        if stop_reason is None and not any(r.ok for r in self.toolbox.results):
+            # The model failed before anything was gathered: GitHub may be fine, so gather without it.
+            yield ev.Notice(
+                t=self.sink.t(),
+                level="warning",
+                message="The model could not be reached; the offline planner gathers the data instead.",
+            )
+            async for event in self._planner_turns(state):
+                yield event
         results = self._run_results(state)
         if not any(r.ok for r in self.toolbox.results):
             yield self._failed(results)

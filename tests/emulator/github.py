@@ -7,8 +7,10 @@ files, the raw media type, symlinks and submodules, 409 for empty repositories, 
 primary rate limits per identity (a token, else the client IP) and the User-Agent requirement.
 
 Tests can also inject faults (statuses, secondary limits, dropped or hung connections, latency,
-redirects to another host) and observe every request (:attr:`GitHubEmulator.requests`, the in-flight
-peak). All state lives in one :class:`GitHubEmulator`; nothing is shared between two of them.
+redirects to another host), queued per path or drawn at random from a seed
+(:meth:`GitHubEmulator.random_faults`), and observe every request (:attr:`GitHubEmulator.requests`,
+with the fault that answered it; the in-flight peak; :meth:`GitHubEmulator.wait_idle`). All state
+lives in one :class:`GitHubEmulator`; nothing is shared between two of them.
 
     with GitHubEmulator() as emu:
         emu.add_repo("octo/demo", sample_python_project(tmp_path / "demo"))
@@ -40,7 +42,14 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import unquote
 
-from tests.emulator.github_faults import FaultPlan, RateLimits, canned, secondary_limit_answer
+from tests.emulator.github_faults import (
+    FaultPlan,
+    RandomFaultConfig,
+    RandomFaults,
+    RateLimits,
+    canned,
+    secondary_limit_answer,
+)
 from tests.emulator.github_http import (
     Handler,
     Incoming,
@@ -103,6 +112,7 @@ class GitHubEmulator:
         self.cache_control = "private, max-age=60, s-maxage=60"
         self.logins: dict[str, str] = {}
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)  # notified when the last in-flight request ends
         self._stopping = threading.Event()
         self._server: Server | None = None
         self._origin = ""  # base URL of the last start; kept after stop for requests still finishing
@@ -113,6 +123,7 @@ class GitHubEmulator:
         self._next_id = 100_001
         self._rates = RateLimits(self)
         self._faults = FaultPlan()
+        self._random: RandomFaults | None = None
         self._log: list[RecordedRequest] = []
         self._in_flight = 0
         self._max_in_flight = 0
@@ -277,8 +288,45 @@ class GitHubEmulator:
         """Delay every matching request by ``seconds`` before answering (delays stack; requests overlap)."""
         self._faults.add_latency(seconds, path_regex)
 
+    def random_faults(
+        self,
+        seed: int,
+        *,
+        rate_5xx: float = 0.0,
+        rate_timeout: float = 0.0,
+        stall_seconds: float = 1.0,
+        burst_429: int = 0,
+        burst_start: int = 0,
+        burst_retry_after: int = 0,
+        down_path: str | None = None,
+    ) -> RandomFaultConfig:
+        """From now on, answer requests with seeded random faults (after any queued fault).
+
+        ``rate_5xx`` of the requests get 500/502/503/504, ``rate_timeout`` are held ``stall_seconds``
+        (longer than the client's read timeout) and then dropped, ``burst_429`` consecutive requests from
+        the ``burst_start``-th on get a secondary-limit 429 (``retry-after: burst_retry_after``), and every
+        request matching ``down_path`` answers 503. Each one is logged with its ``fault`` kind
+        (:class:`~tests.emulator.github_faults.RandomFaults` says how the draws work).
+        """
+        config = RandomFaultConfig(
+            seed=seed,
+            rate_5xx=rate_5xx,
+            rate_timeout=rate_timeout,
+            stall_seconds=stall_seconds,
+            burst_429=burst_429,
+            burst_start=burst_start,
+            burst_retry_after=burst_retry_after,
+            down_path=down_path,
+        )
+        with self._lock:
+            self._random = RandomFaults(config)
+        return config
+
     def reset_faults(self) -> None:
+        """Forget queued faults, latencies and the random mode."""
         self._faults.clear()
+        with self._lock:
+            self._random = None
 
     # -- observability
 
@@ -301,6 +349,11 @@ class GitHubEmulator:
         """The peak number of requests being handled at once since start (or :meth:`clear_log`)."""
         with self._lock:
             return self._max_in_flight
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until no request is being handled (held or hung ones included); False on ``timeout``."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._in_flight == 0, timeout)
 
     def clear_log(self) -> None:
         with self._lock:
@@ -327,17 +380,20 @@ class GitHubEmulator:
         response: Response | None = None
         headers: list[tuple[str, str]] = []
         counted = False
+        fault: str | None = None
         try:
-            response, headers, counted = self._answer(incoming)
+            response, headers, counted, fault = self._answer(incoming)
         finally:
             # Recorded before the answer is written, so a client that has its answer also sees the record.
-            self._finish(incoming, started=started, response=response, counted=counted)
+            self._finish(incoming, started=started, response=response, counted=counted, fault=fault)
         if response is None:
             handler.close_connection = True  # answer nothing: the client sees a disconnect
         else:
             handler.write(response, [*headers, ("x-github-request-id", request_id)])
 
-    def _finish(self, req: Incoming, *, started: float, response: Response | None, counted: bool) -> None:
+    def _finish(
+        self, req: Incoming, *, started: float, response: Response | None, counted: bool, fault: str | None
+    ) -> None:
         record = RecordedRequest(
             method=req.method,
             path=req.raw_path,
@@ -352,32 +408,43 @@ class GitHubEmulator:
             started=started,
             finished=time.monotonic(),
             dropped=response is None,
+            fault=fault,
         )
         with self._lock:
             self._in_flight -= 1
             self._log.append(record)
+            if self._in_flight == 0:
+                self._idle.notify_all()
 
-    def _answer(self, req: Incoming) -> tuple[Response | None, list[tuple[str, str]], bool]:
-        """(response or None to drop, headers, whether it counted against the rate limit)."""
+    def _answer(self, req: Incoming) -> tuple[Response | None, list[tuple[str, str]], bool, str | None]:
+        """(response or None to drop, headers, whether it counted against the rate limit, the fault)."""
         delay = sum(
             seconds for pattern, seconds in self._faults.latency_rules() if pattern.search(req.decoded_path)
         )
         if delay and self._stopping.wait(delay):
-            return None, [], False
+            return None, [], False, None
         step = self._faults.take(req.decoded_path)
         if step == "hang":
             self._stopping.wait()
-            return None, [], False
+            return None, [], False, "hang"
         if step == "drop":
-            return None, [], False
+            return None, [], False, "drop"
         if step is not None:
-            return step, plain_headers(step), False
+            return step, plain_headers(step), False, "status"
+        with self._lock:
+            random_faults = self._random
+        fault = random_faults.take(req.decoded_path) if random_faults is not None else None
+        if fault is not None:
+            if fault.answer is None:
+                self._stopping.wait(fault.stall_seconds)
+                return None, [], False, fault.kind
+            return fault.answer, plain_headers(fault.answer), False, fault.kind
         if not req.user_agent:
             refused = Response(
                 status=403, body=_NO_USER_AGENT.encode(), content_type="text/plain; charset=utf-8"
             )
-            return refused, plain_headers(refused), False
-        return self._api(req)
+            return refused, plain_headers(refused), False, None
+        return (*self._api(req), None)
 
     def _api(self, req: Incoming) -> tuple[Response, list[tuple[str, str]], bool]:
         key = (

@@ -1,18 +1,20 @@
 """What the emulator does besides serving repositories: injected faults and primary rate limits.
 
 :class:`FaultPlan` holds the canned answers, dropped or hung connections and latencies that tests
-queue for matching paths; :func:`canned` and :func:`secondary_limit_answer` build the "front end"
-answers (never counted against the rate limit, no rate-limit headers). :class:`RateLimits` keeps one
-primary rate-limit window per identity (a token, else the client IP) with GitHub's headers, the
-``/rate_limit`` body and the "exceeded" body. Both are thread-safe, each with its own lock; the limits
-and the default reset time are read from a :class:`RateSettings` (the emulator) at every call, so a
-test may change them at any time.
+queue for matching paths; :class:`RandomFaults` is the seeded alternative (a share of 5xx answers and
+timeouts, a burst of 429s, one path always down); :func:`canned` and :func:`secondary_limit_answer`
+build the "front end" answers (never counted against the rate limit, no rate-limit headers).
+:class:`RateLimits` keeps one primary rate-limit window per identity (a token, else the client IP)
+with GitHub's headers, the ``/rate_limit`` body and the "exceeded" body. All are thread-safe, each
+with its own lock; the limits and the default reset time are read from a :class:`RateSettings` (the
+emulator) at every call, so a test may change them at any time.
 """
 
 from __future__ import annotations
 
 import hashlib
 import ipaddress
+import random
 import re
 import threading
 import time
@@ -20,7 +22,7 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from http import HTTPStatus
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from tests.emulator.github_values import DOC_URLS, DOCS, Response, Step, json_response
 
@@ -71,6 +73,75 @@ class FaultPlan:
         with self._lock:
             self._faults.clear()
             self._latencies.clear()
+
+
+@dataclass(frozen=True, kw_only=True)
+class RandomFaultConfig:
+    """What :class:`RandomFaults` injects; every rate is a probability per request (0..1)."""
+
+    seed: int
+    rate_5xx: float = 0.0
+    """Share of requests answered 500, 502, 503 or 504."""
+    rate_timeout: float = 0.0
+    """Share of requests held ``stall_seconds`` without an answer, then dropped (a read timeout)."""
+    stall_seconds: float = 1.0
+    burst_429: int = 0
+    """How many consecutive requests (in arrival order) get a secondary-limit 429..."""
+    burst_start: int = 0
+    """...starting with this request (0-based, counting every request since the mode was set)."""
+    burst_retry_after: int = 0
+    down_path: str | None = None
+    """Every request whose decoded path matches this regex answers 503: that endpoint is down."""
+
+    def __post_init__(self) -> None:
+        if min(self.rate_5xx, self.rate_timeout) < 0 or self.rate_5xx + self.rate_timeout > 1:
+            raise ValueError("rate_5xx and rate_timeout must be >= 0 and add up to at most 1")
+        if self.burst_429 < 0 or self.burst_start < 0 or self.stall_seconds < 0:
+            raise ValueError("burst_429, burst_start and stall_seconds must be >= 0")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RandomFault:
+    """One decision of :class:`RandomFaults`: ``kind`` is what the request log records as ``fault``."""
+
+    kind: Literal["5xx", "429", "timeout", "down"]
+    answer: Response | None = None  # None for a timeout: hold ``stall_seconds``, then drop
+    stall_seconds: float = 0.0
+
+
+class RandomFaults:
+    """Seeded faults, decided per request: down path first, then the 429 burst, then one draw.
+
+    The draw for the n-th request of a path depends only on (seed, path, n), not on the order in which
+    parallel requests arrive, so a seed gives the same faults to the same requests; only the burst,
+    placed by arrival order, can shift between parallel requests.
+    """
+
+    def __init__(self, config: RandomFaultConfig) -> None:
+        self.config = config
+        self._down = re.compile(config.down_path) if config.down_path is not None else None
+        self._lock = threading.Lock()
+        self._seen = 0
+        self._per_path: dict[str, int] = {}
+
+    def take(self, path: str) -> RandomFault | None:
+        config = self.config
+        with self._lock:
+            index, self._seen = self._seen, self._seen + 1
+            occurrence = self._per_path.get(path, 0)
+            self._per_path[path] = occurrence + 1
+        if self._down is not None and self._down.search(path):
+            return RandomFault(kind="down", answer=canned(503, retry_after=None, body=None))
+        if config.burst_start <= index < config.burst_start + config.burst_429:
+            return RandomFault(kind="429", answer=secondary_limit_answer(429, config.burst_retry_after))
+        rng = random.Random(f"{config.seed}:{path}:{occurrence}")
+        draw = rng.random()
+        if draw < config.rate_5xx:
+            status = rng.choice((500, 502, 503, 504))
+            return RandomFault(kind="5xx", answer=canned(status, retry_after=None, body=None))
+        if draw < config.rate_5xx + config.rate_timeout:
+            return RandomFault(kind="timeout", stall_seconds=config.stall_seconds)
+        return None
 
 
 def canned(status: int, *, retry_after: int | None, body: str | bytes | Mapping[str, Any] | None) -> Response:

@@ -41,6 +41,9 @@ class RecordedRequest:
     ``status`` is None when the connection was dropped (``dropped``) without an answer.
     ``started``/``finished`` are ``time.monotonic()`` readings; ``finished`` is taken when the answer
     is ready, just before it is written (so a client holding an answer always finds its record).
+    ``fault`` names the injected fault that answered instead of the API, None when the API answered:
+    a queued one (``"status"``, ``"drop"``, ``"hang"``) or a random one (``"5xx"``, ``"429"``,
+    ``"timeout"`` -- held past the client's timeout, then dropped -- or ``"down"``).
     """
 
     method: str
@@ -56,6 +59,7 @@ class RecordedRequest:
     started: float
     finished: float
     dropped: bool
+    fault: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
