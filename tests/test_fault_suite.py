@@ -379,6 +379,10 @@ async def test_rate_limit_spent_mid_run_the_report_says_what_is_missing_and_when
     observations = [m["content"] for m in last_request.messages if m.get("role") == "tool"]
     assert sum(f"resets at {reset_text(reset)}" in text for text in observations) == len(missing)
     assert [r.status for r in emulator.requests] == [200, 200]  # once spent, nothing more was sent
+    # The model's own report leaves the gaps out; the loop appends them, reset time included.
+    assert f"resets at {reset_text(reset)}" in done.report
+    for call in missing:
+        assert call.tool.replace("_", "\\_") in done.report.rpartition("\n\n> ⚠")[2]  # Markdown-escaped
 
 
 async def test_rate_limit_spent_mid_run_offline_planner_report_says_so(

@@ -40,7 +40,7 @@ from agent_core.agent.live import EventSink
 from agent_core.agent.parallel import PendingCall, run_one_by_one, run_parallel
 from agent_core.agent.planner import OfflinePlanner
 from agent_core.agent.prompts import Language, detect_language, report_request, system_prompt, task_message
-from agent_core.agent.report import write_report
+from agent_core.agent.report import gaps_note, write_report
 from agent_core.clock import Clock
 from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.github.client import GitHubClient
@@ -197,7 +197,7 @@ class Analysis:
             async for event in self._finish_without_answer(state, language, stop_reason):
                 yield event
             return
-        async for event in self._finish(state, report, writer="model"):
+        async for event in self._finish(state, report, writer="model", language=language):
             yield event
 
     async def _model_turn(self, state: RunState, box: _TurnBox, *, tools: bool) -> AsyncIterator[ev.Event]:
@@ -436,7 +436,7 @@ class Analysis:
                     with contextlib.suppress(ReactFormatError):
                         content = parse_react(content).final or content
                 self.conversation.add({"role": "assistant", "content": box.turn.content})
-                async for event in self._finish(state, content.strip(), writer="model"):
+                async for event in self._finish(state, content.strip(), writer="model", language=language):
                     yield event
                 return
         if stop_reason is None and not any(r.ok for r in self.toolbox.results):
@@ -469,7 +469,13 @@ class Analysis:
         async for event in self._finish(state, report, writer="fallback"):
             yield event
 
-    async def _finish(self, state: RunState, report: str, *, writer: str) -> AsyncIterator[ev.Event]:
+    async def _finish(
+        self, state: RunState, report: str, *, writer: str, language: Language = "en"
+    ) -> AsyncIterator[ev.Event]:
+        note = gaps_note(self._data_problems(state), language) if writer == "model" else ""
+        if note:  # the deterministic writers state the gaps themselves; a model may not
+            report = f"{report}\n\n{note}"
+            yield ev.TextDelta(t=self.sink.t(), turn=self._turns, text=f"\n\n{note}")
         if writer != "model":
             # Stream the written report like a model would, so every consumer renders it the same way.
             self._turns += 1
