@@ -33,6 +33,7 @@ from typing import Any
 import httpx
 
 from bench.config import BenchConfig
+from bench.plans import plan_responder, realistic_plan
 from tests.app_helpers import free_port
 from tests.emulator.github import GitHubEmulator
 from tests.emulator.gitrepo import sample_python_project
@@ -47,37 +48,13 @@ _REPO_IN_TASK = re.compile(rf"\b{OWNER}/([\w-]+)")
 _SCRUBBED = ("GITHUB_TOKEN", "HF_TOKEN", "SPACE_ID", "GRADIO_SERVER_NAME", "HOST", "MCP_SERVER")
 
 
-def report_for(full_name: str) -> str:
-    """The report the scripted model writes for ``full_name``."""
-    return (
-        f"# {full_name}\n\n## Overview\nA small word-counting library.\n\n"
-        "## Structure\n`src/pkg/core.py` holds the logic; `tests/` the tests.\n"
-    )
-
-
 def plan_turn(body: dict[str, Any]) -> Turn:
-    """The scripted model's answer, by conversation position (stateless: safe for any concurrency)."""
+    """The realistic plan for the repository the request's task names, by conversation position
+    (stateless: safe for any number of concurrent sessions)."""
     task = next((str(m.get("content")) for m in body["messages"] if m["role"] == "user"), "")
     found = _REPO_IN_TASK.search(task)
-    repo = found.group(1) if found else "widgets"
-    where = {"owner": OWNER, "repo": repo}
-    answered = sum(1 for m in body["messages"] if m["role"] == "assistant")
-    if answered == 0:
-        return Turn.calls(
-            ("get_repo_info", where),
-            ("get_file_tree", where),
-            reasoning="Metadata and the file tree first.",
-            usage=(1500, 60),
-        )
-    if answered == 1:
-        return Turn.calls(
-            ("read_file", {**where, "path": "README.md"}),
-            ("read_file", {**where, "path": "pyproject.toml"}),
-            ("get_commits", where),
-            reasoning="The README, the manifest and recent activity.",
-            usage=(3000, 80),
-        )
-    return Turn.final(report_for(f"{OWNER}/{repo}"), reasoning="Enough to write it.", usage=(5000, 300))
+    full_name = f"{OWNER}/{found.group(1) if found else 'widgets'}"
+    return plan_responder(realistic_plan(full_name), metered=False)(body)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -51,17 +51,24 @@ its memory use first, since it reads whole files at once.
 """
 
 
-def realistic_plan() -> list[Turn]:
-    """A typical analysis: metadata and structure, then docs, manifest and activity, then the report."""
+def realistic_plan(full_name: str = REPO) -> list[Turn]:
+    """A typical analysis of ``full_name`` (the sample project under any name): metadata and structure,
+    then docs, manifest and activity, then the report (which starts with ``# {full_name}``)."""
+    owner, _, name = full_name.partition("/")
+    where = {"owner": owner, "repo": name}
     return [
-        Turn.calls(("get_repo_info", W), ("get_file_tree", W), reasoning="Metadata and structure first."),
         Turn.calls(
-            ("read_file", {**W, "path": "README.md"}),
-            ("read_file", {**W, "path": "pyproject.toml"}),
-            ("get_commits", {**W, "per_page": 20}),
+            ("get_repo_info", where), ("get_file_tree", where), reasoning="Metadata and structure first."
+        ),
+        Turn.calls(
+            ("read_file", {**where, "path": "README.md"}),
+            ("read_file", {**where, "path": "pyproject.toml"}),
+            ("get_commits", {**where, "per_page": 20}),
             reasoning="The README, the manifest and recent activity, all at once.",
         ),
-        Turn.final(REPORT, reasoning="Enough evidence for the report.", usage=(4_800, 650)),
+        Turn.final(
+            REPORT.replace(REPO, full_name), reasoning="Enough evidence for the report.", usage=(4_800, 650)
+        ),
     ]
 
 

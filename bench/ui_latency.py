@@ -28,7 +28,7 @@ from typing import Any
 from bench.app_server import OWNER, ServedApp, served_app
 from bench.config import BenchConfig
 from bench.table import Metric, Section
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, loopback_context
 
 TARGET_FIRST_ITEM = 0.5  # seconds
 THRESHOLD = 3  # BREAKER_FAILURE_THRESHOLD given to the app (its default)
@@ -83,7 +83,7 @@ class BreakerTiming:
 @contextmanager
 def fresh_page(browser: Any, app: ServedApp) -> Iterator[Any]:
     """A new browser context (a new Gradio session) with the app loaded."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1600})
+    context = loopback_context(browser, viewport={"width": 1400, "height": 1600})
     try:
         page = context.new_page()
         page.set_default_timeout(TIMEOUT_MS)

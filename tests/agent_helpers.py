@@ -13,6 +13,7 @@ import openai
 
 from agent_core import events as ev
 from agent_core.agent.session import OpenedAnalysis, Services, open_analysis
+from agent_core.clock import Clock
 from agent_core.llm import OpenAIChatModel, resolve_model_config
 from agent_core.settings import Settings
 from tests.emulator.github import GitHubEmulator
@@ -64,9 +65,14 @@ class Run:
 
 @asynccontextmanager
 async def analysis(
-    settings: Settings, target: str = "acme/widgets", *, max_retries: int = 0, turn_timeout: float = 10.0
+    settings: Settings,
+    target: str = "acme/widgets",
+    *,
+    max_retries: int = 0,
+    turn_timeout: float = 10.0,
+    clock: Clock | None = None,
 ) -> AsyncIterator[Run]:
-    services = Services(settings)
+    services = Services(settings, clock=clock)
     client: openai.AsyncOpenAI | None = None
     model = config = None
     if not settings.offline_planner:

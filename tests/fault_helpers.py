@@ -22,20 +22,16 @@ import random
 import re
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import aclosing, asynccontextmanager
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import openai
-
 from agent_core import events as ev
-from agent_core.agent.loop import Analysis
-from agent_core.agent.session import Services, open_analysis
-from agent_core.clock import Clock, SystemClock
-from agent_core.llm import OpenAIChatModel, resolve_model_config
+from agent_core.clock import SystemClock
 from agent_core.resilience import StateChange
 from agent_core.settings import Settings
+from tests.agent_helpers import analysis
 from tests.emulator.github import GitHubEmulator, RecordedRequest
 from tests.emulator.model_server import ToolCallSpec, Turn
 
@@ -222,39 +218,12 @@ class QuickSleepClock(SystemClock):
         await super().sleep(seconds / 10)
 
 
-@asynccontextmanager
-async def analysis(settings: Settings, *, turn_timeout: float, clock: Clock) -> AsyncIterator[Analysis]:
-    """:func:`tests.agent_helpers.analysis` with a clock: the real core over the two emulators."""
-    services = Services(settings, clock=clock)
-    client = model = config = None
-    if not settings.offline_planner:
-        assert settings.llm_base_url is not None
-        client = openai.AsyncOpenAI(base_url=settings.llm_base_url, api_key=settings.api_key, max_retries=0)
-        model = OpenAIChatModel(client, model=settings.llm_model or "m", turn_timeout=turn_timeout)
-        config = resolve_model_config(
-            provider="custom",
-            base_url=settings.llm_base_url,
-            model=settings.llm_model,
-            api_key=settings.api_key,
-        )
-    try:
-        opened = await open_analysis(
-            services, f"{OWNER}/{REPO}", "", settings=settings, model=model, model_config=config
-        )
-        try:
-            yield opened.analysis
-        finally:
-            await opened.aclose()
-    finally:
-        if client is not None:
-            await client.close()
-        await services.aclose()
-
-
 async def observe(settings: Settings, *, turn_timeout: float = 10.0) -> Observed:
     """Run one analysis of acme/widgets to its end, waits shortened by :class:`QuickSleepClock`."""
     seen = Observed()
-    async with analysis(settings, turn_timeout=turn_timeout, clock=QuickSleepClock()) as run:
+    target = f"{OWNER}/{REPO}"
+    async with analysis(settings, target, turn_timeout=turn_timeout, clock=QuickSleepClock()) as harness:
+        run = harness.opened.analysis
         board = run.breakers
 
         def on_change(change: StateChange) -> None:

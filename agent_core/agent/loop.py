@@ -340,13 +340,7 @@ class Analysis:
         if not any(r.ok for r in results) and not state.turn_base:
             yield self._failed(results)
             return
-        report = write_report(
-            scope=self.scope,
-            question=self._question(),
-            results=self.toolbox.results,
-            language=language,
-            degraded_reasons=self._data_problems(state),
-        )
+        report = self._written_report(state, language)
         async for event in self._finish(state, report, writer="planner"):
             yield event
 
@@ -457,7 +451,14 @@ class Analysis:
             f"This report was written without the model ({reason}), from the "
             f"{sum(r.ok for r in self.toolbox.results)} observations gathered so far."
         )
-        report = write_report(
+        report = self._written_report(state, language, note)
+        state.degraded.append(f"report written by the deterministic writer: {reason}")
+        async for event in self._finish(state, report, writer="fallback"):
+            yield event
+
+    def _written_report(self, state: RunState, language: Language, note: str | None = None) -> str:
+        """The deterministic writer's report from everything gathered (planner runs and fallbacks)."""
+        return write_report(
             scope=self.scope,
             question=self._question(),
             results=self.toolbox.results,
@@ -465,14 +466,12 @@ class Analysis:
             degraded_reasons=self._data_problems(state),
             writer_note=note,
         )
-        state.degraded.append(f"report written by the deterministic writer: {reason}")
-        async for event in self._finish(state, report, writer="fallback"):
-            yield event
 
     async def _finish(
         self, state: RunState, report: str, *, writer: str, language: Language = "en"
     ) -> AsyncIterator[ev.Event]:
-        note = gaps_note(self._data_problems(state), language) if writer == "model" else ""
+        problems = self._data_problems(state)
+        note = gaps_note(problems, language) if writer == "model" else ""
         if note:  # the deterministic writers state the gaps themselves; a model may not
             report = f"{report}\n\n{note}"
             yield ev.TextDelta(t=self.sink.t(), turn=self._turns, text=f"\n\n{note}")
@@ -487,7 +486,7 @@ class Analysis:
         async for event in self.sink.drain():
             yield event
         self.report = report
-        reasons = list(dict.fromkeys([*state.degraded, *self._data_problems(state)]))
+        reasons = list(dict.fromkeys([*state.degraded, *problems]))
         yield ev.RunFinished(
             t=self.sink.t(),
             report=report,

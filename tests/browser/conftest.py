@@ -11,9 +11,11 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
+from agent_core.settings import Settings
 from tests.app_helpers import running_app
 from tests.emulator.github import GitHubEmulator
 from tests.emulator.gitrepo import make_repo, sample_python_project
@@ -69,14 +71,47 @@ def scripted(body: dict[str, Any]) -> Turn:
     )
 
 
-@pytest.fixture(scope="module")
-def browser_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """The emulator, the model server and the app, started once for the browser tests."""
+def require_browser() -> None:
+    """Skip, with the reason, when Chromium or Playwright is missing."""
     if not CHROMIUM.is_file():
         pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
     pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    from agent_core.settings import Settings
 
+
+def app_settings(emu: GitHubEmulator, model: ScriptedModelServer, root: Path, **changes: Any) -> Settings:
+    """The app's settings for a browser test: the emulator, the scripted model, a fresh cache."""
+    return Settings(
+        github_api_url=emu.base_url,
+        cache_dir=root / "cache",
+        api_key="browser-test-key",
+        llm_provider="custom",
+        llm_base_url=model.base_url,
+        llm_model="scripted-model",
+        **changes,
+    )
+
+
+def loopback_context(chromium: Any, blocked: list[str] | None = None, **options: Any) -> Any:
+    """A browser context that can reach 127.0.0.1 only (the machines have no internet, and a test must
+    not depend on it): any other request is aborted and its URL appended to ``blocked``."""
+    context = chromium.new_context(**options)
+
+    def route(request_route: Any) -> None:
+        if urlsplit(request_route.request.url).hostname in ("127.0.0.1", "localhost"):
+            request_route.continue_()
+        else:
+            if blocked is not None:
+                blocked.append(request_route.request.url)
+            request_route.abort()
+
+    context.route("**/*", route)
+    return context
+
+
+@pytest.fixture(scope="module")
+def browser_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """The emulator, the model server and the app, started once for the browser tests."""
+    require_browser()
     root = tmp_path_factory.mktemp("browser-repos")
     with (
         pytest.MonkeyPatch.context() as mp,
@@ -89,15 +124,7 @@ def browser_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
             emu.add_repo(f"octo/{name}", make_repo(root / name, {"README.md": readme}))
         emu.cache_control = "private, max-age=0"  # every request reaches the wire (and chaos mode)
         emu.latency(0.4, r"/repos/octo/wordstats/contents/")  # tool calls stay pending long enough to see
-        settings = Settings(
-            github_api_url=emu.base_url,
-            cache_dir=root / "cache",
-            api_key="browser-test-key",
-            llm_provider="custom",
-            llm_base_url=model.base_url,
-            llm_model="scripted-model",
-            breaker_open_seconds=1.0,
-        )
+        settings = app_settings(emu, model, root, breaker_open_seconds=1.0)
         with running_app(settings) as url:
             yield {"url": url, "emulator": emu, "model": model}
 
@@ -116,8 +143,10 @@ def chromium(browser_env: dict[str, Any]) -> Iterator[Any]:
 
 @pytest.fixture
 def page(chromium: Any, browser_env: dict[str, Any]) -> Iterator[Any]:
-    """A fresh browser session (its own Gradio session state) with the app loaded."""
-    context = chromium.new_context(viewport={"width": 1400, "height": 1600})
+    """A fresh browser session (its own Gradio session state) with the app loaded; the page may not
+    reach anything but loopback (checked after the test)."""
+    blocked: list[str] = []
+    context = loopback_context(chromium, blocked, viewport={"width": 1400, "height": 1600})
     page = context.new_page()
     page.set_default_timeout(15_000)
     page.goto(browser_env["url"])
@@ -126,3 +155,4 @@ def page(chromium: Any, browser_env: dict[str, Any]) -> Iterator[Any]:
         yield page
     finally:
         context.close()
+    assert blocked == [], f"the page tried to leave 127.0.0.1: {blocked}"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import ARTIFACTS, loopback_context
 
 # Gradio 6.31 leaks event loops from its server threads (ResourceWarning when collected) and its queue
 # monitor uses pandas options that pandas 3 deprecates; neither is ours.
@@ -215,7 +215,7 @@ def test_the_interface_language_switches_labels(page: Any) -> None:
 
 def test_closing_the_tab_ends_the_run(chromium: Any, browser_env: dict[str, Any]) -> None:
     model = browser_env["model"]
-    context = chromium.new_context()
+    context = loopback_context(chromium)
     page = context.new_page()
     page.goto(browser_env["url"])
     page.wait_for_selector("#analyze")

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
 from tests.app_helpers import running_app
-from tests.browser.conftest import CHROMIUM
+from tests.browser.conftest import app_settings, loopback_context, require_browser
 from tests.browser.test_browser import (
     analyze,
     expand_all,
@@ -73,11 +72,7 @@ sel => {
 def browser_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """This module's app (overrides the conftest one): one repository full of markup, and a model that
     answers in markup."""
-    if not CHROMIUM.is_file():
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
-    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    from agent_core.settings import Settings
-
+    require_browser()
     root = tmp_path_factory.mktemp("inert")
     with (
         pytest.MonkeyPatch.context() as mp,
@@ -86,14 +81,7 @@ def browser_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
     ):
         mp.setenv("GRADIO_ANALYTICS_ENABLED", "False")
         emu.add_repo("octo/markup", markup_repo(root / "markup"), description=MARKUP[1])
-        settings = Settings(
-            github_api_url=emu.base_url,
-            cache_dir=root / "cache",
-            api_key="browser-test-key",
-            llm_provider="custom",
-            llm_base_url=model.base_url,
-            llm_model="scripted-model",
-        )
+        settings = app_settings(emu, model, root)
         with running_app(settings) as url:
             yield {"url": url, "emulator": emu, "model": model}
 
@@ -107,16 +95,7 @@ def seen() -> dict[str, list[str]]:
 @pytest.fixture
 def page(chromium: Any, browser_env: dict[str, Any], seen: dict[str, list[str]]) -> Iterator[Any]:
     """A fresh page (overrides the conftest one) that records into ``seen`` and never leaves loopback."""
-    context = chromium.new_context(viewport={"width": 1400, "height": 1600})
-
-    def route(request_route: Any) -> None:
-        if urlsplit(request_route.request.url).hostname in ("127.0.0.1", "localhost"):
-            request_route.continue_()
-        else:
-            seen["blocked"].append(request_route.request.url)
-            request_route.abort()
-
-    context.route("**/*", route)
+    context = loopback_context(chromium, seen["blocked"], viewport={"width": 1400, "height": 1600})
     context.on("page", lambda popup: seen["popups"].append(popup.url))
     page = context.new_page()
     page.on("dialog", lambda dialog: (seen["dialogs"].append(dialog.message), dialog.dismiss()))
