@@ -34,10 +34,10 @@ import httpx
 
 from bench.config import BenchConfig
 from bench.plans import plan_responder, realistic_plan
-from tests.app_helpers import free_port
-from tests.emulator.github import GitHubEmulator
-from tests.emulator.gitrepo import sample_python_project
-from tests.emulator.model_server import ScriptedModelServer, Turn
+from testing.app import free_port
+from testing.emulator.github import GitHubEmulator
+from testing.emulator.gitrepo import sample_python_project
+from testing.emulator.model_server import ScriptedModelServer, Turn
 
 ROOT = Path(__file__).resolve().parents[1]
 OWNER = "acme"

@@ -28,9 +28,9 @@ from agent_core.ui.render import TraceView
 from bench.config import BenchConfig
 from bench.plans import plan_responder, realistic_plan, sample_repo, wide_plan, wide_repo, widgets
 from bench.table import Metric, Section
-from tests.agent_helpers import analysis, make_settings
-from tests.emulator.github import GitHubEmulator
-from tests.emulator.model_server import ScriptedModelServer, Turn
+from testing.analysis import analysis, make_settings
+from testing.emulator.github import GitHubEmulator
+from testing.emulator.model_server import ScriptedModelServer, Turn
 
 REPEATS = 20  # rendering is fast: repeat it for a readable CPU clock
 TOP = 5

@@ -28,7 +28,7 @@ from agent_core import events as ev
 from bench.config import BenchConfig
 from bench.plans import PlanRun, realistic_plan, run_plan, sample_repo, wide_plan, wide_repo, widgets
 from bench.table import Metric, Section
-from tests.emulator.github import RecordedRequest
+from testing.emulator.github import RecordedRequest
 
 TARGET = 1.05
 

@@ -21,10 +21,10 @@ from typing import Any
 from agent_core import events as ev
 from agent_core.llm import estimate_messages
 from agent_core.llm.tokens import estimate_tokens
-from tests.agent_helpers import make_settings, run_once
-from tests.emulator.github import GitHubEmulator
-from tests.emulator.gitrepo import make_repo, sample_python_project
-from tests.emulator.model_server import RecordedRequest, Responder, ScriptedModelServer, Turn
+from testing.analysis import make_settings, run_once
+from testing.emulator.github import GitHubEmulator
+from testing.emulator.gitrepo import make_repo, sample_python_project
+from testing.emulator.model_server import RecordedRequest, Responder, ScriptedModelServer, Turn
 
 REPO = "acme/widgets"
 W = {"owner": "acme", "repo": "widgets"}

@@ -21,8 +21,8 @@ from agent_core import events as ev
 from bench.config import BenchConfig
 from bench.plans import PlanRun, realistic_plan, run_plan, sample_repo, wide_plan, wide_repo, widgets
 from bench.table import Metric, Section
-from tests.emulator.github import GitHubEmulator
-from tests.emulator.model_server import Turn
+from testing.emulator.github import GitHubEmulator
+from testing.emulator.model_server import Turn
 
 TOKEN = "ghp_BENCHTOKEN0123456789abcdefghijklmn"  # the emulator only checks the shape; not a secret
 

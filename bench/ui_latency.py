@@ -28,7 +28,7 @@ from typing import Any
 from bench.app_server import OWNER, ServedApp, served_app
 from bench.config import BenchConfig
 from bench.table import Metric, Section
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, loopback_context
+from testing.browser import CHROMIUM, CHROMIUM_ARGS, loopback_context
 
 TARGET_FIRST_ITEM = 0.5  # seconds
 THRESHOLD = 3  # BREAKER_FAILURE_THRESHOLD given to the app (its default)

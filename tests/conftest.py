@@ -69,8 +69,8 @@ def _network_kill_switch() -> Iterator[None]:
 
 from pathlib import Path  # noqa: E402
 
-from tests.emulator.github import GitHubEmulator  # noqa: E402
-from tests.emulator.gitrepo import sample_python_project  # noqa: E402
+from testing.emulator.github import GitHubEmulator  # noqa: E402
+from testing.emulator.gitrepo import sample_python_project  # noqa: E402
 
 
 @pytest.fixture(scope="session")

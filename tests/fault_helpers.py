@@ -6,7 +6,7 @@
 * :class:`ScriptedAnalyst` is the model server's responder: a realistic analysis of ``acme/widgets``
   (metadata and tree, then README, manifest and commits, maybe a folder and the languages, then the
   report), with the scenario's faults on the chat requests they were drawn for.
-* :func:`observe` runs one analysis (the real core over both servers, as :mod:`tests.agent_helpers`
+* :func:`observe` runs one analysis (the real core over both servers, as :mod:`testing.analysis`
   does, but with :class:`QuickSleepClock`) and keeps, besides the events, when the test received each
   one and every breaker transition with the exact ``time.monotonic()`` it happened at (the board's
   listener is called synchronously inside the transition; the emulator stamps requests with the same
@@ -31,9 +31,9 @@ from agent_core import events as ev
 from agent_core.clock import SystemClock
 from agent_core.resilience import StateChange
 from agent_core.settings import Settings
-from tests.agent_helpers import analysis
-from tests.emulator.github import GitHubEmulator, RecordedRequest
-from tests.emulator.model_server import ToolCallSpec, Turn
+from testing.analysis import analysis
+from testing.emulator.github import GitHubEmulator, RecordedRequest
+from testing.emulator.model_server import ToolCallSpec, Turn
 
 OWNER, REPO = "acme", "widgets"
 W = {"owner": OWNER, "repo": REPO}

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.specs import SPECS_BY_NAME
-from tests.emulator.github import GitHubEmulator, RecordedRequest
-from tests.emulator.gitrepo import CommitSpec, make_repo
-from tests.emulator.model_server import Turn
-from tests.github_helpers import make_http, make_toolbox
+from testing.emulator.github import GitHubEmulator, RecordedRequest
+from testing.emulator.gitrepo import CommitSpec, make_repo
+from testing.emulator.model_server import Turn
+from testing.github import make_http, make_toolbox
 
 # -- secrets and the hostile repository ----------------------------------------------------------------
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from agent_core import events as ev
-from tests.agent_helpers import API_KEY, analysis, make_settings, run_once
-from tests.emulator.github import GitHubEmulator
-from tests.emulator.model_server import ScriptedModelServer, ToolCallSpec, Turn
+from testing.analysis import API_KEY, analysis, make_settings, run_once
+from testing.emulator.github import GitHubEmulator
+from testing.emulator.model_server import ScriptedModelServer, ToolCallSpec, Turn
 
 W = {"owner": "acme", "repo": "widgets"}
 REPORT = "# acme/widgets\n\n## Overview\nA word counter ([README](https://github.com/acme/widgets/blob/main/README.md)).\n"

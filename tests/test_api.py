@@ -12,9 +12,9 @@ import pytest
 from agent_core import AgentCoreError, analyze, run_agent, stream_analysis
 from agent_core import events as ev
 from agent_core.cli import main as cli_main
-from tests.agent_helpers import make_settings
-from tests.emulator.github import GitHubEmulator
-from tests.emulator.model_server import ScriptedModelServer, Turn
+from testing.analysis import make_settings
+from testing.emulator.github import GitHubEmulator
+from testing.emulator.model_server import ScriptedModelServer, Turn
 
 W = {"owner": "acme", "repo": "widgets"}
 

@@ -17,10 +17,10 @@ from gradio_client import Client  # type: ignore[import-untyped]
 
 import app as app_module
 from agent_core.settings import Settings
-from tests.app_helpers import running_app
-from tests.emulator.github import GitHubEmulator
-from tests.emulator.gitrepo import sample_python_project
-from tests.emulator.model_server import ScriptedModelServer, Turn
+from testing.app import running_app
+from testing.emulator.github import GitHubEmulator
+from testing.emulator.gitrepo import sample_python_project
+from testing.emulator.model_server import ScriptedModelServer, Turn
 
 # Gradio 6.31 itself leaks event loops (and their self-pipe sockets) from its server and worker threads,
 # reported as ResourceWarning when collected, and its queue monitor uses pandas options that pandas 3

@@ -21,7 +21,7 @@ from agent_core.resilience import (
     Outcome,
     StateChange,
 )
-from tests.fakes import FakeClock
+from testing.clock import FakeClock
 
 CLOSED, OPEN, HALF_OPEN = BreakerState.CLOSED, BreakerState.OPEN, BreakerState.HALF_OPEN
 CONFIG = BreakerConfig(failure_threshold=3, open_seconds=30.0)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.emulator.github import GitHubEmulator
+from testing.emulator.github import GitHubEmulator
 
 ROOT = Path(__file__).parent.parent
 

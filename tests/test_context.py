@@ -10,9 +10,9 @@ from typing import Any
 from agent_core import events as ev
 from agent_core.agent.context import Conversation
 from agent_core.llm import estimate_messages
-from tests.agent_helpers import make_settings, run_once
-from tests.emulator.github import GitHubEmulator
-from tests.emulator.model_server import ScriptedModelServer, Turn
+from testing.analysis import make_settings, run_once
+from testing.emulator.github import GitHubEmulator
+from testing.emulator.model_server import ScriptedModelServer, Turn
 
 
 def conversation(n_tools: int, size: int) -> Conversation:

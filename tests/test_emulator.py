@@ -21,8 +21,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.emulator.github import GitHubEmulator
-from tests.emulator.gitrepo import (
+from testing.emulator.github import GitHubEmulator
+from testing.emulator.gitrepo import (
     CommitSpec,
     GitReader,
     git_env,

@@ -65,10 +65,10 @@ import pytest
 from agent_core import events as ev
 from agent_core.settings import Settings
 from agent_core.tools.specs import SPECS_BY_NAME
-from tests.agent_helpers import make_settings
-from tests.emulator.github import GitHubEmulator, RecordedRequest
-from tests.emulator.model_server import RecordedRequest as ChatRequest
-from tests.emulator.model_server import ScriptedModelServer, Turn
+from testing.analysis import make_settings
+from testing.emulator.github import GitHubEmulator, RecordedRequest
+from testing.emulator.model_server import RecordedRequest as ChatRequest
+from testing.emulator.model_server import ScriptedModelServer, Turn
 from tests.fault_helpers import (
     PLAN,
     CallWindow,

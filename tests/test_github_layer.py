@@ -16,9 +16,9 @@ import pytest
 from agent_core.errors import NotFoundError, RateLimitError, RedirectRefusedError, TransientError
 from agent_core.resilience import BreakerState
 from agent_core.sources.models import RepoRef
-from tests.emulator.github import GitHubEmulator
-from tests.emulator.gitrepo import CommitSpec, make_empty_repo, make_repo, tiny_png
-from tests.github_helpers import WIDGETS, make_http, make_toolbox
+from testing.emulator.github import GitHubEmulator
+from testing.emulator.gitrepo import CommitSpec, make_empty_repo, make_repo, tiny_png
+from testing.github import WIDGETS, make_http, make_toolbox
 
 ANALYST_SEQUENCE: list[tuple[str, dict[str, Any]]] = [
     ("get_repo_info", {"owner": "acme", "repo": "widgets"}),
@@ -490,7 +490,7 @@ async def test_two_processes_share_the_cache_safely(emulator: GitHubEmulator, tm
 
 async def test_breaker_recovers_through_half_open(emulator: GitHubEmulator) -> None:
     from agent_core.resilience import StateChange
-    from tests.fakes import FakeClock
+    from testing.clock import FakeClock
 
     clock = FakeClock()
     http = make_http(emulator, None)

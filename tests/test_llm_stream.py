@@ -30,7 +30,7 @@ from agent_core.llm import (
     Usage,
     make_openai_client,
 )
-from tests.emulator.model_server import ScriptedModelServer, Turn
+from testing.emulator.model_server import ScriptedModelServer, Turn
 
 SECRET = "sk-test-SECRET"
 

@@ -13,7 +13,7 @@ import openai
 import pytest
 from openai.types.chat import ChatCompletionChunk
 
-from tests.emulator.model_server import NO_TURN_MESSAGE, ScriptedModelServer, ToolCallSpec, Turn
+from testing.emulator.model_server import NO_TURN_MESSAGE, ScriptedModelServer, ToolCallSpec, Turn
 
 MESSAGES: list[Any] = [{"role": "user", "content": "Analyse octocat/hello-world"}]
 

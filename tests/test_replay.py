@@ -11,7 +11,7 @@ from agent_core.errors import UserInputError
 from agent_core.events import dump_events
 from agent_core.ui.render import TraceView
 from agent_core.ui.replay import bundled_recordings, load_recording, parse_recording, replay
-from tests.fakes import FakeClock
+from testing.clock import FakeClock
 
 
 def _run(*times: float) -> list[ev.Event]:

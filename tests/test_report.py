@@ -29,7 +29,7 @@ from agent_core.sources.models import (
     TreeEntry,
 )
 from agent_core.tools.executor import Toolbox, ToolResult
-from tests.emulator.gitrepo import CommitSpec, make_repo
+from testing.emulator.gitrepo import CommitSpec, make_repo
 
 DEMO = RepoRef(owner="octo", name="demo")
 LOCAL = RepoRef(owner="local", name="wordy")

@@ -30,7 +30,7 @@ from agent_core.resilience import (
     backoff_delay,
     call_with_retry,
 )
-from tests.fakes import FakeClock
+from testing.clock import FakeClock
 
 POLICY = RetryPolicy(max_attempts=4, base_delay=0.5, max_delay=8.0, max_total=20.0)
 

@@ -44,10 +44,10 @@ from agent_core.sources.targets import (
 )
 from agent_core.tools.specs import TOOL_SPECS
 from agent_core.ui.session import UiSession
-from tests.app_helpers import running_app
-from tests.emulator.github import GitHubEmulator
-from tests.emulator.gitrepo import make_repo
-from tests.emulator.model_server import ScriptedModelServer, Turn
+from testing.app import running_app
+from testing.emulator.github import GitHubEmulator
+from testing.emulator.gitrepo import make_repo
+from testing.emulator.model_server import ScriptedModelServer, Turn
 from tests.security_helpers import (
     API_KEY,
     GITHUB_TOKEN,

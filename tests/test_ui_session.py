@@ -18,7 +18,7 @@ from agent_core.ui.budget import RunBudget
 from agent_core.ui.i18n import LABELS, t, ui_language
 from agent_core.ui.replay import bundled_recordings, load_recording
 from agent_core.ui.session import LLM_BREAKER, TOOL_NAMES, UiSession
-from tests.fakes import FakeClock
+from testing.clock import FakeClock
 
 # -- batching -------------------------------------------------------------------------------------------
 

@@ -11,26 +11,16 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
 from agent_core.settings import Settings
-from tests.app_helpers import running_app
-from tests.emulator.github import GitHubEmulator
-from tests.emulator.gitrepo import make_repo, sample_python_project
-from tests.emulator.model_server import ScriptedModelServer, Turn
+from testing.app import running_app
+from testing.browser import CHROMIUM, CHROMIUM_ARGS, loopback_context
+from testing.emulator.github import GitHubEmulator
+from testing.emulator.gitrepo import make_repo, sample_python_project
+from testing.emulator.model_server import ScriptedModelServer, Turn
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
 REPORTS = {
@@ -89,23 +79,6 @@ def app_settings(emu: GitHubEmulator, model: ScriptedModelServer, root: Path, **
         llm_model="scripted-model",
         **changes,
     )
-
-
-def loopback_context(chromium: Any, blocked: list[str] | None = None, **options: Any) -> Any:
-    """A browser context that can reach 127.0.0.1 only (the machines have no internet, and a test must
-    not depend on it): any other request is aborted and its URL appended to ``blocked``."""
-    context = chromium.new_context(**options)
-
-    def route(request_route: Any) -> None:
-        if urlsplit(request_route.request.url).hostname in ("127.0.0.1", "localhost"):
-            request_route.continue_()
-        else:
-            if blocked is not None:
-                blocked.append(request_route.request.url)
-            request_route.abort()
-
-    context.route("**/*", route)
-    return context
 
 
 @pytest.fixture(scope="module")

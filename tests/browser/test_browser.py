@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, loopback_context
+from testing.browser import loopback_context
+from tests.browser.conftest import ARTIFACTS
 
 # Gradio 6.31 leaks event loops from its server threads (ResourceWarning when collected) and its queue
 # monitor uses pandas options that pandas 3 deprecates; neither is ours.

@@ -16,8 +16,11 @@ from typing import Any
 
 import pytest
 
-from tests.app_helpers import running_app
-from tests.browser.conftest import app_settings, loopback_context, require_browser
+from testing.app import running_app
+from testing.browser import loopback_context
+from testing.emulator.github import GitHubEmulator
+from testing.emulator.model_server import ScriptedModelServer
+from tests.browser.conftest import app_settings, require_browser
 from tests.browser.test_browser import (
     analyze,
     expand_all,
@@ -26,8 +29,6 @@ from tests.browser.test_browser import (
     wait_report,
     wait_status,
 )
-from tests.emulator.github import GitHubEmulator
-from tests.emulator.model_server import ScriptedModelServer
 from tests.security_helpers import MARKUP, MARKUP_FILE_NAMES, markup_model, markup_repo
 
 pytestmark = [

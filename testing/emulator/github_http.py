@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Any, Protocol, cast
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from tests.emulator.github_values import Response
+from testing.emulator.github_values import Response
 
 logger = logging.getLogger(__name__)
 

@@ -3,8 +3,8 @@
 :class:`RepoPayloads` renders one repository's objects with GitHub's 2022-11-28 shapes (field for
 field as in the recorded fixtures): the repository, its license, users, contents entries (files,
 directories, symlinks, submodules), commits and the languages breakdown. It only reads git, through
-:class:`~tests.emulator.gitrepo.GitReader`; which endpoint answers with which object, and with which
-status, is :class:`~tests.emulator.github_views.RepoView`'s business.
+:class:`~testing.emulator.gitrepo.GitReader`; which endpoint answers with which object, and with which
+status, is :class:`~testing.emulator.github_views.RepoView`'s business.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
-from tests.emulator.github_values import HTML_BASE, RAW_BASE, Limits, Repo
-from tests.emulator.gitrepo import LogEntry, TreeItem
+from testing.emulator.github_values import HTML_BASE, RAW_BASE, Limits, Repo
+from testing.emulator.gitrepo import LogEntry, TreeItem
 
 _LANGUAGES = {
     ".py": "Python",

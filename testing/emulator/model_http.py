@@ -2,7 +2,7 @@
 
 :class:`Handler` offers the byte-level moves the failure modes need (a JSON answer, a chunked body
 written event by event, a connection dropped mid-body); what to answer is decided by the
-:class:`Owner` (the :class:`~tests.emulator.model_server.ScriptedModelServer`). :class:`Server`
+:class:`Owner` (the :class:`~testing.emulator.model_server.ScriptedModelServer`). :class:`Server`
 tracks open connections so that stopping can cut them instead of waiting for idle clients.
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 
-from tests.emulator.model_wire import JSONDict
+from testing.emulator.model_wire import JSONDict
 
 logger = logging.getLogger(__name__)
 

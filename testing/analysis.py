@@ -16,8 +16,8 @@ from agent_core.agent.session import OpenedAnalysis, Services, open_analysis
 from agent_core.clock import Clock
 from agent_core.llm import OpenAIChatModel, resolve_model_config
 from agent_core.settings import Settings
-from tests.emulator.github import GitHubEmulator
-from tests.emulator.model_server import ScriptedModelServer
+from testing.emulator.github import GitHubEmulator
+from testing.emulator.model_server import ScriptedModelServer
 
 API_KEY = "sk-test-SECRET-key-0123456789"
 

@@ -4,9 +4,9 @@
 turns or, once that is empty, from a responder callable; ``GET /v1/models`` lists models. A request
 with nothing left to answer it gets HTTP 500 *and* is recorded in ``errors`` so that
 ``assert_exhausted()`` fails the test: unexpected calls and leftover turns are both bugs. What a turn
-is (``Turn`` / ``ToolCallSpec``) and the bodies it becomes live in :mod:`tests.emulator.model_wire`
+is (``Turn`` / ``ToolCallSpec``) and the bodies it becomes live in :mod:`testing.emulator.model_wire`
 (re-exported here, where the tests import them from); the HTTP plumbing in
-:mod:`tests.emulator.model_http`.
+:mod:`testing.emulator.model_http`.
 
 Why the stdlib server rather than uvicorn: the failure modes need byte-level control of the socket
 (cut a chunked body in the middle, hold a response open after its headers, stop without waiting for
@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
 
-from tests.emulator.model_http import Handler, Server
-from tests.emulator.model_wire import (
+from testing.emulator.model_http import Handler, Server
+from testing.emulator.model_wire import (
     JSONDict,
     ResponseMeta,
     ToolCallSpec,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from http import HTTPStatus
 from typing import Any, Literal, Protocol
 
-from tests.emulator.github_values import DOC_URLS, DOCS, Response, Step, json_response
+from testing.emulator.github_values import DOC_URLS, DOCS, Response, Step, json_response
 
 _SECONDARY = (
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach "

@@ -21,9 +21,9 @@ User-Agent come from "the front end": they never count against the rate limit an
 headers. ``/rate_limit`` never counts either; a 304 counts only when the request had no Authorization.
 
 This module holds :class:`GitHubEmulator` (its public API, and the pipeline every request goes
-through); the JSON objects and endpoints are in :mod:`tests.emulator.github_payloads` and
-:mod:`tests.emulator.github_views`, faults and rate limits in :mod:`tests.emulator.github_faults`,
-the HTTP server in :mod:`tests.emulator.github_http`, shared values in :mod:`tests.emulator.github_values`.
+through); the JSON objects and endpoints are in :mod:`testing.emulator.github_payloads` and
+:mod:`testing.emulator.github_views`, faults and rate limits in :mod:`testing.emulator.github_faults`,
+the HTTP server in :mod:`testing.emulator.github_http`, shared values in :mod:`testing.emulator.github_values`.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import unquote
 
-from tests.emulator.github_faults import (
+from testing.emulator.github_faults import (
     FaultPlan,
     RandomFaultConfig,
     RandomFaults,
@@ -50,7 +50,7 @@ from tests.emulator.github_faults import (
     canned,
     secondary_limit_answer,
 )
-from tests.emulator.github_http import (
+from testing.emulator.github_http import (
     Handler,
     Incoming,
     Server,
@@ -59,7 +59,7 @@ from tests.emulator.github_http import (
     parse_request,
     plain_headers,
 )
-from tests.emulator.github_values import (
+from testing.emulator.github_values import (
     API_VERSION,
     DOC_URLS,
     DOCS,
@@ -73,8 +73,8 @@ from tests.emulator.github_values import (
     json_response,
     not_found,
 )
-from tests.emulator.github_views import RepoView
-from tests.emulator.gitrepo import GitReader
+from testing.emulator.github_views import RepoView
+from testing.emulator.gitrepo import GitReader
 
 __all__ = ["GitHubEmulator", "RecordedRequest"]
 
@@ -306,7 +306,7 @@ class GitHubEmulator:
         (longer than the client's read timeout) and then dropped, ``burst_429`` consecutive requests from
         the ``burst_start``-th on get a secondary-limit 429 (``retry-after: burst_retry_after``), and every
         request matching ``down_path`` answers 503. Each one is logged with its ``fault`` kind
-        (:class:`~tests.emulator.github_faults.RandomFaults` says how the draws work).
+        (:class:`~testing.emulator.github_faults.RandomFaults` says how the draws work).
         """
         config = RandomFaultConfig(
             seed=seed,

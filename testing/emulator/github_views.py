@@ -4,9 +4,9 @@
 commits, trees, languages) with GitHub's quirks: ``?ref=``, the contents API's capped listings,
 ``encoding: "none"`` for large files, the raw and object media types, symlinks followed to the file
 they point to (as GitHub does), ``Link`` pagination, and 404/409 answers raised as
-:class:`~tests.emulator.github_values.ApiError`. The JSON objects themselves come from
-:class:`~tests.emulator.github_payloads.RepoPayloads`; rate limits, faults and HTTP belong to
-:mod:`tests.emulator.github`.
+:class:`~testing.emulator.github_values.ApiError`. The JSON objects themselves come from
+:class:`~testing.emulator.github_payloads.RepoPayloads`; rate limits, faults and HTTP belong to
+:mod:`testing.emulator.github`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from typing import Any, Literal
 from urllib.parse import urlencode
 
-from tests.emulator.github_payloads import RepoPayloads
-from tests.emulator.github_values import (
+from testing.emulator.github_payloads import RepoPayloads
+from testing.emulator.github_values import (
     DOC_URLS,
     DOCS,
     RAW_TYPE,
@@ -29,7 +29,7 @@ from tests.emulator.github_values import (
     json_response,
     not_found,
 )
-from tests.emulator.gitrepo import TreeItem
+from testing.emulator.gitrepo import TreeItem
 
 _RAW_TYPES = {f"application/vnd.github.{v}raw{s}" for v in ("", "v3.") for s in ("", "+json")}
 _OBJECT_TYPES = {f"application/vnd.github.{v}object{s}" for v in ("", "v3.") for s in ("", "+json")}

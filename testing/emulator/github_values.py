@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tests.emulator.gitrepo import GitReader
+from testing.emulator.gitrepo import GitReader
 
 API_VERSION = "2022-11-28"
 HTML_BASE = "https://github.com"

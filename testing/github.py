@@ -11,8 +11,8 @@ from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
 from agent_core.sources.github import GitHubSource
 from agent_core.sources.models import RepoRef
 from agent_core.tools.executor import Toolbox, ToolboxConfig
-from tests.emulator.github import GitHubEmulator
-from tests.fakes import FakeClock
+from testing.clock import FakeClock
+from testing.emulator.github import GitHubEmulator
 
 WIDGETS = RepoRef(owner="acme", name="widgets")
 

@@ -4,7 +4,7 @@
   provider quirks we must survive (DeepSeek ``reasoning_content``, vLLM/Ollama ``reasoning``, Ollama's
   repeated ``role``/``id``/``name`` fields, interleaved tool-call fragments, a missing ``index``) and
   the failure modes (HTTP errors, a dropped connection mid-stream, a stream without ``[DONE]``, a hung
-  response), which :class:`~tests.emulator.model_server.ScriptedModelServer` acts out.
+  response), which :class:`~testing.emulator.model_server.ScriptedModelServer` acts out.
 * :func:`stream_chunks` / :func:`completion_body` / :func:`error_body` / :func:`usage_body` /
   :func:`sse_data`: pure functions from a ``Turn`` (and a :class:`ResponseMeta`) to wire bodies.
 """

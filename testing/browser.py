@@ -1,0 +1,40 @@
+"""Debian's headless Chromium driven by Playwright, for tests and the benchmark.
+
+Never ``playwright install`` (it cannot download here): ``.ci/run`` installs Debian's ``chromium`` and
+Playwright drives it through ``executable_path``. :func:`loopback_context` is a browser context that
+can reach 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def loopback_context(chromium: Any, blocked: list[str] | None = None, **options: Any) -> Any:
+    """A browser context that can reach 127.0.0.1 only (the machines have no internet, and a test must
+    not depend on it): any other request is aborted and its URL appended to ``blocked``."""
+    context = chromium.new_context(**options)
+
+    def route(request_route: Any) -> None:
+        if urlsplit(request_route.request.url).hostname in ("127.0.0.1", "localhost"):
+            request_route.continue_()
+        else:
+            if blocked is not None:
+                blocked.append(request_route.request.url)
+            request_route.abort()
+
+    context.route("**/*", route)
+    return context
