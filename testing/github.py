@@ -7,9 +7,9 @@ from pathlib import Path
 from agent_core.clock import Clock
 from agent_core.github.client import GitHubClient
 from agent_core.github.http import GitHubHTTP
+from agent_core.repo import RepoRef
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
 from agent_core.sources.github import GitHubSource
-from agent_core.sources.models import RepoRef
 from agent_core.tools.executor import Toolbox, ToolboxConfig
 from testing.clock import FakeClock
 from testing.emulator.github import GitHubEmulator

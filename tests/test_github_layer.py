@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from agent_core.errors import NotFoundError, RateLimitError, RedirectRefusedError, TransientError
+from agent_core.repo import RepoRef
 from agent_core.resilience import BreakerState
-from agent_core.sources.models import RepoRef
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import CommitSpec, make_empty_repo, make_repo, tiny_png
 from testing.github import WIDGETS, make_http, make_toolbox

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_core.agent.planner import OfflinePlanner, PlanStep, call_key
+from agent_core.repo import RepoRef
 from agent_core.sources.models import (
     Commit,
     CommitList,
@@ -21,7 +22,6 @@ from agent_core.sources.models import (
     FileTree,
     Languages,
     RepoInfo,
-    RepoRef,
     TreeEntry,
 )
 from agent_core.tools.executor import ToolResult

@@ -13,6 +13,7 @@ from agent_core.agent.planner import OfflinePlanner
 from agent_core.agent.prompts import SECTIONS_EN, SECTIONS_ZH
 from agent_core.agent.report import parse_manifest, readme_summary, write_report
 from agent_core.clock import SystemClock
+from agent_core.repo import RepoRef
 from agent_core.resilience import BreakerBoard, BreakerConfig
 from agent_core.sources.local import LocalGitSource
 from agent_core.sources.models import (
@@ -25,7 +26,6 @@ from agent_core.sources.models import (
     FileTree,
     Languages,
     RepoInfo,
-    RepoRef,
     TreeEntry,
 )
 from agent_core.tools.executor import Toolbox, ToolResult

@@ -33,15 +33,9 @@ from agent_core import events as ev
 from agent_core.agent.session import Services, open_analysis, resolve_targets
 from agent_core.clock import SystemClock
 from agent_core.errors import InvalidArgumentError, InvalidTargetError
+from agent_core.repo import normalize_path, repo_api_path, validate_owner, validate_repo_name
 from agent_core.settings import Settings
-from agent_core.sources.targets import (
-    find_repo_mentions,
-    normalize_path,
-    parse_target,
-    repo_api_path,
-    validate_owner,
-    validate_repo_name,
-)
+from agent_core.sources.targets import find_repo_mentions, parse_target
 from agent_core.tools.specs import TOOL_SPECS
 from agent_core.ui.session import UiSession
 from testing.app import running_app

@@ -12,16 +12,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from agent_core.errors import ConfigurationError, InvalidArgumentError, InvalidTargetError
-from agent_core.sources.models import RepoRef
-from agent_core.sources.targets import (
-    find_repo_mentions,
-    normalize_path,
-    parse_target,
-    parse_targets,
-    repo_api_path,
-    validate_owner,
-    validate_repo_name,
-)
+from agent_core.repo import RepoRef, normalize_path, repo_api_path, validate_owner, validate_repo_name
+from agent_core.sources.targets import find_repo_mentions, parse_target, parse_targets
 from tests.security_helpers import path_texts, valid_names, valid_owners
 
 EXPECTED = "Expected a GitHub repository like https://github.com/owner/repo or owner/repo; got "

@@ -60,8 +60,8 @@ from agent_core.llm import (
     parse_react,
     render_tools_prompt,
 )
+from agent_core.repo import RepoRef
 from agent_core.resilience import BreakerBoard, Outcome
-from agent_core.sources.models import RepoRef
 from agent_core.tools.executor import Toolbox, ToolResult
 from agent_core.tools.observe import cut_for_model
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_core.errors import InvalidArgumentError
-from agent_core.sources.models import DirListing, FileTree, RepoRef
-from agent_core.sources.targets import normalize_path
+from agent_core.repo import RepoRef, normalize_path
+from agent_core.sources.models import DirListing, FileTree
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
 

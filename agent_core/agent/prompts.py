@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from agent_core.sources.models import RepoRef
+from agent_core.repo import RepoRef
 
 Language = Literal["en", "zh"]
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")

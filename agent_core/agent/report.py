@@ -58,7 +58,7 @@ from agent_core.agent.report_text import (
     shorten,
 )
 from agent_core.agent.report_words import EN, ZH, Words
-from agent_core.sources.models import RepoRef
+from agent_core.repo import RepoRef
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
 

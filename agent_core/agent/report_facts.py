@@ -20,15 +20,8 @@ from urllib.parse import quote
 from agent_core.agent.manifests import Manifest, parse_manifest
 from agent_core.agent.report_text import code, day, files_phrase, join_names, parse_date, plain
 from agent_core.agent.report_words import Words
-from agent_core.sources.models import (
-    CommitList,
-    DirListing,
-    FileContent,
-    FileTree,
-    Languages,
-    RepoInfo,
-    RepoRef,
-)
+from agent_core.repo import RepoRef
+from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
 

@@ -22,12 +22,12 @@ from agent_core.github.client import GitHubClient
 from agent_core.github.http import ChaosPolicy, GitHubHTTP
 from agent_core.github.ratelimit import RateLimit
 from agent_core.llm import ChatModel, ModelConfig, OpenAIChatModel, make_openai_client, resolve_model_config
+from agent_core.repo import RepoRef
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
 from agent_core.settings import Settings
 from agent_core.sources.base import RepoSource
 from agent_core.sources.github import GitHubSource
 from agent_core.sources.local import LocalGitSource
-from agent_core.sources.models import RepoRef
 from agent_core.sources.targets import Target, find_repo_mentions, parse_targets
 from agent_core.tools.executor import Toolbox, ToolboxConfig
 from agent_core.tools.specs import ToolLimits

@@ -52,8 +52,7 @@ from agent_core.github.http import (
     current_call,
 )
 from agent_core.github.ratelimit import RateLimit, classify_limit
-from agent_core.sources.models import RepoRef
-from agent_core.sources.paths import repo_api_path
+from agent_core.repo import RepoRef, repo_api_path
 
 logger = logging.getLogger(__name__)
 

@@ -12,15 +12,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from agent_core.sources.models import (
-    CommitList,
-    DirListing,
-    FileContent,
-    FileTree,
-    Languages,
-    RepoInfo,
-    RepoRef,
-)
+from agent_core.repo import RepoRef
+from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
 
 
 class RepoSource(Protocol):

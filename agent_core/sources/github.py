@@ -14,6 +14,7 @@ from typing import Any
 from agent_core.errors import GitHubError, InvalidArgumentError
 from agent_core.github.client import GitHubClient
 from agent_core.github.http import RAW_MEDIA
+from agent_core.repo import RepoRef
 from agent_core.sources.content import page_file
 from agent_core.sources.models import (
     Commit,
@@ -25,7 +26,6 @@ from agent_core.sources.models import (
     FileTree,
     Languages,
     RepoInfo,
-    RepoRef,
     TreeEntry,
 )
 

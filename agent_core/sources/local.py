@@ -32,6 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agent_core.errors import InvalidArgumentError, InvalidTargetError, NotFoundError, UpstreamError
+from agent_core.repo import RepoRef
 from agent_core.sources.content import check_page_args, decode_text, page_file
 from agent_core.sources.gitcli import GitCli, LsTreeEntry, parse_ls_tree
 from agent_core.sources.languages import count_languages
@@ -45,7 +46,6 @@ from agent_core.sources.models import (
     FileTree,
     Languages,
     RepoInfo,
-    RepoRef,
     TreeEntry,
 )
 

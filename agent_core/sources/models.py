@@ -14,22 +14,6 @@ EntryType = Literal["file", "dir", "symlink", "submodule"]
 
 
 @dataclass(frozen=True, kw_only=True)
-class RepoRef:
-    """A repository in scope. ``owner``/``name`` are canonical after a rename is learned."""
-
-    owner: str
-    name: str
-
-    @property
-    def full_name(self) -> str:
-        return f"{self.owner}/{self.name}"
-
-    def key(self) -> str:
-        """Case-insensitive identity (GitHub owner and repository names are case-insensitive)."""
-        return self.full_name.lower()
-
-
-@dataclass(frozen=True, kw_only=True)
 class RepoInfo:
     full_name: str
     description: str | None

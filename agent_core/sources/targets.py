@@ -6,9 +6,9 @@ or writes (web URLs, SSH remotes, ``owner/repo``, local paths) into :class:`Targ
 messages quote at most ~60 characters of the offending input, through ``repr`` (control characters
 show escaped).
 
-The validation of what tools ask for (:func:`validate_owner`, :func:`validate_repo_name`,
-:func:`normalize_path`, :func:`repo_api_path`) lives in :mod:`agent_core.sources.paths`; it is
-re-exported here because it was first defined here.
+The validation of what tools ask for (:func:`~agent_core.repo.validate_owner`,
+:func:`~agent_core.repo.normalize_path`...) lives in :mod:`agent_core.repo`; this module reuses its
+name patterns and checks for what people paste.
 """
 
 from __future__ import annotations
@@ -22,32 +22,19 @@ from typing import Literal
 from urllib.parse import unquote, urlsplit
 
 from agent_core.errors import ConfigurationError, InvalidArgumentError, InvalidTargetError
-from agent_core.sources.models import RepoRef
-from agent_core.sources.paths import (
+from agent_core.repo import (
     CONTROL_CATEGORIES,
-    MAX_PATH_CHARS,
     OWNER_RE,
     REPO_RE,
+    RepoRef,
     char_problem,
     normalize_path,
     preview,
-    repo_api_path,
     validate_owner,
     validate_repo_name,
 )
 
-__all__ = [
-    "MAX_PATH_CHARS",
-    "MAX_TARGETS",
-    "Target",
-    "find_repo_mentions",
-    "normalize_path",
-    "parse_target",
-    "parse_targets",
-    "repo_api_path",
-    "validate_owner",
-    "validate_repo_name",
-]
+__all__ = ["MAX_TARGETS", "Target", "find_repo_mentions", "parse_target", "parse_targets"]
 
 MAX_TARGETS = 5
 

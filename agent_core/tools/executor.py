@@ -39,9 +39,9 @@ from agent_core.errors import (
     UserInputError,
 )
 from agent_core.github.http import CallStats, current_call
+from agent_core.repo import RepoRef
 from agent_core.resilience import BreakerBoard, Outcome, RetryDetails, RetryPolicy, call_with_retry
 from agent_core.sources.base import RepoSource
-from agent_core.sources.models import RepoRef
 from agent_core.tools.specs import SPECS_BY_NAME, ToolCall, ToolLimits, ToolSpec, tool_schemas
 
 logger = logging.getLogger(__name__)

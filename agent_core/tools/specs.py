@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_core.errors import InvalidArgumentError
+from agent_core.repo import RepoRef, normalize_path, validate_owner, validate_repo_name
 from agent_core.sources.base import RepoSource
-from agent_core.sources.models import RepoRef
-from agent_core.sources.paths import normalize_path, validate_owner, validate_repo_name
 from agent_core.tools.observe import summarise_tree
 
 _OWNER = {"type": "string", "description": "Repository owner (user or organisation), e.g. 'pallets'."}

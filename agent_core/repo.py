@@ -1,24 +1,43 @@
-"""Validation of what tools ask for: owners, repository names, paths, and the one REST path shape.
+"""The repositories a run may read: :class:`RepoRef`, and the validation of every owner, name and path.
 
-:func:`validate_owner`, :func:`validate_repo_name`, :func:`normalize_path` and :func:`repo_api_path`
-check every owner, repository and path a tool (that is, the model) asks for, and build the only REST
-path shape we send: ``/repos/{owner}/{repo}/{fixed words}/{path}``, every segment percent-encoded, so
-no argument can add a segment, a query, a fragment or a dot-segment.
+:class:`RepoRef` names a repository in scope. :func:`validate_owner`, :func:`validate_repo_name`,
+:func:`normalize_path` and :func:`repo_api_path` check every owner, repository and path a tool (that
+is, the model) asks for, and build the only REST path shape we send:
+``/repos/{owner}/{repo}/{fixed words}/{path}``, every segment percent-encoded, so no argument can add a
+segment, a query, a fragment or a dot-segment.
 
-Whether a repository is one the user named is checked elsewhere, against ``Target.repo_ref()``; this
+Whether a repository is one the user named is checked by the toolbox, against the run's scope; this
 module guarantees that a request cannot leave the repository it names. Error messages quote at most
 ~60 characters of the offending input, through :func:`preview` (``repr``: control characters show
 escaped). :mod:`agent_core.sources.targets` shares the name patterns and these checks for what users
-paste.
+paste. Ground floor: imports only :mod:`agent_core.errors`.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from urllib.parse import quote
 
 from agent_core.errors import InvalidArgumentError
+
+
+@dataclass(frozen=True, kw_only=True)
+class RepoRef:
+    """A repository in scope. ``owner``/``name`` are canonical after a rename is learned."""
+
+    owner: str
+    name: str
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}/{self.name}"
+
+    def key(self) -> str:
+        """Case-insensitive identity (GitHub owner and repository names are case-insensitive)."""
+        return self.full_name.lower()
+
 
 MAX_PATH_CHARS = 4096
 _PREVIEW_CHARS = 60
