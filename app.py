@@ -285,7 +285,7 @@ def layout(  # noqa: PLR0915 - one statement per component is the clearest way t
                 elem_id="chaos-down",
             )
             burst_btn = gr.Button(t("chaos_burst", en))
-        chaos_status = gr.Markdown("")
+        chaos_status = gr.Markdown("", elem_id="chaos-status")
     with gr.Accordion(t("replay", en), open=False) as replay_box:
         with gr.Row():
             replay_choice = gr.Dropdown(

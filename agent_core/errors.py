@@ -65,11 +65,17 @@ class UpstreamError(AgentCoreError):
 
 
 class GitHubError(UpstreamError):
-    """GitHub answered with an error (``status``) or could not be reached (``status is None``)."""
+    """GitHub answered with an error (``status``) or could not be reached (``status is None``).
 
-    def __init__(self, message: str, *, status: int | None = None, hint: str | None = None) -> None:
+    ``requests`` is how many requests the failed exchange spent (so a failure's cost is reported too).
+    """
+
+    def __init__(
+        self, message: str, *, status: int | None = None, hint: str | None = None, requests: int = 0
+    ) -> None:
         super().__init__(message, hint=hint)
         self.status = status
+        self.requests = requests
 
 
 class NotFoundError(GitHubError):
@@ -97,8 +103,9 @@ class RateLimitError(GitHubError):
         retry_after: float | None,
         resource: str | None = None,
         hint: str | None = None,
+        requests: int = 0,
     ) -> None:
-        super().__init__(message, status=status, hint=hint)
+        super().__init__(message, status=status, hint=hint, requests=requests)
         self.kind = kind
         self.reset_at = reset_at
         self.retry_after = retry_after

@@ -10,7 +10,7 @@ from agent_core.github.http import GitHubHTTP
 from agent_core.repo import RepoRef
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
 from agent_core.sources.github import GitHubSource
-from agent_core.tools.executor import Toolbox, ToolboxConfig
+from agent_core.tools.executor import FaultInjector, Toolbox, ToolboxConfig
 from testing.clock import FakeClock
 from testing.emulator.github import GitHubEmulator
 
@@ -32,6 +32,7 @@ def make_toolbox(
     board: BreakerBoard | None = None,
     retry: RetryPolicy | None = None,
     tool_timeout: float = 10.0,
+    faults: FaultInjector | None = None,
 ) -> tuple[Toolbox, GitHubClient, BreakerBoard]:
     clock = clock or FakeClock()
     client = GitHubClient(http, token=token, clock=clock)
@@ -46,5 +47,6 @@ def make_toolbox(
             retry=retry or RetryPolicy(max_attempts=3, max_total=20), tool_timeout=tool_timeout
         ),
         rng=lambda: 0.5,
+        faults=faults,
     )
     return toolbox, client, board

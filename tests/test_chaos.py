@@ -1,47 +1,50 @@
-"""Chaos mode: the ChaosMonkey policy itself, and through the real wire layer of GitHubHTTP."""
+"""Chaos mode: the ChaosMonkey itself, and through the real toolbox at the source seam (GitHub and local)."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 import threading
 from collections import Counter
+from pathlib import Path
 
-import httpx
 import pytest
 
-from agent_core.github.chaos import ChaosMonkey, ChaosSettings
-from agent_core.github.http import CallStats, GitHubHTTP, current_call
+from agent_core.errors import RateLimitError, TransientError
+from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
+from agent_core.sources.local import LocalGitSource
+from agent_core.tools.chaos import ChaosMonkey, ChaosSettings
+from agent_core.tools.executor import Toolbox, ToolboxConfig
+from agent_core.tools.specs import ToolLimits
+from testing.clock import FakeClock
+from testing.emulator.github import GitHubEmulator
+from testing.github import make_http, make_toolbox
 
 
-def _request(path: str = "/repos/octo/demo") -> httpx.Request:
-    return httpx.Request("GET", f"http://127.0.0.1:1{path}")
+def outcome(monkey: ChaosMonkey, tool: str = "read_file") -> str:
+    try:
+        monkey.before_call(tool, "github")
+    except RateLimitError as exc:
+        return f"rate_limit:{exc.retry_after:g}"
+    except TransientError as exc:
+        return "timeout" if exc.status is None else str(exc.status)
+    return "pass"
 
 
-async def test_disabled_monkey_lets_everything_through() -> None:
+def test_disabled_monkey_lets_everything_through() -> None:
     monkey = ChaosMonkey(ChaosSettings(enabled=False, fault_rate=1.0, down_tool="read_file"))
     monkey.arm_rate_limit_burst(5)
-    for _ in range(20):
-        assert await monkey.before_send(_request(), "read_file") is None
+    assert [outcome(monkey) for _ in range(20)] == ["pass"] * 20
     assert monkey.log == []
-    assert monkey.requests_seen == 20
+    assert monkey.calls_seen == 20
     assert monkey.burst_left == 5  # a burst armed while disabled waits for chaos to be switched on
 
 
-async def test_fault_rate_is_reproducible_and_splits_503_and_timeouts() -> None:
-    async def outcomes(seed: int) -> list[str]:
+def test_fault_rate_is_reproducible_and_splits_503_and_timeouts() -> None:
+    def outcomes(seed: int) -> list[str]:
         monkey = ChaosMonkey(ChaosSettings(enabled=True, fault_rate=0.5), rng=random.Random(seed))
-        seen = []
-        for _ in range(400):
-            try:
-                response = await monkey.before_send(_request(), "get_commits")
-            except httpx.ReadTimeout:
-                seen.append("timeout")
-            else:
-                seen.append("pass" if response is None else str(response.status_code))
-        return seen
+        return [outcome(monkey, "get_commits") for _ in range(400)]
 
-    first, second = await outcomes(7), await outcomes(7)
+    first, second = outcomes(7), outcomes(7)
     assert first == second
     counts = Counter(first)
     assert set(counts) == {"pass", "503", "timeout"}
@@ -50,101 +53,95 @@ async def test_fault_rate_is_reproducible_and_splits_503_and_timeouts() -> None:
     assert 60 < counts["timeout"] < 140
 
 
-async def test_fault_rate_is_clamped() -> None:
+def test_fault_rate_is_clamped() -> None:
     assert ChaosSettings(fault_rate=7).fault_rate == 1.0
     assert ChaosSettings(fault_rate=-1).fault_rate == 0.0
     with pytest.raises(ValueError, match="rate_limit_burst"):
         ChaosSettings(rate_limit_burst=-1)
 
 
-async def test_rate_limit_burst_answers_the_next_n_requests_then_stops() -> None:
+def test_rate_limit_burst_answers_the_next_n_attempts_then_stops() -> None:
     monkey = ChaosMonkey(ChaosSettings(enabled=True, rate_limit_burst=3))
     assert monkey.arm_rate_limit_burst() == 3
-    statuses = []
-    for _ in range(5):
-        response = await monkey.before_send(_request(), "get_repo_info")
-        statuses.append(None if response is None else response.status_code)
-    assert statuses == [429, 403, 429, None, None]
-    monkey.arm_rate_limit_burst(1)
-    response = await monkey.before_send(_request(), "x")
-    assert response is not None
-    assert response.headers["retry-after"] == "1"
-    assert "secondary rate limit" in response.json()["message"]
-    assert [f.kind for f in monkey.log] == [
-        "rate_limit_429",
-        "rate_limit_403",
-        "rate_limit_429",
-        "rate_limit_403",
-    ]
+    assert [outcome(monkey, "get_repo_info") for _ in range(5)] == ["rate_limit:1"] * 3 + ["pass"] * 2
+    assert [f.kind for f in monkey.log] == ["rate_limit"] * 3
 
 
-async def test_down_tool_fails_only_that_tool_until_cleared() -> None:
+def test_down_tool_fails_only_that_tool_until_cleared() -> None:
     monkey = ChaosMonkey(ChaosSettings(enabled=True, down_tool="read_file"))
-    for _ in range(3):
-        response = await monkey.before_send(_request("/repos/o/r/contents/README.md"), "read_file")
-        assert response is not None
-        assert response.status_code == 503
-        assert "forced down" in response.json()["message"]
-    assert await monkey.before_send(_request(), "get_repo_info") is None
+    assert [outcome(monkey, "read_file") for _ in range(3)] == ["503"] * 3
+    assert outcome(monkey, "get_repo_info") == "pass"
     monkey.configure(down_tool=None)
-    assert await monkey.before_send(_request(), "read_file") is None
-    assert next((f.kind, f.tool, f.path) for f in monkey.log) == (
-        "tool_down",
-        "read_file",
-        "/repos/o/r/contents/README.md",
-    )
+    assert outcome(monkey, "read_file") == "pass"
+    first = monkey.log[0]
+    assert (first.kind, first.tool, first.source) == ("tool_down", "read_file", "github")
 
 
-async def test_counters_are_safe_across_threads() -> None:
+def test_counters_are_safe_across_threads() -> None:
     monkey = ChaosMonkey(ChaosSettings(enabled=True, rate_limit_burst=0))
     monkey.arm_rate_limit_burst(1000)
 
     def worker() -> None:
-        async def run() -> None:
-            for _ in range(500):
-                await monkey.before_send(_request(), "t")
-
-        asyncio.run(run())
+        for _ in range(500):
+            outcome(monkey, "t")
 
     threads = [threading.Thread(target=worker) for _ in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert monkey.requests_seen == 2000
+    assert monkey.calls_seen == 2000
     assert monkey.burst_left == 0
     assert len(monkey.log) == 200  # bounded log keeps the latest faults
 
 
-async def test_monkey_sits_in_the_wire_layer_below_the_cache() -> None:
-    """Through the real GitHubHTTP stack: chaos answers replace the network; nothing is sent upstream."""
-    sent: list[str] = []
-
-    def upstream(request: httpx.Request) -> httpx.Response:
-        sent.append(request.url.path)
-        return httpx.Response(200, json={"ok": True})
-
-    http = GitHubHTTP(api_url="http://127.0.0.1:9", transport=httpx.MockTransport(upstream))
+async def test_a_forced_down_github_tool_is_retried_then_its_breaker_opens_and_no_request_is_sent(
+    emulator: GitHubEmulator,
+) -> None:
+    """At the source seam: chaos replaces the source call, so the emulator sees nothing for that tool."""
+    http = make_http(emulator, None)
     monkey = ChaosMonkey(ChaosSettings(enabled=True, down_tool="get_languages"))
     try:
-
-        async def get(tool: str) -> httpx.Response:
-            stats = CallStats(tool=tool)
-            request = http.client.build_request("GET", http.url("/repos/o/r/languages"))
-            request.extensions["repo_analyst_chaos"] = monkey
-            request.headers["x-auth-scope"] = "anonymous"
-            token = current_call.set(stats)
-            try:
-                response = await http.client.send(request)
-            finally:
-                current_call.reset(token)
-            assert isinstance(response, httpx.Response)
-            assert stats.http_requests == 1
-            return response
-
-        assert (await get("get_languages")).status_code == 503
-        assert sent == []
-        assert (await get("get_repo_info")).status_code == 200
-        assert sent == ["/repos/o/r/languages"]
+        toolbox, _, board = make_toolbox(http, retry=RetryPolicy(max_attempts=3, max_total=20), faults=monkey)
+        before = len(emulator.requests)
+        result = await toolbox.execute("c1", "get_languages", {"owner": "acme", "repo": "widgets"})
+        assert result.degraded and result.attempts == 3 and result.http_requests == 0
+        assert "forced down" in (result.error or "")
+        assert board.get("get_languages").snapshot().state == "open"
+        assert len(emulator.requests) == before  # nothing reached GitHub
+        info = await toolbox.execute("c2", "get_repo_info", {"owner": "acme", "repo": "widgets"})
+        assert info.ok and info.http_requests == 1
     finally:
         await http.aclose()
+
+
+async def test_chaos_reaches_local_repositories_too(sample_repo: Path) -> None:
+    clock = FakeClock()
+    source = await LocalGitSource.open(sample_repo)
+    ref = source.repo_ref
+    monkey = ChaosMonkey(ChaosSettings(enabled=True, fault_rate=1.0), rng=random.Random(3))
+    board = BreakerBoard(config=BreakerConfig(failure_threshold=3, open_seconds=30), clock=clock)
+    toolbox = Toolbox(
+        sources={ref.key(): source},
+        scope=[ref],
+        breakers=board,
+        clock=clock,
+        config=ToolboxConfig(
+            retry=RetryPolicy(max_attempts=2, max_total=20),
+            rate_limit_max_wait=30,
+            tool_timeout=30,
+            limits=ToolLimits(read_file_max_chars=6000, tree_max_entries=200),
+        ),
+        rng=lambda: 0.5,
+        faults=monkey,
+    )
+    result = await toolbox.execute(
+        "c1", "read_file", {"owner": "local", "repo": ref.name, "path": "README.md"}
+    )
+    assert result.degraded and result.attempts == 2
+    assert {f.source for f in monkey.log} == {"local"}
+    monkey.configure(enabled=False)
+    again = await toolbox.execute(
+        "c2", "read_file", {"owner": "local", "repo": ref.name, "path": "README.md"}
+    )
+    assert again.ok and again.value.text

@@ -147,13 +147,13 @@ async def test_open_refuses_an_unknown_ref(repos: Repos) -> None:
 async def test_open_from_a_subdirectory_uses_the_top_level(repos: Repos) -> None:
     source, ref = await open_source(repos.work / "src")
     assert ref == RepoRef(owner="local", name="work")
-    listing = await source.list_directory(ref)
+    listing = (await source.list_directory(ref)).value
     assert "README.md" in {e.name for e in listing.entries}
 
 
 async def test_repo_info_of_a_working_copy(repos: Repos) -> None:
     source, ref = await open_source(repos.work)
-    info = await source.get_repo_info(ref)
+    info = (await source.get_repo_info(ref)).value
     assert info.full_name == "local/work"
     assert info.default_branch == "main"
     assert info.license == "MIT"
@@ -172,7 +172,7 @@ async def test_repo_info_of_a_working_copy(repos: Repos) -> None:
 
 async def test_repo_info_of_a_bare_clone(repos: Repos) -> None:
     source, ref = await open_source(repos.bare)
-    info = await source.get_repo_info(ref)
+    info = (await source.get_repo_info(ref)).value
     assert info.full_name == "local/demo"
     assert info.description == "A bare demo repository"
     assert (info.default_branch, info.license, info.language) == ("main", "MIT", "Python")
@@ -181,28 +181,30 @@ async def test_repo_info_of_a_bare_clone(repos: Repos) -> None:
 
 async def test_detached_head_has_no_default_branch_and_reads_that_commit(repos: Repos) -> None:
     source, ref = await open_source(repos.detached)
-    assert (await source.get_repo_info(ref)).default_branch is None
+    assert ((await source.get_repo_info(ref)).value).default_branch is None
     with pytest.raises(NotFoundError):
-        await source.read_file(ref, ".gitmodules")  # added by the commit after the detached one
+        await source.read_file(
+            ref, ".gitmodules", max_chars=6000
+        )  # added by the commit after the detached one
 
 
 async def test_empty_repository(repos: Repos) -> None:
     source, ref = await open_source(repos.empty)
-    info = await source.get_repo_info(ref)
+    info = (await source.get_repo_info(ref)).value
     assert (info.full_name, info.default_branch) == ("local/empty", "main")
     assert (info.created_at, info.pushed_at, info.language, info.license) == (None, None, None, None)
 
-    listing = await source.list_directory(ref)
+    listing = (await source.list_directory(ref)).value
     assert (listing.entries, listing.note) == ((), "empty repository")
-    commits = await source.get_commits(ref)
+    commits = (await source.get_commits(ref)).value
     assert (commits.commits, commits.empty_repository) == ((), True)
-    tree = await source.get_file_tree(ref)
+    tree = (await source.get_file_tree(ref)).value
     assert (tree.entries, tree.empty_repository) == ((), True)
-    assert (await source.get_languages(ref)).bytes_by_language == {}
+    assert ((await source.get_languages(ref)).value).bytes_by_language == {}
     with pytest.raises(
         NotFoundError, match=re.escape("'README.md' not found in local repository local/empty")
     ):
-        await source.read_file(ref, "README.md")
+        await source.read_file(ref, "README.md", max_chars=6000)
     with pytest.raises(NotFoundError):
         await source.list_directory(ref, "src")
 
@@ -213,7 +215,7 @@ async def test_empty_repository(repos: Repos) -> None:
 @pytest.mark.parametrize("which", ["work", "bare"])
 async def test_root_listing_has_every_kind_of_entry(repos: Repos, which: str) -> None:
     source, ref = await open_source(getattr(repos, which))
-    listing = await source.list_directory(ref)
+    listing = (await source.list_directory(ref)).value
     by_name = {e.name: e for e in listing.entries}
     assert by_name["README.md"].type == "file"
     assert by_name["README.md"].size == len("# Demo\n\nA demo repository.\n")
@@ -230,7 +232,7 @@ async def test_root_listing_has_every_kind_of_entry(repos: Repos, which: str) ->
 
 async def test_listing_a_subdirectory_with_a_submodule(repos: Repos) -> None:
     source, ref = await open_source(repos.work)
-    listing = await source.list_directory(ref, "vendor")
+    listing = (await source.list_directory(ref, "vendor")).value
     assert listing.path == "vendor"
     (lib,) = listing.entries
     assert (lib.name, lib.path, lib.type) == ("lib", "vendor/lib", "submodule")
@@ -239,9 +241,9 @@ async def test_listing_a_subdirectory_with_a_submodule(repos: Repos) -> None:
 
 async def test_listing_unicode_directories(repos: Repos) -> None:
     source, ref = await open_source(repos.work)
-    listing = await source.list_directory(ref, "日本語")
+    listing = (await source.list_directory(ref, "日本語")).value
     assert [(e.name, e.path) for e in listing.entries] == [("ファイル.txt", "日本語/ファイル.txt")]
-    docs = await source.list_directory(ref, "docs/")
+    docs = (await source.list_directory(ref, "docs/")).value
     assert {e.name for e in docs.entries} == {"héllo wörld.md", "up"}
 
 
@@ -265,7 +267,7 @@ async def test_listing_errors(repos: Repos) -> None:
 
 async def test_reading_a_large_file_page_by_page(repos: Repos) -> None:
     source, ref = await open_source(repos.work)
-    first = await source.read_file(ref, "big.txt")
+    first = (await source.read_file(ref, "big.txt", max_chars=6000)).value
     assert (first.kind, first.start_line, first.end_line, first.total_lines) == ("file", 1, 600, 1000)
     assert first.text == "".join(f"line {i:04d}\n" for i in range(1, 601))
     assert (first.truncated, first.omitted_chars, first.next_offset) == (True, 4000, 601)
@@ -274,39 +276,41 @@ async def test_reading_a_large_file_page_by_page(repos: Repos) -> None:
     assert len(first.sha) == 40
     assert first.ref is None
 
-    rest = await source.read_file(ref, "big.txt", start_line=first.next_offset or 0)
+    rest = (await source.read_file(ref, "big.txt", start_line=first.next_offset or 0, max_chars=6000)).value
     assert (rest.start_line, rest.end_line, rest.next_offset, rest.omitted_chars) == (601, 1000, None, 0)
 
-    window = await source.read_file(ref, "big.txt", start_line=500, max_lines=3)
+    window = (await source.read_file(ref, "big.txt", start_line=500, max_lines=3, max_chars=6000)).value
     assert window.text == "line 0500\nline 0501\nline 0502\n"
-    beyond = await source.read_file(ref, "big.txt", start_line=1001)
+    beyond = (await source.read_file(ref, "big.txt", start_line=1001, max_chars=6000)).value
     assert beyond.note == "the file has only 1,000 lines; start_line=1001 is past the end"
 
 
 async def test_reading_unicode_and_space_names_from_a_bare_repository(repos: Repos) -> None:
     source, ref = await open_source(repos.bare)
-    assert (await source.read_file(ref, "docs/héllo wörld.md")).text == "unicode and spaces\n"
-    assert (await source.read_file(ref, "日本語/ファイル.txt")).text == "こんにちは\n"
-    assert (await source.read_file(ref, "with space.py")).text == "x = 1\n"
+    assert (
+        (await source.read_file(ref, "docs/héllo wörld.md", max_chars=6000)).value
+    ).text == "unicode and spaces\n"
+    assert ((await source.read_file(ref, "日本語/ファイル.txt", max_chars=6000)).value).text == "こんにちは\n"
+    assert ((await source.read_file(ref, "with space.py", max_chars=6000)).value).text == "x = 1\n"
 
 
 async def test_reading_binary_symlink_and_submodule(repos: Repos) -> None:
     source, ref = await open_source(repos.work)
-    binary = await source.read_file(ref, "image.bin")
+    binary = (await source.read_file(ref, "image.bin", max_chars=6000)).value
     assert (binary.kind, binary.text, binary.size) == ("binary", None, 16 + 256)
 
-    link = await source.read_file(ref, "link-to-readme")
+    link = (await source.read_file(ref, "link-to-readme", max_chars=6000)).value
     assert (link.kind, link.target, link.text) == ("symlink", "README.md", None)
     assert (
         link.note == "symbolic link to 'README.md'; call read_file with path='README.md' to read the target"
     )
-    up = await source.read_file(ref, "docs/up")
+    up = (await source.read_file(ref, "docs/up", max_chars=6000)).value
     assert up.note is not None
     assert "path='src/app.py'" in up.note
-    outside = await source.read_file(ref, "escape")
+    outside = (await source.read_file(ref, "escape", max_chars=6000)).value
     assert outside.note == "symbolic link to '../outside', outside the repository; not followed"
 
-    sub = await source.read_file(ref, "vendor/lib")
+    sub = (await source.read_file(ref, "vendor/lib", max_chars=6000)).value
     assert (sub.kind, sub.submodule_url, sub.sha) == (
         "submodule",
         "https://example.com/lib.git",
@@ -317,29 +321,29 @@ async def test_reading_binary_symlink_and_submodule(repos: Repos) -> None:
 async def test_reading_errors(repos: Repos) -> None:
     source, ref = await open_source(repos.work)
     with pytest.raises(InvalidArgumentError, match=re.escape("'src' is a directory; use list_directory")):
-        await source.read_file(ref, "src")
+        await source.read_file(ref, "src", max_chars=6000)
     with pytest.raises(
         NotFoundError, match=re.escape("'src/nope.py' not found in local repository local/work")
     ):
-        await source.read_file(ref, "src/nope.py")
+        await source.read_file(ref, "src/nope.py", max_chars=6000)
     with pytest.raises(NotFoundError):
-        await source.read_file(ref, "src/app.py/x")  # below a file
+        await source.read_file(ref, "src/app.py/x", max_chars=6000)  # below a file
     with pytest.raises(NotFoundError):
-        await source.read_file(ref, "src/app*")  # no pattern matching: paths are literal
+        await source.read_file(ref, "src/app*", max_chars=6000)  # no pattern matching: paths are literal
     with pytest.raises(InvalidArgumentError, match="start_line"):
-        await source.read_file(ref, "README.md", start_line=0)
+        await source.read_file(ref, "README.md", start_line=0, max_chars=6000)
 
 
 @pytest.mark.parametrize("path", ["-x", "--output=/tmp/x", "a/../README.md", "./README.md", "a\nb", "a//b"])
 async def test_suspicious_paths_are_rejected_before_git_runs(repos: Repos, path: str) -> None:
     source = LocalGitSource(repos.work, git=str(repos.not_git / "no-git-here"))
     with pytest.raises(InvalidArgumentError):
-        await source.read_file(RepoRef(owner="local", name="work"), path)
+        await source.read_file(RepoRef(owner="local", name="work"), path, max_chars=6000)
 
 
 async def test_a_smaller_file_limit_reports_too_large(repos: Repos) -> None:
     source = await LocalGitSource.open(repos.work, max_file_bytes=5000)
-    page = await source.read_file(source.repo_ref, "big.txt")
+    page = (await source.read_file(source.repo_ref, "big.txt", max_chars=6000)).value
     assert (page.kind, page.text, page.size) == ("too_large", None, 10_000)
 
 
@@ -349,18 +353,20 @@ async def test_uncommitted_changes_are_not_seen(repos: Repos, tmp_path: Path) ->
     write(clone, "README.md", "edited but not committed\n")
     write(clone, "untracked.txt", "new\n")
     source, ref = await open_source(clone)
-    assert (await source.read_file(ref, "README.md")).text == "# Demo\n\nA demo repository.\n"
+    assert (
+        (await source.read_file(ref, "README.md", max_chars=6000)).value
+    ).text == "# Demo\n\nA demo repository.\n"
     with pytest.raises(NotFoundError):
-        await source.read_file(ref, "untracked.txt")
+        await source.read_file(ref, "untracked.txt", max_chars=6000)
 
 
 async def test_an_older_ref_is_read_when_asked(repos: Repos) -> None:
     source, ref = await open_source(repos.work, ref="v1")
-    page = await source.read_file(ref, "README.md")
+    page = (await source.read_file(ref, "README.md", max_chars=6000)).value
     assert page.ref == "v1"
     with pytest.raises(NotFoundError):
-        await source.read_file(ref, "big.txt")
-    assert len((await source.get_commits(ref)).commits) == 1
+        await source.read_file(ref, "big.txt", max_chars=6000)
+    assert len(((await source.get_commits(ref)).value).commits) == 1
 
 
 async def test_inherited_git_environment_does_not_redirect_git(
@@ -368,7 +374,7 @@ async def test_inherited_git_environment_does_not_redirect_git(
 ) -> None:
     monkeypatch.setenv("GIT_DIR", str(repos.empty / ".git"))
     source, ref = await open_source(repos.work)
-    assert (await source.read_file(ref, "src/util.js")).text == UTIL_JS
+    assert ((await source.read_file(ref, "src/util.js", max_chars=6000)).value).text == UTIL_JS
 
 
 # -- commits, tree, languages ------------------------------------------------------------------------
@@ -376,13 +382,13 @@ async def test_inherited_git_environment_does_not_redirect_git(
 
 async def test_commits_newest_first_with_has_more(repos: Repos) -> None:
     source, ref = await open_source(repos.work)
-    page = await source.get_commits(ref, per_page=2)
+    page = (await source.get_commits(ref, per_page=2)).value
     assert page.has_more is True
     assert [c.message for c in page.commits] == ["add a submodule", "add files of every kind"]
     assert [c.date for c in page.commits] == ["2022-03-04T05:06:07Z", "2021-06-01T12:30:00Z"]
     assert {c.author for c in page.commits} == {"Ada Lovelace"}
     assert all(len(c.sha) == 40 for c in page.commits)
-    everything = await source.get_commits(ref, per_page=3)
+    everything = (await source.get_commits(ref, per_page=3)).value
     assert (len(everything.commits), everything.has_more) == (3, False)
     assert everything.commits[-1].message == "initial import"
     with pytest.raises(InvalidArgumentError):
@@ -391,7 +397,7 @@ async def test_commits_newest_first_with_has_more(repos: Repos) -> None:
 
 async def test_file_tree_whole_and_under_a_path(repos: Repos) -> None:
     source, ref = await open_source(repos.bare)
-    tree = await source.get_file_tree(ref)
+    tree = (await source.get_file_tree(ref)).value
     types = {e.path: e.type for e in tree.entries}
     assert types["src"] == "dir"
     assert types["src/app.py"] == "file"
@@ -405,7 +411,7 @@ async def test_file_tree_whole_and_under_a_path(repos: Repos) -> None:
         sum(t == "dir" for t in types.values()),
     )
 
-    src = await source.get_file_tree(ref, "src")
+    src = (await source.get_file_tree(ref, "src")).value
     assert [(e.path, e.size) for e in src.entries] == [
         ("src/app.py", len(APP_PY)),
         ("src/util.js", len(UTIL_JS)),
@@ -418,7 +424,7 @@ async def test_file_tree_whole_and_under_a_path(repos: Repos) -> None:
 
 async def test_languages_count_code_only(repos: Repos) -> None:
     source, ref = await open_source(repos.work)
-    languages = (await source.get_languages(ref)).bytes_by_language
+    languages = ((await source.get_languages(ref)).value).bytes_by_language
     # node_modules is vendored; Markdown, text and binaries are not code.
     assert languages == {"Python": len(APP_PY) + len("x = 1\n"), "JavaScript": len(UTIL_JS)}
 

@@ -19,7 +19,7 @@ from agent_core.agent.loop import Analysis
 from agent_core.clock import Clock, SystemClock
 from agent_core.errors import InvalidTargetError
 from agent_core.github.client import GitHubClient
-from agent_core.github.http import ChaosPolicy, GitHubHTTP
+from agent_core.github.http import GitHubHTTP
 from agent_core.github.ratelimit import RateLimit
 from agent_core.llm import ChatModel, ModelConfig, OpenAIChatModel, make_openai_client, resolve_model_config
 from agent_core.repo import RepoRef
@@ -29,7 +29,7 @@ from agent_core.sources.base import RepoSource
 from agent_core.sources.github import GitHubSource
 from agent_core.sources.local import LocalGitSource
 from agent_core.sources.targets import Target, find_repo_mentions, parse_targets
-from agent_core.tools.executor import Toolbox, ToolboxConfig
+from agent_core.tools.executor import FaultInjector, Toolbox, ToolboxConfig
 from agent_core.tools.specs import ToolLimits
 
 logger = logging.getLogger(__name__)
@@ -148,7 +148,7 @@ async def open_analysis(
     *,
     settings: Settings | None = None,
     breakers: BreakerBoard | None = None,
-    chaos: ChaosPolicy | None = None,
+    chaos: FaultInjector | None = None,
     model: ChatModel | None = None,
     model_config: ModelConfig | None = None,
 ) -> OpenedAnalysis:
@@ -184,7 +184,6 @@ async def open_analysis(
                     services.github_http,
                     token=s.github_token,
                     clock=clock,
-                    chaos=chaos,
                     on_rate_limit=listener,
                 )
             ref = target.repo_ref()
@@ -204,6 +203,7 @@ async def open_analysis(
         scope=scope,
         breakers=board,
         clock=clock,
+        faults=chaos,
         config=ToolboxConfig(
             retry=RetryPolicy(max_attempts=s.retry_max_attempts, max_total=s.retry_max_total),
             rate_limit_max_wait=s.rate_limit_max_wait,

@@ -26,14 +26,15 @@ import json
 import logging
 import re
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
 
 from agent_core.clock import Clock, SystemClock
+from agent_core.cost import FREE, CallCost
 from agent_core.errors import (
     CacheMissError,
     GitHubError,
@@ -43,14 +44,7 @@ from agent_core.errors import (
     RedirectRefusedError,
     TransientError,
 )
-from agent_core.github.http import (
-    AUTH_SCOPE_HEADER,
-    JSON_MEDIA,
-    ChaosPolicy,
-    GitHubHTTP,
-    auth_scope,
-    current_call,
-)
+from agent_core.github.http import AUTH_SCOPE_HEADER, JSON_MEDIA, GitHubHTTP, auth_scope, exchange_cost
 from agent_core.github.ratelimit import RateLimit, classify_limit
 from agent_core.repo import RepoRef, repo_api_path
 
@@ -68,6 +62,7 @@ class GitHubResponse:
     from_cache: bool = False
     stale_age_s: float | None = None  # set when served from the cache without GitHub (fallback)
     empty_repository: bool = False
+    cost: CallCost = FREE  # what getting this answer cost (a memo hit: nothing but a cache hit)
 
     def json(self) -> Any:
         return json.loads(self.content) if self.content else None
@@ -82,14 +77,12 @@ class GitHubClient:
         *,
         token: str | None = None,
         clock: Clock | None = None,
-        chaos: ChaosPolicy | None = None,
-        on_rate_limit: Any = None,
+        on_rate_limit: Callable[[RateLimit], None] | None = None,
     ) -> None:
         self._http = http
         self._token = token or None
         self._scope = auth_scope(self._token)
         self._clock = clock or SystemClock()
-        self._chaos = chaos
         self._on_rate_limit = on_rate_limit
         self._memo: dict[tuple[str, str], asyncio.Future[GitHubResponse]] = {}
         self._moved: dict[str, str] = {}  # "owner/name" (lower) -> "/repositories/{id}"
@@ -172,12 +165,8 @@ class GitHubClient:
         if self.cache_only:
             return await self._from_cache(request)
         existing = self._memo.get(key)
-        if existing is not None:
-            stats = current_call.get()
-            if stats is not None:
-                stats.memo_hits += 1
-                stats.cache_hits += 1
-            return await asyncio.shield(existing)
+        if existing is not None:  # the same resource earlier in this run: free
+            return replace(await asyncio.shield(existing), cost=CallCost(cache_hits=1))
         future: asyncio.Future[GitHubResponse] = asyncio.get_running_loop().create_future()
         self._memo[key] = future
         try:
@@ -197,11 +186,7 @@ class GitHubClient:
             self._http.url(path),
             params={k: str(v) for k, v in (params or {}).items()} or None,
             headers={"Accept": accept, AUTH_SCOPE_HEADER: self._scope},
-            extensions={
-                "repo_analyst_token": self._token,
-                "repo_analyst_chaos": self._chaos,
-                "repo_analyst_observer": self._observe,
-            },
+            extensions={"repo_analyst_token": self._token, "repo_analyst_observer": self._observe},
         )
 
     def _observe(self, response: httpx.Response) -> None:
@@ -211,27 +196,33 @@ class GitHubClient:
 
     async def _send(self, request: httpx.Request, path: str) -> GitHubResponse:
         self._fail_fast_if_exhausted()
-        response = await self._exchange(request)
+        response, cost = await self._exchange(request, FREE)
         if response.status_code in (301, 302, 307, 308):
-            response = await self._follow(request, response, path)
-        return self._interpret(response)
+            response, cost = await self._follow(request, response, path, cost)
+        try:
+            return self._interpret(response, cost)
+        except GitHubError as exc:
+            exc.requests = cost.requests
+            raise
 
-    async def _exchange(self, request: httpx.Request) -> httpx.Response:
+    async def _exchange(self, request: httpx.Request, spent: CallCost) -> tuple[httpx.Response, CallCost]:
+        """One exchange through the stack; returns the response and ``spent`` plus what it cost."""
         try:
             response = await self._http.client.send(request)
             await response.aread()
         except httpx.TimeoutException as exc:
-            raise TransientError("GitHub did not answer in time", status=None) from exc
+            raise TransientError(
+                "GitHub did not answer in time", status=None, requests=spent.requests + 1
+            ) from exc
         except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
-            raise TransientError("the connection to GitHub failed or was reset", status=None) from exc
-        caching = response.extensions.get("caching")
-        if caching and caching.get("from_cache"):
-            stats = current_call.get()
-            if stats is not None:
-                stats.cache_hits += 1
-        return response
+            raise TransientError(
+                "the connection to GitHub failed or was reset", status=None, requests=spent.requests + 1
+            ) from exc
+        return response, spent + exchange_cost(response)
 
-    async def _follow(self, request: httpx.Request, response: httpx.Response, path: str) -> httpx.Response:
+    async def _follow(
+        self, request: httpx.Request, response: httpx.Response, path: str, spent: CallCost
+    ) -> tuple[httpx.Response, CallCost]:
         location = response.headers.get("location")
         target = request.url.join(location) if location else None
         if target is None or not self._http.same_origin(target):
@@ -239,10 +230,8 @@ class GitHubClient:
             raise RedirectRefusedError(
                 f"GitHub redirected to another host ({host}); the request was not followed",
                 status=response.status_code,
+                requests=spent.requests,
             )
-        stats = current_call.get()
-        if stats is not None:
-            stats.redirects += 1
         relative = target.raw_path.decode("ascii")[len(self._http.base_path) :]
         if response.status_code == 301:
             self._remember_move(path, relative.split("?", 1)[0])
@@ -250,10 +239,14 @@ class GitHubClient:
         follow = self._http.client.build_request(
             "GET", target, headers=follow.headers, extensions=follow.extensions
         )
-        followed = await self._exchange(follow)
+        followed, spent = await self._exchange(follow, spent)
         if followed.status_code in (301, 302, 307, 308):
-            raise GitHubError("GitHub redirected more than once; giving up", status=followed.status_code)
-        return followed
+            raise GitHubError(
+                "GitHub redirected more than once; giving up",
+                status=followed.status_code,
+                requests=spent.requests,
+            )
+        return followed, spent
 
     def _remember_move(self, old_path: str, new_path: str) -> None:
         old = re.match(r"^/repos/([^/]+)/([^/]+)", old_path)
@@ -261,7 +254,7 @@ class GitHubClient:
         if old and new:
             self._moved[f"{old.group(1)}/{old.group(2)}".lower()] = f"/repositories/{new.group(1)}"
 
-    def _interpret(self, response: httpx.Response) -> GitHubResponse:
+    def _interpret(self, response: httpx.Response, cost: CallCost) -> GitHubResponse:
         status = response.status_code
         if 200 <= status < 300:
             return GitHubResponse(
@@ -269,11 +262,12 @@ class GitHubClient:
                 headers=dict(response.headers),
                 content=response.content,
                 from_cache=bool((response.extensions.get("caching") or {}).get("from_cache")),
+                cost=cost,
             )
         message = _message(response.content)
         if status in (404, 409) and "repository is empty" in message.lower():
             return GitHubResponse(
-                status=409, headers=dict(response.headers), content=b"", empty_repository=True
+                status=409, headers=dict(response.headers), content=b"", empty_repository=True, cost=cost
             )
         if status in (403, 429):
             self._raise_limit(response, message)
@@ -345,15 +339,13 @@ class GitHubClient:
         stored_at, entry = best
         chunks = [chunk async for chunk in entry.response.stream]
         age = max(0.0, self._clock.wall() - stored_at) if stored_at else None
-        stats = current_call.get()
-        if stats is not None:
-            stats.stale_age_s = age
         return GitHubResponse(
             status=200,
             headers=dict(entry.response.headers.items()),
             content=b"".join(chunks),
             from_cache=True,
             stale_age_s=age,
+            cost=CallCost(cache_hits=1, stale_age_s=age),
         )
 
 

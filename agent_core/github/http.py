@@ -6,30 +6,29 @@ Layers, outermost first::
       └─ hishel AsyncCacheTransport   persistent SQLite cache under CACHE_DIR: fresh answers cost no
          │                            request, stale ones are revalidated with If-None-Match (304)
          └─ WireTransport             adds Authorization from the request's extensions (the token never
-            │                         reaches the cache file), applies a session's chaos policy, counts
-            │                         network requests and reports rate-limit headers
+            │                         reaches the cache file) and reports rate-limit headers
             └─ httpx.AsyncHTTPTransport   (or a transport injected by tests)
 
 The cache key separates identities without storing tokens: requests carry ``X-Auth-Scope`` (a short
 fingerprint of the token, or "anonymous") and the wire layer rewrites GitHub's ``Vary: Authorization``
 to ``Vary: X-Auth-Scope``.  Everything per run (token, memo, renames, stats) lives in
 :class:`agent_core.github.client.GitHubClient`; this object is shared by all sessions of a process.
+What a request cost is read off hishel's ``caching`` status by the client (:func:`exchange_cost`), never
+counted on the side.
 """
 
 from __future__ import annotations
 
-import contextvars
 import hashlib
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 import hishel
 import httpx
 from hishel.httpx import AsyncCacheTransport
 
+from agent_core.cost import CallCost
 from agent_core.github.ratelimit import RateLimit, parse_rate_limit
 
 logger = logging.getLogger(__name__)
@@ -42,32 +41,24 @@ AUTH_SCOPE_HEADER = "x-auth-scope"
 CACHE_TTL_SECONDS = 7 * 24 * 3600  # entries older than a week are dropped even if still valid
 
 
-@dataclass(kw_only=True)
-class CallStats:
-    """What one tool call cost; filled by the layers below while the call runs (see ``current_call``)."""
-
-    tool: str = ""
-    http_requests: int = 0  # requests that reached the network (incl. 304s and redirects)
-    not_modified: int = 0  # of which 304 revalidations
-    cache_hits: int = 0  # answers served by the HTTP cache (fresh or revalidated) or the run's memo
-    memo_hits: int = 0
-    redirects: int = 0
-    stale_age_s: float | None = None
-
-
-# The tool call the current task works for. A ContextVar (not module state): each tool call runs in its
-# own task with its own CallStats, so parallel calls never mix their counts.
-current_call: contextvars.ContextVar[CallStats | None] = contextvars.ContextVar("current_call", default=None)
-
-
-class ChaosPolicy(Protocol):
-    """A session's fault injector (demo chaos mode). Returns a fake response, raises an httpx error,
-    or returns None to let the request through."""
-
-    async def before_send(self, request: httpx.Request, tool: str) -> httpx.Response | None: ...
-
-
 ResponseObserver = Callable[[httpx.Response], None]
+
+
+def exchange_cost(response: httpx.Response) -> CallCost:
+    """What one exchange through the stack cost, from hishel's ``caching`` status.
+
+    A fresh cache hit cost no request; a revalidation one (a 304 when nothing changed); a miss one. With
+    no cache configured there is no status: every exchange is a request. (hishel's one exception, a 304
+    that matches no stored entry and is sent again as a plain request, would count one request short.)
+    """
+    caching = response.extensions.get("caching")
+    if not caching:
+        return CallCost(requests=1)
+    if caching["from_cache"] and caching["revalidated"]:
+        return CallCost(requests=1, revalidated=1, cache_hits=1)
+    if caching["from_cache"]:
+        return CallCost(cache_hits=1)
+    return CallCost(requests=1)
 
 
 def auth_scope(token: str | None) -> str:
@@ -84,21 +75,11 @@ class WireTransport(httpx.AsyncBaseTransport):
         self._inner = inner
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        stats = current_call.get()
-        chaos: ChaosPolicy | None = request.extensions.get("repo_analyst_chaos")
         token: str | None = request.extensions.get("repo_analyst_token")
         del request.headers[AUTH_SCOPE_HEADER]
         if token:
             request.headers["Authorization"] = f"Bearer {token}"
-        if stats is not None:
-            stats.http_requests += 1
-        response: httpx.Response | None = None
-        if chaos is not None:
-            response = await chaos.before_send(request, stats.tool if stats else "")
-        if response is None:
-            response = await self._inner.handle_async_request(request)
-        if stats is not None and response.status_code == 304:
-            stats.not_modified += 1
+        response = await self._inner.handle_async_request(request)
         vary = response.headers.get("vary")
         if vary:
             response.headers["vary"] = ", ".join(

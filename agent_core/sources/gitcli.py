@@ -15,6 +15,7 @@ repository (or not ours to read) an :class:`~agent_core.errors.InvalidTargetErro
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import os
 import signal
@@ -66,6 +67,7 @@ class GitCli:
         self._root = root
         self._git = git
         self._label = label
+        self.commands = 0  # git processes started by this instance (see counting())
         # The child needs PATH and HOME (global config, e.g. safe.directory); inherited GIT_* variables
         # (GIT_DIR, GIT_CONFIG_*...) could redirect or reconfigure git, so they are dropped.
         self._env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
@@ -77,8 +79,15 @@ class GitCli:
             LC_ALL="C",
         )
 
+    def counting(self) -> GitCli:
+        """The same runner with its own count of git processes, for one source call."""
+        twin = copy.copy(self)
+        twin.commands = 0
+        return twin
+
     async def run(self, args: Sequence[str], *, stdin: bytes | None = None) -> GitResult:
         """Run git in the repository; never raises for a git failure (see :meth:`output`)."""
+        self.commands += 1
         argv = [self._git, "-C", str(self._root), "-c", "core.quotepath=off", *args]
         try:
             proc = await asyncio.create_subprocess_exec(

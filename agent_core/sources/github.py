@@ -2,7 +2,8 @@
 
 One method per tool, each making as few requests as the API allows: the whole tree comes from one
 recursive trees request, large files (1-100 MB, ``encoding: "none"``) are fetched once with the raw
-media type, and renamed repositories are followed by the client (one redirect per run).
+media type, and renamed repositories are followed by the client (one redirect per run). Every value
+comes back with the cost of the responses it was built from.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ import base64
 import binascii
 from typing import Any
 
+from agent_core.cost import CallCost
 from agent_core.errors import GitHubError, InvalidArgumentError
-from agent_core.github.client import GitHubClient
+from agent_core.github.client import GitHubClient, GitHubResponse
 from agent_core.github.http import RAW_MEDIA
 from agent_core.repo import RepoRef
+from agent_core.sources.base import Sourced
 from agent_core.sources.content import page_file
 from agent_core.sources.models import (
     Commit,
@@ -37,6 +40,8 @@ _TREE_TYPES: dict[str, EntryType] = {"blob": "file", "tree": "dir", "commit": "s
 class GitHubSource:
     """:class:`agent_core.sources.base.RepoSource` over :class:`GitHubClient`."""
 
+    kind = "github"
+
     def __init__(self, client: GitHubClient) -> None:
         self.client = client
 
@@ -44,8 +49,12 @@ class GitHubSource:
         """The same source answering only from the persistent cache (the fallback)."""
         return GitHubSource(self.client.stale_view())
 
-    async def get_repo_info(self, repo: RepoRef) -> RepoInfo:
-        data = _object((await self.client.get_repo(repo)).json())
+    async def get_repo_info(self, repo: RepoRef) -> Sourced[RepoInfo]:
+        response = await self.client.get_repo(repo)
+        return Sourced(value=self._repo_info(repo, response.json()), cost=response.cost)
+
+    def _repo_info(self, repo: RepoRef, body: Any) -> RepoInfo:
+        data = _object(body)
         full_name = str(data.get("full_name") or repo.full_name)
         self.client.learn_canonical(repo, full_name)
         license_data = data.get("license") or {}
@@ -71,27 +80,9 @@ class GitHubSource:
             renamed_from=repo.full_name if full_name.lower() != repo.key() else None,
         )
 
-    async def list_directory(self, repo: RepoRef, path: str = "") -> DirListing:
+    async def list_directory(self, repo: RepoRef, path: str = "") -> Sourced[DirListing]:
         response = await self.client.get_repo(repo, "contents", path=path or None)
-        if response.empty_repository:
-            return DirListing(path=path, entries=(), note="empty repository: nothing committed yet")
-        data = response.json()
-        if isinstance(data, dict):
-            raise InvalidArgumentError(
-                f"'{path}' is a {data.get('type', 'file')}, not a directory; use read_file"
-            )
-        entries = tuple(_dir_entry(item) for item in data if isinstance(item, dict))
-        truncated = len(entries) >= MAX_DIR_ENTRIES
-        return DirListing(
-            path=path,
-            entries=entries,
-            truncated=truncated,
-            note=(
-                "GitHub lists at most 1,000 entries per directory; use get_file_tree for the rest"
-                if truncated
-                else None
-            ),
-        )
+        return Sourced(value=_listing(path, response), cost=response.cost)
 
     async def read_file(
         self,
@@ -100,8 +91,8 @@ class GitHubSource:
         *,
         start_line: int = 1,
         max_lines: int | None = None,
-        max_chars: int = 6000,
-    ) -> FileContent:
+        max_chars: int,
+    ) -> Sourced[FileContent]:
         if not path:
             raise InvalidArgumentError("read_file needs a file path; use list_directory for the root")
         response = await self.client.get_repo(repo, "contents", path=path)
@@ -112,20 +103,23 @@ class GitHubSource:
         kind = data.get("type")
         size = int(data.get("size") or 0)
         if kind == "symlink":
-            return FileContent(path=path, kind="symlink", size=size, target=data.get("target"))
+            value = FileContent(path=path, kind="symlink", size=size, target=data.get("target"))
+            return Sourced(value=value, cost=response.cost)
         if kind == "submodule":
-            return FileContent(
+            value = FileContent(
                 path=path, kind="submodule", size=0, submodule_url=data.get("submodule_git_url")
             )
+            return Sourced(value=value, cost=response.cost)
         if size > MAX_CONTENTS_BYTES:
-            return FileContent(
+            value = FileContent(
                 path=path,
                 kind="too_large",
                 size=size,
                 note="over 100 MB: GitHub's contents API cannot serve it",
             )
-        raw = await self._file_bytes(repo, path, data)
-        return page_file(
+            return Sourced(value=value, cost=response.cost)
+        raw, cost = await self._file_bytes(repo, path, data, response.cost)
+        value = page_file(
             path=path,
             data=raw,
             start_line=start_line,
@@ -133,31 +127,44 @@ class GitHubSource:
             max_chars=max_chars,
             sha=data.get("sha"),
         )
+        return Sourced(value=value, cost=cost)
 
-    async def _file_bytes(self, repo: RepoRef, path: str, data: dict[str, Any]) -> bytes:
+    async def _file_bytes(
+        self, repo: RepoRef, path: str, data: dict[str, Any], spent: CallCost
+    ) -> tuple[bytes, CallCost]:
         if data.get("encoding") == "base64" and data.get("content") is not None:
             try:
-                return base64.b64decode("".join(str(data["content"]).split()), validate=True)
+                return base64.b64decode("".join(str(data["content"]).split()), validate=True), spent
             except (binascii.Error, ValueError) as exc:
                 raise GitHubError(f"GitHub sent undecodable base64 for '{path}'") from exc
         # 1-100 MB: the object media type has no content; the raw media type has the bytes.
-        raw = await self.client.get_repo(repo, "contents", path=path, accept=RAW_MEDIA)
-        return raw.content
+        try:
+            raw = await self.client.get_repo(repo, "contents", path=path, accept=RAW_MEDIA)
+        except GitHubError as exc:
+            exc.requests += spent.requests
+            raise
+        return raw.content, spent + raw.cost
 
-    async def get_commits(self, repo: RepoRef, per_page: int = 20) -> CommitList:
+    async def get_commits(self, repo: RepoRef, per_page: int = 20) -> Sourced[CommitList]:
         per_page = max(1, min(100, per_page))
         response = await self.client.get_repo(repo, "commits", params={"per_page": per_page})
         if response.empty_repository:
-            return CommitList(commits=(), empty_repository=True)
+            return Sourced(value=CommitList(commits=(), empty_repository=True), cost=response.cost)
         commits = tuple(_commit(item) for item in response.json() or () if isinstance(item, dict))
-        return CommitList(commits=commits, has_more='rel="next"' in response.headers.get("link", ""))
+        value = CommitList(commits=commits, has_more='rel="next"' in response.headers.get("link", ""))
+        return Sourced(value=value, cost=response.cost)
 
-    async def get_file_tree(self, repo: RepoRef, path: str = "") -> FileTree:
+    async def get_file_tree(self, repo: RepoRef, path: str = "") -> Sourced[FileTree]:
         info = await self.get_repo_info(repo)  # memoised: usually free
-        ref = info.default_branch or "HEAD"
-        response = await self.client.get_repo(repo, "git", "trees", path=ref, params={"recursive": 1})
+        ref = info.value.default_branch or "HEAD"
+        try:
+            response = await self.client.get_repo(repo, "git", "trees", path=ref, params={"recursive": 1})
+        except GitHubError as exc:
+            exc.requests += info.cost.requests
+            raise
+        cost = info.cost + response.cost
         if response.empty_repository:
-            return FileTree(ref=None, path=path, entries=(), empty_repository=True)
+            return Sourced(value=FileTree(ref=None, path=path, entries=(), empty_repository=True), cost=cost)
         data = _object(response.json())
         prefix = f"{path}/" if path else ""
         entries = tuple(
@@ -169,11 +176,38 @@ class GitHubSource:
         )
         if path and not entries:
             raise InvalidArgumentError(f"'{path}' is not a directory in this repository")
-        return FileTree(ref=ref, path=path, entries=entries, truncated=bool(data.get("truncated")))
+        tree = FileTree(ref=ref, path=path, entries=entries, truncated=bool(data.get("truncated")))
+        return Sourced(value=tree, cost=cost)
 
-    async def get_languages(self, repo: RepoRef) -> Languages:
-        data = _object((await self.client.get_repo(repo, "languages")).json() or {})
-        return Languages(bytes_by_language={str(k): int(v) for k, v in data.items() if isinstance(v, int)})
+    async def get_languages(self, repo: RepoRef) -> Sourced[Languages]:
+        response = await self.client.get_repo(repo, "languages")
+        data = _object(response.json() or {})
+        languages = Languages(
+            bytes_by_language={str(k): int(v) for k, v in data.items() if isinstance(v, int)}
+        )
+        return Sourced(value=languages, cost=response.cost)
+
+
+def _listing(path: str, response: GitHubResponse) -> DirListing:
+    if response.empty_repository:
+        return DirListing(path=path, entries=(), note="empty repository: nothing committed yet")
+    data = response.json()
+    if isinstance(data, dict):
+        raise InvalidArgumentError(
+            f"'{path}' is a {data.get('type', 'file')}, not a directory; use read_file"
+        )
+    entries = tuple(_dir_entry(item) for item in data if isinstance(item, dict))
+    truncated = len(entries) >= MAX_DIR_ENTRIES
+    return DirListing(
+        path=path,
+        entries=entries,
+        truncated=truncated,
+        note=(
+            "GitHub lists at most 1,000 entries per directory; use get_file_tree for the rest"
+            if truncated
+            else None
+        ),
+    )
 
 
 def _object(data: Any) -> dict[str, Any]:

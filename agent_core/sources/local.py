@@ -25,14 +25,18 @@ Where it differs from GitHub, on purpose:
 from __future__ import annotations
 
 import asyncio
+import copy
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
+from agent_core.cost import CallCost
 from agent_core.errors import InvalidArgumentError, InvalidTargetError, NotFoundError, UpstreamError
 from agent_core.repo import RepoRef
+from agent_core.sources.base import Sourced
 from agent_core.sources.content import check_page_args, decode_text, page_file
 from agent_core.sources.gitcli import GitCli, LsTreeEntry, parse_ls_tree
 from agent_core.sources.languages import count_languages
@@ -50,6 +54,8 @@ from agent_core.sources.models import (
 )
 
 __all__ = ["DEFAULT_MAX_FILE_BYTES", "LocalGitSource", "detect_license"]
+
+V = TypeVar("V")
 
 _DEFAULT_DESCRIPTION = "Unnamed repository;"  # what `git init` writes into `description`
 _LOG_FORMAT = "--format=%H%x00%an%x00%aI%x00%s%x00"
@@ -125,9 +131,60 @@ class LocalGitSource:
     def repo_ref(self) -> RepoRef:
         return RepoRef(owner="local", name=self.name)
 
-    # -- RepoSource ----------------------------------------------------------------------------------
+    # -- RepoSource: each call runs on a view of its own, so its git commands are counted apart ----------
 
-    async def get_repo_info(self, repo: RepoRef) -> RepoInfo:
+    kind = "local"
+
+    def stale_copy(self) -> None:
+        """A local repository is its own copy: there is nothing older to fall back on."""
+        return
+
+    async def get_repo_info(self, repo: RepoRef) -> Sourced[RepoInfo]:
+        view = self._view()
+        return view._sourced(await view._get_repo_info(repo))
+
+    async def list_directory(self, repo: RepoRef, path: str = "") -> Sourced[DirListing]:
+        view = self._view()
+        return view._sourced(await view._list_directory(repo, path))
+
+    async def read_file(
+        self,
+        repo: RepoRef,
+        path: str,
+        *,
+        start_line: int = 1,
+        max_lines: int | None = None,
+        max_chars: int,
+    ) -> Sourced[FileContent]:
+        view = self._view()
+        content = await view._read_file(
+            repo, path, start_line=start_line, max_lines=max_lines, max_chars=max_chars
+        )
+        return view._sourced(content)
+
+    async def get_commits(self, repo: RepoRef, per_page: int = 20) -> Sourced[CommitList]:
+        view = self._view()
+        return view._sourced(await view._get_commits(repo, per_page))
+
+    async def get_file_tree(self, repo: RepoRef, path: str = "") -> Sourced[FileTree]:
+        view = self._view()
+        return view._sourced(await view._get_file_tree(repo, path))
+
+    async def get_languages(self, repo: RepoRef) -> Sourced[Languages]:
+        view = self._view()
+        return view._sourced(await view._get_languages(repo))
+
+    def _view(self) -> LocalGitSource:
+        view = copy.copy(self)
+        view._cli = self._cli.counting()
+        return view
+
+    def _sourced(self, value: V) -> Sourced[V]:
+        return Sourced(value=value, cost=CallCost(git_commands=self._cli.commands))
+
+    # -- the calls -------------------------------------------------------------------------------------
+
+    async def _get_repo_info(self, repo: RepoRef) -> RepoInfo:
         commit = await self._commit(repo)
         created_at = pushed_at = language = license_id = None
         if commit is not None:
@@ -148,7 +205,7 @@ class LocalGitSource:
             pushed_at=pushed_at,
         )
 
-    async def list_directory(self, repo: RepoRef, path: str = "") -> DirListing:
+    async def _list_directory(self, repo: RepoRef, path: str = "") -> DirListing:
         path = _clean_path(path)
         commit = await self._commit(repo)
         if commit is None:
@@ -175,14 +232,14 @@ class LocalGitSource:
             )
         return DirListing(path=path, entries=tuple(listed))
 
-    async def read_file(
+    async def _read_file(
         self,
         repo: RepoRef,
         path: str,
         *,
         start_line: int = 1,
         max_lines: int | None = None,
-        max_chars: int = 6000,
+        max_chars: int,
     ) -> FileContent:
         check_page_args(start_line=start_line, max_lines=max_lines, max_chars=max_chars)
         path = _clean_path(path)
@@ -237,7 +294,7 @@ class LocalGitSource:
             ref=ref,
         )
 
-    async def get_commits(self, repo: RepoRef, per_page: int = 20) -> CommitList:
+    async def _get_commits(self, repo: RepoRef, per_page: int = 20) -> CommitList:
         if not 1 <= per_page <= 100:
             raise InvalidArgumentError(f"per_page must be between 1 and 100, not {per_page}")
         commit = await self._commit(repo)
@@ -254,7 +311,7 @@ class LocalGitSource:
         ]
         return CommitList(commits=tuple(commits[:per_page]), has_more=len(commits) > per_page)
 
-    async def get_file_tree(self, repo: RepoRef, path: str = "") -> FileTree:
+    async def _get_file_tree(self, repo: RepoRef, path: str = "") -> FileTree:
         path = _clean_path(path)
         commit = await self._commit(repo)
         if commit is None:
@@ -269,7 +326,7 @@ class LocalGitSource:
             entries=tuple(TreeEntry(path=_join(path, e.path), type=e.type, size=e.size) for e in entries),
         )
 
-    async def get_languages(self, repo: RepoRef) -> Languages:
+    async def _get_languages(self, repo: RepoRef) -> Languages:
         commit = await self._commit(repo)
         return Languages(bytes_by_language=await self._languages(commit) if commit else {})
 

@@ -24,13 +24,15 @@ import logging
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from agent_core.clock import Clock
+from agent_core.cost import FREE, CallCost
 from agent_core.errors import (
     AgentCoreError,
     CacheMissError,
     CircuitOpenError,
+    GitHubError,
     InvalidArgumentError,
     NotFoundError,
     OutOfScopeError,
@@ -38,11 +40,10 @@ from agent_core.errors import (
     TransientError,
     UserInputError,
 )
-from agent_core.github.http import CallStats, current_call
 from agent_core.repo import RepoRef
 from agent_core.resilience import BreakerBoard, Outcome, RetryDetails, RetryPolicy, call_with_retry
 from agent_core.sources.base import RepoSource
-from agent_core.tools.specs import SPECS_BY_NAME, ToolCall, ToolLimits, ToolSpec, tool_schemas
+from agent_core.tools.specs import SPECS_BY_NAME, ToolCall, ToolLimits, ToolOutput, ToolSpec, tool_schemas
 
 logger = logging.getLogger(__name__)
 
@@ -68,11 +69,23 @@ class ToolResult:
     degraded: bool = False
     error: str | None = None
 
+    @property
+    def cost(self) -> CallCost:
+        """What the call cost, as the UI shows it (requests, and whether the cache answered)."""
+        return CallCost(requests=self.http_requests, cache_hits=int(self.from_cache))
+
     def observation_text(self) -> str:
         return json.dumps(self.observation, ensure_ascii=False, separators=(",", ":"))
 
 
 RetryListener = Callable[[str, str, RetryDetails], None]
+
+
+class FaultInjector(Protocol):
+    """Chaos mode's seam: called before each attempt reaches a source; raises the fault it injects
+    (a :class:`TransientError`, a :class:`RateLimitError`) or returns to let the attempt through."""
+
+    def before_call(self, tool: str, source: str) -> None: ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -96,6 +109,7 @@ class Toolbox:
         config: ToolboxConfig | None = None,
         rng: Callable[[], float] = random.random,
         on_retry: RetryListener | None = None,
+        faults: FaultInjector | None = None,
     ) -> None:
         self._sources = {key.lower(): source for key, source in sources.items()}
         self._scope = {repo.key(): repo for repo in scope}
@@ -105,6 +119,7 @@ class Toolbox:
         self._config = config or ToolboxConfig()
         self._rng = rng
         self._on_retry = on_retry
+        self._faults = faults
         self._memo: dict[str, ToolResult] = {}
         self._inflight: dict[str, asyncio.Future[ToolResult]] = {}
         self.results: list[ToolResult] = []
@@ -182,15 +197,23 @@ class Toolbox:
     async def _run(
         self, call_id: str, spec: ToolSpec, call: ToolCall, source: RepoSource, started: float
     ) -> ToolResult:
-        stats = CallStats(tool=spec.name)
-        token = current_call.set(stats)
         attempts = 0
+        spent = FREE  # what failed attempts cost: each failure says how many requests it made
         breaker = self._breakers.get(spec.name)
 
-        async def attempt() -> tuple[Any, dict[str, Any]]:
-            nonlocal attempts
+        async def guarded() -> ToolOutput:
+            if self._faults is not None:
+                self._faults.before_call(spec.name, source.kind)
+            return await spec.run(source, call, self._config.limits)
+
+        async def attempt() -> ToolOutput:
+            nonlocal attempts, spent
             attempts += 1
-            return await breaker.call(lambda: spec.run(source, call, self._config.limits), classify=classify)
+            try:
+                return await breaker.call(guarded, classify=classify)
+            except GitHubError as exc:
+                spent += CallCost(requests=exc.requests)
+                raise
 
         def on_retry(details: RetryDetails) -> None:
             if self._on_retry is not None:
@@ -206,7 +229,7 @@ class Toolbox:
         )
         try:
             async with asyncio.timeout(self._config.tool_timeout):
-                value, observation = await call_with_retry(
+                output = await call_with_retry(
                     attempt,
                     policy=self._config.retry,
                     retry_on=self._retry_on,
@@ -214,14 +237,14 @@ class Toolbox:
                     rng=self._rng,
                     on_retry=on_retry,
                 )
-            self._learn_alias(call, value)
+            self._learn_alias(call, output.value)
             return replace(
                 base,
                 ok=True,
-                observation=observation,
-                value=value,
+                observation=output.observation,
+                value=output.value,
                 attempts=attempts,
-                **self._costs(stats, started),
+                **self._costs(spent + output.cost, started),
             )
         except (TransientError, CircuitOpenError, RateLimitError, TimeoutError) as exc:
             return await self._fallback(
@@ -230,20 +253,18 @@ class Toolbox:
                 call=call,
                 source=source,
                 exc=exc,
-                stats=stats,
+                spent=spent,
                 attempts=attempts,
                 started=started,
             )
         except AgentCoreError as exc:  # 404, 403, bad arguments...: GitHub is fine, the call is not
             what = f"{call.repo.full_name}" + (f": '{call.args['path']}'" if call.args.get("path") else "")
             message = f"{what} {exc.message}" if isinstance(exc, NotFoundError) else exc.message
-            return self._failed(base, message, exc.hint, attempts=attempts, costs=self._costs(stats, started))
+            return self._failed(base, message, exc.hint, attempts=attempts, costs=self._costs(spent, started))
         except Exception as exc:  # the marked edge: a tool bug becomes an error observation
             logger.exception("tool %s failed unexpectedly", spec.name)
             message = f"internal error in {spec.name}: {type(exc).__name__}"
-            return self._failed(base, message, None, attempts=attempts, costs=self._costs(stats, started))
-        finally:
-            current_call.reset(token)
+            return self._failed(base, message, None, attempts=attempts, costs=self._costs(spent, started))
 
     @staticmethod
     def _failed(
@@ -260,36 +281,35 @@ class Toolbox:
         call: ToolCall,
         source: RepoSource,
         exc: BaseException,
-        stats: CallStats,
+        spent: CallCost,
         attempts: int,
         started: float,
     ) -> ToolResult:
         reason = _reason(exc)
         hint = getattr(exc, "hint", None) or "the data may be available again shortly"
-        stale_copy: Callable[[], RepoSource] | None = getattr(source, "stale_copy", None)
-        stale_source = stale_copy() if stale_copy is not None else None
+        stale_source = source.stale_copy()
         if stale_source is not None:
             try:
-                value, observation = await spec.run(stale_source, call, self._config.limits)
+                output = await spec.run(stale_source, call, self._config.limits)
             except (CacheMissError, AgentCoreError):
                 pass
             else:
-                age = stats.stale_age_s
+                age = output.cost.stale_age_s
                 observation = {
                     "stale": True,
                     "age_seconds": round(age) if age is not None else None,
                     "why": reason,
-                } | observation
+                } | output.observation
                 return replace(
                     base,
                     ok=True,
                     observation=observation,
-                    value=value,
+                    value=output.value,
                     attempts=attempts,
                     stale=True,
                     stale_age_s=age,
                     error=reason,
-                    **self._costs(stats, started),
+                    **self._costs(spent + output.cost, started),
                 )
         observation = {"ok": False, "degraded": True, "reason": reason, "hint": hint}
         return replace(
@@ -299,7 +319,7 @@ class Toolbox:
             attempts=attempts,
             degraded=True,
             error=reason,
-            **self._costs(stats, started),
+            **self._costs(spent, started),
         )
 
     def _retry_on(self, error: BaseException) -> bool | float | None:
@@ -314,11 +334,11 @@ class Toolbox:
         if call.tool == "get_repo_info" and isinstance(full_name, str):
             self.add_alias(full_name, call.repo)
 
-    def _costs(self, stats: CallStats, started: float) -> dict[str, Any]:
+    def _costs(self, cost: CallCost, started: float) -> dict[str, Any]:
         return {
             "duration_s": self._clock.monotonic() - started,
-            "http_requests": stats.http_requests,
-            "from_cache": stats.cache_hits > 0 and stats.http_requests == stats.not_modified,
+            "http_requests": cost.requests,
+            "from_cache": cost.from_cache,
         }
 
     def _refused(

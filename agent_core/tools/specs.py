@@ -12,9 +12,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from agent_core.cost import CallCost
 from agent_core.errors import InvalidArgumentError
 from agent_core.repo import RepoRef, normalize_path, validate_owner, validate_repo_name
-from agent_core.sources.base import RepoSource
+from agent_core.sources.base import RepoSource, Sourced
 from agent_core.tools.observe import summarise_tree
 
 _OWNER = {"type": "string", "description": "Repository owner (user or organisation), e.g. 'pallets'."}
@@ -34,7 +35,25 @@ class ToolCall:
         return f"{self.tool}:{self.repo.key()}:{items}"
 
 
-Runner = Callable[[RepoSource, ToolCall, "ToolLimits"], Awaitable[tuple[Any, dict[str, Any]]]]
+@dataclass(frozen=True, kw_only=True)
+class ToolOutput:
+    """What a tool's runner returns: the source's typed value, its observation, and the call's cost."""
+
+    value: Any
+    observation: dict[str, Any]
+    cost: CallCost
+
+
+Runner = Callable[[RepoSource, ToolCall, "ToolLimits"], Awaitable[ToolOutput]]
+
+
+def _output(sourced: Sourced[Any], observation: dict[str, Any] | None = None) -> ToolOutput:
+    value = sourced.value
+    return ToolOutput(
+        value=value,
+        observation=value.to_observation() if observation is None else observation,
+        cost=sourced.cost,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -107,43 +126,37 @@ def _coerce(tool: str, name: str, prop: Mapping[str, Any], value: Any) -> Any:
     return value
 
 
-async def _repo_info(source: RepoSource, call: ToolCall, limits: ToolLimits) -> tuple[Any, dict[str, Any]]:
-    value = await source.get_repo_info(call.repo)
-    return value, value.to_observation()
+async def _repo_info(source: RepoSource, call: ToolCall, limits: ToolLimits) -> ToolOutput:
+    return _output(await source.get_repo_info(call.repo))
 
 
-async def _list_directory(
-    source: RepoSource, call: ToolCall, limits: ToolLimits
-) -> tuple[Any, dict[str, Any]]:
-    value = await source.list_directory(call.repo, call.args.get("path", ""))
-    return value, value.to_observation()
+async def _list_directory(source: RepoSource, call: ToolCall, limits: ToolLimits) -> ToolOutput:
+    return _output(await source.list_directory(call.repo, call.args.get("path", "")))
 
 
-async def _read_file(source: RepoSource, call: ToolCall, limits: ToolLimits) -> tuple[Any, dict[str, Any]]:
-    value = await source.read_file(
+async def _read_file(source: RepoSource, call: ToolCall, limits: ToolLimits) -> ToolOutput:
+    sourced = await source.read_file(
         call.repo,
         call.args["path"],
         start_line=call.args.get("start_line", 1),
         max_lines=call.args.get("max_lines"),
         max_chars=limits.read_file_max_chars,
     )
-    return value, value.to_observation()
+    return _output(sourced)
 
 
-async def _get_commits(source: RepoSource, call: ToolCall, limits: ToolLimits) -> tuple[Any, dict[str, Any]]:
-    value = await source.get_commits(call.repo, call.args.get("per_page", 20))
-    return value, value.to_observation()
+async def _get_commits(source: RepoSource, call: ToolCall, limits: ToolLimits) -> ToolOutput:
+    return _output(await source.get_commits(call.repo, call.args.get("per_page", 20)))
 
 
-async def _file_tree(source: RepoSource, call: ToolCall, limits: ToolLimits) -> tuple[Any, dict[str, Any]]:
-    value = await source.get_file_tree(call.repo, call.args.get("path", ""))
+async def _file_tree(source: RepoSource, call: ToolCall, limits: ToolLimits) -> ToolOutput:
+    sourced = await source.get_file_tree(call.repo, call.args.get("path", ""))
     max_entries = call.args.get("max_entries", limits.tree_max_entries)
-    return value, summarise_tree(value, max_entries=max_entries)
+    return _output(sourced, summarise_tree(sourced.value, max_entries=max_entries))
 
 
-async def _languages(source: RepoSource, call: ToolCall, limits: ToolLimits) -> tuple[Any, dict[str, Any]]:
-    value = await source.get_languages(call.repo)
-    return value, value.to_observation()
+async def _languages(source: RepoSource, call: ToolCall, limits: ToolLimits) -> ToolOutput:
+    return _output(await source.get_languages(call.repo))
 
 
 TOOL_SPECS: tuple[ToolSpec, ...] = (

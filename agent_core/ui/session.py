@@ -24,11 +24,11 @@ from agent_core.agent.session import OpenedAnalysis
 from agent_core.clock import Clock
 from agent_core.errors import ConfigurationError
 from agent_core.events import dump_events
-from agent_core.github.chaos import ChaosMonkey
 from agent_core.llm import resolve_model_config
 from agent_core.llm.providers import PRESETS
 from agent_core.resilience import BreakerBoard, BreakerConfig, BreakerSnapshot
 from agent_core.settings import Settings
+from agent_core.tools.chaos import ChaosMonkey
 from agent_core.ui.i18n import t
 from agent_core.ui.markdown import one_line
 from agent_core.ui.render import Message, TraceView, format_clock

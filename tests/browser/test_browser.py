@@ -137,7 +137,7 @@ def test_chaos_mode_opens_a_breaker_and_it_closes_after_recovery(page: Any) -> N
     page.check("#chaos-on input")
     page.click("#chaos-down input")
     page.get_by_role("option", name="read_file", exact=True).click()
-    page.wait_for_function("() => document.body.innerText.includes('forced down')")
+    page.wait_for_function("() => document.querySelector('#chaos-status').innerText.includes('forced down')")
 
     analyze(page, "octo/flaky")
     wait_report(page, "octo/flaky")
@@ -148,7 +148,7 @@ def test_chaos_mode_opens_a_breaker_and_it_closes_after_recovery(page: Any) -> N
 
     page.click("#chaos-down input")
     page.get_by_role("option", name="(none)").click()
-    page.wait_for_function("() => !document.body.innerText.includes('forced down')")
+    page.wait_for_function("() => !document.querySelector('#chaos-status').innerText.includes('forced down')")
     time.sleep(1.1)  # the breaker's open period (breaker_open_seconds=1) must end before it probes
 
     analyze(page, "octo/flaky")

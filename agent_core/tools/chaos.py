@@ -1,19 +1,22 @@
-"""Chaos mode: GitHub faults injected on purpose, inside one browser session, for demos.
+"""Chaos mode: faults injected on purpose, inside one browser session, for demos.
 
-A :class:`ChaosMonkey` implements :class:`agent_core.github.http.ChaosPolicy`. It sits in the wire
-layer, *below* the persistent HTTP cache: a fresh cache hit never reaches it, so a repository that
-was read a minute ago may look immune to chaos. Revalidations (``If-None-Match``) and cache misses do
-reach it, and stale-cache fallbacks are exactly what a forced-down tool is meant to show.
+A :class:`ChaosMonkey` is the toolbox's :class:`~agent_core.tools.executor.FaultInjector`: it is asked
+before every attempt of a tool call reaches its source (GitHub or a local repository), inside the retry
+loop and the breaker, so an injected fault is retried, counted by the breaker and answered by the
+fallback exactly like a real one. Because it stands at the source seam, local analyses show retries,
+breakers and recovery too, and a fresh HTTP cache hit cannot hide a fault.
 
 Three knobs, all per session (:class:`ChaosSettings`), plus one action:
 
-* ``fault_rate`` — each request fails with probability ``fault_rate``: half of those answer HTTP 503,
-  half raise a read timeout. Drawn from an injected ``random.Random`` so tests are reproducible.
-* ``down_tool`` — every request made for that tool answers 503: its breaker opens after
-  ``failure_threshold`` failures, the stale cache serves meanwhile, and once the knob is cleared the
-  breaker recovers through HALF_OPEN on its next probe.
-* :meth:`ChaosMonkey.arm_rate_limit_burst` — the next N requests answer a secondary rate limit
-  (429 and 403 alternately, ``retry-after: 1``), so the retry layer visibly waits and tries again.
+* ``fault_rate`` — each attempt fails with probability ``fault_rate``: half of those as an HTTP 503,
+  half as a read timeout (both :class:`~agent_core.errors.TransientError`). Drawn from an injected
+  ``random.Random`` so tests are reproducible.
+* ``down_tool`` — every attempt of that tool fails (503): its breaker opens after
+  ``failure_threshold`` failures, the stale cache serves meanwhile (GitHub), and once the knob is
+  cleared the breaker recovers through HALF_OPEN on its next probe.
+* :meth:`ChaosMonkey.arm_rate_limit_burst` — the next N attempts hit a secondary rate limit
+  (:class:`~agent_core.errors.RateLimitError`, ``retry_after`` 1 s), so the retry layer visibly waits
+  and tries again.
 
 Nothing happens unless ``enabled``. Every injected fault is appended to :attr:`ChaosMonkey.log`
 (bounded). Counters are guarded by a lock: one monkey may be consulted from several event loops'
@@ -22,7 +25,6 @@ threads (the app's worker threads) at once.
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import threading
@@ -30,16 +32,12 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import Literal
 
-import httpx
+from agent_core.errors import RateLimitError, TransientError
 
 logger = logging.getLogger(__name__)
 
-FaultKind = Literal["http_503", "read_timeout", "rate_limit_429", "rate_limit_403", "tool_down"]
+FaultKind = Literal["http_503", "read_timeout", "rate_limit", "tool_down"]
 
-_SECONDARY_MESSAGE = (
-    "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. "
-    "(injected by repo-analyst chaos mode)"
-)
 _LOG_SIZE = 200
 
 
@@ -50,7 +48,7 @@ class ChaosSettings:
     enabled: bool = False
     fault_rate: float = 0.0
     rate_limit_burst: int = 3
-    """How many requests one press of the "429 burst" button affects."""
+    """How many attempts one press of the "429 burst" button affects."""
     down_tool: str | None = None
 
     def __post_init__(self) -> None:
@@ -65,7 +63,7 @@ class InjectedFault:
 
     kind: FaultKind
     tool: str
-    path: str
+    source: str
 
 
 class ChaosMonkey:
@@ -76,8 +74,7 @@ class ChaosMonkey:
         self._rng = rng or random.Random()
         self._lock = threading.Lock()
         self._burst_left = 0
-        self._burst_served = 0
-        self._requests_seen = 0
+        self._calls_seen = 0
         self._log: deque[InjectedFault] = deque(maxlen=_LOG_SIZE)
 
     # -- knobs ------------------------------------------------------------------------------------
@@ -95,9 +92,9 @@ class ChaosMonkey:
         return settings
 
     def arm_rate_limit_burst(self, count: int | None = None) -> int:
-        """Make the next ``count`` requests (default ``settings.rate_limit_burst``) hit a rate limit.
+        """Make the next ``count`` attempts (default ``settings.rate_limit_burst``) hit a rate limit.
 
-        Adds to a burst already armed; returns how many requests are now armed. Only served while
+        Adds to a burst already armed; returns how many attempts are now armed. Only served while
         chaos is enabled.
         """
         n = self._settings.rate_limit_burst if count is None else count
@@ -119,32 +116,40 @@ class ChaosMonkey:
             return list(self._log)
 
     @property
-    def requests_seen(self) -> int:
-        """Requests that reached the monkey (cache hits never do)."""
+    def calls_seen(self) -> int:
+        """Attempts the monkey was asked about (whether or not it injected a fault)."""
         with self._lock:
-            return self._requests_seen
+            return self._calls_seen
 
-    # -- the policy -------------------------------------------------------------------------------
+    # -- the injector -------------------------------------------------------------------------------
 
-    async def before_send(self, request: httpx.Request, tool: str) -> httpx.Response | None:
-        """A fake answer, an httpx exception, or None to let the request through."""
+    def before_call(self, tool: str, source: str) -> None:
+        """Raise the fault to inject into this attempt of ``tool`` on ``source``, or return."""
         kind = self._decide(tool)
         if kind is None:
-            return None
-        self._remember(kind, tool, request)
+            return
+        with self._lock:
+            self._log.append(InjectedFault(kind=kind, tool=tool, source=source))
+        logger.info("chaos: %s for %s on %s", kind, tool, source)
         match kind:
             case "read_timeout":
-                raise httpx.ReadTimeout("chaos: injected read timeout", request=request)
-            case "rate_limit_429" | "rate_limit_403":
-                status = 429 if kind == "rate_limit_429" else 403
-                return _json_response(request, status, {"message": _SECONDARY_MESSAGE}, {"retry-after": "1"})
-            case "http_503" | "tool_down":
-                why = f"tool '{tool}' forced down" if kind == "tool_down" else "random fault"
-                return _json_response(request, 503, {"message": f"Service Unavailable (chaos: {why})"}, {})
+                raise TransientError("chaos: injected read timeout", status=None)
+            case "rate_limit":
+                raise RateLimitError(
+                    "chaos: injected secondary rate limit; retry after 1s",
+                    status=429,
+                    kind="secondary",
+                    reset_at=None,
+                    retry_after=1.0,
+                )
+            case "tool_down":
+                raise TransientError(f"chaos: tool '{tool}' forced down (HTTP 503)", status=503)
+            case "http_503":
+                raise TransientError("chaos: injected server error (HTTP 503)", status=503)
 
     def _decide(self, tool: str) -> FaultKind | None:
         with self._lock:
-            self._requests_seen += 1
+            self._calls_seen += 1
             settings = self._settings
             if not settings.enabled:
                 return None
@@ -152,25 +157,7 @@ class ChaosMonkey:
                 return "tool_down"
             if self._burst_left > 0:
                 self._burst_left -= 1
-                self._burst_served += 1
-                return "rate_limit_429" if self._burst_served % 2 else "rate_limit_403"
+                return "rate_limit"
             if settings.fault_rate > 0 and self._rng.random() < settings.fault_rate:
                 return "http_503" if self._rng.random() < 0.5 else "read_timeout"
             return None
-
-    def _remember(self, kind: FaultKind, tool: str, request: httpx.Request) -> None:
-        fault = InjectedFault(kind=kind, tool=tool, path=request.url.path)
-        with self._lock:
-            self._log.append(fault)
-        logger.info("chaos: %s for %s %s", kind, tool or "-", fault.path)
-
-
-def _json_response(
-    request: httpx.Request, status: int, payload: dict[str, str], headers: dict[str, str]
-) -> httpx.Response:
-    return httpx.Response(
-        status,
-        content=json.dumps(payload).encode(),
-        headers={"content-type": "application/json; charset=utf-8", **headers},
-        request=request,
-    )
