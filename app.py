@@ -34,6 +34,7 @@ from agent_core.errors import AgentCoreError, ConfigurationError, UserInputError
 from agent_core.llm import DEFAULT_PROVIDER, PRESETS
 from agent_core.resilience import BreakerSnapshot
 from agent_core.settings import Settings
+from agent_core.tools.registry import TOOL_NAMES
 from agent_core.ui.batching import batched
 from agent_core.ui.breakers import STATE_STYLES, breaker_columns, breaker_table, needs_ticking
 from agent_core.ui.budget import RunBudget
@@ -41,7 +42,7 @@ from agent_core.ui.i18n import UI_LANGUAGES, t, ui_language
 from agent_core.ui.markdown import one_line
 from agent_core.ui.mcp import RepositoryApi, client_key
 from agent_core.ui.replay import bundled_recordings, load_recording, replay
-from agent_core.ui.session import TOOL_NAMES, UiSession
+from agent_core.ui.session import UiSession
 
 logger = logging.getLogger("repo_analyst.app")
 

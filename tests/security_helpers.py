@@ -16,7 +16,7 @@ from urllib.parse import unquote
 from hypothesis import strategies as st
 
 from agent_core.tools.executor import ToolResult
-from agent_core.tools.specs import SPECS_BY_NAME
+from agent_core.tools.registry import BY_NAME
 from testing.emulator.github import GitHubEmulator, RecordedRequest
 from testing.emulator.gitrepo import CommitSpec, make_repo
 from testing.emulator.model_server import Turn
@@ -281,7 +281,7 @@ small_ints = mostly(st.integers(min_value=-3, max_value=6000), junk_values, one_
 def tool_arguments(tool: str) -> st.SearchStrategy[dict[str, Any]]:
     """Arguments for ``tool``: always owner and repo (and its path, if it takes one), sometimes its
     other parameters; now and then a parameter it does not take, or a value of the wrong type."""
-    spec = SPECS_BY_NAME[tool]
+    spec = BY_NAME[tool]
     fields: dict[str, st.SearchStrategy[Any]] = {"owner": in_scope_owner, "repo": in_scope_repo}
     if "path" in spec.properties:
         fields["path"] = mostly(paths, junk_values, one_in=10)

@@ -14,7 +14,7 @@ from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
 from agent_core.sources.local import LocalGitSource
 from agent_core.tools.chaos import ChaosMonkey, ChaosSettings
 from agent_core.tools.executor import Toolbox, ToolboxConfig
-from agent_core.tools.specs import ToolLimits
+from agent_core.tools.registry import ToolLimits
 from testing.clock import FakeClock
 from testing.emulator.github import GitHubEmulator
 from testing.github import make_http, make_toolbox

@@ -64,7 +64,7 @@ import pytest
 
 from agent_core import events as ev
 from agent_core.settings import Settings
-from agent_core.tools.specs import SPECS_BY_NAME
+from agent_core.tools.registry import BY_NAME
 from testing.analysis import make_settings
 from testing.emulator.github import GitHubEmulator, RecordedRequest
 from testing.emulator.model_server import RecordedRequest as ChatRequest
@@ -88,7 +88,7 @@ TURN_TIMEOUT = 3.0
 # The wall-time limit is checked before each turn: a turn under way (a model turn, tried twice at most,
 # and its tool calls) finishes, then the report turn (twice at most) may run.
 GRACE = TOOL_TIMEOUT + 4 * TURN_TIMEOUT
-TOOLS = frozenset(SPECS_BY_NAME)
+TOOLS = frozenset(BY_NAME)
 
 
 def fault_settings(

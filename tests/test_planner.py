@@ -143,8 +143,8 @@ def test_step_one_asks_for_the_overview_of_every_repository_at_once() -> None:
         expected += [
             ("get_repo_info", base),
             ("get_file_tree", base),
-            ("get_languages", base),
             ("get_commits", {**base, "per_page": 30}),
+            ("get_languages", base),
         ]
     assert calls_of(step) == expected
     assert step is not None
@@ -306,7 +306,7 @@ def test_calls_already_made_by_someone_else_are_skipped() -> None:
 
     step = planner.next_step([made])
 
-    assert [tool for tool, _ in calls_of(step)] == ["get_repo_info", "get_languages", "get_commits"]
+    assert [tool for tool, _ in calls_of(step)] == ["get_repo_info", "get_commits", "get_languages"]
 
 
 def test_call_key_ignores_the_root_path_and_case_of_the_repository() -> None:

@@ -36,7 +36,7 @@ from agent_core.errors import InvalidArgumentError, InvalidTargetError
 from agent_core.repo import normalize_path, repo_api_path, validate_owner, validate_repo_name
 from agent_core.settings import Settings
 from agent_core.sources.targets import find_repo_mentions, parse_target
-from agent_core.tools.specs import TOOL_SPECS
+from agent_core.tools.registry import TOOLS
 from agent_core.ui.session import UiSession
 from testing.app import running_app
 from testing.emulator.github import GitHubEmulator
@@ -359,8 +359,8 @@ def check_one_call(driver: ToolDriver, tool: str, arguments: dict[str, Any], *, 
     return bool(new) or result.ok or "not found" in (result.error or "")
 
 
-PATH_TOOLS = [spec.name for spec in TOOL_SPECS if "path" in spec.properties]
-OTHER_TOOLS = [spec.name for spec in TOOL_SPECS if "path" not in spec.properties]
+PATH_TOOLS = [spec.name for spec in TOOLS if "path" in spec.properties]
+OTHER_TOOLS = [spec.name for spec in TOOLS if "path" not in spec.properties]
 
 
 @pytest.mark.parametrize("tool", PATH_TOOLS)

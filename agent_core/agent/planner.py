@@ -4,7 +4,8 @@ The same loop runs with or without a model; without one, :class:`OfflinePlanner`
 It is deterministic (sorted choices, no randomness, no model) and derives every decision from the
 results so far, so it holds no state besides its configuration::
 
-    turn 1  every repository at once: get_repo_info, get_file_tree, get_languages, get_commits(30)
+    turn 1  every repository at once: the overview of the tool registry (get_repo_info, get_file_tree,
+            get_commits(30), get_languages: each spec's ``overview`` arguments)
     turn 2  from the tree: read_file README, manifests, CI workflows (up to 2), LICENSE,
             list_directory of the tests folder -- at most ``max_files_per_repo`` per repository
             (tree failed: list_directory of the root instead, and the picks come one turn later)
@@ -26,8 +27,8 @@ from agent_core.repo import RepoRef, normalize_path
 from agent_core.sources.models import DirListing, FileTree
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
+from agent_core.tools.registry import COMMITS_IN_OVERVIEW, overview_calls
 
-COMMITS_PER_PAGE = 30
 TEST_DIRS = ("tests", "test", "spec", "__tests__")
 _MAX_CI_FILES = 2
 _MAX_ROOT_MANIFESTS_FIRST = 3  # more root manifests only if the budget is left after CI, license, tests
@@ -108,7 +109,7 @@ class OfflinePlanner:
             names = ", ".join(repo.full_name for repo in self._scope)
             thought = (
                 f"Starting with an overview of {names}: metadata, the whole file tree, languages and the "
-                f"{COMMITS_PER_PAGE} most recent commits, all in parallel."
+                f"{COMMITS_IN_OVERVIEW} most recent commits, all in parallel."
             )
             return PlanStep(thought=thought, calls=tuple(first))
         calls: list[PlannedCall] = []
@@ -152,12 +153,7 @@ class OfflinePlanner:
 
 
 def _first_calls(repo: RepoRef) -> list[PlannedCall]:
-    return [
-        _call("get_repo_info", repo),
-        _call("get_file_tree", repo),
-        _call("get_languages", repo),
-        _call("get_commits", repo, per_page=COMMITS_PER_PAGE),
-    ]
+    return [PlannedCall(tool=tool, arguments=arguments) for tool, arguments in overview_calls(repo)]
 
 
 def _picks_from_paths(repo: RepoRef, entries: Iterable[tuple[str, str]]) -> list[_Pick]:

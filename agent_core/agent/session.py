@@ -30,7 +30,7 @@ from agent_core.sources.github import GitHubSource
 from agent_core.sources.local import LocalGitSource
 from agent_core.sources.targets import Target, find_repo_mentions, parse_targets
 from agent_core.tools.executor import FaultInjector, Toolbox, ToolboxConfig
-from agent_core.tools.specs import ToolLimits
+from agent_core.tools.registry import ToolLimits
 
 logger = logging.getLogger(__name__)
 

@@ -43,7 +43,7 @@ from agent_core.errors import (
 from agent_core.repo import RepoRef
 from agent_core.resilience import BreakerBoard, Outcome, RetryDetails, RetryPolicy, call_with_retry
 from agent_core.sources.base import RepoSource
-from agent_core.tools.specs import SPECS_BY_NAME, ToolCall, ToolLimits, ToolOutput, ToolSpec, tool_schemas
+from agent_core.tools.registry import BY_NAME, ToolCall, ToolLimits, ToolOutput, ToolSpec, tool_schemas
 
 logger = logging.getLogger(__name__)
 
@@ -139,9 +139,9 @@ class Toolbox:
     async def execute(self, call_id: str, tool: str, arguments: str | Mapping[str, Any] | None) -> ToolResult:
         """Run one call; never raises except on cancellation."""
         started = self._clock.monotonic()
-        spec = SPECS_BY_NAME.get(tool)
+        spec = BY_NAME.get(tool)
         if spec is None:
-            known = ", ".join(SPECS_BY_NAME)
+            known = ", ".join(BY_NAME)
             return self._refused(call_id, tool, {}, f"unknown tool '{tool}'; the tools are: {known}", started)
         try:
             parsed = _parse_arguments(arguments)

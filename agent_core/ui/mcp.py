@@ -1,7 +1,9 @@
-"""The app's public API, which is also its MCP server: the six repository tools and ``analyze``.
+"""The app's public API, which is also its MCP server: the repository tools and ``analyze``.
 
-Each method is registered with ``gr.api``: its name becomes the tool name, its type hints the input
-schema and its docstring (with ``Args:``) the description an MCP client shows its model. A tool call
+Each function is registered with ``gr.api``: its name becomes the tool name, its signature and type
+hints the input schema and its docstring (with ``Args:``) the description an MCP client shows its
+model. The tool functions are made from the tool registry (:func:`tool_function`), so a new tool is an
+MCP tool too, with no code here. A tool call
 opens a short-lived analysis scope for the named repository (fresh breakers, the shared HTTP pool and
 cache), runs the one tool through the same retry / breaker / fallback layers as the agent, and closes
 it. Errors reach the client as ``gr.Error`` with our own message (never a traceback).
@@ -10,7 +12,8 @@ it. Errors reach the client as ``gr.Error`` with our own message (never a traceb
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+import inspect
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import gradio as gr
@@ -19,6 +22,7 @@ from agent_core import events as ev
 from agent_core.agent.session import Services, open_analysis
 from agent_core.errors import AgentCoreError
 from agent_core.settings import Settings
+from agent_core.tools.registry import REQUIRED, TOOLS, ToolSpec
 from agent_core.ui.budget import RunBudget
 from agent_core.ui.i18n import t
 
@@ -51,15 +55,8 @@ class RepositoryApi:
         self._tool_settings = settings.with_overrides(api_key=None, hf_token=None, llm_provider=None)
 
     def functions(self) -> list[Callable[..., Any]]:
-        return [
-            self.get_repo_info,
-            self.get_file_tree,
-            self.list_directory,
-            self.read_file,
-            self.get_commits,
-            self.get_languages,
-            self.analyze,
-        ]
+        """One function per tool of the registry, then ``analyze``."""
+        return [*(tool_function(spec, self._call) for spec in TOOLS), self.analyze]
 
     def _spend(self, budget: RunBudget, request: gr.Request | None, message: str) -> None:
         """Count one use for the visitor in hosted mode; ``gr.Error`` with ``message`` when over budget."""
@@ -87,78 +84,6 @@ class RepositoryApi:
         finally:
             await opened.aclose()
 
-    async def get_repo_info(self, repository: str, request: gr.Request | None = None) -> dict[str, Any]:
-        """Metadata of a GitHub repository: description, default branch, stars, forks, license, topics,
-        dates, whether it is archived, and its current name if it was renamed.
-
-        Args:
-            repository: A GitHub repository as "owner/repo" or "https://github.com/owner/repo".
-        """
-        return await self._call("get_repo_info", repository, request)
-
-    async def get_file_tree(
-        self, repository: str, path: str = "", max_entries: int = 200, request: gr.Request | None = None
-    ) -> dict[str, Any]:
-        """The whole file tree of a repository in one request: counts, top-level entries, the largest
-        folders, notable files (README, license, manifests, CI) and a bounded list of paths.
-
-        Args:
-            repository: A GitHub repository as "owner/repo" or "https://github.com/owner/repo".
-            path: Optional sub-directory to restrict the tree to; empty for the whole repository.
-            max_entries: How many file paths to list (10 to 1000).
-        """
-        return await self._call("get_file_tree", repository, request, path=path, max_entries=max_entries)
-
-    async def list_directory(
-        self, repository: str, path: str = "", request: gr.Request | None = None
-    ) -> dict[str, Any]:
-        """The entries (name, type, size) of one directory of a repository.
-
-        Args:
-            repository: A GitHub repository as "owner/repo" or "https://github.com/owner/repo".
-            path: Directory path relative to the root, e.g. "src"; empty for the root.
-        """
-        return await self._call("list_directory", repository, request, path=path)
-
-    async def read_file(
-        self,
-        repository: str,
-        path: str,
-        start_line: int = 1,
-        max_lines: int = 400,
-        request: gr.Request | None = None,
-    ) -> dict[str, Any]:
-        """The text of one file of a repository, a page at a time; a long file says where to continue.
-
-        Args:
-            repository: A GitHub repository as "owner/repo" or "https://github.com/owner/repo".
-            path: File path relative to the root, e.g. "README.md".
-            start_line: First line to return (1-based).
-            max_lines: At most this many lines (1 to 5000).
-        """
-        return await self._call(
-            "read_file", repository, request, path=path, start_line=start_line, max_lines=max_lines
-        )
-
-    async def get_commits(
-        self, repository: str, per_page: int = 20, request: gr.Request | None = None
-    ) -> dict[str, Any]:
-        """Recent commits of a repository (date, author, first line of the message), newest first.
-
-        Args:
-            repository: A GitHub repository as "owner/repo" or "https://github.com/owner/repo".
-            per_page: How many recent commits (1 to 100).
-        """
-        return await self._call("get_commits", repository, request, per_page=per_page)
-
-    async def get_languages(self, repository: str, request: gr.Request | None = None) -> dict[str, Any]:
-        """Bytes of code per programming language in a repository, with percentages.
-
-        Args:
-            repository: A GitHub repository as "owner/repo" or "https://github.com/owner/repo".
-        """
-        return await self._call("get_languages", repository, request)
-
     async def analyze(self, repository: str, question: str = "", request: gr.Request | None = None) -> str:
         """Analyse one or more GitHub repositories with the agent and return a Markdown report
         (overview, tech stack, architecture, activity, strengths, risks, recommendations).
@@ -184,3 +109,41 @@ class RepositoryApi:
         finally:
             await opened.aclose()
         raise gr.Error("the analysis ended without a result")
+
+
+ToolCaller = Callable[..., Awaitable[dict[str, Any]]]
+
+
+def tool_function(spec: ToolSpec, call: ToolCaller) -> Callable[..., Awaitable[dict[str, Any]]]:
+    """An async function for ``gr.api`` made from ``spec``: ``repository``, then the spec's parameters
+    (with their MCP defaults), then the ``gr.Request`` Gradio fills in; named and documented like the tool."""
+    parameters = [inspect.Parameter("repository", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=str)]
+    for param in spec.params:
+        default = inspect.Parameter.empty if param.mcp_default is REQUIRED else param.mcp_default
+        parameters.append(
+            inspect.Parameter(
+                param.name,
+                inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                default=default,
+                annotation=param.python_type,
+            )
+        )
+    parameters.append(
+        inspect.Parameter(
+            "request", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=gr.Request | None
+        )
+    )
+    signature = inspect.Signature(parameters, return_annotation=dict[str, Any])
+
+    async def tool(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        values = dict(bound.arguments)
+        request, repository = values.pop("request"), values.pop("repository")
+        return await call(spec.name, repository, request, **values)
+
+    tool.__name__ = tool.__qualname__ = spec.name
+    tool.__doc__ = spec.mcp_doc()
+    tool.__signature__ = signature  # type: ignore[attr-defined]
+    tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": dict[str, Any]}
+    return tool

@@ -29,13 +29,12 @@ from agent_core.llm.providers import PRESETS
 from agent_core.resilience import BreakerBoard, BreakerConfig, BreakerSnapshot
 from agent_core.settings import Settings
 from agent_core.tools.chaos import ChaosMonkey
+from agent_core.tools.registry import TOOL_NAMES
 from agent_core.ui.i18n import t
 from agent_core.ui.markdown import one_line
 from agent_core.ui.render import Message, TraceView, format_clock
 
 logger = logging.getLogger(__name__)
-
-TOOL_NAMES = ("get_repo_info", "get_file_tree", "list_directory", "read_file", "get_commits", "get_languages")
 
 
 def new_board(settings: Settings, clock: Clock) -> BreakerBoard:
