@@ -10,10 +10,12 @@ from typing import Any
 import pytest
 
 from agent_core.agent.planner import OfflinePlanner
-from agent_core.agent.prompts import SECTIONS_EN, SECTIONS_ZH
-from agent_core.agent.report import parse_manifest, readme_summary, write_report
 from agent_core.clock import SystemClock
 from agent_core.repo import RepoRef
+from agent_core.report.manifests import parse_manifest
+from agent_core.report.phrases import readme_summary
+from agent_core.report.sections import section_titles
+from agent_core.report.writer import write_report
 from agent_core.resilience import BreakerBoard, BreakerConfig
 from agent_core.sources.local import LocalGitSource
 from agent_core.sources.models import (
@@ -225,7 +227,7 @@ def test_a_report_has_every_section_in_order_under_one_title() -> None:
     report = write_report(scope=[DEMO], question="", results=github_results())
 
     assert headings(report, 1) == ["octo/demo — repository analysis"]
-    assert headings(report, 2) == [*SECTIONS_EN, "Data sources"]
+    assert headings(report, 2) == [*section_titles("en"), "Data sources"]
     assert "⚠" not in report.split("## Overview")[0]  # nothing degraded, no warning
 
 
@@ -418,7 +420,7 @@ def test_a_chinese_report_uses_chinese_headings_and_labels() -> None:
     report = write_report(scope=[LOCAL], question="分析这个仓库", results=local_results(), language="zh")
 
     assert headings(report, 1) == ["local/wordy — 仓库分析"]
-    assert headings(report, 2) == [*SECTIONS_ZH, "数据来源"]
+    assert headings(report, 2) == [*section_titles("zh"), "数据来源"]
     assert "- 星标：未知" in report
     assert "没有许可证" in report
     assert "**问题：** 分析这个仓库" in report
@@ -430,8 +432,11 @@ def test_several_repositories_get_per_repository_sections_and_a_table() -> None:
     report = write_report(scope=[DEMO, LOCAL], question="", results=github_results() + local_results())
 
     assert headings(report, 1) == ["octo/demo, local/wordy — repository comparison"]
-    assert headings(report, 2) == [*SECTIONS_EN, "Data sources"]
-    assert headings(report, 3) == ["Side by side", *(["octo/demo", "local/wordy"] * len(SECTIONS_EN))]
+    assert headings(report, 2) == [*section_titles("en"), "Data sources"]
+    assert headings(report, 3) == [
+        "Side by side",
+        *(["octo/demo", "local/wordy"] * len(section_titles("en"))),
+    ]
     table = [line for line in section(report, "Overview").splitlines() if line.startswith("|")]
     assert table == [
         "| Aspect | octo/demo | local/wordy |",
@@ -592,7 +597,7 @@ async def test_planner_and_writer_end_to_end_over_a_real_git_repository(tmp_path
     assert all(r.ok for r in toolbox.results)
     report = write_report(scope=scope, question="", results=toolbox.results)
 
-    assert headings(report, 2) == [*SECTIONS_EN, "Data sources"]
+    assert headings(report, 2) == [*section_titles("en"), "Data sources"]
     assert "Wordy counts the words in text files and prints the most common ones." in report
     assert "- Stars: unknown" in report
     assert "- License: MIT" in report

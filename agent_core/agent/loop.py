@@ -39,8 +39,7 @@ from agent_core.agent.context import Conversation
 from agent_core.agent.live import EventSink
 from agent_core.agent.parallel import PendingCall, run_one_by_one, run_parallel
 from agent_core.agent.planner import OfflinePlanner
-from agent_core.agent.prompts import Language, detect_language, report_request, system_prompt, task_message
-from agent_core.agent.report import gaps_note, write_report
+from agent_core.agent.prompts import detect_language, report_request, system_prompt, task_message
 from agent_core.clock import Clock
 from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.github.client import GitHubClient
@@ -61,6 +60,8 @@ from agent_core.llm import (
     render_tools_prompt,
 )
 from agent_core.repo import RepoRef
+from agent_core.report.words import Language
+from agent_core.report.writer import gaps_note, write_report
 from agent_core.resilience import BreakerBoard, Outcome
 from agent_core.tools.executor import Toolbox, ToolResult
 from agent_core.tools.observe import cut_for_model

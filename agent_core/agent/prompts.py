@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Literal
 
 from agent_core.repo import RepoRef
+from agent_core.report.sections import section_titles
+from agent_core.report.words import Language
 
-Language = Literal["en", "zh"]
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-
-SECTIONS_EN = (
-    "Overview",
-    "Tech stack",
-    "Architecture and structure",
-    "Development activity",
-    "Strengths",
-    "Risks",
-    "Recommendations",
-)
-SECTIONS_ZH = ("概述", "技术栈", "架构与结构", "开发活跃度", "优势", "风险", "建议")
 
 
 def detect_language(question: str, setting: str = "auto") -> Language:
@@ -36,7 +25,7 @@ def detect_language(question: str, setting: str = "auto") -> Language:
 
 def system_prompt(scope: Sequence[RepoRef], *, language: Language, refs: dict[str, str] | None = None) -> str:
     names = ", ".join(r.full_name for r in scope)
-    sections = SECTIONS_ZH if language == "zh" else SECTIONS_EN
+    sections = section_titles(language)
     comparison = (
         f"\nSeveral repositories are in scope ({names}): write a COMPARISON report. Cover each section for "
         "every repository and include a side-by-side Markdown table (one column per repository) of the key "

@@ -17,10 +17,11 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
-from agent_core.agent.manifests import Manifest, parse_manifest
-from agent_core.agent.report_text import code, day, files_phrase, join_names, parse_date, plain
-from agent_core.agent.report_words import Words
 from agent_core.repo import RepoRef
+from agent_core.report.inert import code, plain
+from agent_core.report.manifests import Manifest, parse_manifest
+from agent_core.report.phrases import day, files_phrase, join_names, parse_date
+from agent_core.report.words import Words
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role

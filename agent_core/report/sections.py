@@ -1,149 +1,37 @@
-"""The deterministic report writer: a factual Markdown report built only from tool results.
+"""The report's sections as ONE table: each :class:`Section` has its English and Chinese titles and its
+renderer, in the order the report (and the model's prompt) uses them.
 
-Two users: the offline planner (no model), and any run that must end without the model's report
-(the model became unreachable, or a limit was hit) -- then ``writer_note`` says why. Every sentence
-comes from a typed value in a :class:`~agent_core.tools.executor.ToolResult`; what is missing is
-written as "unknown" (未知), and an absence ("no license") is only claimed when the data that would
-show the thing was actually fetched.
-
-The pipeline is plain functions, one module per step::
-
-    results ─▶ Evidence per repository (what was fetched)               report_facts.gather
-            ─▶ Facts (manifests parsed, CI/tests/license presence,      report_facts.build_facts
-               activity, strengths and risks)                           (manifests.parse_manifest)
-            ─▶ Markdown, in English or Chinese through one Words table  this module (report_words)
-
-This module owns the last step: the sections, in the order of :mod:`~agent_core.agent.prompts`.
-Repository text is untrusted: whatever comes from it goes through
-:func:`~agent_core.agent.report_text.plain` or :func:`~agent_core.agent.report_text.code`.
+A renderer turns one repository's :class:`~agent_core.report.facts.Facts` into Markdown lines, in the
+language of the :class:`~agent_core.report.words.Words` it is given. Repository text is untrusted:
+whatever comes from it goes through :func:`~agent_core.report.inert.plain` or
+:func:`~agent_core.report.inert.code`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
 
-from agent_core.agent.manifests import (
-    Dependency,
-    Manifest,
-    ManifestStatus,
-    notable_dependencies,
-    parse_manifest,
-)
-from agent_core.agent.prompts import Language
-from agent_core.agent.report_facts import (
-    LARGE_FILE_BYTES,
-    TEST_DIRS,
-    Evidence,
-    Facts,
-    Finding,
-    build_facts,
-    call_label,
-    gather,
-    link,
-    risks,
-    strengths,
-)
-from agent_core.agent.report_text import (
-    MAX_NAMES,
-    README_CHARS,
-    code,
-    day,
-    files_phrase,
-    inline,
-    join_names,
-    parse_date,
-    plain,
-    readme_summary,
-    shorten,
-)
-from agent_core.agent.report_words import EN, ZH, Words
-from agent_core.repo import RepoRef
-from agent_core.tools.executor import ToolResult
+from agent_core.report.facts import TEST_DIRS, Evidence, Facts, link, risks, strengths
+from agent_core.report.inert import code, inline, plain
+from agent_core.report.manifests import Dependency, Manifest, notable_dependencies
+from agent_core.report.phrases import MAX_NAMES, day, files_phrase, join_names, parse_date, readme_summary
+from agent_core.report.words import Language, Words
 from agent_core.tools.observe import notable_role
 
-# Names first defined here, still importable from here.
-__all__ = [
-    "EN",
-    "LARGE_FILE_BYTES",
-    "MAX_NAMES",
-    "README_CHARS",
-    "ZH",
-    "Dependency",
-    "Finding",
-    "Manifest",
-    "ManifestStatus",
-    "notable_dependencies",
-    "parse_manifest",
-    "readme_summary",
-    "write_report",
-]
+Renderer = Callable[[Facts, Words], list[str]]
 
 
-def write_report(
-    *,
-    scope: Sequence[RepoRef],
-    question: str,
-    results: Sequence[ToolResult],
-    language: Language = "en",
-    degraded_reasons: Sequence[str] = (),
-    writer_note: str | None = None,
-) -> str:
-    """The report as Markdown: a level-1 title, the sections of :mod:`~agent_core.agent.prompts` as
-    level-2 headings in order (each repository under its own level-3 heading when there are several,
-    plus a side-by-side table), and a final "Data sources" section listing every call."""
-    words = ZH if language == "zh" else EN
-    facts = [build_facts(gather(repo, results, words)) for repo in scope]
-    several = len(facts) > 1
-    names = plain(", ".join(repo.full_name for repo in scope))
-    out = [f"# {(words.title_many if several else words.title_one).format(names)}", ""]
-    out += _preface(facts, question, degraded_reasons, writer_note, words)
-    renderers = (
-        _overview,
-        _tech_stack,
-        _structure,
-        _development,
-        _strengths_section,
-        _risks_section,
-        _advice,
-    )
-    for title, render in zip(words.sections, renderers, strict=True):
-        out += [f"## {title}", ""]
-        if several and render is _overview:
-            out += _comparison(facts, words)
-        for fact in facts:
-            if several:
-                out += [f"### {plain(fact.evidence.repo.full_name)}", ""]
-            out += [*render(fact, words), ""]
-    out += [f"## {words.data_sources}", "", *_sources(results, words)]
-    return "\n".join(out).rstrip() + "\n"
+@dataclass(frozen=True, kw_only=True)
+class Section:
+    key: str
+    title_en: str
+    title_zh: str
+    render: Renderer
 
-
-def gaps_note(reasons: Sequence[str], language: Language = "en") -> str:
-    """The data-gaps warning for a report the model wrote: what was missing or stale (and, for a spent
-    rate limit, when it resets), as the loop recorded it. A model may leave that out; the reader must not
-    miss it. Empty when nothing was missing."""
-    if not reasons:
-        return ""
-    words = ZH if language == "zh" else EN
-    return f"> {words.warning.format(words.semi.join(plain(r, limit=200) for r in reasons))}"
-
-
-def _preface(
-    facts: Sequence[Facts], question: str, reasons: Sequence[str], note: str | None, words: Words
-) -> list[str]:
-    out: list[str] = []
-    # The loop passes its own description of stale/degraded calls; without it, describe them here.
-    gaps = [plain(r, limit=200) for r in reasons] or list(
-        dict.fromkeys(g for f in facts for g in f.evidence.gaps)
-    )
-    if gaps:
-        out += [f"> {words.warning.format(words.semi.join(gaps))}", ""]
-    if note:
-        out += [f"> ℹ {plain(note, limit=500)}", ""]
-    if question.strip():
-        out += [words.question.format(plain(question, limit=300)), ""]
-    return out
+    def title(self, language: Language) -> str:
+        return self.title_zh if language == "zh" else self.title_en
 
 
 def _overview(facts: Facts, words: Words) -> list[str]:
@@ -176,7 +64,7 @@ def _key_facts(facts: Facts, words: Words) -> list[tuple[str, str]]:
 
     topics = info.topics if info else None
     rows = [
-        (words.primary_language, plain(_primary_language(facts) or unknown)),
+        (words.primary_language, plain(primary_language(facts) or unknown)),
         (words.stars, number(info.stars if info else None)),
         (words.forks, number(info.forks if info else None)),
         (words.open_issues, number(info.open_issues if info else None)),
@@ -362,75 +250,6 @@ def _advice(facts: Facts, words: Words) -> list[str]:
     ]
 
 
-def _comparison(facts: Sequence[Facts], words: Words) -> list[str]:
-    header = [words.aspect, *(f.evidence.repo.full_name for f in facts)]
-    columns = [_table_column(f, words) for f in facts]
-    rows = [[label, *(column[i] for column in columns)] for i, label in enumerate(words.table_rows)]
-    lines = [_row(header), "|" + "---|" * len(header), *(_row(row) for row in rows)]
-    return [words.side_by_side, "", *lines, ""]
-
-
-def _table_column(facts: Facts, words: Words) -> list[str]:
-    info, tree, act = facts.evidence.info, facts.evidence.tree, facts.activity
-    unknown = words.unknown
-
-    def number(value: int | None) -> str:
-        return f"{value:,}" if value is not None else unknown
-
-    if info is not None and info.license:
-        license_id = info.license
-    else:
-        license_id = unknown if facts.license_files is None else words.none
-        license_id = facts.license_files[0] if facts.license_files else license_id
-    ci = _presence(facts.ci, len(facts.ci or ()), words)
-    if facts.tests_dir:
-        tests = words.yes_which.format(f"{facts.tests_dir}/")
-    else:
-        tests = _presence(facts.test_files, facts.test_files, words)
-    return [
-        shorten(info.description, 80) if info and info.description else unknown,
-        _primary_language(facts) or unknown,
-        license_id,
-        number(info.stars if info else None),
-        number(info.forks if info else None),
-        day(act.last) if act and act.last else unknown,
-        ci,
-        tests,
-        number(tree.files if tree else None),
-    ]
-
-
-def _presence(found: object, detail: object, words: Words) -> str:
-    """A table cell for something that is there ("yes (detail)"), absent ("no") or unknown (None)."""
-    if found is None:
-        return words.unknown
-    return words.yes_which.format(detail) if found else words.no
-
-
-def _row(cells: Sequence[str]) -> str:
-    return "| " + " | ".join(plain(cell) for cell in cells) + " |"
-
-
-def _sources(results: Sequence[ToolResult], words: Words) -> list[str]:
-    if not results:
-        return [words.no_calls]
-    out = []
-    for result in results:
-        if result.stale:
-            mark = words.mark_stale
-        elif result.degraded:
-            mark = words.mark_degraded
-        else:
-            mark = words.mark_ok if result.ok else words.mark_failed
-        line = f"- {mark} · {call_label(result)}"
-        if result.memo:
-            line += f" ({words.mark_memo})"
-        if result.error and (result.stale or not result.ok):
-            line += f" — {plain(result.error, limit=160)}"
-        out.append(line)
-    return out
-
-
 def _languages(evidence: Evidence, words: Words) -> str:
     if evidence.languages is None:
         primary = evidence.info.language if evidence.info else None
@@ -443,7 +262,7 @@ def _languages(evidence: Evidence, words: Words) -> str:
     return join_names([f"{plain(lang)} {100 * n / total:.1f}%" for lang, n in ranked], words, cap=10)
 
 
-def _primary_language(facts: Facts) -> str | None:
+def primary_language(facts: Facts) -> str | None:
     ev = facts.evidence
     if ev.info is not None and ev.info.language:
         return ev.info.language
@@ -477,3 +296,19 @@ def _blocks(*blocks: list[str]) -> list[str]:
         if block:
             out += [*([""] if out else []), *block]
     return out
+
+
+SECTIONS: tuple[Section, ...] = (
+    Section(key="overview", title_en="Overview", title_zh="概述", render=_overview),
+    Section(key="tech_stack", title_en="Tech stack", title_zh="技术栈", render=_tech_stack),
+    Section(key="structure", title_en="Architecture and structure", title_zh="架构与结构", render=_structure),
+    Section(key="activity", title_en="Development activity", title_zh="开发活跃度", render=_development),
+    Section(key="strengths", title_en="Strengths", title_zh="优势", render=_strengths_section),
+    Section(key="risks", title_en="Risks", title_zh="风险", render=_risks_section),
+    Section(key="recommendations", title_en="Recommendations", title_zh="建议", render=_advice),
+)
+
+
+def section_titles(language: Language) -> tuple[str, ...]:
+    """The level-2 headings of a report, in order."""
+    return tuple(section.title(language) for section in SECTIONS)

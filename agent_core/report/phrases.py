@@ -1,11 +1,6 @@
-"""Report text: untrusted repository text made inert Markdown, README summaries, shared phrases.
-
-Repository text is untrusted: whatever comes from it goes through :func:`plain` (escaped prose in
-which no HTML tag can form) or :func:`code` (a code span, only for text that cannot break out of one);
-:func:`inline` does both for README prose that holds code spans. :func:`readme_summary` finds a
-README's first real paragraph. The phrase helpers (:func:`join_names`, :func:`files_phrase`,
-:func:`day`...) are shared by :mod:`agent_core.agent.report_facts` and :mod:`agent_core.agent.report`.
-"""
+"""Phrases the report shares: lists with "and N more", file counts, dates, shortened text, and a
+README's first real paragraph (:func:`readme_summary`, still untrusted: render it with
+:func:`agent_core.report.inert.inline`)."""
 
 from __future__ import annotations
 
@@ -13,7 +8,7 @@ import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from agent_core.agent.report_words import Words
+from agent_core.report.words import Words
 
 MAX_NAMES = 25  # longer lists end with "and N more"
 README_CHARS = 600
@@ -52,37 +47,6 @@ def _clean_inline(text: str) -> str:
     text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
     text = re.sub(r"(?<![\w*])\*(\S[^*]*?)\*(?![\w*])", r"\1", text)
     return " ".join(text.split())
-
-
-_ESCAPED = re.compile(r"([\\`*_\[\]|#~>])")
-_EVENT_ATTRIBUTE = re.compile(r"(?i)\b(on[a-z]+)(\s*)=")
-# A backtick ends a code span and a table splits on "|"; "<" is fine ("<1" in a version) unless it
-# could start a tag: markup is never emitted, even where a renderer would show it literally.
-_UNSAFE_IN_CODE = re.compile(r"[`|]|<[A-Za-z/!?]")
-
-
-def plain(text: str, *, limit: int | None = None) -> str:
-    """Untrusted text as inert Markdown prose: one line, Markdown syntax escaped, no HTML tag can
-    form (``<`` becomes ``&lt;``), and ``onerror=``-like text neutralised (``=`` as ``&#61;``)."""
-    text = re.sub(r"\s+", " ", text)
-    if limit is not None:
-        text = shorten(text, limit)
-    text = _ESCAPED.sub(r"\\\1", text).replace("<", "&lt;")
-    return _EVENT_ATTRIBUTE.sub(r"\1\2&#61;", text)
-
-
-def code(text: str) -> str:
-    """A code span when ``text`` cannot break out of one (or carry HTML), else escaped prose."""
-    text = " ".join(text.split())
-    if not text or _UNSAFE_IN_CODE.search(text) or _EVENT_ATTRIBUTE.search(text):
-        return plain(text)
-    return f"`{text}`"
-
-
-def inline(text: str) -> str:
-    """README prose: its code spans kept as code spans, everything else escaped."""
-    parts = re.split(r"(`[^`]+`)", text)
-    return "".join(code(p[1:-1]) if len(p) > 2 and p[0] == p[-1] == "`" else plain(p) for p in parts).strip()
 
 
 def join_names(items: Sequence[str], words: Words, *, cap: int = MAX_NAMES) -> str:

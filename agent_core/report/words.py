@@ -1,0 +1,137 @@
+"""What every label and sentence of the deterministic report is: the :class:`Words` table, one per language.
+
+The tables themselves are :data:`agent_core.report.words_en.EN` and :data:`agent_core.report.words_zh.ZH`
+(:func:`words_for` picks one). Field names say where a text appears; ``{}`` fields are
+:meth:`str.format` templates, filled by :mod:`agent_core.report.sections` and
+:mod:`agent_core.report.facts`. A new text is one more field, which every table must then fill; a new
+language is one more ``Words(...)`` value. Section titles are not here: they live with their renderers
+in :mod:`agent_core.report.sections`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+Language = Literal["en", "zh"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Words:
+    """Every label and sentence of a report, in one language. ``{}`` fields are format templates."""
+
+    data_sources: str
+    title_one: str
+    title_many: str
+    unknown: str
+    none: str
+    yes: str
+    no: str
+    more: str  # " and {n} more", appended to a list
+    sep: str  # list separator
+    semi: str  # separator of clauses
+    colon: str
+    paren: str  # " ({})"
+    files: tuple[str, str]  # one, several
+    not_examined: str
+    question: str
+    warning: str
+    stale_item: str
+    degraded_item: str
+    # overview
+    description: str
+    from_readme: str
+    stars: str
+    forks: str
+    open_issues: str
+    license: str
+    default_branch: str
+    created: str
+    last_push: str
+    topics: str
+    homepage: str
+    primary_language: str
+    renamed: str
+    archived: str
+    is_fork: str
+    no_info: str
+    # tech stack
+    languages: str
+    no_languages: str
+    manifests: str
+    manifest_line: str
+    runtime_deps: str
+    dev_deps: str
+    groups: str
+    build_backend: str
+    indirect: str
+    no_deps: str
+    unparsed: str
+    invalid: str
+    partial: str
+    unread_manifests: str
+    no_manifests: str
+    notable: str
+    tooling: str
+    categories: Mapping[str, str]
+    # structure
+    counts: str
+    top_dir: str
+    top_files: str
+    notable_files: str
+    roles: Mapping[str, str]
+    truncated: str
+    empty_repo: str
+    no_tree: str
+    root_only: str
+    listing: str
+    # activity
+    last_commit: str
+    first_commit: str
+    sample: str
+    span: str
+    cadence: str
+    same_day: str
+    authors: str
+    has_more: str
+    latest: str
+    no_commits: str
+    commits_failed: str
+    # strengths / risks / recommendations
+    s_ci: str
+    s_tests: str
+    s_test_files: str
+    s_license: str
+    s_license_file: str
+    s_readme: str
+    s_docs: str
+    s_activity: str
+    s_contributors: str
+    no_strengths: str
+    r_no_license: str
+    r_no_ci: str
+    r_no_tests: str
+    r_single_author: str
+    r_archived: str
+    r_no_readme: str
+    r_short_readme: str
+    r_large_files: str
+    r_unchecked: str
+    r_data: str
+    r_empty: str
+    no_risks: str
+    recommend: Mapping[str, str]
+    no_recommendations: str
+    checks: Mapping[str, str]
+    # comparison and sources
+    side_by_side: str
+    table_rows: tuple[str, ...]
+    aspect: str
+    yes_which: str
+    mark_ok: str
+    mark_failed: str
+    mark_stale: str
+    mark_degraded: str
+    mark_memo: str
+    no_calls: str

@@ -1,0 +1,167 @@
+"""The deterministic report writer: a factual Markdown report built only from tool results.
+
+Two users: the offline planner (no model), and any run that must end without the model's report
+(the model became unreachable, or a limit was hit) -- then ``writer_note`` says why. Every sentence
+comes from a typed value in a :class:`~agent_core.tools.executor.ToolResult`; what is missing is
+written as "unknown" (未知), and an absence ("no license") is only claimed when the data that would
+show the thing was actually fetched.
+
+The pipeline is plain functions, one module per step::
+
+    results ─▶ Evidence per repository (what was fetched)               facts.gather
+            ─▶ Facts (manifests parsed, CI/tests/license presence,      facts.build_facts
+               activity, strengths and risks)                           (manifests.parse_manifest)
+            ─▶ Markdown sections, in English or Chinese                 sections.SECTIONS (words_en/_zh)
+            ─▶ the whole report: title, preface, sections, sources       this module
+
+Repository text is untrusted: whatever comes from it goes through
+:func:`~agent_core.report.inert.plain` or :func:`~agent_core.report.inert.code`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agent_core.repo import RepoRef
+from agent_core.report.facts import (
+    Facts,
+    build_facts,
+    call_label,
+    gather,
+)
+from agent_core.report.inert import plain
+from agent_core.report.phrases import (
+    day,
+    shorten,
+)
+from agent_core.report.sections import SECTIONS, primary_language
+from agent_core.report.words import Language, Words
+from agent_core.report.words_en import EN
+from agent_core.report.words_zh import ZH
+from agent_core.tools.executor import ToolResult
+
+
+def write_report(
+    *,
+    scope: Sequence[RepoRef],
+    question: str,
+    results: Sequence[ToolResult],
+    language: Language = "en",
+    degraded_reasons: Sequence[str] = (),
+    writer_note: str | None = None,
+) -> str:
+    """The report as Markdown: a level-1 title, the sections of :mod:`~agent_core.agent.prompts` as
+    level-2 headings in order (each repository under its own level-3 heading when there are several,
+    plus a side-by-side table), and a final "Data sources" section listing every call."""
+    words = ZH if language == "zh" else EN
+    facts = [build_facts(gather(repo, results, words)) for repo in scope]
+    several = len(facts) > 1
+    names = plain(", ".join(repo.full_name for repo in scope))
+    out = [f"# {(words.title_many if several else words.title_one).format(names)}", ""]
+    out += _preface(facts, question, degraded_reasons, writer_note, words)
+    for section in SECTIONS:
+        out += [f"## {section.title(language)}", ""]
+        if several and section is SECTIONS[0]:
+            out += _comparison(facts, words)
+        for fact in facts:
+            if several:
+                out += [f"### {plain(fact.evidence.repo.full_name)}", ""]
+            out += [*section.render(fact, words), ""]
+    out += [f"## {words.data_sources}", "", *_sources(results, words)]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def gaps_note(reasons: Sequence[str], language: Language = "en") -> str:
+    """The data-gaps warning for a report the model wrote: what was missing or stale (and, for a spent
+    rate limit, when it resets), as the loop recorded it. A model may leave that out; the reader must not
+    miss it. Empty when nothing was missing."""
+    if not reasons:
+        return ""
+    words = ZH if language == "zh" else EN
+    return f"> {words.warning.format(words.semi.join(plain(r, limit=200) for r in reasons))}"
+
+
+def _preface(
+    facts: Sequence[Facts], question: str, reasons: Sequence[str], note: str | None, words: Words
+) -> list[str]:
+    out: list[str] = []
+    # The loop passes its own description of stale/degraded calls; without it, describe them here.
+    gaps = [plain(r, limit=200) for r in reasons] or list(
+        dict.fromkeys(g for f in facts for g in f.evidence.gaps)
+    )
+    if gaps:
+        out += [f"> {words.warning.format(words.semi.join(gaps))}", ""]
+    if note:
+        out += [f"> ℹ {plain(note, limit=500)}", ""]
+    if question.strip():
+        out += [words.question.format(plain(question, limit=300)), ""]
+    return out
+
+
+def _comparison(facts: Sequence[Facts], words: Words) -> list[str]:
+    header = [words.aspect, *(f.evidence.repo.full_name for f in facts)]
+    columns = [_table_column(f, words) for f in facts]
+    rows = [[label, *(column[i] for column in columns)] for i, label in enumerate(words.table_rows)]
+    lines = [_row(header), "|" + "---|" * len(header), *(_row(row) for row in rows)]
+    return [words.side_by_side, "", *lines, ""]
+
+
+def _table_column(facts: Facts, words: Words) -> list[str]:
+    info, tree, act = facts.evidence.info, facts.evidence.tree, facts.activity
+    unknown = words.unknown
+
+    def number(value: int | None) -> str:
+        return f"{value:,}" if value is not None else unknown
+
+    if info is not None and info.license:
+        license_id = info.license
+    else:
+        license_id = unknown if facts.license_files is None else words.none
+        license_id = facts.license_files[0] if facts.license_files else license_id
+    ci = _presence(facts.ci, len(facts.ci or ()), words)
+    if facts.tests_dir:
+        tests = words.yes_which.format(f"{facts.tests_dir}/")
+    else:
+        tests = _presence(facts.test_files, facts.test_files, words)
+    return [
+        shorten(info.description, 80) if info and info.description else unknown,
+        primary_language(facts) or unknown,
+        license_id,
+        number(info.stars if info else None),
+        number(info.forks if info else None),
+        day(act.last) if act and act.last else unknown,
+        ci,
+        tests,
+        number(tree.files if tree else None),
+    ]
+
+
+def _presence(found: object, detail: object, words: Words) -> str:
+    """A table cell for something that is there ("yes (detail)"), absent ("no") or unknown (None)."""
+    if found is None:
+        return words.unknown
+    return words.yes_which.format(detail) if found else words.no
+
+
+def _row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(plain(cell) for cell in cells) + " |"
+
+
+def _sources(results: Sequence[ToolResult], words: Words) -> list[str]:
+    if not results:
+        return [words.no_calls]
+    out = []
+    for result in results:
+        if result.stale:
+            mark = words.mark_stale
+        elif result.degraded:
+            mark = words.mark_degraded
+        else:
+            mark = words.mark_ok if result.ok else words.mark_failed
+        line = f"- {mark} · {call_label(result)}"
+        if result.memo:
+            line += f" ({words.mark_memo})"
+        if result.error and (result.stale or not result.ok):
+            line += f" — {plain(result.error, limit=160)}"
+        out.append(line)
+    return out
