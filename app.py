@@ -29,7 +29,6 @@ import gradio as gr
 import pandas as pd
 
 from agent_core import events as ev
-from agent_core.agent.session import OpenedAnalysis, Services, open_analysis
 from agent_core.errors import AgentCoreError, ConfigurationError, UserInputError
 from agent_core.llm import DEFAULT_PROVIDER, PRESETS
 from agent_core.resilience import BreakerSnapshot
@@ -43,6 +42,7 @@ from agent_core.ui.markdown import one_line
 from agent_core.ui.mcp import RepositoryApi, client_key
 from agent_core.ui.replay import bundled_recordings, load_recording, replay
 from agent_core.ui.session import UiSession
+from agent_core.wiring import OpenedAnalysis, Services, open_analysis
 
 logger = logging.getLogger("repo_analyst.app")
 

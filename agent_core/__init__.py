@@ -11,9 +11,8 @@ The public API, re-exported explicitly (pinned by ``tests/test_public_api.py``):
 """
 
 from agent_core.agent.accounting import RunLimits
-from agent_core.agent.api import analyze, run_agent, stream_analysis
-from agent_core.agent.loop import Analysis
-from agent_core.agent.session import OpenedAnalysis, Services, open_analysis
+from agent_core.agent.analysis import Analysis
+from agent_core.api import analyze, run_agent, stream_analysis
 from agent_core.errors import (
     AgentCoreError,
     ConfigurationError,
@@ -44,6 +43,7 @@ from agent_core.events import (
     load_events,
 )
 from agent_core.settings import Settings
+from agent_core.wiring import OpenedAnalysis, Services, open_analysis
 
 __all__ = [
     "AgentCoreError",

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from agent_core import events as ev
-from agent_core.agent.api import stream_analysis
+from agent_core.api import stream_analysis
 from agent_core.errors import AgentCoreError
 from agent_core.events import dumps_event
 from agent_core.settings import Settings

@@ -49,6 +49,8 @@ class Settings:
     cache_max_mb: int = 200
     # Resilience
     retry_max_attempts: int = 4
+    retry_base_delay: float = 0.5
+    retry_max_delay: float = 8.0
     retry_max_total: float = 20.0
     rate_limit_max_wait: float = 30.0
     breaker_failure_threshold: int = 3
@@ -61,6 +63,7 @@ class Settings:
     context_budget_tokens: int = 60_000
     tool_timeout: float = 30.0
     read_file_max_chars: int = 6000
+    tree_max_entries: int = 200
     observation_max_chars: int = 8000
     parallel_tool_calls: bool = True
     # Hosting
@@ -79,11 +82,6 @@ class Settings:
     def hosted(self) -> bool:
         """Running on a Hugging Face Space (``SPACE_ID`` set): strangers use the owner's keys."""
         return self.space_id is not None
-
-    @property
-    def offline_planner(self) -> bool:
-        """No model key: the deterministic planner drives the tools (Ollama needs no key)."""
-        return not (self.api_key or self.hf_token) and (self.llm_provider or "") != "ollama"
 
     def with_overrides(self, **changes: Any) -> Settings:
         """A copy with some fields changed (per-session keys, max turns, language...)."""

@@ -12,10 +12,10 @@ from typing import Any
 import openai
 
 from agent_core import events as ev
-from agent_core.agent.session import OpenedAnalysis, Services, open_analysis
 from agent_core.clock import Clock
 from agent_core.llm import OpenAIChatModel, resolve_model_config
 from agent_core.settings import Settings
+from agent_core.wiring import OpenedAnalysis, Services, open_analysis, uses_model
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.model_server import ScriptedModelServer
 
@@ -75,7 +75,7 @@ async def analysis(
     services = Services(settings, clock=clock)
     client: openai.AsyncOpenAI | None = None
     model = config = None
-    if not settings.offline_planner:
+    if uses_model(settings):
         assert settings.llm_base_url is not None
         client = openai.AsyncOpenAI(
             base_url=settings.llm_base_url, api_key=settings.api_key, max_retries=max_retries

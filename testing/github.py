@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from agent_core.clock import Clock
 from agent_core.github.client import GitHubClient
 from agent_core.github.http import GitHubHTTP
 from agent_core.repo import RepoRef
-from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
+from agent_core.resilience import BreakerBoard, RetryPolicy
+from agent_core.settings import Settings
 from agent_core.sources.github import GitHubSource
-from agent_core.tools.executor import FaultInjector, Toolbox, ToolboxConfig
+from agent_core.tools.executor import FaultInjector, Toolbox
+from agent_core.wiring import new_board, toolbox_config
 from testing.clock import FakeClock
 from testing.emulator.github import GitHubEmulator
 
@@ -37,15 +40,14 @@ def make_toolbox(
     clock = clock or FakeClock()
     client = GitHubClient(http, token=token, clock=clock)
     source = GitHubSource(client)
-    board = board or BreakerBoard(config=BreakerConfig(failure_threshold=3, open_seconds=30), clock=clock)
+    settings = Settings(retry_max_attempts=3, tool_timeout=tool_timeout)
+    board = board or new_board(settings, clock)
     toolbox = Toolbox(
         sources={ref.key(): source for ref in scope},
         scope=scope,
         breakers=board,
         clock=clock,
-        config=ToolboxConfig(
-            retry=retry or RetryPolicy(max_attempts=3, max_total=20), tool_timeout=tool_timeout
-        ),
+        config=replace(toolbox_config(settings), retry=retry) if retry else toolbox_config(settings),
         rng=lambda: 0.5,
         faults=faults,
     )

@@ -224,7 +224,7 @@ async def observe(settings: Settings, *, turn_timeout: float = 10.0) -> Observed
     target = f"{OWNER}/{REPO}"
     async with analysis(settings, target, turn_timeout=turn_timeout, clock=QuickSleepClock()) as harness:
         run = harness.opened.analysis
-        board = run.breakers
+        board = run.parts.breakers
 
         def on_change(change: StateChange) -> None:
             seen.transitions.append(Transition(at=time.monotonic(), change=change))

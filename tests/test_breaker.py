@@ -422,7 +422,7 @@ async def test_a_raising_listener_is_logged_and_does_not_break_the_breaker(
 
 async def test_add_listener_returns_a_remover() -> None:
     clock = FakeClock()
-    breaker = CircuitBreaker("x", config=BreakerConfig(failure_threshold=1), clock=clock)
+    breaker = CircuitBreaker("x", config=BreakerConfig(failure_threshold=1, open_seconds=30.0), clock=clock)
     heard: list[StateChange] = []
     remove = breaker.add_listener(heard.append)
     breaker.acquire().failure("HTTP 500")
@@ -457,6 +457,6 @@ async def test_last_error_keeps_our_messages_but_only_the_type_of_foreign_errors
 
 def test_config_rejects_nonsense() -> None:
     with pytest.raises(ValueError, match="failure_threshold"):
-        BreakerConfig(failure_threshold=0)
+        BreakerConfig(failure_threshold=0, open_seconds=30.0)
     with pytest.raises(ValueError, match="open_seconds"):
-        BreakerConfig(open_seconds=-1.0)
+        BreakerConfig(open_seconds=-1.0, failure_threshold=3)

@@ -11,10 +11,11 @@ import pytest
 
 from agent_core.errors import RateLimitError, TransientError
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
+from agent_core.settings import Settings
 from agent_core.sources.local import LocalGitSource
 from agent_core.tools.chaos import ChaosMonkey, ChaosSettings
-from agent_core.tools.executor import Toolbox, ToolboxConfig
-from agent_core.tools.registry import ToolLimits
+from agent_core.tools.executor import Toolbox
+from agent_core.wiring import toolbox_config
 from testing.clock import FakeClock
 from testing.emulator.github import GitHubEmulator
 from testing.github import make_http, make_toolbox
@@ -102,7 +103,11 @@ async def test_a_forced_down_github_tool_is_retried_then_its_breaker_opens_and_n
     http = make_http(emulator, None)
     monkey = ChaosMonkey(ChaosSettings(enabled=True, down_tool="get_languages"))
     try:
-        toolbox, _, board = make_toolbox(http, retry=RetryPolicy(max_attempts=3, max_total=20), faults=monkey)
+        toolbox, _, board = make_toolbox(
+            http,
+            retry=RetryPolicy(max_attempts=3, max_total=20, base_delay=0.5, max_delay=8.0),
+            faults=monkey,
+        )
         before = len(emulator.requests)
         result = await toolbox.execute("c1", "get_languages", {"owner": "acme", "repo": "widgets"})
         assert result.degraded and result.attempts == 3 and result.http_requests == 0
@@ -126,12 +131,7 @@ async def test_chaos_reaches_local_repositories_too(sample_repo: Path) -> None:
         scope=[ref],
         breakers=board,
         clock=clock,
-        config=ToolboxConfig(
-            retry=RetryPolicy(max_attempts=2, max_total=20),
-            rate_limit_max_wait=30,
-            tool_timeout=30,
-            limits=ToolLimits(read_file_max_chars=6000, tree_max_entries=200),
-        ),
+        config=toolbox_config(Settings(retry_max_attempts=2)),
         rng=lambda: 0.5,
         faults=monkey,
     )

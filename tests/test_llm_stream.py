@@ -110,6 +110,7 @@ def test_public_api_is_pinned() -> None:
             "estimate_tokens",
             "format_observation",
             "infer_provider",
+            "model_configured",
             "make_openai_client",
             "parse_react",
             "render_tools_prompt",

@@ -16,7 +16,7 @@ from agent_core.report.manifests import parse_manifest
 from agent_core.report.phrases import readme_summary
 from agent_core.report.sections import section_titles
 from agent_core.report.writer import write_report
-from agent_core.resilience import BreakerBoard, BreakerConfig
+from agent_core.settings import Settings
 from agent_core.sources.local import LocalGitSource
 from agent_core.sources.models import (
     Commit,
@@ -31,6 +31,7 @@ from agent_core.sources.models import (
     TreeEntry,
 )
 from agent_core.tools.executor import Toolbox, ToolResult
+from agent_core.wiring import new_board, toolbox_config
 from testing.emulator.gitrepo import CommitSpec, make_repo
 
 DEMO = RepoRef(owner="octo", name="demo")
@@ -578,12 +579,14 @@ async def test_planner_and_writer_end_to_end_over_a_real_git_repository(tmp_path
     )
     source = await LocalGitSource.open(root)
     scope = [source.repo_ref]
+    settings = Settings()
     clock = SystemClock()
     toolbox = Toolbox(
         sources={"local/wordy": source},
         scope=scope,
-        breakers=BreakerBoard(config=BreakerConfig(), clock=clock),
+        breakers=new_board(settings, clock),
         clock=clock,
+        config=toolbox_config(settings),
     )
     planner = OfflinePlanner(scope)
     turns = 0

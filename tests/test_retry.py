@@ -118,7 +118,7 @@ def test_backoff_rejects_attempt_zero() -> None:
 )
 def test_policy_rejects_nonsense(bad: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="must be >= "):
-        RetryPolicy(**bad)
+        RetryPolicy(**(POLICY.__dict__ | bad))
 
 
 # --- call_with_retry --------------------------------------------------------------------------------

@@ -30,7 +30,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_core import events as ev
-from agent_core.agent.session import Services, open_analysis, resolve_targets
 from agent_core.clock import SystemClock
 from agent_core.errors import InvalidArgumentError, InvalidTargetError
 from agent_core.repo import normalize_path, repo_api_path, validate_owner, validate_repo_name
@@ -38,6 +37,7 @@ from agent_core.settings import Settings
 from agent_core.sources.targets import find_repo_mentions, parse_target
 from agent_core.tools.registry import TOOLS
 from agent_core.ui.session import UiSession
+from agent_core.wiring import Services, open_analysis, resolve_targets, uses_model
 from testing.app import running_app
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo
@@ -197,7 +197,7 @@ async def test_the_offline_planner_reads_the_hostile_readme_and_nothing_else(
 ) -> None:
     emu, hostile_id = hostile
     settings = hostile_settings(emu, tmp_path, None)
-    assert settings.offline_planner
+    assert not uses_model(settings)
     events, session = await run_like_the_app(settings)
 
     finished = events[-1]
@@ -532,23 +532,36 @@ async def test_a_visitor_cannot_send_the_space_key_to_another_endpoint(
     ):
         emu.add_repo("acme/widgets", sample_repo)
         base = space_settings(emu, operator, tmp_path, HF_TOKEN="hf_SpaceOwnerToken0123456789")
+        # A provider that needs a key: with the key fields blank the Space's key stays home, the planner runs.
+        session = UiSession(base, clock=SystemClock())
+        session.apply_settings(
+            api_key="",
+            github_token="",
+            llm_provider="huggingface",
+            llm_base_url=elsewhere.base_url,
+            llm_model="m",
+        )
+        assert not uses_model(session.settings)  # no key left: the planner runs instead
+        assert "offline planner" in session.status_line()
+        await run_to_the_end(base, session.settings)
+        assert elsewhere.requests == []
+        # A keyless endpoint (custom, or inferred from the URL) is used without any key of the Space's.
         for change in (
             {"llm_provider": "custom", "llm_base_url": elsewhere.base_url, "llm_model": "m"},
-            {"llm_provider": "huggingface", "llm_base_url": elsewhere.base_url, "llm_model": "m"},
-            {"llm_provider": "", "llm_base_url": elsewhere.base_url, "llm_model": ""},
+            {"llm_provider": "", "llm_base_url": elsewhere.base_url, "llm_model": "m"},
         ):
             session = UiSession(base, clock=SystemClock())
             session.apply_settings(api_key="", github_token="", **change)
-            assert session.settings.offline_planner, change  # no key left: the planner runs instead
-            assert "offline planner" in session.status_line()
+            assert session.settings.api_key is None and session.settings.hf_token is None, change
             await run_to_the_end(base, session.settings)
-        assert elsewhere.requests == []
+        assert {r.authorization for r in elsewhere.chat_requests} == {"Bearer not-needed"}
+        keyless = len(elsewhere.chat_requests)
         # A visitor who pastes their own key may use their own endpoint, with that key only.
         session = UiSession(base, clock=SystemClock())
         own = {"llm_provider": "custom", "llm_base_url": elsewhere.base_url, "llm_model": "m"}
         session.apply_settings(api_key="sk-visitor-own-key", **own)
         await run_to_the_end(base, session.settings)
-        assert {r.authorization for r in elsewhere.chat_requests} == {"Bearer sk-visitor-own-key"}
+        assert {r.authorization for r in elsewhere.chat_requests[keyless:]} == {"Bearer sk-visitor-own-key"}
         assert leaks({"sent elsewhere": json.dumps([r.body for r in elsewhere.requests])}) == []
 
 

@@ -8,13 +8,14 @@ import pytest
 
 from agent_core.errors import ConfigurationError
 from agent_core.settings import Settings
+from agent_core.wiring import uses_model
 
 
 def test_defaults_and_contract_names(tmp_path: Path) -> None:
     s = Settings.from_env({"HOME": str(tmp_path)}, dotenv_path=None)
     assert s.github_api_url == "https://api.github.com"
     assert s.github_token is None and s.api_key is None
-    assert s.offline_planner
+    assert not uses_model(s)
     assert s.allow_local_paths and not s.hosted
 
 
@@ -42,7 +43,7 @@ def test_secrets_are_not_in_repr() -> None:
         {"GITHUB_TOKEN": "ghp_secret", "API_KEY": "sk-secret", "HF_TOKEN": "hf_secret"}, dotenv_path=None
     )
     assert "secret" not in repr(s)
-    assert not s.offline_planner
+    assert uses_model(s)
 
 
 @pytest.mark.parametrize(

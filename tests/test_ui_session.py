@@ -10,14 +10,16 @@ from pathlib import Path
 import pytest
 
 from agent_core import events as ev
+from agent_core.agent.model_turn import LLM_BREAKER
 from agent_core.errors import ConfigurationError
 from agent_core.resilience import BreakerState
 from agent_core.settings import Settings
+from agent_core.tools.registry import TOOL_NAMES
 from agent_core.ui.batching import batched
 from agent_core.ui.budget import RunBudget
 from agent_core.ui.i18n import LABELS, t, ui_language
 from agent_core.ui.replay import bundled_recordings, load_recording
-from agent_core.ui.session import LLM_BREAKER, TOOL_NAMES, UiSession
+from agent_core.ui.session import UiSession
 from testing.clock import FakeClock
 
 # -- batching -------------------------------------------------------------------------------------------

@@ -16,12 +16,14 @@ from agent_core.tools.executor import ToolResult
 
 @dataclass(frozen=True, kw_only=True)
 class RunLimits:
-    max_turns: int = 12
-    max_tool_calls: int = 40
-    max_total_tokens: int = 300_000
-    max_wall_seconds: float = 300.0
-    context_budget_tokens: int = 60_000
-    observation_max_chars: int = 8000
+    """The guardrails of a run (from Settings: :func:`agent_core.wiring.run_limits`)."""
+
+    max_turns: int
+    max_tool_calls: int
+    max_total_tokens: int
+    max_wall_seconds: float
+    context_budget_tokens: int
+    observation_max_chars: int
 
 
 @dataclass

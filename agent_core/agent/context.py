@@ -24,9 +24,15 @@ class Conversation:
 
     messages: list[Message] = field(default_factory=list)
     compactions: int = 0
+    turns: int = 0
+    """Turns taken so far, across follow-ups: turn numbers never repeat within one conversation."""
 
     def add(self, message: Message) -> None:
         self.messages.append(message)
+
+    def next_turn(self) -> int:
+        self.turns += 1
+        return self.turns
 
     def tool_name(self, tool_call_id: str) -> str:
         for message in self.messages:

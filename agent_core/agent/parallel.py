@@ -1,7 +1,8 @@
 """Running the tool calls of one turn, concurrently or one at a time, streaming their events.
 
 Each call is a task; a ``tool_call_finished`` event is queued when it ends, in completion order, while
-the results come back in call order (the order the model asked for them). One call's failure never
+the results come back in call order (the order the model asked for them), as the stream's last item
+(a :class:`~agent_core.agent.flow.Result`). One call's failure never
 cancels its siblings (the executor never raises but on cancellation); cancelling the consumer cancels
 and awaits every task, so no orphan work continues. :func:`run_one_by_one` is the same thing with one
 call at a time (``PARALLEL_TOOL_CALLS=false``: the benchmark's baseline, or an API that dislikes bursts).
@@ -11,12 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from agent_core import events as ev
-from agent_core.agent.live import EventSink
+from agent_core.agent.flow import Result, Step
+from agent_core.agent.sink import EventSink
 from agent_core.tools.executor import Toolbox, ToolResult
 
 PREVIEW_CHARS = 4000
@@ -30,9 +32,9 @@ class PendingCall:
 
 
 async def run_parallel(
-    toolbox: Toolbox, sink: EventSink, calls: Sequence[PendingCall], *, turn: int, results: list[ToolResult]
-) -> AsyncIterator[ev.Event]:
-    """Yield started events, then every queued event until all calls finished; fill ``results``."""
+    toolbox: Toolbox, sink: EventSink, calls: Sequence[PendingCall], *, turn: int
+) -> Step[list[ToolResult]]:
+    """Yield started events, then every queued event until all calls finished, then the results."""
     for call in calls:
         yield ev.ToolCallStarted(
             t=sink.t(),
@@ -58,16 +60,21 @@ async def run_parallel(
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-    results.extend(task.result() for task in tasks)
+    yield Result(value=[task.result() for task in tasks])
 
 
 async def run_one_by_one(
-    toolbox: Toolbox, sink: EventSink, calls: Sequence[PendingCall], *, turn: int, results: list[ToolResult]
-) -> AsyncIterator[ev.Event]:
+    toolbox: Toolbox, sink: EventSink, calls: Sequence[PendingCall], *, turn: int
+) -> Step[list[ToolResult]]:
     """Like :func:`run_parallel`, but each call starts only when the previous one has finished."""
+    results: list[ToolResult] = []
     for call in calls:
-        async for event in run_parallel(toolbox, sink, [call], turn=turn, results=results):
-            yield event
+        async for item in run_parallel(toolbox, sink, [call], turn=turn):
+            if isinstance(item, Result):
+                results.extend(item.value)
+            else:
+                yield item
+    yield Result(value=results)
 
 
 def finished_event(t: float, turn: int, r: ToolResult) -> ev.ToolCallFinished:

@@ -15,6 +15,7 @@ from .providers import (
     ProviderPreset,
     estimate_cost,
     infer_provider,
+    model_configured,
     resolve_model_config,
 )
 from .stream import (
@@ -59,6 +60,7 @@ __all__ = [
     "format_observation",
     "infer_provider",
     "make_openai_client",
+    "model_configured",
     "parse_react",
     "render_tools_prompt",
     "resolve_model_config",

@@ -21,6 +21,7 @@ __all__ = [
     "ProviderPreset",
     "estimate_cost",
     "infer_provider",
+    "model_configured",
     "resolve_model_config",
 ]
 
@@ -204,6 +205,15 @@ def resolve_model_config(
         price_out_per_mtok=preset.price_out_per_mtok if priced else None,
         context_window=preset.context_window,
     )
+
+
+def model_configured(*, provider: str | None, api_key: str | None, hf_token: str | None) -> bool:
+    """Whether these settings reach a model: a key is set, or the provider needs none (Ollama, a custom
+    local server). ``provider=None`` is the default provider, which needs a key."""
+    if _blank_to_none(api_key) or _blank_to_none(hf_token):
+        return True
+    preset = PRESETS.get((_blank_to_none(provider) or DEFAULT_PROVIDER).lower())
+    return preset is not None and not preset.needs_key
 
 
 def estimate_cost(usage_prompt: int, usage_completion: int, config: ModelConfig) -> float | None:

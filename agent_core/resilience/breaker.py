@@ -64,9 +64,9 @@ Classifier = Callable[[BaseException], Outcome]
 
 @dataclass(frozen=True, kw_only=True)
 class BreakerConfig:
-    failure_threshold: int = 3
+    failure_threshold: int
     """Consecutive failures that open a closed breaker."""
-    open_seconds: float = 30.0
+    open_seconds: float
     """How long an open breaker refuses before it lets one probe through."""
 
     def __post_init__(self) -> None:

@@ -43,15 +43,16 @@ _MAX_EXPONENT = 60
 
 @dataclass(frozen=True, kw_only=True)
 class RetryPolicy:
-    """How hard to try. Every bound is enforced; none is optional."""
+    """How hard to try. Every bound is enforced; none is optional, and none has a default here: the
+    values come from Settings (:func:`agent_core.wiring.retry_policy`)."""
 
-    max_attempts: int = 4
+    max_attempts: int
     """Total attempts, including the first."""
-    base_delay: float = 0.5
+    base_delay: float
     """Seconds; the ceiling of the first backoff."""
-    max_delay: float = 8.0
+    max_delay: float
     """Cap on one computed backoff (a server-requested wait is bounded by ``max_total`` instead)."""
-    max_total: float = 20.0
+    max_total: float
     """Seconds from the start of the first attempt within which every wait must end."""
 
     def __post_init__(self) -> None:

@@ -23,7 +23,7 @@ import json
 import logging
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from agent_core.clock import Clock
@@ -90,10 +90,12 @@ class FaultInjector(Protocol):
 
 @dataclass(frozen=True, kw_only=True)
 class ToolboxConfig:
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    rate_limit_max_wait: float = 30.0
-    tool_timeout: float = 30.0
-    limits: ToolLimits = field(default_factory=ToolLimits)
+    """How hard the toolbox tries (from Settings: :func:`agent_core.wiring.toolbox_config`)."""
+
+    retry: RetryPolicy
+    rate_limit_max_wait: float
+    tool_timeout: float
+    limits: ToolLimits
 
 
 class Toolbox:
@@ -106,7 +108,7 @@ class Toolbox:
         scope: Sequence[RepoRef],
         breakers: BreakerBoard,
         clock: Clock,
-        config: ToolboxConfig | None = None,
+        config: ToolboxConfig,
         rng: Callable[[], float] = random.random,
         on_retry: RetryListener | None = None,
         faults: FaultInjector | None = None,
@@ -116,16 +118,13 @@ class Toolbox:
         self._aliases: dict[str, str] = {}
         self._breakers = breakers
         self._clock = clock
-        self._config = config or ToolboxConfig()
+        self._config = config
         self._rng = rng
         self._on_retry = on_retry
         self._faults = faults
         self._memo: dict[str, ToolResult] = {}
         self._inflight: dict[str, asyncio.Future[ToolResult]] = {}
         self.results: list[ToolResult] = []
-
-    def set_retry_listener(self, listener: RetryListener | None) -> None:
-        self._on_retry = listener
 
     @staticmethod
     def schemas() -> list[dict[str, Any]]:

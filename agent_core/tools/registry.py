@@ -77,8 +77,8 @@ class ToolCall:
 class ToolLimits:
     """Limits the runners apply (from Settings, through the wiring)."""
 
-    read_file_max_chars: int = 6000
-    tree_max_entries: int = 200
+    read_file_max_chars: int
+    tree_max_entries: int
 
 
 @dataclass(frozen=True, kw_only=True)

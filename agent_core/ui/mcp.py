@@ -19,12 +19,12 @@ from typing import Any
 import gradio as gr
 
 from agent_core import events as ev
-from agent_core.agent.session import Services, open_analysis
 from agent_core.errors import AgentCoreError
 from agent_core.settings import Settings
 from agent_core.tools.registry import REQUIRED, TOOLS, ToolSpec
 from agent_core.ui.budget import RunBudget
 from agent_core.ui.i18n import t
+from agent_core.wiring import Services, open_analysis
 
 
 def client_key(request: gr.Request | None) -> str:

@@ -19,35 +19,21 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent_core import events as ev
-from agent_core.agent.loop import LLM_BREAKER
-from agent_core.agent.session import OpenedAnalysis
+from agent_core.agent.model_turn import LLM_BREAKER
 from agent_core.clock import Clock
 from agent_core.errors import ConfigurationError
 from agent_core.events import dump_events
 from agent_core.llm import resolve_model_config
 from agent_core.llm.providers import PRESETS
-from agent_core.resilience import BreakerBoard, BreakerConfig, BreakerSnapshot
+from agent_core.resilience import BreakerSnapshot
 from agent_core.settings import Settings
 from agent_core.tools.chaos import ChaosMonkey
-from agent_core.tools.registry import TOOL_NAMES
 from agent_core.ui.i18n import t
 from agent_core.ui.markdown import one_line
 from agent_core.ui.render import Message, TraceView, format_clock
+from agent_core.wiring import OpenedAnalysis, new_board, uses_model
 
 logger = logging.getLogger(__name__)
-
-
-def new_board(settings: Settings, clock: Clock) -> BreakerBoard:
-    """A board with a row for every tool and the model endpoint, so the table is complete from the start."""
-    board = BreakerBoard(
-        config=BreakerConfig(
-            failure_threshold=settings.breaker_failure_threshold, open_seconds=settings.breaker_open_seconds
-        ),
-        clock=clock,
-    )
-    for name in (*TOOL_NAMES, LLM_BREAKER):
-        board.get(name)
-    return board
 
 
 def model_label(settings: Settings) -> str:
@@ -162,7 +148,7 @@ class UiSession:
             # Else the Space would send its owner's key to whatever server a stranger typed in.
             candidate = candidate.with_overrides(api_key=None, hf_token=None)
         candidate.validate()
-        if not candidate.offline_planner:
+        if uses_model(candidate):
             model_label(candidate)  # raises ConfigurationError for an unusable combination
         self.settings = candidate
         return candidate
@@ -179,7 +165,7 @@ class UiSession:
             with_llm = self.view.started is not None and self.view.started.mode == "model"
         else:
             snaps = self.breakers.snapshot()
-            with_llm = not self.settings.offline_planner
+            with_llm = uses_model(self.settings)
         return [s for s in snaps if with_llm or s.name != LLM_BREAKER]
 
     def status_line(self) -> str:
@@ -189,7 +175,7 @@ class UiSession:
         if self.replaying is not None:
             model = started.model if started is not None else "?"
             mode = t("status_replay_mode", lang, name=self.replaying, model=model)
-        elif s.offline_planner:
+        elif not uses_model(s):
             mode = t("status_planner", lang)
         else:
             try:

@@ -2,7 +2,12 @@
 
 Tool calls run as concurrent tasks; the listeners below are called from inside them (synchronously, by
 the breaker board, the retry loop and the GitHub client) and put events on a queue that the run's
-generator forwards as they happen. The sink also owns the run's clock origin (``t``).
+generator forwards as they happen. The sink also owns the run's clock origin (``t``) and remembers the
+latest rate limit it was told about (the run's stats report it).
+
+The sink is built first, by the composition root (:mod:`agent_core.wiring`), so every part that
+reports into it (the GitHub client, the toolbox, the breaker board) is handed its listeners when it is
+built: nothing is wired after construction.
 """
 
 from __future__ import annotations
@@ -25,6 +30,13 @@ class EventSink:
         self._queue: asyncio.Queue[ev.Event] = asyncio.Queue()
         self._t0 = clock.monotonic()
         self._last_rate: tuple[int, float] | None = None
+        self.rate_limit: RateLimit | None = None
+        """The latest rate limit any response reported (None before the first)."""
+        self._unsubscribe = breakers.subscribe(self.on_breaker)
+
+    def close(self) -> None:
+        """Stop listening to the breaker board (which outlives one analysis in a browser session)."""
+        self._unsubscribe()
 
     def restart(self) -> None:
         """A new run (first question or follow-up) starts its clock at zero."""
@@ -74,6 +86,7 @@ class EventSink:
 
     def on_rate_limit(self, limit: RateLimit) -> None:
         """Only changes are reported (every response carries the headers)."""
+        self.rate_limit = limit
         key = (limit.remaining, limit.reset_at)
         if key == self._last_rate:
             return

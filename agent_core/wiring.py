@@ -1,8 +1,20 @@
-"""Building an analysis from settings: the one place where the parts are wired together.
+"""The composition root: the one place where parts are built from :class:`Settings` and connected.
 
-:class:`Services` is process-wide (the shared GitHub HTTP pool and persistent cache); everything that
-belongs to one browser session or one CLI run — the breakers, the chaos policy, the per-run GitHub
-client, the model client, the toolbox — is built per :func:`open_analysis` call and closed with it.
+:class:`Services` is process-wide (the shared GitHub HTTP pool and persistent cache, the model
+connection pool). Everything that belongs to one browser session or one CLI run is built per
+:func:`open_analysis` call, in dependency order, each part handed what it reports into when it is
+built::
+
+    EventSink (the run's side events)          ◀── first: everything below reports into it
+      ├─ BreakerBoard ─ subscribed by the sink
+      ├─ GitHubClient(on_rate_limit=sink.on_rate_limit)
+      ├─ sources: GitHubSource(client) | LocalGitSource
+      ├─ Toolbox(sources, breakers, on_retry=sink.on_retry, faults=chaos)
+      ├─ ModelDriver(model) or None (the offline planner)
+      └─ Analysis(toolbox, breakers, sink, driver)
+
+Every number a part needs comes from Settings here (:func:`retry_policy`, :func:`breaker_config`,
+:func:`run_limits`, :func:`toolbox_config`): no part restates a default of its own.
 """
 
 from __future__ import annotations
@@ -15,30 +27,95 @@ from urllib.parse import urlsplit
 import httpx2
 
 from agent_core.agent.accounting import RunLimits
-from agent_core.agent.loop import Analysis
+from agent_core.agent.analysis import Analysis
+from agent_core.agent.model_turn import LLM_BREAKER, ModelDriver
+from agent_core.agent.sink import EventSink
 from agent_core.clock import Clock, SystemClock
 from agent_core.errors import InvalidTargetError
 from agent_core.github.client import GitHubClient
 from agent_core.github.http import GitHubHTTP
-from agent_core.github.ratelimit import RateLimit
-from agent_core.llm import ChatModel, ModelConfig, OpenAIChatModel, make_openai_client, resolve_model_config
+from agent_core.llm import (
+    ChatModel,
+    ModelConfig,
+    OpenAIChatModel,
+    make_openai_client,
+    model_configured,
+    resolve_model_config,
+)
 from agent_core.repo import RepoRef
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
 from agent_core.settings import Settings
 from agent_core.sources.base import RepoSource
 from agent_core.sources.github import GitHubSource
 from agent_core.sources.local import LocalGitSource
-from agent_core.sources.targets import Target, find_repo_mentions, parse_targets
+from agent_core.sources.targets import MAX_TARGETS, Target, find_repo_mentions, parse_targets
 from agent_core.tools.executor import FaultInjector, Toolbox, ToolboxConfig
-from agent_core.tools.registry import ToolLimits
+from agent_core.tools.registry import TOOL_NAMES, ToolLimits, tool_schemas
 
 logger = logging.getLogger(__name__)
 
-MAX_TARGETS = 5
+
+# -- from Settings to the parts' configuration --------------------------------------------------------
+
+
+def uses_model(settings: Settings) -> bool:
+    """A model drives the tools (a key is set, or the provider needs none); else the offline planner."""
+    return model_configured(
+        provider=settings.llm_provider, api_key=settings.api_key, hf_token=settings.hf_token
+    )
+
+
+def retry_policy(settings: Settings) -> RetryPolicy:
+    return RetryPolicy(
+        max_attempts=settings.retry_max_attempts,
+        base_delay=settings.retry_base_delay,
+        max_delay=settings.retry_max_delay,
+        max_total=settings.retry_max_total,
+    )
+
+
+def breaker_config(settings: Settings) -> BreakerConfig:
+    return BreakerConfig(
+        failure_threshold=settings.breaker_failure_threshold, open_seconds=settings.breaker_open_seconds
+    )
+
+
+def new_board(settings: Settings, clock: Clock) -> BreakerBoard:
+    """A board with a row for every tool and the model endpoint, so the table is complete from the start."""
+    board = BreakerBoard(config=breaker_config(settings), clock=clock)
+    for name in (*TOOL_NAMES, LLM_BREAKER):
+        board.get(name)
+    return board
+
+
+def run_limits(settings: Settings) -> RunLimits:
+    return RunLimits(
+        max_turns=settings.max_turns,
+        max_tool_calls=settings.max_tool_calls,
+        max_total_tokens=settings.max_total_tokens,
+        max_wall_seconds=settings.max_wall_seconds,
+        context_budget_tokens=settings.context_budget_tokens,
+        observation_max_chars=settings.observation_max_chars,
+    )
+
+
+def toolbox_config(settings: Settings) -> ToolboxConfig:
+    return ToolboxConfig(
+        retry=retry_policy(settings),
+        rate_limit_max_wait=settings.rate_limit_max_wait,
+        tool_timeout=settings.tool_timeout,
+        limits=ToolLimits(
+            read_file_max_chars=settings.read_file_max_chars, tree_max_entries=settings.tree_max_entries
+        ),
+    )
+
+
+# -- process-wide services ----------------------------------------------------------------------------
 
 
 class Services:
-    """Process-wide resources, created lazily and closed once."""
+    """Process-wide services, created lazily and closed once: the GitHub HTTP pool with its persistent
+    cache, and the model connection pool every session's model client shares."""
 
     def __init__(self, settings: Settings, *, clock: Clock | None = None) -> None:
         self.settings = settings
@@ -87,15 +164,16 @@ class Services:
 
 @dataclass
 class OpenedAnalysis:
-    """An :class:`Analysis` plus what must be closed with it."""
+    """An :class:`Analysis` and what it holds onto; :meth:`aclose` lets go of it."""
 
     analysis: Analysis
-    targets: list[Target]
-    github: GitHubClient | None = None
 
     async def aclose(self) -> None:
-        """Nothing to release today: the model and GitHub pools belong to :class:`Services`. Kept so
-        callers close what they open, whatever a future analysis comes to own."""
+        """Detach the analysis from the session's breaker board (which outlives it)."""
+        self.analysis.close()
+
+
+# -- targets and model ------------------------------------------------------------------------------
 
 
 def resolve_targets(services: Services, text: str, question: str = "") -> list[Target]:
@@ -122,7 +200,7 @@ def build_model(
     settings: Settings, http_client: httpx2.AsyncClient | None = None
 ) -> tuple[ChatModel | None, ModelConfig | None]:
     """The model for these settings, or ``(None, None)`` for the offline planner (no key)."""
-    if settings.offline_planner:
+    if not uses_model(settings):
         return None, None
     config = resolve_model_config(
         provider=settings.llm_provider,
@@ -141,6 +219,9 @@ def build_model(
     return model, config
 
 
+# -- one analysis -----------------------------------------------------------------------------------
+
+
 async def open_analysis(
     services: Services,
     target_text: str,
@@ -155,19 +236,15 @@ async def open_analysis(
     """Parse the targets, open their sources and return a ready :class:`Analysis`.
 
     ``settings`` overrides the services' settings for this session (keys pasted in the UI, max turns);
-    ``model`` replaces the model built from settings (tests, ``run_agent``). Raises
-    :class:`InvalidTargetError` for input that names no usable repository.
+    ``breakers`` is the session's board (a fresh one otherwise); ``model`` replaces the model built
+    from settings (tests, ``run_agent``). Raises :class:`InvalidTargetError` for input that names no
+    usable repository.
     """
     s = settings or services.settings
     clock = services.clock
     targets = resolve_targets(services, target_text, question)
-    board = breakers or BreakerBoard(
-        config=BreakerConfig(
-            failure_threshold=s.breaker_failure_threshold, open_seconds=s.breaker_open_seconds
-        ),
-        clock=clock,
-    )
-    listener = _RateLimitRelay()
+    board = breakers or new_board(s, clock)
+    sink = EventSink(clock, board)
     github: GitHubClient | None = None
     sources: dict[str, RepoSource] = {}
     scope: list[RepoRef] = []
@@ -181,20 +258,11 @@ async def open_analysis(
         else:
             if github is None:
                 github = GitHubClient(
-                    services.github_http,
-                    token=s.github_token,
-                    clock=clock,
-                    on_rate_limit=listener,
+                    services.github_http, token=s.github_token, clock=clock, on_rate_limit=sink.on_rate_limit
                 )
             ref = target.repo_ref()
             sources[ref.key()] = GitHubSource(github)
-            if target.ref or target.subpath:
-                notes.append(
-                    f"the user pointed at {ref.full_name}"
-                    + (f" branch '{target.ref}'" if target.ref else "")
-                    + (f", path '{target.subpath}'" if target.subpath else "")
-                    + " — focus there, but the tools read the default branch"
-                )
+            notes.extend(_pointed_at(target, ref))
         scope.append(ref)
     if model is None:
         model, model_config = build_model(s, services.llm_http)
@@ -203,46 +271,37 @@ async def open_analysis(
         scope=scope,
         breakers=board,
         clock=clock,
+        config=toolbox_config(s),
+        on_retry=sink.on_retry,
         faults=chaos,
-        config=ToolboxConfig(
-            retry=RetryPolicy(max_attempts=s.retry_max_attempts, max_total=s.retry_max_total),
-            rate_limit_max_wait=s.rate_limit_max_wait,
-            tool_timeout=s.tool_timeout,
-            limits=ToolLimits(read_file_max_chars=s.read_file_max_chars),
-        ),
+    )
+    driver = (
+        ModelDriver(model, config=model_config, tool_schemas=tool_schemas(), tool_protocol=s.tool_protocol)
+        if model is not None
+        else None
     )
     analysis = Analysis(
         scope=scope,
         toolbox=toolbox,
         breakers=board,
         clock=clock,
-        model=model,
-        model_config=model_config,
-        github=github,
-        limits=RunLimits(
-            max_turns=s.max_turns,
-            max_tool_calls=s.max_tool_calls,
-            max_total_tokens=s.max_total_tokens,
-            max_wall_seconds=s.max_wall_seconds,
-            context_budget_tokens=s.context_budget_tokens,
-            observation_max_chars=s.observation_max_chars,
-        ),
+        sink=sink,
+        limits=run_limits(s),
+        driver=driver,
         language=s.report_language,
-        tool_protocol=s.tool_protocol,
         target_notes=notes,
         parallel_tool_calls=s.parallel_tool_calls,
     )
-    toolbox.set_retry_listener(analysis.sink.on_retry)
-    listener.target = analysis
-    return OpenedAnalysis(analysis=analysis, targets=targets, github=github)
+    return OpenedAnalysis(analysis=analysis)
 
 
-class _RateLimitRelay:
-    """Forwards rate-limit updates to the analysis built after the client."""
-
-    def __init__(self) -> None:
-        self.target: Analysis | None = None
-
-    def __call__(self, limit: RateLimit) -> None:
-        if self.target is not None:
-            self.target.sink.on_rate_limit(limit)
+def _pointed_at(target: Target, ref: RepoRef) -> list[str]:
+    """A note for the model when the user's URL pointed at a branch or a path."""
+    if not (target.ref or target.subpath):
+        return []
+    return [
+        f"the user pointed at {ref.full_name}"
+        + (f" branch '{target.ref}'" if target.ref else "")
+        + (f", path '{target.subpath}'" if target.subpath else "")
+        + " — focus there, but the tools read the default branch"
+    ]

@@ -1,0 +1,123 @@
+"""An analysis: one conversation about the repositories a user named, answering a question at a time.
+
+:meth:`Analysis.run` answers one question (the first, or a follow-up) as a plain async generator of
+:mod:`agent_core.events`, and always ends with ``run_finished`` or, only when nothing at all could be
+produced, ``run_failed``. With a model the ReAct loop drives the tools
+(:mod:`~agent_core.agent.model_run`); without one (no API key) the offline planner does
+(:mod:`~agent_core.agent.planner_run`): the same tools, the same events. The grammar of the stream is
+the one :mod:`agent_core.events` states (and :mod:`agent_core.grammar` checks).
+
+An analysis is built by the composition root (:func:`agent_core.wiring.open_analysis`) with its parts
+already connected: the event sink first, then the client, toolbox and breakers reporting into it.
+Cancelling the consumer (the UI's Stop) cancels every tool call in flight: each step awaits or cancels
+its tasks in ``finally``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncGenerator, Sequence
+
+from agent_core import events as ev
+from agent_core.agent.accounting import RunLimits
+from agent_core.agent.context import Conversation
+from agent_core.agent.model_run import model_run
+from agent_core.agent.model_turn import ModelDriver
+from agent_core.agent.planner_run import planner_run
+from agent_core.agent.prompts import detect_language, system_prompt, task_message
+from agent_core.agent.run import Parts, Run
+from agent_core.agent.sink import EventSink
+from agent_core.clock import Clock
+from agent_core.repo import RepoRef
+from agent_core.resilience import BreakerBoard
+from agent_core.tools.executor import Toolbox
+
+
+class Analysis:
+    """A conversation about the repositories in ``scope``; ``run`` answers one question at a time."""
+
+    def __init__(
+        self,
+        *,
+        scope: Sequence[RepoRef],
+        toolbox: Toolbox,
+        breakers: BreakerBoard,
+        clock: Clock,
+        sink: EventSink,
+        limits: RunLimits,
+        driver: ModelDriver | None = None,
+        language: str = "auto",
+        target_notes: Sequence[str] = (),
+        parallel_tool_calls: bool = True,
+    ) -> None:
+        self.parts = Parts(
+            scope=tuple(scope),
+            toolbox=toolbox,
+            breakers=breakers,
+            clock=clock,
+            sink=sink,
+            conversation=Conversation(),
+            limits=limits,
+            parallel_tool_calls=parallel_tool_calls,
+        )
+        self.driver = driver
+        self.report: str | None = None
+        self.questions: list[str] = []
+        self._language_setting = language
+        self._target_notes = list(target_notes)
+
+    @property
+    def scope(self) -> tuple[RepoRef, ...]:
+        return self.parts.scope
+
+    @property
+    def toolbox(self) -> Toolbox:
+        return self.parts.toolbox
+
+    @property
+    def mode(self) -> ev.Mode:
+        return "model" if self.driver is not None else "planner"
+
+    @property
+    def model_name(self) -> str:
+        return self.driver.model.name if self.driver is not None else "offline planner"
+
+    async def run(self, question: str = "") -> AsyncGenerator[ev.Event, None]:
+        """Answer ``question`` (a follow-up when the conversation already has one)."""
+        parts = self.parts
+        parts.sink.restart()
+        follow_up = bool(parts.conversation.messages)
+        self.questions.append(question)
+        run = Run(parts, question=question, language=detect_language(question, self._language_setting))
+        yield ev.RunStarted(
+            t=0.0,
+            run_id=uuid.uuid4().hex[:12],
+            targets=tuple(r.full_name for r in parts.scope),
+            question=question,
+            model=self.model_name,
+            mode=self.mode,
+            follow_up=follow_up,
+        )
+        self._open_conversation(run, follow_up)
+        body = planner_run(run) if self.driver is None else model_run(run, self.driver)
+        async for event in body:
+            if isinstance(event, ev.RunFinished):
+                self.report = event.report
+            yield event
+
+    def close(self) -> None:
+        """Stop listening to the session's breaker board."""
+        self.parts.sink.close()
+
+    def _open_conversation(self, run: Run, follow_up: bool) -> None:
+        conversation = self.parts.conversation
+        if follow_up:
+            conversation.add({"role": "user", "content": run.question})
+            return
+        prompt = system_prompt(self.parts.scope, language=run.language)
+        if self.driver is not None and self.driver.text_mode:
+            prompt += "\n\n" + self.driver.tools_prompt()
+        conversation.add({"role": "system", "content": prompt})
+        conversation.add(
+            {"role": "user", "content": task_message(run.question, self.parts.scope, self._target_notes)}
+        )

@@ -1,0 +1,77 @@
+"""How a run ends: ``run_finished`` with a report (the model's, the offline planner's, or the fallback
+writer's), or ``run_failed`` when nothing at all could be gathered.
+
+A report the deterministic writer produced is streamed like a model's (one report turn of text deltas),
+so every consumer renders all reports the same way. A model's report gets the loop's data-gaps line
+when something was missing or stale: the model may have left that out, the reader must not miss it.
+The line becomes part of the report in ``run_finished``; it is never streamed after the model's turn
+ended (text deltas only ever stream inside a turn).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Literal
+
+from agent_core import events as ev
+from agent_core.agent.run import Run
+from agent_core.report.writer import gaps_note, write_report
+
+Writer = Literal["model", "planner", "fallback"]
+
+
+async def finish(run: Run, report: str, *, writer: Writer, cost_usd: float | None) -> AsyncIterator[ev.Event]:
+    """Stream a written report (planner, fallback) as a report turn, then ``run_finished``."""
+    problems = run.data_problems()
+    if writer == "model":
+        note = gaps_note(problems, run.language)
+        report = f"{report}\n\n{note}" if note else report
+    else:
+        turn = run.next_turn()
+        yield ev.TurnStarted(t=run.t(), turn=turn, purpose="report")
+        for piece in _paragraphs(report):
+            yield ev.TextDelta(t=run.t(), turn=turn, text=piece)
+        yield ev.TurnFinished(t=run.t(), turn=turn, tool_calls=0, finish_reason="stop")
+        run.parts.conversation.add({"role": "assistant", "content": report})
+    async for event in run.parts.sink.drain():
+        yield event
+    reasons = list(dict.fromkeys([*run.state.degraded, *problems]))
+    yield ev.RunFinished(
+        t=run.t(),
+        report=report,
+        degraded=bool(reasons),
+        degraded_reasons=tuple(reasons),
+        writer=writer,
+        stats=run.stats(cost_usd),
+    )
+
+
+def written_report(run: Run, note: str | None = None) -> str:
+    """The deterministic writer's report from everything gathered (planner runs and fallbacks)."""
+    return write_report(
+        scope=run.parts.scope,
+        question=run.question,
+        results=run.parts.toolbox.results,
+        language=run.language,
+        degraded_reasons=run.data_problems(),
+        writer_note=note,
+    )
+
+
+def failed(run: Run) -> ev.RunFailed:
+    """Nothing could be gathered: the first error, and the first hint any result gave."""
+    results = run.results()
+    errors = [r.error for r in results if r.error]
+    message = errors[0] if errors else "nothing could be gathered about the repository"
+    hint = next((str(r.observation.get("hint")) for r in results if r.observation.get("hint")), None)
+    return ev.RunFailed(t=run.t(), message=f"No report could be produced: {message}", hint=hint)
+
+
+def gathered_anything(run: Run) -> bool:
+    """Whether any tool call of the analysis (this run or an earlier one) returned data."""
+    return any(r.ok for r in run.parts.toolbox.results)
+
+
+def _paragraphs(text: str) -> list[str]:
+    pieces = text.split("\n\n")
+    return [p + ("\n\n" if i < len(pieces) - 1 else "") for i, p in enumerate(pieces)]

@@ -1,0 +1,59 @@
+"""A run without a model: the offline planner proposes each turn's calls, the deterministic writer the
+report. The same tools, the same events as a model's run::
+
+    run_started
+    repeat: turn_started -> reasoning_delta (the planner's thought) -> turn_finished
+            tool_call_started* -> [tool_retry | breaker_changed | rate_limit]* -> tool_call_finished*
+    report turn (the written report streamed) -> run_finished      or run_failed: nothing gathered
+
+:func:`planner_turns` is also the fallback's way to gather data when a model failed before anything
+was gathered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from agent_core import events as ev
+from agent_core.agent.endings import failed, finish, written_report
+from agent_core.agent.flow import events_only
+from agent_core.agent.parallel import PendingCall
+from agent_core.agent.planner import OfflinePlanner
+from agent_core.agent.run import Run
+
+
+async def planner_run(run: Run) -> AsyncIterator[ev.Event]:
+    async for event in planner_turns(run):
+        yield event
+    if not any(r.ok for r in run.results()) and not run.state.turn_base:
+        yield failed(run)
+        return
+    async for event in finish(run, written_report(run), writer="planner", cost_usd=0.0):
+        yield event
+
+
+async def planner_turns(run: Run) -> AsyncIterator[ev.Event]:
+    """The planner's turns, from the results so far, until it has nothing left or a limit stops it."""
+    planner = OfflinePlanner(run.parts.scope)
+    clock = run.parts.clock
+    while run.limit_reached() is None:
+        step = planner.next_step(run.parts.toolbox.results)
+        if step is None:
+            break
+        turn = run.next_turn()
+        started = clock.monotonic()
+        yield ev.TurnStarted(t=run.t(), turn=turn)
+        yield ev.ReasoningDelta(t=run.t(), turn=turn, text=step.thought)
+        yield ev.TurnFinished(
+            t=run.t(),
+            turn=turn,
+            tool_calls=len(step.calls),
+            finish_reason="tool_calls",
+            duration_s=clock.monotonic() - started,
+        )
+        calls = [
+            PendingCall(call_id=f"plan-{turn}-{i}", tool=c.tool, arguments=dict(c.arguments))
+            for i, c in enumerate(step.calls, 1)
+        ]
+        async for event in events_only(run.tool_turn(calls, feed="none")):
+            yield event

@@ -1,0 +1,138 @@
+"""One run of an analysis (the first question or a follow-up): its parts, its counters, and the steps
+every kind of run shares — a turn of tool calls, the guardrails, the stats.
+
+:class:`Parts` are what an :class:`~agent_core.agent.analysis.Analysis` owns for its whole life (the
+conversation, the toolbox, the sink...); a :class:`Run` adds what belongs to one question. The model's
+loop (:mod:`~agent_core.agent.model_run`), the offline planner's (:mod:`~agent_core.agent.planner_run`)
+and the endings (:mod:`~agent_core.agent.endings`) all work on a ``Run``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from agent_core import events as ev
+from agent_core.agent.accounting import RunLimits, RunState, data_problems, limit_reached, run_stats
+from agent_core.agent.context import Conversation
+from agent_core.agent.flow import Result, Step
+from agent_core.agent.parallel import PendingCall, run_one_by_one, run_parallel
+from agent_core.agent.sink import EventSink
+from agent_core.clock import Clock
+from agent_core.llm import format_observation
+from agent_core.repo import RepoRef
+from agent_core.report.words import Language
+from agent_core.resilience import BreakerBoard
+from agent_core.tools.executor import Toolbox, ToolResult
+from agent_core.tools.observe import cut_for_model
+
+Feed = Literal["native", "text", "none"]
+"""How tool results go back to the model: as ``tool`` messages, as text observations, or not at all
+(the offline planner has no model to feed)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Parts:
+    """What an analysis owns for its whole life, shared by each of its runs."""
+
+    scope: tuple[RepoRef, ...]
+    toolbox: Toolbox
+    breakers: BreakerBoard
+    clock: Clock
+    sink: EventSink
+    conversation: Conversation
+    limits: RunLimits
+    parallel_tool_calls: bool
+
+
+class Run:
+    """One question's run: the parts, the question, its language and its counters."""
+
+    def __init__(self, parts: Parts, *, question: str, language: Language) -> None:
+        self.parts = parts
+        self.question = question
+        self.language: Language = language
+        self.state = RunState(
+            started=parts.clock.monotonic(),
+            turn_base=parts.conversation.turns,
+            results_base=len(parts.toolbox.results),
+        )
+
+    # -- shortcuts ----------------------------------------------------------------------------------
+
+    def t(self) -> float:
+        return self.parts.sink.t()
+
+    def next_turn(self) -> int:
+        return self.parts.conversation.next_turn()
+
+    @property
+    def turn(self) -> int:
+        """The number of the latest turn (of this conversation)."""
+        return self.parts.conversation.turns
+
+    # -- bookkeeping --------------------------------------------------------------------------------
+
+    def results(self) -> list[ToolResult]:
+        """The tool results of this run (a follow-up does not see the earlier run's as its own)."""
+        return self.parts.toolbox.results[self.state.results_base :]
+
+    def data_problems(self) -> list[str]:
+        return data_problems(self.results())
+
+    def limit_reached(self) -> str | None:
+        return limit_reached(
+            self.parts.limits,
+            turns=self.turn - self.state.turn_base,
+            tool_calls=len(self.results()),
+            tokens=self.state.prompt_tokens + self.state.completion_tokens,
+            elapsed=self.parts.clock.monotonic() - self.state.started,
+        )
+
+    def stats(self, cost_usd: float | None) -> ev.RunStats:
+        return run_stats(
+            self.state,
+            self.results(),
+            turns=self.turn - self.state.turn_base,
+            elapsed=self.parts.clock.monotonic() - self.state.started,
+            cost_usd=cost_usd,
+            rate_limit=self.parts.sink.rate_limit,
+        )
+
+    # -- a turn of tool calls -------------------------------------------------------------------------
+
+    async def tool_turn(self, calls: Sequence[PendingCall], *, feed: Feed) -> Step[list[ToolResult]]:
+        """Run the calls of a turn (concurrently unless configured otherwise), streaming their events;
+        the observations go back into the conversation in call order. The result: the calls' results
+        (calls over the tool-call limit are skipped, and told so)."""
+        parts = self.parts
+        budget = max(0, parts.limits.max_tool_calls - len(self.results()))
+        runnable, skipped = list(calls[:budget]), list(calls[budget:])
+        run_calls = run_parallel if parts.parallel_tool_calls else run_one_by_one
+        results: list[ToolResult] = []
+        async for item in run_calls(parts.toolbox, parts.sink, runnable, turn=self.turn):
+            if isinstance(item, Result):
+                results = item.value
+            else:
+                yield item
+        for call, result in zip(runnable, results, strict=True):
+            self._observe(call, cut_for_model(result.observation, parts.limits.observation_max_chars), feed)
+        for call in skipped:
+            refusal = {"ok": False, "error": "skipped: the tool-call limit for this run was reached"}
+            self._observe(call, json.dumps(refusal), feed)
+        if skipped:
+            yield ev.Notice(
+                t=self.t(),
+                level="warning",
+                message=f"Tool-call limit ({parts.limits.max_tool_calls}) reached; {len(skipped)} call(s) skipped.",
+            )
+        yield Result(value=results)
+
+    def _observe(self, call: PendingCall, text: str, feed: Feed) -> None:
+        conversation = self.parts.conversation
+        if feed == "text":
+            conversation.add({"role": "user", "content": format_observation(call.tool, text)})
+        elif feed == "native":
+            conversation.add({"role": "tool", "tool_call_id": call.call_id, "content": text})
