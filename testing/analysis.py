@@ -13,6 +13,7 @@ import openai
 
 from agent_core import events as ev
 from agent_core.clock import Clock
+from agent_core.grammar import check_grammar
 from agent_core.llm import OpenAIChatModel, resolve_model_config
 from agent_core.settings import Settings
 from agent_core.wiring import OpenedAnalysis, Services, open_analysis, uses_model
@@ -58,7 +59,9 @@ class Run:
         return [e for e in self.events if isinstance(e, kind)]
 
     async def ask(self, question: str) -> list[ev.Event]:
+        """Run one question to its end; every run a test makes is checked against the event grammar."""
         new = [e async for e in self.opened.analysis.run(question)]
+        check_grammar(new)
         self.events.extend(new)
         return new
 

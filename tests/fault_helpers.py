@@ -29,6 +29,7 @@ from typing import Any
 
 from agent_core import events as ev
 from agent_core.clock import SystemClock
+from agent_core.grammar import check_grammar
 from agent_core.resilience import StateChange
 from agent_core.settings import Settings
 from testing.analysis import analysis
@@ -240,6 +241,7 @@ async def observe(settings: Settings, *, turn_timeout: float = 10.0) -> Observed
             seen.ended = time.monotonic()
             unsubscribe()
         seen.final_states = {s.name: str(s.state) for s in board.snapshot()}
+    check_grammar(seen.events)  # whatever went wrong, the stream keeps its grammar
     return seen
 
 

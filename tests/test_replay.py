@@ -62,6 +62,9 @@ def test_parse_recording_round_trips_dump_events(tmp_path: Path) -> None:
     events: list[ev.Event] = [
         ev.RunStarted(t=0, run_id="r", targets=("o/r",), question="q", model="m", mode="model"),
         ev.ToolCallStarted(t=0.1, call_id="c1", tool="read_file", arguments={"path": "README.md"}, turn=1),
+        ev.ToolCallFinished(
+            t=0.2, call_id="c1", tool="read_file", turn=1, ok=True, preview="{}", duration_s=0.1
+        ),
         ev.RunFinished(t=1.0, report="# R", degraded=False, stats=ev.RunStats(turns=1)),
     ]
     path = tmp_path / "run.jsonl"

@@ -19,6 +19,7 @@ from pathlib import Path
 from agent_core.clock import Clock, SystemClock
 from agent_core.errors import UserInputError
 from agent_core.events import Event, event_from_dict
+from agent_core.grammar import grammar_errors
 
 DEFAULT_MAX_GAP = 2.0
 RECORDINGS_DIR = Path(__file__).resolve().parents[2] / "recordings"
@@ -62,6 +63,12 @@ def parse_recording(text: str) -> list[Event]:
             ) from exc
     if not events:
         raise UserInputError("the file holds no events")
+    errors = grammar_errors(events, complete=False)  # a trace exported after Stop has no end
+    if errors:
+        raise UserInputError(
+            f"the trace breaks the event grammar: {errors[0]}",
+            hint="upload a complete trace .jsonl exported by this app or written by dump_events",
+        )
     return events
 
 
