@@ -7,7 +7,7 @@ runs. One more run of each plan under ``cProfile`` with a thread CPU clock (the 
 thread that enables it, and waiting in ``epoll`` costs nothing) splits that time by package and names
 the agent_core functions with the most own time.
 
-Rendering: the recorded events are folded into the UI's :class:`~agent_core.ui.render.TraceView`, as
+Rendering: the recorded events are folded into the UI's :class:`~agent_core.web.render.TraceView`, as
 the app does, alone and with a full frame after every event (chat messages, report and stats markdown:
 an upper bound, since the app batches streamed text into frames at most every 80 ms); and the cost of
 a run's largest frame, its last one.
@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent_core import events as ev
-from agent_core.ui.render import TraceView
+from agent_core.web.render import TraceView
 from bench.config import BenchConfig
 from bench.plans import plan_responder, realistic_plan, sample_repo, wide_plan, wide_repo, widgets
 from bench.table import Metric, Section

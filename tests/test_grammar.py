@@ -8,7 +8,7 @@ import pytest
 from agent_core import events as ev
 from agent_core.errors import UserInputError
 from agent_core.grammar import GrammarError, check_grammar, grammar_errors
-from agent_core.ui.replay import RECORDINGS_DIR, bundled_recordings, load_recording, parse_recording
+from agent_core.web.replay import RECORDINGS_DIR, bundled_recordings, load_recording, parse_recording
 
 START = ev.RunStarted(t=0.0, run_id="r", targets=("o/r",), question="", model="m", mode="model")
 END = ev.RunFinished(t=1.0, report="# r", degraded=False)

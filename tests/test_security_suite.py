@@ -36,7 +36,7 @@ from agent_core.repo import normalize_path, repo_api_path, validate_owner, valid
 from agent_core.settings import Settings
 from agent_core.sources.targets import find_repo_mentions, parse_target
 from agent_core.tools.registry import TOOLS
-from agent_core.ui.session import UiSession
+from agent_core.web.browser_session import BrowserSession
 from agent_core.wiring import Services, open_analysis, resolve_targets, uses_model
 from testing.app import running_app
 from testing.emulator.github import GitHubEmulator
@@ -90,11 +90,11 @@ def hostile_settings(emu: GitHubEmulator, tmp_path: Path, model: ScriptedModelSe
     return Settings(**values)
 
 
-async def run_like_the_app(settings: Settings) -> tuple[list[ev.Event], UiSession]:
+async def run_like_the_app(settings: Settings) -> tuple[list[ev.Event], BrowserSession]:
     """The app's own path: open_analysis from settings (the real model client), events folded into a
-    UiSession (the page) which then exports report.md and trace.jsonl."""
+    BrowserSession (the page) which then exports report.md and trace.jsonl."""
     services = Services(settings)
-    session = UiSession(settings, clock=services.clock)
+    session = BrowserSession(settings, clock=services.clock)
     session.start_view(keep_history=False, request=HOSTILE)
     events: list[ev.Event] = []
     try:
@@ -111,7 +111,7 @@ async def run_like_the_app(settings: Settings) -> tuple[list[ev.Event], UiSessio
 
 
 def everywhere(
-    events: list[ev.Event], session: UiSession, caplog: pytest.LogCaptureFixture
+    events: list[ev.Event], session: BrowserSession, caplog: pytest.LogCaptureFixture
 ) -> dict[str, Any]:
     """Every place a user or operator can see: events (as the JSONL export writes them), the report,
     the page's messages and status, the exported files and the logs."""
@@ -533,7 +533,7 @@ async def test_a_visitor_cannot_send_the_space_key_to_another_endpoint(
         emu.add_repo("acme/widgets", sample_repo)
         base = space_settings(emu, operator, tmp_path, HF_TOKEN="hf_SpaceOwnerToken0123456789")
         # A provider that needs a key: with the key fields blank the Space's key stays home, the planner runs.
-        session = UiSession(base, clock=SystemClock())
+        session = BrowserSession(base, clock=SystemClock())
         session.apply_settings(
             api_key="",
             github_token="",
@@ -550,14 +550,14 @@ async def test_a_visitor_cannot_send_the_space_key_to_another_endpoint(
             {"llm_provider": "custom", "llm_base_url": elsewhere.base_url, "llm_model": "m"},
             {"llm_provider": "", "llm_base_url": elsewhere.base_url, "llm_model": "m"},
         ):
-            session = UiSession(base, clock=SystemClock())
+            session = BrowserSession(base, clock=SystemClock())
             session.apply_settings(api_key="", github_token="", **change)
             assert session.settings.api_key is None and session.settings.hf_token is None, change
             await run_to_the_end(base, session.settings)
         assert {r.authorization for r in elsewhere.chat_requests} == {"Bearer not-needed"}
         keyless = len(elsewhere.chat_requests)
         # A visitor who pastes their own key may use their own endpoint, with that key only.
-        session = UiSession(base, clock=SystemClock())
+        session = BrowserSession(base, clock=SystemClock())
         own = {"llm_provider": "custom", "llm_base_url": elsewhere.base_url, "llm_model": "m"}
         session.apply_settings(api_key="sk-visitor-own-key", **own)
         await run_to_the_end(base, session.settings)

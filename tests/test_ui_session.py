@@ -15,11 +15,11 @@ from agent_core.errors import ConfigurationError
 from agent_core.resilience import BreakerState
 from agent_core.settings import Settings
 from agent_core.tools.registry import TOOL_NAMES
-from agent_core.ui.batching import batched
-from agent_core.ui.budget import RunBudget
-from agent_core.ui.i18n import LABELS, t, ui_language
-from agent_core.ui.replay import bundled_recordings, load_recording
-from agent_core.ui.session import UiSession
+from agent_core.web.batching import batched
+from agent_core.web.budget import RunBudget
+from agent_core.web.i18n import LABELS, t, ui_language
+from agent_core.web.replay import bundled_recordings, load_recording
+from agent_core.web.browser_session import BrowserSession
 from testing.clock import FakeClock
 
 # -- batching -------------------------------------------------------------------------------------------
@@ -106,8 +106,8 @@ async def test_stopping_the_consumer_cancels_the_run_and_leaves_no_task() -> Non
 # -- the session ----------------------------------------------------------------------------------------
 
 
-def _session(**settings: object) -> UiSession:
-    return UiSession(Settings(**settings), clock=FakeClock())  # type: ignore[arg-type]
+def _session(**settings: object) -> BrowserSession:
+    return BrowserSession(Settings(**settings), clock=FakeClock())  # type: ignore[arg-type]
 
 
 def test_a_session_has_a_breaker_row_for_every_tool_and_the_model() -> None:

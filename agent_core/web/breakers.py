@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agent_core.resilience import BreakerSnapshot, BreakerState
-from agent_core.ui.i18n import t
-from agent_core.ui.markdown import flat_text
+from agent_core.web.i18n import t
+from agent_core.web.markdown import flat_text
 
 BREAKER_COLUMNS = ("col_breaker", "col_state", "col_failures", "col_last_error", "col_next_probe")
 STATE_STYLES: Mapping[str, str] = types.MappingProxyType(

@@ -4,7 +4,7 @@
     markdown   untrusted text made safe for Markdown renderers; short display forms
     breakers   the live breaker table's rows and colours
     batching   a run's events grouped into UI frames (urgent ones at once, text batched)
-    session    UiSession: what one browser session owns (settings and keys, breakers, chaos, analysis)
+    session    BrowserSession: what one browser session owns (settings and keys, breakers, chaos, analysis)
     replay     recorded runs played back with their original timing; the bundled recordings
     budget     RunBudget: runs per hour per visitor in hosted mode
     i18n       the page's labels in English and Chinese

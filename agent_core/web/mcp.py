@@ -22,8 +22,8 @@ from agent_core import events as ev
 from agent_core.errors import AgentCoreError
 from agent_core.settings import Settings
 from agent_core.tools.registry import REQUIRED, TOOLS, ToolSpec
-from agent_core.ui.budget import RunBudget
-from agent_core.ui.i18n import t
+from agent_core.web.budget import RunBudget
+from agent_core.web.i18n import t
 from agent_core.wiring import Services, open_analysis
 
 

@@ -44,8 +44,15 @@ _EN: Mapping[str, str] = types.MappingProxyType(
         "chaos_down": "Force a tool down",
         "chaos_none": "(none)",
         "chaos_note": (
-            "Faults are injected below the HTTP cache: answers still fresh in the cache are not affected."
+            "Faults are injected where each tool call reaches its source (GitHub or a local repository), "
+            "inside the retries and the circuit breaker, exactly where real failures happen."
         ),
+        "chaos_off": "chaos: off",
+        "chaos_armed": " ({count} rate-limited calls armed)",
+        "chaos_on": "chaos: **on** · fault rate {rate}",
+        "chaos_down_now": "`{tool}` forced down",
+        "chaos_burst_next": "next {count} calls rate-limited",
+        "chaos_injected": "{count} faults injected so far",
         "replay": "Replay a recorded run",
         "replay_choice": "Bundled recording",
         "replay_upload": "…or upload a trace (.jsonl)",
@@ -135,7 +142,13 @@ _ZH: Mapping[str, str] = types.MappingProxyType(
         "chaos_burst": "触发一波 429",
         "chaos_down": "强制某个工具宕机",
         "chaos_none": "（无）",
-        "chaos_note": "故障注入在 HTTP 缓存之下：缓存中仍然新鲜的响应不受影响。",
+        "chaos_note": "故障注入在每次工具调用到达数据源（GitHub 或本地仓库）的地方，位于重试与熔断器之内，正是真实故障发生的位置。",
+        "chaos_off": "混沌模式：关闭",
+        "chaos_armed": "（已预设 {count} 次限流调用）",
+        "chaos_on": "混沌模式：**开启** · 故障率 {rate}",
+        "chaos_down_now": "`{tool}` 已被强制宕机",
+        "chaos_burst_next": "接下来 {count} 次调用将被限流",
+        "chaos_injected": "已注入 {count} 个故障",
         "replay": "回放录制的运行",
         "replay_choice": "内置录制",
         "replay_upload": "……或上传一个 trace 文件（.jsonl）",

@@ -13,7 +13,7 @@ No gradio here: everything returns plain dicts, lists and strings, so it is test
   * ``breaker_snapshots()`` — breaker states as the events tell them (replay has no live board).
 
 Security: repository content and model output are untrusted. Every text goes through
-:mod:`agent_core.ui.markdown` (no raw HTML: ``<`` escaped outside code, previews fenced, titles one
+:mod:`agent_core.web.markdown` (no raw HTML: ``<`` escaped outside code, previews fenced, titles one
 escaped line). Gradio's sanitiser is the second layer; the app never renders any of this through
 ``gr.HTML`` or ``sanitize_html=False``.
 """
@@ -28,8 +28,8 @@ from typing import Any, Literal, assert_never
 
 from agent_core import events as ev
 from agent_core.resilience import BreakerSnapshot, BreakerState
-from agent_core.ui.i18n import t
-from agent_core.ui.markdown import fenced, format_age, one_line, safe_markdown
+from agent_core.web.i18n import t
+from agent_core.web.markdown import fenced, format_age, one_line, safe_markdown
 
 Message = dict[str, Any]
 Status = Literal["pending", "done"]

@@ -1,6 +1,6 @@
 """What one browser session owns, and how its state becomes the page's text (no gradio here).
 
-A :class:`UiSession` lives in the session's ``gr.State``: its settings (keys pasted in the settings
+A :class:`BrowserSession` lives in the session's ``gr.State``: its settings (keys pasted in the settings
 panel stay here, server-side, and nowhere else), its own :class:`BreakerBoard` and
 :class:`ChaosMonkey`, the :class:`OpenedAnalysis` that follow-up questions continue, the trace of the
 current run and the messages of earlier runs in the same conversation. Process-wide things (the HTTP
@@ -28,9 +28,9 @@ from agent_core.llm.providers import PRESETS
 from agent_core.resilience import BreakerSnapshot
 from agent_core.settings import Settings
 from agent_core.tools.chaos import ChaosMonkey
-from agent_core.ui.i18n import t
-from agent_core.ui.markdown import one_line
-from agent_core.ui.render import Message, TraceView, format_clock
+from agent_core.web.i18n import t
+from agent_core.web.markdown import one_line
+from agent_core.web.render import Message, TraceView, format_clock
 from agent_core.wiring import OpenedAnalysis, new_board, uses_model
 
 logger = logging.getLogger(__name__)
@@ -63,7 +63,7 @@ def _endpoint(settings: Settings) -> str | None:
     return config.base_url
 
 
-class UiSession:
+class BrowserSession:
     """One browser session's state. Used from one event loop; not shared between sessions."""
 
     def __init__(self, base: Settings, *, clock: Clock, rng: random.Random | None = None) -> None:

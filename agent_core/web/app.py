@@ -1,0 +1,105 @@
+"""The browser app: the page, its handlers and bindings over one process's services, and how it launches.
+
+:func:`build_app` is the web package's composition root: it builds the process-wide
+:class:`~agent_core.wiring.Services` (unless given), the hosted-mode run budget, the page
+(:mod:`~agent_core.web.page`), its handlers (:mod:`~agent_core.web.handlers`) and bindings
+(:mod:`~agent_core.web.bindings`), and the public API functions that are also the MCP tools
+(:mod:`~agent_core.web.mcp`). This package is the only one that imports Gradio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import gradio as gr
+
+from agent_core.settings import Settings
+from agent_core.web.bindings import bind
+from agent_core.web.browser_session import BrowserSession
+from agent_core.web.budget import RunBudget
+from agent_core.web.handlers import Handlers
+from agent_core.web.mcp import RepositoryApi
+from agent_core.web.page import layout
+from agent_core.web.replay import bundled_recordings
+from agent_core.wiring import OpenedAnalysis, Services
+
+logger = logging.getLogger("repo_analyst.app")
+
+CSS = """
+#status { font-size: 0.9em; }
+#report { min-height: 200px; }
+"""
+
+
+def launch_options(settings: Settings, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Arguments for ``launch()``: where to bind, MCP, no share link, no run history, theme and CSS."""
+    env = os.environ if environ is None else environ
+    asked = env.get("GRADIO_SERVER_NAME") or env.get("HOST")
+    # A Space must listen on every interface; anywhere else only on loopback unless asked otherwise.
+    server_name = asked or ("0.0.0.0" if settings.hosted else "127.0.0.1")  # noqa: S104
+    return {
+        "server_name": server_name,
+        "share": False,
+        "mcp_server": settings.mcp_server,
+        # The run history would store handler inputs in the browser; keys must live in the session only.
+        "run_history": False,
+        "theme": gr.themes.Soft(),
+        "css": CSS,
+    }
+
+
+def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blocks:
+    """The page for ``settings``. ``services`` defaults to a new process-wide :class:`Services`."""
+    services = services or Services(settings)
+    budget = RunBudget(settings.runs_per_hour, clock=services.clock)
+    recordings = bundled_recordings()
+
+    def discard(value: object) -> None:
+        if isinstance(value, BrowserSession):
+            value.discard(_schedule_close)
+
+    with gr.Blocks(title="Repo Analyst") as demo:
+        page = layout(settings, recordings, BrowserSession(settings, clock=services.clock), discard)
+        handlers = Handlers(page, settings=settings, services=services, budget=budget, recordings=recordings)
+        bind(page, handlers, settings)
+        demo.load(
+            handlers.on_load,
+            [page.state],
+            [page.state, page.status.line],
+            api_visibility="private",
+            queue=False,
+        )
+        for fn in RepositoryApi(services, settings, budget).functions():
+            gr.api(  # type: ignore[attr-defined]
+                fn,
+                api_name=fn.__name__,
+                concurrency_limit=settings.max_concurrent_runs,
+                concurrency_id="analysis",
+            )
+    return demo  # type: ignore[no-any-return]
+
+
+def _schedule_close(opened: OpenedAnalysis) -> None:
+    """Close an abandoned session's analysis on the running loop, if there is one (else GC does it)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    task = loop.create_task(opened.aclose())
+    task.add_done_callback(lambda done: done.exception() if not done.cancelled() else None)
+
+
+def main() -> None:
+    """``python app.py``: settings from the environment and ``.env``, then serve."""
+    settings = Settings.from_env()
+    logging.basicConfig(
+        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    logger.info("starting repo-analyst: %r", settings)
+    demo = build_app(settings)
+    demo.queue(default_concurrency_limit=settings.max_concurrent_runs)
+    demo.launch(**launch_options(settings))
