@@ -17,7 +17,7 @@ from agent_core import events as ev
 from agent_core.errors import AgentCoreError, InvalidTargetError
 from agent_core.llm import OpenAIChatModel, resolve_model_config
 from agent_core.settings import Settings
-from agent_core.sources.targets import find_repo_mentions
+from agent_core.sources.mentions import find_repo_mentions
 from agent_core.wiring import Services, open_analysis
 
 

@@ -20,7 +20,8 @@ import pytest
 from agent_core.errors import ConfigurationError, InvalidArgumentError, InvalidTargetError, NotFoundError
 from agent_core.repo import RepoRef
 from agent_core.sources.languages import count_languages, is_vendored, language_for
-from agent_core.sources.local import LocalGitSource, detect_license
+from agent_core.sources.licenses import detect_license
+from agent_core.sources.local import LocalGitSource
 
 SUBMODULE_SHA = "0123456789abcdef0123456789abcdef01234567"
 MIT = """MIT License

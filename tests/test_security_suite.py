@@ -34,7 +34,8 @@ from agent_core.clock import SystemClock
 from agent_core.errors import InvalidArgumentError, InvalidTargetError
 from agent_core.repo import normalize_path, repo_api_path, validate_owner, validate_repo_name
 from agent_core.settings import Settings
-from agent_core.sources.targets import find_repo_mentions, parse_target
+from agent_core.sources.mentions import find_repo_mentions
+from agent_core.sources.targets import parse_target
 from agent_core.tools.registry import TOOLS
 from agent_core.web.browser_session import BrowserSession
 from agent_core.wiring import Services, open_analysis, resolve_targets, uses_model

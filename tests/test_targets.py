@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from agent_core.errors import ConfigurationError, InvalidArgumentError, InvalidTargetError
 from agent_core.repo import RepoRef, normalize_path, repo_api_path, validate_owner, validate_repo_name
-from agent_core.sources.targets import find_repo_mentions, parse_target, parse_targets
+from agent_core.sources.mentions import find_repo_mentions
+from agent_core.sources.targets import parse_target, parse_targets
 from tests.security_helpers import path_texts, valid_names, valid_owners
 
 EXPECTED = "Expected a GitHub repository like https://github.com/owner/repo or owner/repo; got "

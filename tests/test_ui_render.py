@@ -12,7 +12,8 @@ from agent_core import events as ev
 from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.web.breakers import breaker_columns, breaker_table, needs_ticking
 from agent_core.web.markdown import fenced, safe_markdown
-from agent_core.web.render import TraceView, call_badges, short_args
+from agent_core.web.render import TraceView
+from agent_core.web.trace_items import call_badges, short_args
 
 XSS_IMG = '<img src=x onerror="window.__xss=1">'
 XSS_SCRIPT = "<script>window.__xss=2</script>"

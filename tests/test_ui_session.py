@@ -16,10 +16,10 @@ from agent_core.resilience import BreakerState
 from agent_core.settings import Settings
 from agent_core.tools.registry import TOOL_NAMES
 from agent_core.web.batching import batched
+from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import RunBudget
 from agent_core.web.i18n import LABELS, t, ui_language
 from agent_core.web.replay import bundled_recordings, load_recording
-from agent_core.web.browser_session import BrowserSession
 from testing.clock import FakeClock
 
 # -- batching -------------------------------------------------------------------------------------------

@@ -122,6 +122,41 @@ class GitCli:
             raise self.failure(args, result)
         return result.stdout
 
+    async def blobs(self, oids: Sequence[str]) -> dict[str, bytes]:
+        """Contents of several blobs through one ``git cat-file --batch``."""
+        if not oids:
+            return {}
+        out = await self.output(["cat-file", "--batch"], stdin="".join(f"{o}\n" for o in oids).encode())
+        blobs: dict[str, bytes] = {}
+        pos = 0
+        while pos < len(out):
+            newline = out.index(b"\n", pos)
+            header = out[pos:newline].decode("ascii", errors="replace").split()
+            if len(header) != 3:  # "<oid> missing": a corrupt repository
+                raise UpstreamError(f"git object {header[0]} is missing in {self._label}")
+            oid, size = header[0], int(header[2])
+            blobs[oid] = out[newline + 1 : newline + 1 + size]
+            pos = newline + 1 + size + 1  # content is followed by a newline
+        return blobs
+
+    async def submodule_urls(self, commit: str) -> dict[str, str]:
+        """``{submodule path: url}`` from ``.gitmodules`` at ``commit``; empty when there is none."""
+        result = await self.run(["config", "-z", "--blob", f"{commit}:.gitmodules", "--list"])
+        if result.returncode != 0:
+            return {}  # no (readable) .gitmodules: URLs stay unknown
+        paths: dict[str, str] = {}
+        urls: dict[str, str] = {}
+        for item in result.stdout.decode("utf-8", errors="replace").split("\0"):
+            key, _, value = item.partition("\n")
+            name, _, variable = key.removeprefix("submodule.").rpartition(".")
+            if not key.startswith("submodule.") or not name:
+                continue
+            if variable == "path":
+                paths[name] = value
+            elif variable == "url":
+                urls[name] = value
+        return {path: urls[name] for name, path in paths.items() if name in urls}
+
     def failure(self, args: Sequence[str], result: GitResult) -> AgentCoreError:
         """The one place where git's complaints become our errors."""
         detail = result.stderr.strip().splitlines()

@@ -24,23 +24,27 @@ Where it differs from GitHub, on purpose:
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import posixpath
-from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
 from agent_core.cost import CallCost
-from agent_core.errors import InvalidArgumentError, InvalidTargetError, NotFoundError, UpstreamError
+from agent_core.errors import InvalidArgumentError, InvalidTargetError, NotFoundError
 from agent_core.repo import RepoRef
 from agent_core.sources.base import Sourced
 from agent_core.sources.content import check_page_args, decode_text, page_file
 from agent_core.sources.gitcli import GitCli, LsTreeEntry, parse_ls_tree
-from agent_core.sources.languages import count_languages
-from agent_core.sources.licenses import LICENSE_FILES, LICENSE_SAMPLE, detect_license
+from agent_core.sources.local_facts import (
+    current_branch,
+    dates,
+    description,
+    languages,
+    license_of,
+    size_kb,
+    utc_from_iso,
+)
 from agent_core.sources.models import (
     Commit,
     CommitList,
@@ -53,11 +57,10 @@ from agent_core.sources.models import (
     TreeEntry,
 )
 
-__all__ = ["DEFAULT_MAX_FILE_BYTES", "LocalGitSource", "detect_license"]
+__all__ = ["DEFAULT_MAX_FILE_BYTES", "LocalGitSource"]
 
 V = TypeVar("V")
 
-_DEFAULT_DESCRIPTION = "Unnamed repository;"  # what `git init` writes into `description`
 _LOG_FORMAT = "--format=%H%x00%an%x00%aI%x00%s%x00"
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -188,18 +191,17 @@ class LocalGitSource:
         commit = await self._commit(repo)
         created_at = pushed_at = language = license_id = None
         if commit is not None:
-            created_at, pushed_at = await self._dates(commit)
-            languages = await self._languages(commit)
-            language = next(iter(languages), None)
-            license_id = await self._license(commit)
+            created_at, pushed_at = await dates(self._cli, commit)
+            language = next(iter(await languages(self._cli, commit)), None)
+            license_id = await license_of(self._cli, commit)
         return RepoInfo(
             full_name=self.repo_ref.full_name,
-            description=await self._description(),
-            default_branch=await self._current_branch(),
+            description=await description((await self._layout()).git_dir),
+            default_branch=await current_branch(self._cli),
             html_url=None,
             language=language,
             license=license_id,
-            size_kb=await self._size_kb(),
+            size_kb=await size_kb(self._cli),
             created_at=created_at,
             updated_at=pushed_at,
             pushed_at=pushed_at,
@@ -214,8 +216,8 @@ class LocalGitSource:
             return DirListing(path="", entries=(), note="empty repository")
         tree = (await self._dir_entry(commit, path, repo)).oid if path else commit
         entries = parse_ls_tree(await self._cli.output(["ls-tree", "-z", "-l", tree]))
-        targets = await self._blobs([e.oid for e in entries if e.type == "symlink"])
-        urls = await self._submodule_urls(commit) if any(e.type == "submodule" for e in entries) else {}
+        targets = await self._cli.blobs([e.oid for e in entries if e.type == "symlink"])
+        urls = await self._cli.submodule_urls(commit) if any(e.type == "submodule" for e in entries) else {}
         listed = []
         for e in entries:
             full = _join(path, e.path)
@@ -257,14 +259,14 @@ class LocalGitSource:
                 path=path,
                 kind="submodule",
                 size=0,
-                submodule_url=(await self._submodule_urls(commit)).get(path),
+                submodule_url=(await self._cli.submodule_urls(commit)).get(path),
                 sha=entry.oid,
                 ref=ref,
                 note=f"submodule pinned at commit {entry.oid[:12]}; its files live in another repository",
             )
         size = entry.size or 0
         if entry.type == "symlink":
-            target = decode_text((await self._blobs([entry.oid]))[entry.oid])
+            target = decode_text((await self._cli.blobs([entry.oid]))[entry.oid])
             return FileContent(
                 path=path,
                 kind="symlink",
@@ -306,7 +308,7 @@ class LocalGitSource:
         # Each commit is "sha\0author\0date\0subject\0" followed by "\n"; the split leaves a last "\n".
         fields = out.decode("utf-8", errors="replace").split("\0")[:-1]
         commits = [
-            Commit(sha=sha.lstrip("\n"), author=author or None, date=_utc_from_iso(date), message=subject)
+            Commit(sha=sha.lstrip("\n"), author=author or None, date=utc_from_iso(date), message=subject)
             for sha, author, date, subject in zip(*[iter(fields)] * 4, strict=True)
         ]
         return CommitList(commits=tuple(commits[:per_page]), has_more=len(commits) > per_page)
@@ -328,7 +330,7 @@ class LocalGitSource:
 
     async def _get_languages(self, repo: RepoRef) -> Languages:
         commit = await self._commit(repo)
-        return Languages(bytes_by_language=await self._languages(commit) if commit else {})
+        return Languages(bytes_by_language=await languages(self._cli, commit) if commit else {})
 
     # -- git plumbing --------------------------------------------------------------------------------
 
@@ -373,82 +375,6 @@ class LocalGitSource:
     def _not_found(self, path: str, repo: RepoRef, *, hint: str | None = None) -> NotFoundError:
         return NotFoundError(f"'{path}' not found in local repository {repo.full_name}", hint=hint)
 
-    async def _blobs(self, oids: Sequence[str]) -> dict[str, bytes]:
-        """Contents of several blobs through one ``git cat-file --batch``."""
-        if not oids:
-            return {}
-        out = await self._cli.output(["cat-file", "--batch"], stdin="".join(f"{o}\n" for o in oids).encode())
-        blobs: dict[str, bytes] = {}
-        pos = 0
-        while pos < len(out):
-            newline = out.index(b"\n", pos)
-            header = out[pos:newline].decode("ascii", errors="replace").split()
-            if len(header) != 3:  # "<oid> missing": a corrupt repository
-                raise UpstreamError(f"git object {header[0]} is missing in {self.repo_ref.full_name}")
-            oid, size = header[0], int(header[2])
-            blobs[oid] = out[newline + 1 : newline + 1 + size]
-            pos = newline + 1 + size + 1  # content is followed by a newline
-        return blobs
-
-    async def _submodule_urls(self, commit: str) -> dict[str, str]:
-        """``{submodule path: url}`` from ``.gitmodules`` at ``commit``; empty when there is none."""
-        result = await self._cli.run(["config", "-z", "--blob", f"{commit}:.gitmodules", "--list"])
-        if result.returncode != 0:
-            return {}  # no (readable) .gitmodules: URLs stay unknown
-        paths: dict[str, str] = {}
-        urls: dict[str, str] = {}
-        for item in result.stdout.decode("utf-8", errors="replace").split("\0"):
-            key, _, value = item.partition("\n")
-            name, _, variable = key.removeprefix("submodule.").rpartition(".")
-            if not key.startswith("submodule.") or not name:
-                continue
-            if variable == "path":
-                paths[name] = value
-            elif variable == "url":
-                urls[name] = value
-        return {path: urls[name] for name, path in paths.items() if name in urls}
-
-    # -- repository facts ----------------------------------------------------------------------------
-
-    async def _languages(self, commit: str) -> dict[str, int]:
-        entries = parse_ls_tree(await self._cli.output(["ls-tree", "-r", "-l", "-z", commit]))
-        return count_languages((e.path, e.size or 0) for e in entries if e.type == "file")
-
-    async def _current_branch(self) -> str | None:
-        result = await self._cli.run(["symbolic-ref", "--quiet", "--short", "HEAD"])
-        if result.returncode == 1:
-            return None  # detached HEAD
-        if result.returncode != 0:
-            raise self._cli.failure(["symbolic-ref"], result)
-        return result.stdout.decode("utf-8", errors="replace").strip() or None
-
-    async def _dates(self, commit: str) -> tuple[str | None, str | None]:
-        """(oldest root commit, tip commit) committer dates."""
-        fmt = "--format=%ct"
-        tip = await self._cli.output(["log", "-1", "--no-show-signature", fmt, commit, "--"])
-        roots = await self._cli.output(["log", "--no-show-signature", "--max-parents=0", fmt, commit, "--"])
-        first = min((int(t) for t in roots.split()), default=None)
-        last = int(tip.strip()) if tip.strip() else None
-        return _utc(first), _utc(last)
-
-    async def _license(self, commit: str) -> str | None:
-        entries = parse_ls_tree(await self._cli.output(["ls-tree", "-z", "-l", commit]))
-        by_name = {e.path.lower(): e for e in entries if e.type == "file"}
-        for name in LICENSE_FILES:
-            if name in by_name:
-                data = await self._cli.output(["cat-file", "blob", by_name[name].oid])
-                return detect_license(decode_text(data[:LICENSE_SAMPLE]))
-        return None
-
-    async def _description(self) -> str | None:
-        layout = await self._layout()
-        return await asyncio.to_thread(_read_description, layout.git_dir / "description")
-
-    async def _size_kb(self) -> int | None:
-        out = await self._cli.output(["count-objects", "-v"])
-        sizes = dict(line.split(": ", 1) for line in out.decode("ascii", errors="replace").splitlines())
-        return int(sizes.get("size", "0")) + int(sizes.get("size-pack", "0"))
-
 
 def _clean_path(path: str) -> str:
     """Defence in depth (the tools layer validates first): a plain relative path, "" for the root."""
@@ -471,30 +397,3 @@ def _link_note(path: str, target: str) -> str:
     if target.startswith("/") or resolved == ".." or resolved.startswith("../"):
         return f"symbolic link to '{target}', outside the repository; not followed"
     return f"symbolic link to '{target}'; call read_file with path='{resolved}' to read the target"
-
-
-def _utc(epoch: int | None) -> str | None:
-    if epoch is None:
-        return None
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _utc_from_iso(value: str) -> str | None:
-    try:
-        return _utc(int(datetime.fromisoformat(value).timestamp()))
-    except ValueError:
-        return None
-
-
-def _read_description(path: Path) -> str | None:
-    """git's ``description`` file unless missing, a symlink or the placeholder ``git init`` writes."""
-    try:
-        if path.is_symlink() or not path.is_file():
-            return None
-        with path.open("rb") as handle:
-            text = handle.read(1024).decode("utf-8", errors="replace").strip()
-    except OSError:
-        return None
-    if not text or text.startswith(_DEFAULT_DESCRIPTION):
-        return None
-    return text

@@ -1,7 +1,8 @@
 """What users paste and write: repository targets, parsed and found in free text.
 
-:func:`parse_target`, :func:`parse_targets` and :func:`find_repo_mentions` turn what a person pastes
-or writes (web URLs, SSH remotes, ``owner/repo``, local paths) into :class:`Target` values, or raise
+:func:`parse_target` and :func:`parse_targets` turn what a person pastes (web URLs, SSH remotes,
+``owner/repo``, local paths) into :class:`Target` values (repositories named inside free text are
+found by :mod:`agent_core.sources.mentions`), or raise
 :class:`~agent_core.errors.InvalidTargetError` with a message that shows what was expected. Error
 messages quote at most ~60 characters of the offending input, through ``repr`` (control characters
 show escaped).
@@ -24,8 +25,6 @@ from urllib.parse import unquote, urlsplit
 from agent_core.errors import ConfigurationError, InvalidArgumentError, InvalidTargetError
 from agent_core.repo import (
     CONTROL_CATEGORIES,
-    OWNER_RE,
-    REPO_RE,
     RepoRef,
     char_problem,
     normalize_path,
@@ -34,7 +33,7 @@ from agent_core.repo import (
     validate_repo_name,
 )
 
-__all__ = ["MAX_TARGETS", "Target", "find_repo_mentions", "parse_target", "parse_targets"]
+__all__ = ["MAX_TARGETS", "Target", "parse_target", "parse_targets"]
 
 MAX_TARGETS = 5
 
@@ -45,7 +44,7 @@ _REF_BAD_RE = re.compile(r"[\s~^:?*\[\\#%]|\.\.|@\{|^[.-]|\.$|\.lock$")
 _URL_SCHEMES = frozenset({"http", "https", "ssh", "git", "git+ssh", "ssh+git"})
 
 # First URL segments that are GitHub pages, not owners (GitHub reserves them as user names).
-_RESERVED_OWNERS = frozenset(
+RESERVED_OWNERS = frozenset(
     {
         "about", "account", "apps", "codespaces", "collections", "contact", "customer-stories",
         "dashboard", "enterprise", "enterprises", "events", "explore", "features", "issues", "join",
@@ -111,7 +110,7 @@ def parse_target(text: str, *, allow_local: bool = False, host: str = "github.co
     means a local directory only if ``allow_local`` and that directory exists.
     Raises InvalidTargetError for anything else (ConfigurationError for an unusable ``host``).
     """
-    host = _normalize_host(host)
+    host = normalize_host(host)
     raw = text.strip() if isinstance(text, str) else ""
     cleaned = _strip_decorations(raw)
     if not cleaned:
@@ -144,12 +143,12 @@ def parse_targets(text: str, *, allow_local: bool = False, host: str = "github.c
     seen: set[str] = set()
     for token in _split_targets(text if isinstance(text, str) else ""):
         target = parse_target(token, allow_local=allow_local, host=host)
-        key = _dedupe_key(target)
+        key = dedupe_key(target)
         if key not in seen:
             seen.add(key)
             targets.append(target)
     if not targets:
-        raise _expected(_normalize_host(host), "an empty input")
+        raise _expected(normalize_host(host), "an empty input")
     if len(targets) > MAX_TARGETS:
         raise InvalidTargetError(
             f"At most {MAX_TARGETS} repositories can be compared at once; got {len(targets)}"
@@ -167,7 +166,7 @@ def _split_targets(text: str) -> list[str]:
     return tokens
 
 
-def _dedupe_key(target: Target) -> str:
+def dedupe_key(target: Target) -> str:
     if target.kind == "local":
         return f"local:{target.local_path}"
     return target.repo_ref().key()
@@ -300,7 +299,7 @@ def _target_from_owner_repo(text: str, raw: str, host: str) -> Target:
 
 
 def _reject_reserved(first: str, raw: str, host: str) -> None:
-    if first.lower() in _RESERVED_OWNERS:
+    if first.lower() in RESERVED_OWNERS:
         raise _expected(host, preview(raw), f"'{first.lower()}' is a {host} page, not a repository owner")
 
 
@@ -311,96 +310,10 @@ def _checked_owner_and_name(owner: str, name: str, raw: str, host: str) -> tuple
         raise _expected(host, preview(raw), exc.message) from exc
 
 
-# --- mentions inside free text ------------------------------------------------------------------------
-
-# A URL runs until whitespace, a quote or angle bracket, or CJK text/punctuation ("看https://…和…").
-_URL_BODY = r"[^\s<>\"'`\u2e80-\u9fff\u3000-\u303f\uff00-\uffef\uac00-\ud7af]*"
-# A bare owner/repo: a standalone token, i.e. not glued to a word, path, e-mail, scope ("@types/node")
-# or URL on either side; trailing sentence dots are not part of the name.
-_BARE_RE = re.compile(
-    r"(?<![A-Za-z0-9_.@/:#~\\-])"
-    r"([A-Za-z0-9][A-Za-z0-9_-]{0,38})/([A-Za-z0-9._-]*[A-Za-z0-9_-])"
-    r"(?![A-Za-z0-9_@/\\-]|\.[A-Za-z0-9_-])"
-)
-_STOP_PAIRS = frozenset(
-    {
-        "and/or", "either/or", "tcp/ip", "udp/ip", "input/output", "read/write", "yes/no", "on/off",
-        "true/false", "client/server", "he/she", "his/her", "him/her", "she/her", "he/him",
-        "they/them", "pros/cons", "before/after", "get/set", "min/max", "start/stop", "open/close",
-        "push/pull", "request/response", "frontend/backend", "ci/cd", "ui/ux", "ai/ml", "src/main",
-        "src/test", "linux/amd64", "linux/arm64", "darwin/arm64", "windows/amd64",
-    }
-)  # fmt: skip
-# Directory names that start paths ("src/app.py", "docs/guide"), not owners.
-_STOP_OWNERS = frozenset(
-    {
-        "api", "app", "assets", "bin", "build", "cmd", "config", "dev", "dist", "doc", "docs", "etc",
-        "examples", "home", "include", "internal", "lib", "node_modules", "opt", "out", "pkg", "public",
-        "scripts", "src", "static", "test", "tests", "tmp", "usr", "var", "vendor",
-    }
-)  # fmt: skip
-# File extensions: "agent/loop.py" is a file. Repositories named like files ("Rapptz/discord.py") are
-# missed as bare text (a false negative; their URL still counts). ".js" and ".io" are common repo names.
-_FILE_NAME_RE = re.compile(
-    r".*\.(?:py|md|rst|txt|json|ya?ml|toml|cfg|ini|lock|rs|go|c|h|cc|cpp|hpp|java|kt|ts|tsx|jsx|html|"
-    r"css|sh|rb|php|sql|xml|csv|log)",
-    re.IGNORECASE,
-)
-_NUMBERISH_RE = re.compile(r"v?[\d.]+", re.IGNORECASE)
-_NOT_OWNERS = _STOP_OWNERS | _RESERVED_OWNERS
-_ACRONYM_RE = re.compile(r"[A-Z]{1,5}")
-
-
-def find_repo_mentions(text: str, *, host: str = "github.com") -> list[Target]:
-    """Repositories mentioned in free text, in order of appearance, deduplicated case-insensitively.
-
-    Conservative (a missed mention is better than a wrong one). Every URL on ``host`` that
-    :func:`parse_target` accepts counts. A bare ``owner/repo`` counts only when it is a standalone token
-    (not part of a longer path, URL, e-mail or ``@scope/pkg``), both parts are valid and at least two
-    characters long, and it is none of: a stop pair (``and/or``, ``TCP/IP``, ``src/main``...), a path
-    starting with a common directory (``src/``, ``docs/``...), a file name (``agent/loop.py``), numbers
-    or versions (``24/7``, ``v1/v2``), or two short all-caps acronyms (``I/O``, ``UI/UX``).
-    """
-    host = _normalize_host(host)
-    found: list[tuple[int, Target]] = []
-    masked = list(text)
-    url_re = re.compile(
-        rf"(?<![A-Za-z0-9_.@-])(?:(?:https?|ssh|git)://)?(?:git@)?(?:www\.)?{re.escape(host)}(?::\d+)?[/:]{_URL_BODY}",
-        re.IGNORECASE,
-    )
-    for match in url_re.finditer(text):
-        masked[match.start() : match.end()] = " " * (match.end() - match.start())
-        try:
-            found.append((match.start(), parse_target(match.group(), host=host)))
-        except InvalidTargetError:
-            continue
-    for match in _BARE_RE.finditer("".join(masked)):
-        owner, name = match.group(1), re.sub(r"(?:\.git)+$", "", match.group(2), flags=re.IGNORECASE)
-        if _is_plausible_bare_mention(owner, name):
-            found.append((match.start(), Target(kind="github", owner=owner, name=name, raw=match.group())))
-    mentions: list[Target] = []
-    seen: set[str] = set()
-    for _, target in sorted(found, key=lambda item: item[0]):
-        if _dedupe_key(target) not in seen:
-            seen.add(_dedupe_key(target))
-            mentions.append(target)
-    return mentions
-
-
-def _is_plausible_bare_mention(owner: str, name: str) -> bool:
-    if len(owner) < 2 or len(name) < 2 or not OWNER_RE.fullmatch(owner) or not REPO_RE.fullmatch(name):
-        return False
-    if name in {".", ".."} or f"{owner}/{name}".lower() in _STOP_PAIRS or owner.lower() in _NOT_OWNERS:
-        return False
-    if _NUMBERISH_RE.fullmatch(owner) or _NUMBERISH_RE.fullmatch(name) or _FILE_NAME_RE.fullmatch(name):
-        return False
-    return not (_ACRONYM_RE.fullmatch(owner) and _ACRONYM_RE.fullmatch(name))
-
-
 # --- small helpers --------------------------------------------------------------------------------------
 
 
-def _normalize_host(host: str) -> str:
+def normalize_host(host: str) -> str:
     normalized = host.strip().lower() if isinstance(host, str) else ""
     if not normalized or re.search(r"[\s/@?#\\]", normalized):
         raise ConfigurationError(f"Invalid GitHub host {preview(host)}: expected a host name like github.com")

@@ -22,8 +22,8 @@ from agent_core.web.bindings import bind
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import RunBudget
 from agent_core.web.handlers import Handlers
+from agent_core.web.layout import layout
 from agent_core.web.mcp import RepositoryApi
-from agent_core.web.page import layout
 from agent_core.web.replay import bundled_recordings
 from agent_core.wiring import OpenedAnalysis, Services
 

@@ -30,7 +30,9 @@ from agent_core.settings import Settings
 from agent_core.tools.chaos import ChaosMonkey
 from agent_core.web.i18n import t
 from agent_core.web.markdown import one_line
-from agent_core.web.render import Message, TraceView, format_clock
+from agent_core.web.render import TraceView
+from agent_core.web.stats import format_clock
+from agent_core.web.trace_items import Message
 from agent_core.wiring import OpenedAnalysis, new_board, uses_model
 
 logger = logging.getLogger(__name__)

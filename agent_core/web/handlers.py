@@ -25,9 +25,10 @@ from agent_core.web.breakers import needs_ticking
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import RunBudget
 from agent_core.web.i18n import t, ui_language
+from agent_core.web.layout import styled_breakers
 from agent_core.web.markdown import one_line
 from agent_core.web.mcp import client_key
-from agent_core.web.page import Frame, Page, styled_breakers
+from agent_core.web.page import Frame, Page
 from agent_core.web.replay import load_recording, replay
 from agent_core.wiring import Services, open_analysis
 

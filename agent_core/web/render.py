@@ -20,114 +20,14 @@ escaped line). Gradio's sanitiser is the second layer; the app never renders any
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal, assert_never
+from typing import assert_never
 
 from agent_core import events as ev
 from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.web.i18n import t
-from agent_core.web.markdown import fenced, format_age, one_line, safe_markdown
-
-Message = dict[str, Any]
-Status = Literal["pending", "done"]
-
-
-def short_args(arguments: Mapping[str, Any], *, with_repo: bool = False) -> str:
-    """``README.md`` for ``read_file(owner, repo, path="README.md")``; the repository when nothing else."""
-    rest = ", ".join(
-        str(v) for k, v in arguments.items() if k not in ("owner", "repo") and v not in (None, "")
-    )
-    repo = "/".join(str(arguments[k]) for k in ("owner", "repo") if arguments.get(k))
-    if not rest:
-        return repo
-    return f"{repo} · {rest}" if with_repo and repo else rest
-
-
-# ---------------------------------------------------------------------------------------------- items
-
-
-@dataclass(kw_only=True)
-class _Item:
-    """One trace message under construction."""
-
-    id: str | None = None
-    parent_id: str | None = None
-    title: str | None = None
-    status: Status | None = None
-    started: float = 0.0
-    duration: float | None = None
-    log: list[str] = field(default_factory=list)
-    body: str = ""  # already safe markdown
-
-    def content(self) -> str:
-        return self.body
-
-    def close(self, at: float, *, note: str | None = None) -> None:
-        if self.status == "pending":
-            self.status = "done"
-            self.duration = max(0.0, at - self.started)
-            if note:
-                self.log.append(note)
-
-    def to_message(self) -> Message:
-        metadata: dict[str, Any] = {}
-        if self.title is not None:
-            metadata["title"] = self.title
-        if self.id is not None:
-            metadata["id"] = self.id
-        if self.parent_id is not None:
-            metadata["parent_id"] = self.parent_id
-        if self.status is not None:
-            metadata["status"] = self.status
-        if self.duration is not None:
-            metadata["duration"] = round(self.duration, 2)
-        if self.log:
-            metadata["log"] = " · ".join(self.log)
-        message: Message = {"role": "assistant", "content": self.content()}
-        if metadata:
-            message["metadata"] = metadata
-        return message
-
-
-@dataclass(kw_only=True)
-class _Step(_Item):
-    turn: int
-    reasoning: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # the model's text in a turn that called tools
-    turn_finished: bool = False
-    open_calls: set[str] = field(default_factory=set)
-
-    def content(self) -> str:
-        parts = ["".join(self.reasoning).strip(), "".join(self.notes).strip()]
-        return "\n\n".join(safe_markdown(p) for p in parts if p)
-
-
-@dataclass(kw_only=True)
-class _Call(_Item):
-    arguments: Mapping[str, Any] = field(default_factory=dict)
-    lines: list[str] = field(default_factory=list)
-    preview: str | None = None  # already fenced: fencing scans the whole text, once is enough
-
-    def content(self) -> str:
-        parts = list(self.lines)
-        if self.preview is not None:
-            parts.append(self.preview)
-        elif self.arguments:
-            parts.append(fenced(json.dumps(dict(self.arguments), ensure_ascii=False)))
-        return "\n\n".join(parts)
-
-
-@dataclass(kw_only=True)
-class _BreakerRow:
-    state: str
-    failures: int
-    last_error: str | None
-    retry_after_s: float
-    at: float
-
+from agent_core.web.markdown import fenced, one_line, safe_markdown
+from agent_core.web.stats import LiveStats
+from agent_core.web.trace_items import BreakerRow, Call, Item, Message, Step, call_badges, short_args
 
 # ------------------------------------------------------------------------------------------ the view
 
@@ -142,17 +42,17 @@ class TraceView:
         self.result: ev.RunFinished | ev.RunFailed | None = None
         self.stopped = False
         self.events: list[ev.Event] = []
-        self._items: list[_Item] = []
-        self._steps: dict[int, _Step] = {}
-        self._calls: dict[str, _Call] = {}
+        self._items: list[Item] = []
+        self._steps: dict[int, Step] = {}
+        self._calls: dict[str, Call] = {}
         self._purposes: dict[int, str] = {}
         self._answer: list[str] = []
         self._answer_turn: int | None = None
-        self._current: _Step | None = None
+        self._current: Step | None = None
         self._now = 0.0
-        self._breakers: dict[str, _BreakerRow] = {}
-        self._stats = _LiveStats()
-        self._stopped_item: _Item | None = None
+        self._breakers: dict[str, BreakerRow] = {}
+        self._stats = LiveStats()
+        self._stopped_item: Item | None = None
 
     # -- folding events -------------------------------------------------------------------------
 
@@ -222,7 +122,7 @@ class TraceView:
             self._stats.final = event.stats
             return
         message = event.message + (f" ({event.hint})" if event.hint else "")
-        self._add(_Item(body=safe_markdown(t("failed", self.lang, message=message))))
+        self._add(Item(body=safe_markdown(t("failed", self.lang, message=message))))
 
     def _turn_started(self, event: ev.TurnStarted) -> None:
         self._purposes[event.turn] = event.purpose
@@ -232,11 +132,11 @@ class TraceView:
         if event.purpose == "explore":
             self._step(event.turn, event.t)
 
-    def _step(self, turn: int, at: float) -> _Step:
+    def _step(self, turn: int, at: float) -> Step:
         step = self._steps.get(turn)
         if step is None:
             title = t("report_step", self.lang) if self._purposes.get(turn) == "report" else None
-            step = _Step(
+            step = Step(
                 turn=turn,
                 id=f"turn-{turn}",
                 title=f"🧠 {t('step', self.lang)} {turn}" + (f" · {title}" if title else ""),
@@ -266,7 +166,7 @@ class TraceView:
         step.open_calls.add(event.call_id)
         multi = self.started is not None and len(self.started.targets) > 1
         label = short_args(event.arguments, with_repo=multi)
-        call = _Call(
+        call = Call(
             id=event.call_id,
             parent_id=step.id,
             title=one_line(f"🔧 {event.tool}" + (f" · {label}" if label else "")),
@@ -293,7 +193,7 @@ class TraceView:
         call = self._calls.get(event.call_id)
         if call is None:  # a finish without a start (a cut recording): show it anyway
             title = one_line(f"🔧 {event.tool}")
-            call = _Call(id=event.call_id, title=title, status="pending", started=event.t)
+            call = Call(id=event.call_id, title=title, status="pending", started=event.t)
             self._calls[event.call_id] = call
             self._add(call)
         call.status, call.duration = "done", event.duration_s
@@ -310,7 +210,7 @@ class TraceView:
     def _breaker(self, event: ev.BreakerChanged) -> None:
         old = self._breakers.get(event.breaker)
         failed = event.new != "closed"
-        self._breakers[event.breaker] = _BreakerRow(
+        self._breakers[event.breaker] = BreakerRow(
             state=event.new,
             failures=event.failures,
             last_error=event.reason if failed else (old.last_error if old else None),
@@ -321,23 +221,23 @@ class TraceView:
         detail = f"consecutive failures: {event.failures}"
         if event.new == "open":
             detail += f" · next probe in {event.retry_after_s:.0f} s"
-        self._nested(_Item(title=one_line(text, 160), body=detail))
+        self._nested(Item(title=one_line(text, 160), body=detail))
 
     def _notice(self, event: ev.Notice) -> None:
         icon = "⚠️" if event.level == "warning" else "ℹ️"
         title = one_line(f"{icon} {event.message}", 160)
         # The body repeats the message only when the title had to cut it.
         body = safe_markdown(event.message) if title.endswith("…") else ""
-        self._nested(_Item(title=title, body=body))
+        self._nested(Item(title=title, body=body))
 
-    def _nested(self, item: _Item) -> None:
+    def _nested(self, item: Item) -> None:
         """Inside the step that is running, else at the top level."""
         step = self._current
         if step is not None and step.status == "pending":
             item.parent_id = step.id
         self._add(item)
 
-    def _close_step(self, step: _Step, at: float) -> None:
+    def _close_step(self, step: Step, at: float) -> None:
         step.close(at)
         if self._current is step:
             self._current = None
@@ -347,7 +247,7 @@ class TraceView:
             item.close(at, note=note)
         self._current = None
 
-    def _add(self, item: _Item) -> None:
+    def _add(self, item: Item) -> None:
         self._items.append(item)
 
     def mark_stopped(self, at: float | None = None) -> None:
@@ -356,7 +256,7 @@ class TraceView:
             return
         self.stopped = True
         self._close_all(self._now if at is None else at, note=t("stopped_log", self.lang))
-        self._stopped_item = _Item(title=t("stopped", self.lang), status="done")
+        self._stopped_item = Item(title=t("stopped", self.lang), status="done")
 
     # -- outputs ----------------------------------------------------------------------------------
 
@@ -413,76 +313,3 @@ class TraceView:
             )
             for name, row in self._breakers.items()
         ]
-
-
-def call_badges(event: ev.ToolCallFinished) -> list[str]:
-    """``["2 attempts", "cache", "STALE 12 min", "DEGRADED"]`` — what a finished call's title shows."""
-    badges: list[str] = []
-    if event.attempts > 1:
-        badges.append(f"{event.attempts} attempts")
-    if event.memo:
-        badges.append("memo")
-    elif event.from_cache:
-        badges.append("cache")
-    if event.stale:
-        badges.append(f"STALE {format_age(event.stale_age_s)}")
-    if event.degraded:
-        badges.append("DEGRADED")
-    elif not event.ok:
-        badges.append("error")
-    return badges
-
-
-# ---------------------------------------------------------------------------------------------- stats
-
-
-@dataclass(kw_only=True)
-class _LiveStats:
-    turns: int = 0
-    tool_calls: int = 0
-    github_requests: int = 0
-    cache_hits: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    rate_limit: tuple[int, int, float] | None = None  # remaining, limit, reset epoch
-    final: ev.RunStats | None = None
-
-    def rows(self, lang: str, elapsed: float, *, mode: str | None) -> list[tuple[str, str]]:
-        f = self.final
-        unknown = t("stat_unknown", lang)
-        remaining, reset = (
-            (f.rate_limit_remaining, f.rate_limit_reset)
-            if f and f.rate_limit_remaining is not None
-            else (self.rate_limit[0], self.rate_limit[2])
-            if self.rate_limit
-            else (None, None)
-        )
-        rate = unknown if remaining is None else str(remaining)
-        if remaining is not None and reset:
-            rate += f" (reset {format_clock(reset)})"
-        if f is not None and f.cost_usd:
-            cost = f"${f.cost_usd:.4f}"
-        elif mode == "planner" or (f is not None and f.cost_usd == 0):
-            cost = "$0"
-        else:
-            cost = unknown
-        tokens_in, tokens_out = (
-            (f.prompt_tokens, f.completion_tokens) if f else (self.tokens_in, self.tokens_out)
-        )
-        return [
-            (t("stat_turns", lang), str(f.turns if f else self.turns)),
-            (t("stat_tool_calls", lang), str(f.tool_calls if f else self.tool_calls)),
-            (t("stat_github_requests", lang), str(f.github_requests if f else self.github_requests)),
-            (t("stat_cache_hits", lang), str(f.cache_hits if f else self.cache_hits)),
-            (t("stat_rate_limit", lang), rate),
-            (t("stat_tokens", lang), f"{tokens_in:,} / {tokens_out:,}"),
-            (t("stat_cost", lang), cost),
-            (t("stat_elapsed", lang), f"{(f.elapsed_s if f else elapsed):.1f} s"),
-        ]
-
-
-def format_clock(epoch: float | None) -> str:
-    """``14:05 UTC`` for a UTC epoch."""
-    if epoch is None:
-        return "?"
-    return time.strftime("%H:%M UTC", time.gmtime(epoch))

@@ -1,0 +1,87 @@
+"""Facts about a local git repository that GitHub would report: languages, branch, dates, license,
+description, size. Free functions over a :class:`~agent_core.sources.gitcli.GitCli` (read-only)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from pathlib import Path
+
+from agent_core.sources.content import decode_text
+from agent_core.sources.gitcli import GitCli, parse_ls_tree
+from agent_core.sources.languages import count_languages
+from agent_core.sources.licenses import LICENSE_FILES, LICENSE_SAMPLE, detect_license
+
+_DEFAULT_DESCRIPTION = "Unnamed repository;"  # what `git init` writes into `description`
+
+
+async def languages(cli: GitCli, commit: str) -> dict[str, int]:
+    entries = parse_ls_tree(await cli.output(["ls-tree", "-r", "-l", "-z", commit]))
+    return count_languages((e.path, e.size or 0) for e in entries if e.type == "file")
+
+
+async def current_branch(cli: GitCli) -> str | None:
+    result = await cli.run(["symbolic-ref", "--quiet", "--short", "HEAD"])
+    if result.returncode == 1:
+        return None  # detached HEAD
+    if result.returncode != 0:
+        raise cli.failure(["symbolic-ref"], result)
+    return result.stdout.decode("utf-8", errors="replace").strip() or None
+
+
+async def dates(cli: GitCli, commit: str) -> tuple[str | None, str | None]:
+    """(oldest root commit, tip commit) committer dates."""
+    fmt = "--format=%ct"
+    tip = await cli.output(["log", "-1", "--no-show-signature", fmt, commit, "--"])
+    roots = await cli.output(["log", "--no-show-signature", "--max-parents=0", fmt, commit, "--"])
+    first = min((int(t) for t in roots.split()), default=None)
+    last = int(tip.strip()) if tip.strip() else None
+    return utc(first), utc(last)
+
+
+async def license_of(cli: GitCli, commit: str) -> str | None:
+    entries = parse_ls_tree(await cli.output(["ls-tree", "-z", "-l", commit]))
+    by_name = {e.path.lower(): e for e in entries if e.type == "file"}
+    for name in LICENSE_FILES:
+        if name in by_name:
+            data = await cli.output(["cat-file", "blob", by_name[name].oid])
+            return detect_license(decode_text(data[:LICENSE_SAMPLE]))
+    return None
+
+
+async def description(git_dir: Path) -> str | None:
+    """git's ``description`` file, unless missing, a symlink or the placeholder ``git init`` writes."""
+    return await asyncio.to_thread(_read_description, git_dir / "description")
+
+
+async def size_kb(cli: GitCli) -> int | None:
+    out = await cli.output(["count-objects", "-v"])
+    sizes = dict(line.split(": ", 1) for line in out.decode("ascii", errors="replace").splitlines())
+    return int(sizes.get("size", "0")) + int(sizes.get("size-pack", "0"))
+
+
+def utc(epoch: int | None) -> str | None:
+    if epoch is None:
+        return None
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def utc_from_iso(value: str) -> str | None:
+    try:
+        return utc(int(datetime.fromisoformat(value).timestamp()))
+    except ValueError:
+        return None
+
+
+def _read_description(path: Path) -> str | None:
+    """git's ``description`` file unless missing, a symlink or the placeholder ``git init`` writes."""
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None
+        with path.open("rb") as handle:
+            text = handle.read(1024).decode("utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    if not text or text.startswith(_DEFAULT_DESCRIPTION):
+        return None
+    return text

@@ -1,0 +1,125 @@
+"""The items of the trace as they are built: a step per turn, a call per tool call, notes; and the
+badges a finished call shows. Each becomes one Gradio message (``to_message``); its text is already
+safe Markdown (see :mod:`agent_core.web.markdown`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agent_core import events as ev
+from agent_core.web.markdown import fenced, format_age, safe_markdown
+
+Message = dict[str, Any]
+Status = Literal["pending", "done"]
+
+
+def short_args(arguments: Mapping[str, Any], *, with_repo: bool = False) -> str:
+    """``README.md`` for ``read_file(owner, repo, path="README.md")``; the repository when nothing else."""
+    rest = ", ".join(
+        str(v) for k, v in arguments.items() if k not in ("owner", "repo") and v not in (None, "")
+    )
+    repo = "/".join(str(arguments[k]) for k in ("owner", "repo") if arguments.get(k))
+    if not rest:
+        return repo
+    return f"{repo} · {rest}" if with_repo and repo else rest
+
+
+@dataclass(kw_only=True)
+class Item:
+    """One trace message under construction."""
+
+    id: str | None = None
+    parent_id: str | None = None
+    title: str | None = None
+    status: Status | None = None
+    started: float = 0.0
+    duration: float | None = None
+    log: list[str] = field(default_factory=list)
+    body: str = ""  # already safe markdown
+
+    def content(self) -> str:
+        return self.body
+
+    def close(self, at: float, *, note: str | None = None) -> None:
+        if self.status == "pending":
+            self.status = "done"
+            self.duration = max(0.0, at - self.started)
+            if note:
+                self.log.append(note)
+
+    def to_message(self) -> Message:
+        metadata: dict[str, Any] = {}
+        if self.title is not None:
+            metadata["title"] = self.title
+        if self.id is not None:
+            metadata["id"] = self.id
+        if self.parent_id is not None:
+            metadata["parent_id"] = self.parent_id
+        if self.status is not None:
+            metadata["status"] = self.status
+        if self.duration is not None:
+            metadata["duration"] = round(self.duration, 2)
+        if self.log:
+            metadata["log"] = " · ".join(self.log)
+        message: Message = {"role": "assistant", "content": self.content()}
+        if metadata:
+            message["metadata"] = metadata
+        return message
+
+
+@dataclass(kw_only=True)
+class Step(Item):
+    turn: int
+    reasoning: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # the model's text in a turn that called tools
+    turn_finished: bool = False
+    open_calls: set[str] = field(default_factory=set)
+
+    def content(self) -> str:
+        parts = ["".join(self.reasoning).strip(), "".join(self.notes).strip()]
+        return "\n\n".join(safe_markdown(p) for p in parts if p)
+
+
+@dataclass(kw_only=True)
+class Call(Item):
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)
+    preview: str | None = None  # already fenced: fencing scans the whole text, once is enough
+
+    def content(self) -> str:
+        parts = list(self.lines)
+        if self.preview is not None:
+            parts.append(self.preview)
+        elif self.arguments:
+            parts.append(fenced(json.dumps(dict(self.arguments), ensure_ascii=False)))
+        return "\n\n".join(parts)
+
+
+@dataclass(kw_only=True)
+class BreakerRow:
+    state: str
+    failures: int
+    last_error: str | None
+    retry_after_s: float
+    at: float
+
+
+def call_badges(event: ev.ToolCallFinished) -> list[str]:
+    """``["2 attempts", "cache", "STALE 12 min", "DEGRADED"]`` — what a finished call's title shows."""
+    badges: list[str] = []
+    if event.attempts > 1:
+        badges.append(f"{event.attempts} attempts")
+    if event.memo:
+        badges.append("memo")
+    elif event.from_cache:
+        badges.append("cache")
+    if event.stale:
+        badges.append(f"STALE {format_age(event.stale_age_s)}")
+    if event.degraded:
+        badges.append("DEGRADED")
+    elif not event.ok:
+        badges.append("error")
+    return badges
