@@ -1,0 +1,121 @@
+"""The house's layering, pinned: which package may import which, and how big a module may grow.
+
+Read from the code's own import statements (``ast``), so a new import that crosses a line fails here.
+The map and the reasons are in docs/ARCHITECTURE.md.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GROUND = {"agent_core.events", "agent_core.errors", "agent_core.clock", "agent_core.settings"}
+GROUND |= {"agent_core.cost", "agent_core.repo", "agent_core.grammar"}
+
+
+def python_files(*folders: str, root: Path = ROOT) -> list[Path]:
+    return sorted(p for folder in folders for p in (root / folder).rglob("*.py"))
+
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    return ".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
+
+
+def imports(path: Path, root: Path = ROOT) -> Iterator[str]:
+    """Every module ``path`` imports (absolute names; relative imports resolved)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    name = module_name(path, root)
+    package = name.rsplit(".", 1)[0] if path.name != "__init__.py" else name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                yield f"{base}.{node.module}" if node.module else base
+            elif node.module:
+                yield node.module
+
+
+def offenders(folders: tuple[str, ...], forbidden: tuple[str, ...], root: Path = ROOT) -> list[str]:
+    return [
+        f"{module_name(path, root)} imports {name}"
+        for path in python_files(*folders, root=root)
+        for name in imports(path, root)
+        if any(name == f or name.startswith(f + ".") for f in forbidden)
+    ]
+
+
+def test_only_the_web_package_and_app_py_import_gradio() -> None:
+    outside = [p for p in python_files("agent_core") if "web" not in p.relative_to(ROOT / "agent_core").parts]
+    found = [
+        f"{module_name(p)} imports {n}" for p in outside for n in imports(p) if n.split(".")[0] == "gradio"
+    ]
+    assert found == []
+
+
+def test_github_imports_neither_sources_nor_agent() -> None:
+    assert (
+        offenders(("agent_core/github",), ("agent_core.sources", "agent_core.agent", "agent_core.tools"))
+        == []
+    )
+
+
+def test_resilience_imports_only_the_ground_floor() -> None:
+    found = [
+        f"{module_name(p)} imports {n}"
+        for p in python_files("agent_core/resilience")
+        for n in imports(p)
+        if n.startswith("agent_core.") and not n.startswith("agent_core.resilience") and n not in GROUND
+    ]
+    assert found == []
+
+
+def test_the_ground_floor_imports_nothing_above_it() -> None:
+    found = [
+        f"{module_name(p)} imports {n}"
+        for p in python_files("agent_core")
+        if module_name(p) in GROUND
+        for n in imports(p)
+        if n.startswith("agent_core.") and n not in GROUND
+    ]
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("folders", "forbidden"),
+    [
+        (("bench", "scripts", "testing", "agent_core"), ("tests",)),
+        (("agent_core",), ("testing", "bench", "scripts", "app")),
+        (
+            ("agent_core/report", "agent_core/tools", "agent_core/sources"),
+            ("agent_core.agent", "agent_core.web"),
+        ),
+        (("agent_core/agent",), ("agent_core.web", "agent_core.wiring", "agent_core.github.client")),
+    ],
+)
+def test_dependencies_point_down_and_out(folders: tuple[str, ...], forbidden: tuple[str, ...]) -> None:
+    assert offenders(folders, forbidden) == []
+
+
+def test_no_module_over_400_lines_and_app_py_stays_small() -> None:
+    sizes = {
+        module_name(p): len(p.read_text(encoding="utf-8").splitlines()) for p in python_files("agent_core")
+    }
+    assert {name: lines for name, lines in sizes.items() if lines > 400} == {}
+    assert len((ROOT / "app.py").read_text(encoding="utf-8").splitlines()) < 120
+
+
+def test_the_checker_sees_forbidden_imports_absolute_and_relative(tmp_path: Path) -> None:
+    folder = tmp_path / "agent_core" / "github"
+    folder.mkdir(parents=True)
+    (folder / "probe.py").write_text("from agent_core.sources.base import Sourced\n", encoding="utf-8")
+    (folder / "relative.py").write_text("from ..agent import run\n", encoding="utf-8")
+    assert offenders(("agent_core/github",), ("agent_core.sources", "agent_core.agent"), root=tmp_path) == [
+        "agent_core.github.probe imports agent_core.sources.base",
+        "agent_core.github.relative imports agent_core.agent",
+    ]
