@@ -1,14 +1,15 @@
-"""What the browser app needs besides Gradio itself; ``app.py`` at the top of the checkout is the page.
+"""The browser app: all the Gradio code of the project, and the only package that imports Gradio.
 
-    render     TraceView: events -> trace messages, report, stats (pure, no gradio)
-    markdown   untrusted text made safe for Markdown renderers; short display forms
-    breakers   the live breaker table's rows and colours
-    batching   a run's events grouped into UI frames (urgent ones at once, text batched)
-    session    BrowserSession: what one browser session owns (settings and keys, breakers, chaos, analysis)
-    replay     recorded runs played back with their original timing; the bundled recordings
-    budget     RunBudget: runs per hour per visitor in hosted mode
-    i18n       the page's labels in English and Chinese
-    mcp        RepositoryApi: the public API / MCP tools (the repository tools and ``analyze``)
-
-Chaos mode's fault injector lives with the HTTP stack it plugs into: :mod:`agent_core.github.chaos`.
+    app           build_app (the web composition root), launch options, main
+    page/layout   what the page is made of (typed panels) and how it is laid out
+    handlers      the page's event handlers; bindings: which page event runs which handler
+    render        TraceView: events -> trace messages, report, stats (pure, no gradio); trace_items, stats
+    markdown      untrusted text made safe for Markdown renderers; short display forms
+    breakers      the live breaker table's rows and colours
+    batching      a run's events grouped into UI frames (urgent ones at once, text batched)
+    browser_session  BrowserSession: what one browser session owns (settings and keys, breakers, chaos)
+    replay        recorded runs played back with their original timing; the bundled recordings
+    budget        RunBudget: runs per hour per visitor in hosted mode
+    i18n          the page's labels in English and Chinese
+    mcp           RepositoryApi: the public API / MCP tools (made from the tool registry) and ``analyze``
 """
