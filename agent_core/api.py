@@ -18,7 +18,7 @@ from agent_core.errors import AgentCoreError, InvalidTargetError
 from agent_core.llm import OpenAIChatModel, resolve_model_config
 from agent_core.settings import Settings
 from agent_core.sources.mentions import find_repo_mentions
-from agent_core.wiring import Services, open_analysis
+from agent_core.wiring import Services, open_analysis, turn_timeout
 
 
 async def stream_analysis(
@@ -86,7 +86,13 @@ async def run_agent(
     config = resolve_model_config(
         provider=None, base_url=str(llm.base_url), model=model, api_key=llm.api_key, hf_token=None
     )
-    chat = OpenAIChatModel(llm, model=config.model, turn_timeout=settings.llm_turn_timeout)
+    chat = OpenAIChatModel(
+        llm,
+        model=config.model,
+        turn_timeout=turn_timeout(settings, config),
+        max_tokens=settings.llm_max_tokens,
+        temperature=settings.llm_temperature,
+    )
     services = Services(settings)
     try:
         opened = await open_analysis(

@@ -139,11 +139,20 @@ class CacheMissError(UpstreamError):
 
 
 class LLMError(UpstreamError):
-    """The model endpoint failed after the SDK's own retries, or its stream was unusable."""
+    """The model endpoint failed after the SDK's own retries, or its stream was unusable.
 
-    def __init__(self, message: str, *, status: int | None = None, hint: str | None = None) -> None:
+    ``kind`` says what went wrong in one word a report or a page can explain: ``timeout`` (the turn's
+    deadline), ``unreachable``, ``auth``, ``no_balance``, ``refused``, ``not_found``, ``rate_limited``,
+    ``server``, ``bad_request``, ``context`` (the window was exceeded), ``tools_unsupported``,
+    ``stream`` (broken off or garbled).
+    """
+
+    def __init__(
+        self, message: str, *, status: int | None = None, hint: str | None = None, kind: str = "server"
+    ) -> None:
         super().__init__(message, hint=hint)
         self.status = status
+        self.kind = kind
 
 
 class InternalError(AgentCoreError):

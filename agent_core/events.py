@@ -58,7 +58,8 @@ class TurnStarted:
     kind: Literal["turn_started"] = "turn_started"
     t: float
     turn: int
-    purpose: Literal["explore", "report"] = "explore"
+    purpose: Literal["explore", "report", "prefetch"] = "explore"
+    """``prefetch``: the evidence gathered before the model's first turn (no model involved)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -41,8 +41,12 @@ class Settings:
     llm_provider: str | None = None
     llm_base_url: str | None = None
     llm_model: str | None = None
-    llm_turn_timeout: float = 120.0
+    llm_turn_timeout: float | None = None  # None: the provider's (2 min hosted, 10 min local)
+    llm_max_tokens: int = 4096
+    llm_temperature: float = 0.2
+    llm_context_window: int | None = None  # None: what the endpoint reports, else the provider's
     tool_protocol: ToolProtocol = "auto"
+    prefetch: bool = True
     report_language: ReportLanguage = "auto"
     # Cache
     cache_dir: Path = field(default_factory=lambda: Path.home() / ".cache" / "repo-analyst")
@@ -59,8 +63,8 @@ class Settings:
     max_turns: int = 12
     max_tool_calls: int = 40
     max_total_tokens: int = 300_000
-    max_wall_seconds: float = 300.0
-    context_budget_tokens: int = 60_000
+    max_wall_seconds: float | None = None  # None: the provider's (5 min hosted, 30 min local)
+    context_budget_tokens: int | None = None  # None: the context window minus the reply and tool schemas
     tool_timeout: float = 30.0
     read_file_max_chars: int = 6000
     tree_max_entries: int = 200
@@ -132,7 +136,7 @@ _FALSE = {"0", "false", "no", "off"}
 
 
 def _convert(name: str, raw: str, annotation: object) -> Any:
-    kind = str(annotation)
+    kind = str(annotation).removesuffix(" | None")
     try:
         if kind == "bool":
             low = raw.lower()

@@ -35,6 +35,9 @@ from agent_core.errors import InvalidTargetError
 from agent_core.github.client import GitHubClient
 from agent_core.github.http import GitHubHTTP
 from agent_core.llm import (
+    DEFAULT_CONTEXT_WINDOW,
+    DEFAULT_WALL_SECONDS,
+    LOCAL_TURN_SECONDS,
     ChatModel,
     ModelConfig,
     OpenAIChatModel,
@@ -42,6 +45,7 @@ from agent_core.llm import (
     model_configured,
     resolve_model_config,
 )
+from agent_core.llm.window import discover_context_window
 from agent_core.repo import RepoRef
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
 from agent_core.settings import Settings
@@ -89,15 +93,21 @@ def new_board(settings: Settings, clock: Clock) -> BreakerBoard:
     return board
 
 
-def run_limits(settings: Settings) -> RunLimits:
+def run_limits(settings: Settings, config: ModelConfig | None = None) -> RunLimits:
+    """The guardrails; the time limit is the setting's, else the model provider's (local models are slow)."""
+    wall = settings.max_wall_seconds or (config.wall_seconds if config is not None else DEFAULT_WALL_SECONDS)
     return RunLimits(
         max_turns=settings.max_turns,
         max_tool_calls=settings.max_tool_calls,
         max_total_tokens=settings.max_total_tokens,
-        max_wall_seconds=settings.max_wall_seconds,
-        context_budget_tokens=settings.context_budget_tokens,
+        max_wall_seconds=wall,
         observation_max_chars=settings.observation_max_chars,
     )
+
+
+def turn_timeout(settings: Settings, config: ModelConfig) -> float:
+    """One model turn's deadline: the setting's, else the provider's (10 min for a local model)."""
+    return settings.llm_turn_timeout or config.turn_timeout
 
 
 def toolbox_config(settings: Settings) -> ToolboxConfig:
@@ -123,6 +133,23 @@ class Services:
         self.clock = clock or SystemClock()
         self._http: GitHubHTTP | None = None
         self._llm_http: httpx2.AsyncClient | None = None
+        self._windows: dict[tuple[str, str], int | None] = {}
+
+    async def context_window(self, settings: Settings, config: ModelConfig) -> int:
+        """The model's context window: the setting, else what the endpoint reports (asked once per
+        endpoint and model, then remembered), else the provider's preset."""
+        if settings.llm_context_window:
+            return settings.llm_context_window
+        key = (config.base_url, config.model)
+        if key not in self._windows:
+            self._windows[key] = await discover_context_window(
+                self.llm_http,
+                base_url=config.base_url,
+                api_key=config.api_key,
+                model=config.model,
+                provider=config.provider,
+            )
+        return self._windows[key] or config.context_window
 
     @property
     def github_http(self) -> GitHubHTTP:
@@ -142,7 +169,8 @@ class Services:
         """One connection pool (and SSL context) for every model client of the process."""
         if self._llm_http is None:
             self._llm_http = httpx2.AsyncClient(
-                timeout=httpx2.Timeout(self.settings.llm_turn_timeout, connect=10.0),
+                # Each request carries its own timeout (the turn's); this is only the pool's default.
+                timeout=httpx2.Timeout(LOCAL_TURN_SECONDS, connect=10.0),
                 limits=httpx2.Limits(max_connections=100, max_keepalive_connections=20),
             )
         return self._llm_http
@@ -210,13 +238,17 @@ def build_model(
         api_key=settings.api_key,
         hf_token=settings.hf_token,
     )
+    deadline = turn_timeout(settings, config)
     client = make_openai_client(
-        base_url=config.base_url,
-        api_key=config.api_key or "none",
-        timeout=settings.llm_turn_timeout,
-        http_client=http_client,
+        base_url=config.base_url, api_key=config.api_key or "none", timeout=deadline, http_client=http_client
     )
-    model = OpenAIChatModel(client, model=config.model, turn_timeout=settings.llm_turn_timeout)
+    model = OpenAIChatModel(
+        client,
+        model=config.model,
+        turn_timeout=deadline,
+        max_tokens=settings.llm_max_tokens,
+        temperature=settings.llm_temperature,
+    )
     return model, config
 
 
@@ -276,22 +308,30 @@ async def open_analysis(
         on_retry=sink.on_retry,
         faults=chaos,
     )
-    driver = (
-        ModelDriver(model, config=model_config, tool_schemas=tool_schemas(), tool_protocol=s.tool_protocol)
-        if model is not None
-        else None
-    )
+    driver = None
+    if model is not None:
+        window = await services.context_window(s, model_config) if model_config is not None else None
+        driver = ModelDriver(
+            model,
+            config=model_config,
+            tool_schemas=tool_schemas(),
+            tool_protocol=s.tool_protocol,
+            window=window or s.llm_context_window or DEFAULT_CONTEXT_WINDOW,
+            max_tokens=s.llm_max_tokens,
+            budget=s.context_budget_tokens,
+        )
     analysis = Analysis(
         scope=scope,
         toolbox=toolbox,
         breakers=board,
         clock=clock,
         sink=sink,
-        limits=run_limits(s),
+        limits=run_limits(s, model_config),
         driver=driver,
         language=s.report_language,
         target_notes=notes,
         parallel_tool_calls=s.parallel_tool_calls,
+        prefetch=s.prefetch,
     )
     return OpenedAnalysis(analysis=analysis)
 

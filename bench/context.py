@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_core.agent.context import COMPACTED_MARK
+from agent_core.agent.model_turn import fitting_budget
 from agent_core.llm import estimate_messages
 from agent_core.llm.tokens import estimate_tokens
 from agent_core.settings import Settings
@@ -28,25 +29,29 @@ from bench.plans import PlanRun, run_plan, wide_plan, wide_repo, widgets
 from bench.table import Metric, Section
 
 READ_LIMITS = {"read_file_max_chars": 10_000, "observation_max_chars": 12_000}
-NEVER = 10**9  # a budget no analysis reaches: compaction off
+NEVER = 10**9  # a window no analysis fills: compaction off
 
 
 @dataclass(frozen=True)
 class Peak:
-    tokens: int  # the largest request, by the project's estimator
+    tokens: int  # the largest request (messages and tool schemas), by the project's estimator
     turn: int  # 1-based request number where it happened
     compacted: int  # observations replaced by a note in the last request
     observations: int  # observations in the last request
-    schema_tokens: int  # tool schemas sent alongside (not part of the budget)
+    schema_tokens: int  # tool schemas sent alongside (counted in the request, and in the budget)
     billed: int  # prompt tokens of the whole run, from the usage the model reported
 
 
 def peak(run: PlanRun) -> Peak:
-    sizes = [estimate_messages(request.messages) for request in run.chat_requests]
+    tools = (run.chat_requests[0].body or {}).get("tools", [])
+    schema = estimate_tokens(json.dumps(tools))
+    sizes = [
+        estimate_messages(r.messages) + (schema if (r.body or {}).get("tools") else 0)
+        for r in run.chat_requests
+    ]
     top = max(range(len(sizes)), key=sizes.__getitem__)
     last = run.chat_requests[-1]
     observations = [str(m.get("content", "")) for m in last.messages if m.get("role") == "tool"]
-    tools = (run.chat_requests[0].body or {}).get("tools", [])
     return Peak(
         tokens=sizes[top],
         turn=top + 1,
@@ -57,24 +62,27 @@ def peak(run: PlanRun) -> Peak:
     )
 
 
+WINDOW = 64_000  # a model's context window, as LLM_CONTEXT_WINDOW would set it
+
+
 async def measure_async(config: BenchConfig, workdir: Path) -> Section:
-    budget = Settings().context_budget_tokens
+    budget = fitting_budget(WINDOW, Settings().llm_max_tokens)
     repo = wide_repo(workdir, seed=config.seed)
     peaks: dict[str, Peak] = {}
     with widgets(repo, latency=0.0) as emu:  # token counts do not depend on latency
-        for label, limit in (("on", budget), ("off", NEVER)):
+        for label, window in (("on", WINDOW), ("off", NEVER)):
             run = await run_plan(
                 emu,
                 wide_plan(),
                 workdir / f"compaction-{label}" / "cache",
                 model_latency=0.0,
-                context_budget_tokens=limit,
+                llm_context_window=window,
                 **READ_LIMITS,
             )
             peaks[label] = peak(run)
     on, off = peaks["on"], peaks["off"]
     metrics = [
-        Metric(name="budget (CONTEXT_BUDGET_TOKENS, default)", value=budget, unit="tokens"),
+        Metric(name=f"budget (a {WINDOW:,}-token window less the reply)", value=budget, unit="tokens"),
         Metric(
             name="wide plan peak prompt, compaction on",
             value=on.tokens,
@@ -93,8 +101,8 @@ async def measure_async(config: BenchConfig, workdir: Path) -> Section:
     ]
     notes = [
         f"wide plan: 25 files read 5 per turn, {READ_LIMITS}; tokens by agent_core.llm.estimate_messages "
-        f"on the requests the model server received; tool schemas add ~{on.schema_tokens:,} tokens "
-        "per request outside the budget",
+        f"on the requests the model server received, plus the tool schemas (~{on.schema_tokens:,} tokens "
+        "per request, inside the budget)",
         f"usage (the scripted model reports the same estimate): prompt tokens of the whole run "
         f"{on.billed:,} with compaction, {off.billed:,} without",
     ]

@@ -106,7 +106,14 @@ async def renamed(repos: dict[str, Path], config: BenchConfig, workdir: Path) ->
 async def exhausted(repo: Path, config: BenchConfig, workdir: Path) -> Metric:
     with widgets(repo, latency=config.github_latency) as emu:
         emu.exhaust(reset_in=3600)
-        cost, run = await analyse(emu, realistic_plan(), workdir / "exhausted" / "cache", config)
+        # Every call fails, so the model's report is from memory: it is asked once to use the tools, answers
+        # from memory again, and the run ends without a report (run_failed) - what this row times is the calls.
+        plan = [*realistic_plan(), realistic_plan()[-1]]
+        emu.clear_log()
+        run = await run_plan(
+            emu, plan, workdir / "exhausted" / "cache", model_latency=config.model_latency, strict=False
+        )
+        sent = len(emu.requests)
     calls = [e for e in run.events if isinstance(e, ev.ToolCallFinished)]
     slowest = max(e.duration_s for e in calls)
     failed = sum(not e.ok for e in calls)
@@ -116,7 +123,7 @@ async def exhausted(repo: Path, config: BenchConfig, workdir: Path) -> Metric:
         unit="ms",
         target="< 1000 ms (reset in 1 h)",
         met=slowest < 1.0 and failed == len(calls),
-        note=f"{failed}/{len(calls)} calls failed, {cost.sent} requests sent",
+        note=f"{failed}/{len(calls)} calls failed, {sent} requests sent",
     )
 
 

@@ -31,6 +31,8 @@ def make_settings(
         "cache_dir": tmp_path / "cache",
         "retry_max_total": 5.0,
         "github_read_timeout": 2.0,
+        # The scripted models follow the pure ReAct loop; tests of the evidence-first step turn it on.
+        "prefetch": False,
     }
     if server is not None:
         base.update(
@@ -83,7 +85,13 @@ async def analysis(
         client = openai.AsyncOpenAI(
             base_url=settings.llm_base_url, api_key=settings.api_key, max_retries=max_retries
         )
-        model = OpenAIChatModel(client, model=settings.llm_model or "m", turn_timeout=turn_timeout)
+        model = OpenAIChatModel(
+            client,
+            model=settings.llm_model or "m",
+            turn_timeout=turn_timeout,
+            max_tokens=settings.llm_max_tokens,
+            temperature=settings.llm_temperature,
+        )
         config = resolve_model_config(
             provider="custom",
             base_url=settings.llm_base_url,

@@ -8,8 +8,9 @@ log is the ground truth the breakers are checked against.
 
 For each of the 50 seeds:
 
-* **Ending.** The last event is ``run_finished`` with a non-empty report; no ``run_failed``; every tool
-  call that started finished; no tool result is an "internal error"; nothing was logged at ERROR (a
+* **Ending.** The last event is ``run_finished`` with a non-empty report — or, only when no tool call
+  returned any data (every one failed before the deadline), ``run_failed`` naming why: a report built
+  on nothing would be the model's memory, which is never reported; every tool call that started finished; no tool result is an "internal error"; nothing was logged at ERROR (a
   crashed tool, a failing listener, an asyncio task whose exception nobody retrieved).
 * **Deadline.** Each seed has a deadline (``max_wall_seconds`` 0.5 s, 1 s or 20 s, so that some runs hit
   it under faults). No turn that calls tools started after it, and the run took at most the deadline
@@ -139,9 +140,13 @@ async def test_seeded_faults_end_in_an_honest_report(
 def assert_ends_with_a_report(seen: Observed, caplog: pytest.LogCaptureFixture) -> None:
     assert isinstance(seen.events[0], ev.RunStarted)
     done = seen.events[-1]
-    assert isinstance(done, ev.RunFinished), done
-    assert not seen.of(ev.RunFailed)
-    assert done.report.strip()
+    if isinstance(done, ev.RunFailed):  # honest only when nothing at all was gathered
+        assert not any(f.ok for f in seen.of(ev.ToolCallFinished)), done
+        assert done.message.startswith("No report could be produced: ") and len(done.message) > 30
+    else:
+        assert isinstance(done, ev.RunFinished), done
+        assert not seen.of(ev.RunFailed)
+        assert done.report.strip()
     started = sorted(e.call_id for e in seen.of(ev.ToolCallStarted))
     assert started == sorted(e.call_id for e in seen.of(ev.ToolCallFinished))
     for finished in seen.of(ev.ToolCallFinished):
@@ -152,8 +157,8 @@ def assert_ends_with_a_report(seen: Observed, caplog: pytest.LogCaptureFixture) 
 
 def assert_within_deadline(seen: Observed, deadline: float) -> None:
     done = seen.events[-1]
-    assert isinstance(done, ev.RunFinished)
-    assert done.stats.elapsed_s <= deadline + GRACE
+    if isinstance(done, ev.RunFinished):
+        assert done.stats.elapsed_s <= deadline + GRACE
     assert seen.ended - seen.started <= deadline + GRACE
     # No turn that calls tools starts after the deadline.
     turn_started = {e.turn: e.t for e in seen.of(ev.TurnStarted)}
@@ -163,6 +168,8 @@ def assert_within_deadline(seen: Observed, deadline: float) -> None:
 
 def assert_honest(seen: Observed) -> None:
     done = seen.events[-1]
+    if isinstance(done, ev.RunFailed):
+        return  # nothing was gathered: assert_ends_with_a_report checked that it says why
     assert isinstance(done, ev.RunFinished)
     reasons = done.degraded_reasons
     failed_calls = [f for f in seen.of(ev.ToolCallFinished) if f.degraded or f.stale]
@@ -320,7 +327,7 @@ async def test_model_down_before_anything_was_gathered_the_planner_gathers_for_t
         server.assert_exhausted()
     done = seen.events[-1]
     assert isinstance(done, ev.RunFinished) and done.writer == "fallback"
-    assert any("offline planner gathers the data" in n.message for n in seen.of(ev.Notice))
+    assert any("the offline planner gathers the basics" in n.message for n in seen.of(ev.Notice))
     assert {f.tool for f in seen.of(ev.ToolCallFinished) if f.ok} >= {"get_repo_info", "read_file"}
     assert "Count words, fast." in done.report and "written without the model" in done.report
     assert done.degraded and done.degraded_reasons[0].startswith("model failed")

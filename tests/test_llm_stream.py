@@ -85,10 +85,14 @@ USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
 def test_public_api_is_pinned() -> None:
     assert sorted(agent_core.llm.__all__) == sorted(
         [
+            "DEFAULT_CONTEXT_WINDOW",
             "DEFAULT_PROVIDER",
+            "DEFAULT_WALL_SECONDS",
+            "LOCAL_TURN_SECONDS",
             "PRESETS",
             "ChatModel",
             "ContentDelta",
+            "ContextExceededError",
             "IncompleteStreamError",
             "ModelConfig",
             "ModelTurn",
@@ -434,7 +438,7 @@ async def make_model() -> AsyncIterator[ModelFactory]:
     def factory(base_url: str, *, max_retries: int = 0, turn_timeout: float = 10.0) -> OpenAIChatModel:
         client = make_openai_client(base_url=base_url, api_key=SECRET, max_retries=max_retries, timeout=10.0)
         clients.append(client)
-        return OpenAIChatModel(client, model="test-model", turn_timeout=turn_timeout)
+        return OpenAIChatModel(client, model="test-model", turn_timeout=turn_timeout, max_tokens=1024)
 
     yield factory
     for client in clients:

@@ -128,6 +128,8 @@ def test_estimate_cost_uses_the_default_models_price_only() -> None:
         api_key=None,
         price_in_per_mtok=1.0,
         price_out_per_mtok=None,
+        turn_timeout=120.0,
+        wall_seconds=300.0,
         context_window=1,
     )
     assert estimate_cost(1, 1, custom) is None

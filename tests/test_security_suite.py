@@ -80,6 +80,7 @@ def hostile_settings(emu: GitHubEmulator, tmp_path: Path, model: ScriptedModelSe
         "github_token": GITHUB_TOKEN,
         "cache_dir": tmp_path / "cache",
         "retry_max_total": 5.0,
+        "prefetch": False,  # the obedient model asks for everything itself
     }
     if model is not None:
         values |= {
@@ -424,6 +425,7 @@ def space_settings(emu: GitHubEmulator, model: ScriptedModelServer, tmp_path: Pa
             "LLM_PROVIDER": "custom",
             "LLM_BASE_URL": model.base_url,
             "LLM_MODEL": "scripted-model",
+            "PREFETCH": "false",  # the per-run limits below are counted on the model's own calls
             **extra,
         },
         dotenv_path=None,

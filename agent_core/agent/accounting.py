@@ -22,7 +22,6 @@ class RunLimits:
     max_tool_calls: int
     max_total_tokens: int
     max_wall_seconds: float
-    context_budget_tokens: int
     observation_max_chars: int
 
 
@@ -35,6 +34,7 @@ class RunState:
     results_base: int
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    free_turns: int = 0  # turns no model took (the prefetch): not counted against the turn limit
     degraded: list[str] = field(default_factory=list)
 
 

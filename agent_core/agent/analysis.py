@@ -21,9 +21,11 @@ from collections.abc import AsyncGenerator, Sequence
 from agent_core import events as ev
 from agent_core.agent.accounting import RunLimits
 from agent_core.agent.context import Conversation
+from agent_core.agent.flow import Result
 from agent_core.agent.model_run import model_run
 from agent_core.agent.model_turn import ModelDriver
 from agent_core.agent.planner_run import planner_run
+from agent_core.agent.prefetch import gather_basics
 from agent_core.agent.prompts import detect_language, system_prompt, task_message
 from agent_core.agent.run import Parts, Run
 from agent_core.agent.sink import EventSink
@@ -49,6 +51,7 @@ class Analysis:
         language: str = "auto",
         target_notes: Sequence[str] = (),
         parallel_tool_calls: bool = True,
+        prefetch: bool = False,
     ) -> None:
         self.parts = Parts(
             scope=tuple(scope),
@@ -65,6 +68,7 @@ class Analysis:
         self.questions: list[str] = []
         self._language_setting = language
         self._target_notes = list(target_notes)
+        self._prefetch = prefetch
 
     @property
     def scope(self) -> tuple[RepoRef, ...]:
@@ -99,6 +103,12 @@ class Analysis:
             follow_up=follow_up,
         )
         self._open_conversation(run, follow_up)
+        if self.driver is not None and self._prefetch and not follow_up:
+            async for item in gather_basics(run, brief_tokens=self.driver.budget() // 3):
+                if isinstance(item, Result):
+                    self.parts.conversation.messages[1]["content"] += "\n\n" + item.value
+                else:
+                    yield item
         body = planner_run(run) if self.driver is None else model_run(run, self.driver)
         async for event in body:
             if isinstance(event, ev.RunFinished):

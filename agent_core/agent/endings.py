@@ -15,6 +15,10 @@ from typing import Literal
 
 from agent_core import events as ev
 from agent_core.agent.run import Run
+from agent_core.errors import CircuitOpenError, LLMError
+from agent_core.report.words import Language, Words
+from agent_core.report.words_en import EN
+from agent_core.report.words_zh import ZH
 from agent_core.report.writer import gaps_note, write_report
 
 Writer = Literal["model", "planner", "fallback"]
@@ -26,6 +30,8 @@ async def finish(run: Run, report: str, *, writer: Writer, cost_usd: float | Non
     if writer == "model":
         note = gaps_note(problems, run.language)
         report = f"{report}\n\n{note}" if note else report
+        if not gathered_anything(run):
+            run.state.degraded.append("the report is not grounded in any observation: no tool call succeeded")
     else:
         turn = run.next_turn()
         yield ev.TurnStarted(t=run.t(), turn=turn, purpose="report")
@@ -46,8 +52,13 @@ async def finish(run: Run, report: str, *, writer: Writer, cost_usd: float | Non
     )
 
 
-def written_report(run: Run, note: str | None = None) -> str:
-    """The deterministic writer's report from everything gathered (planner runs and fallbacks)."""
+def written_report(run: Run, *, reason: str | None = None) -> str:
+    """The deterministic writer's report from everything gathered (planner runs and fallbacks); with a
+    ``reason``, a note saying why the model did not write it."""
+    note = None
+    if reason is not None:
+        count = sum(r.ok for r in run.parts.toolbox.results)
+        note = words_for(run.language).fallback_note.format(reason=reason, count=count)
     return write_report(
         scope=run.parts.scope,
         question=run.question,
@@ -56,6 +67,16 @@ def written_report(run: Run, note: str | None = None) -> str:
         degraded_reasons=run.data_problems(),
         writer_note=note,
     )
+
+
+def model_reason(error: BaseException | None, language: Language) -> str:
+    """Why the model wrote no report, in the report's language: its failure's kind, in words."""
+    reasons = words_for(language).model_reasons
+    if isinstance(error, CircuitOpenError):
+        return reasons["open"]
+    if isinstance(error, LLMError):
+        return reasons.get(error.kind, reasons["unknown"])
+    return reasons["unknown"]
 
 
 def failed(run: Run) -> ev.RunFailed:
@@ -75,3 +96,7 @@ def gathered_anything(run: Run) -> bool:
 def _paragraphs(text: str) -> list[str]:
     pieces = text.split("\n\n")
     return [p + ("\n\n" if i < len(pieces) - 1 else "") for i, p in enumerate(pieces)]
+
+
+def words_for(language: Language) -> Words:
+    return ZH if language == "zh" else EN

@@ -2,111 +2,125 @@
 
 ::
 
+    [prefetch: the basics, gathered in parallel before the first turn]        (agent.prefetch)
     repeat (turn = 1, 2, ...):                          until the model answers without tools
         turn_started -> reasoning_delta* / text_delta* -> turn_finished        (ModelDriver.turn)
         tool_call_started* -> [tool_retry | breaker_changed | rate_limit]* -> tool_call_finished*
                                   (all calls of the turn at once; one at a time when configured)
     on a limit (turns, tool calls, tokens, wall time): one report turn without tools;
-    if the model is unreachable: the deterministic writer, from the observations gathered so far
-    (when none were gathered yet, the offline planner gathers them first)
+    if the model is unreachable, or answers from memory: the deterministic writer, from the
+    observations gathered (the offline planner gathers the basics first when none succeeded)
     run_finished(report, degraded, stats)
 
-Native tool calling reads the model's ``tool_calls``; the text protocol parses ``Action:`` /
-``Action Input:`` / ``Final:`` from the model's text (:func:`agent_core.llm.parse_react`).
+What real models do is read, not trusted (:mod:`~agent_core.agent.replies`): a tool call written as text
+is run, never reported; a text-protocol reply keeps only its thought and first action; an answer with
+nothing observed is sent back once with a request to use the tools.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
+from dataclasses import dataclass, replace
 
 from agent_core import events as ev
-from agent_core.agent.endings import failed, finish, gathered_anything, written_report
-from agent_core.agent.flow import Result, events_only
+from agent_core.agent.endings import (
+    failed,
+    finish,
+    gathered_anything,
+    model_reason,
+    words_for,
+    written_report,
+)
+from agent_core.agent.flow import Result, Step, events_only
 from agent_core.agent.model_turn import ModelDriver, TurnOutcome
-from agent_core.agent.parallel import PendingCall
 from agent_core.agent.planner_run import planner_turns
-from agent_core.agent.prompts import report_request
+from agent_core.agent.prompts import report_request, use_tools_request
+from agent_core.agent.replies import native_step, react_step
 from agent_core.agent.run import Run
-from agent_core.llm import ModelTurn, ReactFormatError, format_observation, parse_react
+from agent_core.llm import ReactFormatError, parse_react
+
+
+@dataclass(frozen=True, kw_only=True)
+class _After:
+    """What a turn left the loop with: a report, a reason to stop, or neither (go on)."""
+
+    report: str | None = None
+    stop_reason: str | None = None
+    failure: TurnOutcome | None = None
+    nudged: bool = False
 
 
 async def model_run(run: Run, driver: ModelDriver) -> AsyncIterator[ev.Event]:
-    report: str | None = None
-    stop_reason: str | None = None
-    while report is None:
-        stop_reason = run.limit_reached()
-        if stop_reason is not None:
+    after = _After()
+    while after.report is None and after.stop_reason is None and after.failure is None:
+        if (limit := run.limit_reached()) is not None:
+            after = replace(after, stop_reason=limit)
             break
-        outcome = TurnOutcome(turn=None, error=None)
-        async for item in driver.turn(run, tools=not driver.text_mode):
+        nudged = after.nudged
+        async for item in _explore(run, driver, nudged=nudged):
             if isinstance(item, Result):
-                outcome = item.value
+                after = item.value
             else:
                 yield item
-        if outcome.error is not None or outcome.turn is None:
-            break
-        step = _react_step if driver.text_mode else _native_step
-        report, calls = step(run, outcome.turn)
-        if calls:
-            async for event in events_only(
-                run.tool_turn(calls, feed="text" if driver.text_mode else "native")
-            ):
-                yield event
-    if report is None:
-        async for event in _finish_without_answer(run, driver, stop_reason):
+    if after.report is None:
+        failure = after.failure.error if after.failure else None
+        reason = after.stop_reason or model_reason(failure, run.language)
+        async for event in _finish_without_answer(run, driver, after.stop_reason, reason):
             yield event
         return
-    async for event in finish(run, report, writer="model", cost_usd=driver.cost(run)):
+    async for event in finish(run, after.report, writer="model", cost_usd=driver.cost(run)):
         yield event
 
 
-def _native_step(run: Run, turn: ModelTurn) -> tuple[str | None, list[PendingCall]]:
-    conversation = run.parts.conversation
-    if not turn.tool_calls:
-        report = turn.content.strip() or None
-        if report is not None:
-            conversation.add({"role": "assistant", "content": turn.content})
-        return report, []
-    message: dict[str, Any] = {
-        "role": "assistant",
-        "content": turn.content or None,
-        "tool_calls": [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-            for c in turn.tool_calls
-        ],
-    }
-    if turn.reasoning:
-        # DeepSeek thinking mode: an assistant message that carried tool calls must keep its
-        # reasoning_content in every later request, or the API answers 400.
-        message["reasoning_content"] = turn.reasoning
-    conversation.add(message)
-    return None, [PendingCall(call_id=c.id, tool=c.name, arguments=c.arguments) for c in turn.tool_calls]
+async def _explore(run: Run, driver: ModelDriver, *, nudged: bool) -> Step[_After]:
+    """One model turn and what it asked for: its tool calls run, or its answer judged."""
+    outcome = TurnOutcome(turn=None, error=None)
+    async for item in driver.turn(run, tools=not driver.text_mode):
+        if isinstance(item, Result):
+            outcome = item.value
+        else:
+            yield item
+    if outcome.error is not None or outcome.turn is None:
+        yield Result(value=_After(failure=outcome, nudged=nudged))
+        return
+    reply = (react_step if driver.text_mode else native_step)(run, outcome.turn)
+    if reply.notice:
+        yield ev.Notice(t=run.t(), level="info", message=reply.notice)
+    if reply.calls:
+        async for event in events_only(
+            run.tool_turn(reply.calls, feed="text" if driver.text_mode else "native")
+        ):
+            yield event
+        yield Result(value=_After(nudged=nudged))
+    elif reply.report is None:
+        yield Result(value=_After(nudged=nudged))  # an unreadable reply: the model was told why
+    elif gathered_anything(run):
+        if outcome.turn.finish_reason == "length":
+            run.state.degraded.append(f"the model's report was cut at its {driver.max_tokens:,}-token limit")
+        yield Result(value=_After(report=reply.report, nudged=nudged))
+    elif nudged:  # a second answer from memory: not a report anyone can trust
+        yield Result(value=_After(stop_reason=words_for(run.language).model_reasons["no_tools"], nudged=True))
+    else:
+        yield _ask_to_use_tools(run)
+        yield Result(value=_After(nudged=True))
 
 
-def _react_step(run: Run, turn: ModelTurn) -> tuple[str | None, list[PendingCall]]:
-    conversation = run.parts.conversation
-    conversation.add({"role": "assistant", "content": turn.content})
-    try:
-        step = parse_react(turn.content)
-    except ReactFormatError as exc:
-        conversation.add({"role": "user", "content": format_observation("format", exc.message)})
-        return None, []
-    if step.final is not None:
-        return step.final.strip() or None, []
-    if step.action is None:
-        return None, []
-    return None, [
-        PendingCall(call_id=f"react-{run.turn}", tool=step.action, arguments=step.action_input or {})
-    ]
+def _ask_to_use_tools(run: Run) -> ev.Notice:
+    """The model answered with nothing observed: its answer is dropped, and it is asked once to look."""
+    run.parts.conversation.add({"role": "user", "content": use_tools_request(run.language)})
+    return ev.Notice(
+        t=run.t(),
+        level="warning",
+        message="The model answered before looking at anything; asking it once to use the tools.",
+    )
 
 
 async def _finish_without_answer(
-    run: Run, driver: ModelDriver, stop_reason: str | None
+    run: Run, driver: ModelDriver, stop_reason: str | None, reason: str
 ) -> AsyncIterator[ev.Event]:
     """A limit stopped exploration, or the model failed: ask once without tools, else write it ourselves."""
-    if stop_reason is not None and driver.available(run):
+    if stop_reason is not None and gathered_anything(run) and driver.available(run):
         yield ev.Notice(
             t=run.t(),
             level="warning",
@@ -128,22 +142,19 @@ async def _finish_without_answer(
             async for event in finish(run, content.strip(), writer="model", cost_usd=driver.cost(run)):
                 yield event
             return
-    if stop_reason is None and not gathered_anything(run):
-        # The model failed before anything was gathered: GitHub may be fine, so gather without it.
+        reason = model_reason(outcome.error, run.language) if outcome.error else reason
+    if not gathered_anything(run):
+        # Nothing usable was gathered (the model failed first, or every call it made failed): GitHub may
+        # be fine, so gather the basics without the model, whatever limit the model's run reached.
         yield ev.Notice(
-            t=run.t(),
-            level="warning",
-            message="The model could not be reached; the offline planner gathers the data instead.",
+            t=run.t(), level="warning", message=f"{reason}: the offline planner gathers the basics instead."
         )
-        async for event in planner_turns(run):
+        async for event in planner_turns(run, within_limits=False):
             yield event
     if not gathered_anything(run):
         yield failed(run)
         return
-    reason = stop_reason or "the model could not be reached"
-    gathered = sum(r.ok for r in run.parts.toolbox.results)
-    note = f"This report was written without the model ({reason}), from the {gathered} observations gathered so far."
-    report = written_report(run, note)
+    report = written_report(run, reason=reason)
     run.state.degraded.append(f"report written by the deterministic writer: {reason}")
     async for event in finish(run, report, writer="fallback", cost_usd=driver.cost(run)):
         yield event

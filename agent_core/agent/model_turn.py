@@ -1,13 +1,20 @@
-"""One streamed model turn, with everything around it: the context budget, the model's breaker, one
-retry of a broken or empty stream, and the switch to the text protocol when the endpoint rejects tools.
+"""One streamed model turn, with everything around it: the model's own context window, the model's
+breaker, one retry of a broken or empty stream, one retry after a context overflow, and the switch to
+the text protocol when the endpoint rejects tools.
 
 :class:`ModelDriver` belongs to one analysis (its conversation, its protocol, its token accounting);
 :meth:`ModelDriver.turn` is a step that streams ``turn_started -> reasoning_delta* / text_delta* ->
 turn_finished`` and ends with a :class:`TurnOutcome` (a :class:`~agent_core.agent.flow.Result`).
+
+The context budget is the model's window minus the reply's ``max_tokens``, the tool schemas sent with
+every request and a small margin (or the ``CONTEXT_BUDGET_TOKENS`` setting when it is smaller). A server
+that still answers "context exceeded" is believed: its window (when it says) replaces ours, the
+conversation is compacted to fit, and the turn is sent once more. The same request is never retried.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +26,7 @@ from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.llm import (
     ChatModel,
     ContentDelta,
+    ContextExceededError,
     IncompleteStreamError,
     ModelConfig,
     ModelTurn,
@@ -27,11 +35,16 @@ from agent_core.llm import (
     TurnComplete,
     estimate_cost,
     estimate_messages,
+    estimate_tokens,
     render_tools_prompt,
 )
 from agent_core.resilience import Outcome
 
 LLM_BREAKER = "llm"
+TEXT_STOP = ("Observation:",)
+"""The text protocol's reply ends before an observation: the model must not write one itself."""
+_MARGIN = 0.05  # of the window: estimates are estimates
+_RETRY_SQUEEZE = 0.8  # after an overflow the budget shrinks to this share of what seemed to fit
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,12 +65,19 @@ class ModelDriver:
         config: ModelConfig | None,
         tool_schemas: Sequence[Mapping[str, Any]],
         tool_protocol: str,
+        window: int,
+        max_tokens: int,
+        budget: int | None = None,
     ) -> None:
         self.model = model
         self.config = config
         self._schemas = list(tool_schemas)
+        self._schema_tokens = estimate_tokens(json.dumps(self._schemas))
         self.text_mode = tool_protocol == "text"
         self._auto_protocol = tool_protocol == "auto"
+        self.window = window
+        self.max_tokens = max_tokens
+        self._budget_setting = budget
         self._sent = 0
         # (messages the API counted, its count minus our estimate of them): see estimate()
         self._anchor: tuple[int, int] | None = None
@@ -65,6 +85,14 @@ class ModelDriver:
     def tools_prompt(self) -> str:
         """The text protocol's instructions, for the system prompt."""
         return render_tools_prompt(self._schemas)
+
+    def budget(self) -> int:
+        """Prompt tokens a request may hold (tool schemas included)."""
+        return fitting_budget(self.window, self.max_tokens, self._budget_setting)
+
+    def _tools_tokens(self) -> int:
+        """What the tool schemas add to every request (text mode: they are in the system prompt)."""
+        return 0 if self.text_mode else self._schema_tokens
 
     def cost(self, run: Run) -> float | None:
         if self.config is None:
@@ -76,58 +104,37 @@ class ModelDriver:
         return run.parts.breakers.get(LLM_BREAKER).snapshot().state != "open"
 
     async def turn(self, run: Run, *, tools: bool) -> Step[TurnOutcome]:
-        """One streamed turn, retried once when the stream breaks off or comes back empty."""
+        """One streamed turn, retried once when the stream breaks off or comes back empty, and once
+        after a context overflow (compacted to fit first)."""
         turn_no = run.next_turn()
         clock = run.parts.clock
         yield ev.TurnStarted(t=run.t(), turn=turn_no)
         started = clock.monotonic()
         outcome = TurnOutcome(turn=None, error=None)
+        squeeze = 1.0
         for attempt in (1, 2):
-            async for item in self._stream_once(run, turn_no, tools=tools and not self.text_mode):
+            async for item in self._attempt(run, turn_no, tools=tools, squeeze=squeeze):
                 if isinstance(item, Result):
                     outcome = item.value
                 else:
                     yield item
-            if (
-                isinstance(outcome.error, ToolsUnsupportedError)
-                and self._auto_protocol
-                and not self.text_mode
-            ):
-                self._switch_to_text(run)
-                yield ev.Notice(
-                    t=run.t(),
-                    level="warning",
-                    message=(
-                        "The model endpoint does not support native tool calling; switched to the text "
-                        "ReAct protocol (Thought / Action / Action Input / Final)."
-                    ),
-                )
-                async for item in self._stream_once(run, turn_no, tools=False):
-                    if isinstance(item, Result):
-                        outcome = item.value
-                    else:
-                        yield item
-            turn = outcome.turn
-            empty = turn is not None and not turn.content.strip() and not turn.tool_calls
-            if (isinstance(outcome.error, IncompleteStreamError) or empty) and attempt == 1:
-                yield ev.Notice(
-                    t=run.t(),
-                    level="warning",
-                    message="The model's answer was empty or cut off; retrying the turn once.",
-                )
-                continue
-            break
+            retry = self._retry_reason(outcome) if attempt == 1 else None
+            if retry is None:
+                break
+            if isinstance(outcome.error, ContextExceededError):
+                squeeze = _RETRY_SQUEEZE
+            yield _notice(run, retry)
         async for event in run.parts.sink.drain():
             yield event
         turn = outcome.turn
         if turn is not None and turn.usage is not None:
             run.state.prompt_tokens += turn.usage.prompt_tokens
             run.state.completion_tokens += turn.usage.completion_tokens
-            counted = estimate_messages(run.parts.conversation.messages[: self._sent])
+            counted = estimate_messages(run.parts.conversation.messages[: self._sent]) + self._tools_tokens()
             self._anchor = (self._sent, turn.usage.prompt_tokens - counted)
         if outcome.error is not None:
             run.state.degraded.append(f"model failed: {outcome.error}")
-            yield ev.Notice(t=run.t(), level="warning", message=f"Model turn failed: {outcome.error}")
+            yield _notice(run, f"Model turn failed: {outcome.error}")
         yield ev.TurnFinished(
             t=run.t(),
             turn=turn_no,
@@ -139,9 +146,44 @@ class ModelDriver:
         )
         yield Result(value=outcome)
 
-    async def _stream_once(self, run: Run, turn_no: int, *, tools: bool) -> Step[TurnOutcome]:
+    async def _attempt(self, run: Run, turn_no: int, *, tools: bool, squeeze: float) -> Step[TurnOutcome]:
+        """One try at the turn; an endpoint that rejects tools gets it again in the text protocol."""
+        outcome = TurnOutcome(turn=None, error=None)
+        async for item in self._stream_once(run, turn_no, tools=tools, squeeze=squeeze):
+            if isinstance(item, Result):
+                outcome = item.value
+            else:
+                yield item
+        if isinstance(outcome.error, ToolsUnsupportedError) and self._auto_protocol and not self.text_mode:
+            self._switch_to_text(run)
+            yield _notice(
+                run,
+                "The model endpoint does not support native tool calling; switched to the text ReAct "
+                "protocol (Thought / Action / Action Input / Final).",
+            )
+            async for item in self._stream_once(run, turn_no, tools=False, squeeze=squeeze):
+                yield item
+            return
+        yield Result(value=outcome)
+
+    def _retry_reason(self, outcome: TurnOutcome) -> str | None:
+        """Why the turn is worth one more try (said to the user), or None."""
+        if isinstance(outcome.error, ContextExceededError):
+            if outcome.error.window:
+                self.window = min(self.window, outcome.error.window)
+            return (
+                f"The request did not fit the model's context window ({self.window:,} tokens); compacting "
+                "older observations and trying once more."
+            )
+        turn = outcome.turn
+        empty = turn is not None and not turn.content.strip() and not turn.tool_calls
+        if isinstance(outcome.error, IncompleteStreamError) or empty:
+            return "The model's answer was empty or cut off; retrying the turn once."
+        return None
+
+    async def _stream_once(self, run: Run, turn_no: int, *, tools: bool, squeeze: float) -> Step[TurnOutcome]:
         conversation = run.parts.conversation
-        conversation.compact(budget=run.parts.limits.context_budget_tokens, estimate=self.estimate)
+        conversation.compact(budget=int(self.budget() * squeeze), estimate=self.estimate)
         self._sent = len(conversation.messages)
         breaker = run.parts.breakers.get(LLM_BREAKER)
         try:
@@ -151,8 +193,13 @@ class ModelDriver:
             return
         outcome, failure = Outcome.IGNORED, None
         turn: ModelTurn | None = None
+        native = tools and not self.text_mode
         try:
-            stream = self.model.stream_turn(conversation.messages, tools=self._schemas if tools else None)
+            stream = self.model.stream_turn(
+                conversation.messages,
+                tools=self._schemas if native else None,
+                stop=TEXT_STOP if self.text_mode else None,
+            )
             async for part in stream:
                 if isinstance(part, ReasoningDelta):
                     yield ev.ReasoningDelta(t=run.t(), turn=turn_no, text=part.text)
@@ -164,7 +211,7 @@ class ModelDriver:
         except LLMError as exc:
             failure = exc
             unavailable = exc.status is None or exc.status >= 500 or exc.status == 429
-            outcome = Outcome.FAILURE if unavailable else Outcome.IGNORED
+            outcome = Outcome.FAILURE if unavailable and exc.kind != "context" else Outcome.IGNORED
         finally:
             permit.record(outcome, failure)
         yield Result(value=TurnOutcome(turn=turn, error=failure))
@@ -175,12 +222,24 @@ class ModelDriver:
         system["content"] = f"{system['content']}\n\n{self.tools_prompt()}"
 
     def estimate(self, messages: Sequence[Mapping[str, Any]]) -> int:
-        """Tokens of ``messages``: a CJK-aware estimate (characters/4 is 2.6x low on Chinese), corrected
-        by how far it was from the API's own count of the last request. For unchanged messages this is
-        the API's count plus the estimate of what was added since; the correction is kept apart so that
-        compacting messages the API already counted lowers the result (else compaction never sees its
-        own effect and empties every observation but the newest)."""
-        estimate = estimate_messages(messages)
+        """Prompt tokens of a request with ``messages`` (and the tool schemas): a CJK-aware estimate
+        (characters/4 is 2.6x low on Chinese), corrected by how far it was from the API's own count of
+        the last request. For unchanged messages this is the API's count plus the estimate of what was
+        added since; the correction is kept apart so that compacting messages the API already counted
+        lowers the result (else compaction never sees its own effect and empties every observation but
+        the newest)."""
+        estimate = estimate_messages(messages) + self._tools_tokens()
         if self._anchor is not None and self._anchor[0] <= len(messages):
             return estimate + self._anchor[1]
         return estimate
+
+
+def fitting_budget(window: int, max_tokens: int, setting: int | None = None) -> int:
+    """Prompt tokens that fit ``window`` with a ``max_tokens`` reply and a small margin (or ``setting``,
+    the CONTEXT_BUDGET_TOKENS setting, when it is smaller)."""
+    fits = int(window * (1 - _MARGIN)) - max_tokens
+    return max(256, min(fits, setting) if setting else fits)
+
+
+def _notice(run: Run, message: str) -> ev.Notice:
+    return ev.Notice(t=run.t(), level="warning", message=message)

@@ -156,6 +156,29 @@ def _first_calls(repo: RepoRef) -> list[PlannedCall]:
     return [PlannedCall(tool=tool, arguments=arguments) for tool, arguments in overview_calls(repo)]
 
 
+def basic_reads(repo: RepoRef, tree: FileTree) -> list[PlannedCall]:
+    """What every analysis reads first: the README and, per ecosystem, its most telling top-level
+    manifest (``pyproject.toml`` before ``setup.cfg`` before ``requirements.txt``...)."""
+    files = sorted(e.path for e in tree.entries if e.type == "file" and "/" not in e.path and _usable(e.path))
+    readme = sorted((p for p in files if notable_role(p) == "readme"), key=_readme_rank)[:1]
+    primary: dict[str, str] = {}
+    for path in sorted((p for p in files if notable_role(p) == "manifest"), key=_manifest_rank):
+        primary.setdefault(_ecosystem(path), path)
+    return [_call("read_file", repo, path=path) for path in [*readme, *primary.values()]]
+
+
+_ECOSYSTEMS = (
+    ("python", re.compile(r"^(pyproject\.toml|setup\.cfg|setup\.py|requirements[\w.-]*\.txt|pipfile)$")),
+    ("javascript", re.compile(r"^(package\.json|deno\.json)$")),
+    ("java", re.compile(r"^(pom\.xml|build\.gradle(\.kts)?)$")),
+)
+
+
+def _ecosystem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1].lower()
+    return next((kind for kind, pattern in _ECOSYSTEMS if pattern.match(name)), name)
+
+
 def _picks_from_paths(repo: RepoRef, entries: Iterable[tuple[str, str]]) -> list[_Pick]:
     """README, manifests, CI, LICENSE and the tests folder, most important first.
 

@@ -32,11 +32,15 @@ async def planner_run(run: Run) -> AsyncIterator[ev.Event]:
         yield event
 
 
-async def planner_turns(run: Run) -> AsyncIterator[ev.Event]:
-    """The planner's turns, from the results so far, until it has nothing left or a limit stops it."""
+async def planner_turns(run: Run, *, within_limits: bool = True) -> AsyncIterator[ev.Event]:
+    """The planner's turns, from the results so far, until it has nothing left or a limit stops it.
+
+    ``within_limits=False`` (the fallback gathering after a model gathered nothing usable) ignores the
+    limits a model's run may have spent (turns, tool calls, tokens), not the time limit: the planner's
+    plan is short and finite, and a report needs its data."""
     planner = OfflinePlanner(run.parts.scope)
     clock = run.parts.clock
-    while run.limit_reached() is None:
+    while (run.limit_reached() if within_limits else run.time_limit_reached()) is None:
         step = planner.next_step(run.parts.toolbox.results)
         if step is None:
             break

@@ -67,6 +67,16 @@ def report_request(language: Language, reason: str) -> str:
     )
 
 
+def use_tools_request(language: Language) -> str:
+    """Sent once when the model answers before any observation exists: nothing it wrote was checked."""
+    if language == "zh":
+        return "你还没有调用任何工具，因此上面的回答无法核实。请先调用工具（例如 get_repo_info 和 get_file_tree）获取事实，再根据观察结果撰写报告。"
+    return (
+        "You have not called any tool yet, so nothing in that answer was checked. Call the tools first "
+        "(for example get_repo_info and get_file_tree) and write the report from what they return."
+    )
+
+
 def task_message(question: str, scope: Sequence[RepoRef], target_notes: Sequence[str] = ()) -> str:
     names = ", ".join(r.full_name for r in scope)
     asked = question.strip() or "Analyse this repository and write the report."

@@ -16,9 +16,10 @@ from typing import Literal
 
 from agent_core import events as ev
 from agent_core.agent.accounting import RunLimits, RunState, data_problems, limit_reached, run_stats
-from agent_core.agent.context import Conversation
+from agent_core.agent.context import COMPACTED_MARK, Conversation
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.parallel import PendingCall, run_one_by_one, run_parallel
+from agent_core.agent.planner import call_key
 from agent_core.agent.sink import EventSink
 from agent_core.clock import Clock
 from agent_core.llm import format_observation
@@ -85,11 +86,18 @@ class Run:
     def limit_reached(self) -> str | None:
         return limit_reached(
             self.parts.limits,
-            turns=self.turn - self.state.turn_base,
+            turns=self.turn - self.state.turn_base - self.state.free_turns,
             tool_calls=len(self.results()),
             tokens=self.state.prompt_tokens + self.state.completion_tokens,
             elapsed=self.parts.clock.monotonic() - self.state.started,
         )
+
+    def time_limit_reached(self) -> str | None:
+        """The time limit alone (the fallback's gathering may exceed the others, never this one)."""
+        limits = self.parts.limits
+        if self.parts.clock.monotonic() - self.state.started >= limits.max_wall_seconds:
+            return f"the time limit ({limits.max_wall_seconds:.0f}s) was reached"
+        return None
 
     def stats(self, cost_usd: float | None) -> ev.RunStats:
         return run_stats(
@@ -118,7 +126,7 @@ class Run:
             else:
                 yield item
         for call, result in zip(runnable, results, strict=True):
-            self._observe(call, cut_for_model(result.observation, parts.limits.observation_max_chars), feed)
+            self._observe(call, self._for_model(result, feed), feed)
         for call in skipped:
             refusal = {"ok": False, "error": "skipped: the tool-call limit for this run was reached"}
             self._observe(call, json.dumps(refusal), feed)
@@ -129,6 +137,35 @@ class Run:
                 message=f"Tool-call limit ({parts.limits.max_tool_calls}) reached; {len(skipped)} call(s) skipped.",
             )
         yield Result(value=results)
+
+    def _for_model(self, result: ToolResult, feed: Feed) -> str:
+        """The observation as the model reads it: cut to size, or, for a repeat of a call whose result the
+        model still has in its conversation, a short reference instead of the same text again."""
+        if result.memo and feed == "native":
+            shown = self._shown_earlier(result)
+            if shown is not None:
+                return json.dumps(
+                    {
+                        "ok": result.ok,
+                        "repeat": True,
+                        "note": f"identical to tool call {shown} above; use that result",
+                    }
+                )
+        return cut_for_model(result.observation, self.parts.limits.observation_max_chars)
+
+    def _shown_earlier(self, repeat: ToolResult) -> str | None:
+        """The call id of the original of ``repeat`` when its result is still in the conversation, whole."""
+        key = call_key(repeat.tool, repeat.arguments)
+        original = next(
+            (r for r in self.parts.toolbox.results if not r.memo and call_key(r.tool, r.arguments) == key),
+            None,
+        )
+        if original is None:
+            return None
+        for message in self.parts.conversation.messages:
+            if message.get("role") == "tool" and message.get("tool_call_id") == original.call_id:
+                return None if COMPACTED_MARK in str(message.get("content", "")) else original.call_id
+        return None
 
     def _observe(self, call: PendingCall, text: str, feed: Feed) -> None:
         conversation = self.parts.conversation

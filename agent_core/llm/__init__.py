@@ -3,13 +3,17 @@ ReAct protocol for endpoints without tool calling, and offline token estimates."
 
 from .model import (
     ChatModel,
+    ContextExceededError,
     IncompleteStreamError,
     OpenAIChatModel,
     ToolsUnsupportedError,
     make_openai_client,
 )
 from .providers import (
+    DEFAULT_CONTEXT_WINDOW,
     DEFAULT_PROVIDER,
+    DEFAULT_WALL_SECONDS,
+    LOCAL_TURN_SECONDS,
     PRESETS,
     ModelConfig,
     ProviderPreset,
@@ -34,10 +38,14 @@ from .text_protocol import ReactFormatError, ReactStep, format_observation, pars
 from .tokens import estimate_messages, estimate_tokens
 
 __all__ = [
+    "DEFAULT_CONTEXT_WINDOW",
     "DEFAULT_PROVIDER",
+    "DEFAULT_WALL_SECONDS",
+    "LOCAL_TURN_SECONDS",
     "PRESETS",
     "ChatModel",
     "ContentDelta",
+    "ContextExceededError",
     "IncompleteStreamError",
     "ModelConfig",
     "ModelTurn",

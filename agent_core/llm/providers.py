@@ -15,7 +15,10 @@ from urllib.parse import urlsplit
 from agent_core.errors import ConfigurationError
 
 __all__ = [
+    "DEFAULT_CONTEXT_WINDOW",
     "DEFAULT_PROVIDER",
+    "DEFAULT_WALL_SECONDS",
+    "LOCAL_TURN_SECONDS",
     "PRESETS",
     "ModelConfig",
     "ProviderPreset",
@@ -24,6 +27,17 @@ __all__ = [
     "model_configured",
     "resolve_model_config",
 ]
+
+
+HOSTED_TURN_SECONDS = 120.0
+"""A hosted API answers a turn in seconds; two minutes means it stalled."""
+LOCAL_TURN_SECONDS = 600.0
+"""A small model on a laptop's CPU: 1,500 prompt tokens at ~20 tokens/s, then a few hundred out."""
+DEFAULT_WALL_SECONDS = 300.0
+"""One run's time limit with a hosted model, and for the offline planner."""
+LOCAL_WALL_SECONDS = 1800.0
+DEFAULT_CONTEXT_WINDOW = 32_768
+"""What a model built outside the presets (a test's, ``run_agent``'s) is assumed to hold."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,6 +59,10 @@ class ProviderPreset:
     context_window: int
     supports_tools: bool = True
     needs_key: bool = True
+    turn_timeout: float = HOSTED_TURN_SECONDS
+    """Default wall-clock deadline of one model turn (LLM_TURN_TIMEOUT overrides it)."""
+    wall_seconds: float = DEFAULT_WALL_SECONDS
+    """Default wall-clock limit of one run (MAX_WALL_SECONDS overrides it)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,9 +76,12 @@ class ModelConfig:
     price_in_per_mtok: float | None
     price_out_per_mtok: float | None
     context_window: int
+    turn_timeout: float
+    wall_seconds: float
 
 
 DEFAULT_PROVIDER = "deepseek"
+
 
 # Placeholder sent to endpoints that ignore the key (the SDK refuses to build a client without one).
 _PLACEHOLDER_KEY = "not-needed"
@@ -117,6 +138,8 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             # Conservative: Ollama silently truncates prompts beyond its num_ctx setting.
             context_window=8_192,
             needs_key=False,
+            turn_timeout=LOCAL_TURN_SECONDS,
+            wall_seconds=LOCAL_WALL_SECONDS,
         ),
         "custom": ProviderPreset(
             name="custom",
@@ -129,6 +152,8 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             price_out_per_mtok=None,
             context_window=32_768,
             needs_key=False,
+            turn_timeout=LOCAL_TURN_SECONDS,
+            wall_seconds=LOCAL_WALL_SECONDS,
         ),
     }
 )
@@ -204,6 +229,8 @@ def resolve_model_config(
         price_in_per_mtok=preset.price_in_per_mtok if priced else None,
         price_out_per_mtok=preset.price_out_per_mtok if priced else None,
         context_window=preset.context_window,
+        turn_timeout=preset.turn_timeout,
+        wall_seconds=preset.wall_seconds,
     )
 
 

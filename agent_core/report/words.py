@@ -135,3 +135,6 @@ class Words:
     mark_degraded: str
     mark_memo: str
     no_calls: str
+    # why the model did not write the report (the fallback's note)
+    fallback_note: str  # {reason}, {count}
+    model_reasons: Mapping[str, str]  # by LLMError.kind (and "open", "no_tools", "unknown")

@@ -176,4 +176,24 @@ EN = Words(
     mark_degraded="⚠ degraded",
     mark_memo="repeated call, answered from memory",
     no_calls="No tool calls were made.",
+    fallback_note="This report was written without the model ({reason}), from the {count} observations gathered.",
+    model_reasons=MappingProxyType(
+        {
+            "timeout": "the model's turn took longer than its time limit",
+            "unreachable": "the model endpoint could not be reached",
+            "auth": "the model endpoint rejected the key",
+            "no_balance": "the model account has no balance left",
+            "refused": "the model endpoint refused access",
+            "not_found": "the model endpoint does not know this model",
+            "rate_limited": "the model endpoint is rate limiting requests",
+            "server": "the model endpoint failed",
+            "bad_request": "the model endpoint rejected the request",
+            "context": "the conversation no longer fits the model's context window",
+            "tools_unsupported": "the model endpoint does not support tool calling",
+            "stream": "the model's answer broke off",
+            "open": "the model endpoint failed repeatedly and its circuit breaker is open",
+            "no_tools": "the model answered without using the tools",
+            "unknown": "the model could not be reached",
+        }
+    ),
 )

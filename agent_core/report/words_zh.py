@@ -165,4 +165,24 @@ ZH = Words(
     mark_degraded="⚠ 降级",
     mark_memo="重复调用，使用已有结果",
     no_calls="没有调用任何工具。",
+    fallback_note="本报告在没有模型参与的情况下撰写（{reason}），依据已获取的 {count} 条观察结果。",
+    model_reasons=MappingProxyType(
+        {
+            "timeout": "模型的一轮回答超出了时间限制",
+            "unreachable": "无法连接到模型接口",
+            "auth": "模型接口拒绝了密钥",
+            "no_balance": "模型账户余额不足",
+            "refused": "模型接口拒绝访问",
+            "not_found": "模型接口不认识这个模型",
+            "rate_limited": "模型接口正在限流",
+            "server": "模型接口出错",
+            "bad_request": "模型接口拒绝了请求",
+            "context": "对话已超出模型的上下文窗口",
+            "tools_unsupported": "模型接口不支持工具调用",
+            "stream": "模型的回答中途断开",
+            "open": "模型接口多次失败，熔断器已打开",
+            "no_tools": "模型没有使用工具就直接作答",
+            "unknown": "无法连接到模型",
+        }
+    ),
 )

@@ -102,6 +102,8 @@ class ToolSpec:
     run: Runner
     overview: Mapping[str, Any] | None = None
     """Arguments (besides owner/repo) when the overview calls this tool; None when it does not."""
+    prefetch: bool = False
+    """Part of the evidence gathered before a model's first turn (with the ``overview`` arguments)."""
 
     @property
     def properties(self) -> dict[str, Mapping[str, Any]]:
@@ -237,6 +239,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(),
         run=_repo_info,
         overview={},
+        prefetch=True,
     ),
     ToolSpec(
         name="get_file_tree",
@@ -269,6 +272,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         run=_file_tree,
         overview={},
+        prefetch=True,
     ),
     ToolSpec(
         name="list_directory",
@@ -345,6 +349,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         run=_get_commits,
         overview={"per_page": COMMITS_IN_OVERVIEW},
+        prefetch=True,
     ),
     ToolSpec(
         name="get_languages",
@@ -365,10 +370,11 @@ def tool_schemas() -> list[dict[str, Any]]:
     return [spec.schema() for spec in TOOLS]
 
 
-def overview_calls(repo: RepoRef) -> list[tuple[str, dict[str, Any]]]:
-    """The overview of one repository, as (tool, arguments) pairs, in registry order."""
+def overview_calls(repo: RepoRef, *, prefetch: bool = False) -> list[tuple[str, dict[str, Any]]]:
+    """The overview of one repository, as (tool, arguments) pairs, in registry order; with ``prefetch``
+    only the tools the evidence gathered before a model's first turn includes."""
     return [
         (spec.name, {"owner": repo.owner, "repo": repo.name, **spec.overview})
         for spec in TOOLS
-        if spec.overview is not None
+        if spec.overview is not None and (spec.prefetch or not prefetch)
     ]

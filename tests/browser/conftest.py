@@ -77,7 +77,7 @@ def app_settings(emu: GitHubEmulator, model: ScriptedModelServer, root: Path, **
         llm_provider="custom",
         llm_base_url=model.base_url,
         llm_model="scripted-model",
-        **changes,
+        **({"prefetch": False} | changes),  # the scripted model plans every call itself
     )
 
 

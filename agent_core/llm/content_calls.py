@@ -1,0 +1,128 @@
+"""Tool calls a model wrote as text instead of calling them: found, so they are run, never reported.
+
+Small local models offered native ``tools`` often answer with the call in ``content`` and
+``finish_reason: "stop"`` (seen from Qwen2.5-Coder behind llama.cpp): a bare JSON object, a fenced
+```json block, Qwen's ``<tool_call>...</tool_call>`` tags, one of several key spellings
+(``{"name", "arguments"}``, ``{"function": "read_file", "arguments"}``,
+``{"function": {"name", "arguments"}}``, ``{"name", "parameters"}``), or a JSON list of them.
+
+:func:`calls_in_content` returns those calls when the reply *is* a call: every object found names a
+known tool, and what is left around them is not a report (short, no heading). A report that merely
+quotes such an object in an example is left alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection, Iterator
+from typing import Any
+
+from agent_core.llm.stream import ToolCallRequest
+
+_NAME_KEYS = ("name", "function", "tool", "tool_name", "action")
+_ARGUMENT_KEYS = ("arguments", "parameters", "args", "input", "action_input")
+_WRAPPERS = re.compile(r"</?tool_call>|```[A-Za-z]*|```", re.IGNORECASE)
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s", re.MULTILINE)
+_MAX_PROSE = 400  # characters of text around the calls that still read as a preamble, not a report
+
+
+def calls_in_content(
+    text: str, tools: Collection[str], *, id_prefix: str = "content"
+) -> list[ToolCallRequest]:
+    """The tool calls written in ``text`` (see the module docstring), or [] when it is not a call."""
+    found: list[ToolCallRequest] = []
+    spans: list[tuple[int, int]] = []
+    for start, end, value in _json_values(text):
+        calls = [_call(item, tools) for item in (value if isinstance(value, list) else [value])]
+        if not calls or any(call is None for call in calls):
+            continue
+        spans.append((start, end))
+        found.extend(call for call in calls if call is not None)
+    if not found:
+        return []
+    prose = _WRAPPERS.sub("", _without(text, spans)).strip()
+    if len(prose) > _MAX_PROSE or _HEADING.search(prose):
+        return []
+    return [
+        ToolCallRequest(id=f"{id_prefix}-{i}", name=name, arguments=arguments)
+        for i, (name, arguments) in enumerate((c.name, c.arguments) for c in found)
+    ]
+
+
+def _call(item: Any, tools: Collection[str]) -> ToolCallRequest | None:
+    """A call from one object, when it names a known tool and carries object arguments (or none)."""
+    if not isinstance(item, dict):
+        return None
+    function = item.get("function")
+    if isinstance(function, dict):  # {"function": {"name": ..., "arguments": ...}}
+        return _call(function, tools)
+    name = next((item[k].strip() for k in _NAME_KEYS if isinstance(item.get(k), str)), "")
+    if name not in tools:
+        return None
+    raw = next((item[k] for k in _ARGUMENT_KEYS if k in item), None)
+    if isinstance(raw, str):  # OpenAI's wire form: the arguments as a JSON string
+        try:
+            raw = json.loads(raw) if raw.strip() else {}
+        except ValueError:
+            return None
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        return None
+    return ToolCallRequest(id="", name=name, arguments=json.dumps(raw, ensure_ascii=False))
+
+
+def _json_values(text: str) -> Iterator[tuple[int, int, Any]]:
+    """``(start, end, value)`` for every outermost JSON object or array in ``text``, left to right."""
+    position = 0
+    while True:
+        starts = [i for i in (text.find("{", position), text.find("[", position)) if i != -1]
+        if not starts:
+            return
+        start = min(starts)
+        end = _balanced_end(text, start)
+        if end is not None:
+            try:
+                value = json.loads(text[start:end])
+            except ValueError:
+                value = None
+            if isinstance(value, dict | list):
+                yield start, end, value
+                position = end
+                continue
+        position = start + 1
+
+
+def _balanced_end(text: str, start: int) -> int | None:
+    """Index just past the bracket closing the one at ``start``, respecting JSON strings and escapes."""
+    opener = text[start]
+    closer = "}" if opener == "{" else "]"
+    depth, in_string, escaped = 0, False, False
+    for position in range(start, len(text)):
+        char = text[position]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == opener:
+            depth += 1
+        elif char == closer:
+            depth -= 1
+            if depth == 0:
+                return position + 1
+    return None
+
+
+def _without(text: str, spans: list[tuple[int, int]]) -> str:
+    out, last = [], 0
+    for start, end in spans:
+        out.append(text[last:start])
+        last = end
+    out.append(text[last:])
+    return "".join(out)
