@@ -23,7 +23,10 @@ from agent_core.errors import (
 )
 from agent_core.events import (
     BreakerChanged,
+    CheckedClaim,
+    ClaimsChecked,
     Event,
+    KeyFact,
     Notice,
     RateLimitUpdated,
     ReasoningDelta,
@@ -49,9 +52,12 @@ __all__ = [
     "AgentCoreError",
     "Analysis",
     "BreakerChanged",
+    "CheckedClaim",
+    "ClaimsChecked",
     "ConfigurationError",
     "Event",
     "InvalidTargetError",
+    "KeyFact",
     "LLMError",
     "Notice",
     "OpenedAnalysis",

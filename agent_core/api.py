@@ -14,8 +14,11 @@ import httpx
 import openai
 
 from agent_core import events as ev
+from agent_core.agent.prompts import detect_language
 from agent_core.errors import AgentCoreError, InvalidTargetError
 from agent_core.llm import OpenAIChatModel, resolve_model_config
+from agent_core.report.export import full_report
+from agent_core.report.words import Language
 from agent_core.settings import Settings
 from agent_core.sources.mentions import find_repo_mentions
 from agent_core.wiring import Services, open_analysis, turn_timeout
@@ -48,15 +51,20 @@ async def stream_analysis(
 
 
 async def analyze(target: str, question: str = "", *, settings: Settings | None = None) -> str:
-    """The report for ``target`` (a GitHub URL, ``owner/repo`` or, when allowed, a local path).
+    """The report for ``target`` (a GitHub URL, ``owner/repo`` or, when allowed, a local path), with the
+    app's appendix: the key facts, the data gaps and the claim check (:func:`agent_core.report.export.full_report`).
 
     Raises :class:`AgentCoreError` when no report at all could be produced.
     """
     # aclosing: leaving the loop early must still run the generator's cleanup (close the HTTP pools) now.
+    check: ev.ClaimsChecked | None = None
     async with contextlib.aclosing(stream_analysis(target, question, settings=settings)) as events:
         async for event in events:
+            if isinstance(event, ev.ClaimsChecked):
+                check = event
             if isinstance(event, ev.RunFinished):
-                return event.report
+                language: Language = detect_language(question, (settings or Settings()).report_language)
+                return full_report(event.report, check, event.degraded_reasons, language)
             if isinstance(event, ev.RunFailed):
                 raise AgentCoreError(event.message, hint=event.hint)
     raise AgentCoreError("the analysis ended without a result")

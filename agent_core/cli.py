@@ -100,6 +100,18 @@ class TerminalRenderer:
                 logger.debug("rate limit %s/%s", event.remaining, event.limit)
             case ev.Notice():
                 self._line(self._c(_YELLOW if event.level == "warning" else _DIM, f"ℹ {event.message}"))
+            case ev.ClaimsChecked():
+                self._line()
+                self._line(
+                    self._c(
+                        _BOLD,
+                        f"✔ checked by the app: {event.verified} verified, {event.contradicted} contradicted, "
+                        f"{event.unchecked} not checkable",
+                    )
+                )
+                for claim in event.claims:
+                    if claim.verdict == "contradicted":
+                        self._line(self._c(_RED, f"  ✗ {claim.claim} — observed: {claim.observed}"))
             case ev.RunFinished():
                 s = event.stats
                 self._line()

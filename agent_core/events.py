@@ -8,7 +8,8 @@ Streamed items have stable ids so a UI can update one item in place:
   turn_started(turn) -> reasoning_delta* / text_delta* -> turn_finished(turn)
   tool_call_started(call_id) -> tool_retry* -> tool_call_finished(call_id)
 A run ends with exactly one ``run_finished`` (a report exists, maybe degraded) or ``run_failed``
-(no report could be produced at all).
+(no report could be produced at all); a report is preceded by ``claims_checked``, the app's own check
+of what the report claims against what the tools observed.
 
 Serialisation: :func:`event_to_dict` gives one JSON object with a ``kind`` field spelled as the
 ``kind`` literal; :func:`event_from_dict` inverts it; :func:`dump_events` / :func:`load_events` save a
@@ -39,6 +40,9 @@ class RunStats:
     elapsed_s: float = 0.0
     rate_limit_remaining: int | None = None
     rate_limit_reset: float | None = None  # UTC epoch seconds
+    claims_verified: int = 0
+    claims_contradicted: int = 0
+    claims_unchecked: int = 0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -166,6 +170,44 @@ class Notice:
     message: str
 
 
+Verdict = Literal["verified", "contradicted", "unchecked"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckedClaim:
+    """One checkable claim of a report, held against the observations by the app (never by the model)."""
+
+    kind: str  # number, license, language, date, version, dependency, path, link
+    claim: str  # the report's own words (cut), untrusted text
+    verdict: Verdict
+    observed: str | None = None  # what the observations show (for a link: its permalink)
+    repo: str | None = None
+    start: int = -1  # where the claim stands in the report (character offsets; -1: nowhere in particular)
+    end: int = -1
+
+
+@dataclass(frozen=True, kw_only=True)
+class KeyFact:
+    """A fact the app shows from the observations, whatever the report says (stars, license...)."""
+
+    repo: str
+    label: str  # stars, forks, open_issues, license, language, default_branch, last_commit
+    value: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClaimsChecked:
+    """The claim check of the run's report, and the key facts, just before ``run_finished``."""
+
+    kind: Literal["claims_checked"] = "claims_checked"
+    t: float
+    claims: tuple[CheckedClaim, ...] = ()
+    key_facts: tuple[KeyFact, ...] = ()
+    verified: int = 0
+    contradicted: int = 0
+    unchecked: int = 0
+
+
 @dataclass(frozen=True, kw_only=True)
 class RunFinished:
     kind: Literal["run_finished"] = "run_finished"
@@ -197,6 +239,7 @@ Event: TypeAlias = (
     | BreakerChanged
     | RateLimitUpdated
     | Notice
+    | ClaimsChecked
     | RunFinished
     | RunFailed
 )
@@ -215,6 +258,7 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         BreakerChanged,
         RateLimitUpdated,
         Notice,
+        ClaimsChecked,
         RunFinished,
         RunFailed,
     )
@@ -242,7 +286,15 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
         values["degraded_reasons"] = tuple(values.get("degraded_reasons", ()))
     if cls is RunStarted:
         values["targets"] = tuple(values.get("targets", ()))
+    if cls is ClaimsChecked:
+        values["claims"] = tuple(_fields_of(CheckedClaim, c) for c in values.get("claims", ()))
+        values["key_facts"] = tuple(_fields_of(KeyFact, f) for f in values.get("key_facts", ()))
     return cls(**values)
+
+
+def _fields_of(cls: type[Any], data: Mapping[str, Any]) -> Any:
+    names = {f.name for f in dataclasses.fields(cls)}
+    return cls(**{k: v for k, v in data.items() if k in names})
 
 
 def dumps_event(event: Event) -> str:

@@ -74,6 +74,7 @@ async def test_full_run_event_sequence(emulator: GitHubEmulator, tmp_path: Path)
         "tool_call_finished",
         "turn_started",
         "turn_finished",
+        "claims_checked",
         "run_finished",
     ]
     assert "".join(e.text for e in run.of(ev.ReasoningDelta)).startswith("Start with metadata")

@@ -64,6 +64,7 @@ from pathlib import Path
 import pytest
 
 from agent_core import events as ev
+from agent_core.report.export import full_report
 from agent_core.settings import Settings
 from agent_core.tools.registry import BY_NAME
 from testing.analysis import make_settings
@@ -386,10 +387,12 @@ async def test_rate_limit_spent_mid_run_the_report_says_what_is_missing_and_when
     observations = [m["content"] for m in last_request.messages if m.get("role") == "tool"]
     assert sum(f"resets at {reset_text(reset)}" in text for text in observations) == len(missing)
     assert [r.status for r in emulator.requests] == [200, 200]  # once spent, nothing more was sent
-    # The model's own report leaves the gaps out; the loop appends them, reset time included.
-    assert f"resets at {reset_text(reset)}" in done.report
+    # The model's own report leaves the gaps out; the app states them beside it, reset time included.
+    assert any(f"resets at {reset_text(reset)}" in r for r in done.degraded_reasons)
+    assert f"resets at {reset_text(reset)}" in full_report(done.report, None, done.degraded_reasons)
+    appendix = full_report(done.report, None, done.degraded_reasons).rpartition("---")[2]
     for call in missing:
-        assert call.tool.replace("_", "\\_") in done.report.rpartition("\n\n> ⚠")[2]  # Markdown-escaped
+        assert call.tool.replace("_", "\\_") in appendix  # named in the app's appendix, Markdown-escaped
 
 
 async def test_rate_limit_spent_mid_run_offline_planner_report_says_so(

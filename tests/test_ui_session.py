@@ -197,7 +197,9 @@ def test_export_writes_the_report_and_the_trace(tmp_path: Path) -> None:
     files = session.export_files()
     assert files is not None
     report, trace = files
-    assert report.read_text(encoding="utf-8") == "# Report <b>\n"  # raw markdown, as written
+    written = report.read_text(encoding="utf-8")
+    assert written.startswith("# Report <b>\n\n---\n")  # the report as written, then the app's appendix
+    assert "## Checked by Repo Analyst (not by the model)" in written
     assert load_recording(trace)[-1] == ev.RunFinished(t=1, report="# Report <b>", degraded=False)
     assert "sk-never" not in report.read_text() + trace.read_text()
     session.discard()

@@ -2,24 +2,26 @@
 writer's), or ``run_failed`` when nothing at all could be gathered.
 
 A report the deterministic writer produced is streamed like a model's (one report turn of text deltas),
-so every consumer renders all reports the same way. A model's report gets the loop's data-gaps line
-when something was missing or stale: the model may have left that out, the reader must not miss it.
-The line becomes part of the report in ``run_finished``; it is never streamed after the model's turn
-ended (text deltas only ever stream inside a turn).
+so every consumer renders all reports the same way. Before ``run_finished`` the app checks the report's
+claims against the observations (``claims_checked``). What the app says about a report — the data gaps
+(``degraded_reasons``), the key facts and the claim check — travels beside the writer's text, never
+inside it, so no model output can be mistaken for it (see :mod:`agent_core.report.export`).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Literal
 
 from agent_core import events as ev
 from agent_core.agent.run import Run
 from agent_core.errors import CircuitOpenError, LLMError
+from agent_core.report.claims import check_report
 from agent_core.report.words import Language, Words
 from agent_core.report.words_en import EN
 from agent_core.report.words_zh import ZH
-from agent_core.report.writer import gaps_note, write_report
+from agent_core.report.writer import write_report
 
 Writer = Literal["model", "planner", "fallback"]
 
@@ -28,8 +30,6 @@ async def finish(run: Run, report: str, *, writer: Writer, cost_usd: float | Non
     """Stream a written report (planner, fallback) as a report turn, then ``run_finished``."""
     problems = run.data_problems()
     if writer == "model":
-        note = gaps_note(problems, run.language)
-        report = f"{report}\n\n{note}" if note else report
         if not gathered_anything(run):
             run.state.degraded.append("the report is not grounded in any observation: no tool call succeeded")
     else:
@@ -41,6 +41,14 @@ async def finish(run: Run, report: str, *, writer: Writer, cost_usd: float | Non
         run.parts.conversation.add({"role": "assistant", "content": report})
     async for event in run.parts.sink.drain():
         yield event
+    check = replace(check_report(report, run.parts.scope, run.parts.toolbox.results), t=run.t())
+    yield check
+    stats = replace(
+        run.stats(cost_usd),
+        claims_verified=check.verified,
+        claims_contradicted=check.contradicted,
+        claims_unchecked=check.unchecked,
+    )
     reasons = list(dict.fromkeys([*run.state.degraded, *problems]))
     yield ev.RunFinished(
         t=run.t(),
@@ -48,7 +56,7 @@ async def finish(run: Run, report: str, *, writer: Writer, cost_usd: float | Non
         degraded=bool(reasons),
         degraded_reasons=tuple(reasons),
         writer=writer,
-        stats=run.stats(cost_usd),
+        stats=stats,
     )
 
 

@@ -221,7 +221,7 @@ def _strings(value: Any) -> list[str]:
 
 
 # What a dependency is known for, by normalised name (lower case, "_" as "-"); Go paths without /vN.
-_NOTABLE_DEPENDENCIES = MappingProxyType(
+NOTABLE_DEPENDENCIES = MappingProxyType(
     {
         **dict.fromkeys(("django", "flask", "fastapi", "starlette", "tornado", "sanic", "aiohttp"), "web"),
         **dict.fromkeys(
@@ -264,7 +264,7 @@ def notable_dependencies(manifests: Iterable[Manifest]) -> list[tuple[str, str]]
     for manifest in manifests:
         for dep in manifest.all_dependencies():
             key = re.sub(r"/v\d+$", "", dep.name.lower().replace("_", "-"))
-            category = _NOTABLE_DEPENDENCIES.get(key)
+            category = NOTABLE_DEPENDENCIES.get(key)
             if category is not None and key not in found:
                 found[key] = (dep.name, category)
     return sorted(found.values(), key=lambda item: item[0].lower())

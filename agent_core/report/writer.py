@@ -71,16 +71,6 @@ def write_report(
     return "\n".join(out).rstrip() + "\n"
 
 
-def gaps_note(reasons: Sequence[str], language: Language = "en") -> str:
-    """The data-gaps warning for a report the model wrote: what was missing or stale (and, for a spent
-    rate limit, when it resets), as the loop recorded it. A model may leave that out; the reader must not
-    miss it. Empty when nothing was missing."""
-    if not reasons:
-        return ""
-    words = ZH if language == "zh" else EN
-    return f"> {words.warning.format(words.semi.join(plain(r, limit=200) for r in reasons))}"
-
-
 def _preface(
     facts: Sequence[Facts], question: str, reasons: Sequence[str], note: str | None, words: Words
 ) -> list[str]:

@@ -104,6 +104,26 @@ VENDORED_DIRS = frozenset({"vendor", "node_modules", "third_party", "dist", "bui
 
 _MINIFIED_SUFFIXES = (".min.js", ".min.css")
 
+LANGUAGE_NAMES: frozenset[str] = frozenset(
+    {v for v in (*_BY_EXTENSION.values(), *_BY_FILENAME.values()) if v}
+    | {
+        "C#",
+        "F#",
+        "Objective-C",
+        "Perl",
+        "Lua",
+        "Haskell",
+        "Elixir",
+        "Erlang",
+        "Clojure",
+        "Julia",
+        "R",
+        "Dart",
+        "Zig",
+    }
+)
+"""Every language name this module knows, and a few more a report may name (for the claim check)."""
+
 
 def language_for(path: str) -> str | None:
     """The language of ``path`` by file name or extension (case-insensitive), or None if not code."""

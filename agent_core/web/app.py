@@ -32,6 +32,8 @@ logger = logging.getLogger("repo_analyst.app")
 CSS = """
 #status { font-size: 0.9em; }
 #report { min-height: 200px; }
+/* The app's own voice: a panel no Markdown the model writes can look like. */
+#checked:not(:empty) { border-left: 6px solid #2563eb; background: #eff6ff; border-radius: 6px; padding: 4px 12px; }
 """
 
 

@@ -82,7 +82,14 @@ def bind(page: Page, handlers: Handlers, settings: Settings) -> None:
     settings_inputs = p.settings.inputs()
     p.settings.apply.click(h.apply_settings, [*settings_inputs, p.state], [p.state, p.status.line], **quick)
     relabelled = list(p.labels("en", hosted_target=False))  # the components whose labels change
-    language_outputs = [p.state, p.report.markdown, p.status.stats, p.status.line, *relabelled]
+    language_outputs = [
+        p.state,
+        p.report.markdown,
+        p.report.checked,
+        p.status.stats,
+        p.status.line,
+        *relabelled,
+    ]
     p.settings.ui_language.change(
         h.switch_language, [p.settings.ui_language, p.state], language_outputs, **quick
     )

@@ -211,7 +211,7 @@ class BrowserSession:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         report = self._export_dir / f"report-{stamp}.md"
         trace = self._export_dir / f"trace-{stamp}.jsonl"
-        report.write_text(view.report_text() + "\n", encoding="utf-8")
+        report.write_text(view.export_text(), encoding="utf-8")
         dump_events(view.events, trace)
         return report, trace
 

@@ -69,6 +69,7 @@ class Handlers:
             p.trace.chatbot: s.messages(),
             p.report.markdown: (view.report_markdown() if view is not None else "")
             or t("report_empty", s.lang),
+            p.report.checked: view.checked_markdown() if view is not None else "",
             p.status.stats: view.stats_markdown() if view is not None else "",
             p.status.line: s.status_line(),
         }
@@ -323,6 +324,7 @@ class Handlers:
             p.status.breakers: gr.update(value=table, label=t("breakers", s.lang)),
             p.report.markdown: (view.report_markdown() if view is not None else "")
             or t("report_empty", s.lang),
+            p.report.checked: view.checked_markdown() if view is not None else "",
             p.status.stats: view.stats_markdown() if view is not None else "",
             p.status.line: s.status_line(),
         }

@@ -134,6 +134,7 @@ def _trace() -> TracePanel:
 def _report() -> ReportPanel:
     en = "en"
     heading = gr.Markdown(f"### {t('report', en)}")
+    checked = gr.Markdown("", elem_id="checked")
     # Sanitised Markdown (the default): repository content and model output are untrusted.
     markdown = gr.Markdown(
         t("report_empty", en), elem_id="report", buttons=["copy"], container=True, padding=True
@@ -146,7 +147,11 @@ def _report() -> ReportPanel:
             t("download_trace", en), interactive=False, size="sm", elem_id="dl-trace"
         )
     return ReportPanel(
-        heading=heading, markdown=markdown, download_report=download_report, download_trace=download_trace
+        heading=heading,
+        checked=checked,
+        markdown=markdown,
+        download_report=download_report,
+        download_trace=download_trace,
     )
 
 

@@ -40,6 +40,7 @@ class TracePanel:
 @dataclass(frozen=True, kw_only=True)
 class ReportPanel:
     heading: gr.Markdown
+    checked: gr.Markdown  # the app's own panel: key facts, data gaps, claim check (outside the report)
     markdown: gr.Markdown
     download_report: gr.DownloadButton
     download_trace: gr.DownloadButton
@@ -119,7 +120,8 @@ class Page:
         every declared output a frame leaves out into an update that rebuilds the component and its
         config (most of the app's CPU per frame, measured by ``python -m bench --only concurrency``)."""
         s = self.status
-        return [self.state, self.trace.chatbot, self.report.markdown, s.stats, s.line, s.breakers, s.timer]
+        r = self.report
+        return [self.state, self.trace.chatbot, r.markdown, s.stats, s.line, s.breakers, s.timer, r.checked]
 
     def control_outputs(self) -> list[Any]:
         """What changes only before and after a run: follow-up, downloads, chaos status."""

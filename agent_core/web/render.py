@@ -23,7 +23,10 @@ from __future__ import annotations
 from typing import assert_never
 
 from agent_core import events as ev
+from agent_core.report.claims import annotate
+from agent_core.report.export import full_report
 from agent_core.resilience import BreakerSnapshot, BreakerState
+from agent_core.web.checked import checked_markdown
 from agent_core.web.i18n import t
 from agent_core.web.markdown import fenced, one_line, safe_markdown
 from agent_core.web.stats import LiveStats
@@ -41,6 +44,7 @@ class TraceView:
         self.started: ev.RunStarted | None = None
         self.result: ev.RunFinished | ev.RunFailed | None = None
         self.stopped = False
+        self.claims: ev.ClaimsChecked | None = None  # the app's check of the report, before run_finished
         self.events: list[ev.Event] = []
         self._items: list[Item] = []
         self._steps: dict[int, Step] = {}
@@ -89,6 +93,8 @@ class TraceView:
                 self._stats.rate_limit = (event.remaining, event.limit, event.reset_at)
             case ev.Notice():
                 self._notice(event)
+            case ev.ClaimsChecked():
+                self.claims = event
             case ev.RunFinished() | ev.RunFailed():
                 self._end(event)
             case _:
@@ -290,8 +296,23 @@ class TraceView:
         return "".join(self._answer).strip()
 
     def report_markdown(self) -> str:
-        """The report, safe to hand to ``gr.Markdown``."""
+        """The report, safe to hand to ``gr.Markdown``: once the run ended, with its contradicted claims
+        marked where they stand and its links at their permalinks (the app's claim check)."""
+        if isinstance(self.result, ev.RunFinished) and self.claims is not None:
+            return safe_markdown(annotate(self.result.report, self.claims).strip())
         return safe_markdown(self.report_text())
+
+    def checked_markdown(self) -> str:
+        """The app's panel beside the report: key facts, data gaps, the claim check."""
+        reasons = self.result.degraded_reasons if isinstance(self.result, ev.RunFinished) else ()
+        return checked_markdown(self.claims, reasons, self.lang, finished=self.finished)
+
+    def export_text(self) -> str:
+        """The ``.md`` export: the report and the app's appendix (key facts, data gaps, claim check)."""
+        if isinstance(self.result, ev.RunFinished):
+            reasons = self.result.degraded_reasons
+            return full_report(self.result.report, self.claims, reasons, "zh" if self.lang == "zh" else "en")
+        return self.report_text()
 
     def stats_rows(self) -> list[tuple[str, str]]:
         return self._stats.rows(self.lang, self._now, mode=self.started.mode if self.started else None)

@@ -1,0 +1,325 @@
+"""Finding the checkable claims in a report's text: numbers, licenses, languages, dates, versions,
+dependencies, files and links. Plain regular expressions over each line (English and Chinese wordings),
+no model: every :class:`Found` says where it stands, so a verdict can be marked in place.
+
+What is *not* found here is not checked: prose judgements ("well maintained") have no observation to
+hold them against. The finders err towards missing a claim rather than misreading one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from agent_core.report.manifests import NOTABLE_DEPENDENCIES
+from agent_core.sources.languages import LANGUAGE_NAMES
+
+
+@dataclass(frozen=True, kw_only=True)
+class Found:
+    kind: str  # number, license, language, date, version, dependency, path, link
+    subject: str  # stars / forks / open_issues / commits; created / last_commit / last_push; python / package
+    value: str  # as written ("70.3k", "MIT", "2023-02", "src/app.py", a URL)
+    start: int
+    end: int
+    negated: bool = False  # "there is no package.json"
+    primary: bool = False  # a language claim about the main language
+
+
+_NUMBER = r"(\d{1,3}(?:[,\u202f]\d{3})+|\d+(?:\.\d+)?)\s*([kKmM](?![a-zA-Z])|千|万)?"
+_SUBJECTS = {
+    "stars": r"stars?|stargazers|★|星标|颗星|个星",
+    "forks": r"forks?|复刻|分叉",
+    "open_issues": r"open issues?|issues? open|未解决的问题|开放的问题|未关闭的问题|open issue count",
+    "commits": r"commits?|次提交|个提交",
+}
+_VALUE_AFTER = {
+    k: re.compile(rf"{_NUMBER}\s*\+?\s*(?:GitHub\s+)?(?:{v})", re.IGNORECASE) for k, v in _SUBJECTS.items()
+}
+_VALUE_BEFORE = {
+    k: re.compile(
+        rf"(?:{v})(?:\s|\*|_|[:：|=(（]|\bcount\b|\bof\b|数|数量|为|是|有){{1,8}}{_NUMBER}", re.IGNORECASE
+    )
+    for k, v in _SUBJECTS.items()
+    if k != "commits"
+}
+
+_LICENSES = (
+    ("AGPL-3.0", r"\bAGPL(?:[\s-]*v?3(?:\.0)?)?\b|GNU Affero"),
+    ("LGPL", r"\bLGPL(?:[\s-]*v?[23](?:\.\d)?)?\b|GNU Lesser"),
+    ("GPL-3.0", r"\bGPL[\s-]*v?3(?:\.0)?\b|GNU General Public License,? v(?:ersion)?\s*3"),
+    ("GPL-2.0", r"\bGPL[\s-]*v?2(?:\.0)?\b|GNU General Public License,? v(?:ersion)?\s*2"),
+    ("GPL", r"\bGPL\b|GNU General Public License"),
+    ("Apache-2.0", r"\bApache(?:[\s-]+License)?(?:[\s,-]*(?:v(?:ersion)?\s*)?2(?:\.0)?)?\b"),
+    ("BSD-3-Clause", r"\bBSD[\s-]*3(?:[\s-]*Clause)?\b|\b3-Clause BSD\b|\b(?:new|modified|revised) BSD\b"),
+    ("BSD-2-Clause", r"\bBSD[\s-]*2(?:[\s-]*Clause)?\b|\b2-Clause BSD\b|\bsimplified BSD\b"),
+    ("BSD", r"\bBSD\b"),
+    ("MPL-2.0", r"\bMPL(?:[\s-]*2(?:\.0)?)?\b|Mozilla Public License"),
+    ("MIT", r"\bMIT\b"),
+    ("ISC", r"\bISC\b"),
+    ("Unlicense", r"\bUnlicense\b"),
+    ("BSL-1.0", r"\bBoost Software License\b"),
+)
+_LICENSE_CONTEXT = re.compile(r"licen[cs]|许可|协议|授权", re.IGNORECASE)
+
+_LANGUAGE_ALT = "|".join(sorted((re.escape(n) for n in LANGUAGE_NAMES), key=len, reverse=True))
+_LANGUAGE = re.compile(
+    rf"(?P<primary>primary language|main language|predominantly|mainly|mostly|written (?:mainly |mostly |entirely )?in|"
+    rf"implemented in|主要语言|主要使用|主要用|使用的语言|编写语言|编程语言)"
+    rf"(?:\s|\*|_|[:：|=]|is|为|是){{0,6}}(?P<lang>{_LANGUAGE_ALT})(?![\w+#])",
+    re.IGNORECASE,
+)
+_LANGUAGE_ROW = re.compile(
+    rf"\|\s*(?:primary )?language\s*\|\s*\**(?P<lang>{_LANGUAGE_ALT})\**\s*\|", re.IGNORECASE
+)
+
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_MON = "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+_DATE = (
+    rf"(\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}}-\d{{2}}|(?:{_MONTHS}|{_MON})\.?\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+(?:{_MONTHS}|{_MON})\.?\s+\d{{4}}"
+    rf"|(?:{_MONTHS}|{_MON})\.?\s+\d{{4}}|\d{{4}}\s*年\s*\d{{1,2}}\s*月(?:\s*\d{{1,2}}\s*日)?|(?<![\d.])\d{{4}}(?![\d.]))"
+)
+_DATE_CLAIMS = {
+    "created": re.compile(
+        rf"(?:created|started|founded|first commit(?:ted)?|initial commit|inception|since|创建|始于|首次提交)[^.\n|]{{0,25}}?{_DATE}",
+        re.IGNORECASE,
+    ),
+    "last_commit": re.compile(
+        rf"(?:(?:last|latest|most recent|newest)\s+(?:commit|change|activity|update)|committed on|最近(?:一次)?提交|最新提交|最后(?:一次)?提交)"
+        rf"[^.\n|]{{0,25}}?{_DATE}",
+        re.IGNORECASE,
+    ),
+    "last_push": re.compile(
+        rf"(?:last\s+push(?:ed)?|pushed\s+(?:on|in)|last\s+updated|updated\s+(?:on|in)|最近推送|最后推送|最近更新)[^.\n|]{{0,25}}?{_DATE}",
+        re.IGNORECASE,
+    ),
+}
+
+_PYTHON_VERSION = re.compile(
+    r"python\s*(?:(?:>=|≥|⩾)\s*|version\s+)?(3\.\d{1,2})\s*(?:\+|or (?:newer|later|higher|above)|及以上|以上)"
+    r"|(?:requires|required|needs|supports)\s+python\s*(?:>=|≥)?\s*(3\.\d{1,2})"
+    r"|python\s*(?:>=|≥|⩾)\s*(3\.\d{1,2})",
+    re.IGNORECASE,
+)
+_PACKAGE_VERSION = re.compile(
+    r"(?:current|latest|newest)\s+(?:release|version)[^\d\n]{0,20}v?(\d+\.\d+(?:\.\d+)?)"
+    r"|(?:version|release)\s+(?:is\s+|of\s+)?v?(\d+\.\d+(?:\.\d+)?)\s+(?:is|was)\s+(?:the\s+)?(?:current|latest)"
+    r"|(?:at|is)\s+version\s+v?(\d+\.\d+(?:\.\d+)?)|当前版本[^\d\n]{0,6}v?(\d+\.\d+(?:\.\d+)?)|最新版本[^\d\n]{0,6}v?(\d+\.\d+(?:\.\d+)?)",
+    re.IGNORECASE,
+)
+
+_DEPENDENCY_CONTEXT = re.compile(
+    r"depend|require|\buses?\b|\busing\b|built (?:on|with|upon)|powered by|framework|librar|packages?\b|import|"
+    r"stack|依赖|使用|基于|框架|库",
+    re.IGNORECASE,
+)
+_KNOWN = sorted(
+    (n for n in NOTABLE_DEPENDENCIES if "/" not in n and "@" not in n and len(n) > 2), key=len, reverse=True
+)
+_KNOWN_DEPENDENCY = re.compile(
+    r"(?<![\w./@-])(" + "|".join(re.escape(n) for n in _KNOWN) + r")(?![\w/@-]|\.\w)", re.IGNORECASE
+)
+
+_CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
+_LINK = re.compile(r"\[([^\]\n]*)\]\((<[^>\n]+>|[^)\s]+)\)")
+_BARE_URL = re.compile(r"(?<![(<\w])https?://[^\s)>\]]+")
+_PATH_EXTENSIONS = (
+    "py|pyi|js|mjs|cjs|ts|tsx|jsx|json|toml|md|rst|txt|yml|yaml|cfg|ini|lock|rs|go|java|kt|c|h|cc|cpp|hpp|"
+    "cs|rb|php|sh|bash|html|css|scss|sql|xml|gradle|swift|vue|svelte|ipynb|mod|sum|env|example|cfg"
+)
+_PATH_LIKE = re.compile(r"^(?:\./)?[\w@+-][\w.@+-]*(?:/[\w.@+-]+)*/?$")
+_HAS_EXTENSION = re.compile(rf"\.(?:{_PATH_EXTENSIONS})$", re.IGNORECASE)
+_KNOWN_FILES = re.compile(
+    r"(?<![\w./-])(README(?:\.(?:md|rst|txt))?|LICENSE(?:\.(?:md|txt))?|CHANGELOG\.md|CONTRIBUTING\.md|Dockerfile|Makefile|"
+    r"package\.json|pyproject\.toml|setup\.py|setup\.cfg|requirements\.txt|Cargo\.toml|go\.mod|tox\.ini|noxfile\.py|"
+    r"pom\.xml|build\.gradle|Gemfile|composer\.json|docker-compose\.ya?ml)(?![\w/-]|\.\w)"
+)
+_NEGATION = re.compile(
+    r"\b(?:no|not|without|missing|lacks?|lacking|absent|isn't|aren't|doesn't|does not|do not|neither|nor|none)\b|没有|缺少|缺乏|未|无",
+    re.IGNORECASE,
+)
+
+
+def find_claims(text: str) -> list[Found]:
+    """Every claim the finders recognise in ``text``, in order of where it stands."""
+    found: list[Found] = []
+    position = 0
+    for line in text.splitlines(keepends=True):
+        if not line.lstrip().startswith(("```", "~~~")):
+            found += _line_claims(line, position)
+        position += len(line)
+    found.sort(key=lambda f: (f.start, f.kind))
+    return _without_overlaps(found)
+
+
+def _line_claims(line: str, base: int) -> list[Found]:
+    return [
+        *_numbers(line, base),
+        *_licenses(line, base),
+        *_languages(line, base),
+        *_dates(line, base),
+        *_versions(line, base),
+        *_dependencies(line, base),
+        *_paths_and_links(line, base),
+    ]
+
+
+def _numbers(line: str, base: int) -> Iterator[Found]:
+    for subject in _SUBJECTS:
+        patterns = [_VALUE_AFTER[subject]] + ([_VALUE_BEFORE[subject]] if subject in _VALUE_BEFORE else [])
+        for pattern in patterns:
+            for m in pattern.finditer(line):
+                value = m.group(1) + (m.group(2) or "")
+                yield Found(
+                    kind="number", subject=subject, value=value, start=base + m.start(), end=base + m.end()
+                )
+
+
+def _licenses(line: str, base: int) -> Iterator[Found]:
+    if not _LICENSE_CONTEXT.search(line):
+        return
+    taken: list[tuple[int, int]] = []
+    for spdx, pattern in _LICENSES:
+        for m in re.finditer(pattern, line, re.IGNORECASE if spdx not in ("MIT", "ISC", "BSD") else 0):
+            if any(s <= m.start() < e for s, e in taken):
+                continue
+            taken.append((m.start(), m.end()))
+            yield Found(
+                kind="license",
+                subject="license",
+                value=spdx,
+                start=base + m.start(),
+                end=base + m.end(),
+                negated=_negated(line, m.start()),
+            )
+
+
+def _languages(line: str, base: int) -> Iterator[Found]:
+    for pattern in (_LANGUAGE, _LANGUAGE_ROW):
+        for m in pattern.finditer(line):
+            yield Found(
+                kind="language",
+                subject="language",
+                value=m.group("lang"),
+                start=base + m.start("lang"),
+                end=base + m.end("lang"),
+                primary=True,
+            )
+
+
+def _dates(line: str, base: int) -> Iterator[Found]:
+    for subject, pattern in _DATE_CLAIMS.items():
+        for m in pattern.finditer(line):
+            yield Found(
+                kind="date", subject=subject, value=m.group(1), start=base + m.start(1), end=base + m.end(1)
+            )
+
+
+def _versions(line: str, base: int) -> Iterator[Found]:
+    for subject, pattern in (("python", _PYTHON_VERSION), ("package", _PACKAGE_VERSION)):
+        for m in pattern.finditer(line):
+            group = next(i for i in range(1, (m.lastindex or 0) + 1) if m.group(i))
+            yield Found(
+                kind="version",
+                subject=subject,
+                value=m.group(group),
+                start=base + m.start(group),
+                end=base + m.end(group),
+            )
+
+
+def _dependencies(line: str, base: int) -> Iterator[Found]:
+    if not _DEPENDENCY_CONTEXT.search(line):
+        return
+    for m in _KNOWN_DEPENDENCY.finditer(line):
+        yield Found(
+            kind="dependency",
+            subject="dependency",
+            value=m.group(1).lower(),
+            start=base + m.start(1),
+            end=base + m.end(1),
+            negated=_negated(line, m.start()),
+        )
+
+
+def _paths_and_links(line: str, base: int) -> Iterator[Found]:
+    spans: list[tuple[int, int]] = []
+    for m in _LINK.finditer(line):
+        url = m.group(2).strip("<>")
+        spans.append((m.start(), m.end()))
+        if url.startswith(("http://", "https://")):
+            yield Found(kind="link", subject="link", value=url, start=base + m.start(2), end=base + m.end(2))
+        elif not url.startswith(("#", "mailto:")) and _path_like(url):
+            yield Found(
+                kind="path",
+                subject="path",
+                value=url,
+                start=base + m.start(),
+                end=base + m.end(),
+                negated=_negated(line, m.start()),
+            )
+    for m in _BARE_URL.finditer(line):
+        if not any(s <= m.start() < e for s, e in spans):
+            spans.append((m.start(), m.end()))
+            yield Found(
+                kind="link",
+                subject="link",
+                value=m.group(0).rstrip(".,;:"),
+                start=base + m.start(),
+                end=base + m.end(),
+            )
+    for m in _CODE_SPAN.finditer(line):
+        if any(s <= m.start() < e for s, e in spans):
+            continue
+        spans.append((m.start(), m.end()))
+        if _path_like(m.group(1)):
+            yield Found(
+                kind="path",
+                subject="path",
+                value=m.group(1),
+                start=base + m.start(),
+                end=base + m.end(),
+                negated=_negated(line, m.start()),
+            )
+    for m in _KNOWN_FILES.finditer(line):
+        if not any(s <= m.start() < e for s, e in spans):
+            yield Found(
+                kind="path",
+                subject="path",
+                value=m.group(1),
+                start=base + m.start(),
+                end=base + m.end(),
+                negated=_negated(line, m.start()),
+            )
+
+
+def _path_like(text: str) -> bool:
+    text = text.strip()
+    if not _PATH_LIKE.match(text) or text.startswith("-") or re.fullmatch(r"v?\d+(\.\d+)*", text):
+        return False
+    return (
+        "/" in text.strip("/")
+        or text.endswith("/")
+        or bool(_HAS_EXTENSION.search(text))
+        or bool(_KNOWN_FILES.fullmatch(text))
+    )
+
+
+def _negated(line: str, at: int) -> bool:
+    """A negation word in the same clause, before the claim ("no `package.json`", "没有 CI")."""
+    clause = re.split(r"[.;:。；：!?！？]|\bbut\b|，但", line[:at])[-1]
+    return bool(_NEGATION.search(clause[-60:]))
+
+
+def _without_overlaps(found: list[Found]) -> list[Found]:
+    """Drop a claim standing inside another one of the same kind (the second pattern's repeat)."""
+    kept: list[Found] = []
+    for claim in found:
+        if any(k.kind == claim.kind and k.start <= claim.start and claim.end <= k.end for k in kept):
+            continue
+        kept = [
+            k for k in kept if not (k.kind == claim.kind and claim.start <= k.start and k.end <= claim.end)
+        ]
+        kept.append(claim)
+    return kept

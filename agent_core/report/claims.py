@@ -1,0 +1,211 @@
+"""The claim check: every checkable claim of a report held against what the tools observed.
+
+:func:`check_report` finds the claims (:mod:`~agent_core.report.claim_finders`) and gives each a verdict
+from the observations alone: ✓ verified, ✗ contradicted (with the observed value), ? not checkable
+(nothing observed could confirm or refute it). Links into the analysed repositories become permalinks
+at the analysed commit. It also picks the key facts (stars, forks, open issues, license, primary
+language, default branch, last commit) the app shows from the observations, whatever the report says.
+
+The verdicts are the app's: they are rendered outside the report's Markdown (the "Checked facts"
+panel), so no model output and no repository content can forge them; :func:`annotate` marks the
+contradicted claims where they stand and swaps links for their permalinks. Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit
+
+from agent_core import events as ev
+from agent_core.repo import RepoRef
+from agent_core.report import verdicts
+from agent_core.report.claim_finders import Found, find_claims
+from agent_core.report.facts import Facts, build_facts, gather
+from agent_core.report.phrases import parse_date
+from agent_core.report.words_en import EN
+from agent_core.tools.executor import ToolResult
+
+_LINE_ANCHOR = re.compile(r"^L\d+(?:-L\d+)?$")
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Repo:
+    facts: Facts
+    commit: str | None  # the analysed commit (the newest fetched), for permalinks
+
+    @property
+    def name(self) -> str:
+        return self.facts.evidence.repo.full_name
+
+
+def check_report(report: str, scope: Sequence[RepoRef], results: Sequence[ToolResult]) -> ev.ClaimsChecked:
+    """The claim check and the key facts of ``report`` (``t`` is left 0: the caller stamps it)."""
+    repos = [_repo(ref, results) for ref in scope]
+    verdicts = [_verdict(found, _about(found, report, repos), repos) for found in find_claims(report)]
+    claims = [c for c in verdicts if c is not None]
+    return ev.ClaimsChecked(
+        t=0.0,
+        claims=tuple(claims),
+        key_facts=tuple(fact for repo in repos for fact in _key_facts(repo)),
+        verified=sum(c.verdict == "verified" for c in claims),
+        contradicted=sum(c.verdict == "contradicted" for c in claims),
+        unchecked=sum(c.verdict == "unchecked" for c in claims),
+    )
+
+
+def annotate(report: str, check: ev.ClaimsChecked | None) -> str:
+    """``report`` with each contradicted claim marked where it stands and each link at its permalink."""
+    if check is None:
+        return report
+    edits: list[tuple[int, int, str]] = []
+    for claim in check.claims:
+        if claim.start < 0 or claim.end > len(report):
+            continue
+        if claim.kind == "link" and claim.verdict == "verified" and claim.observed:
+            edits.append((claim.start, claim.end, claim.observed))
+        elif claim.verdict == "contradicted":
+            seen = (claim.observed or "").replace("|", "/").replace("]", ")")
+            end = _after_link(report, claim.end)
+            edits.append((end, end, f" **[✗ checked: {seen}]**"))
+    out = report
+    for start, end, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        out = out[:start] + text + out[end:]
+    return out
+
+
+# -- one claim -------------------------------------------------------------------------------------------
+
+
+def _verdict(found: Found, repo: _Repo | None, repos: Sequence[_Repo]) -> ev.CheckedClaim | None:
+    if found.kind == "link":
+        return _link(found, repos)
+    if repo is None:
+        return _claim(found, "unchecked", None, None)
+    check = {
+        "number": verdicts.number,
+        "license": verdicts.license_claim,
+        "language": verdicts.language,
+        "date": verdicts.date,
+        "version": verdicts.version,
+        "dependency": verdicts.dependency,
+        "path": verdicts.path,
+    }[found.kind]
+    verdict, observed = check(found, repo.facts)
+    if verdict is None:
+        return None
+    return _claim(found, verdict, observed, repo.name)
+
+
+def _claim(found: Found, verdict: ev.Verdict, observed: str | None, repo: str | None) -> ev.CheckedClaim:
+    label = {"open_issues": "open issues", "last_commit": "last commit", "last_push": "last push"}.get(
+        found.subject, found.subject
+    )
+    text = f"{label}: {found.value}" if found.kind in ("number", "date", "version") else found.value
+    if found.negated:
+        text = f"no {text}"
+    return ev.CheckedClaim(
+        kind=found.kind,
+        claim=text[:120],
+        verdict=verdict,
+        observed=observed,
+        repo=repo,
+        start=found.start,
+        end=found.end,
+    )
+
+
+def _link(found: Found, repos: Sequence[_Repo]) -> ev.CheckedClaim | None:
+    parts = urlsplit(found.value)
+    if (parts.hostname or "").lower() not in ("github.com", "www.github.com"):
+        return None  # outside GitHub: nothing observed could check it
+    segments = [unquote(s) for s in parts.path.split("/") if s]
+    if len(segments) < 2:
+        return None
+    full = f"{segments[0]}/{segments[1].removesuffix('.git')}".lower()
+    repo = next(
+        (
+            r
+            for r in repos
+            if r.name.lower() == full
+            or (r.facts.evidence.info and (r.facts.evidence.info.full_name or "").lower() == full)
+        ),
+        None,
+    )
+    if repo is None:
+        return _claim(found, "unchecked", "outside the analysed repositories", None)
+    if len(segments) < 5 or segments[2] not in ("blob", "tree"):
+        return _claim(found, "verified", None, repo.name)
+    path = "/".join(segments[4:])
+    where = verdicts.locate(path, repo.facts) if repo.facts.paths else None
+    if where != path:
+        verdict: ev.Verdict = "contradicted" if repo.facts.tree_complete else "unchecked"
+        return _claim(
+            found,
+            verdict,
+            "not in the repository's tree" if where is None else f"the file is {where}",
+            repo.name,
+        )
+    if repo.commit is None:
+        return _claim(found, "verified", None, repo.name)
+    anchor = f"#{parts.fragment}" if _LINE_ANCHOR.match(parts.fragment or "") else ""
+    owner, name = repo.name.split("/", 1)
+    permalink = f"https://github.com/{owner}/{name}/{segments[2]}/{repo.commit}/{path}{anchor}"
+    return _claim(found, "verified", permalink, repo.name)
+
+
+# -- which repository, and the key facts ------------------------------------------------------------------
+
+
+def _repo(ref: RepoRef, results: Sequence[ToolResult]) -> _Repo:
+    facts = build_facts(gather(ref, results, EN))
+    commits = facts.evidence.commits
+    commit = commits.commits[0].sha if commits is not None and commits.commits else None
+    if (
+        commit is None
+        and facts.evidence.tree is not None
+        and re.fullmatch(r"[0-9a-f]{40}", facts.evidence.tree.ref or "")
+    ):
+        commit = facts.evidence.tree.ref
+    return _Repo(facts=facts, commit=commit if facts.link_base is not None else None)
+
+
+def _about(found: Found, report: str, repos: Sequence[_Repo]) -> _Repo | None:
+    """The repository a claim is about: the only one, else the last one named before it."""
+    if len(repos) == 1:
+        return repos[0]
+    before = report[: found.start].lower()
+    named = [(before.rfind(r.name.lower()), r) for r in repos]
+    position, repo = max(named, key=lambda item: item[0])
+    return repo if position >= 0 else None
+
+
+def _key_facts(repo: _Repo) -> list[ev.KeyFact]:
+    ev_, info = repo.facts.evidence, repo.facts.evidence.info
+    facts: list[tuple[str, object]] = []
+    if info is not None:
+        facts += [
+            ("stars", info.stars),
+            ("forks", info.forks),
+            ("open_issues", info.open_issues),
+            ("license", info.license),
+            ("language", info.language),
+            ("default_branch", info.default_branch),
+        ]
+    commits = ev_.commits.commits if ev_.commits is not None else ()
+    if commits:
+        latest = commits[0]
+        moment = parse_date(latest.date)
+        facts.append(("last_commit", f"{moment.strftime('%Y-%m-%d') if moment else '?'} ({latest.sha[:7]})"))
+    return [
+        ev.KeyFact(repo=repo.name, label=label, value=f"{value:,}" if isinstance(value, int) else str(value))
+        for label, value in facts
+        if value is not None
+    ]
+
+
+def _after_link(report: str, end: int) -> int:
+    """Past the closing parenthesis when a claim stands in a link's text (so the mark is not the link)."""
+    m = re.match(r"[^\[\]\n]*\]\([^)\n]*\)", report[end:])
+    return end + m.end() if m else end
