@@ -15,6 +15,11 @@ built::
 
 Every number a part needs comes from Settings here (:func:`retry_policy`, :func:`breaker_config`,
 :func:`run_limits`, :func:`toolbox_config`): no part restates a default of its own.
+
+Who pays is decided here too. On a Space (``SPACE_ID``) a session that uses the owner's GitHub token
+(or none: the Space's own address) spends the process-wide :class:`SpaceQuotas` and never reads a
+private repository; a model endpoint other than the owner's is reached only through the guarded pool
+(https, public addresses only, checked when connecting) and its errors are reported by class.
 """
 
 from __future__ import annotations
@@ -34,13 +39,18 @@ from agent_core.clock import Clock, SystemClock
 from agent_core.errors import InvalidTargetError
 from agent_core.github.client import GitHubClient
 from agent_core.github.http import GitHubHTTP
+from agent_core.hosting import SpaceQuotas, model_endpoint, owner_github, owner_model
 from agent_core.llm import (
+    PRESET_HOSTS,
     ChatModel,
     ModelConfig,
     OpenAIChatModel,
+    Resolver,
+    guarded_client,
     make_openai_client,
     model_configured,
     resolve_model_config,
+    system_resolver,
 )
 from agent_core.repo import RepoRef
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
@@ -52,6 +62,25 @@ from agent_core.sources.mentions import find_repo_mentions
 from agent_core.sources.targets import MAX_TARGETS, Target, parse_targets
 from agent_core.tools.executor import FaultInjector, Toolbox, ToolboxConfig
 from agent_core.tools.registry import TOOL_NAMES, ToolLimits, tool_schemas
+
+__all__ = [
+    "OpenedAnalysis",
+    "Services",
+    "SpaceQuotas",
+    "breaker_config",
+    "build_model",
+    "model_endpoint",
+    "new_board",
+    "open_analysis",
+    "owner_github",
+    "owner_model",
+    "resolve_targets",
+    "retry_policy",
+    "run_limits",
+    "session_model",
+    "toolbox_config",
+    "uses_model",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -116,13 +145,21 @@ def toolbox_config(settings: Settings) -> ToolboxConfig:
 
 class Services:
     """Process-wide services, created lazily and closed once: the GitHub HTTP pool with its persistent
-    cache, and the model connection pool every session's model client shares."""
+    cache, the model connection pool every session's model client shares (and a guarded one for
+    endpoints visitors chose), and on a Space the hourly quotas every visitor draws from.
 
-    def __init__(self, settings: Settings, *, clock: Clock | None = None) -> None:
+    ``resolver`` is how the guarded pool turns host names into addresses (tests map names there)."""
+
+    def __init__(
+        self, settings: Settings, *, clock: Clock | None = None, resolver: Resolver | None = None
+    ) -> None:
         self.settings = settings
         self.clock = clock or SystemClock()
+        self.resolver = resolver or system_resolver
+        self.quotas = SpaceQuotas.from_settings(settings, self.clock) if settings.hosted else None
         self._http: GitHubHTTP | None = None
         self._llm_http: httpx2.AsyncClient | None = None
+        self._visitor_llm_http: httpx2.AsyncClient | None = None
 
     @property
     def github_http(self) -> GitHubHTTP:
@@ -147,6 +184,17 @@ class Services:
             )
         return self._llm_http
 
+    @property
+    def visitor_llm_http(self) -> httpx2.AsyncClient:
+        """The pool for model endpoints a visitor typed in: https to public addresses only."""
+        if self._visitor_llm_http is None:
+            self._visitor_llm_http = guarded_client(
+                timeout=httpx2.Timeout(self.settings.llm_turn_timeout, connect=10.0),
+                resolver=self.resolver,
+                trusted_hosts=PRESET_HOSTS,
+            )
+        return self._visitor_llm_http
+
     def github_host(self) -> str:
         """The web host users paste URLs from: github.com for the public API, the GHE host otherwise."""
         host = urlsplit(self.settings.github_api_url).hostname or "github.com"
@@ -161,6 +209,9 @@ class Services:
         if self._llm_http is not None:
             await self._llm_http.aclose()
             self._llm_http = None
+        if self._visitor_llm_http is not None:
+            await self._visitor_llm_http.aclose()
+            self._visitor_llm_http = None
 
 
 @dataclass
@@ -198,9 +249,11 @@ def resolve_targets(services: Services, text: str, question: str = "") -> list[T
 
 
 def build_model(
-    settings: Settings, http_client: httpx2.AsyncClient | None = None
+    settings: Settings, http_client: httpx2.AsyncClient | None = None, *, trusted: bool = True
 ) -> tuple[ChatModel | None, ModelConfig | None]:
-    """The model for these settings, or ``(None, None)`` for the offline planner (no key)."""
+    """The model for these settings, or ``(None, None)`` for the offline planner (no key).
+
+    ``trusted=False`` (an endpoint a visitor chose) reports its failures by class only."""
     if not uses_model(settings):
         return None, None
     config = resolve_model_config(
@@ -216,8 +269,23 @@ def build_model(
         timeout=settings.llm_turn_timeout,
         http_client=http_client,
     )
-    model = OpenAIChatModel(client, model=config.model, turn_timeout=settings.llm_turn_timeout)
+    model = OpenAIChatModel(
+        client,
+        model=config.model,
+        turn_timeout=settings.llm_turn_timeout,
+        trusted=trusted,
+        max_reasoning_chars=settings.reasoning_max_chars,
+    )
     return model, config
+
+
+def session_model(services: Services, settings: Settings) -> tuple[ChatModel | None, ModelConfig | None]:
+    """The model for a session: the owner's endpoint over the shared pool, any other endpoint on a Space
+    over the guarded one (untrusted)."""
+    visitor = services.settings.hosted and model_endpoint(settings) != model_endpoint(services.settings)
+    if visitor:
+        return build_model(settings, services.visitor_llm_http, trusted=False)
+    return build_model(settings, services.llm_http)
 
 
 # -- one analysis -----------------------------------------------------------------------------------
@@ -250,23 +318,32 @@ async def open_analysis(
     sources: dict[str, RepoSource] = {}
     scope: list[RepoRef] = []
     notes: list[str] = []
+    owners = owner_github(services.settings, s)
+    hosted = services.settings.hosted
     for target in targets:
         if target.kind == "local":
             assert target.local_path is not None
-            local = await LocalGitSource.open(Path(target.local_path))
+            local = await LocalGitSource.open(Path(target.local_path), max_file_bytes=s.max_file_bytes)
             ref = local.repo_ref
             sources[ref.key()] = local
         else:
             if github is None:
                 github = GitHubClient(
-                    services.github_http, token=s.github_token, clock=clock, on_rate_limit=sink.on_rate_limit
+                    services.github_http,
+                    token=s.github_token,
+                    clock=clock,
+                    on_rate_limit=sink.on_rate_limit,
+                    quota=services.quotas.github if services.quotas is not None and owners else None,
                 )
             ref = target.repo_ref()
-            sources[ref.key()] = GitHubSource(github)
+            # On a Space the owner's token must not open the owner's private repositories to strangers.
+            sources[ref.key()] = GitHubSource(
+                github, max_file_bytes=s.max_file_bytes, public_only=hosted and owners
+            )
             notes.extend(_pointed_at(target, ref))
         scope.append(ref)
     if model is None:
-        model, model_config = build_model(s, services.llm_http)
+        model, model_config = session_model(services, s)
     toolbox = Toolbox(
         sources=sources,
         scope=scope,

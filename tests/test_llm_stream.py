@@ -87,6 +87,11 @@ def test_public_api_is_pinned() -> None:
         [
             "DEFAULT_PROVIDER",
             "PRESETS",
+            "PRESET_HOSTS",
+            "Resolver",
+            "check_visitor_url",
+            "guarded_client",
+            "system_resolver",
             "ChatModel",
             "ContentDelta",
             "IncompleteStreamError",

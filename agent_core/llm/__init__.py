@@ -1,6 +1,7 @@
 """The model layer: one streamed turn over any OpenAI-compatible endpoint, provider presets, a text
 ReAct protocol for endpoints without tool calling, and offline token estimates."""
 
+from .endpoint_guard import Resolver, check_visitor_url, guarded_client, system_resolver
 from .model import (
     ChatModel,
     IncompleteStreamError,
@@ -10,6 +11,7 @@ from .model import (
 )
 from .providers import (
     DEFAULT_PROVIDER,
+    PRESET_HOSTS,
     PRESETS,
     ModelConfig,
     ProviderPreset,
@@ -36,6 +38,7 @@ from .tokens import estimate_messages, estimate_tokens
 __all__ = [
     "DEFAULT_PROVIDER",
     "PRESETS",
+    "PRESET_HOSTS",
     "ChatModel",
     "ContentDelta",
     "IncompleteStreamError",
@@ -46,6 +49,7 @@ __all__ = [
     "ReactFormatError",
     "ReactStep",
     "ReasoningDelta",
+    "Resolver",
     "StreamPart",
     "ToolCallAccumulator",
     "ToolCallDelta",
@@ -54,14 +58,17 @@ __all__ = [
     "TurnAccumulator",
     "TurnComplete",
     "Usage",
+    "check_visitor_url",
     "estimate_cost",
     "estimate_messages",
     "estimate_tokens",
     "format_observation",
+    "guarded_client",
     "infer_provider",
     "make_openai_client",
     "model_configured",
     "parse_react",
     "render_tools_prompt",
     "resolve_model_config",
+    "system_resolver",
 ]

@@ -3,7 +3,10 @@
 :class:`OpenAIChatModel` streams one turn through ``openai.AsyncOpenAI`` and maps every SDK error once,
 here, to :class:`~agent_core.errors.LLMError` (or a subclass) with a message a person understands.
 Messages are built from our own words, the HTTP status and a short, scrubbed excerpt of the server's
-message: never from the SDK's exception text, which can carry request details.
+message: never from the SDK's exception text, which can carry request details. For an endpoint a
+stranger chose (``trusted=False``) not even that: only the class of the failure (unreachable, not
+allowed, unauthorised, refused, bad response), so the server cannot be used to read other services'
+answers or to tell which ports answer.
 
 Timeouts: the SDK's read timeout restarts on every byte, and servers send keep-alive comments, so a
 stalled turn would never time out. Each turn therefore has a wall-clock deadline, checked around every
@@ -24,6 +27,7 @@ import openai
 
 from agent_core.errors import ConfigurationError, LLMError
 
+from .endpoint_guard import blocked
 from .stream import StreamPart, TurnAccumulator, TurnComplete
 
 __all__ = [
@@ -121,9 +125,13 @@ class OpenAIChatModel:
         turn_timeout: float = 120.0,
         temperature: float | None = None,
         extra_body: Mapping[str, Any] | None = None,
+        trusted: bool = True,
+        max_reasoning_chars: int | None = None,
     ) -> None:
         self.name = model
         self._client = client
+        self._trusted = trusted
+        self._max_reasoning_chars = max_reasoning_chars
         self._turn_timeout = turn_timeout
         self._temperature = temperature
         self._extra_body = dict(extra_body) if extra_body else None
@@ -133,7 +141,7 @@ class OpenAIChatModel:
     ) -> AsyncIterator[StreamPart]:
         """Stream one turn. Raises LLMError subclasses; IncompleteStreamError after yielding the parts."""
         deadline = asyncio.get_running_loop().time() + self._turn_timeout
-        accumulator = TurnAccumulator()
+        accumulator = TurnAccumulator(max_reasoning_chars=self._max_reasoning_chars)
         stream = await self._open(messages, tools, deadline)
         async with stream:  # releases the connection on early exit, error or cancellation
             while True:
@@ -171,9 +179,7 @@ class OpenAIChatModel:
         except TimeoutError as exc:
             raise self._deadline_error() from exc
         except openai.APIError as exc:
-            raise _map_api_error(
-                exc, model=self.name, started=False, tools_sent=bool(tools), key=self._key
-            ) from exc
+            raise self._error(exc, started=False, tools_sent=bool(tools)) from exc
 
     async def _next_chunk(
         self, stream: openai.AsyncStream[openai.types.chat.ChatCompletionChunk], deadline: float
@@ -188,7 +194,12 @@ class OpenAIChatModel:
         except json.JSONDecodeError as exc:
             raise LLMError("the model stream sent data that is not JSON") from exc
         except openai.APIError as exc:
-            raise _map_api_error(exc, model=self.name, started=True, tools_sent=False, key=self._key) from exc
+            raise self._error(exc, started=True, tools_sent=False) from exc
+
+    def _error(self, exc: openai.APIError, *, started: bool, tools_sent: bool) -> LLMError:
+        if self._trusted:
+            return _map_api_error(exc, model=self.name, started=started, tools_sent=tools_sent, key=self._key)
+        return _classify_api_error(exc, started=started, tools_sent=tools_sent)
 
     def _deadline_error(self) -> LLMError:
         return LLMError(
@@ -226,6 +237,30 @@ def _map_api_error(
         f"the model reported an error mid-stream: {detail}" if detail else "the model reported an error",
         hint="usually transient; the turn can be retried",
     )
+
+
+def _classify_api_error(exc: openai.APIError, *, started: bool, tools_sent: bool) -> LLMError:
+    """An untrusted endpoint's failure by class only: nothing of its answer, not even its status."""
+    status = exc.status_code if isinstance(exc, openai.APIStatusError) else None
+    hint = "check the base URL, key and model in Settings"
+    if started and isinstance(exc, openai.APIConnectionError):
+        return IncompleteStreamError("the model stream broke off", hint="the turn can be retried")
+    if blocked(exc):
+        return LLMError(
+            "the model endpoint is not allowed: it must be https on a public address",
+            hint="use a provider preset, or an https endpoint on the internet",
+        )
+    if isinstance(exc, openai.APIConnectionError):  # timeouts too
+        return LLMError("the model endpoint is unreachable", hint=hint)
+    if status is None or status >= 500:
+        return LLMError("the model endpoint gave a bad response", status=status, hint=hint)
+    if tools_sent and status in (400, 422) and _TOOLS_UNSUPPORTED.search(_server_message(exc)):
+        return ToolsUnsupportedError(
+            "the model endpoint does not support tool calling", status=status, hint="switching to text"
+        )
+    if status == 401:
+        return LLMError("the model endpoint says the key is unauthorised", status=status, hint=hint)
+    return LLMError("the model endpoint refused the request", status=status, hint=hint)
 
 
 def _map_status(status: int, detail: str, *, model: str, tools_sent: bool) -> LLMError:

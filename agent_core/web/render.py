@@ -35,9 +35,10 @@ from agent_core.web.trace_items import BreakerRow, Call, Item, Message, Step, ca
 class TraceView:
     """One run's trace, built event by event. Not thread-safe; one per run, never shared."""
 
-    def __init__(self, *, lang: str = "en", request: str | None = None) -> None:
+    def __init__(self, *, lang: str = "en", request: str | None = None, show_rate_limit: bool = True) -> None:
         self.lang = lang
         self.request = request
+        self.show_rate_limit = show_rate_limit  # off on a Space that reads GitHub with its owner's quota
         self.started: ev.RunStarted | None = None
         self.result: ev.RunFinished | ev.RunFailed | None = None
         self.stopped = False
@@ -294,7 +295,17 @@ class TraceView:
         return safe_markdown(self.report_text())
 
     def stats_rows(self) -> list[tuple[str, str]]:
-        return self._stats.rows(self.lang, self._now, mode=self.started.mode if self.started else None)
+        rows = self._stats.rows(self.lang, self._now, mode=self.started.mode if self.started else None)
+        if self.show_rate_limit:
+            return rows
+        return [row for row in rows if row[0] != t("stat_rate_limit", self.lang)]
+
+    def tokens_used(self) -> int:
+        """Model tokens this run used so far (prompt and completion, as the endpoint reported them)."""
+        final = self._stats.final
+        if final is not None:
+            return final.prompt_tokens + final.completion_tokens
+        return self._stats.tokens_in + self._stats.tokens_out
 
     def stats_markdown(self) -> str:
         """The stats as a Markdown list (``- **Turns:** 3``)."""
