@@ -25,7 +25,7 @@ from typing import assert_never
 from agent_core import events as ev
 from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.web.i18n import t
-from agent_core.web.markdown import fenced, one_line, safe_markdown
+from agent_core.web.markdown import MarkdownStream, fenced, one_line, safe_markdown
 from agent_core.web.stats import LiveStats
 from agent_core.web.trace_items import BreakerRow, Call, Item, Message, Step, call_badges, short_args
 
@@ -48,6 +48,7 @@ class TraceView:
         self._calls: dict[str, Call] = {}
         self._purposes: dict[int, str] = {}
         self._answer: list[str] = []
+        self._answer_md = MarkdownStream()  # the answer as it streams, rendered once per added line
         self._answer_turn: int | None = None
         self._current: Step | None = None
         self._now = 0.0
@@ -97,14 +98,18 @@ class TraceView:
 
     def _delta(self, event: ev.ReasoningDelta | ev.TextDelta) -> None:
         if isinstance(event, ev.ReasoningDelta):
-            self._step(event.turn, event.t).reasoning.append(event.text)
+            self._step(event.turn, event.t).reasoning.feed(event.text)
             return
         # Until a turn ends we cannot know whether its text is the answer, so it streams as the answer
         # and moves into the step if the turn then asks for tools.
         if self._answer_turn != event.turn:
-            self._answer_turn = event.turn
-            self._answer = []
+            self._set_answer([], event.turn)
         self._answer.append(event.text)
+        self._answer_md.feed(event.text)
+
+    def _set_answer(self, parts: list[str], turn: int | None) -> None:
+        self._answer, self._answer_turn = parts, turn
+        self._answer_md = MarkdownStream("".join(parts))
 
     def _tool(self, event: ev.ToolCallStarted | ev.ToolRetry | ev.ToolCallFinished) -> None:
         match event:
@@ -119,7 +124,7 @@ class TraceView:
         self._close_all(event.t)
         self.result = event
         if isinstance(event, ev.RunFinished):
-            self._answer, self._answer_turn = [event.report], -1
+            self._set_answer([event.report], -1)
             self._stats.final = event.stats
             return
         message = event.message + (f" ({event.hint})" if event.hint else "")
@@ -154,8 +159,8 @@ class TraceView:
         self._stats.tokens_in += event.prompt_tokens or 0
         self._stats.tokens_out += event.completion_tokens or 0
         if event.tool_calls > 0 and self._answer_turn == event.turn:
-            self._step(event.turn, event.t).notes.extend(self._answer)
-            self._answer, self._answer_turn = [], None
+            self._step(event.turn, event.t).notes.feed("".join(self._answer))
+            self._set_answer([], None)
         if step is None:
             return
         step.turn_finished = True
@@ -268,9 +273,9 @@ class TraceView:
         if request:
             out.append({"role": "user", "content": request})
         out.extend(item.to_message() for item in self._items)
-        answer = "".join(self._answer).strip()
+        answer = self._answer_md.value()
         if answer:
-            out.append({"role": "assistant", "content": safe_markdown(answer)})
+            out.append({"role": "assistant", "content": answer})
         if self._stopped_item is not None:
             out.append(self._stopped_item.to_message())
         return out
@@ -291,8 +296,8 @@ class TraceView:
         return "".join(self._answer).strip()
 
     def report_markdown(self) -> str:
-        """The report, safe to hand to ``gr.Markdown``."""
-        return safe_markdown(self.report_text())
+        """The report, safe to hand to ``gr.Markdown`` (rendered as it streams, once per added line)."""
+        return self._answer_md.value()
 
     def stats_rows(self) -> list[tuple[str, str]]:
         rows = self._stats.rows(self.lang, self._now, mode=self.started.mode if self.started else None)
