@@ -18,6 +18,8 @@ refused, mostly against the real app (``testing.app.running_app``) driven by gra
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -418,3 +420,133 @@ def test_local_paths_are_refused_on_a_non_loopback_bind(tmp_path: Path) -> None:
         with pytest.raises(AppError, match="Local paths are disabled"):
             client.predict(str(local), "README.md", api_name="/read_file")
         assert canary not in repr(result)
+
+
+# -- 6. hostile sizes ----------------------------------------------------------------------------------
+
+MB = 1024 * 1024
+HUGE = ("README.md", "pyproject.toml", "package.json", ".github/workflows/ci.yml", "LICENSE")
+
+
+def huge_text(size: int) -> bytes:
+    line = b"x" * 79 + b"\n"
+    return line * (size // len(line))
+
+
+def peak_run(target: str, env: dict[str, str], cwd: Path) -> dict[str, Any]:
+    """One analysis in a child process (``testing.peak_run``); its peak RSS and how it ended."""
+    root = Path(__file__).resolve().parents[1]
+    child_env = {"PATH": "/usr/bin:/bin", "HOME": str(cwd), "PYTHONPATH": str(root)} | env
+    done = subprocess.run(
+        [sys.executable, "-m", "testing.peak_run", target],
+        cwd=cwd,
+        env=child_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.slow
+def test_a_repository_of_90_mb_files_stays_under_400_mib(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "huge", dict.fromkeys(HUGE, huge_text(90 * MB)), bare=True)
+    with GitHubEmulator() as emu:
+        emu.add_repo("acme/huge", repo)
+        emu.limit_unauthenticated = 100_000
+        result = peak_run("acme/huge", dict(hosted_env(emu, None, tmp_path)), tmp_path)
+    print(f"peak RSS of one offline run over five 90 MB files: {result['peak_rss_mib']} MiB")
+    assert result["finished"]
+    assert result["peak_rss_mib"] < 400
+    cut = [n for n in result["notes"] if "only the first 2,097,152 were read (MAX_FILE_BYTES)" in n]
+    assert len(cut) >= 4, result["notes"]  # README, manifests, CI, LICENSE: each read up to the cap
+
+
+@pytest.mark.slow
+def test_a_200_mb_blob_behind_a_symlink_is_not_read_whole(tmp_path: Path) -> None:
+    target = "t" * (200 * MB)
+    repo = make_repo(
+        tmp_path / "linked.git", {"README.md": "# linked\n"}, symlinks={"big": target}, bare=True
+    )
+    result = peak_run(str(repo), {"CACHE_DIR": str(tmp_path / "cache")}, tmp_path)
+    print(f"peak RSS of one local run with a 200 MB symlink target: {result['peak_rss_mib']} MiB")
+    assert result["finished"]
+    assert result["peak_rss_mib"] < 400
+    assert "t" * (3 * MB) not in " ".join(result["notes"])
+
+
+def test_a_300_mb_upload_is_refused_while_it_streams(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    uploads = tmp_path / "gradio-tmp"
+    monkeypatch.setenv("GRADIO_TEMP_DIR", str(uploads))
+    big = tmp_path / "big.jsonl"
+    with big.open("wb") as handle:
+        handle.truncate(300 * MB)  # sparse: costs the test no disk
+    with (
+        GitHubEmulator() as emu,
+        running_app(settings_from(hosted_env(emu, None, tmp_path))) as url,
+        big.open("rb") as body,
+    ):
+        answer = httpx.post(url + "gradio_api/upload", files={"files": ("big.jsonl", body)}, timeout=120)
+    on_disk = sum(p.stat().st_size for p in uploads.rglob("*") if p.is_file()) if uploads.exists() else 0
+    print(f"bytes on disk after a 300 MB upload: {on_disk:,} (HTTP {answer.status_code})")
+    assert answer.status_code in (400, 413)
+    assert on_disk <= 5 * MB + 65536
+
+
+def reasoning_frames(total: int, monkeypatch: pytest.MonkeyPatch) -> int:
+    """Characters the page's renderer processed to show ``total`` characters of streamed reasoning,
+    one frame (everything the page shows) per 1,000 characters, as a slow endpoint would send them."""
+    from agent_core.web import markdown
+
+    rendered = 0
+    original = markdown._escape_inline
+
+    def counting(line: str) -> str:
+        nonlocal rendered
+        rendered += len(line)
+        return original(line)
+
+    monkeypatch.setattr(markdown, "_escape_inline", counting)
+    session = BrowserSession(Settings(), clock=SystemClock())
+    session.start_view(keep_history=False, request="acme/widgets")
+    session.observe(ev.TurnStarted(t=0.0, turn=1))
+    piece = ("The model keeps thinking about [this](https://example.com/a) and `that`.\n" * 14)[:1000]
+    for i in range(total // len(piece)):
+        session.observe(ev.ReasoningDelta(t=float(i), turn=1, text=piece))
+        session.messages()
+        assert session.view is not None
+        session.view.report_markdown()
+    monkeypatch.undo()
+    return rendered
+
+
+def test_streamed_reasoning_costs_each_frame_what_it_added(monkeypatch: pytest.MonkeyPatch) -> None:
+    one, two = reasoning_frames(1 * MB, monkeypatch), reasoning_frames(2 * MB, monkeypatch)
+    print(
+        f"characters rendered for 1 MB of streamed reasoning: {one:,}; for 2 MB: {two:,} ({two / one:.2f}x)"
+    )
+    assert two / one < 2.2  # linear (the whole text re-rendered per frame would be 4x)
+    assert two < 3 * 2 * MB
+
+
+async def test_reasoning_kept_per_turn_is_capped(sample_repo: Path, tmp_path: Path) -> None:
+    thinking = "I keep thinking. " * (2 * MB // 17)
+    with (
+        GitHubEmulator() as emu,
+        ScriptedModelServer(
+            [Turn.final("# acme/widgets\n\nDone.\n", reasoning=thinking, chunk_size=4096, usage=(10, 5))]
+        ) as model,
+    ):
+        emu.add_repo("acme/widgets", sample_repo)
+        settings = settings_from(hosted_env(emu, model, tmp_path))
+        services = Services(settings)
+        try:
+            opened = await open_analysis(services, "acme/widgets", settings=settings)
+            events = [e async for e in opened.analysis.run("")]
+        finally:
+            await services.aclose()
+    kept = sum(len(e.text) for e in events if isinstance(e, ev.ReasoningDelta))
+    print(f"reasoning kept of 2 MB streamed: {kept:,} characters")
+    assert kept == settings.reasoning_max_chars
