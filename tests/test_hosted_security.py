@@ -243,9 +243,10 @@ def rebinding(answers: dict[str, list[str]]) -> Any:
     ("host", "answers"),
     [
         ("rebind.test", ["127.0.0.1"]),
-        ("mixed.test", ["93.184.216.34", "127.0.0.1"]),  # one public answer does not vouch for the rest
-        ("private.test", ["10.1.2.3"]),
-        ("mapped.test", ["::ffff:127.0.0.1"]),
+        (
+            "mixed.test",
+            ["93.184.216.34", "10.1.2.3", "::ffff:127.0.0.1"],
+        ),  # one public answer vouches for none
         ("localhost", None),  # the system's own resolver
     ],
 )
@@ -276,6 +277,37 @@ async def test_a_name_that_resolves_inside_is_refused_when_connecting(
     print(f"bytes the internal listener received ({host}): {internal.received}")
     assert internal.received == 0
     assert internal.connections == 0
+
+
+@pytest.mark.parametrize(
+    ("address", "public"),
+    [
+        ("93.184.216.34", True),
+        ("2606:4700:4700::1111", True),
+        ("127.0.0.1", False),
+        ("10.1.2.3", False),
+        ("172.16.0.1", False),
+        ("192.168.1.1", False),
+        ("169.254.169.254", False),
+        ("100.64.0.1", False),  # carrier-grade NAT
+        ("0.0.0.0", False),
+        ("224.0.0.251", False),
+        ("240.0.0.1", False),
+        ("::1", False),
+        ("fe80::1", False),
+        ("fd00::1", False),
+        ("::ffff:127.0.0.1", False),  # IPv4-mapped
+        ("64:ff9b::a01:203", False),  # NAT64 of 10.1.2.3
+        ("2002:a01:203::1", False),  # 6to4 of 10.1.2.3
+        ("::", False),
+    ],
+)
+def test_only_public_addresses_pass(address: str, public: bool) -> None:
+    import ipaddress
+
+    from agent_core.llm.endpoint_guard import is_public
+
+    assert is_public(ipaddress.ip_address(address)) is public
 
 
 class RecordingBackend(httpcore2.AsyncNetworkBackend):
