@@ -45,8 +45,9 @@ from agent_core.events import (
     event_to_dict,
     load_events,
 )
+from agent_core.services import Services
 from agent_core.settings import Settings
-from agent_core.wiring import OpenedAnalysis, Services, open_analysis
+from agent_core.wiring import OpenedAnalysis, open_analysis
 
 __all__ = [
     "AgentCoreError",

@@ -4,10 +4,17 @@ The core never reads the environment: it receives a :class:`Settings`. Every var
 with its default in ``.env.example``; the names below are a contract with users, tests and later code.
 Secrets (``GITHUB_TOKEN``, ``API_KEY``, ``HF_TOKEN``) are excluded from ``repr`` so that logging a
 Settings object can never leak them.
+
+Two decisions are made here, once, and everything else reads them: where the server binds
+(:attr:`Settings.bind_address`, from ``GRADIO_SERVER_NAME``/``HOST``, else loopback, or every interface
+on a Space) and whether local paths are allowed (:attr:`Settings.allow_local_paths`: only when asked
+for, never on a Space, and only on a loopback bind unless ``DANGEROUSLY_EXPOSE_LOCAL_PATHS`` is set,
+since anyone who reaches the port could then read any git repository on the server's disk).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -70,22 +77,42 @@ class Settings:
     tree_max_entries: int = 200
     observation_max_chars: int = 8000
     parallel_tool_calls: bool = True
+    # Resource caps (hostile repositories and endpoints)
+    max_file_bytes: int = 2 * 1024 * 1024
+    reasoning_max_chars: int = 32_000
+    max_upload_mb: int = 5
     # Hosting
     space_id: str | None = None
+    gradio_server_name: str | None = None
     allow_local_paths: bool = True
+    dangerously_expose_local_paths: bool = False
     mcp_server: bool = False
     runs_per_hour: int = 10
     max_concurrent_runs: int = 4
+    space_runs_per_hour: int = 30
+    space_tokens_per_hour: int = 2_000_000
+    space_github_requests_per_hour: int = 1_500
     log_level: str = "INFO"
 
     def __post_init__(self) -> None:
-        if self.space_id:  # however built: local paths would expose the server's disk to strangers
-            object.__setattr__(self, "allow_local_paths", False)
+        # However built: local paths would expose the server's disk to whoever reaches the port.
+        allowed = (
+            self.allow_local_paths
+            and not self.space_id
+            and (is_loopback(self.bind_address) or self.dangerously_expose_local_paths)
+        )
+        object.__setattr__(self, "allow_local_paths", allowed)
 
     @property
     def hosted(self) -> bool:
         """Running on a Hugging Face Space (``SPACE_ID`` set): strangers use the owner's keys."""
         return self.space_id is not None
+
+    @property
+    def bind_address(self) -> str:
+        """Where the server listens: ``GRADIO_SERVER_NAME`` (or ``HOST``), else every interface on a
+        Space (the platform's proxy must reach it) and loopback anywhere else."""
+        return self.gradio_server_name or ("0.0.0.0" if self.hosted else "127.0.0.1")  # noqa: S104
 
     def with_overrides(self, **changes: Any) -> Settings:
         """A copy with some fields changed (per-session keys, max turns, language...)."""
@@ -114,6 +141,8 @@ class Settings:
             if raw is None or raw.strip() == "":
                 continue
             values[f.name] = _convert(f.name, raw.strip(), f.type)
+        if "gradio_server_name" not in values and env.get("HOST", "").strip():
+            values["gradio_server_name"] = env["HOST"].strip()
         values.setdefault("cache_dir", default_cache_dir(env))
         settings = cls(**values)
         settings.validate()
@@ -126,9 +155,31 @@ class Settings:
             raise ConfigurationError("REPORT_LANGUAGE must be auto, en or zh")
         if self.tool_protocol not in ("auto", "native", "text"):
             raise ConfigurationError("TOOL_PROTOCOL must be auto, native or text")
-        for name in ("max_turns", "max_tool_calls", "retry_max_attempts", "breaker_failure_threshold"):
+        for name in (
+            "max_turns",
+            "max_tool_calls",
+            "retry_max_attempts",
+            "breaker_failure_threshold",
+            "max_file_bytes",
+            "reasoning_max_chars",
+            "max_upload_mb",
+            "space_runs_per_hour",
+            "space_tokens_per_hour",
+            "space_github_requests_per_hour",
+        ):
             if getattr(self, name) < 1:
                 raise ConfigurationError(f"{name.upper()} must be at least 1")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a bind address (or host name) is loopback only: ``localhost``, 127.0.0.0/8 or ``::1``."""
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False  # another host name, "", "0.0.0.0"...: not loopback
 
 
 _TRUE = {"1", "true", "yes", "on"}

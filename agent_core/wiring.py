@@ -15,6 +15,11 @@ built::
 
 Every number a part needs comes from Settings here (:func:`retry_policy`, :func:`breaker_config`,
 :func:`run_limits`, :func:`toolbox_config`): no part restates a default of its own.
+
+Who pays is decided here too. On a Space (``SPACE_ID``) a session that uses the owner's GitHub token
+(or none: the Space's own address) spends the process-wide :class:`SpaceQuotas` and never reads a
+private repository; a model endpoint other than the owner's is reached only through the guarded pool
+(https, public addresses only, checked when connecting) and its errors are reported by class.
 """
 
 from __future__ import annotations
@@ -22,7 +27,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import httpx2
 
@@ -30,14 +34,13 @@ from agent_core.agent.accounting import RunLimits
 from agent_core.agent.analysis import Analysis
 from agent_core.agent.model_turn import LLM_BREAKER, ModelDriver
 from agent_core.agent.sink import EventSink
-from agent_core.clock import Clock, SystemClock
+from agent_core.clock import Clock
 from agent_core.errors import InvalidTargetError
 from agent_core.github.client import GitHubClient
-from agent_core.github.http import GitHubHTTP
+from agent_core.hosting import SpaceQuotas, model_endpoint, owner_github, owner_model
 from agent_core.llm import (
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_WALL_SECONDS,
-    LOCAL_TURN_SECONDS,
     ChatModel,
     ModelConfig,
     OpenAIChatModel,
@@ -45,9 +48,9 @@ from agent_core.llm import (
     model_configured,
     resolve_model_config,
 )
-from agent_core.llm.window import discover_context_window
 from agent_core.repo import RepoRef
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
+from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.sources.base import RepoSource
 from agent_core.sources.github import GitHubSource
@@ -56,6 +59,25 @@ from agent_core.sources.mentions import find_repo_mentions
 from agent_core.sources.targets import MAX_TARGETS, Target, parse_targets
 from agent_core.tools.executor import FaultInjector, Toolbox, ToolboxConfig
 from agent_core.tools.registry import TOOL_NAMES, ToolLimits, tool_schemas
+
+__all__ = [
+    "OpenedAnalysis",
+    "Services",
+    "SpaceQuotas",
+    "breaker_config",
+    "build_model",
+    "model_endpoint",
+    "new_board",
+    "open_analysis",
+    "owner_github",
+    "owner_model",
+    "resolve_targets",
+    "retry_policy",
+    "run_limits",
+    "session_model",
+    "toolbox_config",
+    "uses_model",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -121,76 +143,6 @@ def toolbox_config(settings: Settings) -> ToolboxConfig:
     )
 
 
-# -- process-wide services ----------------------------------------------------------------------------
-
-
-class Services:
-    """Process-wide services, created lazily and closed once: the GitHub HTTP pool with its persistent
-    cache, and the model connection pool every session's model client shares."""
-
-    def __init__(self, settings: Settings, *, clock: Clock | None = None) -> None:
-        self.settings = settings
-        self.clock = clock or SystemClock()
-        self._http: GitHubHTTP | None = None
-        self._llm_http: httpx2.AsyncClient | None = None
-        self._windows: dict[tuple[str, str], int | None] = {}
-
-    async def context_window(self, settings: Settings, config: ModelConfig) -> int:
-        """The model's context window: the setting, else what the endpoint reports (asked once per
-        endpoint and model, then remembered), else the provider's preset."""
-        if settings.llm_context_window:
-            return settings.llm_context_window
-        key = (config.base_url, config.model)
-        if key not in self._windows:
-            self._windows[key] = await discover_context_window(
-                self.llm_http,
-                base_url=config.base_url,
-                api_key=config.api_key,
-                model=config.model,
-                provider=config.provider,
-            )
-        return self._windows[key] or config.context_window
-
-    @property
-    def github_http(self) -> GitHubHTTP:
-        if self._http is None:
-            s = self.settings
-            self._http = GitHubHTTP(
-                api_url=s.github_api_url,
-                cache_dir=s.cache_dir,
-                cache_max_bytes=s.cache_max_mb * 1024 * 1024,
-                connect_timeout=s.github_connect_timeout,
-                read_timeout=s.github_read_timeout,
-            )
-        return self._http
-
-    @property
-    def llm_http(self) -> httpx2.AsyncClient:
-        """One connection pool (and SSL context) for every model client of the process."""
-        if self._llm_http is None:
-            self._llm_http = httpx2.AsyncClient(
-                # Each request carries its own timeout (the turn's); this is only the pool's default.
-                timeout=httpx2.Timeout(LOCAL_TURN_SECONDS, connect=10.0),
-                limits=httpx2.Limits(max_connections=100, max_keepalive_connections=20),
-            )
-        return self._llm_http
-
-    def github_host(self) -> str:
-        """The web host users paste URLs from: github.com for the public API, the GHE host otherwise."""
-        host = urlsplit(self.settings.github_api_url).hostname or "github.com"
-        if host in ("api.github.com", "127.0.0.1", "localhost"):
-            return "github.com"  # loopback: a GitHub emulator (tests, demos) stands in for github.com
-        return host.removeprefix("api.")
-
-    async def aclose(self) -> None:
-        if self._http is not None:
-            await self._http.aclose()
-            self._http = None
-        if self._llm_http is not None:
-            await self._llm_http.aclose()
-            self._llm_http = None
-
-
 @dataclass
 class OpenedAnalysis:
     """An :class:`Analysis` and what it holds onto; :meth:`aclose` lets go of it."""
@@ -226,9 +178,11 @@ def resolve_targets(services: Services, text: str, question: str = "") -> list[T
 
 
 def build_model(
-    settings: Settings, http_client: httpx2.AsyncClient | None = None
+    settings: Settings, http_client: httpx2.AsyncClient | None = None, *, trusted: bool = True
 ) -> tuple[ChatModel | None, ModelConfig | None]:
-    """The model for these settings, or ``(None, None)`` for the offline planner (no key)."""
+    """The model for these settings, or ``(None, None)`` for the offline planner (no key).
+
+    ``trusted=False`` (an endpoint a visitor chose) reports its failures by class only."""
     if not uses_model(settings):
         return None, None
     config = resolve_model_config(
@@ -248,8 +202,23 @@ def build_model(
         turn_timeout=deadline,
         max_tokens=settings.llm_max_tokens,
         temperature=settings.llm_temperature,
+        trusted=trusted,
+        max_reasoning_chars=settings.reasoning_max_chars,
     )
     return model, config
+
+
+def model_pool(services: Services, settings: Settings) -> tuple[httpx2.AsyncClient, bool]:
+    """The connection pool a session's model uses, and whether its endpoint is trusted: the owner's
+    endpoint over the shared pool, any other endpoint on a Space over the guarded one (untrusted)."""
+    visitor = services.settings.hosted and model_endpoint(settings) != model_endpoint(services.settings)
+    return (services.visitor_llm_http, False) if visitor else (services.llm_http, True)
+
+
+def session_model(services: Services, settings: Settings) -> tuple[ChatModel | None, ModelConfig | None]:
+    """The model for a session, over the pool :func:`model_pool` picks."""
+    http, trusted = model_pool(services, settings)
+    return build_model(settings, http, trusted=trusted)
 
 
 # -- one analysis -----------------------------------------------------------------------------------
@@ -282,23 +251,32 @@ async def open_analysis(
     sources: dict[str, RepoSource] = {}
     scope: list[RepoRef] = []
     notes: list[str] = []
+    owners = owner_github(services.settings, s)
+    hosted = services.settings.hosted
     for target in targets:
         if target.kind == "local":
             assert target.local_path is not None
-            local = await LocalGitSource.open(Path(target.local_path))
+            local = await LocalGitSource.open(Path(target.local_path), max_file_bytes=s.max_file_bytes)
             ref = local.repo_ref
             sources[ref.key()] = local
         else:
             if github is None:
                 github = GitHubClient(
-                    services.github_http, token=s.github_token, clock=clock, on_rate_limit=sink.on_rate_limit
+                    services.github_http,
+                    token=s.github_token,
+                    clock=clock,
+                    on_rate_limit=sink.on_rate_limit,
+                    quota=services.quotas.github if services.quotas is not None and owners else None,
                 )
             ref = target.repo_ref()
-            sources[ref.key()] = GitHubSource(github)
+            # On a Space the owner's token must not open the owner's private repositories to strangers.
+            sources[ref.key()] = GitHubSource(
+                github, max_file_bytes=s.max_file_bytes, public_only=hosted and owners
+            )
             notes.extend(_pointed_at(target, ref))
         scope.append(ref)
     if model is None:
-        model, model_config = build_model(s, services.llm_http)
+        model, model_config = session_model(services, s)
     toolbox = Toolbox(
         sources=sources,
         scope=scope,
@@ -310,7 +288,8 @@ async def open_analysis(
     )
     driver = None
     if model is not None:
-        window = await services.context_window(s, model_config) if model_config is not None else None
+        pool, _ = model_pool(services, s)
+        window = await services.context_window(s, model_config, pool) if model_config is not None else None
         driver = ModelDriver(
             model,
             config=model_config,

@@ -44,7 +44,7 @@ def running_app(settings: Settings) -> Iterator[str]:
 
     demo = app_module.build_app(settings)
     demo.queue(default_concurrency_limit=settings.max_concurrent_runs)
-    options = app_module.launch_options(settings, environ={})
+    options = app_module.launch_options(settings)
     options["server_port"] = free_port()
     _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **options)
     release_gradio_loops()

@@ -230,14 +230,17 @@ async def test_mcp_lists_the_repository_tools_and_analyze_only(model_app: str) -
 
 
 def test_launch_options_bind_loopback_unless_asked() -> None:
+    def bind(env: dict[str, str]) -> str:
+        settings = Settings.from_env(env, dotenv_path=None)
+        return str(app_module.launch_options(settings)["server_name"])
+
+    assert bind({}) == "127.0.0.1"
+    assert bind({"GRADIO_SERVER_NAME": "0.0.0.0"}) == "0.0.0.0"
+    assert bind({"HOST": "10.0.0.5"}) == "10.0.0.5"
+    assert bind({"SPACE_ID": "me/app"}) == "0.0.0.0"
     local = Settings()
-    assert app_module.launch_options(local, environ={})["server_name"] == "127.0.0.1"
-    assert (
-        app_module.launch_options(local, environ={"GRADIO_SERVER_NAME": "0.0.0.0"})["server_name"]
-        == "0.0.0.0"
-    )
-    assert app_module.launch_options(local, environ={"HOST": "10.0.0.5"})["server_name"] == "10.0.0.5"
-    options = app_module.launch_options(local, environ={})
+    options = app_module.launch_options(local)
+    assert options["max_file_size"] == 5 * 1024 * 1024
     assert options["share"] is False
     assert options["run_history"] is False
     assert options["mcp_server"] is False

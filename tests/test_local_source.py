@@ -342,10 +342,12 @@ async def test_suspicious_paths_are_rejected_before_git_runs(repos: Repos, path:
         await source.read_file(RepoRef(owner="local", name="work"), path, max_chars=6000)
 
 
-async def test_a_smaller_file_limit_reports_too_large(repos: Repos) -> None:
+async def test_a_smaller_file_limit_reads_the_beginning_and_says_what_was_cut(repos: Repos) -> None:
     source = await LocalGitSource.open(repos.work, max_file_bytes=5000)
     page = (await source.read_file(source.repo_ref, "big.txt", max_chars=6000)).value
-    assert (page.kind, page.text, page.size) == ("too_large", None, 10_000)
+    assert (page.kind, page.size, page.truncated) == ("file", 10_000, True)
+    assert page.text is not None and len(page.text.encode()) <= 5000
+    assert page.note is not None and "only the first 5,000 were read" in page.note
 
 
 async def test_uncommitted_changes_are_not_seen(repos: Repos, tmp_path: Path) -> None:

@@ -77,6 +77,7 @@ def test_public_api_is_pinned() -> None:
         "BreakerState",
         "CircuitBreaker",
         "Classifier",
+        "HourlyQuota",
         "Outcome",
         "Permit",
         "RetryDetails",

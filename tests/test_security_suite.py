@@ -31,14 +31,15 @@ from hypothesis import strategies as st
 
 from agent_core import events as ev
 from agent_core.clock import SystemClock
-from agent_core.errors import InvalidArgumentError, InvalidTargetError
+from agent_core.errors import ConfigurationError, InvalidArgumentError, InvalidTargetError
 from agent_core.repo import normalize_path, repo_api_path, validate_owner, validate_repo_name
+from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.sources.mentions import find_repo_mentions
 from agent_core.sources.targets import parse_target
 from agent_core.tools.registry import TOOLS
 from agent_core.web.browser_session import BrowserSession
-from agent_core.wiring import Services, open_analysis, resolve_targets, uses_model
+from agent_core.wiring import open_analysis, resolve_targets, uses_model
 from testing.app import running_app
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo
@@ -548,24 +549,32 @@ async def test_a_visitor_cannot_send_the_space_key_to_another_endpoint(
         assert "offline planner" in session.status_line()
         await run_to_the_end(base, session.settings)
         assert elsewhere.requests == []
-        # A keyless endpoint (custom, or inferred from the URL) is used without any key of the Space's.
+        # A keyless endpoint (custom, or inferred from the URL) on loopback is refused outright; so is the
+        # visitor's own key sent there: a Space never POSTs to its own network for a stranger.
         for change in (
             {"llm_provider": "custom", "llm_base_url": elsewhere.base_url, "llm_model": "m"},
-            {"llm_provider": "", "llm_base_url": elsewhere.base_url, "llm_model": "m"},
+            {"llm_provider": "custom", "llm_base_url": elsewhere.base_url, "api_key": "sk-visitor-own"},
         ):
             session = BrowserSession(base, clock=SystemClock())
-            session.apply_settings(api_key="", github_token="", **change)
-            assert session.settings.api_key is None and session.settings.hf_token is None, change
-            await run_to_the_end(base, session.settings)
-        assert {r.authorization for r in elsewhere.chat_requests} == {"Bearer not-needed"}
-        keyless = len(elsewhere.chat_requests)
-        # A visitor who pastes their own key may use their own endpoint, with that key only.
+            with pytest.raises(ConfigurationError, match="https"):
+                session.apply_settings(github_token="", **{"api_key": "", **change})
+            assert session.settings is base
+        session = BrowserSession(base, clock=SystemClock())  # no provider: the default one needs a key
+        session.apply_settings(api_key="", llm_provider="", llm_base_url=elsewhere.base_url, llm_model="m")
+        assert not uses_model(session.settings)
+        assert elsewhere.requests == []
+        # A visitor who pastes their own key may use their own https endpoint, with that key only.
         session = BrowserSession(base, clock=SystemClock())
-        own = {"llm_provider": "custom", "llm_base_url": elsewhere.base_url, "llm_model": "m"}
+        own = {
+            "llm_provider": "custom",
+            "llm_base_url": "https://models.visitor.example/v1",
+            "llm_model": "m",
+        }
         session.apply_settings(api_key="sk-visitor-own-key", **own)
-        await run_to_the_end(base, session.settings)
-        assert {r.authorization for r in elsewhere.chat_requests[keyless:]} == {"Bearer sk-visitor-own-key"}
-        assert leaks({"sent elsewhere": json.dumps([r.body for r in elsewhere.requests])}) == []
+        assert (session.settings.api_key, session.settings.llm_base_url) == (
+            "sk-visitor-own-key",
+            own["llm_base_url"],
+        )
 
 
 async def run_to_the_end(base: Settings, settings: Settings) -> None:

@@ -70,3 +70,24 @@ def test_env_example_documents_every_setting() -> None:
     }
     fields = {name.upper() for name in Settings.__dataclass_fields__}
     assert fields <= documented, fields - documented
+
+
+def test_local_paths_follow_the_bind_address() -> None:
+    """One decision: local paths only on a loopback bind (or with the flag that says it is dangerous)."""
+
+    def local(env: dict[str, str]) -> bool:
+        return Settings.from_env(env, dotenv_path=None).allow_local_paths
+
+    assert local({})
+    assert local({"GRADIO_SERVER_NAME": "127.0.0.1"})
+    assert local({"GRADIO_SERVER_NAME": "::1"})
+    assert local({"GRADIO_SERVER_NAME": "localhost"})
+    assert not local({"GRADIO_SERVER_NAME": "0.0.0.0", "ALLOW_LOCAL_PATHS": "true"})
+    assert not local({"HOST": "10.0.0.5"})
+    assert not local({"GRADIO_SERVER_NAME": "myhost.example"})
+    assert local({"GRADIO_SERVER_NAME": "0.0.0.0", "DANGEROUSLY_EXPOSE_LOCAL_PATHS": "true"})
+    assert not local({"GRADIO_SERVER_NAME": "127.0.0.1", "ALLOW_LOCAL_PATHS": "false"})
+    # Never on a Space, whatever else is set.
+    assert not local({"SPACE_ID": "me/app", "DANGEROUSLY_EXPOSE_LOCAL_PATHS": "true"})
+    assert not Settings(gradio_server_name="0.0.0.0").allow_local_paths
+    assert not Settings().with_overrides(gradio_server_name="0.0.0.0").allow_local_paths

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncGenerator, Sequence
+from dataclasses import replace
 
 from agent_core import events as ev
 from agent_core.agent.accounting import RunLimits
@@ -86,9 +87,14 @@ class Analysis:
     def model_name(self) -> str:
         return self.driver.model.name if self.driver is not None else "offline planner"
 
-    async def run(self, question: str = "") -> AsyncGenerator[ev.Event, None]:
-        """Answer ``question`` (a follow-up when the conversation already has one)."""
+    async def run(
+        self, question: str = "", *, max_total_tokens: int | None = None
+    ) -> AsyncGenerator[ev.Event, None]:
+        """Answer ``question`` (a follow-up when the conversation already has one). ``max_total_tokens``
+        lowers this run's token budget (what a public Space has left for it)."""
         parts = self.parts
+        if max_total_tokens is not None and max_total_tokens < parts.limits.max_total_tokens:
+            parts = replace(parts, limits=replace(parts.limits, max_total_tokens=max_total_tokens))
         parts.sink.restart()
         follow_up = bool(parts.conversation.messages)
         self.questions.append(question)

@@ -21,14 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import hashlib
 import json
 import logging
 import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
@@ -44,13 +42,23 @@ from agent_core.errors import (
     RedirectRefusedError,
     TransientError,
 )
-from agent_core.github.http import AUTH_SCOPE_HEADER, JSON_MEDIA, GitHubHTTP, auth_scope, exchange_cost
+from agent_core.github.http import (
+    AUTH_SCOPE_HEADER,
+    JSON_MEDIA,
+    MAX_JSON_BYTES,
+    RAW_MEDIA,
+    GitHubHTTP,
+    exchange_cost,
+    read_capped,
+)
 from agent_core.github.ratelimit import RateLimit, classify_limit
 from agent_core.repo import RepoRef, repo_api_path
+from agent_core.resilience import HourlyQuota
 
 logger = logging.getLogger(__name__)
 
 RATE_LIMIT_HINT = "set GITHUB_TOKEN (or paste a token in Settings) for 5,000 requests/hour instead of 60"
+QUOTA_HINT = "paste your own GitHub token in Settings to use your own quota"
 _REPOSITORIES_RE = re.compile(r"^/repositories/(\d+)(?=/|$)")
 
 
@@ -63,6 +71,7 @@ class GitHubResponse:
     stale_age_s: float | None = None  # set when served from the cache without GitHub (fallback)
     empty_repository: bool = False
     cost: CallCost = FREE  # what getting this answer cost (a memo hit: nothing but a cache hit)
+    truncated: bool = False  # the body was longer than the cap: ``content`` is its beginning only
 
     def json(self) -> Any:
         return json.loads(self.content) if self.content else None
@@ -78,10 +87,13 @@ class GitHubClient:
         token: str | None = None,
         clock: Clock | None = None,
         on_rate_limit: Callable[[RateLimit], None] | None = None,
+        quota: HourlyQuota | None = None,
     ) -> None:
+        """``quota``: the hourly allowance each request to GitHub draws from (a public Space's)."""
         self._http = http
         self._token = token or None
-        self._scope = auth_scope(self._token)
+        self._scope = http.scope(self._token)
+        self._quota = quota
         self._clock = clock or SystemClock()
         self._on_rate_limit = on_rate_limit
         self._memo: dict[tuple[str, str], asyncio.Future[GitHubResponse]] = {}
@@ -138,9 +150,11 @@ class GitHubClient:
         path: str | None = None,
         params: Mapping[str, str | int] | None = None,
         accept: str = JSON_MEDIA,
+        max_bytes: int | None = None,
     ) -> GitHubResponse:
         """GET a repository resource. While the repository's own info request is in flight, other
-        requests for it wait for it, so a renamed repository costs one redirect per run, not one per call."""
+        requests for it wait for it, so a renamed repository costs one redirect per run, not one per call.
+        ``max_bytes`` caps a raw body (JSON bodies are capped at :data:`MAX_JSON_BYTES`)."""
         key = repo.key()
         if not segments and path is None:
             gate = self._info_inflight.get(key)
@@ -154,13 +168,21 @@ class GitHubClient:
                     self._info_inflight.pop(key, None)
         elif key not in self._moved and (gate := self._info_inflight.get(key)) is not None:
             await asyncio.shield(gate)
-        return await self.get(self.repo_path(repo, *segments, path=path), params=params, accept=accept)
+        return await self.get(
+            self.repo_path(repo, *segments, path=path), params=params, accept=accept, max_bytes=max_bytes
+        )
 
     async def get(
-        self, path: str, *, params: Mapping[str, str | int] | None = None, accept: str = JSON_MEDIA
+        self,
+        path: str,
+        *,
+        params: Mapping[str, str | int] | None = None,
+        accept: str = JSON_MEDIA,
+        max_bytes: int | None = None,
     ) -> GitHubResponse:
         """GET an API path (already built by :meth:`repo_path`), memoised for the run."""
         request = self._build(path, params, accept)
+        request.extensions["repo_analyst_max_bytes"] = max_bytes if accept == RAW_MEDIA else None
         key = (str(request.url), accept)
         if self.cache_only:
             return await self._from_cache(request)
@@ -181,13 +203,17 @@ class GitHubClient:
         return response
 
     def _build(self, path: str, params: Mapping[str, str | int] | None, accept: str) -> httpx.Request:
-        return self._http.client.build_request(
+        request = self._http.client.build_request(
             "GET",
             self._http.url(path),
             params={k: str(v) for k, v in (params or {}).items()} or None,
             headers={"Accept": accept, AUTH_SCOPE_HEADER: self._scope},
             extensions={"repo_analyst_token": self._token, "repo_analyst_observer": self._observe},
         )
+        # The credential scope is part of the cache key itself (see agent_core.github.http).
+        key = self._http.cache_key(str(request.url), scope=self._scope, accept=accept)
+        request.extensions["caching"] = {"key": key}
+        return request
 
     def _observe(self, response: httpx.Response) -> None:
         limit = self._http.record_rate_limit(self._scope, response)
@@ -205,11 +231,30 @@ class GitHubClient:
             exc.requests = cost.requests
             raise
 
+    def _take_quota(self, spent: CallCost) -> None:
+        if self._quota is not None and not self._quota.take(1):
+            minutes = max(1, round(self._quota.retry_after() / 60))
+            raise RateLimitError(
+                f"this Space's hourly GitHub budget ({self._quota.limit:,} requests) is used up; "
+                f"it frees up in about {minutes} min",
+                status=None,
+                kind="space",
+                reset_at=self._clock.wall() + self._quota.retry_after(),
+                retry_after=self._quota.retry_after(),
+                hint=QUOTA_HINT,
+                requests=spent.requests,
+            )
+
     async def _exchange(self, request: httpx.Request, spent: CallCost) -> tuple[httpx.Response, CallCost]:
-        """One exchange through the stack; returns the response and ``spent`` plus what it cost."""
+        """One exchange through the stack, its body read up to the cap; returns the response (``content``
+        set, ``truncated`` in its extensions) and ``spent`` plus what it cost."""
+        self._take_quota(spent)
         try:
-            response = await self._http.client.send(request)
-            await response.aread()
+            response = await self._http.client.send(request, stream=True)
+            try:
+                await read_capped(response, request.extensions.get("repo_analyst_max_bytes"))
+            finally:
+                await response.aclose()
         except httpx.TimeoutException as exc:
             raise TransientError(
                 "GitHub did not answer in time", status=None, requests=spent.requests + 1
@@ -218,7 +263,10 @@ class GitHubClient:
             raise TransientError(
                 "the connection to GitHub failed or was reset", status=None, requests=spent.requests + 1
             ) from exc
-        return response, spent + exchange_cost(response)
+        cost = exchange_cost(response)
+        if self._quota is not None and cost.requests == 0:
+            self._quota.refund(1)  # a fresh answer from the cache: GitHub saw nothing
+        return response, spent + cost
 
     async def _follow(
         self, request: httpx.Request, response: httpx.Response, path: str, spent: CallCost
@@ -256,13 +304,17 @@ class GitHubClient:
 
     def _interpret(self, response: httpx.Response, cost: CallCost) -> GitHubResponse:
         status = response.status_code
+        truncated = bool(response.extensions.get("repo_analyst_truncated"))
         if 200 <= status < 300:
+            if truncated and response.request.extensions.get("repo_analyst_max_bytes") is None:
+                raise GitHubError(f"GitHub's answer was larger than {MAX_JSON_BYTES:,} bytes; not read")
             return GitHubResponse(
                 status=status,
                 headers=dict(response.headers),
                 content=response.content,
                 from_cache=bool((response.extensions.get("caching") or {}).get("from_cache")),
                 cost=cost,
+                truncated=truncated,
             )
         message = _message(response.content)
         if status in (404, 409) and "repository is empty" in message.lower():
@@ -318,44 +370,21 @@ class GitHubClient:
 
     async def _from_cache(self, request: httpx.Request) -> GitHubResponse:
         """The newest stored 200 answer for this URL and identity, whatever its age."""
-        storage = self._http.storage
-        if storage is None:
-            raise CacheMissError("no cache configured")
-        key = hashlib.sha256(f"RFC {request.url}".encode()).hexdigest()
-        best: tuple[float, Any] | None = None
-        for entry in await storage.get_entries(key):
-            headers = entry.request.headers
-            if headers.get(AUTH_SCOPE_HEADER) != self._scope:
-                continue
-            if headers.get("accept") != request.headers.get("accept"):
-                continue
-            if entry.response.status_code != 200:
-                continue
-            stored_at = _date(entry.response.headers.get("date"))
-            if best is None or stored_at > best[0]:
-                best = (stored_at, entry)
-        if best is None:
+        found = await self._http.newest_stored(
+            str(request.url), scope=self._scope, accept=request.headers.get("accept", "")
+        )
+        if found is None:
             raise CacheMissError("no earlier answer is stored for this request")
-        stored_at, entry = best
-        chunks = [chunk async for chunk in entry.response.stream]
+        content, headers, stored_at = found
         age = max(0.0, self._clock.wall() - stored_at) if stored_at else None
         return GitHubResponse(
             status=200,
-            headers=dict(entry.response.headers.items()),
-            content=b"".join(chunks),
+            headers=headers,
+            content=content,
             from_cache=True,
             stale_age_s=age,
             cost=CallCost(cache_hits=1, stale_age_s=age),
         )
-
-
-def _date(value: str | None) -> float:
-    if not value:
-        return 0.0
-    try:
-        return parsedate_to_datetime(value).timestamp()
-    except (TypeError, ValueError):
-        return 0.0
 
 
 def _message(content: bytes) -> str:

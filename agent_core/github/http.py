@@ -9,9 +9,15 @@ Layers, outermost first::
             │                         reaches the cache file) and reports rate-limit headers
             └─ httpx.AsyncHTTPTransport   (or a transport injected by tests)
 
-The cache key separates identities without storing tokens: requests carry ``X-Auth-Scope`` (a short
-fingerprint of the token, or "anonymous") and the wire layer rewrites GitHub's ``Vary: Authorization``
-to ``Vary: X-Auth-Scope``.  Everything per run (token, memo, renames, stats) lives in
+The store is shared by every visitor of the process, so it is treated as shared: the cache KEY of every
+request holds its credential scope (:meth:`GitHubHTTP.scope`, an HMAC of the token under a secret kept
+next to the cache, never the token) and its ``Accept``, so one identity's answers (a private repository
+read with someone's token) are never served to another, whatever ``Vary`` the upstream sends or omits
+(a proxy, GitHub Enterprise, an emulator). Requests also carry the scope as ``X-Auth-Scope`` and the wire
+layer rewrites ``Vary: Authorization`` to ``Vary: X-Auth-Scope`` (a second, RFC-shaped layer); the
+stale-cache fallback looks entries up with the same keys (:meth:`GitHubHTTP.cache_key`).
+Bodies are read with a cap (:data:`MAX_JSON_BYTES`, or the caller's for raw files): the rest of a
+longer answer is never downloaded. Everything per run (token, memo, renames, stats) lives in
 :class:`agent_core.github.client.GitHubClient`; this object is shared by all sessions of a process.
 What a request cost is read off hishel's ``caching`` status by the client (:func:`exchange_cost`), never
 counted on the side.
@@ -20,15 +26,21 @@ counted on the side.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import logging
+import os
+import secrets
 from collections.abc import Callable
+from email.utils import parsedate_to_datetime
 from pathlib import Path
+from typing import Any
 
 import hishel
 import httpx
 from hishel.httpx import AsyncCacheTransport
 
 from agent_core.cost import CallCost
+from agent_core.errors import CacheMissError
 from agent_core.github.ratelimit import RateLimit, parse_rate_limit
 
 logger = logging.getLogger(__name__)
@@ -39,6 +51,8 @@ JSON_MEDIA = "application/vnd.github+json"
 RAW_MEDIA = "application/vnd.github.raw+json"
 AUTH_SCOPE_HEADER = "x-auth-scope"
 CACHE_TTL_SECONDS = 7 * 24 * 3600  # entries older than a week are dropped even if still valid
+MAX_JSON_BYTES = 16 * 1024 * 1024  # GitHub's largest JSON (a truncated tree) is about 7 MB
+SCOPE_SECRET_FILE = "scope-secret"  # noqa: S105 - a file name, not a secret
 
 
 ResponseObserver = Callable[[httpx.Response], None]
@@ -61,11 +75,24 @@ def exchange_cost(response: httpx.Response) -> CallCost:
     return CallCost(requests=1)
 
 
-def auth_scope(token: str | None) -> str:
-    """A non-reversible fingerprint that keys cache entries per identity."""
-    if not token:
-        return "anonymous"
-    return "t-" + hashlib.sha256(token.encode()).hexdigest()[:16]
+def _scope_secret(cache_dir: Path | None) -> bytes:
+    """The key of the scope fingerprints: kept beside the cache (so entries survive a restart), readable
+    by this user only; a fresh one per process without a cache."""
+    if cache_dir is None:
+        return secrets.token_bytes(32)
+    path = cache_dir / SCOPE_SECRET_FILE
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        secret = path.read_bytes()
+        if len(secret) >= 32:
+            return secret
+        path.unlink()
+        return _scope_secret(cache_dir)
+    secret = secrets.token_bytes(32)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(secret)
+    return secret
 
 
 class WireTransport(httpx.AsyncBaseTransport):
@@ -118,6 +145,8 @@ class GitHubHTTP:
         outer: httpx.AsyncBaseTransport = wire
         if cache_dir is not None:
             cache_dir.mkdir(parents=True, exist_ok=True)
+        self._secret = _scope_secret(cache_dir)
+        if cache_dir is not None:
             self.storage = hishel.AsyncSqliteStorage(
                 database_path=cache_dir / "github-http-cache.db",
                 default_ttl=CACHE_TTL_SECONDS,
@@ -148,6 +177,17 @@ class GitHubHTTP:
     def url(self, path: str) -> str:
         return self.api_url + path
 
+    def scope(self, token: str | None) -> str:
+        """The credential scope of ``token``: "anonymous", or a keyed, non-reversible fingerprint."""
+        if not token:
+            return "anonymous"
+        return "t-" + hmac.new(self._secret, token.encode(), hashlib.sha256).hexdigest()[:32]
+
+    @staticmethod
+    def cache_key(url: str, *, scope: str, accept: str) -> str:
+        """The cache key of a request: its URL, credential scope and media type (never the URL alone)."""
+        return hashlib.sha256(f"RFC {url}\nscope={scope}\naccept={accept}".encode()).hexdigest()
+
     @property
     def base_path(self) -> str:
         return self._base.path.rstrip("/")
@@ -159,7 +199,62 @@ class GitHubHTTP:
         return limit
 
     def rate_limit(self, token: str | None, resource: str = "core") -> RateLimit | None:
-        return self._rate_limits.get((auth_scope(token), resource))
+        return self._rate_limits.get((self.scope(token), resource))
+
+    async def newest_stored(
+        self, url: str, *, scope: str, accept: str
+    ) -> tuple[bytes, dict[str, str], float] | None:
+        """The newest stored 200 answer for ``url`` in ``scope`` and ``accept`` (body, headers, Date as
+        epoch), whatever its age; None when there is none. Looked up with the same key as requests."""
+        if self.storage is None:
+            raise CacheMissError("no cache configured")
+        best: tuple[float, Any] | None = None
+        for entry in await self.storage.get_entries(self.cache_key(url, scope=scope, accept=accept)):
+            headers = entry.request.headers
+            if headers.get(AUTH_SCOPE_HEADER) != scope or headers.get("accept") != accept:
+                continue
+            if entry.response.status_code != 200:
+                continue
+            stored_at = _date(entry.response.headers.get("date"))
+            if best is None or stored_at > best[0]:
+                best = (stored_at, entry)
+        if best is None:
+            return None
+        stored_at, entry = best
+        chunks, size = [], 0
+        async for chunk in entry.response.stream:
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_JSON_BYTES:
+                raise CacheMissError("the stored answer is too large to read")
+        return b"".join(chunks), dict(entry.response.headers.items()), stored_at
 
     async def aclose(self) -> None:
         await self.client.aclose()
+
+
+async def read_capped(response: httpx.Response, max_bytes: int | None) -> None:
+    """Read ``response``'s body into ``response.content``, at most ``max_bytes`` (default
+    :data:`MAX_JSON_BYTES`); the rest is never downloaded. Marks ``repo_analyst_truncated``."""
+    cap = MAX_JSON_BYTES if max_bytes is None else max_bytes
+    chunks: list[bytes] = []
+    size = 0
+    truncated = False
+    async for chunk in response.aiter_bytes():
+        if size + len(chunk) > cap:
+            chunks.append(chunk[: cap - size])
+            truncated = True
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    response._content = b"".join(chunks)  # what httpx's own aread() sets
+    response.extensions["repo_analyst_truncated"] = truncated
+
+
+def _date(value: str | None) -> float:
+    if not value:
+        return 0.0
+    try:
+        return parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError):
+        return 0.0

@@ -1,6 +1,7 @@
 """The model layer: one streamed turn over any OpenAI-compatible endpoint, provider presets, a text
 ReAct protocol for endpoints without tool calling, and offline token estimates."""
 
+from .endpoint_guard import Resolver, check_visitor_url, guarded_client, system_resolver
 from .model import (
     ChatModel,
     ContextExceededError,
@@ -14,6 +15,7 @@ from .providers import (
     DEFAULT_PROVIDER,
     DEFAULT_WALL_SECONDS,
     LOCAL_TURN_SECONDS,
+    PRESET_HOSTS,
     PRESETS,
     ModelConfig,
     ProviderPreset,
@@ -43,6 +45,7 @@ __all__ = [
     "DEFAULT_WALL_SECONDS",
     "LOCAL_TURN_SECONDS",
     "PRESETS",
+    "PRESET_HOSTS",
     "ChatModel",
     "ContentDelta",
     "ContextExceededError",
@@ -54,6 +57,7 @@ __all__ = [
     "ReactFormatError",
     "ReactStep",
     "ReasoningDelta",
+    "Resolver",
     "StreamPart",
     "ToolCallAccumulator",
     "ToolCallDelta",
@@ -62,14 +66,17 @@ __all__ = [
     "TurnAccumulator",
     "TurnComplete",
     "Usage",
+    "check_visitor_url",
     "estimate_cost",
     "estimate_messages",
     "estimate_tokens",
     "format_observation",
+    "guarded_client",
     "infer_provider",
     "make_openai_client",
     "model_configured",
     "parse_react",
     "render_tools_prompt",
     "resolve_model_config",
+    "system_resolver",
 ]

@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT_WALL_SECONDS",
     "LOCAL_TURN_SECONDS",
     "PRESETS",
+    "PRESET_HOSTS",
     "ModelConfig",
     "ProviderPreset",
     "estimate_cost",
@@ -166,6 +167,11 @@ _HOSTS = types.MappingProxyType(
     }
 )
 _OLLAMA_PORT = 11434
+
+#: The hosts of the https presets: a visitor may point the model at them without an address check.
+PRESET_HOSTS = frozenset(
+    urlsplit(p.base_url).hostname or "" for p in PRESETS.values() if p.base_url.startswith("https://")
+)
 
 
 def infer_provider(base_url: str | None) -> str:

@@ -219,11 +219,13 @@ class TurnAccumulator:
     read from ``delta.reasoning_content`` (DeepSeek) or ``delta.reasoning`` (Ollama, vLLM >= 0.11), never
     both for one delta, since some servers send the same text under both names. Usage is taken from the
     final chunk whose ``choices`` is empty, or from a choice chunk that carries it (some servers do).
+    ``max_reasoning_chars`` caps the reasoning kept per turn: what a server sends past it is dropped.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_reasoning_chars: int | None = None) -> None:
         self._content: list[str] = []
         self._reasoning: list[str] = []
+        self._reasoning_left = max_reasoning_chars  # None: no cap
         self._tools = ToolCallAccumulator()
         self._finish_reason: str | None = None
         self._usage: Usage | None = None
@@ -262,6 +264,9 @@ class TurnAccumulator:
     def _feed_delta(self, delta: Any) -> list[StreamPart]:
         parts: list[StreamPart] = []
         reasoning = _as_text(_field(delta, "reasoning_content")) or _as_text(_field(delta, "reasoning"))
+        if reasoning and self._reasoning_left is not None:
+            reasoning = reasoning[: self._reasoning_left]  # past the cap it is neither kept nor shown
+            self._reasoning_left -= len(reasoning)
         if reasoning:
             self._reasoning.append(reasoning)
             parts.append(ReasoningDelta(text=reasoning))

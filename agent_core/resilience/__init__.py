@@ -1,4 +1,4 @@
-"""Resilience primitives: retry with backoff and jitter, and per-tool circuit breakers.
+"""Resilience primitives: retry with backoff and jitter, per-tool circuit breakers, hourly quotas.
 
 Both are generic (they know nothing about HTTP) and take an injected :class:`agent_core.clock.Clock`.
 The usual composition is retry outside, breaker inside::
@@ -20,6 +20,7 @@ from agent_core.resilience.breaker import (
     Permit,
     StateChange,
 )
+from agent_core.resilience.quota import HourlyQuota
 from agent_core.resilience.retry import (
     RetryDetails,
     RetryOn,
@@ -35,6 +36,7 @@ __all__ = [
     "BreakerState",
     "CircuitBreaker",
     "Classifier",
+    "HourlyQuota",
     "Outcome",
     "Permit",
     "RetryDetails",

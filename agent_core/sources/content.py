@@ -15,6 +15,7 @@ line. ``omitted_chars`` counts every character of the file after the shown part 
 from __future__ import annotations
 
 import codecs
+from dataclasses import replace
 
 from agent_core.errors import InvalidArgumentError
 from agent_core.sources.models import FileContent
@@ -23,6 +24,8 @@ from agent_core.sources.models import FileContent
 SAMPLE_BYTES = 8192
 #: Smallest ``max_chars`` accepted: below this a page is too small to be useful.
 MIN_MAX_CHARS = 200
+#: Bytes of one file a source reads (``MAX_FILE_BYTES``); the rest is not downloaded nor read.
+DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
 
 _BOM = codecs.BOM_UTF8
 
@@ -77,14 +80,45 @@ def page_file(
     max_chars: int = 6000,
     sha: str | None = None,
     ref: str | None = None,
+    size: int | None = None,
 ) -> FileContent:
     """One page of a file, as described in the module docstring.
 
+    ``data`` may be only the beginning of the file (a source reads at most ``MAX_FILE_BYTES``): ``size``
+    is then the whole file's size, the page is taken from what was read, and the note says what was cut.
     Raises :class:`InvalidArgumentError` unless ``start_line >= 1``, ``max_lines >= 1`` (or None)
     and ``max_chars >= MIN_MAX_CHARS``.
     """
     check_page_args(start_line=start_line, max_lines=max_lines, max_chars=max_chars)
-    size = len(data)
+    read = len(data)
+    size = max(read, size or 0)
+    page = _page(
+        path=path,
+        data=data,
+        start_line=start_line,
+        max_lines=max_lines,
+        max_chars=max_chars,
+        size=size,
+        sha=sha,
+        ref=ref,
+    )
+    if read >= size or page.kind != "file":
+        return page
+    cut = f"the file has {size:,} bytes and only the first {read:,} were read (MAX_FILE_BYTES)"
+    return replace(page, truncated=True, note=f"{cut}; {page.note}" if page.note else cut)
+
+
+def _page(
+    *,
+    path: str,
+    data: bytes,
+    start_line: int,
+    max_lines: int | None,
+    max_chars: int,
+    size: int,
+    sha: str | None,
+    ref: str | None,
+) -> FileContent:
     if looks_binary(data):
         return FileContent(
             path=path,

@@ -29,6 +29,19 @@ from agent_core.sources.models import EntryType
 _LOG = logging.getLogger(__name__)
 
 _SYMLINK_MODE = "120000"
+_DISCARD_CHUNK = 64 * 1024
+
+
+@dataclass(frozen=True, kw_only=True)
+class Blob:
+    """The beginning of a blob (``data``, at most the cap asked for) and its whole ``size``."""
+
+    data: bytes
+    size: int
+
+    @property
+    def complete(self) -> bool:
+        return len(self.data) == self.size
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -122,22 +135,54 @@ class GitCli:
             raise self.failure(args, result)
         return result.stdout
 
-    async def blobs(self, oids: Sequence[str]) -> dict[str, bytes]:
-        """Contents of several blobs through one ``git cat-file --batch``."""
+    async def blobs(self, oids: Sequence[str], *, max_bytes: int) -> dict[str, Blob]:
+        """The first ``max_bytes`` of several blobs (and their whole sizes) through one streamed
+        ``git cat-file --batch``: the rest of a bigger blob is read from the pipe and dropped in small
+        chunks, never held, so a 200 MB blob costs this process no more memory than a small one."""
         if not oids:
             return {}
-        out = await self.output(["cat-file", "--batch"], stdin="".join(f"{o}\n" for o in oids).encode())
-        blobs: dict[str, bytes] = {}
-        pos = 0
-        while pos < len(out):
-            newline = out.index(b"\n", pos)
-            header = out[pos:newline].decode("ascii", errors="replace").split()
-            if len(header) != 3:  # "<oid> missing": a corrupt repository
-                raise UpstreamError(f"git object {header[0]} is missing in {self._label}")
-            oid, size = header[0], int(header[2])
-            blobs[oid] = out[newline + 1 : newline + 1 + size]
-            pos = newline + 1 + size + 1  # content is followed by a newline
-        return blobs
+        self.commands += 1
+        argv = [self._git, "-C", str(self._root), "-c", "core.quotepath=off", "cat-file", "--batch"]
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.DEVNULL,
+                env=self._env,
+                process_group=0 if os.name == "posix" else None,
+            )
+        except OSError as exc:
+            raise ConfigurationError(
+                f"cannot run the git executable {self._git!r}", hint="install git or configure its path"
+            ) from exc
+        try:
+            assert proc.stdin is not None
+            assert proc.stdout is not None
+            proc.stdin.write("".join(f"{o}\n" for o in oids).encode())
+            await proc.stdin.drain()
+            proc.stdin.close()
+            return {oid: await self._read_blob(proc.stdout, max_bytes) for oid in oids}
+        finally:
+            if proc.returncode is None:
+                _kill_group(proc)
+            await proc.wait()
+
+    async def _read_blob(self, out: asyncio.StreamReader, max_bytes: int) -> Blob:
+        header = (await out.readline()).decode("ascii", errors="replace").split()
+        if len(header) != 3:  # "<oid> missing": a corrupt repository
+            oid = header[0] if header else "?"
+            raise UpstreamError(f"git object {oid} is missing in {self._label}")
+        size = int(header[2])
+        kept = await out.readexactly(min(size, max_bytes))
+        left = size - len(kept)
+        while left > 0:  # what is past the cap: read and dropped
+            chunk = await out.read(min(left, _DISCARD_CHUNK))
+            if not chunk:
+                raise UpstreamError(f"git stopped in the middle of a blob in {self._label}")
+            left -= len(chunk)
+        await out.readexactly(1)  # content is followed by a newline
+        return Blob(data=kept, size=size)
 
     async def submodule_urls(self, commit: str) -> dict[str, str]:
         """``{submodule path: url}`` from ``.gitmodules`` at ``commit``; empty when there is none."""

@@ -4,21 +4,27 @@ One method per tool, each making as few requests as the API allows: the whole tr
 recursive trees request, large files (1-100 MB, ``encoding: "none"``) are fetched once with the raw
 media type, and renamed repositories are followed by the client (one redirect per run). Every value
 comes back with the cost of the responses it was built from.
+
+File bodies are read up to ``max_file_bytes`` (the rest is never downloaded; the observation says how
+much was cut). With ``public_only`` (a public Space reading with its owner's token) every call first
+checks the repository's own ``private``/``visibility`` (memoised for the run, so usually free) and refuses
+a private one: the owner's token must not open the owner's private repositories to strangers.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+from dataclasses import replace
 from typing import Any
 
-from agent_core.cost import CallCost
-from agent_core.errors import GitHubError, InvalidArgumentError
+from agent_core.cost import FREE, CallCost
+from agent_core.errors import GitHubError, InvalidArgumentError, PermissionDeniedError
 from agent_core.github.client import GitHubClient, GitHubResponse
 from agent_core.github.http import RAW_MEDIA
 from agent_core.repo import RepoRef
 from agent_core.sources.base import Sourced
-from agent_core.sources.content import page_file
+from agent_core.sources.content import DEFAULT_MAX_FILE_BYTES, page_file
 from agent_core.sources.models import (
     Commit,
     CommitList,
@@ -42,15 +48,33 @@ class GitHubSource:
 
     kind = "github"
 
-    def __init__(self, client: GitHubClient) -> None:
+    def __init__(
+        self, client: GitHubClient, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, public_only: bool = False
+    ) -> None:
         self.client = client
+        self.max_file_bytes = max_file_bytes
+        self.public_only = public_only
 
     def stale_copy(self) -> GitHubSource:
         """The same source answering only from the persistent cache (the fallback)."""
-        return GitHubSource(self.client.stale_view())
+        return GitHubSource(
+            self.client.stale_view(), max_file_bytes=self.max_file_bytes, public_only=self.public_only
+        )
+
+    async def check_public(self, repo: RepoRef) -> CallCost:
+        """With ``public_only``: refuse a repository GitHub reports private (or internal); what the
+        check cost (the repository's info, memoised for the run)."""
+        if not self.public_only:
+            return FREE
+        response = await self.client.get_repo(repo)
+        _refuse_private(repo, response.json())
+        # Only what reached the network: the run's memo answering the check is not a cache hit to report.
+        return CallCost(requests=response.cost.requests, revalidated=response.cost.revalidated)
 
     async def get_repo_info(self, repo: RepoRef) -> Sourced[RepoInfo]:
         response = await self.client.get_repo(repo)
+        if self.public_only:
+            _refuse_private(repo, response.json())
         return Sourced(value=self._repo_info(repo, response.json()), cost=response.cost)
 
     def _repo_info(self, repo: RepoRef, body: Any) -> RepoInfo:
@@ -81,8 +105,9 @@ class GitHubSource:
         )
 
     async def list_directory(self, repo: RepoRef, path: str = "") -> Sourced[DirListing]:
+        checked = await self.check_public(repo)
         response = await self.client.get_repo(repo, "contents", path=path or None)
-        return Sourced(value=_listing(path, response), cost=response.cost)
+        return Sourced(value=_listing(path, response), cost=checked + response.cost)
 
     async def read_file(
         self,
@@ -95,7 +120,9 @@ class GitHubSource:
     ) -> Sourced[FileContent]:
         if not path:
             raise InvalidArgumentError("read_file needs a file path; use list_directory for the root")
+        checked = await self.check_public(repo)
         response = await self.client.get_repo(repo, "contents", path=path)
+        response = replace(response, cost=checked + response.cost)
         data = response.json()
         if response.empty_repository or isinstance(data, list):
             raise InvalidArgumentError(f"'{path}' is a directory; use list_directory or get_file_tree")
@@ -121,11 +148,12 @@ class GitHubSource:
         raw, cost = await self._file_bytes(repo, path, data, response.cost)
         value = page_file(
             path=path,
-            data=raw,
+            data=raw[: self.max_file_bytes],
             start_line=start_line,
             max_lines=max_lines,
             max_chars=max_chars,
             sha=data.get("sha"),
+            size=max(size, len(raw)),
         )
         return Sourced(value=value, cost=cost)
 
@@ -139,7 +167,9 @@ class GitHubSource:
                 raise GitHubError(f"GitHub sent undecodable base64 for '{path}'") from exc
         # 1-100 MB: the object media type has no content; the raw media type has the bytes.
         try:
-            raw = await self.client.get_repo(repo, "contents", path=path, accept=RAW_MEDIA)
+            raw = await self.client.get_repo(
+                repo, "contents", path=path, accept=RAW_MEDIA, max_bytes=self.max_file_bytes
+            )
         except GitHubError as exc:
             exc.requests += spent.requests
             raise
@@ -147,12 +177,14 @@ class GitHubSource:
 
     async def get_commits(self, repo: RepoRef, per_page: int = 20) -> Sourced[CommitList]:
         per_page = max(1, min(100, per_page))
+        checked = await self.check_public(repo)
         response = await self.client.get_repo(repo, "commits", params={"per_page": per_page})
+        cost = checked + response.cost
         if response.empty_repository:
-            return Sourced(value=CommitList(commits=(), empty_repository=True), cost=response.cost)
+            return Sourced(value=CommitList(commits=(), empty_repository=True), cost=cost)
         commits = tuple(_commit(item) for item in response.json() or () if isinstance(item, dict))
         value = CommitList(commits=commits, has_more='rel="next"' in response.headers.get("link", ""))
-        return Sourced(value=value, cost=response.cost)
+        return Sourced(value=value, cost=cost)
 
     async def get_file_tree(self, repo: RepoRef, path: str = "") -> Sourced[FileTree]:
         info = await self.get_repo_info(repo)  # memoised: usually free
@@ -180,12 +212,25 @@ class GitHubSource:
         return Sourced(value=tree, cost=cost)
 
     async def get_languages(self, repo: RepoRef) -> Sourced[Languages]:
+        checked = await self.check_public(repo)
         response = await self.client.get_repo(repo, "languages")
+        response = replace(response, cost=checked + response.cost)
         data = _object(response.json() or {})
         languages = Languages(
             bytes_by_language={str(k): int(v) for k, v in data.items() if isinstance(v, int)}
         )
         return Sourced(value=languages, cost=response.cost)
+
+
+def _refuse_private(repo: RepoRef, body: Any) -> None:
+    data = body if isinstance(body, dict) else {}
+    if data.get("private") is True or data.get("visibility") in ("private", "internal"):
+        raise PermissionDeniedError(
+            f"{repo.full_name} is a private repository, and this Space does not read private "
+            "repositories with its owner's token",
+            status=403,
+            hint="to analyse it, paste your own GitHub token (one that can read it) in Settings",
+        )
 
 
 def _listing(path: str, response: GitHubResponse) -> DirListing:

@@ -19,7 +19,8 @@ Where it differs from GitHub, on purpose:
   (UTC, GitHub's format); ``size_kb`` is the object store size (``git count-objects``);
 - the description comes from git's ``description`` file (bare repositories, gitweb), unless it is
   git's placeholder text; ``license`` is guessed from the first 4 KiB of a LICENSE/COPYING file;
-- blobs over ``max_file_bytes`` are not read (kind ``"too_large"``).
+- of a blob over ``max_file_bytes`` (a file, or a symlink's target) only the beginning is read, and
+  the note says what was cut, as for GitHub; git's output past the cap is dropped as it streams.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ from agent_core.cost import CallCost
 from agent_core.errors import InvalidArgumentError, InvalidTargetError, NotFoundError
 from agent_core.repo import RepoRef
 from agent_core.sources.base import Sourced
-from agent_core.sources.content import check_page_args, decode_text, page_file
-from agent_core.sources.gitcli import GitCli, LsTreeEntry, parse_ls_tree
+from agent_core.sources.content import DEFAULT_MAX_FILE_BYTES, check_page_args, decode_text, page_file
+from agent_core.sources.gitcli import Blob, GitCli, LsTreeEntry, parse_ls_tree
 from agent_core.sources.local_facts import (
     current_branch,
     dates,
@@ -62,8 +63,6 @@ __all__ = ["DEFAULT_MAX_FILE_BYTES", "LocalGitSource"]
 V = TypeVar("V")
 
 _LOG_FORMAT = "--format=%H%x00%an%x00%aI%x00%s%x00"
-
-DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -216,7 +215,8 @@ class LocalGitSource:
             return DirListing(path="", entries=(), note="empty repository")
         tree = (await self._dir_entry(commit, path, repo)).oid if path else commit
         entries = parse_ls_tree(await self._cli.output(["ls-tree", "-z", "-l", tree]))
-        targets = await self._cli.blobs([e.oid for e in entries if e.type == "symlink"])
+        links = [e.oid for e in entries if e.type == "symlink"]
+        targets = {oid: blob.data for oid, blob in (await self._blobs(links)).items()}
         urls = await self._cli.submodule_urls(commit) if any(e.type == "submodule" for e in entries) else {}
         listed = []
         for e in entries:
@@ -266,7 +266,7 @@ class LocalGitSource:
             )
         size = entry.size or 0
         if entry.type == "symlink":
-            target = decode_text((await self._cli.blobs([entry.oid]))[entry.oid])
+            target = decode_text((await self._blobs([entry.oid]))[entry.oid].data)
             return FileContent(
                 path=path,
                 kind="symlink",
@@ -276,24 +276,16 @@ class LocalGitSource:
                 ref=ref,
                 note=_link_note(path, target),
             )
-        if size > self._max_file_bytes:
-            return FileContent(
-                path=path,
-                kind="too_large",
-                size=size,
-                sha=entry.oid,
-                ref=ref,
-                note=f"{size:,} bytes, over the {self._max_file_bytes:,}-byte reading limit; not shown",
-            )
-        data = await self._cli.output(["cat-file", "blob", entry.oid])
+        blob = (await self._blobs([entry.oid]))[entry.oid]
         return page_file(
             path=path,
-            data=data,
+            data=blob.data,
             start_line=start_line,
             max_lines=max_lines,
             max_chars=max_chars,
             sha=entry.oid,
             ref=ref,
+            size=blob.size,
         )
 
     async def _get_commits(self, repo: RepoRef, per_page: int = 20) -> CommitList:
@@ -333,6 +325,9 @@ class LocalGitSource:
         return Languages(bytes_by_language=await languages(self._cli, commit) if commit else {})
 
     # -- git plumbing --------------------------------------------------------------------------------
+
+    async def _blobs(self, oids: list[str]) -> dict[str, Blob]:
+        return await self._cli.blobs(oids, max_bytes=self._max_file_bytes)
 
     async def _layout(self) -> _Layout:
         if self._layout_cache is None:

@@ -44,8 +44,8 @@ async def license_of(cli: GitCli, commit: str) -> str | None:
     by_name = {e.path.lower(): e for e in entries if e.type == "file"}
     for name in LICENSE_FILES:
         if name in by_name:
-            data = await cli.output(["cat-file", "blob", by_name[name].oid])
-            return detect_license(decode_text(data[:LICENSE_SAMPLE]))
+            blob = (await cli.blobs([by_name[name].oid], max_bytes=LICENSE_SAMPLE))[by_name[name].oid]
+            return detect_license(decode_text(blob.data))
     return None
 
 

@@ -1,7 +1,7 @@
 """The browser app: the page, its handlers and bindings over one process's services, and how it launches.
 
 :func:`build_app` is the web package's composition root: it builds the process-wide
-:class:`~agent_core.wiring.Services` (unless given), the hosted-mode run budget, the page
+:class:`~agent_core.wiring.Services` (unless given), the hosted-mode budget, the page
 (:mod:`~agent_core.web.page`), its handlers (:mod:`~agent_core.web.handlers`) and bindings
 (:mod:`~agent_core.web.bindings`), and the public API functions that are also the MCP tools
 (:mod:`~agent_core.web.mcp`). This package is the only one that imports Gradio.
@@ -11,21 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-from collections.abc import Mapping
 from typing import Any
 
 import gradio as gr
 
+from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.web.bindings import bind
 from agent_core.web.browser_session import BrowserSession
-from agent_core.web.budget import RunBudget
+from agent_core.web.budget import SpaceBudget
 from agent_core.web.handlers import Handlers
 from agent_core.web.layout import layout
 from agent_core.web.mcp import RepositoryApi
 from agent_core.web.replay import bundled_recordings
-from agent_core.wiring import OpenedAnalysis, Services
+from agent_core.wiring import OpenedAnalysis
 
 logger = logging.getLogger("repo_analyst.app")
 
@@ -37,14 +36,13 @@ CSS = """
 """
 
 
-def launch_options(settings: Settings, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """Arguments for ``launch()``: where to bind, MCP, no share link, no run history, theme and CSS."""
-    env = os.environ if environ is None else environ
-    asked = env.get("GRADIO_SERVER_NAME") or env.get("HOST")
-    # A Space must listen on every interface; anywhere else only on loopback unless asked otherwise.
-    server_name = asked or ("0.0.0.0" if settings.hosted else "127.0.0.1")  # noqa: S104
+def launch_options(settings: Settings) -> dict[str, Any]:
+    """Arguments for ``launch()``: where to bind (:attr:`Settings.bind_address`, the same decision local
+    paths follow), the upload cap, MCP, no share link, no run history, theme and CSS."""
     return {
-        "server_name": server_name,
+        "server_name": settings.bind_address,
+        # Gradio refuses a bigger upload while it streams, before it is all on disk.
+        "max_file_size": settings.max_upload_mb * 1024 * 1024,
         "share": False,
         "mcp_server": settings.mcp_server,
         # The run history would store handler inputs in the browser; keys must live in the session only.
@@ -57,7 +55,7 @@ def launch_options(settings: Settings, environ: Mapping[str, str] | None = None)
 def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blocks:
     """The page for ``settings``. ``services`` defaults to a new process-wide :class:`Services`."""
     services = services or Services(settings)
-    budget = RunBudget(settings.runs_per_hour, clock=services.clock)
+    budget = SpaceBudget(settings, services.quotas, clock=services.clock)
     recordings = bundled_recordings()
 
     def discard(value: object) -> None:

@@ -23,7 +23,7 @@ from agent_core.agent.model_turn import LLM_BREAKER
 from agent_core.clock import Clock
 from agent_core.errors import ConfigurationError
 from agent_core.events import dump_events
-from agent_core.llm import resolve_model_config
+from agent_core.llm import PRESET_HOSTS, check_visitor_url, resolve_model_config
 from agent_core.llm.providers import PRESETS
 from agent_core.resilience import BreakerSnapshot
 from agent_core.settings import Settings
@@ -33,7 +33,7 @@ from agent_core.web.markdown import one_line
 from agent_core.web.render import TraceView
 from agent_core.web.stats import format_clock
 from agent_core.web.trace_items import Message
-from agent_core.wiring import OpenedAnalysis, new_board, uses_model
+from agent_core.wiring import OpenedAnalysis, model_endpoint, new_board, owner_github, uses_model
 
 logger = logging.getLogger(__name__)
 
@@ -51,18 +51,13 @@ def model_label(settings: Settings) -> str:
     return f"{config.model} via {preset.label if preset else config.provider}"
 
 
-def _endpoint(settings: Settings) -> str | None:
-    """The model base URL these settings would send a key to (None if they resolve to none)."""
+def _provider(settings: Settings) -> str | None:
+    """The preset these settings' provider resolves to (None when they name no usable one)."""
     try:
-        config = resolve_model_config(
-            provider=settings.llm_provider,
-            base_url=settings.llm_base_url,
-            model=settings.llm_model,
-            api_key=None,
-        )
+        return model_label(settings).rpartition(" via ")[2]
     except ConfigurationError:
-        return None
-    return config.base_url
+        name = (settings.llm_provider or "").lower()
+        return PRESETS[name].label if name in PRESETS else None
 
 
 class BrowserSession:
@@ -82,6 +77,7 @@ class BrowserSession:
         self.phase = ""  # the run part of the status line ("Running…", "Done.")
         self.replaying: str | None = None  # a recording's name: breakers come from its events, not the board
         self.timer_on = False  # what the browser's breaker timer was last told
+        self.visitor: str | None = None  # whom the hosted budget counts (set by the handlers)
         self._export_dir: Path | None = None
 
     # -- the conversation -----------------------------------------------------------------------
@@ -98,8 +94,13 @@ class BrowserSession:
             self.history.extend(self.view.messages())
         elif not keep_history:
             self.history = []
-        self.view = TraceView(lang=self.lang, request=request)
+        self.view = TraceView(lang=self.lang, request=request, show_rate_limit=self._own_quota)
         return self.view
+
+    @property
+    def _own_quota(self) -> bool:
+        """Whether the GitHub quota this session spends is its own to see (not a Space owner's)."""
+        return not (self.base.hosted and owner_github(self.base, self.settings))
 
     def observe(self, event: ev.Event) -> None:
         """Fold one event into the current trace and the session's status."""
@@ -127,9 +128,11 @@ class BrowserSession:
         """Apply the settings panel (blank key fields keep the operator's keys); validate the model.
 
         In hosted mode ``max_turns`` cannot exceed the operator's, and the operator's model keys stay
-        with the operator's endpoint: a visitor who points the model elsewhere without pasting a key gets
-        no key (the offline planner, or a keyless provider). Raises ConfigurationError (nothing changed)
-        for settings the model layer refuses.
+        with the operator's model: a visitor who points the model elsewhere without pasting a key gets
+        no key (the offline planner, or a keyless provider), and one who keeps the operator's endpoint
+        gets the operator's provider, base URL and model whatever they typed (the key pays for them).
+        A visitor's own endpoint must be https on a public host (checked again when connecting).
+        Raises ConfigurationError (nothing changed) for settings the model layer refuses.
         """
         changes = {k: v for k, v in overrides.items() if v is not None}
         for secret in ("api_key", "github_token"):
@@ -145,14 +148,34 @@ class BrowserSession:
         if "max_turns" in changes:
             turns = int(str(changes["max_turns"]))
             changes["max_turns"] = min(turns, self.base.max_turns) if self.base.hosted else max(1, turns)
+        if self.base.hosted and changes.get("llm_base_url") is None:
+            # The page never shows the owner's base URL: blank, with the owner's provider, means "theirs".
+            chosen = self.base.with_overrides(llm_provider=changes.get("llm_provider"), llm_base_url=None)
+            if _provider(chosen) == _provider(self.base):
+                changes["llm_base_url"] = self.base.llm_base_url
         candidate = self.base.with_overrides(**changes)
-        if self.base.hosted and "api_key" not in changes and _endpoint(candidate) != _endpoint(self.base):
-            # Else the Space would send its owner's key to whatever server a stranger typed in.
-            candidate = candidate.with_overrides(api_key=None, hf_token=None)
+        if self.base.hosted:
+            candidate = self._hosted(candidate, own_key="api_key" in changes)
         candidate.validate()
         if uses_model(candidate):
             model_label(candidate)  # raises ConfigurationError for an unusable combination
         self.settings = candidate
+        return candidate
+
+    def _hosted(self, candidate: Settings, *, own_key: bool) -> Settings:
+        base = self.base
+        endpoint = model_endpoint(candidate)
+        elsewhere = endpoint != model_endpoint(base)
+        if not own_key and elsewhere:
+            # Else the Space would send its owner's key to whatever server a stranger typed in.
+            candidate = candidate.with_overrides(api_key=None, hf_token=None)
+        elif not own_key:
+            # The owner's key pays: the owner's model, whatever name the visitor typed.
+            return candidate.with_overrides(
+                llm_provider=base.llm_provider, llm_base_url=base.llm_base_url, llm_model=base.llm_model
+            )
+        if elsewhere and endpoint is not None and uses_model(candidate):
+            check_visitor_url(endpoint, trusted_hosts=PRESET_HOSTS)
         return candidate
 
     # -- what the page shows ------------------------------------------------------------------------
@@ -170,8 +193,9 @@ class BrowserSession:
             with_llm = uses_model(self.settings)
         return [s for s in snaps if with_llm or s.name != LLM_BREAKER]
 
-    def status_line(self) -> str:
-        """Mode, GitHub identity and quota, and the run's phase, as one line of markdown."""
+    def status_line(self, *, allowance: str | None = None) -> str:
+        """Mode, GitHub identity and quota (on a Space: what is left of its budget, never the owner's
+        own quota), and the run's phase, as one line of markdown."""
         lang, s = self.lang, self.settings
         started = self.view.started if self.view is not None else None
         if self.replaying is not None:
@@ -186,11 +210,13 @@ class BrowserSession:
                 mode = f"⚠️ {exc}"
             else:
                 model, _, provider = label.partition(" via ")
-                mode = t("status_model", lang, model=model, provider=provider)
+                mode = t("status_model", lang, model=one_line(model), provider=one_line(provider))
         parts = [mode]
         if self.replaying is None:
             parts.append(t("status_gh_auth" if s.github_token else "status_gh_anon", lang))
-        if self.rate_limit is not None:
+        if allowance:
+            parts.append(allowance)
+        if self.rate_limit is not None and self._own_quota:
             reset = format_clock(self.rate_limit.reset_at)
             parts.append(t("status_gh_remaining", lang, remaining=self.rate_limit.remaining, reset=reset))
         if s.hosted and not s.github_token and self.replaying is None:

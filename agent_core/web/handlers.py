@@ -19,18 +19,19 @@ import gradio as gr
 from agent_core import events as ev
 from agent_core.errors import AgentCoreError, ConfigurationError, UserInputError
 from agent_core.llm import DEFAULT_PROVIDER, PRESETS
+from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.web.batching import batched
 from agent_core.web.breakers import needs_ticking
 from agent_core.web.browser_session import BrowserSession
-from agent_core.web.budget import RunBudget
+from agent_core.web.budget import Admission, Payer, SpaceBudget
 from agent_core.web.i18n import t, ui_language
 from agent_core.web.layout import styled_breakers
 from agent_core.web.markdown import one_line
 from agent_core.web.mcp import client_key
 from agent_core.web.page import Frame, Page
 from agent_core.web.replay import load_recording, replay
-from agent_core.wiring import Services, open_analysis
+from agent_core.wiring import open_analysis, owner_github, owner_model, resolve_targets
 
 logger = logging.getLogger("repo_analyst.app")
 
@@ -44,7 +45,7 @@ class Handlers:
         *,
         settings: Settings,
         services: Services,
-        budget: RunBudget,
+        budget: SpaceBudget,
         recordings: Mapping[str, Path],
     ) -> None:
         self.page = page
@@ -61,6 +62,17 @@ class Handlers:
             else BrowserSession(self.settings, clock=self.services.clock)
         )
 
+    def payer(self, s: BrowserSession) -> Payer:
+        """Whose accounts this session's runs spend."""
+        return Payer(
+            owner_model=owner_model(self.settings, s.settings),
+            owner_github=owner_github(self.settings, s.settings),
+        )
+
+    def line(self, s: BrowserSession) -> str:
+        """The status line, with what is left of the hosted budget (hosted mode only)."""
+        return s.status_line(allowance=self.budget.status(s.visitor, self.payer(s), s.lang))
+
     # -- frames -------------------------------------------------------------------------------------
 
     def frame(self, s: BrowserSession, *, breakers_too: bool = True) -> Frame:
@@ -71,7 +83,7 @@ class Handlers:
             or t("report_empty", s.lang),
             p.report.checked: view.checked_markdown() if view is not None else "",
             p.status.stats: view.stats_markdown() if view is not None else "",
-            p.status.line: s.status_line(),
+            p.status.line: self.line(s),
         }
         if breakers_too:
             snaps = s.breaker_snapshots()
@@ -136,19 +148,25 @@ class Handlers:
         s.phase = message
         return {
             self.page.state: s,
-            self.page.status.line: s.status_line(),
+            self.page.status.line: self.line(s),
             self.page.trace.chatbot: s.messages(),
         }
 
-    def over_budget(self, s: BrowserSession, request: gr.Request | None) -> str | None:
-        """In hosted mode, count a run for this visitor; the refusal text when over budget."""
-        if not self.settings.hosted:
-            return None
-        decision = self.budget.try_start(client_key(request))
-        if decision.allowed:
-            return None
-        minutes = decision.retry_after_minutes
-        return t("budget_exceeded", s.lang, limit=self.budget.runs_per_hour, minutes=minutes)
+    def admit(self, s: BrowserSession, request: gr.Request | None) -> Admission | str:
+        """Count a run for this visitor (hosted mode); the refusal's text when it may not start."""
+        s.visitor = client_key(request)
+        return self.budget.admit(s.visitor, self.payer(s), lang=s.lang)
+
+    async def admitted(
+        self, s: BrowserSession, admission: Admission, events: AsyncIterator[ev.Event]
+    ) -> AsyncGenerator[Frame, None]:
+        """The run's frames; however it ends (done, Stop, a closed tab) the budget gets its tokens back."""
+        try:
+            async with contextlib.aclosing(self.stream(s, events)) as frames:
+                async for out in frames:
+                    yield out
+        finally:
+            self.budget.release(admission, tokens_used=s.view.tokens_used() if s.view is not None else 0)
 
     # -- runs -----------------------------------------------------------------------------------------
 
@@ -162,6 +180,17 @@ class Handlers:
         s.phase = t("status_running", s.lang)
         yield self.opening_frame(s)
         try:
+            resolve_targets(self.services, target_text, question_text)  # counted only for usable input
+        except AgentCoreError as exc:
+            s.view = None
+            yield self.refuse(s, str(exc))
+            return
+        admission = self.admit(s, request)
+        if isinstance(admission, str):
+            s.view = None
+            yield self.refuse(s, admission)
+            return
+        try:
             s.opened = await open_analysis(
                 self.services,
                 target_text,
@@ -171,16 +200,15 @@ class Handlers:
                 chaos=s.chaos,
             )
         except AgentCoreError as exc:
+            self.budget.release(admission, tokens_used=0)
             s.view = None
             yield self.refuse(s, str(exc))
             return
-        refused = self.over_budget(s, request)  # counted only for input that names a repository
-        if refused:
-            await s.close_analysis()
-            s.view = None
-            yield self.refuse(s, refused)
-            return
-        async with contextlib.aclosing(self.stream(s, s.opened.analysis.run(question_text))) as frames:
+        except BaseException:
+            self.budget.release(admission, tokens_used=0)
+            raise
+        events = s.opened.analysis.run(question_text, max_total_tokens=admission.tokens)
+        async with contextlib.aclosing(self.admitted(s, admission, events)) as frames:
             async for out in frames:
                 yield out
 
@@ -189,15 +217,16 @@ class Handlers:
         if not s.can_follow_up or not text.strip():
             yield self.refuse(s, t("status_no_followup", s.lang))
             return
-        refused = self.over_budget(s, request)
-        if refused:
-            yield self.refuse(s, refused)
+        admission = self.admit(s, request)
+        if isinstance(admission, str):
+            yield self.refuse(s, admission)
             return
         assert s.opened is not None  # can_follow_up says so
         s.start_view(keep_history=True, request=text)
         s.phase = t("status_running", s.lang)
         yield self.opening_frame(s)
-        async with contextlib.aclosing(self.stream(s, s.opened.analysis.run(text))) as frames:
+        events = s.opened.analysis.run(text, max_total_tokens=admission.tokens)
+        async with contextlib.aclosing(self.admitted(s, admission, events)) as frames:
             async for out in frames:
                 yield out
 
@@ -224,7 +253,7 @@ class Handlers:
             async for out in frames:
                 yield out
         s.phase = t("status_replayed", s.lang)
-        yield {self.page.status.line: s.status_line()}
+        yield {self.page.status.line: self.line(s)}
 
     def stop_run(self, session: object) -> Frame:
         """Stop's own handler: the cancelled generator can no longer yield, so this re-renders."""
@@ -312,7 +341,7 @@ class Handlers:
             gr.Warning(str(exc))
         else:
             gr.Info(t("settings_applied", s.lang))
-        return {self.page.state: s, self.page.status.line: s.status_line()}
+        return {self.page.state: s, self.page.status.line: self.line(s)}
 
     def switch_language(self, choice: str, session: object) -> Frame:
         p, s = self.page, self.session(session)
@@ -326,12 +355,13 @@ class Handlers:
             or t("report_empty", s.lang),
             p.report.checked: view.checked_markdown() if view is not None else "",
             p.status.stats: view.stats_markdown() if view is not None else "",
-            p.status.line: s.status_line(),
+            p.status.line: self.line(s),
         }
 
-    def on_load(self, session: object) -> Frame:
+    def on_load(self, session: object, request: gr.Request) -> Frame:
         s = self.session(session)
-        return {self.page.state: s, self.page.status.line: s.status_line()}
+        s.visitor = client_key(request)
+        return {self.page.state: s, self.page.status.line: self.line(s)}
 
 
 def chaos_text(s: BrowserSession) -> str:

@@ -97,6 +97,24 @@ _EN: Mapping[str, str] = types.MappingProxyType(
         "tool_budget_exceeded": (
             "This visitor has used its {limit} tool calls for this hour; try again in {minutes} min."
         ),
+        "run_in_progress": (
+            "You already have an analysis running on this Space: wait for it to finish (or press Stop), "
+            "then start the next one."
+        ),
+        "space_busy": "This Space is serving too many visitors right now; try again in {minutes} min.",
+        "space_runs_exhausted": (
+            "This Space has used its analyses for this hour; try again in {minutes} min, or paste your "
+            "own API key and GitHub token in Settings."
+        ),
+        "space_tokens_exhausted": (
+            "This Space has used its model tokens for this hour; try again in {minutes} min, or paste your "
+            "own API key in Settings."
+        ),
+        "allowance": "left this hour: ",
+        "allowance_visitor": "{runs} of your runs",
+        "allowance_space_runs": "Space {runs} runs",
+        "allowance_space_tokens": "{tokens} model tokens",
+        "allowance_space_github": "{requests} GitHub requests",
         "stopped": "⏹ Stopped",
         "stopped_log": "stopped",
         "col_breaker": "breaker",
@@ -195,6 +213,15 @@ _ZH: Mapping[str, str] = types.MappingProxyType(
         "status_no_followup": "请先运行一次分析：追问会延续那次对话。",
         "budget_exceeded": "本会话这一小时的 {limit} 次运行已用完；请 {minutes} 分钟后再试。",
         "tool_budget_exceeded": "这一小时的 {limit} 次工具调用已用完；请 {minutes} 分钟后再试。",
+        "run_in_progress": "你在此 Space 上已有一个分析正在运行：请等它结束（或按停止）后再开始下一个。",
+        "space_busy": "此 Space 当前访客过多；请 {minutes} 分钟后再试。",
+        "space_runs_exhausted": "此 Space 这一小时的分析次数已用完；请 {minutes} 分钟后再试，或在设置中填入你自己的 API 密钥和 GitHub 令牌。",
+        "space_tokens_exhausted": "此 Space 这一小时的模型 token 已用完；请 {minutes} 分钟后再试，或在设置中填入你自己的 API 密钥。",
+        "allowance": "本小时剩余：",
+        "allowance_visitor": "你的 {runs} 次运行",
+        "allowance_space_runs": "Space {runs} 次运行",
+        "allowance_space_tokens": "{tokens} 个模型 token",
+        "allowance_space_github": "{requests} 次 GitHub 请求",
         "stopped": "⏹ 已停止",
         "stopped_log": "已停止",
         "col_breaker": "熔断器",

@@ -229,8 +229,11 @@ def _settings(settings: Settings) -> SettingsPanel:
                 allow_custom_value=True,
                 label=t("model", en),
             )
+            # On a Space the owner's endpoint stays on the server: the page's config is public.
             base_url = gr.Textbox(
-                value=settings.llm_base_url or "", placeholder=preset.base_url, label=t("base_url", en)
+                value="" if settings.hosted else settings.llm_base_url or "",
+                placeholder=preset.base_url,
+                label=t("base_url", en),
             )
         with gr.Row():
             # Password fields; their values reach one handler (apply_settings) and the session's state only.

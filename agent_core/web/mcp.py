@@ -13,44 +13,40 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
 import gradio as gr
 
 from agent_core import events as ev
 from agent_core.errors import AgentCoreError
+from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.tools.registry import REQUIRED, TOOLS, ToolSpec
-from agent_core.web.budget import RunBudget
-from agent_core.web.i18n import t
-from agent_core.wiring import Services, open_analysis
+from agent_core.web.budget import Admission, Payer, SpaceBudget, visitor_key
+from agent_core.wiring import open_analysis, uses_model
 
 
 def client_key(request: gr.Request | None) -> str:
-    """Whom the hosted budget counts: the first X-Forwarded-For address, the client IP, or the session."""
+    """Whom the hosted budget counts (see :func:`agent_core.web.budget.visitor_key`)."""
     if request is None:
         return "anonymous"
-    headers = getattr(request, "headers", None)
-    forwarded = headers.get("x-forwarded-for") if headers else None
-    if forwarded:
-        return "ip:" + str(forwarded).split(",")[0].strip()
     host = getattr(getattr(request, "client", None), "host", None)
-    return f"ip:{host}" if host else f"session:{getattr(request, 'session_hash', None)}"
+    return visitor_key(getattr(request, "headers", None), host, getattr(request, "session_hash", None))
 
 
 class RepositoryApi:
-    """The public functions, bound to the process's services, settings and run budget.
+    """The public functions, bound to the process's services, settings and the hosted budget.
 
     In hosted mode strangers pay with the owner's GitHub quota, so the tools are budgeted too: per visitor
-    and sliding hour, as many tool calls as their runs could make (``RUNS_PER_HOUR × MAX_TOOL_CALLS``).
+    and sliding hour, as many tool calls as their runs could make (``RUNS_PER_HOUR × MAX_TOOL_CALLS``),
+    and every GitHub request they cause draws from the Space's hourly allowance.
     """
 
-    def __init__(self, services: Services, settings: Settings, budget: RunBudget) -> None:
+    def __init__(self, services: Services, settings: Settings, budget: SpaceBudget) -> None:
         self._services = services
         self._settings = settings
         self._budget = budget
-        self._tool_budget = RunBudget(budget.runs_per_hour * settings.max_tool_calls)
         # A tool scope needs no model: without keys open_analysis builds none.
         self._tool_settings = settings.with_overrides(api_key=None, hf_token=None, llm_provider=None)
 
@@ -58,18 +54,12 @@ class RepositoryApi:
         """One function per tool of the registry, then ``analyze``."""
         return [*(tool_function(spec, self._call) for spec in TOOLS), self.analyze]
 
-    def _spend(self, budget: RunBudget, request: gr.Request | None, message: str) -> None:
-        """Count one use for the visitor in hosted mode; ``gr.Error`` with ``message`` when over budget."""
-        if not self._settings.hosted:
-            return
-        decision = budget.try_start(client_key(request))
-        if not decision.allowed:
-            raise gr.Error(t(message, limit=budget.runs_per_hour, minutes=decision.retry_after_minutes))
-
     async def _call(
         self, tool: str, repository: str, request: gr.Request | None, **arguments: Any
     ) -> dict[str, Any]:
-        self._spend(self._tool_budget, request, "tool_budget_exceeded")
+        refused = self._budget.use_tool(client_key(request))
+        if refused:
+            raise gr.Error(refused)
         try:
             opened = await open_analysis(self._services, repository, settings=self._tool_settings)
         except AgentCoreError as exc:
@@ -94,21 +84,39 @@ class RepositoryApi:
             question: Optional focus for the report, e.g. "How is it tested?". A Chinese question gets a
                 Chinese report.
         """
-        self._spend(self._budget, request, "budget_exceeded")
+        payer = Payer(owner_model=uses_model(self._settings), owner_github=True)
+        admission = self._budget.admit(client_key(request), payer)
+        if isinstance(admission, str):
+            raise gr.Error(admission)
+        used = 0
+        try:
+            async with contextlib.aclosing(self._events(repository, question, admission)) as events:
+                async for event in events:
+                    if isinstance(event, ev.TurnFinished):
+                        used += (event.prompt_tokens or 0) + (event.completion_tokens or 0)
+                    elif isinstance(event, ev.RunFinished):
+                        return event.report
+                    elif isinstance(event, ev.RunFailed):
+                        raise gr.Error(event.message + (f" ({event.hint})" if event.hint else ""))
+        finally:
+            self._budget.release(admission, tokens_used=used)
+        raise gr.Error("the analysis ended without a result")
+
+    async def _events(
+        self, repository: str, question: str, admission: Admission
+    ) -> AsyncGenerator[ev.Event, None]:
         try:
             opened = await open_analysis(self._services, repository, question)
         except AgentCoreError as exc:
             raise gr.Error(str(exc)) from exc
         try:
-            async with contextlib.aclosing(opened.analysis.run(question)) as events:
+            async with contextlib.aclosing(
+                opened.analysis.run(question, max_total_tokens=admission.tokens)
+            ) as events:
                 async for event in events:
-                    if isinstance(event, ev.RunFinished):
-                        return event.report
-                    if isinstance(event, ev.RunFailed):
-                        raise gr.Error(event.message + (f" ({event.hint})" if event.hint else ""))
+                    yield event
         finally:
             await opened.aclose()
-        raise gr.Error("the analysis ended without a result")
 
 
 ToolCaller = Callable[..., Awaitable[dict[str, Any]]]

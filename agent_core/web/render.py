@@ -28,7 +28,7 @@ from agent_core.report.export import full_report
 from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.web.checked import checked_markdown
 from agent_core.web.i18n import t
-from agent_core.web.markdown import fenced, one_line, safe_markdown
+from agent_core.web.markdown import MarkdownStream, fenced, one_line, safe_markdown
 from agent_core.web.stats import LiveStats
 from agent_core.web.trace_items import BreakerRow, Call, Item, Message, Step, call_badges, short_args
 
@@ -38,19 +38,22 @@ from agent_core.web.trace_items import BreakerRow, Call, Item, Message, Step, ca
 class TraceView:
     """One run's trace, built event by event. Not thread-safe; one per run, never shared."""
 
-    def __init__(self, *, lang: str = "en", request: str | None = None) -> None:
+    def __init__(self, *, lang: str = "en", request: str | None = None, show_rate_limit: bool = True) -> None:
         self.lang = lang
         self.request = request
+        self.show_rate_limit = show_rate_limit  # off on a Space that reads GitHub with its owner's quota
         self.started: ev.RunStarted | None = None
         self.result: ev.RunFinished | ev.RunFailed | None = None
         self.stopped = False
         self.claims: ev.ClaimsChecked | None = None  # the app's check of the report, before run_finished
+        self._annotated: str | None = None
         self.events: list[ev.Event] = []
         self._items: list[Item] = []
         self._steps: dict[int, Step] = {}
         self._calls: dict[str, Call] = {}
         self._purposes: dict[int, str] = {}
         self._answer: list[str] = []
+        self._answer_md = MarkdownStream()  # the answer as it streams, rendered once per added line
         self._answer_turn: int | None = None
         self._current: Step | None = None
         self._now = 0.0
@@ -102,14 +105,18 @@ class TraceView:
 
     def _delta(self, event: ev.ReasoningDelta | ev.TextDelta) -> None:
         if isinstance(event, ev.ReasoningDelta):
-            self._step(event.turn, event.t).reasoning.append(event.text)
+            self._step(event.turn, event.t).reasoning.feed(event.text)
             return
         # Until a turn ends we cannot know whether its text is the answer, so it streams as the answer
         # and moves into the step if the turn then asks for tools.
         if self._answer_turn != event.turn:
-            self._answer_turn = event.turn
-            self._answer = []
+            self._set_answer([], event.turn)
         self._answer.append(event.text)
+        self._answer_md.feed(event.text)
+
+    def _set_answer(self, parts: list[str], turn: int | None) -> None:
+        self._answer, self._answer_turn = parts, turn
+        self._answer_md = MarkdownStream("".join(parts))
 
     def _tool(self, event: ev.ToolCallStarted | ev.ToolRetry | ev.ToolCallFinished) -> None:
         match event:
@@ -124,7 +131,7 @@ class TraceView:
         self._close_all(event.t)
         self.result = event
         if isinstance(event, ev.RunFinished):
-            self._answer, self._answer_turn = [event.report], -1
+            self._set_answer([event.report], -1)
             self._stats.final = event.stats
             return
         message = event.message + (f" ({event.hint})" if event.hint else "")
@@ -159,8 +166,8 @@ class TraceView:
         self._stats.tokens_in += event.prompt_tokens or 0
         self._stats.tokens_out += event.completion_tokens or 0
         if event.tool_calls > 0 and self._answer_turn == event.turn:
-            self._step(event.turn, event.t).notes.extend(self._answer)
-            self._answer, self._answer_turn = [], None
+            self._step(event.turn, event.t).notes.feed("".join(self._answer))
+            self._set_answer([], None)
         if step is None:
             return
         step.turn_finished = True
@@ -273,9 +280,9 @@ class TraceView:
         if request:
             out.append({"role": "user", "content": request})
         out.extend(item.to_message() for item in self._items)
-        answer = "".join(self._answer).strip()
+        answer = self._answer_md.value()
         if answer:
-            out.append({"role": "assistant", "content": safe_markdown(answer)})
+            out.append({"role": "assistant", "content": answer})
         if self._stopped_item is not None:
             out.append(self._stopped_item.to_message())
         return out
@@ -296,11 +303,14 @@ class TraceView:
         return "".join(self._answer).strip()
 
     def report_markdown(self) -> str:
-        """The report, safe to hand to ``gr.Markdown``: once the run ended, with its contradicted claims
-        marked where they stand and its links at their permalinks (the app's claim check)."""
+        """The report, safe to hand to ``gr.Markdown``: rendered as it streams (once per added line), and
+        once the run ended, with its contradicted claims marked where they stand and its links at their
+        permalinks (the app's claim check), rendered once."""
         if isinstance(self.result, ev.RunFinished) and self.claims is not None:
-            return safe_markdown(annotate(self.result.report, self.claims).strip())
-        return safe_markdown(self.report_text())
+            if self._annotated is None:
+                self._annotated = safe_markdown(annotate(self.result.report, self.claims).strip())
+            return self._annotated
+        return self._answer_md.value()
 
     def checked_markdown(self) -> str:
         """The app's panel beside the report: key facts, data gaps, the claim check."""
@@ -315,7 +325,17 @@ class TraceView:
         return self.report_text()
 
     def stats_rows(self) -> list[tuple[str, str]]:
-        return self._stats.rows(self.lang, self._now, mode=self.started.mode if self.started else None)
+        rows = self._stats.rows(self.lang, self._now, mode=self.started.mode if self.started else None)
+        if self.show_rate_limit:
+            return rows
+        return [row for row in rows if row[0] != t("stat_rate_limit", self.lang)]
+
+    def tokens_used(self) -> int:
+        """Model tokens this run used so far (prompt and completion, as the endpoint reported them)."""
+        final = self._stats.final
+        if final is not None:
+            return final.prompt_tokens + final.completion_tokens
+        return self._stats.tokens_in + self._stats.tokens_out
 
     def stats_markdown(self) -> str:
         """The stats as a Markdown list (``- **Turns:** 3``)."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent_core import events as ev
-from agent_core.web.markdown import fenced, format_age, safe_markdown
+from agent_core.web.markdown import MarkdownStream, fenced, format_age
 
 Message = dict[str, Any]
 Status = Literal["pending", "done"]
@@ -72,15 +72,17 @@ class Item:
 
 @dataclass(kw_only=True)
 class Step(Item):
+    """A model turn: its reasoning and notes (the model's text in a turn that called tools), each
+    rendered as it streams at a cost per frame proportional to what was added (:class:`MarkdownStream`)."""
+
     turn: int
-    reasoning: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # the model's text in a turn that called tools
+    reasoning: MarkdownStream = field(default_factory=MarkdownStream)
+    notes: MarkdownStream = field(default_factory=MarkdownStream)
     turn_finished: bool = False
     open_calls: set[str] = field(default_factory=set)
 
     def content(self) -> str:
-        parts = ["".join(self.reasoning).strip(), "".join(self.notes).strip()]
-        return "\n\n".join(safe_markdown(p) for p in parts if p)
+        return "\n\n".join(p for p in (self.reasoning.value(), self.notes.value()) if p)
 
 
 @dataclass(kw_only=True)

@@ -96,7 +96,8 @@ class GitHubEmulator:
     ``max_inline_size`` (1,000,000 bytes), ``max_tree_entries`` (100,000), ``limit_unauthenticated``
     (60), ``limit_authenticated`` (5,000), ``reset_at`` (epoch of the rate-limit reset, default now +
     1 hour), ``cache_control`` (GitHub's "private, max-age=60, s-maxage=60"; set "private, max-age=0"
-    to make HTTP caches revalidate every time) and ``logins`` (commit email -> GitHub login).
+    to make HTTP caches revalidate every time), ``send_vary`` (True; False omits the ``Vary`` header, as
+    some proxies and GitHub Enterprise setups do) and ``logins`` (commit email -> GitHub login).
     Every public method is thread-safe.
     """
 
@@ -110,6 +111,7 @@ class GitHubEmulator:
         self.limit_authenticated = 5000
         self.reset_at = int(time.time()) + 3600
         self.cache_control = "private, max-age=60, s-maxage=60"
+        self.send_vary = True
         self.logins: dict[str, str] = {}
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)  # notified when the last in-flight request ends
@@ -192,11 +194,14 @@ class GitHubEmulator:
         open_issues: int = 0,
         topics: Sequence[str] = (),
         private: bool = False,
+        readers: Sequence[str] = (),
         license: str | None = "MIT",
         homepage: str | None = None,
         archived: bool = False,
     ) -> int:
-        """Serve the git repository at ``path`` as ``owner/name``; returns its numeric id."""
+        """Serve the git repository at ``path`` as ``owner/name``; returns its numeric id.
+
+        A ``private`` repository answers 404 except to a request carrying one of the ``readers`` tokens."""
         owner, name = full_name.split("/")
         with self._lock:
             repo_id = id if id is not None else self._next_id
@@ -212,6 +217,7 @@ class GitHubEmulator:
                 open_issues=open_issues,
                 topics=tuple(topics),
                 private=private,
+                readers=frozenset(readers),
                 license=license,
                 homepage=homepage,
                 archived=archived,
@@ -487,7 +493,7 @@ class GitHubEmulator:
                 with self._lock:
                     repo = self._repos.get(int(match.group(1)))
                 rest = unquote(match.group(2) or "")
-            if repo is None or repo.private:
+            if repo is None or (repo.private and req.token not in repo.readers):
                 raise not_found(DOC_URLS["repo"] if path and _REPO_PATH.match(path) else DOCS)
             view = RepoView(repo, api=self._origin, limits=self._limits())
             return view.dispatch(rest, req.query, req.accept)
@@ -518,7 +524,7 @@ class GitHubEmulator:
             headers += [("ETag", etag), ("Cache-Control", self.cache_control)]
         media = "github.v3; param=raw" if response.content_type == RAW_TYPE else "github.v3; format=json"
         headers += [
-            ("Vary", _VARY),
+            *([("Vary", _VARY)] if self.send_vary else []),
             ("X-GitHub-Api-Version-Selected", API_VERSION),
             ("X-GitHub-Media-Type", media),
             *self._rates.headers(key),

@@ -87,6 +87,7 @@ class Repo:
     open_issues: int
     topics: tuple[str, ...]
     private: bool
+    readers: frozenset[str] = frozenset()  # tokens that may read a private repository
     license: str | None
     homepage: str | None
     archived: bool

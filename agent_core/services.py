@@ -1,0 +1,117 @@
+"""Process-wide services: what every session and run of one process shares, created lazily, closed once.
+
+The GitHub HTTP pool over the persistent cache, the model connection pool every session's model client
+shares (and a guarded one for endpoints visitors chose on a Space), the context windows endpoints
+reported, and on a Space the hourly quotas every visitor draws from. Built once by the app or the CLI
+(or :func:`agent_core.stream_analysis`), handed to :func:`agent_core.wiring.open_analysis` for each run.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import httpx2
+
+from agent_core.clock import Clock, SystemClock
+from agent_core.github.http import GitHubHTTP
+from agent_core.hosting import SpaceQuotas
+from agent_core.llm import (
+    LOCAL_TURN_SECONDS,
+    PRESET_HOSTS,
+    ModelConfig,
+    Resolver,
+    guarded_client,
+    system_resolver,
+)
+from agent_core.llm.window import discover_context_window
+from agent_core.settings import Settings
+
+
+class Services:
+    """Process-wide services, created lazily and closed once: the GitHub HTTP pool with its persistent
+    cache, the model connection pool every session's model client shares (and a guarded one for
+    endpoints visitors chose), and on a Space the hourly quotas every visitor draws from.
+
+    ``resolver`` is how the guarded pool turns host names into addresses (tests map names there)."""
+
+    def __init__(
+        self, settings: Settings, *, clock: Clock | None = None, resolver: Resolver | None = None
+    ) -> None:
+        self.settings = settings
+        self.clock = clock or SystemClock()
+        self.resolver = resolver or system_resolver
+        self.quotas = SpaceQuotas.from_settings(settings, self.clock) if settings.hosted else None
+        self._http: GitHubHTTP | None = None
+        self._llm_http: httpx2.AsyncClient | None = None
+        self._windows: dict[tuple[str, str], int | None] = {}
+        self._visitor_llm_http: httpx2.AsyncClient | None = None
+
+    async def context_window(self, settings: Settings, config: ModelConfig, http: httpx2.AsyncClient) -> int:
+        """The model's context window: the setting, else what the endpoint reports (asked once per
+        endpoint and model over ``http``, the pool the model itself uses, then remembered), else the
+        provider's preset."""
+        if settings.llm_context_window:
+            return settings.llm_context_window
+        key = (config.base_url, config.model)
+        if key not in self._windows:
+            self._windows[key] = await discover_context_window(
+                http,
+                base_url=config.base_url,
+                api_key=config.api_key,
+                model=config.model,
+                provider=config.provider,
+            )
+        return self._windows[key] or config.context_window
+
+    @property
+    def github_http(self) -> GitHubHTTP:
+        if self._http is None:
+            s = self.settings
+            self._http = GitHubHTTP(
+                api_url=s.github_api_url,
+                cache_dir=s.cache_dir,
+                cache_max_bytes=s.cache_max_mb * 1024 * 1024,
+                connect_timeout=s.github_connect_timeout,
+                read_timeout=s.github_read_timeout,
+            )
+        return self._http
+
+    @property
+    def llm_http(self) -> httpx2.AsyncClient:
+        """One connection pool (and SSL context) for every model client of the process."""
+        if self._llm_http is None:
+            self._llm_http = httpx2.AsyncClient(
+                # Each request carries its own timeout (the turn's); this is only the pool's default.
+                timeout=httpx2.Timeout(LOCAL_TURN_SECONDS, connect=10.0),
+                limits=httpx2.Limits(max_connections=100, max_keepalive_connections=20),
+            )
+        return self._llm_http
+
+    @property
+    def visitor_llm_http(self) -> httpx2.AsyncClient:
+        """The pool for model endpoints a visitor typed in: https to public addresses only."""
+        if self._visitor_llm_http is None:
+            self._visitor_llm_http = guarded_client(
+                timeout=httpx2.Timeout(self.settings.llm_turn_timeout, connect=10.0),
+                resolver=self.resolver,
+                trusted_hosts=PRESET_HOSTS,
+            )
+        return self._visitor_llm_http
+
+    def github_host(self) -> str:
+        """The web host users paste URLs from: github.com for the public API, the GHE host otherwise."""
+        host = urlsplit(self.settings.github_api_url).hostname or "github.com"
+        if host in ("api.github.com", "127.0.0.1", "localhost"):
+            return "github.com"  # loopback: a GitHub emulator (tests, demos) stands in for github.com
+        return host.removeprefix("api.")
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+        if self._llm_http is not None:
+            await self._llm_http.aclose()
+            self._llm_http = None
+        if self._visitor_llm_http is not None:
+            await self._visitor_llm_http.aclose()
+            self._visitor_llm_http = None
