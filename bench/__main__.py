@@ -17,12 +17,15 @@ from bench.table import Section, render_markdown, render_text, write_json
 # key -> module with ``measure(config, workdir) -> Section``, in the order the issue lists them.
 SECTIONS = {
     "overhead": "bench.overhead",
+    "prefetch": "bench.prefetch",
     "requests": "bench.requests",
     "context": "bench.context",
     "concurrency": "bench.concurrency",
     "ui": "bench.ui_latency",
     "events": "bench.event_cpu",
 }
+# Run only when asked for (--only): it needs a real model and takes tens of minutes on a laptop's CPU.
+OPTIONAL = {"realmodel": "bench.realmodel"}
 log = logging.getLogger("bench")
 
 
@@ -37,6 +40,16 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--sessions", type=int, help="simultaneous analyses (default 20)")
     parser.add_argument("--out", type=Path, default=Path("bench/results.json"))
     parser.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
+    parser.add_argument(
+        "--llm-url", help="realmodel: an OpenAI-compatible base URL (default: local llama.cpp)"
+    )
+    parser.add_argument("--llm-model", help="realmodel: the model name at --llm-url")
+    parser.add_argument("--llm-key", help="realmodel: the API key for --llm-url (never written anywhere)")
+    parser.add_argument(
+        "--llm-size", choices=["0.5b", "1.5b"], help="realmodel: the local model (default 1.5b)"
+    )
+    parser.add_argument("--llm-max-tokens", type=int, help="realmodel: the reply limit (default 768)")
+    parser.add_argument("--repos", help="realmodel: comma-separated owner/name of testing.realrepos")
     return parser.parse_args(argv)
 
 
@@ -44,25 +57,39 @@ def configure(args: argparse.Namespace) -> BenchConfig:
     config = BenchConfig().quickened() if args.quick else BenchConfig()
     changes = {
         name: getattr(args, name)
-        for name in ("github_latency", "model_latency", "seed", "runs", "sessions")
+        for name in (
+            "github_latency",
+            "model_latency",
+            "seed",
+            "runs",
+            "sessions",
+            "llm_url",
+            "llm_model",
+            "llm_key",
+            "llm_size",
+            "llm_max_tokens",
+        )
         if getattr(args, name) is not None
     }
+    if args.repos:
+        changes["repos"] = tuple(r.strip() for r in args.repos.split(",") if r.strip())
     return replace(config, **changes)
 
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     args = parse(sys.argv[1:] if argv is None else argv)
+    known = SECTIONS | OPTIONAL
     wanted = [key.strip() for key in args.only.split(",") if key.strip()] or list(SECTIONS)
-    unknown = [key for key in wanted if key not in SECTIONS]
+    unknown = [key for key in wanted if key not in known]
     if unknown:
-        log.error("unknown section(s) %s; choose from %s", ", ".join(unknown), ", ".join(SECTIONS))
+        log.error("unknown section(s) %s; choose from %s", ", ".join(unknown), ", ".join(known))
         return 2
     config = configure(args)
     sections: list[Section] = []
     with tempfile.TemporaryDirectory(prefix="bench-") as folder:
         for key in wanted:
-            module = importlib.import_module(SECTIONS[key])
+            module = importlib.import_module(known[key])
             started = time.perf_counter()
             log.warning("measuring %s ...", key)
             section = module.measure(config, Path(folder) / key)

@@ -21,13 +21,22 @@ class BenchConfig:
     runs: int = 3  # repetitions of timed plans; medians are reported
     sessions: int = 20  # simultaneous analyses in the concurrency section
     quick: bool = False
+    # the real-model section: an endpoint (default: the local llama.cpp server started for it)
+    llm_url: str | None = None
+    llm_model: str | None = None
+    llm_key: str | None = None
+    llm_size: str = "1.5b"
+    llm_max_tokens: int = 768
+    repos: tuple[str, ...] = ()
 
     def quickened(self) -> BenchConfig:
         """Small latencies and counts: checks that every section runs, not what it measures."""
         return replace(self, github_latency=0.02, model_latency=0.05, runs=1, sessions=4, quick=True)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["llm_key"] = "***" if self.llm_key else None  # a key never reaches the results file
+        return data
 
 
 def machine() -> dict[str, Any]:

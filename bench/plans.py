@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_core import events as ev
+from agent_core.agent.brief import HEADER as BRIEF_HEADER
 from agent_core.llm import estimate_messages
 from agent_core.llm.tokens import estimate_tokens
 from testing.analysis import make_settings, run_once
@@ -153,12 +154,16 @@ def wide_repo(folder: Path, *, seed: int, file_chars: int = 9_000) -> Path:
 def plan_responder(turns: Sequence[Turn], *, metered: bool = True) -> Responder:
     """Answer each request with ``turns[n]``, n = assistant messages already in it. ``metered`` replaces
     the scripted usage by the project's own estimate of what the request carried (prompt: the messages
-    and, as real APIs count them, the tool schemas) and of the turn's text (completion)."""
+    and, as real APIs count them, the tool schemas) and of the turn's text (completion).
+
+    Like a model that reads before it asks, the plan skips what the evidence brief of its first message
+    already answered (with prefetch on): those calls are dropped, and turns left with none."""
 
     def respond(body: dict[str, Any]) -> Turn:
         messages = list(body.get("messages", []))
         answered: int = sum(m.get("role") == "assistant" for m in messages)
-        turn = turns[answered]
+        brief = next((str(m.get("content")) for m in messages if m.get("role") == "user"), "")
+        turn = _unanswered(turns, brief)[answered]
         if not metered:
             return turn
         said = turn.content + turn.reasoning + "".join(c.name + c.arguments for c in turn.tool_calls)
@@ -170,6 +175,33 @@ def plan_responder(turns: Sequence[Turn], *, metered: bool = True) -> Responder:
         return replace(turn, usage=(prompt, estimate_tokens(said)))
 
     return respond
+
+
+def _unanswered(turns: Sequence[Turn], brief: str) -> list[Turn]:
+    """The plan without the calls the brief answered (by tool, and path for files)."""
+    if BRIEF_HEADER not in brief:
+        return list(turns)
+    plan = []
+    for turn in turns:
+        if not turn.tool_calls:
+            plan.append(turn)
+            continue
+        left = tuple(
+            c for c in turn.tool_calls if not _in_brief(c.name, json.loads(c.arguments or "{}"), brief)
+        )
+        if left:
+            plan.append(replace(turn, tool_calls=left))
+    return plan
+
+
+def _in_brief(tool: str, arguments: dict[str, Any], brief: str) -> bool:
+    if tool == "read_file":
+        return f"----- {arguments.get('path')} (" in brief
+    return {
+        "get_repo_info": "Repository: ",
+        "get_file_tree": "Files: ",
+        "get_commits": "Recent commits: ",
+    }.get(tool, "\0") in brief
 
 
 @contextmanager

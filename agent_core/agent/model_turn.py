@@ -111,18 +111,15 @@ class ModelDriver:
         yield ev.TurnStarted(t=run.t(), turn=turn_no)
         started = clock.monotonic()
         outcome = TurnOutcome(turn=None, error=None)
-        squeeze = 1.0
         for attempt in (1, 2):
-            async for item in self._attempt(run, turn_no, tools=tools, squeeze=squeeze):
+            async for item in self._attempt(run, turn_no, tools=tools):
                 if isinstance(item, Result):
                     outcome = item.value
                 else:
                     yield item
-            retry = self._retry_reason(outcome) if attempt == 1 else None
+            retry = self._retry_reason(run, outcome) if attempt == 1 else None
             if retry is None:
                 break
-            if isinstance(outcome.error, ContextExceededError):
-                squeeze = _RETRY_SQUEEZE
             yield _notice(run, retry)
         async for event in run.parts.sink.drain():
             yield event
@@ -146,10 +143,10 @@ class ModelDriver:
         )
         yield Result(value=outcome)
 
-    async def _attempt(self, run: Run, turn_no: int, *, tools: bool, squeeze: float) -> Step[TurnOutcome]:
+    async def _attempt(self, run: Run, turn_no: int, *, tools: bool) -> Step[TurnOutcome]:
         """One try at the turn; an endpoint that rejects tools gets it again in the text protocol."""
         outcome = TurnOutcome(turn=None, error=None)
-        async for item in self._stream_once(run, turn_no, tools=tools, squeeze=squeeze):
+        async for item in self._stream_once(run, turn_no, tools=tools):
             if isinstance(item, Result):
                 outcome = item.value
             else:
@@ -161,29 +158,39 @@ class ModelDriver:
                 "The model endpoint does not support native tool calling; switched to the text ReAct "
                 "protocol (Thought / Action / Action Input / Final).",
             )
-            async for item in self._stream_once(run, turn_no, tools=False, squeeze=squeeze):
+            async for item in self._stream_once(run, turn_no, tools=False):
                 yield item
             return
         yield Result(value=outcome)
 
-    def _retry_reason(self, outcome: TurnOutcome) -> str | None:
+    def _retry_reason(self, run: Run, outcome: TurnOutcome) -> str | None:
         """Why the turn is worth one more try (said to the user), or None."""
         if isinstance(outcome.error, ContextExceededError):
-            if outcome.error.window:
-                self.window = min(self.window, outcome.error.window)
-            return (
-                f"The request did not fit the model's context window ({self.window:,} tokens); compacting "
-                "older observations and trying once more."
-            )
+            return self._after_overflow(run, outcome.error)
         turn = outcome.turn
         empty = turn is not None and not turn.content.strip() and not turn.tool_calls
         if isinstance(outcome.error, IncompleteStreamError) or empty:
             return "The model's answer was empty or cut off; retrying the turn once."
         return None
 
-    async def _stream_once(self, run: Run, turn_no: int, *, tools: bool, squeeze: float) -> Step[TurnOutcome]:
+    def _after_overflow(self, run: Run, error: ContextExceededError) -> str | None:
+        """Believe the server: its window and its count of the request replace ours, then compact to fit.
+        None (no retry) when compacting changes nothing: the same request is never sent twice."""
+        if error.window:
+            self.window = min(self.window, error.window)
+        sent = run.parts.conversation.messages[: self._sent]
+        counted = error.requested or int(self.estimate(sent) / _RETRY_SQUEEZE)
+        self._anchor = (self._sent, counted - estimate_messages(sent) - self._tools_tokens())
+        if not run.parts.conversation.compact(budget=self.budget(), estimate=self.estimate):
+            return None
+        return (
+            f"The request did not fit the model's context window ({self.window:,} tokens); compacted older "
+            "observations to fit and trying once more."
+        )
+
+    async def _stream_once(self, run: Run, turn_no: int, *, tools: bool) -> Step[TurnOutcome]:
         conversation = run.parts.conversation
-        conversation.compact(budget=int(self.budget() * squeeze), estimate=self.estimate)
+        conversation.compact(budget=self.budget(), estimate=self.estimate)
         self._sent = len(conversation.messages)
         breaker = run.parts.breakers.get(LLM_BREAKER)
         try:

@@ -45,6 +45,12 @@ _WINDOW_NUMBERS = (
     re.compile(r"available context size \((\d+) tokens\)", re.IGNORECASE),
     re.compile(r"maximum context length is (\d+) tokens", re.IGNORECASE),
 )
+_REQUESTED_NUMBERS = (
+    re.compile(r"request \((\d+) tokens\)", re.IGNORECASE),
+    re.compile(r"resulted in (\d+) tokens", re.IGNORECASE),
+    re.compile(r"(\d+) in the messages", re.IGNORECASE),
+    re.compile(r"has (\d+) input tokens", re.IGNORECASE),
+)
 _SECRETS = (
     re.compile(r"(?i)\bbearer\s+\S+"),
     re.compile(r"\bsk-[\w-]{4,}"),
@@ -76,11 +82,13 @@ class ContextExceededError(LLMError):
         *,
         status: int | None,
         window: int | None,
+        requested: int | None = None,
         hint: str | None = None,
         kind: str = "context",
     ) -> None:
         super().__init__(message, status=status, hint=hint, kind=kind)
         self.window = window
+        self.requested = requested  # the prompt tokens the server counted, when it said
 
 
 def map_api_error(exc: openai.APIError, *, model: str, started: bool, tools_sent: bool, key: str) -> LLMError:
@@ -159,11 +167,13 @@ def classify_api_error(exc: openai.APIError, *, started: bool, tools_sent: bool)
 def _map_status(status: int, detail: str, *, model: str, tools_sent: bool) -> LLMError:
     if status in (400, 413, 422) and _CONTEXT_EXCEEDED.search(detail):
         window = next((int(m.group(1)) for p in _WINDOW_NUMBERS if (m := p.search(detail))), None)
+        requested = next((int(m.group(1)) for p in _REQUESTED_NUMBERS if (m := p.search(detail))), None)
         return ContextExceededError(
             "the conversation no longer fits the model's context window"
             + (f" ({window:,} tokens)" if window else ""),
             status=status,
             window=window,
+            requested=requested,
             hint="the agent compacts old observations and tries once more",
             kind="context",
         )

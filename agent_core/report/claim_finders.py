@@ -34,8 +34,10 @@ _SUBJECTS = {
     "open_issues": r"open issues?|issues? open|未解决的问题|开放的问题|未关闭的问题|open issue count",
     "commits": r"commits?|次提交|个提交",
 }
+_RATE = r"(?!\s*(?:per|a|an|each|every|on average)\b|\s*/|\s*每)"  # "1.1 commits per week": a rate, no count
 _VALUE_AFTER = {
-    k: re.compile(rf"{_NUMBER}\s*\+?\s*(?:GitHub\s+)?(?:{v})", re.IGNORECASE) for k, v in _SUBJECTS.items()
+    k: re.compile(rf"{_NUMBER}\s*\+?\s*(?:GitHub\s+)?(?:{v})(?![A-Za-z]){_RATE}", re.IGNORECASE)
+    for k, v in _SUBJECTS.items()
 }
 _VALUE_BEFORE = {
     k: re.compile(
@@ -78,7 +80,7 @@ _MONTHS = "january|february|march|april|may|june|july|august|september|october|n
 _MON = "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 _DATE = (
     rf"(\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}}-\d{{2}}|(?:{_MONTHS}|{_MON})\.?\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+(?:{_MONTHS}|{_MON})\.?\s+\d{{4}}"
-    rf"|(?:{_MONTHS}|{_MON})\.?\s+\d{{4}}|\d{{4}}\s*年\s*\d{{1,2}}\s*月(?:\s*\d{{1,2}}\s*日)?|(?<![\d.])\d{{4}}(?![\d.]))"
+    rf"|(?:{_MONTHS}|{_MON})\.?\s+\d{{4}}|\d{{4}}\s*年\s*\d{{1,2}}\s*月(?:\s*\d{{1,2}}\s*日)?|(?<![\d.])\d{{4}}(?!\d|\.\d))"
 )
 _DATE_CLAIMS = {
     "created": re.compile(
@@ -121,6 +123,12 @@ _KNOWN_DEPENDENCY = re.compile(
     r"(?<![\w./@-])(" + "|".join(re.escape(n) for n in _KNOWN) + r")(?![\w/@-]|\.\w)", re.IGNORECASE
 )
 
+_NOT_PACKAGES = frozenset(
+    {"dev", "test", "tests", "docs", "doc", "all", "extra", "extras", "optional", "main", "build"}
+)
+_PACKAGE_NAME = re.compile(
+    r"[A-Za-z][A-Za-z0-9_-]{1,40}"
+)  # no dots or slashes: not a file, not a module path
 _CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
 _LINK = re.compile(r"\[([^\]\n]*)\]\((<[^>\n]+>|[^)\s]+)\)")
 _BARE_URL = re.compile(r"(?<![(<\w])https?://[^\s)>\]]+")
@@ -135,6 +143,7 @@ _KNOWN_FILES = re.compile(
     r"package\.json|pyproject\.toml|setup\.py|setup\.cfg|requirements\.txt|Cargo\.toml|go\.mod|tox\.ini|noxfile\.py|"
     r"pom\.xml|build\.gradle|Gemfile|composer\.json|docker-compose\.ya?ml)(?![\w/-]|\.\w)"
 )
+_EXCEPT = re.compile(r"\b(?:besides|except|other than|apart from|beyond|only)\b|除了|之外", re.IGNORECASE)
 _NEGATION = re.compile(
     r"\b(?:no|not|without|missing|lacks?|lacking|absent|isn't|aren't|doesn't|does not|do not|neither|nor|none)\b|没有|缺少|缺乏|未|无",
     re.IGNORECASE,
@@ -145,8 +154,13 @@ def find_claims(text: str) -> list[Found]:
     """Every claim the finders recognise in ``text``, in order of where it stands."""
     found: list[Found] = []
     position = 0
+    fence: str | None = None
     for line in text.splitlines(keepends=True):
-        if not line.lstrip().startswith(("```", "~~~")):
+        stripped = line.lstrip()
+        if stripped.startswith(("```", "~~~")):
+            marker = stripped[:3]
+            fence = None if fence == marker else (fence or marker)
+        elif fence is None:
             found += _line_claims(line, position)
         position += len(line)
     found.sort(key=lambda f: (f.start, f.kind))
@@ -171,9 +185,8 @@ def _numbers(line: str, base: int) -> Iterator[Found]:
         for pattern in patterns:
             for m in pattern.finditer(line):
                 value = m.group(1) + (m.group(2) or "")
-                yield Found(
-                    kind="number", subject=subject, value=value, start=base + m.start(), end=base + m.end()
-                )
+                end = m.start() + len(m.group(0).rstrip())
+                yield Found(kind="number", subject=subject, value=value, start=base + m.start(), end=base + end)
 
 
 def _licenses(line: str, base: int) -> Iterator[Found]:
@@ -230,17 +243,28 @@ def _versions(line: str, base: int) -> Iterator[Found]:
 
 
 def _dependencies(line: str, base: int) -> Iterator[Found]:
+    """Well-known packages named in a line about dependencies, and package-like code spans there."""
     if not _DEPENDENCY_CONTEXT.search(line):
         return
+    taken: list[int] = []
     for m in _KNOWN_DEPENDENCY.finditer(line):
-        yield Found(
-            kind="dependency",
-            subject="dependency",
-            value=m.group(1).lower(),
-            start=base + m.start(1),
-            end=base + m.end(1),
-            negated=_negated(line, m.start()),
-        )
+        taken.append(m.start(1))
+        yield _dependency(line, base, m.group(1), m.start(1), m.end(1))
+    for m in _CODE_SPAN.finditer(line):
+        name = m.group(1).strip()
+        if _PACKAGE_NAME.fullmatch(name) and name.lower() not in _NOT_PACKAGES and m.start(1) not in taken:
+            yield _dependency(line, base, name, m.start(1), m.end(1))
+
+
+def _dependency(line: str, base: int, name: str, start: int, end: int) -> Found:
+    return Found(
+        kind="dependency",
+        subject="dependency",
+        value=name.lower(),
+        start=base + start,
+        end=base + end,
+        negated=_negated(line, start),
+    )
 
 
 def _paths_and_links(line: str, base: int) -> Iterator[Found]:
@@ -307,9 +331,11 @@ def _path_like(text: str) -> bool:
 
 
 def _negated(line: str, at: int) -> bool:
-    """A negation word in the same clause, before the claim ("no `package.json`", "没有 CI")."""
-    clause = re.split(r"[.;:。；：!?！？]|\bbut\b|，但", line[:at])[-1]
-    return bool(_NEGATION.search(clause[-60:]))
+    """A negation word in the same clause, before the claim ("no `package.json`", "没有 CI"), and no
+    "besides"/"except" between them ("no dependencies besides `click`" names one)."""
+    clause = re.split(r"[.;:。；：!?！？]|\bbut\b|，但", line[:at])[-1][-60:]
+    negations = list(_NEGATION.finditer(clause))
+    return bool(negations) and not _EXCEPT.search(clause[negations[-1].end() :])
 
 
 def _without_overlaps(found: list[Found]) -> list[Found]:

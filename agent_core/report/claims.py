@@ -67,7 +67,7 @@ def annotate(report: str, check: ev.ClaimsChecked | None) -> str:
             edits.append((claim.start, claim.end, claim.observed))
         elif claim.verdict == "contradicted":
             seen = (claim.observed or "").replace("|", "/").replace("]", ")")
-            end = _after_link(report, claim.end)
+            end = _mark_at(report, claim.end)
             edits.append((end, end, f" **[✗ checked: {seen}]**"))
     out = report
     for start, end, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
@@ -205,7 +205,17 @@ def _key_facts(repo: _Repo) -> list[ev.KeyFact]:
     ]
 
 
-def _after_link(report: str, end: int) -> int:
-    """Past the closing parenthesis when a claim stands in a link's text (so the mark is not the link)."""
+def _mark_at(report: str, end: int) -> int:
+    """Where a mark after a claim ending at ``end`` leaves the Markdown intact: past a code span the
+    claim stands in, a "+" that belongs to it ("3.8+"), and a link whose text it is."""
+    line_start = report.rfind("\n", 0, end) + 1
+    if report.rfind("](", line_start, end) > report.rfind(")", line_start, end):  # inside a link's target
+        closing = report.find(")", end)
+        return closing + 1 if closing != -1 else end
+    if report.count("`", line_start, end) % 2 == 1:  # inside a code span
+        closing = report.find("`", end)
+        end = closing + 1 if closing != -1 else end
+    while end < len(report) and report[end] == "+":
+        end += 1
     m = re.match(r"[^\[\]\n]*\]\([^)\n]*\)", report[end:])
     return end + m.end() if m else end

@@ -17,6 +17,7 @@ from agent_core.report.facts import Facts
 from agent_core.report.manifests import NOTABLE_DEPENDENCIES
 from agent_core.report.phrases import parse_date
 from agent_core.tools.observe import notable_role
+from agent_core.tools.registry import TOOL_NAMES
 
 _RUNTIME_CATEGORIES = frozenset(
     {"web", "http", "cli", "async", "ui", "data", "ml", "orm", "server", "serialization", "llm", "rpc"}
@@ -171,8 +172,8 @@ def version(found: Found, facts: Facts) -> Outcome:
 
 def dependency(found: Found, facts: Facts) -> Outcome:
     name = normal(found.value)
-    if name == normal(facts.evidence.repo.name):
-        return None, None  # the project itself, not a dependency
+    if name == normal(facts.evidence.repo.name) or found.value in TOOL_NAMES or locate(found.value, facts):
+        return None, None  # the project itself, a tool, or a file: not a dependency
     parsed = [m for m in facts.manifests if m.status == "parsed"]
     if not parsed:
         return "unchecked", None
@@ -205,13 +206,17 @@ def path(found: Found, facts: Facts) -> Outcome:
 
 
 def locate(path: str, facts: Facts) -> str | None:
-    """Where ``path`` is in the tree: itself, or the one file it names by a shorter path."""
+    """Where ``path`` is in the tree: itself, the one file it names by a shorter path, or a top-level
+    file it names without its extension ("README" for ``README.md``)."""
     known = set(facts.paths) | set(facts.dirs)
     if path in known:
         return path
     lower = {p.lower(): p for p in known}
     if path.lower() in lower:
         return lower[path.lower()]
+    stems = [p for p in facts.paths if "/" not in p and p.lower().startswith(path.lower() + ".")]
+    if "/" not in path and "." not in path and stems:
+        return stems[0]
     tails = [p for p in known if p.endswith("/" + path)]
     return (
         tails[0] if len(tails) == 1 else (f"{len(tails)} places, e.g. {sorted(tails)[0]}" if tails else None)

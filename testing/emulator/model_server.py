@@ -102,7 +102,10 @@ class ScriptedModelServer:
         responder: Responder | None = None,
         default_latency: float = 0.0,
         models: Sequence[str] = ("scripted-model",),
+        n_ctx: int | None = None,
     ) -> None:
+        """``n_ctx``: report a context window in ``GET /v1/models`` as llama.cpp does (``meta.n_ctx``)."""
+        self.n_ctx = n_ctx
         self.responder = responder
         self.default_latency = default_latency
         self.models = tuple(models)
@@ -357,9 +360,12 @@ class ScriptedModelServer:
         )
 
     def _models_body(self) -> JSONDict:
-        data = [
+        data: list[JSONDict] = [
             {"id": model, "object": "model", "created": 0, "owned_by": "scripted"} for model in self.models
         ]
+        if self.n_ctx is not None:
+            for entry in data:
+                entry["meta"] = {"n_ctx": self.n_ctx, "n_ctx_train": 32768}
         return {"object": "list", "data": data}
 
     def _record(
