@@ -32,7 +32,7 @@ import httpx2
 
 from agent_core.agent.accounting import RunLimits
 from agent_core.agent.analysis import Analysis
-from agent_core.agent.model_turn import LLM_BREAKER, ModelDriver
+from agent_core.agent.model_turn import ModelDriver, model_breaker
 from agent_core.agent.sink import EventSink
 from agent_core.clock import Clock
 from agent_core.errors import InvalidTargetError
@@ -57,7 +57,7 @@ from agent_core.sources.github import GitHubSource
 from agent_core.sources.local import LocalGitSource
 from agent_core.sources.mentions import find_repo_mentions
 from agent_core.sources.targets import MAX_TARGETS, Target, parse_targets
-from agent_core.tools.executor import FaultInjector, Toolbox, ToolboxConfig
+from agent_core.tools.executor import FaultInjector, Toolbox, ToolboxConfig, breaker_key
 from agent_core.tools.registry import TOOL_NAMES, ToolLimits, tool_schemas
 
 __all__ = [
@@ -108,10 +108,13 @@ def breaker_config(settings: Settings) -> BreakerConfig:
 
 
 def new_board(settings: Settings, clock: Clock) -> BreakerBoard:
-    """A board with a row for every tool and the model endpoint, so the table is complete from the start."""
+    """A board with a row for every GitHub tool and the model endpoint, so the table is complete from the
+    start (a local repository's rows appear with its first call)."""
     board = BreakerBoard(config=breaker_config(settings), clock=clock)
-    for name in (*TOOL_NAMES, LLM_BREAKER):
-        board.get(name)
+    for tool in TOOL_NAMES:
+        board.get(breaker_key("github", tool))
+    if uses_model(settings):
+        board.get(model_breaker(model_endpoint(settings)))
     return board
 
 

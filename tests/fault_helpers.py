@@ -205,7 +205,15 @@ class Observed:
         return [e for e in self.events if isinstance(e, kind)]
 
     def breaker(self, name: str) -> list[Transition]:
-        return [t for t in self.transitions if t.change.name == name]
+        """One tool's transitions ("read_file" for "github:read_file"), or the model's ("model")."""
+        return [t for t in self.transitions if breaker_subject(t.change.name) == name]
+
+
+def breaker_subject(name: str) -> str:
+    """What a breaker guards: the tool of "github:read_file", or "model" for any model endpoint."""
+    if name.startswith("model"):
+        return "model"
+    return name.partition(":")[2] or name
 
 
 class QuickSleepClock(SystemClock):

@@ -112,7 +112,7 @@ async def test_a_forced_down_github_tool_is_retried_then_its_breaker_opens_and_n
         result = await toolbox.execute("c1", "get_languages", {"owner": "acme", "repo": "widgets"})
         assert result.degraded and result.attempts == 3 and result.http_requests == 0
         assert "forced down" in (result.error or "")
-        assert board.get("get_languages").snapshot().state == "open"
+        assert board.get("github:get_languages").snapshot().state == "open"
         assert len(emulator.requests) == before  # nothing reached GitHub
         info = await toolbox.execute("c2", "get_repo_info", {"owner": "acme", "repo": "widgets"})
         assert info.ok and info.http_requests == 1

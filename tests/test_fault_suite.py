@@ -78,6 +78,7 @@ from tests.fault_helpers import (
     Observed,
     Scenario,
     ScriptedAnalyst,
+    breaker_subject,
     observe,
     reset_text,
 )
@@ -187,9 +188,10 @@ def assert_honest(seen: Observed) -> None:
         for call in failed_calls:
             assert call.tool in done.report
     for change in seen.of(ev.BreakerChanged):
-        if change.new == "open" and change.breaker in TOOLS:
-            assert any(r.startswith(f"{change.breaker}(") for r in reasons), (change, reasons)
-        elif change.new == "open" and change.breaker == "llm":
+        subject = breaker_subject(change.breaker)
+        if change.new == "open" and subject in TOOLS:
+            assert any(r.startswith(f"{subject}(") for r in reasons), (change, reasons)
+        elif change.new == "open" and subject == "model":
             assert any(r.startswith("model failed") for r in reasons), (change, reasons)
 
 
@@ -213,7 +215,7 @@ def assert_valid_transitions(seen: Observed) -> None:
     assert reported == actual
     allowed = {("closed", "open"), ("open", "half_open"), ("half_open", "open"), ("half_open", "closed")}
     for name, state in seen.final_states.items():
-        chain = [(str(t.change.old), str(t.change.new)) for t in seen.breaker(name)]
+        chain = [(str(t.change.old), str(t.change.new)) for t in seen.transitions if t.change.name == name]
         assert set(chain) <= allowed, chain
         assert [old for old, _ in chain] == ["closed", *(new for _, new in chain)][: len(chain)], chain
         assert state == (chain[-1][1] if chain else "closed"), (name, chain, state)
@@ -307,7 +309,7 @@ def model_failed(request: ChatRequest) -> bool:
 
 def assert_model_breaker_matches_the_log(seen: Observed, chat: list[ChatRequest]) -> None:
     closed_since = seen.started
-    for transition in seen.breaker("llm"):
+    for transition in seen.breaker("model"):
         if transition.change.new == "open":
             failures = [r for r in chat if closed_since < r.received_at < transition.at and model_failed(r)]
             assert len(failures) >= (THRESHOLD if transition.change.old == "closed" else 1), transition

@@ -166,7 +166,7 @@ async def test_not_found_is_one_request_and_says_private(emulator: GitHubEmulato
         assert not result.ok and not result.degraded
         assert "not found or private" in (result.error or "")
         assert len(emulator.requests) == 1
-        assert board.get("get_repo_info").snapshot().failures == 0  # a 404 is not a breaker failure
+        assert board.get("github:get_repo_info").snapshot().failures == 0  # a 404 is not a breaker failure
     finally:
         await http.aclose()
 
@@ -185,7 +185,7 @@ async def test_exhausted_primary_limit_fails_fast_with_reset_time(emulator: GitH
         assert "resets at" in result.observation["reason"] and "UTC" in result.observation["reason"]
         assert "GITHUB_TOKEN" in result.observation["hint"]
         assert len(emulator.requests) == 1
-        assert board.get("get_repo_info").snapshot().state == BreakerState.CLOSED
+        assert board.get("github:get_repo_info").snapshot().state == BreakerState.CLOSED
         # Known exhaustion: the next call does not even spend a request.
         await toolbox.execute("y", "get_languages", {"owner": "acme", "repo": "widgets"})
         assert len(emulator.requests) == 1
@@ -225,7 +225,7 @@ async def test_5xx_is_retried_then_succeeds(emulator: GitHubEmulator) -> None:
         result = await toolbox.execute("x", "get_commits", {"owner": "acme", "repo": "widgets"})
         assert result.ok and result.attempts == 3
         assert [r.status for r in emulator.requests] == [502, 503, 200]
-        assert board.get("get_commits").snapshot().failures == 0
+        assert board.get("github:get_commits").snapshot().failures == 0
     finally:
         await http.aclose()
 
@@ -258,15 +258,15 @@ async def test_breaker_opens_per_tool_then_stale_fallback(emulator: GitHubEmulat
         result = await toolbox2.execute("x", "get_languages", {"owner": "acme", "repo": "widgets"})
         assert result.ok and result.stale
         assert result.observation["stale"] is True and "age_seconds" in result.observation
-        assert board2.get("get_languages").snapshot().state == BreakerState.OPEN
-        assert board2.get("get_repo_info").snapshot().state == BreakerState.CLOSED
+        assert board2.get("github:get_languages").snapshot().state == BreakerState.OPEN
+        assert board2.get("github:get_repo_info").snapshot().state == BreakerState.CLOSED
         sent = len(emulator.requests)
         refused = await toolbox2.execute("y", "get_languages", {"owner": "acme", "repo": "widgets"})
         assert refused.stale and len(emulator.requests) == sent  # open: no request reaches GitHub
         # Nothing cached for the tree: a structured degraded result.
         tree = await toolbox2.execute("z", "get_file_tree", {"owner": "acme", "repo": "widgets"})
         assert tree.degraded and tree.observation["ok"] is False and tree.observation["hint"]
-        assert board.get("get_languages").snapshot().state == BreakerState.CLOSED  # other session
+        assert board.get("github:get_languages").snapshot().state == BreakerState.CLOSED  # other session
     finally:
         await http.aclose()
 
@@ -500,7 +500,7 @@ async def test_breaker_recovers_through_half_open(emulator: GitHubEmulator) -> N
         board.subscribe(changes.append)
         emulator.fail("/commits", [503] * 3)
         down = await toolbox.execute("a", "get_commits", {"owner": "acme", "repo": "widgets"})
-        assert down.degraded and board.get("get_commits").snapshot().state == BreakerState.OPEN
+        assert down.degraded and board.get("github:get_commits").snapshot().state == BreakerState.OPEN
         clock.advance(31)  # past the open duration: the next call is the single probe
         up = await toolbox.execute("b", "get_commits", {"owner": "acme", "repo": "widgets", "per_page": 5})
         assert up.ok

@@ -411,23 +411,36 @@ def test_stats_live_and_final() -> None:
 def test_breaker_table_rows() -> None:
     snapshots = [
         BreakerSnapshot(
-            name="read_file", state=BreakerState.CLOSED, failures=0, last_error=None, retry_after=0
+            name="model:api.deepseek.com",
+            state=BreakerState.OPEN,
+            failures=3,
+            last_error="x\ny",
+            retry_after=0.0,
         ),
         BreakerSnapshot(
-            name="get_commits", state=BreakerState.OPEN, failures=3, last_error="HTTP 503", retry_after=12.4
+            name="local:read_file", state=BreakerState.HALF_OPEN, failures=3, last_error="t", retry_after=0
         ),
-        BreakerSnapshot(name="llm", state=BreakerState.OPEN, failures=3, last_error="x\ny", retry_after=0.0),
-        BreakerSnapshot(name="tree", state=BreakerState.HALF_OPEN, failures=3, last_error="t", retry_after=0),
+        BreakerSnapshot(
+            name="github:read_file", state=BreakerState.CLOSED, failures=0, last_error=None, retry_after=0
+        ),
+        BreakerSnapshot(
+            name="github:get_commits",
+            state=BreakerState.OPEN,
+            failures=3,
+            last_error="HTTP 503",
+            retry_after=12.4,
+        ),
     ]
-    assert breaker_table(snapshots) == [
-        ["read_file", "CLOSED", 0, "", ""],
-        ["get_commits", "OPEN", 3, "HTTP 503", "12 s"],
-        ["llm", "OPEN", 3, "x y", "due"],
-        ["tree", "HALF_OPEN", 3, "t", ""],
+    assert breaker_table(snapshots) == [  # grouped: GitHub's tools, the local tools, the model
+        ["GitHub · read_file", "CLOSED", 0, "", ""],
+        ["GitHub · get_commits", "OPEN", 3, "HTTP 503", "12 s"],
+        ["local · read_file", "HALF_OPEN", 3, "t", ""],
+        ["model · api.deepseek.com", "OPEN", 3, "x y", "due"],
     ]
+    assert breaker_table(snapshots[1:2], lang="zh")[0][0] == "本地 · read_file"
     assert breaker_columns() == ["breaker", "state", "failures", "last error", "next probe"]
-    assert needs_ticking(snapshots[1:2])  # OPEN, counting down
-    assert not needs_ticking(snapshots[2:3])  # OPEN, probe due: waits for a call
+    assert needs_ticking(snapshots[3:4])  # OPEN, counting down
+    assert not needs_ticking(snapshots[0:1])  # OPEN, probe due: waits for a call
     assert needs_ticking(snapshots[3:])  # HALF_OPEN
     assert not needs_ticking(snapshots[:1])
 

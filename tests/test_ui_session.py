@@ -112,9 +112,10 @@ def _session(**settings: object) -> BrowserSession:
 
 def test_a_session_has_a_breaker_row_for_every_tool_and_the_model() -> None:
     planner = _session()
-    assert [s.name for s in planner.breaker_snapshots()] == list(TOOL_NAMES)  # no model: no llm row
+    github_rows = [f"github:{tool}" for tool in TOOL_NAMES]
+    assert [s.name for s in planner.breaker_snapshots()] == github_rows  # no model: no model row
     model = _session(api_key="k")
-    assert [s.name for s in model.breaker_snapshots()] == [*TOOL_NAMES, LLM_BREAKER]
+    assert [s.name for s in model.breaker_snapshots()] == [*github_rows, "model:api.deepseek.com"]
     assert all(s.state is BreakerState.CLOSED for s in model.breaker_snapshots())
     assert planner.breakers is not model.breakers
     assert planner.chaos is not model.chaos
@@ -181,9 +182,11 @@ def test_replay_breakers_come_from_the_recording(tmp_path: Path) -> None:
     for event in events[: opened_at + 1]:
         session.observe(event)
     snaps = {s.name: s for s in session.breaker_snapshots()}
-    assert snaps["read_file"].state is BreakerState.OPEN
-    assert LLM_BREAKER in snaps  # recorded with a model
-    assert session.breakers.get("read_file").state is BreakerState.CLOSED  # the live board is untouched
+    assert snaps["github:read_file"].state is BreakerState.OPEN
+    assert any(name.startswith(LLM_BREAKER) for name in snaps)  # recorded with a model
+    assert (
+        session.breakers.get("github:read_file").state is BreakerState.CLOSED
+    )  # the live board is untouched
     assert "replay of model-breaker-recovery (recorded with scripted-model)" in session.status_line()
     assert view.started is not None
 

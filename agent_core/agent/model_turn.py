@@ -18,6 +18,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from agent_core import events as ev
 from agent_core.agent.flow import Result, Step
@@ -40,7 +41,16 @@ from agent_core.llm import (
 )
 from agent_core.resilience import Outcome
 
-LLM_BREAKER = "llm"
+LLM_BREAKER = "model"
+"""The model's breaker when its endpoint is unknown (a model built outside the presets)."""
+
+
+def model_breaker(base_url: str | None) -> str:
+    """One breaker per model endpoint ("model:api.deepseek.com"): another endpoint starts afresh."""
+    host = urlsplit(base_url).netloc if base_url else ""
+    return f"{LLM_BREAKER}:{host}" if host else LLM_BREAKER
+
+
 TEXT_STOP = ("Observation:",)
 """The text protocol's reply ends before an observation: the model must not write one itself."""
 _MARGIN = 0.05  # of the window: estimates are estimates
@@ -71,6 +81,7 @@ class ModelDriver:
     ) -> None:
         self.model = model
         self.config = config
+        self.breaker = model_breaker(config.base_url if config is not None else None)
         self._schemas = list(tool_schemas)
         self._schema_tokens = estimate_tokens(json.dumps(self._schemas))
         self.text_mode = tool_protocol == "text"
@@ -101,7 +112,7 @@ class ModelDriver:
 
     def available(self, run: Run) -> bool:
         """Whether the model's breaker lets a call through now (or soon)."""
-        return run.parts.breakers.get(LLM_BREAKER).snapshot().state != "open"
+        return run.parts.breakers.get(self.breaker).snapshot().state != "open"
 
     async def turn(self, run: Run, *, tools: bool) -> Step[TurnOutcome]:
         """One streamed turn, retried once when the stream breaks off or comes back empty, and once
@@ -192,7 +203,7 @@ class ModelDriver:
         conversation = run.parts.conversation
         conversation.compact(budget=self.budget(), estimate=self.estimate)
         self._sent = len(conversation.messages)
-        breaker = run.parts.breakers.get(LLM_BREAKER)
+        breaker = run.parts.breakers.get(self.breaker)
         try:
             permit = breaker.acquire()
         except CircuitOpenError as exc:

@@ -186,7 +186,9 @@ def _numbers(line: str, base: int) -> Iterator[Found]:
             for m in pattern.finditer(line):
                 value = m.group(1) + (m.group(2) or "")
                 end = m.start() + len(m.group(0).rstrip())
-                yield Found(kind="number", subject=subject, value=value, start=base + m.start(), end=base + end)
+                yield Found(
+                    kind="number", subject=subject, value=value, start=base + m.start(), end=base + end
+                )
 
 
 def _licenses(line: str, base: int) -> Iterator[Found]:

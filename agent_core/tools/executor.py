@@ -198,7 +198,7 @@ class Toolbox:
     ) -> ToolResult:
         attempts = 0
         spent = FREE  # what failed attempts cost: each failure says how many requests it made
-        breaker = self._breakers.get(spec.name)
+        breaker = self._breakers.get(breaker_key(source.kind, spec.name))
 
         async def guarded() -> ToolOutput:
             if self._faults is not None:
@@ -358,6 +358,12 @@ class Toolbox:
     def _record(self, result: ToolResult) -> ToolResult:
         self.results.append(result)
         return result
+
+
+def breaker_key(source: str, tool: str) -> str:
+    """The breaker of one tool on one kind of source ("github:read_file", "local:read_file"): a failing
+    GitHub never blocks a local repository, nor one tool another."""
+    return f"{source}:{tool}"
 
 
 def classify(error: BaseException) -> Outcome:

@@ -10,6 +10,8 @@ from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.web.i18n import t
 from agent_core.web.markdown import flat_text
 
+SOURCE_ORDER: Mapping[str, int] = types.MappingProxyType({"github": 0, "local": 1, "model": 2})
+"""The table's groups, in order: GitHub's tools, a local repository's tools, the model endpoint."""
 BREAKER_COLUMNS = ("col_breaker", "col_state", "col_failures", "col_last_error", "col_next_probe")
 STATE_STYLES: Mapping[str, str] = types.MappingProxyType(
     {
@@ -27,14 +29,33 @@ def breaker_table(snapshots: Iterable[BreakerSnapshot], *, lang: str = "en") -> 
     empty otherwise.
     """
     rows: list[list[Any]] = []
-    for snap in snapshots:
+    for snap in sorted(
+        snapshots, key=lambda s: SOURCE_ORDER.get(s.name.partition(":")[0], len(SOURCE_ORDER))
+    ):
         state = str(snap.state).upper()
         if snap.state is BreakerState.OPEN:
             probe = f"{snap.retry_after:.0f} s" if snap.retry_after >= 0.5 else t("probe_due", lang)
         else:
             probe = ""
-        rows.append([snap.name, state, snap.failures, flat_text(snap.last_error or "", 100), probe])
+        rows.append(
+            [
+                breaker_label(snap.name, lang),
+                state,
+                snap.failures,
+                flat_text(snap.last_error or "", 100),
+                probe,
+            ]
+        )
     return rows
+
+
+def breaker_label(name: str, lang: str = "en") -> str:
+    """ "github:read_file" → "GitHub · read_file", "model:api.deepseek.com" → "model · api.deepseek.com";
+    a name without a source (a breaker built by hand) stays as it is."""
+    source, sep, rest = name.partition(":")
+    if not sep or source not in SOURCE_ORDER:
+        return t(f"source_{name}", lang) if name in SOURCE_ORDER else name
+    return f"{t(f'source_{source}', lang)} · {rest}"
 
 
 def breaker_columns(lang: str = "en") -> list[str]:

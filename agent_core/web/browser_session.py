@@ -181,17 +181,20 @@ class BrowserSession:
     # -- what the page shows ------------------------------------------------------------------------
 
     def breaker_snapshots(self) -> list[BreakerSnapshot]:
-        """The live board (a replay: the recording's breakers); without a model the ``llm`` row is left
-        out (it cannot change)."""
+        """The live board (a replay: the recording's breakers); without a model the model's row is
+        left out (it cannot change)."""
         if self.replaying is not None and self.view is not None:
             recorded = {snap.name: snap for snap in self.view.breaker_snapshots()}
-            idle = {snap.name: snap for snap in new_board(self.base, self.clock).snapshot()}
-            snaps = list((idle | recorded).values())
             with_llm = self.view.started is not None and self.view.started.mode == "model"
+            board = new_board(self.base, self.clock)
+            if with_llm and not any(name.startswith(LLM_BREAKER) for name in recorded):
+                board.get(LLM_BREAKER)  # the recording's model endpoint, never in trouble
+            idle = {snap.name: snap for snap in board.snapshot()}
+            snaps = list((idle | recorded).values())
         else:
             snaps = self.breakers.snapshot()
             with_llm = uses_model(self.settings)
-        return [s for s in snaps if with_llm or s.name != LLM_BREAKER]
+        return [s for s in snaps if with_llm or not s.name.startswith(LLM_BREAKER)]
 
     def status_line(self, *, allowance: str | None = None) -> str:
         """Mode, GitHub identity and quota (on a Space: what is left of its budget, never the owner's

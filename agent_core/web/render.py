@@ -26,6 +26,7 @@ from agent_core import events as ev
 from agent_core.report.claims import annotate
 from agent_core.report.export import full_report
 from agent_core.resilience import BreakerSnapshot, BreakerState
+from agent_core.web.breakers import breaker_label
 from agent_core.web.checked import checked_markdown
 from agent_core.web.i18n import t
 from agent_core.web.markdown import MarkdownStream, fenced, one_line, safe_markdown
@@ -230,10 +231,11 @@ class TraceView:
             retry_after_s=event.retry_after_s,
             at=event.t,
         )
-        text = f"⚡ {event.breaker} breaker: {event.old} → {event.new} ({event.reason})"
-        detail = f"consecutive failures: {event.failures}"
+        name = breaker_label(event.breaker, self.lang)
+        text = t("breaker_line", self.lang, name=name, old=event.old, new=event.new, reason=event.reason)
+        detail = t("breaker_detail", self.lang, failures=event.failures)
         if event.new == "open":
-            detail += f" · next probe in {event.retry_after_s:.0f} s"
+            detail += t("breaker_next_probe", self.lang, seconds=event.retry_after_s)
         self._nested(Item(title=one_line(text, 160), body=detail))
 
     def _notice(self, event: ev.Notice) -> None:
