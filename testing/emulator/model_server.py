@@ -5,8 +5,8 @@ turns or, once that is empty, from a responder callable; ``GET /v1/models`` list
 with nothing left to answer it gets HTTP 500 *and* is recorded in ``errors`` so that
 ``assert_exhausted()`` fails the test: unexpected calls and leftover turns are both bugs. What a turn
 is (``Turn`` / ``ToolCallSpec``) and the bodies it becomes live in :mod:`testing.emulator.model_wire`
-(re-exported here, where the tests import them from); the HTTP plumbing in
-:mod:`testing.emulator.model_http`.
+(re-exported here, where the tests import them from); the request handler in
+:mod:`testing.emulator.model_http`, served by :class:`testing.loopback.LoopbackServer`.
 
 Why the stdlib server rather than uvicorn: the failure modes need byte-level control of the socket
 (cut a chunked body in the middle, hold a response open after its headers, stop without waiting for
@@ -25,10 +25,11 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from types import TracebackType
 from typing import Self
 
-from testing.emulator.model_http import Handler, Server
+from testing.emulator.model_http import Handler
 from testing.emulator.model_wire import (
     JSONDict,
     ResponseMeta,
@@ -40,6 +41,7 @@ from testing.emulator.model_wire import (
     stream_chunks,
     usage_body,
 )
+from testing.loopback import LoopbackServer
 
 __all__ = [
     "NO_TURN_MESSAGE",
@@ -115,8 +117,7 @@ class ScriptedModelServer:
         self._call_ids = itertools.count(1)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd: Server | None = None
-        self._thread: threading.Thread | None = None
+        self._httpd: LoopbackServer | None = None
 
     # lifecycle ---------------------------------------------------------------------------------
 
@@ -124,14 +125,7 @@ class ScriptedModelServer:
         if self._httpd is not None:
             raise RuntimeError("scripted model server already started")
         self._stopping.clear()
-        self._httpd = Server(self)
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.01},
-            name=f"scripted-model-server:{self.port}",
-            daemon=True,
-        )
-        self._thread.start()
+        self._httpd = LoopbackServer(partial(Handler, owner=self), name="scripted-model-server").start()
         return self
 
     def stop(self) -> None:
@@ -140,11 +134,7 @@ class ScriptedModelServer:
         if httpd is None:
             return
         self._stopping.set()
-        httpd.shutdown()
-        httpd.drop_connections()
-        httpd.server_close()
-        if self._thread is not None:
-            self._thread.join()
+        httpd.stop()
 
     def __enter__(self) -> Self:
         return self.start()
@@ -158,7 +148,7 @@ class ScriptedModelServer:
     def port(self) -> int:
         if self._httpd is None:
             raise RuntimeError("scripted model server is not running")
-        return int(self._httpd.server_address[1])
+        return self._httpd.port
 
     @property
     def base_url(self) -> str:
