@@ -42,6 +42,7 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import unquote
 
+from testing.clock import RealWaits, Waits
 from testing.emulator.github_faults import (
     FaultPlan,
     RandomFaultConfig,
@@ -96,13 +97,16 @@ class GitHubEmulator:
     ``max_inline_size`` (1,000,000 bytes), ``max_tree_entries`` (100,000), ``limit_unauthenticated``
     (60), ``limit_authenticated`` (5,000), ``reset_at`` (epoch of the rate-limit reset, default now +
     1 hour), ``cache_control`` (GitHub's "private, max-age=60, s-maxage=60"; set "private, max-age=0"
-    to make HTTP caches revalidate every time) and ``logins`` (commit email -> GitHub login).
-    Every public method is thread-safe.
+    to make HTTP caches revalidate every time), ``logins`` (commit email -> GitHub login) and ``waits``
+    (how :meth:`latency` and the random stalls wait: the wall clock, or a :class:`testing.clock.HeldWaits`
+    that holds each request until the test releases it). Every public method is thread-safe.
     """
 
-    def __init__(self, *, prefix: str = "") -> None:
-        """``prefix`` mounts the API under a path, e.g. "/api/v3" like GitHub Enterprise Server."""
+    def __init__(self, *, prefix: str = "", waits: Waits | None = None) -> None:
+        """``prefix`` mounts the API under a path, e.g. "/api/v3" like GitHub Enterprise Server;
+        ``waits`` is how latencies and random stalls wait (see the class docstring)."""
         self.prefix = prefix.rstrip("/")
+        self.waits: Waits = waits or RealWaits()
         self.max_dir_entries = 1000
         self.max_inline_size = 1_000_000
         self.max_tree_entries = 100_000
@@ -398,7 +402,7 @@ class GitHubEmulator:
         delay = sum(
             seconds for pattern, seconds in self._faults.latency_rules() if pattern.search(req.decoded_path)
         )
-        if delay and self._stopping.wait(delay):
+        if delay and self.waits.wait(self._stopping, delay):
             return None, [], False, None
         step = self._faults.take(req.decoded_path)
         if step == "hang":
@@ -413,7 +417,7 @@ class GitHubEmulator:
         fault = random_faults.take(req.decoded_path) if random_faults is not None else None
         if fault is not None:
             if fault.answer is None:
-                self._stopping.wait(fault.stall_seconds)
+                self.waits.wait(self._stopping, fault.stall_seconds)
                 return None, [], False, fault.kind
             return fault.answer, plain_headers(fault.answer), False, fault.kind
         if not req.user_agent:

@@ -29,6 +29,7 @@ from functools import partial
 from types import TracebackType
 from typing import Self
 
+from testing.clock import RealWaits, Waits
 from testing.emulator.model_http import Handler
 from testing.emulator.model_wire import (
     JSONDict,
@@ -95,6 +96,10 @@ class ScriptedModelServer:
     may run on several handler threads at once); with neither, the request gets HTTP 500 and an entry
     in ``errors``. Use as a context manager (or ``start()``/``stop()``); ``stop()`` never waits for a
     client: delays, hung responses and idle keep-alive connections are cut.
+
+    Latencies and the pauses between streamed events go through ``waits`` (an attribute, read at each
+    wait): the wall clock by default, or a :class:`testing.clock.HeldWaits` that holds each one until
+    the test releases it.
     """
 
     def __init__(
@@ -104,9 +109,11 @@ class ScriptedModelServer:
         responder: Responder | None = None,
         default_latency: float = 0.0,
         models: Sequence[str] = ("scripted-model",),
+        waits: Waits | None = None,
     ) -> None:
         self.responder = responder
         self.default_latency = default_latency
+        self.waits: Waits = waits or RealWaits()
         self.models = tuple(models)
         self._turns: deque[Turn] = deque(turns)
         self._requests: list[RecordedRequest] = []
@@ -332,7 +339,7 @@ class ScriptedModelServer:
         """Wait ``seconds`` unless the server stops first; True if still running."""
         if seconds <= 0:
             return not self._stopping.is_set()
-        return not self._stopping.wait(seconds)
+        return not self.waits.wait(self._stopping, seconds)
 
     def _meta(self, turn: Turn, body: JSONDict) -> ResponseMeta:
         with self._lock:
