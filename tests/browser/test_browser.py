@@ -99,6 +99,8 @@ def screenshot(page: Any, name: str) -> None:
 
 
 def test_trace_streams_nested_steps_before_the_report(page: Any, held_readme: HeldWaits) -> None:
+    for pane in ("#trace", "#report"):  # the watcher observes both; a busy page may still be building them
+        page.wait_for_selector(pane, state="attached")
     page.evaluate(WATCH_FIRST_ITEM)
     analyze(page, "https://github.com/octo/wordstats")
     # A tool call, nested in its step, pending with a spinner: the emulator holds its request until
