@@ -69,8 +69,8 @@ class FakeClock:
 
 
 class SkippingClock(SystemClock):
-    """The real clock, plus whatever a test :meth:`skip`\\ ped: for code that must run on real time (an app
-    in its own threads) but whose timers a test wants over at once. Sleeps are real and not shortened."""
+    """The real clock, plus the time a test has skipped (:meth:`skip`): for code that must run on real
+    time (an app in its own threads) but whose timers a test wants over at once. Sleeps stay real."""
 
     def __init__(self) -> None:
         self._skipped = 0.0
