@@ -36,6 +36,9 @@ SECRET = "sk-test-SECRET"
 # How long a test waits for a condition (or lets a turn run) before it fails: far beyond any busy machine's
 # delay, and never waited out by a passing test.
 PATIENCE = 60.0
+# A turn deadline that must fire: it ends a stream nothing else would end, but it also covers sending the
+# request, which a busy machine can take a good part of a second to do. The two tests that use it wait it out.
+DEADLINE = 3.0
 
 # ---------------------------------------------------------------------------------------- chunk helpers
 
@@ -659,7 +662,7 @@ async def test_keep_alive_comments_cannot_stretch_a_turn_past_its_deadline(make_
             await writer.drain()  # raises once the client has gone
 
     async with serve(handler) as server:
-        model = make_model(server.base_url, turn_timeout=0.3)
+        model = make_model(server.base_url, turn_timeout=DEADLINE)
         with pytest.raises(LLMError, match="timed out"):
             await collect(model)
         await asyncio.wait_for(server.disconnected.wait(), PATIENCE)  # the connection was released
@@ -772,8 +775,8 @@ async def test_provider_quirks_end_to_end(turn: Turn, make_model: ModelFactory) 
             PATIENCE,
             id="no-done",
         ),
-        # Only the deadline can end a hang, so a short one is sure to fire (and nothing else races it).
-        pytest.param(Turn(hang=True), LLMError, "timed out", 0.3, id="hang"),
+        # Only the deadline can end a hang, so it is sure to fire (and nothing else races it).
+        pytest.param(Turn(hang=True), LLMError, "timed out", DEADLINE, id="hang"),
         pytest.param(Turn.error(402, "Insufficient Balance"), LLMError, "no balance", PATIENCE, id="402"),
     ],
 )

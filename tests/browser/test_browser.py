@@ -47,6 +47,25 @@ WATCH_FIRST_ITEM = """
 """
 
 
+# Installed before a replay: every state the breaker table shows for ``name``, in order, however briefly
+# (a replay moves the table on by itself; a busy test could look too late for a state that has passed).
+WATCH_BREAKER = """
+name => {
+  window.__states = [];
+  const table = document.querySelector('#breakers');
+  const look = () => {
+    const row = [...table.querySelectorAll('[role=row]')]
+      .find(r => r.innerText.split(/\\s+/).includes(name));
+    const cells = row ? row.innerText.split(/\\s+/) : [];
+    const state = ['CLOSED', 'OPEN', 'HALF_OPEN'].find(s => cells.includes(s));
+    if (state && window.__states[window.__states.length - 1] !== state) window.__states.push(state);
+  };
+  look();
+  new MutationObserver(look).observe(table, {childList: true, subtree: true, characterData: true});
+}
+"""
+
+
 def analyze(page: Any, target: str) -> None:
     page.fill("#target textarea, #target input", target)
     page.click("#analyze")
@@ -119,6 +138,7 @@ def test_trace_streams_nested_steps_before_the_report(page: Any, held_readme: He
 
     step_title = page.inner_text("#trace .thought-group > .title")
     assert "Step 1" in step_title
+    expand_all(page)  # a finished step may be collapsed, its tool calls out of the DOM
     nested = page.eval_on_selector_all(
         "#trace .thought-group .children .thought-group > .title", "els => els.map(e => e.innerText)"
     )
@@ -145,6 +165,7 @@ def test_chaos_mode_opens_a_breaker_and_it_closes_after_recovery(
     analyze(page, "octo/flaky")
     wait_report(page, "octo/flaky")
     wait_breaker(page, "read_file", "OPEN")
+    expand_all(page)  # the breaker's line is inside the step that opened it, which may be collapsed
     trace = page.inner_text("#trace")
     assert "read_file breaker: closed → open" in trace
     screenshot(page, "browser-breaker-open.png")
@@ -157,6 +178,7 @@ def test_chaos_mode_opens_a_breaker_and_it_closes_after_recovery(
     analyze(page, "octo/flaky")
     wait_breaker(page, "read_file", "CLOSED")
     wait_no_spinner(page)
+    expand_all(page)
     assert "read_file breaker: half_open → closed" in page.inner_text("#trace")
 
 
@@ -205,15 +227,20 @@ def test_replay_plays_a_bundled_recording(page: Any) -> None:
     page.get_by_role("option", name="model-breaker-recovery").click()
     page.fill("#replay-speed input[type=number]", "8")
     page.press("#replay-speed input[type=number]", "Enter")
+    page.wait_for_selector("#breakers [role=row]")
+    page.evaluate(WATCH_BREAKER, "read_file")
     page.click("#replay")
     page.wait_for_function(
         "() => document.querySelector('#trace').innerText.includes('read_file breaker: closed → open')"
     )
-    wait_breaker(page, "read_file", "OPEN")  # the table follows the recording, not this session's board
     wait_report(page, "demo/wordstats")
     wait_breaker(page, "read_file", "CLOSED")
     wait_no_spinner(page)
     page.wait_for_function("() => document.querySelector('#status').innerText.includes('Replay finished')")
+    # The table followed the recording, not this session's board: open, then closed again.
+    states = page.evaluate("window.__states")
+    assert "OPEN" in states and states[-1] == "CLOSED", states
+    assert states.index("OPEN") < len(states) - 1, states
     assert "replay of model-breaker-recovery (recorded with scripted-model)" in page.inner_text("#status")
     expand_all(page)
     nested = page.eval_on_selector_all(
