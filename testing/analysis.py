@@ -31,7 +31,8 @@ def make_settings(
         "github_api_url": emu.base_url,
         "cache_dir": tmp_path / "cache",
         "retry_max_total": 5.0,
-        "github_read_timeout": 2.0,
+        # Far beyond any busy machine's delay; a test that needs a read timeout to fire sets its own.
+        "github_read_timeout": 30.0,
         # The scripted models follow the pure ReAct loop; tests of the evidence-first step turn it on.
         "prefetch": False,
     }

@@ -9,6 +9,8 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from agent_core.clock import Clock
+from agent_core.services import Services
 from agent_core.settings import Settings
 
 
@@ -38,11 +40,13 @@ def release_gradio_loops() -> None:
 
 
 @contextmanager
-def running_app(settings: Settings) -> Iterator[str]:
-    """Serve ``build_app(settings)`` like ``main()`` does, on a free loopback port; yields its URL."""
+def running_app(settings: Settings, *, clock: Clock | None = None) -> Iterator[str]:
+    """Serve ``build_app(settings)`` like ``main()`` does, on a free loopback port; yields its URL.
+
+    ``clock`` is the app's clock (breaker timers, run budgets, durations); the real one by default."""
     import app as app_module
 
-    demo = app_module.build_app(settings)
+    demo = app_module.build_app(settings, services=Services(settings, clock=clock))
     demo.queue(default_concurrency_limit=settings.max_concurrent_runs)
     options = app_module.launch_options(settings)
     options["server_port"] = free_port()

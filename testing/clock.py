@@ -1,11 +1,27 @@
-"""Test doubles shared by the test suite.
+"""Time for tests: clocks that move only when told to, so that no test waits on the wall clock.
 
-:class:`FakeClock` implements :class:`agent_core.clock.Clock` without ever waiting for real.
+* :class:`FakeClock` implements :class:`agent_core.clock.Clock` without ever waiting for real.
+* :class:`SkippingClock` is the real clock, which a test can move forward at once (a breaker's open
+  period in an app that runs on real time, for instance).
+* :class:`VirtualTimeLoop` (and :func:`run_in_virtual_time`) is an asyncio event loop on virtual time:
+  when nothing is ready to run, time jumps to the next timer, so ``asyncio.sleep`` and timeouts cost
+  nothing and ``loop.time()`` reads exactly what the code waited for.
+* :class:`HeldWaits` is time for the emulators' server threads: every latency, stall or pause between
+  streamed events is held until the test releases it (:class:`RealWaits` is what they use otherwise).
 """
 
 from __future__ import annotations
 
 import asyncio
+import selectors
+import threading
+import time
+from collections.abc import Coroutine
+from typing import Any, Protocol, TypeVar
+
+from agent_core.clock import SystemClock
+
+T = TypeVar("T")
 
 
 class FakeClock:
@@ -50,3 +66,151 @@ class FakeClock:
     def slept(self) -> float:
         """Total seconds requested through :meth:`sleep`."""
         return sum(self.sleeps)
+
+
+class SkippingClock(SystemClock):
+    """The real clock, plus the time a test has skipped (:meth:`skip`): for code that must run on real
+    time (an app in its own threads) but whose timers a test wants over at once. Sleeps stay real."""
+
+    def __init__(self) -> None:
+        self._skipped = 0.0
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self._skipped
+
+    def wall(self) -> float:
+        return time.time() + self._skipped
+
+    def skip(self, seconds: float) -> None:
+        """Move both readings forward by ``seconds`` (never backward)."""
+        if seconds < 0:
+            raise ValueError(f"a monotonic clock cannot go back ({seconds})")
+        self._skipped += seconds
+
+
+# ------------------------------------------------------------------------------------- virtual time
+
+
+class VirtualTimeLoop(asyncio.SelectorEventLoop):
+    """An event loop whose ``time()`` is virtual: whenever no callback is ready and no socket has
+    anything to read, time jumps straight to the next timer. Starts at 0.
+
+    For code that waits on timers only (sleeps, timeouts, ``call_later``): real I/O would see its timeouts
+    expire at once. With nothing scheduled at all, it really waits (for another thread's
+    ``call_soon_threadsafe``, for instance).
+    """
+
+    def __init__(self) -> None:
+        self._virtual_now = 0.0
+        super().__init__(selector=_JumpingSelector(self))
+
+    def time(self) -> float:
+        return self._virtual_now
+
+    def _jump(self, seconds: float) -> None:
+        self._virtual_now += seconds
+
+
+class _JumpingSelector(selectors.DefaultSelector):
+    def __init__(self, loop: VirtualTimeLoop) -> None:
+        super().__init__()
+        self._loop = loop
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        ready = super().select(0)
+        if ready or timeout == 0:
+            return ready
+        if timeout is None:  # nothing is scheduled: only another thread can wake the loop
+            return super().select(None)
+        self._loop._jump(timeout)  # the loop asked to sleep until its next timer: be there now
+        return []
+
+
+def run_in_virtual_time(main: Coroutine[Any, Any, T]) -> T:
+    """Run ``main`` to its end on a fresh :class:`VirtualTimeLoop` (like ``asyncio.run``)."""
+    with asyncio.Runner(loop_factory=VirtualTimeLoop) as runner:
+        return runner.run(main)
+
+
+# ----------------------------------------------------------------------------- the servers' threads
+
+
+class Waits(Protocol):
+    """How the emulators' handler threads wait (a latency, a stall, a pause between streamed events)."""
+
+    def wait(self, stopping: threading.Event, seconds: float) -> bool:
+        """Wait ``seconds``, or less if ``stopping`` is set first; return whether it is set."""
+        ...
+
+
+class RealWaits:
+    """Waits on the wall clock: what the emulators use unless a test gives them :class:`HeldWaits`."""
+
+    def wait(self, stopping: threading.Event, seconds: float) -> bool:
+        return stopping.wait(seconds)
+
+
+class HeldWaits:
+    """Waits that end only when the test says so: :meth:`release` (the next ``count`` waits), :meth:`open`
+    (every wait from now on) or the server stopping. The requested duration is recorded in
+    :attr:`requested` and otherwise ignored.
+
+    A test watches :attr:`held` (or :meth:`wait_held`) instead of a duration, so a client timeout can
+    never race the server's latency: nothing the server holds ends before the test releases it.
+    Thread-safe.
+    """
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._held = 0
+        self._tickets = 0
+        self._open = False
+        self._requested: list[float] = []
+
+    def wait(self, stopping: threading.Event, seconds: float) -> bool:
+        with self._changed:
+            self._requested.append(seconds)
+            self._held += 1
+            self._changed.notify_all()
+            try:
+                while not (self._open or self._tickets or stopping.is_set()):
+                    # ``stopping`` is an Event of its own, which a Condition cannot wait on: look now and then.
+                    self._changed.wait(0.01)
+                if stopping.is_set():
+                    return True
+                if not self._open:
+                    self._tickets -= 1
+                return False
+            finally:
+                self._held -= 1
+                self._changed.notify_all()
+
+    @property
+    def held(self) -> int:
+        """How many waits are being held right now."""
+        with self._changed:
+            return self._held
+
+    @property
+    def requested(self) -> list[float]:
+        """Every wait's requested duration, in the order the waits began; a snapshot."""
+        with self._changed:
+            return list(self._requested)
+
+    def wait_held(self, count: int, timeout: float = 60.0) -> bool:
+        """Block until at least ``count`` waits are held at once; False after ``timeout`` seconds (a
+        bound for a broken test, never reached by a passing one)."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._held >= count, timeout)
+
+    def release(self, count: int = 1) -> None:
+        """Let ``count`` more waits end: held ones, or the next ones to begin."""
+        with self._changed:
+            self._tickets += count
+            self._changed.notify_all()
+
+    def open(self) -> None:
+        """Let every held wait end, and every later one pass at once."""
+        with self._changed:
+            self._open = True
+            self._changed.notify_all()

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import re
@@ -217,11 +218,31 @@ def breaker_subject(name: str) -> str:
 
 
 class QuickSleepClock(SystemClock):
-    """The real clock, but every wait (a retry's backoff, a server-requested wait) lasts a tenth as long.
+    """The real clock, read once per step of the event loop, and every wait (a retry's backoff, a
+    server-requested wait) a tenth as long.
 
     Retry decisions are unchanged: the policy computes the same delays and checks its time budget
-    against them; breakers, deadlines and timeouts still run on real time.
+    against them; breakers, deadlines and timeouts still run on real time. One reading per step means
+    that code running without an ``await`` in between sees one instant: the elapsed time the loop checks
+    its deadline against is exactly the ``t`` of the turn it then starts, where on the plain clock a busy
+    machine (another thread holding the GIL, the process descheduled) can slip milliseconds between them.
     """
+
+    def __init__(self) -> None:
+        self._now: float | None = None
+
+    def monotonic(self) -> float:
+        if self._now is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # not on the event loop: nothing to be coherent with
+                return time.monotonic()
+            self._now = time.monotonic()
+            loop.call_soon(self._forget)  # runs once the current step (and its neighbours) are done
+        return self._now
+
+    def _forget(self) -> None:
+        self._now = None
 
     async def sleep(self, seconds: float) -> None:
         await super().sleep(seconds / 10)

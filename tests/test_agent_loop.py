@@ -14,6 +14,7 @@ import pytest
 
 from agent_core import events as ev
 from testing.analysis import API_KEY, analysis, make_settings, run_once
+from testing.clock import HeldWaits
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.model_server import ScriptedModelServer, ToolCallSpec, Turn
 
@@ -105,18 +106,27 @@ def four_calls_turns() -> list[Turn]:
 
 
 async def test_tools_of_one_turn_run_concurrently(emulator: GitHubEmulator, tmp_path: Path) -> None:
-    emulator.latency(0.2)
+    # Turn 2's requests are held until all four are: only calls that run concurrently get there.
+    held = emulator.waits = HeldWaits()
+    emulator.latency(0.2, r"/(languages|commits|contents/.*)$")
+
+    async def release_once_all_four_are_held() -> None:
+        await asyncio.to_thread(held.wait_held, 4)  # False after a minute: the assertions below fail
+        held.open()
+
     with ScriptedModelServer(four_calls_turns()) as server:
-        run = await run_once(make_settings(emulator, tmp_path, server))
+        _, run = await asyncio.gather(
+            release_once_all_four_are_held(), run_once(make_settings(emulator, tmp_path, server))
+        )
     assert_well_formed(run.events)
     assert emulator.max_in_flight == 4  # the server saw all four calls of turn 2 at the same time
+    assert held.requested == [0.2] * 4
     assert all(c.ok for c in run.of(ev.ToolCallFinished))
 
 
 async def test_parallel_tool_calls_off_runs_them_one_at_a_time(
     emulator: GitHubEmulator, tmp_path: Path
 ) -> None:
-    emulator.latency(0.05)  # long enough that overlapping calls would overlap on the server
     assert make_settings(emulator, tmp_path).parallel_tool_calls  # the default is parallel
     with ScriptedModelServer(four_calls_turns()) as server:
         run = await run_once(make_settings(emulator, tmp_path, server, parallel_tool_calls=False))
@@ -126,6 +136,7 @@ async def test_parallel_tool_calls_off_runs_them_one_at_a_time(
     turn_two = [
         e for e in run.events if isinstance(e, ev.ToolCallStarted | ev.ToolCallFinished) and e.turn == 2
     ]
+    # Each call finished before the next one started (concurrent calls would all start first).
     assert [e.kind for e in turn_two] == ["tool_call_started", "tool_call_finished"] * 4
     assert [e.tool for e in turn_two[::2]] == ["get_languages", "get_commits", "read_file", "list_directory"]
     assert [e.call_id for e in turn_two[::2]] == [e.call_id for e in turn_two[1::2]]
@@ -320,7 +331,7 @@ async def test_follow_up_continues_the_conversation(emulator: GitHubEmulator, tm
 
 
 async def test_cancellation_leaves_no_orphan_tasks(emulator: GitHubEmulator, tmp_path: Path) -> None:
-    emulator.latency(5.0, "/languages")
+    emulator.hang("/languages")  # get_languages is still running when the run is cancelled
     turns = [Turn.calls(("get_languages", W), ("get_repo_info", W))]
     with ScriptedModelServer(turns) as server:
         async with analysis(make_settings(emulator, tmp_path, server, tool_timeout=30)) as run:

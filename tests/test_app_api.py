@@ -18,6 +18,7 @@ from gradio_client import Client  # type: ignore[import-untyped]
 import app as app_module
 from agent_core.settings import Settings
 from testing.app import running_app
+from testing.clock import HeldWaits
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import sample_python_project
 from testing.emulator.model_server import ScriptedModelServer, Turn
@@ -174,15 +175,24 @@ def test_twenty_simultaneous_sessions_all_finish_with_reports(
             reports[i] = exc
 
     threads = [threading.Thread(target=run, args=(i,)) for i in range(20)]
+    # Every model turn is held until two sessions wait for the model at once (proof that they ran side
+    # by side), then all are let through.
+    held, before = HeldWaits(), (model.waits, model.default_latency)
+    model.waits, model.default_latency = held, 1.0
     began = time.monotonic()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
+    try:
+        for thread in threads:
+            thread.start()
+        side_by_side = held.wait_held(2)
+    finally:
+        held.open()
+        for thread in threads:
+            thread.join(timeout=120)
+        model.waits, model.default_latency = before
     wall = time.monotonic() - began
     print(f"\n20 simultaneous sessions finished in {wall:.2f}s (model max in flight: {model.max_in_flight})")
     assert all(report == MODEL_REPORT for report in reports), reports
-    assert model.max_in_flight > 1  # they really ran side by side
+    assert side_by_side, "no two sessions ever waited for the model at the same time"
     assert not model.errors
 
 

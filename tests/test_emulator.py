@@ -2,8 +2,9 @@
 
 Shapes are compared with the real payloads in /work/shared/fixtures/github (key names and JSON types),
 contents are compared with the bytes git stored, and every fault is checked to happen in order and then
-stop. The latency, hang and random-fault tests are the only ones that wait on the wall clock (a fraction
-of a second each; the random faults hold a few requests past a short client timeout).
+stop. No test waits on the wall clock: latencies and random stalls are held (:class:`testing.clock.HeldWaits`)
+until the test, having seen them held, releases them; the one client deadline left (0.2 s) races a hang
+that only stop() ends.
 """
 
 from __future__ import annotations
@@ -13,14 +14,17 @@ import base64
 import http.client
 import json
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from testing.clock import HeldWaits
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import (
     CommitSpec,
@@ -36,6 +40,9 @@ FIXTURES = Path("/work/shared/fixtures/github")
 # Clients below pass verify=False: plain http on loopback, and it skips loading CA certificates (~50 ms each).
 UA = {"User-Agent": "repo-analyst-tests"}
 SUBMODULE_SHA = "6ca3721222109997540bd6d9ccd396902e0ad2f9"
+# How long a test waits for a condition before it fails: far beyond any busy-machine delay, and never
+# waited out by a passing test.
+PATIENCE = 60.0
 
 
 def fixture(name: str) -> Any:
@@ -505,20 +512,38 @@ def test_hang_times_out_and_does_not_block_stop(repos: dict[str, Path]) -> None:
     emu = GitHubEmulator().start()
     emu.add_repo("octo/sample", repos["sample"])
     emu.hang("/languages")
+    # Nothing but stop() ends a hang, so the client's deadline is sure to come first.
     with httpx.Client(base_url=emu.base_url, headers=UA, timeout=0.2, verify=False) as http_client:
         with pytest.raises(httpx.ReadTimeout):
             http_client.get("/repos/octo/sample/languages")
         assert emu.in_flight == 1
-        started = time.monotonic()
-        emu.stop()
-    assert time.monotonic() - started < 1
+        stopper = threading.Thread(target=emu.stop)
+        stopper.start()
+        stopper.join(PATIENCE)  # a stop() that waited for the hang would never return
+    assert not stopper.is_alive()
+    assert emu.in_flight == 0
 
 
-def test_random_faults_are_seeded_and_every_one_is_logged(repos: dict[str, Path]) -> None:
+async def test_random_faults_are_seeded_and_every_one_is_logged(repos: dict[str, Path]) -> None:
     paths = ["/repos/octo/sample", "/repos/octo/sample/commits", "/repos/octo/sample/languages"] * 6
 
-    def run(seed: int) -> list[tuple[str, int | None, str | None]]:
-        with GitHubEmulator() as emu:
+    async def get(http_client: httpx.AsyncClient, path: str, held: HeldWaits) -> int | None:
+        """The status, or None once the emulator holds the request: the client gives up, as it would at
+        its read timeout (a held request is never answered before the test releases it)."""
+        holding = held.held
+        request = asyncio.ensure_future(http_client.get(path))
+        while not request.done() and held.held == holding:
+            await asyncio.sleep(0.001)
+        if request.done():
+            return request.result().status_code
+        request.cancel()
+        with suppress(asyncio.CancelledError):
+            await request
+        return None
+
+    async def run(seed: int) -> list[tuple[str, int | None, str | None]]:
+        held = HeldWaits()
+        with GitHubEmulator(waits=held) as emu:
             emu.add_repo("octo/sample", repos["sample"])
             emu.random_faults(
                 seed,
@@ -528,14 +553,13 @@ def test_random_faults_are_seeded_and_every_one_is_logged(repos: dict[str, Path]
                 burst_429=2,
                 down_path="/languages$",
             )
-            answered: list[int | None] = []
-            with httpx.Client(base_url=emu.base_url, headers=UA, timeout=0.25, verify=False) as http_client:
-                for path in paths:
-                    try:
-                        answered.append(http_client.get(path).status_code)
-                    except httpx.ReadTimeout:
-                        answered.append(None)
-            assert emu.wait_idle(5)  # a held request is logged when it ends, after the client gave up
+            async with httpx.AsyncClient(
+                base_url=emu.base_url, headers=UA, timeout=PATIENCE, verify=False
+            ) as http_client:
+                answered = [await get(http_client, path, held) for path in paths]
+            assert held.requested == [0.4] * answered.count(None)  # each "timeout" stalled its 0.4 s
+            held.open()
+            assert await asyncio.to_thread(emu.wait_idle, PATIENCE)  # a held request is logged when it ends
             log = emu.requests
         # One record per request, with what the client saw (the log is in order of completion).
         assert sorted(map(repr, ((r.decoded_path, r.status) for r in log))) == sorted(
@@ -550,9 +574,9 @@ def test_random_faults_are_seeded_and_every_one_is_logged(repos: dict[str, Path]
         kind = {(r.decoded_path, r.status): r.fault for r in log}
         return [(path, status, kind[path, status]) for path, status in zip(paths, answered, strict=True)]
 
-    first = run(7)
-    assert first == run(7)  # the same seed injects the same faults
-    assert first != run(8)
+    first = await run(7)
+    assert first == await run(7)  # the same seed injects the same faults
+    assert first != await run(8)
     assert [fault for _, _, fault in first[:2]] == ["429", "429"]  # the burst, in arrival order
     assert {(status, fault) for path, status, fault in first if path.endswith("/languages")} == {
         (503, "down")
@@ -570,13 +594,17 @@ def test_redirect_elsewhere(client: httpx.Client, emu: GitHubEmulator) -> None:
 
 
 async def test_latency_overlaps_across_requests(emu: GitHubEmulator) -> None:
+    held = emu.waits = HeldWaits()
     emu.latency(0.2, "/languages")
-    async with httpx.AsyncClient(base_url=emu.base_url, headers=UA, verify=False) as http_client:
-        started = time.monotonic()
-        answers = await asyncio.gather(*(http_client.get("/repos/octo/sample/languages") for _ in range(10)))
-        elapsed = time.monotonic() - started
-    assert [a.status_code for a in answers] == [200] * 10
-    assert 0.2 <= elapsed < 1.0
+    emu.latency(0.1, "/languages$")  # delays stack
+    async with httpx.AsyncClient(base_url=emu.base_url, headers=UA, timeout=PATIENCE, verify=False) as http:
+        answers = asyncio.gather(*(http.get("/repos/octo/sample/languages") for _ in range(10)))
+        assert await asyncio.to_thread(held.wait_held, 10)  # all ten wait out their latency at once
+        assert not answers.done()
+        held.open()
+        assert [a.status_code for a in await answers] == [200] * 10
+        assert (await http.get("/repos/octo/sample")).status_code == 200  # other paths are not delayed
+    assert held.requested == [pytest.approx(0.3)] * 10
     assert emu.max_in_flight == 10
     assert emu.in_flight == 0
     emu.reset_faults()

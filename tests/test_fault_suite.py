@@ -87,6 +87,7 @@ THRESHOLD = 3
 READ_TIMEOUT = 0.5  # short, so held requests time out soon; not so short that a busy machine trips it
 STALL = 0.8  # a "timeout" fault holds the request this long: well past the read timeout
 TOOL_TIMEOUT = 3.0
+PATIENCE = 60.0  # a bound on waiting for a condition: never waited out by a passing test
 TURN_TIMEOUT = 3.0
 # The wall-time limit is checked before each turn: a turn under way (a model turn, tried twice at most,
 # and its tool calls) finishes, then the report turn (twice at most) may run.
@@ -131,7 +132,7 @@ async def test_seeded_faults_end_in_an_honest_report(
         seen = await observe(settings, turn_timeout=TURN_TIMEOUT)
         chat = server.chat_requests
         assert server.errors == []
-    assert emulator.wait_idle(2 * STALL)  # held requests are logged when they end
+    assert emulator.wait_idle(PATIENCE)  # held requests are logged when they end (after STALL at most)
     assert_ends_with_a_report(seen, caplog)
     assert_within_deadline(seen, scenario.max_wall_seconds)
     assert_honest(seen)
@@ -162,10 +163,11 @@ def assert_within_deadline(seen: Observed, deadline: float) -> None:
     if isinstance(done, ev.RunFinished):
         assert done.stats.elapsed_s <= deadline + GRACE
     assert seen.ended - seen.started <= deadline + GRACE
-    # No turn that calls tools starts after the deadline.
+    # No turn that calls tools starts after the deadline. Exact: the loop checks the deadline and stamps
+    # the turn in one step, which the QuickSleepClock reads as one instant (``t`` is rounded to 0.1 ms).
     turn_started = {e.turn: e.t for e in seen.of(ev.TurnStarted)}
     for call in seen.of(ev.ToolCallStarted):
-        assert turn_started[call.turn] < deadline + 0.01, (call, turn_started)
+        assert turn_started[call.turn] <= deadline, (call, turn_started)
 
 
 def assert_honest(seen: Observed) -> None:

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from agent_core.errors import NotFoundError, RateLimitError, RedirectRefusedError, TransientError
+from agent_core.github.http import GitHubHTTP
 from agent_core.repo import RepoRef
 from agent_core.resilience import BreakerState
+from testing.clock import FakeClock, HeldWaits
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import CommitSpec, make_empty_repo, make_repo, tiny_png
 from testing.github import WIDGETS, make_http, make_toolbox
@@ -106,12 +108,16 @@ async def test_token_never_reaches_the_cache_file_or_observations(
 
 
 async def test_parallel_identical_requests_are_sent_once(emulator: GitHubEmulator, tmp_path: Path) -> None:
-    emulator.latency(0.1)
+    held = emulator.waits = HeldWaits()
+    emulator.latency(0.1, "/contents/README.md")  # held until released: the five calls surely overlap
     http = make_http(emulator, None)
     try:
         toolbox, _, _ = make_toolbox(http)
         calls = [("read_file", {"owner": "acme", "repo": "widgets", "path": "README.md"})] * 5
-        results = await asyncio.gather(*(toolbox.execute(f"p{i}", t, a) for i, (t, a) in enumerate(calls)))
+        running = asyncio.gather(*(toolbox.execute(f"p{i}", t, a) for i, (t, a) in enumerate(calls)))
+        assert await asyncio.to_thread(held.wait_held, 1)
+        held.open()
+        results = await running
         assert all(r.ok for r in results)
         assert emulator.request_paths().count("/repos/acme/widgets/contents/README.md") == 1
     finally:
@@ -141,7 +147,8 @@ async def test_renamed_repository_costs_one_redirect_per_run(
 
 async def test_renamed_repository_in_parallel_still_one_redirect(emulator: GitHubEmulator) -> None:
     emulator.rename("acme/widgets", "acme/gadgets")
-    emulator.latency(0.05)
+    held = emulator.waits = HeldWaits()
+    emulator.latency(0.05)  # the first request is held until released: the four calls surely overlap
     http = make_http(emulator, None)
     try:
         toolbox, _, _ = make_toolbox(http)
@@ -151,7 +158,10 @@ async def test_renamed_repository_in_parallel_still_one_redirect(emulator: GitHu
             ("get_commits", {"owner": "acme", "repo": "widgets"}),
             ("read_file", {"owner": "acme", "repo": "widgets", "path": "README.md"}),
         ]
-        results = await asyncio.gather(*(toolbox.execute(f"p{i}", t, a) for i, (t, a) in enumerate(calls)))
+        running = asyncio.gather(*(toolbox.execute(f"p{i}", t, a) for i, (t, a) in enumerate(calls)))
+        assert await asyncio.to_thread(held.wait_held, 1)
+        held.open()
+        results = await running
         assert all(r.ok for r in results), [r.error for r in results]
         assert sum(1 for r in emulator.requests if r.status == 301) == 1
     finally:
@@ -174,13 +184,11 @@ async def test_not_found_is_one_request_and_says_private(emulator: GitHubEmulato
 async def test_exhausted_primary_limit_fails_fast_with_reset_time(emulator: GitHubEmulator) -> None:
     emulator.exhaust(reset_in=3600)
     http = make_http(emulator, None)
+    clock = FakeClock()
     try:
-        toolbox, _, board = make_toolbox(http)
-        started = time.perf_counter()
+        toolbox, _, board = make_toolbox(http, clock=clock)
         result = await toolbox.execute("x", "get_repo_info", {"owner": "acme", "repo": "widgets"})
-        elapsed = time.perf_counter() - started
-        print(f"\nexhausted primary limit answered in {elapsed * 1000:.1f} ms")
-        assert elapsed < 1.0
+        assert clock.sleeps == []  # no waiting for the reset, nor any backoff: it fails at once
         assert not result.ok and result.degraded
         assert "resets at" in result.observation["reason"] and "UTC" in result.observation["reason"]
         assert "GITHUB_TOKEN" in result.observation["hint"]
@@ -230,16 +238,37 @@ async def test_5xx_is_retried_then_succeeds(emulator: GitHubEmulator) -> None:
         await http.aclose()
 
 
+class FirstReadTimesOut(httpx.AsyncBaseTransport):
+    """The real transport, where the first request whose path ends with ``suffix`` gets a short read
+    timeout (the emulator hangs that one, so the timeout is sure to fire) and every other a long one."""
+
+    def __init__(self, suffix: str) -> None:
+        self._inner = httpx.AsyncHTTPTransport()
+        self._suffix = suffix
+        self._armed = True
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self._armed and request.url.path.endswith(self._suffix):
+            self._armed = False
+            request.extensions["timeout"] = {**request.extensions["timeout"], "read": 0.2}
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
 async def test_timeout_and_reset_are_transient(emulator: GitHubEmulator) -> None:
     emulator.hang("/languages", times=1)
     emulator.drop("/commits", times=1)
-    http = make_http(emulator, None, read_timeout=0.3)
+    http = GitHubHTTP(api_url=emulator.base_url, read_timeout=60.0, transport=FirstReadTimesOut("/languages"))
     try:
         toolbox, _, _ = make_toolbox(http)
         langs = await toolbox.execute("a", "get_languages", {"owner": "acme", "repo": "widgets"})
         commits = await toolbox.execute("b", "get_commits", {"owner": "acme", "repo": "widgets"})
         assert langs.ok and langs.attempts == 2
         assert commits.ok and commits.attempts == 2
+        assert emulator.in_flight == 1  # the hung first attempt, logged only once stop() ends it
+        assert [r.status for r in emulator.requests if r.path.endswith("/languages")] == [200]
     finally:
         await http.aclose()
 
@@ -438,7 +467,7 @@ async def test_empty_repository_is_an_empty_result(emulator: GitHubEmulator, tmp
 
 
 async def test_client_errors_are_typed(emulator: GitHubEmulator) -> None:
-    http = make_http(emulator, None, read_timeout=0.3)
+    http = make_http(emulator, None)
     try:
         _, client, _ = make_toolbox(http)
         with pytest.raises(NotFoundError):
@@ -490,7 +519,6 @@ async def test_two_processes_share_the_cache_safely(emulator: GitHubEmulator, tm
 
 async def test_breaker_recovers_through_half_open(emulator: GitHubEmulator) -> None:
     from agent_core.resilience import StateChange
-    from testing.clock import FakeClock
 
     clock = FakeClock()
     http = make_http(emulator, None)

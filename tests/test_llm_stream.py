@@ -33,6 +33,12 @@ from agent_core.llm import (
 from testing.emulator.model_server import ScriptedModelServer, Turn
 
 SECRET = "sk-test-SECRET"
+# How long a test waits for a condition (or lets a turn run) before it fails: far beyond any busy machine's
+# delay, and never waited out by a passing test.
+PATIENCE = 60.0
+# A turn deadline that must fire: it ends a stream nothing else would end, but it also covers sending the
+# request, which a busy machine can take a good part of a second to do. The two tests that use it wait it out.
+DEADLINE = 3.0
 
 # ---------------------------------------------------------------------------------------- chunk helpers
 
@@ -440,8 +446,10 @@ async def make_model() -> AsyncIterator[ModelFactory]:
     """Builds models on fresh SDK clients, and closes every client after the test."""
     clients: list[openai.AsyncOpenAI] = []
 
-    def factory(base_url: str, *, max_retries: int = 0, turn_timeout: float = 10.0) -> OpenAIChatModel:
-        client = make_openai_client(base_url=base_url, api_key=SECRET, max_retries=max_retries, timeout=10.0)
+    def factory(base_url: str, *, max_retries: int = 0, turn_timeout: float = PATIENCE) -> OpenAIChatModel:
+        client = make_openai_client(
+            base_url=base_url, api_key=SECRET, max_retries=max_retries, timeout=PATIENCE
+        )
         clients.append(client)
         return OpenAIChatModel(client, model="test-model", turn_timeout=turn_timeout, max_tokens=1024)
 
@@ -664,10 +672,10 @@ async def test_keep_alive_comments_cannot_stretch_a_turn_past_its_deadline(make_
             await writer.drain()  # raises once the client has gone
 
     async with serve(handler) as server:
-        model = make_model(server.base_url, turn_timeout=0.3)
+        model = make_model(server.base_url, turn_timeout=DEADLINE)
         with pytest.raises(LLMError, match="timed out"):
             await collect(model)
-        await asyncio.wait_for(server.disconnected.wait(), 5)  # the connection was released
+        await asyncio.wait_for(server.disconnected.wait(), PATIENCE)  # the connection was released
 
 
 async def test_cancellation_passes_through_and_releases_the_connection(make_model: ModelFactory) -> None:
@@ -684,7 +692,7 @@ async def test_cancellation_passes_through_and_releases_the_connection(make_mode
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        await asyncio.wait_for(server.disconnected.wait(), 5)
+        await asyncio.wait_for(server.disconnected.wait(), PATIENCE)
 
 
 async def test_leaving_early_releases_the_connection(make_model: ModelFactory) -> None:
@@ -692,7 +700,7 @@ async def test_leaving_early_releases_the_connection(make_model: ModelFactory) -
         stream = make_model(server.base_url).stream_turn([{"role": "user", "content": "hi"}], tools=None)
         assert await anext(stream) == ContentDelta(text="a")
         await stream.aclose()  # type: ignore[attr-defined]
-        await asyncio.wait_for(server.disconnected.wait(), 5)
+        await asyncio.wait_for(server.disconnected.wait(), PATIENCE)
 
 
 def test_make_openai_client_timeouts_and_empty_key() -> None:
@@ -761,23 +769,32 @@ async def test_provider_quirks_end_to_end(turn: Turn, make_model: ModelFactory) 
 
 
 @pytest.mark.parametrize(
-    ("turn", "error", "match"),
+    ("turn", "error", "match", "turn_timeout"),
     [
         pytest.param(
-            Turn(content="a long answer", disconnect_after=2), LLMError, "broke off", id="disconnect"
+            Turn(content="a long answer", disconnect_after=2),
+            LLMError,
+            "broke off",
+            PATIENCE,
+            id="disconnect",
         ),
         pytest.param(
-            Turn(content="a long answer", no_done=True), IncompleteStreamError, "ended", id="no-done"
+            Turn(content="a long answer", no_done=True),
+            IncompleteStreamError,
+            "ended",
+            PATIENCE,
+            id="no-done",
         ),
-        pytest.param(Turn(hang=True), LLMError, "timed out", id="hang"),
-        pytest.param(Turn.error(402, "Insufficient Balance"), LLMError, "no balance", id="402"),
+        # Only the deadline can end a hang, so it is sure to fire (and nothing else races it).
+        pytest.param(Turn(hang=True), LLMError, "timed out", DEADLINE, id="hang"),
+        pytest.param(Turn.error(402, "Insufficient Balance"), LLMError, "no balance", PATIENCE, id="402"),
     ],
 )
 async def test_failures_end_to_end(
-    turn: Turn, error: type[LLMError], match: str, make_model: ModelFactory
+    turn: Turn, error: type[LLMError], match: str, turn_timeout: float, make_model: ModelFactory
 ) -> None:
     with ScriptedModelServer([turn]) as server:
         with pytest.raises(error, match=match) as caught:
-            await collect(make_model(server.base_url, turn_timeout=0.3))
+            await collect(make_model(server.base_url, turn_timeout=turn_timeout))
         server.assert_exhausted()
     assert SECRET not in str(caught.value)

@@ -450,7 +450,7 @@ def slow_git(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
     pidfile = tmp_path / "pids"
     script = tmp_path / "slow-git"
     script.write_text(
-        f'#!/bin/sh\nsleep 30 &\necho "$$ $!" > "{pidfile}.tmp" && mv "{pidfile}.tmp" "{pidfile}"\nwait\n'
+        f'#!/bin/sh\nsleep 600 &\necho "$$ $!" > "{pidfile}.tmp" && mv "{pidfile}.tmp" "{pidfile}"\nwait\n'
     )
     script.chmod(0o755)
     yield script, pidfile
@@ -467,7 +467,9 @@ async def test_cancelling_a_call_kills_git_and_its_children(
     script, pidfile = slow_git
     source = LocalGitSource(repos.work, git=str(script))
     task = asyncio.create_task(source.get_commits(RepoRef(owner="local", name="work")))
-    deadline = time.monotonic() + 5
+    # A bound for a broken test, far beyond any busy machine's delay and far below the fake git's 600 s:
+    # the conditions below are checked as they change, so a passing test never waits it out.
+    deadline = time.monotonic() + 60
     while not pidfile.exists():
         assert time.monotonic() < deadline, "the fake git never started"
         await asyncio.sleep(0.01)

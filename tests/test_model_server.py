@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -13,9 +12,13 @@ import openai
 import pytest
 from openai.types.chat import ChatCompletionChunk
 
+from testing.clock import HeldWaits
 from testing.emulator.model_server import NO_TURN_MESSAGE, ScriptedModelServer, ToolCallSpec, Turn
 
 MESSAGES: list[Any] = [{"role": "user", "content": "Analyse octocat/hello-world"}]
+# How long a test waits for a condition before it fails: far beyond any busy-machine delay, and never
+# waited out by a passing test (conditions are checked as they change).
+PATIENCE = 60.0
 
 
 @pytest.fixture
@@ -329,51 +332,56 @@ async def test_stop_does_not_wait_for_a_hung_response(server: ScriptedModelServe
 
     async with openai.AsyncOpenAI(base_url=server.base_url, api_key="test", max_retries=0) as sdk:
         stream = await sdk.chat.completions.create(model="m", messages=MESSAGES, stream=True)
-        started = time.monotonic()
-        await asyncio.to_thread(server.stop)
-        stopped_after = time.monotonic() - started
+        # The client keeps its connection open until stop() returns: a stop() that waited for the client
+        # would never return, and the (generous) bound below would fail the test.
+        await asyncio.wait_for(asyncio.to_thread(server.stop), PATIENCE)
         with pytest.raises(openai.APIConnectionError):
             async with stream:
                 await anext(aiter(stream))
-
-    assert stopped_after < 1.0
 
 
 async def test_chunks_are_flushed_as_they_are_sent(
     server: ScriptedModelServer, client: openai.AsyncOpenAI
 ) -> None:
+    held = server.waits = HeldWaits()
     server.push(Turn.final("0123456789abcdefghij", chunk_size=4, delay_per_chunk=0.05))
-    arrivals: list[float] = []
+    chunks: list[ChatCompletionChunk] = []
 
     stream = await client.chat.completions.create(model="m", messages=MESSAGES, stream=True)
-    async with stream:
-        async for _ in stream:
-            arrivals.append(time.monotonic())
+    async with stream, asyncio.timeout(PATIENCE):
+        async for chunk in stream:
+            chunks.append(chunk)
+            # The server is held in the pause before its next event, and cannot go on until released:
+            # this one reached the client on its own. A buffering server would never get here.
+            assert await asyncio.to_thread(held.wait_held, 1)
+            held.release()
 
-    # role + 5 content + finish chunks, 50 ms apart: had the server buffered them, they would all
-    # arrive together; here the first one is read while the last is still 300 ms from being sent.
-    assert len(arrivals) == 7
-    assert arrivals[-1] - arrivals[0] >= 0.25
+    # role + 5 content + finish chunks, each with a pause after it (the last one before [DONE]).
+    assert len(chunks) == 7
+    assert text_of(chunks) == "0123456789abcdefghij"
+    assert held.requested == [0.05] * 7
 
 
 async def test_latency_and_concurrency_are_observable(server: ScriptedModelServer) -> None:
+    held = server.waits = HeldWaits()
     server.default_latency = 0.2
     server.push(Turn.final("a"), Turn.final("b"), Turn.final("c", latency=0))
 
     async with openai.AsyncOpenAI(base_url=server.base_url, api_key="sk-local", max_retries=0) as sdk:
-        started = time.monotonic()
-        answers = await asyncio.gather(*(stream_all(sdk) for _ in range(2)))
-        elapsed = time.monotonic() - started
-        fast_start = time.monotonic()
-        await stream_all(sdk)
-        fast = time.monotonic() - fast_start
+        both = asyncio.gather(*(stream_all(sdk) for _ in range(2)))
+        assert await asyncio.to_thread(held.wait_held, 2)  # both wait out their latency at the same time
+        assert not both.done()  # and neither is answered before its latency is over
+        assert server.in_flight == 2
+        held.open()
+        answers = await both
+        third = await stream_all(sdk)
 
     assert sorted("".join(c.delta.content or "" for ch in a for c in ch.choices) for a in answers) == [
         "a",
         "b",
     ]
-    assert 0.2 <= elapsed < 0.4  # one after the other would take 0.4 s
-    assert fast < 0.2
+    assert text_of(third) == "c"
+    assert held.requested == [0.2, 0.2]  # the default latency twice; the third turn's 0 never waited
     assert server.max_in_flight == 2
     assert server.in_flight == 0
     assert {r.authorization for r in server.requests} == {"Bearer sk-local"}
@@ -441,7 +449,7 @@ async def test_unexpected_request_gets_500_and_fails_assert_exhausted(
         server.assert_exhausted()
 
 
-async def wait_until(condition: Any, timeout: float = 2.0) -> None:
+async def wait_until(condition: Any, timeout: float = PATIENCE) -> None:
     """Poll observable server state; the server runs on its own threads."""
     async with asyncio.timeout(timeout):
         while not condition():

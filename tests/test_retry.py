@@ -1,15 +1,18 @@
 """call_with_retry and backoff_delay: acceptance scenario 9 of notes/github-api.md, and the contract.
 
 Every wait goes through FakeClock, so nothing here sleeps for real. The composition tests at the end
-talk to a real HTTP server on 127.0.0.1 so "sent exactly once" means what the server saw.
+talk to a real HTTP server on 127.0.0.1 (:class:`testing.loopback.LoopbackServer`) so "sent exactly once"
+means what the server saw.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from functools import partial
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import httpx
@@ -31,6 +34,7 @@ from agent_core.resilience import (
     call_with_retry,
 )
 from testing.clock import FakeClock
+from testing.loopback import LoopbackServer
 
 POLICY = RetryPolicy(max_attempts=4, base_delay=0.5, max_delay=8.0, max_total=20.0)
 
@@ -308,31 +312,42 @@ async def test_retry_on_is_consulted_with_the_error_itself() -> None:
 # --- composition: retry (outer) -> breaker (inner) -> HTTP on 127.0.0.1 ----------------------------
 
 
-@dataclass
 class ScriptedServer:
-    """An HTTP/1.1 server on 127.0.0.1 answering the scripted statuses in order (then 200)."""
+    """Answers the scripted statuses in order (then 200) and counts the requests it saw; thread-safe."""
 
-    statuses: list[int]
-    url: str = ""
-    requests: int = 0
+    def __init__(self) -> None:
+        self.statuses: list[int] = []
+        self.requests = 0
+        self.url = ""
+        self._lock = threading.Lock()
 
-    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await reader.readuntil(b"\r\n\r\n")
-        self.requests += 1
-        status = self.statuses.pop(0) if self.statuses else 200
-        writer.write(f"HTTP/1.1 {status} X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".encode())
-        await writer.drain()
-        writer.close()
-        await writer.wait_closed()
+    def next_status(self) -> int:
+        with self._lock:
+            self.requests += 1
+            return self.statuses.pop(0) if self.statuses else 200
+
+
+class StatusHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def __init__(self, *args: Any, script: ScriptedServer) -> None:
+        self.script = script
+        super().__init__(*args)
+
+    def do_GET(self) -> None:
+        self.send_response(self.script.next_status())
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
 
 
 @pytest.fixture
-async def server() -> AsyncIterator[ScriptedServer]:
-    scripted = ScriptedServer(statuses=[])
-    listener = await asyncio.start_server(scripted.handle, "127.0.0.1", 0)
-    host, port = listener.sockets[0].getsockname()[:2]
-    scripted.url = f"http://{host}:{port}/repos/o/r"
-    async with listener:
+def server() -> Iterator[ScriptedServer]:
+    scripted = ScriptedServer()
+    with LoopbackServer(partial(StatusHandler, script=scripted), name="scripted-statuses") as loopback:
+        scripted.url = f"{loopback.url}/repos/o/r"
         yield scripted
 
 

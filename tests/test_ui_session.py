@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import RunBudget
 from agent_core.web.i18n import LABELS, t, ui_language
 from agent_core.web.replay import bundled_recordings, load_recording
-from testing.clock import FakeClock
+from testing.clock import FakeClock, run_in_virtual_time
 
 # -- batching -------------------------------------------------------------------------------------------
 
@@ -48,7 +47,8 @@ async def test_first_event_and_urgent_events_are_handed_over_at_once_and_deltas_
     assert isinstance(batches[1][-1], ev.TurnFinished)
 
 
-async def test_quiet_deltas_are_flushed_after_the_interval() -> None:
+def test_quiet_deltas_are_flushed_after_the_interval() -> None:
+    # On virtual time (the loop's clock is batched()'s clock too), so the frames' times are exact.
     async def run() -> AsyncIterator[ev.Event]:
         yield ev.TurnStarted(t=0, turn=1)
         await asyncio.sleep(0.01)
@@ -56,14 +56,19 @@ async def test_quiet_deltas_are_flushed_after_the_interval() -> None:
         await asyncio.sleep(0.3)  # then nothing for a while
         yield ev.TurnFinished(t=1, turn=1, tool_calls=0)
 
-    stamps: list[tuple[float, list[str]]] = []
-    started = time.monotonic()
-    async for batch in batched(run(), interval=0.1):
-        stamps.append((time.monotonic() - started, [e.kind for e in batch]))
-    kinds = [k for _, k in stamps]
-    assert ["text_delta"] in kinds  # the lone delta got its own frame ...
-    delta_at = next(at for at, k in stamps if k == ["text_delta"])
-    assert 0.09 <= delta_at < 0.25  # ... once the interval had passed, long before the next event
+    async def frames() -> list[tuple[float, list[str]]]:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        return [
+            (loop.time() - started, [e.kind for e in batch])
+            async for batch in batched(run(), interval=0.1, monotonic=loop.time)
+        ]
+
+    assert run_in_virtual_time(frames()) == [
+        (0.0, ["turn_started"]),  # the first event at once
+        (pytest.approx(0.1), ["text_delta"]),  # the lone delta once the interval since that frame passed,
+        (pytest.approx(0.31), ["turn_finished"]),  # not with the next event, and the end at once
+    ]
 
 
 async def test_generator_errors_reach_the_consumer() -> None:

@@ -23,25 +23,26 @@ headers. ``/rate_limit`` never counts either; a 304 counts only when the request
 This module holds :class:`GitHubEmulator` (its public API, and the pipeline every request goes
 through); the JSON objects and endpoints are in :mod:`testing.emulator.github_payloads` and
 :mod:`testing.emulator.github_views`, faults and rate limits in :mod:`testing.emulator.github_faults`,
-the HTTP server in :mod:`testing.emulator.github_http`, shared values in :mod:`testing.emulator.github_values`.
+the request handler in :mod:`testing.emulator.github_http` (served by
+:class:`testing.loopback.LoopbackServer`), shared values in :mod:`testing.emulator.github_values`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-import socket
 import threading
 import time
 from collections import deque
 from collections.abc import Mapping, Sequence
-from contextlib import suppress
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 from urllib.parse import unquote
 
+from testing.clock import RealWaits, Waits
 from testing.emulator.github_faults import (
     FaultPlan,
     RandomFaultConfig,
@@ -53,7 +54,6 @@ from testing.emulator.github_faults import (
 from testing.emulator.github_http import (
     Handler,
     Incoming,
-    Server,
     etag_for,
     etag_matches,
     parse_request,
@@ -75,6 +75,7 @@ from testing.emulator.github_values import (
 )
 from testing.emulator.github_views import RepoView
 from testing.emulator.gitrepo import GitReader
+from testing.loopback import LoopbackServer
 
 __all__ = ["GitHubEmulator", "RecordedRequest"]
 
@@ -97,13 +98,16 @@ class GitHubEmulator:
     (60), ``limit_authenticated`` (5,000), ``reset_at`` (epoch of the rate-limit reset, default now +
     1 hour), ``cache_control`` (GitHub's "private, max-age=60, s-maxage=60"; set "private, max-age=0"
     to make HTTP caches revalidate every time), ``send_vary`` (True; False omits the ``Vary`` header, as
-    some proxies and GitHub Enterprise setups do) and ``logins`` (commit email -> GitHub login).
-    Every public method is thread-safe.
+    some proxies and GitHub Enterprise setups do), ``logins`` (commit email -> GitHub login) and ``waits``
+    (how :meth:`latency` and the random stalls wait: the wall clock, or a :class:`testing.clock.HeldWaits`
+    that holds each request until the test releases it). Every public method is thread-safe.
     """
 
-    def __init__(self, *, prefix: str = "") -> None:
-        """``prefix`` mounts the API under a path, e.g. "/api/v3" like GitHub Enterprise Server."""
+    def __init__(self, *, prefix: str = "", waits: Waits | None = None) -> None:
+        """``prefix`` mounts the API under a path, e.g. "/api/v3" like GitHub Enterprise Server;
+        ``waits`` is how latencies and random stalls wait (see the class docstring)."""
         self.prefix = prefix.rstrip("/")
+        self.waits: Waits = waits or RealWaits()
         self.max_dir_entries = 1000
         self.max_inline_size = 1_000_000
         self.max_tree_entries = 100_000
@@ -116,10 +120,8 @@ class GitHubEmulator:
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)  # notified when the last in-flight request ends
         self._stopping = threading.Event()
-        self._server: Server | None = None
+        self._server: LoopbackServer | None = None
         self._origin = ""  # base URL of the last start; kept after stop for requests still finishing
-        self._thread: threading.Thread | None = None
-        self._connections: set[socket.socket] = set()
         self._repos: dict[int, Repo] = {}
         self._moved: dict[str, int] = {}
         self._next_id = 100_001
@@ -134,36 +136,22 @@ class GitHubEmulator:
     # -- lifecycle
 
     def start(self) -> Self:
-        """Bind an ephemeral port on 127.0.0.1 and serve in a daemon thread."""
+        """Bind an ephemeral port on 127.0.0.1 and serve in a background thread."""
         if self._server is not None:
             return self
         self._stopping.clear()
-        self._server = Server(self)
-        self._origin = f"http://127.0.0.1:{self._server.server_port}{self.prefix}"
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.01},
-            name="github-emulator",
-            daemon=True,
-        )
-        self._thread.start()
+        self._server = LoopbackServer(partial(Handler, emulator=self), name="github-emulator")
+        self._origin = f"{self._server.url}{self.prefix}"
+        self._server.start()
         return self
 
     def stop(self) -> None:
         """Stop serving, release hung requests and close every open connection. Idempotent."""
-        server, thread = self._server, self._thread
-        if server is None or thread is None:
+        server, self._server = self._server, None
+        if server is None:
             return
         self._stopping.set()
-        server.shutdown()
-        with self._lock:
-            connections = list(self._connections)
-        for connection in connections:
-            with suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-        server.server_close()
-        thread.join()
-        self._server = self._thread = None
+        server.stop()
 
     def __enter__(self) -> Self:
         return self.start()
@@ -366,13 +354,6 @@ class GitHubEmulator:
             self._log.clear()
             self._max_in_flight = self._in_flight
 
-    def _track(self, connection: socket.socket, *, add: bool) -> None:
-        with self._lock:
-            if add:
-                self._connections.add(connection)
-            else:
-                self._connections.discard(connection)
-
     # -- request pipeline
 
     def _serve(self, handler: Handler) -> None:
@@ -427,7 +408,7 @@ class GitHubEmulator:
         delay = sum(
             seconds for pattern, seconds in self._faults.latency_rules() if pattern.search(req.decoded_path)
         )
-        if delay and self._stopping.wait(delay):
+        if delay and self.waits.wait(self._stopping, delay):
             return None, [], False, None
         step = self._faults.take(req.decoded_path)
         if step == "hang":
@@ -442,7 +423,7 @@ class GitHubEmulator:
         fault = random_faults.take(req.decoded_path) if random_faults is not None else None
         if fault is not None:
             if fault.answer is None:
-                self._stopping.wait(fault.stall_seconds)
+                self.waits.wait(self._stopping, fault.stall_seconds)
                 return None, [], False, fault.kind
             return fault.answer, plain_headers(fault.answer), False, fault.kind
         if not req.user_agent:

@@ -1,7 +1,7 @@
-"""The emulator's HTTP/1.1 plumbing: a threading server on 127.0.0.1, its handler, parsed requests.
+"""The emulator's HTTP/1.1 plumbing: its request handler, parsed requests and the conditional-request rules.
 
-:class:`Server` binds an ephemeral loopback port and hands every request (any method) to its
-:class:`Host` (the emulator), which also tracks open connections so that stopping can close them.
+The emulator is served by :class:`testing.loopback.LoopbackServer`; its :class:`Handler` hands every
+request (any method) to its :class:`Host` (the emulator) and writes the :class:`Response` it gets back.
 :func:`parse_request` turns what the handler read into an :class:`Incoming` value; the token in an
 ``Authorization`` header is kept only there, never logged. :func:`etag_for` and :func:`etag_matches`
 are the conditional-request rules (``If-None-Match``: weak comparison, ``*``).
@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import socket
-import socketserver
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from types import MappingProxyType
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from testing.emulator.github_values import Response
@@ -26,9 +24,7 @@ logger = logging.getLogger(__name__)
 
 
 class Host(Protocol):
-    """What the server calls on the emulator (private to the emulator's modules)."""
-
-    def _track(self, connection: socket.socket, *, add: bool) -> None: ...
+    """What the handler calls on the emulator (private to the emulator's modules)."""
 
     def _serve(self, handler: Handler) -> None: ...
 
@@ -47,44 +43,22 @@ class Incoming:
     if_none_match: str | None
 
 
-class Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 256  # the default 5 stalls bursts of parallel connections
-    allow_reuse_address = True
-
-    def __init__(self, emulator: Host) -> None:
-        self.emulator = emulator
-        super().__init__(("127.0.0.1", 0), Handler)
-
-    def server_bind(self) -> None:
-        # HTTPServer.server_bind resolves the host name (getfqdn); a loopback test server needs none of it.
-        socketserver.TCPServer.server_bind(self)
-        host, port = self.server_address[:2]
-        self.server_name, self.server_port = str(host), int(port)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        self.emulator._track(request, add=True)
-        super().process_request(request, client_address)
-
-    def shutdown_request(self, request: Any) -> None:
-        self.emulator._track(request, add=False)
-        super().shutdown_request(request)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        logger.debug("connection from %s ended with an error", client_address, exc_info=True)
-
-
 class Handler(BaseHTTPRequestHandler):
+    """Reads a request for the emulator and writes its answer; built per connection by the server."""
+
     protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # headers and body are separate writes: no 40 ms delayed-ACK stall
     server_version = "GitHub.com"
     sys_version = ""
+
+    def __init__(self, request: Any, client_address: Any, server: Any, *, emulator: Host) -> None:
+        self.emulator = emulator  # before super().__init__, which handles the connection
+        super().__init__(request, client_address, server)
 
     def _dispatch(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         if length:
             self.rfile.read(length)  # keep the connection usable for the next request
-        cast(Server, self.server).emulator._serve(self)
+        self.emulator._serve(self)
 
     # Other methods get GitHub's answers too (404, or 307 for a renamed repository).
     do_GET = do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = _dispatch  # noqa: N815

@@ -1,9 +1,9 @@
-"""The scripted model server's HTTP/1.1 plumbing: a threading server on 127.0.0.1 and its handler.
+"""The scripted model server's HTTP/1.1 plumbing: its request handler.
 
 :class:`Handler` offers the byte-level moves the failure modes need (a JSON answer, a chunked body
 written event by event, a connection dropped mid-body); what to answer is decided by the
-:class:`Owner` (the :class:`~testing.emulator.model_server.ScriptedModelServer`). :class:`Server`
-tracks open connections so that stopping can cut them instead of waiting for idle clients.
+:class:`Owner` (the :class:`~testing.emulator.model_server.ScriptedModelServer`). The server itself
+(threads on 127.0.0.1, ``TCP_NODELAY``, connections cut at stop) is :class:`testing.loopback.LoopbackServer`.
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ import contextlib
 import json
 import logging
 import socket
-import threading
 from collections.abc import Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Protocol
 
 from testing.emulator.model_wire import JSONDict
@@ -23,7 +22,7 @@ logger = logging.getLogger(__name__)
 
 
 class Owner(Protocol):
-    """What the server calls on the scripted model server (private to the emulator's modules)."""
+    """What the handler calls on the scripted model server (private to the emulator's modules)."""
 
     def _handle(self, handler: Handler, method: str) -> None: ...
 
@@ -32,18 +31,16 @@ class Handler(BaseHTTPRequestHandler):
     """HTTP/1.1 plumbing only; what to answer is decided by the owning ``ScriptedModelServer``."""
 
     protocol_version = "HTTP/1.1"
-    server: Server
 
-    def setup(self) -> None:
-        super().setup()
-        # Each SSE event must leave at once, not wait for Nagle to batch it with the next one.
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    def __init__(self, request: Any, client_address: Any, server: Any, *, owner: Owner) -> None:
+        self.owner = owner  # before super().__init__, which handles the connection
+        super().__init__(request, client_address, server)
 
     def do_GET(self) -> None:
-        self.server.owner._handle(self, "GET")
+        self.owner._handle(self, "GET")
 
     def do_POST(self) -> None:
-        self.server.owner._handle(self, "POST")
+        self.owner._handle(self, "POST")
 
     def log_message(self, format: str, *args: Any) -> None:
         logger.debug("model server: " + format, *args)
@@ -80,37 +77,3 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-
-
-class Server(ThreadingHTTPServer):
-    """Tracks open connections so ``stop()`` can cut them instead of waiting for idle clients."""
-
-    daemon_threads = False  # server_close() joins every handler thread
-    block_on_close = True
-
-    def __init__(self, owner: Owner) -> None:
-        self.owner = owner
-        self._connections: set[socket.socket] = set()
-        self._connections_lock = threading.Lock()
-        super().__init__(("127.0.0.1", 0), Handler)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        with self._connections_lock:
-            self._connections.add(request)
-        super().process_request(request, client_address)
-
-    def shutdown_request(self, request: Any) -> None:
-        with self._connections_lock:
-            self._connections.discard(request)
-        super().shutdown_request(request)
-
-    def drop_connections(self) -> None:
-        with self._connections_lock:
-            connections = list(self._connections)
-        for connection in connections:
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # Clients hanging up mid-response are part of the scripts; keep them out of test output.
-        logger.debug("model server: error while serving %s", client_address, exc_info=True)

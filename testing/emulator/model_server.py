@@ -5,8 +5,8 @@ turns or, once that is empty, from a responder callable; ``GET /v1/models`` list
 with nothing left to answer it gets HTTP 500 *and* is recorded in ``errors`` so that
 ``assert_exhausted()`` fails the test: unexpected calls and leftover turns are both bugs. What a turn
 is (``Turn`` / ``ToolCallSpec``) and the bodies it becomes live in :mod:`testing.emulator.model_wire`
-(re-exported here, where the tests import them from); the HTTP plumbing in
-:mod:`testing.emulator.model_http`.
+(re-exported here, where the tests import them from); the request handler in
+:mod:`testing.emulator.model_http`, served by :class:`testing.loopback.LoopbackServer`.
 
 Why the stdlib server rather than uvicorn: the failure modes need byte-level control of the socket
 (cut a chunked body in the middle, hold a response open after its headers, stop without waiting for
@@ -25,10 +25,12 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from types import TracebackType
 from typing import Self
 
-from testing.emulator.model_http import Handler, Server
+from testing.clock import RealWaits, Waits
+from testing.emulator.model_http import Handler
 from testing.emulator.model_wire import (
     JSONDict,
     ResponseMeta,
@@ -40,6 +42,7 @@ from testing.emulator.model_wire import (
     stream_chunks,
     usage_body,
 )
+from testing.loopback import LoopbackServer
 
 __all__ = [
     "NO_TURN_MESSAGE",
@@ -93,6 +96,10 @@ class ScriptedModelServer:
     may run on several handler threads at once); with neither, the request gets HTTP 500 and an entry
     in ``errors``. Use as a context manager (or ``start()``/``stop()``); ``stop()`` never waits for a
     client: delays, hung responses and idle keep-alive connections are cut.
+
+    Latencies and the pauses between streamed events go through ``waits`` (an attribute, read at each
+    wait): the wall clock by default, or a :class:`testing.clock.HeldWaits` that holds each one until
+    the test releases it.
     """
 
     def __init__(
@@ -103,11 +110,13 @@ class ScriptedModelServer:
         default_latency: float = 0.0,
         models: Sequence[str] = ("scripted-model",),
         n_ctx: int | None = None,
+        waits: Waits | None = None,
     ) -> None:
         """``n_ctx``: report a context window in ``GET /v1/models`` as llama.cpp does (``meta.n_ctx``)."""
         self.n_ctx = n_ctx
         self.responder = responder
         self.default_latency = default_latency
+        self.waits: Waits = waits or RealWaits()
         self.models = tuple(models)
         self._turns: deque[Turn] = deque(turns)
         self._requests: list[RecordedRequest] = []
@@ -118,8 +127,7 @@ class ScriptedModelServer:
         self._call_ids = itertools.count(1)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd: Server | None = None
-        self._thread: threading.Thread | None = None
+        self._httpd: LoopbackServer | None = None
 
     # lifecycle ---------------------------------------------------------------------------------
 
@@ -127,14 +135,7 @@ class ScriptedModelServer:
         if self._httpd is not None:
             raise RuntimeError("scripted model server already started")
         self._stopping.clear()
-        self._httpd = Server(self)
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.01},
-            name=f"scripted-model-server:{self.port}",
-            daemon=True,
-        )
-        self._thread.start()
+        self._httpd = LoopbackServer(partial(Handler, owner=self), name="scripted-model-server").start()
         return self
 
     def stop(self) -> None:
@@ -143,11 +144,7 @@ class ScriptedModelServer:
         if httpd is None:
             return
         self._stopping.set()
-        httpd.shutdown()
-        httpd.drop_connections()
-        httpd.server_close()
-        if self._thread is not None:
-            self._thread.join()
+        httpd.stop()
 
     def __enter__(self) -> Self:
         return self.start()
@@ -161,7 +158,7 @@ class ScriptedModelServer:
     def port(self) -> int:
         if self._httpd is None:
             raise RuntimeError("scripted model server is not running")
-        return int(self._httpd.server_address[1])
+        return self._httpd.port
 
     @property
     def base_url(self) -> str:
@@ -345,7 +342,7 @@ class ScriptedModelServer:
         """Wait ``seconds`` unless the server stops first; True if still running."""
         if seconds <= 0:
             return not self._stopping.is_set()
-        return not self._stopping.wait(seconds)
+        return not self.waits.wait(self._stopping, seconds)
 
     def _meta(self, turn: Turn, body: JSONDict) -> ResponseMeta:
         with self._lock:

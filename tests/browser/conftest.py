@@ -17,17 +17,24 @@ import pytest
 from agent_core.settings import Settings
 from testing.app import running_app
 from testing.browser import CHROMIUM, CHROMIUM_ARGS, loopback_context
+from testing.clock import HeldWaits, RealWaits, SkippingClock
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo, sample_python_project
 from testing.emulator.model_server import ScriptedModelServer, Turn
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+# How long a page waits for a condition before the test fails: far beyond any busy machine's delay, and
+# never waited out by a passing test (Playwright checks the conditions as the page changes).
+PATIENCE_S = 60.0
+PATIENCE_MS = PATIENCE_S * 1000
 
 REPORTS = {
     "wordstats": "# octo/wordstats\n\n## Overview\nA small word-counting library with tests and CI.\n",
     "flaky": "# octo/flaky\n\n## Overview\nThe README could not be read: GitHub kept failing.\n",
-    # Long and slow, so a test can press Stop while it streams.
+    # Long, so that a test can press Stop while it streams (see scripted).
     "slow": "# octo/slow\n\n## Overview\n" + " ".join(f"word{i}" for i in range(400)) + "\n",
+    # Streams for about six minutes (see scripted), far longer than any test waits for anything.
+    "endless": "# octo/endless\n\n## Overview\n" + " ".join(f"word{i}" for i in range(20_000)) + "\n",
 }
 
 
@@ -38,25 +45,34 @@ def _repo_in(body: dict[str, Any]) -> str:
 
 
 def scripted(body: dict[str, Any]) -> Turn:
-    """First turn: read the README (slowly, so steps are observable); second: the report."""
+    """First turn: read the README (slowly, so steps are observable); second: the report.
+
+    octo/slow's first turn does not wait at all, so that every wait of its run is a pause of the report
+    (which a test holds, see ``held_model``). octo/endless's report keeps streaming for minutes: an app
+    that hangs up on it is noticed, one that does not is not waited for. (It must keep streaming: a
+    closed tab is noticed by the app at its next frame, which a silent stream would never cause.)"""
     name = _repo_in(body)
     turns = sum(1 for m in body["messages"] if m["role"] == "assistant")
     if turns == 0:
+        paced = name != "slow"
         return Turn.calls(
             ("get_repo_info", {"owner": "octo", "repo": name}),
             ("read_file", {"owner": "octo", "repo": name, "path": "README.md"}),
             reasoning=f"Looking at octo/{name}: metadata and the README <b>first</b>.",
             chunk_size=8,
-            delay_per_chunk=0.03,
-            latency=0.1,
+            delay_per_chunk=0.03 if paced else 0.0,
+            latency=0.1 if paced else 0.0,
             usage=(1200, 40),
         )
-    slow = name == "slow"
+    if name == "slow":
+        return Turn.final(REPORTS[name], reasoning="Enough gathered.", chunk_size=6, delay_per_chunk=0.01)
+    if name == "endless":
+        return Turn.final(REPORTS[name], reasoning="Enough gathered.", chunk_size=20, delay_per_chunk=0.05)
     return Turn.final(
         REPORTS[name],
         reasoning="Enough gathered; writing the report.",
-        chunk_size=6 if slow else 40,
-        delay_per_chunk=0.08 if slow else 0.01,
+        chunk_size=40,
+        delay_per_chunk=0.01,
         usage=(2400, 300),
     )
 
@@ -77,6 +93,9 @@ def app_settings(emu: GitHubEmulator, model: ScriptedModelServer, root: Path, **
         llm_provider="custom",
         llm_base_url=model.base_url,
         llm_model="scripted-model",
+        # A request a test holds is never timed out while the test looks at the page.
+        github_read_timeout=PATIENCE_S,
+        tool_timeout=PATIENCE_S,
         **({"prefetch": False} | changes),  # the scripted model plans every call itself
     )
 
@@ -93,13 +112,41 @@ def browser_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
     ):
         mp.setenv("GRADIO_ANALYTICS_ENABLED", "False")
         emu.add_repo("octo/wordstats", sample_python_project(root / "wordstats"))
-        for name, readme in (("flaky", "# flaky\n"), ("slow", "# slow\n")):
+        for name, readme in (("flaky", "# flaky\n"), ("slow", "# slow\n"), ("endless", "# endless\n")):
             emu.add_repo(f"octo/{name}", make_repo(root / name, {"README.md": readme}))
         emu.cache_control = "private, max-age=0"  # every request reaches the wire (and chaos mode)
-        emu.latency(0.4, r"/repos/octo/wordstats/contents/")  # tool calls stay pending long enough to see
-        settings = app_settings(emu, model, root, breaker_open_seconds=1.0)
-        with running_app(settings) as url:
-            yield {"url": url, "emulator": emu, "model": model}
+        # An open breaker stays open until a test skips the app's clock past its open period.
+        clock = SkippingClock()
+        settings = app_settings(emu, model, root, breaker_open_seconds=3600.0)
+        with running_app(settings, clock=clock) as url:
+            yield {"url": url, "emulator": emu, "model": model, "clock": clock}
+
+
+@pytest.fixture
+def held_model(browser_env: dict[str, Any]) -> Iterator[HeldWaits]:
+    """Every latency and pause of the scripted model is held until the test releases it."""
+    model: ScriptedModelServer = browser_env["model"]
+    held = model.waits = HeldWaits()
+    try:
+        yield held
+    finally:
+        held.open()
+        model.waits = RealWaits()
+
+
+@pytest.fixture
+def held_readme(browser_env: dict[str, Any]) -> Iterator[HeldWaits]:
+    """octo/wordstats' README request is held until the test releases it: its tool call stays pending
+    (with its spinner) for as long as the test needs to look at the page."""
+    emu: GitHubEmulator = browser_env["emulator"]
+    held = emu.waits = HeldWaits()
+    emu.latency(1.0, r"/repos/octo/wordstats/contents/")
+    try:
+        yield held
+    finally:
+        held.open()
+        emu.reset_faults()
+        emu.waits = RealWaits()
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +168,7 @@ def page(chromium: Any, browser_env: dict[str, Any]) -> Iterator[Any]:
     blocked: list[str] = []
     context = loopback_context(chromium, blocked, viewport={"width": 1400, "height": 1600})
     page = context.new_page()
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(PATIENCE_MS)
     page.goto(browser_env["url"])
     page.wait_for_selector("#analyze")
     try:

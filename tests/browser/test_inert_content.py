@@ -20,7 +20,7 @@ from testing.app import running_app
 from testing.browser import loopback_context
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.model_server import ScriptedModelServer
-from tests.browser.conftest import app_settings, require_browser
+from tests.browser.conftest import PATIENCE_MS, app_settings, require_browser
 from tests.browser.test_browser import (
     analyze,
     expand_all,
@@ -33,7 +33,6 @@ from tests.security_helpers import MARKUP, MARKUP_FILE_NAMES, markup_model, mark
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.flaky(reruns=1),  # as in test_browser.py: a real browser on a shared 2-core machine
     pytest.mark.filterwarnings("ignore::ResourceWarning"),
     pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
     pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),
@@ -100,7 +99,7 @@ def page(chromium: Any, browser_env: dict[str, Any], seen: dict[str, list[str]])
     context.on("page", lambda popup: seen["popups"].append(popup.url))
     page = context.new_page()
     page.on("dialog", lambda dialog: (seen["dialogs"].append(dialog.message), dialog.dismiss()))
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(PATIENCE_MS)
     page.goto(browser_env["url"])
     page.wait_for_selector("#analyze")
     try:
