@@ -67,23 +67,41 @@ class UpstreamError(AgentCoreError):
 class GitHubError(UpstreamError):
     """GitHub answered with an error (``status``) or could not be reached (``status is None``).
 
-    ``requests`` is how many requests the failed exchange spent (so a failure's cost is reported too).
+    ``requests`` is how many requests the failed exchange spent (so a failure's cost is reported too);
+    ``cause`` is the diagnosis key (:data:`agent_core.diagnosis.CAUSES`: ``dns``, ``tls``, ``network``,
+    ``timeout``... each class has its own default) and ``host`` the host that failed, when known.
     """
 
+    cause: str | None = None
+
     def __init__(
-        self, message: str, *, status: int | None = None, hint: str | None = None, requests: int = 0
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        hint: str | None = None,
+        requests: int = 0,
+        cause: str | None = None,
+        host: str | None = None,
     ) -> None:
         super().__init__(message, hint=hint)
         self.status = status
         self.requests = requests
+        if cause is not None:
+            self.cause = cause
+        self.host = host
 
 
 class NotFoundError(GitHubError):
     """404/410. GitHub answers 404 for private repositories too, so the message says "not found or private"."""
 
+    cause = "not_found"
+
 
 class PermissionDeniedError(GitHubError):
     """401 or a 403 that is not a rate limit: retrying cannot help."""
+
+    cause = "github_auth"
 
 
 class RateLimitError(GitHubError):
@@ -92,6 +110,8 @@ class RateLimitError(GitHubError):
     ``reset_at`` is UTC epoch seconds when the limit lifts; ``retry_after`` is seconds from the
     moment the error was raised.
     """
+
+    cause = "rate_limit"
 
     def __init__(
         self,
@@ -114,6 +134,8 @@ class RateLimitError(GitHubError):
 
 class TransientError(GitHubError):
     """5xx, timeouts and dropped connections: retried with backoff, counted by breakers."""
+
+    cause = "github_server"
 
 
 class RedirectRefusedError(GitHubError):

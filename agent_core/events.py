@@ -135,6 +135,7 @@ class ToolCallFinished:
     stale_age_s: float | None = None
     degraded: bool = False  # no data: a structured degraded result was returned
     error: str | None = None
+    cause: str | None = None  # why it failed, as a key (agent_core.diagnosis.CAUSES), when known
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -209,6 +210,19 @@ class ClaimsChecked:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Diagnosis:
+    """Why a run failed or lost data: a cause key (:data:`agent_core.diagnosis.CAUSES`), the service it
+    concerns, its host and, for rate limits, when the limit resets (UTC epoch seconds).
+    :func:`agent_core.diagnosis.explain` says it in words, with the next step."""
+
+    cause: str
+    source: Literal["github", "local", "model"]
+    host: str | None = None
+    reset_at: float | None = None
+    repo: str | None = None  # owner/name, when the failure concerns one repository
+
+
+@dataclass(frozen=True, kw_only=True)
 class RunFinished:
     kind: Literal["run_finished"] = "run_finished"
     t: float
@@ -217,6 +231,7 @@ class RunFinished:
     degraded_reasons: tuple[str, ...] = ()
     writer: Literal["model", "planner", "fallback"] = "model"
     stats: RunStats = field(default_factory=RunStats)
+    diagnosis: Diagnosis | None = None  # the failure behind ``degraded`` (a model that failed, GitHub...)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -225,6 +240,7 @@ class RunFailed:
     t: float
     message: str
     hint: str | None = None
+    diagnosis: Diagnosis | None = None  # the cause in a form every consumer can say in its language
 
 
 Event: TypeAlias = (
@@ -284,6 +300,8 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
     if cls is RunFinished:
         values["stats"] = RunStats(**values.get("stats", {}))
         values["degraded_reasons"] = tuple(values.get("degraded_reasons", ()))
+    if cls in (RunFinished, RunFailed) and values.get("diagnosis") is not None:
+        values["diagnosis"] = _fields_of(Diagnosis, values["diagnosis"])
     if cls is RunStarted:
         values["targets"] = tuple(values.get("targets", ()))
     if cls is ClaimsChecked:

@@ -57,7 +57,8 @@ from agent_core.sources.github import GitHubSource
 from agent_core.sources.local import LocalGitSource
 from agent_core.sources.mentions import find_repo_mentions
 from agent_core.sources.targets import MAX_TARGETS, Target, parse_targets
-from agent_core.tools.executor import FaultInjector, Toolbox, ToolboxConfig, breaker_key
+from agent_core.tools.executor import FaultInjector, Toolbox, ToolboxConfig
+from agent_core.tools.failures import breaker_key
 from agent_core.tools.registry import TOOL_NAMES, ToolLimits, tool_schemas
 
 __all__ = [

@@ -51,6 +51,7 @@ def test_a_real_small_model_ends_in_a_grounded_checked_report(
         "MAX_WALL_SECONDS": "240",
         "MAX_TURNS": "3",
         "PREFETCH": "true",
+        "PYTHONPATH": str(ROOT),
     }
     done = subprocess.run(
         [sys.executable, "-m", "agent_core", "--json", "acme/widgets", "What does this project do?"],

@@ -36,6 +36,7 @@ class RunState:
     completion_tokens: int = 0
     free_turns: int = 0  # turns no model took (the prefetch): not counted against the turn limit
     degraded: list[str] = field(default_factory=list)
+    model_failure: ev.Diagnosis | None = None  # why the model wrote no report, when it failed
 
 
 def limit_reached(

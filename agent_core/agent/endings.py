@@ -16,6 +16,7 @@ from typing import Literal
 
 from agent_core import events as ev
 from agent_core.agent.run import Run
+from agent_core.diagnosis import Failure, diagnose_results, explain
 from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.report.claims import check_report
 from agent_core.report.words import Language, Words
@@ -24,6 +25,8 @@ from agent_core.report.words_zh import ZH
 from agent_core.report.writer import write_report
 
 Writer = Literal["model", "planner", "fallback"]
+WHOLE_REPOSITORY_TOOLS = frozenset({"get_repo_info", "get_file_tree", "get_languages"})
+"""Calls that read the repository itself: their 404 means the repository is missing or private."""
 
 
 async def finish(run: Run, report: str, *, writer: Writer, cost_usd: float | None) -> AsyncIterator[ev.Event]:
@@ -57,6 +60,7 @@ async def finish(run: Run, report: str, *, writer: Writer, cost_usd: float | Non
         degraded_reasons=tuple(reasons),
         writer=writer,
         stats=stats,
+        diagnosis=run.state.model_failure or (data_diagnosis(run) if reasons else None),
     )
 
 
@@ -88,12 +92,37 @@ def model_reason(error: BaseException | None, language: Language) -> str:
 
 
 def failed(run: Run) -> ev.RunFailed:
-    """Nothing could be gathered: the first error, and the first hint any result gave."""
-    results = run.results()
-    errors = [r.error for r in results if r.error]
-    message = errors[0] if errors else "nothing could be gathered about the repository"
-    hint = next((str(r.observation.get("hint")) for r in results if r.observation.get("hint")), None)
-    return ev.RunFailed(t=run.t(), message=f"No report could be produced: {message}", hint=hint)
+    """Nothing could be gathered: the cause that explains the failures and what to do, or else the first
+    error and the first hint any result gave."""
+    diagnosis = data_diagnosis(run) or run.state.model_failure
+    hint: str | None
+    if diagnosis is not None:
+        said = explain(diagnosis, "en")
+        message, hint = said.what, said.next_step
+    else:
+        results = run.results()
+        errors = [r.error for r in results if r.error]
+        message = errors[0] if errors else "nothing could be gathered about the repository"
+        hint = next((str(r.observation.get("hint")) for r in results if r.observation.get("hint")), None)
+    return ev.RunFailed(
+        t=run.t(), message=f"No report could be produced: {message}", hint=hint, diagnosis=diagnosis
+    )
+
+
+def data_diagnosis(run: Run) -> ev.Diagnosis | None:
+    """What explains this run's failed tool calls (no network, a rate limit, a missing repository...)."""
+    return diagnose_results(
+        Failure(
+            cause=r.cause,
+            host=r.host,
+            source="local" if r.source == "local" else "github",
+            reset_at=r.reset_at,
+            repo=r.repo.full_name if r.repo is not None else None,
+            whole_repository=r.tool in WHOLE_REPOSITORY_TOOLS,
+        )
+        for r in run.results()
+        if not r.ok
+    )
 
 
 def gathered_anything(run: Run) -> bool:

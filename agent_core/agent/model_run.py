@@ -49,6 +49,7 @@ class _After:
     stop_reason: str | None = None
     failure: TurnOutcome | None = None
     nudged: bool = False
+    ignored_tools: bool = False  # answered from memory twice
 
 
 async def model_run(run: Run, driver: ModelDriver) -> AsyncIterator[ev.Event]:
@@ -65,6 +66,10 @@ async def model_run(run: Run, driver: ModelDriver) -> AsyncIterator[ev.Event]:
                 yield item
     if after.report is None:
         failure = after.failure.error if after.failure else None
+        if after.failure is not None:
+            run.state.model_failure = driver.diagnose(failure)
+        elif after.ignored_tools:
+            run.state.model_failure = replace(driver.diagnose(None), cause="model_no_tools")
         reason = after.stop_reason or model_reason(failure, run.language)
         async for event in _finish_without_answer(run, driver, after.stop_reason, reason):
             yield event
@@ -100,7 +105,8 @@ async def _explore(run: Run, driver: ModelDriver, *, nudged: bool) -> Step[_Afte
             run.state.degraded.append(f"the model's report was cut at its {driver.max_tokens:,}-token limit")
         yield Result(value=_After(report=reply.report, nudged=nudged))
     elif nudged:  # a second answer from memory: not a report anyone can trust
-        yield Result(value=_After(stop_reason=words_for(run.language).model_reasons["no_tools"], nudged=True))
+        reason = words_for(run.language).model_reasons["no_tools"]
+        yield Result(value=_After(stop_reason=reason, nudged=True, ignored_tools=True))
     else:
         yield _ask_to_use_tools(run)
         yield Result(value=_After(nudged=True))
@@ -142,7 +148,9 @@ async def _finish_without_answer(
             async for event in finish(run, content.strip(), writer="model", cost_usd=driver.cost(run)):
                 yield event
             return
-        reason = model_reason(outcome.error, run.language) if outcome.error else reason
+        if outcome.error is not None:
+            reason = model_reason(outcome.error, run.language)
+            run.state.model_failure = driver.diagnose(outcome.error)
     if not gathered_anything(run):
         # Nothing usable was gathered (the model failed first, or every call it made failed): GitHub may
         # be fine, so gather the basics without the model, whatever limit the model's run reached.

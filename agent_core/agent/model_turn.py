@@ -14,6 +14,7 @@ conversation is compacted to fit, and the turn is sent once more. The same reque
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from urllib.parse import urlsplit
 from agent_core import events as ev
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.run import Run
+from agent_core.diagnosis import model_cause
 from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.llm import (
     ChatModel,
@@ -39,6 +41,7 @@ from agent_core.llm import (
     estimate_tokens,
     render_tools_prompt,
 )
+from agent_core.llm.providers import PRESET_HOSTS
 from agent_core.resilience import Outcome
 
 LLM_BREAKER = "model"
@@ -46,9 +49,15 @@ LLM_BREAKER = "model"
 
 
 def model_breaker(base_url: str | None) -> str:
-    """One breaker per model endpoint ("model:api.deepseek.com"): another endpoint starts afresh."""
-    host = urlsplit(base_url).netloc if base_url else ""
-    return f"{LLM_BREAKER}:{host}" if host else LLM_BREAKER
+    """One breaker per model endpoint: "model:api.deepseek.com" for a provider's public API, else
+    "model:endpoint-<6 hex digits of the URL>" (events, exports and the page never carry a private
+    endpoint's address, which on a Space is the owner's). Another endpoint starts afresh."""
+    if not base_url:
+        return LLM_BREAKER
+    host = urlsplit(base_url).hostname or ""
+    if host in PRESET_HOSTS:
+        return f"{LLM_BREAKER}:{host}"
+    return f"{LLM_BREAKER}:endpoint-{hashlib.blake2s(base_url.encode(), digest_size=3).hexdigest()}"
 
 
 TEXT_STOP = ("Observation:",)
@@ -82,6 +91,8 @@ class ModelDriver:
         self.model = model
         self.config = config
         self.breaker = model_breaker(config.base_url if config is not None else None)
+        self._host = urlsplit(config.base_url).hostname if config is not None and config.base_url else None
+        self._last_failure: LLMError | None = None
         self._schemas = list(tool_schemas)
         self._schema_tokens = estimate_tokens(json.dumps(self._schemas))
         self.text_mode = tool_protocol == "text"
@@ -109,6 +120,14 @@ class ModelDriver:
         if self.config is None:
             return None
         return estimate_cost(run.state.prompt_tokens, run.state.completion_tokens, self.config)
+
+    def diagnose(self, error: BaseException | None) -> ev.Diagnosis:
+        """Why the model failed, for the page and the report: its error's kind, or for an open breaker the
+        failure that opened it."""
+        if isinstance(error, CircuitOpenError):
+            error = self._last_failure
+        cause = model_cause(error.kind) if isinstance(error, LLMError) else "model_server"
+        return ev.Diagnosis(cause=cause, source="model", host=self._host)
 
     def available(self, run: Run) -> bool:
         """Whether the model's breaker lets a call through now (or soon)."""
@@ -227,7 +246,7 @@ class ModelDriver:
                     turn = part.turn
             outcome = Outcome.SUCCESS
         except LLMError as exc:
-            failure = exc
+            failure = self._last_failure = exc
             unavailable = exc.status is None or exc.status >= 500 or exc.status == 429
             outcome = Outcome.FAILURE if unavailable and exc.kind != "context" else Outcome.IGNORED
         finally:

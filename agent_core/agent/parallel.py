@@ -94,6 +94,7 @@ def finished_event(t: float, turn: int, r: ToolResult) -> ev.ToolCallFinished:
         stale_age_s=r.stale_age_s,
         degraded=r.degraded,
         error=r.error,
+        cause=r.cause if not r.ok else None,
     )
 
 

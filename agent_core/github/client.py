@@ -42,6 +42,7 @@ from agent_core.errors import (
     RedirectRefusedError,
     TransientError,
 )
+from agent_core.github.failures import transport_error
 from agent_core.github.http import (
     AUTH_SCOPE_HEADER,
     JSON_MEDIA,
@@ -255,14 +256,8 @@ class GitHubClient:
                 await read_capped(response, request.extensions.get("repo_analyst_max_bytes"))
             finally:
                 await response.aclose()
-        except httpx.TimeoutException as exc:
-            raise TransientError(
-                "GitHub did not answer in time", status=None, requests=spent.requests + 1
-            ) from exc
-        except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
-            raise TransientError(
-                "the connection to GitHub failed or was reset", status=None, requests=spent.requests + 1
-            ) from exc
+        except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
+            raise transport_error(exc, request, requests=spent.requests + 1) from exc
         cost = exchange_cost(response)
         if self._quota is not None and cost.requests == 0:
             self._quota.refund(1)  # a fresh answer from the cache: GitHub saw nothing

@@ -7,7 +7,7 @@ This is where the three layers of protection meet::
       ├─ identical call earlier in this run?                     answered from the run's memo
       └─ timeout(tool_timeout):
            call_with_retry(                                       layer 1: backoff + full jitter,
-               breaker[tool].call(source.method(...)))            layer 2: per-tool circuit breaker
+               breaker[source:tool].call(source.method(...)))     layer 2: a breaker per source and tool
       on TransientError / CircuitOpenError / RateLimitError / timeout:
            stale copy of the source (the persistent cache, any age)   layer 3: fallback, marked stale
            or a structured degraded result the model can explain      (ok: false, degraded: true)
@@ -41,8 +41,9 @@ from agent_core.errors import (
     UserInputError,
 )
 from agent_core.repo import RepoRef
-from agent_core.resilience import BreakerBoard, Outcome, RetryDetails, RetryPolicy, call_with_retry
+from agent_core.resilience import BreakerBoard, RetryDetails, RetryPolicy, call_with_retry
 from agent_core.sources.base import RepoSource
+from agent_core.tools.failures import FailureMemory, breaker_key, classify, failure_reason
 from agent_core.tools.registry import BY_NAME, ToolCall, ToolLimits, ToolOutput, ToolSpec, tool_schemas
 
 logger = logging.getLogger(__name__)
@@ -68,6 +69,10 @@ class ToolResult:
     stale_age_s: float | None = None
     degraded: bool = False
     error: str | None = None
+    cause: str | None = None  # the diagnosis key of the failure (agent_core.diagnosis), when known
+    host: str | None = None  # the host that failed, when known
+    reset_at: float | None = None  # a rate limit's reset (UTC epoch seconds)
+    source: str = "github"  # the kind of source the call read ("github", "local")
 
     @property
     def cost(self) -> CallCost:
@@ -124,6 +129,7 @@ class Toolbox:
         self._faults = faults
         self._memo: dict[str, ToolResult] = {}
         self._inflight: dict[str, asyncio.Future[ToolResult]] = {}
+        self._failures = FailureMemory()
         self.results: list[ToolResult] = []
 
     @staticmethod
@@ -198,7 +204,8 @@ class Toolbox:
     ) -> ToolResult:
         attempts = 0
         spent = FREE  # what failed attempts cost: each failure says how many requests it made
-        breaker = self._breakers.get(breaker_key(source.kind, spec.name))
+        key = breaker_key(source.kind, spec.name)
+        breaker = self._breakers.get(key)
 
         async def guarded() -> ToolOutput:
             if self._faults is not None:
@@ -212,6 +219,7 @@ class Toolbox:
                 return await breaker.call(guarded, classify=classify)
             except GitHubError as exc:
                 spent += CallCost(requests=exc.requests)
+                self._failures.saw(exc, key)
                 raise
 
         def on_retry(details: RetryDetails) -> None:
@@ -246,6 +254,7 @@ class Toolbox:
                 **self._costs(spent + output.cost, started),
             )
         except (TransientError, CircuitOpenError, RateLimitError, TimeoutError) as exc:
+            base = replace(base, **self._failures.diagnose(exc, key))
             return await self._fallback(
                 base=base,
                 spec=spec,
@@ -259,6 +268,7 @@ class Toolbox:
         except AgentCoreError as exc:  # 404, 403, bad arguments...: GitHub is fine, the call is not
             what = f"{call.repo.full_name}" + (f": '{call.args['path']}'" if call.args.get("path") else "")
             message = f"{what} {exc.message}" if isinstance(exc, NotFoundError) else exc.message
+            base = replace(base, **self._failures.diagnose(exc, key))
             return self._failed(base, message, exc.hint, attempts=attempts, costs=self._costs(spent, started))
         except Exception as exc:  # the marked edge: a tool bug becomes an error observation
             logger.exception("tool %s failed unexpectedly", spec.name)
@@ -284,7 +294,7 @@ class Toolbox:
         attempts: int,
         started: float,
     ) -> ToolResult:
-        reason = _reason(exc)
+        reason = failure_reason(exc)
         hint = getattr(exc, "hint", None) or "the data may be available again shortly"
         stale_source = source.stale_copy()
         if stale_source is not None:
@@ -360,21 +370,6 @@ class Toolbox:
         return result
 
 
-def breaker_key(source: str, tool: str) -> str:
-    """The breaker of one tool on one kind of source ("github:read_file", "local:read_file"): a failing
-    GitHub never blocks a local repository, nor one tool another."""
-    return f"{source}:{tool}"
-
-
-def classify(error: BaseException) -> Outcome:
-    """Breaker accounting: only GitHub's own failures count; callers' errors and rate limits do not."""
-    if isinstance(error, TransientError):
-        return Outcome.FAILURE
-    if isinstance(error, AgentCoreError):
-        return Outcome.IGNORED  # 404, 403, rate limits, bad arguments: GitHub is healthy
-    return Outcome.FAILURE  # an unexpected error inside the tool
-
-
 def _parse_arguments(arguments: str | Mapping[str, Any] | None) -> Mapping[str, Any]:
     if arguments is None or arguments == "":
         return {}
@@ -393,13 +388,3 @@ def _parse_arguments(arguments: str | Mapping[str, Any] | None) -> Mapping[str, 
 
 def _repo_args(call: ToolCall) -> dict[str, Any]:
     return {"owner": call.repo.owner, "repo": call.repo.name}
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, TimeoutError):
-        return "the tool timed out"
-    if isinstance(exc, CircuitOpenError):
-        return exc.message
-    if isinstance(exc, AgentCoreError):
-        return str(exc)
-    return type(exc).__name__
