@@ -487,7 +487,7 @@ def test_requirements_files_keep_names_and_specifiers_only() -> None:
         "requests==2.31.0  # http\nuvicorn[standard] >= 0.29 ; sys_platform != 'win32'\n"
         "git+https://github.com/x/y.git#egg=y\nnumpy\n"
     )
-    manifest = parse_manifest("requirements-dev.txt", text)
+    manifest = parse_manifest("requirements.txt", text)
 
     assert [d.text() for d in manifest.runtime] == ["requests==2.31.0", "uvicorn>=0.29", "numpy"]
 

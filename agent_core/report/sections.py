@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from agent_core.report.facts import TEST_DIRS, Evidence, Facts, link, risks, strengths
+from agent_core.report.facts import TEST_DIRS, Evidence, Facts, description, link, risks, strengths
 from agent_core.report.inert import code, inline, plain
 from agent_core.report.manifests import Dependency, Manifest, notable_dependencies
 from agent_core.report.phrases import MAX_NAMES, day, files_phrase, join_names, parse_date, readme_summary
@@ -36,7 +36,13 @@ class Section:
 
 def _overview(facts: Facts, words: Words) -> list[str]:
     ev, info = facts.evidence, facts.evidence.info
-    description = info.description if info else None
+    described = description(facts)
+    said = words.unknown
+    if described is not None:
+        text, manifest = described
+        said = plain(text, limit=300) + (
+            words.from_manifest.format(link(facts, manifest)) if manifest else ""
+        )
     readme = ev.files.get(facts.readme or "")
     summary = readme_summary(readme.text) if readme is not None and readme.text else None
     notes = []
@@ -48,7 +54,7 @@ def _overview(facts: Facts, words: Words) -> list[str]:
         notes.append(words.is_fork)
     return _blocks(
         [words.no_info] if info is None and "get_repo_info" in ev.attempted else [],
-        [words.description.format(plain(description, limit=300) if description else words.unknown)],
+        [words.description.format(said)],
         [words.from_readme.format(link(facts, readme.path), inline(summary))] if readme and summary else [],
         [f"- {label}{words.colon}{value}" for label, value in _key_facts(facts, words)],
         notes,

@@ -41,6 +41,7 @@ class Words:
     degraded_item: str
     # overview
     description: str
+    from_manifest: str  # after a description taken from a manifest
     from_readme: str
     stars: str
     forks: str
@@ -100,6 +101,7 @@ class Words:
     commits_failed: str
     # strengths / risks / recommendations
     s_ci: str
+    s_runner: str
     s_tests: str
     s_test_files: str
     s_license: str

@@ -27,6 +27,7 @@ from agent_core.report.facts import (
     Facts,
     build_facts,
     call_label,
+    description,
     gather,
 )
 from agent_core.report.inert import plain
@@ -109,12 +110,14 @@ def _table_column(facts: Facts, words: Words) -> list[str]:
         license_id = unknown if facts.license_files is None else words.none
         license_id = facts.license_files[0] if facts.license_files else license_id
     ci = _presence(facts.ci, len(facts.ci or ()), words)
+    if not facts.ci and facts.test_runners:
+        ci = words.yes_which.format(", ".join(facts.test_runners))
     if facts.tests_dir:
         tests = words.yes_which.format(f"{facts.tests_dir}/")
     else:
         tests = _presence(facts.test_files, facts.test_files, words)
     return [
-        shorten(info.description, 80) if info and info.description else unknown,
+        shorten(described[0], 80) if (described := description(facts)) else unknown,
         primary_language(facts) or unknown,
         license_id,
         number(info.stars if info else None),
