@@ -421,7 +421,7 @@ def test_a_chinese_report_uses_chinese_headings_and_labels() -> None:
     report = write_report(scope=[LOCAL], question="分析这个仓库", results=local_results(), language="zh")
 
     assert headings(report, 1) == ["local/wordy — 仓库分析"]
-    assert headings(report, 2) == [*section_titles("zh"), "数据来源"]
+    assert headings(report, 2) == [*section_titles("zh", asked=True), "数据来源"]
     assert "- 星标：未知" in report
     assert "没有许可证" in report
     assert "**问题：** 分析这个仓库" in report

@@ -50,6 +50,7 @@ class Manifest:
     partial: bool = False
     detail: str | None = None  # why it could not be parsed
     description: str | None = None  # the project's own one-line description, when the manifest has one
+    scripts: tuple[tuple[str, str], ...] = ()  # commands it installs: (name, what runs), e.g. console scripts
 
     def all_dependencies(self) -> Iterable[Dependency]:
         yield from self.runtime
@@ -123,6 +124,7 @@ def _parse_pyproject(text: str) -> dict[str, Any]:
         "groups": _groups(groups),
         "build_backend": backend if isinstance(backend, str) else None,
         "description": _text(project.get("description")) or _text(poetry.get("description")),
+        "scripts": _scripts({**_table(poetry.get("scripts")), **_table(project.get("scripts"))}),
     }
 
 
@@ -151,6 +153,9 @@ def _parse_package_json(text: str) -> dict[str, Any]:
         "dev": _deps(_named(n, v) for n, v in _table(data.get("devDependencies")).items()),
         "groups": _groups(groups),
         "description": _text(data.get("description")),
+        "scripts": _scripts(
+            {str(data.get("name", "")): bin_} if isinstance(bin_ := data.get("bin"), str) else _table(bin_)
+        ),
     }
 
 
@@ -195,6 +200,8 @@ def _parse_setup_cfg(text: str) -> dict[str, Any]:
     runtime = config.get("options", "install_requires", fallback="")
     tests = config.get("options", "tests_require", fallback="")
     extras = config["options.extras_require"] if config.has_section("options.extras_require") else {}
+    console = config.get("options.entry_points", "console_scripts", fallback="")
+    scripts = dict(line.split("=", 1) for line in console.splitlines() if "=" in line)
     return {
         "runtime": _deps(_requirement(s) for s in runtime.splitlines() if s.strip()),
         "dev": _deps(_requirement(s) for s in tests.splitlines() if s.strip()),
@@ -202,6 +209,7 @@ def _parse_setup_cfg(text: str) -> dict[str, Any]:
             {k: [_requirement(s) for s in v.splitlines() if s.strip()] for k, v in extras.items()}
         ),
         "description": _text(config.get("metadata", "description", fallback=None)),
+        "scripts": _scripts(scripts),
     }
 
 
@@ -247,6 +255,12 @@ def _groups(groups: Mapping[str, list[Dependency]]) -> tuple[tuple[str, tuple[De
 
 def _table(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
+
+
+def _scripts(table: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    return tuple(
+        (str(k).strip(), str(v).strip()) for k, v in table.items() if str(k).strip() and isinstance(v, str)
+    )
 
 
 def _text(value: Any) -> str | None:

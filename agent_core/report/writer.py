@@ -55,14 +55,16 @@ def write_report(
     level-2 headings in order (each repository under its own level-3 heading when there are several,
     plus a side-by-side table), and a final "Data sources" section listing every call."""
     words = ZH if language == "zh" else EN
-    facts = [build_facts(gather(repo, results, words)) for repo in scope]
+    facts = [build_facts(gather(repo, results, words), question=question) for repo in scope]
     several = len(facts) > 1
     names = plain(", ".join(repo.full_name for repo in scope))
     out = [f"# {(words.title_many if several else words.title_one).format(names)}", ""]
     out += _preface(facts, question, degraded_reasons, writer_note, words)
     for section in SECTIONS:
+        if section.asked and not question.strip():
+            continue
         out += [f"## {section.title(language)}", ""]
-        if several and section is SECTIONS[0]:
+        if several and section.key == "overview":
             out += _comparison(facts, words)
         for fact in facts:
             if several:
