@@ -51,12 +51,13 @@ _TOPICS: tuple[tuple[Topic, re.Pattern[str]], ...] = (
 _STOPWORDS = frozenset(
     re.findall(
         r"\S+",
-        """a about all an and any app application are as at be been by can code codebase could defined
-    define defines describe did do does done explain file files find for from function functions get
-    handle handled handles handling has have how i implement implementation implemented implements in
-    is it its live lives located logic me module modules of on or part parts please project repo
-    repository show should some tell that the there these this those to use used uses using was we
-    what what's where where's which who why will with work works would you class classes""",
+        """a about all an analyse analysis analyze and any app application are as assess at be been by can
+        class classes code codebase could define defined defines describe did do does done evaluate
+        explain file files find for from function functions get give handle handled handles handling has
+        have how i implement implementation implemented implements in is it its live lives located logic
+        me module modules of on or overview part parts please project repo repository review should show
+        some summarise summarize summary tell that the there these this those to use used uses using was
+        we what what's where where's which who why will with work works would write you""",
     )
 )
 # Chinese words that name a concept file names spell in English.
