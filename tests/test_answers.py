@@ -396,3 +396,20 @@ def test_the_question_reads_are_bounded_and_said_and_a_follow_up_adds_only_its_o
     assert (
         OfflinePlanner([repo], question="How is it tested?").next_step(made) is None
     )  # nothing to read for it
+
+
+async def test_the_answer_says_what_the_read_budget_left_unread(tmp_path: Path) -> None:
+    files: dict[str, str | bytes] = {"README.md": "# many\n"}
+    files.update({f"src/breaker_{i}.py": f'"""Breaker number {i}."""\n' for i in range(8)})
+    root = make_repo(tmp_path / "many", files)
+    async with analysis(Settings(cache_dir=tmp_path / "cache"), str(root)) as run:
+        events = await run.ask("Which files implement the breakers?")
+
+    assert reads(events) == ["README.md", *(f"src/breaker_{i}.py" for i in range(6))]
+    answered = section(finished(events).report, "Answer")
+    assert "- `src/breaker_5.py` — Breaker number 5" in answered
+    assert (
+        "Also relevant and unread (the offline planner reads at most 6 files per question): "
+        "`src/breaker_6.py`, `src/breaker_7.py`."
+    ) in answered
+    assert contradicted_in(events, answered) == []

@@ -63,7 +63,7 @@ def answer(facts: Facts, words: Words) -> list[str]:
     footer = [words.a_read.format(join_names(read, words))] if read else []
     footer += [words.a_listed.format(join_names(listed, words))] if listed else []
     footer += [words.a_beyond.format(QUESTION_READS, join_names(unread, words, cap=10))] if unread else []
-    return _blocks(*blocks, [" ".join(footer)] if footer else [])
+    return _blocks(*blocks, ["".join(footer).strip()] if footer else [])
 
 
 # -- topics ------------------------------------------------------------------------------------------------
@@ -81,7 +81,7 @@ def _tests(facts: Facts, words: Words) -> list[str]:
         return [words.a_tests.format(words.a_no_tests)]
     else:
         return [words.a_tests.format(words.a_tests_unknown)]
-    return [words.a_tests.format(f"{said} {_frameworks(facts, words)}")]
+    return [words.a_tests.format(said + _frameworks(facts, words))]
 
 
 def _frameworks(facts: Facts, words: Words) -> str:
@@ -116,6 +116,7 @@ def _ci(facts: Facts, words: Words) -> list[str]:
     for path in topic_files("ci", facts.paths):
         content = facts.evidence.files.get(path)
         if content is None or content.text is None:
+            items.append(f"- {link(facts, path)}")  # unread: the footer says so
             continue
         run = commands(content.text)
         about = summary(path, content.text)
@@ -126,9 +127,7 @@ def _ci(facts: Facts, words: Words) -> list[str]:
         )
         items.append(f"- {line}" + _quote(about, line))
     items += [f"- {words.a_runner.format(link(facts, p))}" for p in facts.test_runners]
-    if not items and not facts.ci:
-        return [words.a_ci, words.a_no_ci]
-    return [words.a_ci, *items] if items else []
+    return [words.a_ci, *items] if items else [words.a_ci, words.a_no_ci]
 
 
 def _cli(facts: Facts, words: Words) -> list[str]:
