@@ -18,6 +18,8 @@ from agent_core.settings import Settings
 from agent_core.sources.models import FileTree, RepoInfo, TreeEntry
 from agent_core.tools.executor import ToolResult
 from testing.analysis import analysis, make_settings
+from testing.app import free_port
+from testing.clock import FakeClock
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo
 
@@ -413,3 +415,31 @@ async def test_the_answer_says_what_the_read_budget_left_unread(tmp_path: Path) 
         "`src/breaker_6.py`, `src/breaker_7.py`."
     ) in answered
     assert contradicted_in(events, answered) == []
+
+
+def test_a_broken_connection_in_an_earlier_run_does_not_stop_the_next_one() -> None:
+    overview = ["get_repo_info", "get_file_tree", "get_commits", "get_languages"]
+    earlier = [
+        failure(tool, "dns", **({"per_page": 30} if tool == "get_commits" else {})) for tool in overview
+    ]
+    repo = RepoRef(owner="acme", name="shop")
+
+    assert OfflinePlanner([repo], run_start=0).next_step(earlier) is None
+    step = OfflinePlanner([repo], run_start=len(earlier)).next_step(earlier)
+    assert step is not None
+    assert [c.tool for c in step.calls] == ["list_directory"]  # one more try: the network may be back
+
+
+async def test_with_no_connection_the_planner_stops_after_the_overview(tmp_path: Path) -> None:
+    port = free_port()  # nothing listens there: every connection is refused
+    with GitHubEmulator() as emu:
+        settings = make_settings(emu, tmp_path, github_api_url=f"http://127.0.0.1:{port}")
+        async with analysis(settings, "acme/shop", clock=FakeClock()) as run:  # backoff without waiting
+            events = await run.ask("How is this project tested?")
+
+    started = [e.tool for e in events if isinstance(e, ev.ToolCallStarted)]
+    assert sorted(started) == ["get_commits", "get_file_tree", "get_languages", "get_repo_info"]
+    assert sum(isinstance(e, ev.TurnStarted) for e in events) == 1  # no root listing, no reads
+    failed = events[-1]
+    assert isinstance(failed, ev.RunFailed)
+    assert failed.diagnosis is not None and failed.diagnosis.cause == "network"

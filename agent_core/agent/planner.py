@@ -107,7 +107,10 @@ class OfflinePlanner:
         question: str = "",
         max_files_per_repo: int = 8,
         max_question_reads: int = QUESTION_READS,
+        run_start: int = 0,
     ) -> None:
+        """``run_start``: where this run's results begin in the results ``next_step`` is given; a broken
+        connection in an earlier run does not stop this one (the network may be back)."""
         if not scope:
             raise ValueError("the planner needs at least one repository")
         if max_files_per_repo < 1:
@@ -118,6 +121,7 @@ class OfflinePlanner:
         self._question = question
         self._max_files = max_files_per_repo
         self._max_question = max_question_reads
+        self._run_start = run_start
 
     def next_step(self, results: Sequence[ToolResult]) -> PlanStep | None:
         """The next turn given every result so far (all repositories), or None when done."""
@@ -134,7 +138,7 @@ class OfflinePlanner:
         sentences: list[str] = []
         for repo in self._scope:
             mine = [r for r in results if _belongs(r, repo)]
-            if offline(mine):
+            if offline([r for r in results[self._run_start :] if _belongs(r, repo)]):
                 continue  # no connection: every further call would fail the same way
             picks = _unique(p for p in self._follow_ups(repo, mine) if _key(p.call) not in made)
             if picks:

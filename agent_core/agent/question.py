@@ -12,12 +12,14 @@ calls to the same service would fail the same way, and the planner stops for tha
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
-from agent_core.report.relevance import QUESTION_READS, Asked, question_files, read_question
+from agent_core.report.relevance import QUESTION_READS, Asked, Topic, question_files, read_question
 from agent_core.tools.executor import ToolResult
 
 CONNECTIVITY_CAUSES = frozenset({"dns", "tls", "network"})
+_TOPIC_LABELS: Mapping[Topic, str] = MappingProxyType({"tests": "tests", "ci": "CI", "cli": "command line"})
 
 
 def question_reads(question: str, paths: Sequence[str], *, budget: int = QUESTION_READS) -> list[str]:
@@ -27,9 +29,9 @@ def question_reads(question: str, paths: Sequence[str], *, budget: int = QUESTIO
 
 
 def describe_question(question: str) -> str:
-    """What the reads are for, in a few words: "the question (tests, ci; “circuit breaker”)"."""
+    """What the reads are for, in a few words: "the question (tests, CI, “circuit breaker”)"."""
     asked: Asked = read_question(question)
-    parts = [*asked.topics, *(f"“{w}”" for w in asked.written)]
+    parts = [*(_TOPIC_LABELS[t] for t in asked.topics), *(f"“{w}”" for w in asked.written)]
     return f"the question ({', '.join(parts)})" if parts else "the question"
 
 
