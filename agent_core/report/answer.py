@@ -73,7 +73,7 @@ def _tests(facts: Facts, words: Words) -> list[str]:
     named = sum(1 for p in facts.paths if TEST_FILE.search(p.rsplit("/", 1)[-1]))
     if facts.tests_dir:
         count = sum(1 for p in facts.paths if p.startswith(f"{facts.tests_dir}/"))
-        where = link_dir(facts.tests_dir)
+        where = code(f"{facts.tests_dir}/")
         said = words.a_tests_dir.format(where, files_phrase(count, words), files_phrase(named, words))
     elif named:
         said = words.a_test_files.format(files_phrase(named, words))
@@ -200,10 +200,6 @@ def _quote(about: str | None, line: str, *, lead: str = " — ") -> str:
     about = re.sub(r"(?::[\w:]+:)?``?([^`]+)``?", r"`\1`", shorten(about, 160)).rstrip(" .")
     quoted = lead + inline(about)
     return quoted if len(find_claims(line + quoted)) == len(find_claims(line)) else ""
-
-
-def link_dir(path: str) -> str:
-    return code(f"{path}/")
 
 
 def _blocks(*blocks: list[str]) -> list[str]:

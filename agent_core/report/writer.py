@@ -12,6 +12,7 @@ The pipeline is plain functions, one module per step::
             ─▶ Facts (manifests parsed, CI/tests/license presence,      facts.build_facts
                activity, strengths and risks)                           (manifests.parse_manifest)
             ─▶ Markdown sections, in English or Chinese                 sections.SECTIONS (words_en/_zh)
+               (first, for a question: the Answer)                      answer.answer (relevance, outline)
             ─▶ the whole report: title, preface, sections, sources       this module
 
 Repository text is untrusted: whatever comes from it goes through
