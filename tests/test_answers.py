@@ -14,6 +14,7 @@ from agent_core.agent.planner import OfflinePlanner
 from agent_core.repo import RepoRef
 from agent_core.report.claims import annotate
 from agent_core.report.relevance import question_files, read_question, stem
+from agent_core.report.writer import write_report
 from agent_core.settings import Settings
 from agent_core.sources.models import FileTree, RepoInfo, TreeEntry
 from agent_core.tools.executor import ToolResult
@@ -443,3 +444,32 @@ async def test_with_no_connection_the_planner_stops_after_the_overview(tmp_path:
     failed = events[-1]
     assert isinstance(failed, ev.RunFailed)
     assert failed.diagnosis is not None and failed.diagnosis.cause == "network"
+
+
+async def test_what_the_tree_shows_is_missing_is_said_and_checks_out(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "bare", {"README.md": "# bare\n", "lib.py": '"""Helpers."""\n'})
+    async with analysis(Settings(cache_dir=tmp_path / "cache"), str(root)) as run:
+        events = await run.ask("How is it tested, and how does the command line export csv files?")
+
+    answered = section(finished(events).report, "Answer")
+    assert "**Tests:** No test files were found in the tree." in answered
+    assert "**CI:**\nNo CI configuration was found in the tree." in answered
+    assert (
+        "**Command line:**\nNo entry point file (such as __main__.py, cli.py or main.go) was found"
+        in answered
+    )
+    assert "No file name in the tree matches “export csv”." in answered
+    assert reads(events) == ["README.md"]
+    assert contradicted_in(events, answered) == []
+
+
+def test_without_a_tree_the_answer_says_it_could_not_look() -> None:
+    repo = RepoRef(owner="acme", name="shop")
+    results = [failure(tool, "github_server") for tool in ("get_repo_info", "get_file_tree")]
+    report = write_report(scope=[repo], question="Which files implement the breaker?", results=results)
+
+    assert section(report, "Answer").strip() == (
+        "The file tree could not be fetched, so the files that answer the question could not be looked up; "
+        "the sections below say what is known."
+    )
+    assert "## Answer" not in write_report(scope=[repo], question=" ", results=results)
