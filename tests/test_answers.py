@@ -118,6 +118,7 @@ def test_a_question_names_topics_and_stemmed_multiword_terms() -> None:
     )
     assert read_question("这个项目是怎么测试的？").topics == ("tests", "ci")
     assert read_question("熔断器在哪里实现？").terms == (("breaker",),)
+    assert read_question("CircuitBreaker 在哪里？").terms == (("circuit", "breaker"),)
     assert read_question("Analyse this repository").empty
     assert [stem(w) for w in ("breakers", "retries", "parsing", "tested", "classes", "running")] == [
         "breaker",

@@ -112,7 +112,7 @@ def read_question(question: str) -> Asked:
     topics = [topic for topic, pattern in _TOPICS if pattern.search(question)]
     if "tests" in topics and "ci" not in topics:
         topics.insert(1, "ci")
-    rest = question
+    rest = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", question)  # CircuitBreaker: two words
     for _topic, pattern in _TOPICS:
         rest = pattern.sub(" | ", rest)
     terms: dict[tuple[str, ...], str] = {}
