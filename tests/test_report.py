@@ -292,7 +292,7 @@ def test_structure_activity_and_findings_come_from_the_tree_and_commits() -> Non
 
     activity = section(report, "Development activity")
     assert "- Last commit: 2024-03-01" in activity
-    assert "- First commit in the sample: 2024-01-01" in activity
+    assert "- Oldest commit in the sample: 2024-01-01" in activity
     assert "- Commits in the sample: 6 over 60 days" in activity
     assert "- Average cadence: 0.7 commits per week over the sample" in activity
     assert "- Top authors in the sample: Ada (3), Grace (2), Linus (1)" in activity
