@@ -16,7 +16,7 @@ results so far, so it holds no state besides its configuration::
 
 A call already made (same tool and arguments, whatever its outcome) is never proposed again, so a
 failed read is not retried in a loop and the planner always finishes; a follow-up question proposes only
-the reads its question adds. When every failure so far for a repository is a broken connection (DNS,
+the reads its question adds. When every failure of this run for a repository is a broken connection (DNS,
 TLS, the network), the planner proposes nothing more for it: the next calls would fail the same way.
 """
 
