@@ -1,5 +1,6 @@
 """The report's sections as ONE table: each :class:`Section` has its English and Chinese titles and its
-renderer, in the order the report (and the model's prompt) uses them.
+renderer, in the order the report (and the model's prompt) uses them. The Answer section
+(:mod:`~agent_core.report.answer`) is only in a report that answers a question.
 
 A renderer turns one repository's :class:`~agent_core.report.facts.Facts` into Markdown lines, in the
 language of the :class:`~agent_core.report.words.Words` it is given. Repository text is untrusted:
@@ -13,7 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from agent_core.report.facts import TEST_DIRS, Evidence, Facts, link, risks, strengths
+from agent_core.report.answer import answer
+from agent_core.report.facts import TEST_DIRS, Evidence, Facts, description, link, risks, strengths
 from agent_core.report.inert import code, inline, plain
 from agent_core.report.manifests import Dependency, Manifest, notable_dependencies
 from agent_core.report.phrases import MAX_NAMES, day, files_phrase, join_names, parse_date, readme_summary
@@ -29,6 +31,7 @@ class Section:
     title_en: str
     title_zh: str
     render: Renderer
+    asked: bool = False  # only in a report that answers a question
 
     def title(self, language: Language) -> str:
         return self.title_zh if language == "zh" else self.title_en
@@ -36,7 +39,13 @@ class Section:
 
 def _overview(facts: Facts, words: Words) -> list[str]:
     ev, info = facts.evidence, facts.evidence.info
-    description = info.description if info else None
+    described = description(facts)
+    said = words.unknown
+    if described is not None:
+        text, manifest = described
+        said = plain(text, limit=300) + (
+            words.from_manifest.format(link(facts, manifest)) if manifest else ""
+        )
     readme = ev.files.get(facts.readme or "")
     summary = readme_summary(readme.text) if readme is not None and readme.text else None
     notes = []
@@ -48,7 +57,7 @@ def _overview(facts: Facts, words: Words) -> list[str]:
         notes.append(words.is_fork)
     return _blocks(
         [words.no_info] if info is None and "get_repo_info" in ev.attempted else [],
-        [words.description.format(plain(description, limit=300) if description else words.unknown)],
+        [words.description.format(said)],
         [words.from_readme.format(link(facts, readme.path), inline(summary))] if readme and summary else [],
         [f"- {label}{words.colon}{value}" for label, value in _key_facts(facts, words)],
         notes,
@@ -299,6 +308,7 @@ def _blocks(*blocks: list[str]) -> list[str]:
 
 
 SECTIONS: tuple[Section, ...] = (
+    Section(key="answer", title_en="Answer", title_zh="回答", render=answer, asked=True),
     Section(key="overview", title_en="Overview", title_zh="概述", render=_overview),
     Section(key="tech_stack", title_en="Tech stack", title_zh="技术栈", render=_tech_stack),
     Section(key="structure", title_en="Architecture and structure", title_zh="架构与结构", render=_structure),
@@ -309,6 +319,6 @@ SECTIONS: tuple[Section, ...] = (
 )
 
 
-def section_titles(language: Language) -> tuple[str, ...]:
-    """The level-2 headings of a report, in order."""
-    return tuple(section.title(language) for section in SECTIONS)
+def section_titles(language: Language, *, asked: bool = False) -> tuple[str, ...]:
+    """The level-2 headings of a report, in order; ``asked``: of a report that answers a question."""
+    return tuple(section.title(language) for section in SECTIONS if asked or not section.asked)
