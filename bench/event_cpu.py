@@ -9,7 +9,7 @@ the agent_core functions with the most own time.
 
 Rendering: the recorded events are folded into the UI's :class:`~agent_core.web.render.TraceView`, as
 the app does, alone and with a full frame after every event (chat messages, report and stats markdown:
-an upper bound, since the app batches streamed text into frames at most every 80 ms); and the cost of
+an upper bound, since the app batches streamed text into frames at most every 100 ms); and the cost of
 a run's largest frame, its last one.
 """
 

@@ -12,6 +12,8 @@ from agent_core.web.markdown import flat_text
 
 SOURCE_ORDER: Mapping[str, int] = types.MappingProxyType({"github": 0, "local": 1, "model": 2})
 """The table's groups, in order: GitHub's tools, a local repository's tools, the model endpoint."""
+TICK_SECONDS = 1.0
+"""How often the live table re-renders while a breaker counts down (the page's ``gr.Timer``)."""
 BREAKER_COLUMNS = ("col_breaker", "col_state", "col_failures", "col_last_error", "col_next_probe")
 STATE_STYLES: Mapping[str, str] = types.MappingProxyType(
     {
