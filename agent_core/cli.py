@@ -59,6 +59,12 @@ class TerminalRenderer:
                 self._line(self._c(_BOLD, f"▶ Analysing {', '.join(event.targets)} with {event.model}"))
                 if event.question:
                     self._line(f"  question: {event.question}")
+                if event.estimate is not None:
+                    e = event.estimate
+                    self._line(
+                        f"  estimated cost: ${e.low_usd:.4f}-{e.high_usd:.4f} (up to {e.budget_tokens:,} "
+                        f"tokens, prices of {e.prices_as_of})"
+                    )
             case ev.TurnStarted():
                 title = "report" if event.purpose == "report" else f"turn {event.turn}"
                 self._line(self._c(_BOLD, f"\n── {title} ──"))
@@ -118,7 +124,11 @@ class TerminalRenderer:
                 self._line(self._c(_BOLD, "═" * 60))
                 self._line(event.report if self._in_text is None else "")
                 flag = self._c(_YELLOW, " (degraded)") if event.degraded else ""
-                cost = f", ~${s.cost_usd:.4f}" if s.cost_usd else ""
+                cost = ""
+                if s.cost_usd:
+                    low = s.cost_low_usd if s.cost_low_usd is not None else s.cost_usd
+                    cost = f", ${low:.4f}" + (f"-{s.cost_usd:.4f}" if low != s.cost_usd else "")
+                    cost += f" (prices of {s.prices_as_of})" if s.prices_as_of else ""
                 self._line(
                     self._c(
                         _DIM,
