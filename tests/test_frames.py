@@ -3,7 +3,8 @@
 Streamed text coalesces into at most ten frames a second; structure (a step or tool call starting or
 finishing, a breaker changing) and the end are handed over the moment they arrive. Every frame sends
 every run output but the state with a plain value, because in Gradio 6 a left-out output costs a
-component rebuild (:mod:`agent_core.web.frames`).
+component rebuild, and the breaker table ready-made, because a pandas Styler is rendered again on every
+frame (:mod:`agent_core.web.frames`).
 """
 
 from __future__ import annotations
@@ -20,12 +21,12 @@ from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.web.batching import DEFAULT_INTERVAL, batched
-from agent_core.web.breakers import TICK_SECONDS
+from agent_core.web.breakers import TICK_SECONDS, breaker_value
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import SpaceBudget
 from agent_core.web.frames import BreakerTable
 from agent_core.web.handlers import Handlers
-from agent_core.web.layout import layout
+from agent_core.web.layout import layout, styled_breakers
 from testing.app import release_gradio_loops
 from testing.clock import FakeClock, run_in_virtual_time
 
@@ -98,11 +99,36 @@ def _snapshot(state: BreakerState, *, failures: int = 0, retry_after: float = 0.
 def test_the_breaker_table_is_built_again_only_when_the_snapshots_change() -> None:
     table = BreakerTable()
     closed = [_snapshot(BreakerState.CLOSED)]
-    first = table.styled(closed, "en")
-    assert table.styled(list(closed), "en") is first
-    assert table.styled(closed, "zh") is not first
+    first = table.value(closed, "en")
+    assert table.value(list(closed), "en") is first
+    assert table.value(closed, "zh") is not first
     opened = [_snapshot(BreakerState.OPEN, failures=3, retry_after=9.0)]
-    assert table.styled(opened, "zh") is not table.styled(closed, "zh")
+    assert table.value(opened, "zh") is not table.value(closed, "zh")
+
+
+# Building a component makes Gradio 6.31 orphan event loops (ResourceWarning when collected): not ours.
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_the_ready_made_table_shows_what_the_styled_one_shows() -> None:
+    snapshots = [
+        _snapshot(BreakerState.OPEN, failures=3, retry_after=12.0),
+        BreakerSnapshot(
+            name="model:api.deepseek.com",
+            state=BreakerState.HALF_OPEN,
+            failures=1,
+            last_error="HTTP 503 <b>x</b>",
+            retry_after=0.0,
+        ),
+        BreakerSnapshot(
+            name="local:read_file", state=BreakerState.CLOSED, failures=0, last_error=None, retry_after=0.0
+        ),
+    ]
+    table = gr.Dataframe(interactive=False)
+    release_gradio_loops()
+    for lang in ("en", "zh"):
+        for snaps in (snapshots, []):
+            styled = table.postprocess(styled_breakers(snaps, lang)).model_dump()
+            assert table.postprocess(breaker_value(snaps, lang)).model_dump() == styled
 
 
 # Building a page makes Gradio 6.31 orphan event loops (ResourceWarning when collected): not ours.

@@ -51,6 +51,21 @@ def breaker_table(snapshots: Iterable[BreakerSnapshot], *, lang: str = "en") -> 
     return rows
 
 
+def breaker_value(snapshots: Iterable[BreakerSnapshot], lang: str = "en") -> dict[str, Any]:
+    """The live table as ``gr.Dataframe`` takes it ready-made (headers, rows, per-cell display and
+    style): the same cells and colours as a pandas Styler of :data:`STATE_STYLES`, without the Styler
+    render Gradio would run on every frame (15% of the app's busy CPU, measured with py-spy)."""
+    rows = breaker_table(snapshots, lang=lang)
+    return {
+        "headers": breaker_columns(lang),
+        "data": rows,
+        "metadata": {
+            "display_value": [[str(cell) for cell in row] for row in rows],
+            "styling": [["", STATE_STYLES.get(str(row[1]), ""), "", "", ""] for row in rows],
+        },
+    }
+
+
 def breaker_label(name: str, lang: str = "en") -> str:
     """ "github:read_file" → "GitHub · read_file", "model:api.deepseek.com" → "model · api.deepseek.com";
     a name without a source (a breaker built by hand) stays as it is."""

@@ -22,12 +22,11 @@ from agent_core.llm import DEFAULT_PROVIDER, PRESETS
 from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.web.batching import batched
-from agent_core.web.breakers import TICK_SECONDS, needs_ticking
+from agent_core.web.breakers import TICK_SECONDS, breaker_value, needs_ticking
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import Admission, Payer, SpaceBudget
 from agent_core.web.frames import BreakerTable
 from agent_core.web.i18n import t, ui_language
-from agent_core.web.layout import styled_breakers
 from agent_core.web.markdown import one_line
 from agent_core.web.mcp import client_key
 from agent_core.web.page import Frame, Page
@@ -88,7 +87,7 @@ class Handlers:
             p.status.line: self.line(s),
         }
         snaps = s.breaker_snapshots()
-        out[p.status.breakers] = (table or BreakerTable()).styled(snaps, s.lang)
+        out[p.status.breakers] = (table or BreakerTable()).value(snaps, s.lang)
         # A prop update (or a left-out output) costs Gradio a component construction: the timer gets
         # its unchanged interval unless it must start or stop.
         if needs_ticking(snaps) != s.timer_on:
@@ -293,7 +292,7 @@ class Handlers:
         snaps = session.breaker_snapshots()
         session.timer_on = needs_ticking(snaps)
         return {
-            p.status.breakers: styled_breakers(snaps, session.lang),
+            p.status.breakers: breaker_value(snaps, session.lang),
             p.status.timer: gr.update(active=session.timer_on),
         }
 
@@ -349,7 +348,7 @@ class Handlers:
         p, s = self.page, self.session(session)
         s.lang = ui_language(choice)
         view = s.view
-        table = styled_breakers(s.breaker_snapshots(), s.lang)
+        table = breaker_value(s.breaker_snapshots(), s.lang)
         return self.page.labels(s.lang, hosted_target=not self.settings.allow_local_paths) | {
             p.state: s,
             p.status.breakers: gr.update(value=table, label=t("breakers", s.lang)),
