@@ -73,8 +73,9 @@ def analyse(client: Client, repo: str) -> str | None:
     return None
 
 
-def single_runs(app: ServedApp, runs: int) -> list[float]:
-    """One session alone: a warm-up analysis (not timed), then ``runs`` timed ones, each on a fresh repo."""
+def single_runs(app: ServedApp, runs: int, cpu: list[float] | None = None) -> list[float]:
+    """One session alone: a warm-up analysis (not timed), then ``runs`` timed ones, each on a fresh repo.
+    ``cpu``, when given, receives the app's CPU seconds per timed run."""
     client = new_client(app)
     try:
         warm, *timed = app.add_repos("single", runs + 1)
@@ -82,10 +83,13 @@ def single_runs(app: ServedApp, runs: int) -> list[float]:
             raise RuntimeError(f"the warm-up run failed: {problem}")
         latencies = []
         for repo in timed:
+            used = cpu_seconds(app.pid)
             started = time.perf_counter()
             if problem := analyse(client, repo):
                 raise RuntimeError(f"a single run failed: {problem}")
             latencies.append(time.perf_counter() - started)
+            if cpu is not None:
+                cpu.append(cpu_seconds(app.pid) - used)
         return latencies
     finally:
         client.close()
@@ -253,7 +257,11 @@ def compare(config: BenchConfig, workdir: Path, baseline: Path) -> Section:
             )
             for name, checkout in versions.items()
         }
-        single = {name: statistics.median(single_runs(app, config.runs)) for name, app in apps.items()}
+        alone_cpu: dict[str, list[float]] = {name: [] for name in apps}
+        single = {
+            name: statistics.median(single_runs(app, config.runs, alone_cpu[name]))
+            for name, app in apps.items()
+        }
         bursts: dict[str, list[Burst]] = {name: [] for name in apps}
         order = ["baseline", "this", "this", "baseline"][: 2 * rounds]
         for i, name in enumerate(order):
@@ -278,10 +286,23 @@ def compare(config: BenchConfig, workdir: Path, baseline: Path) -> Section:
                 met=p95 / single[name] <= TARGET_RATIO if is_this else None,
             ),
             Metric(name=f"{name}: app CPU per analysis (burst)", value=cpu[name], unit="s"),
+            Metric(
+                name=f"{name}: app CPU per analysis (alone, median)",
+                value=statistics.median(alone_cpu[name]),
+                unit="s",
+            ),
         ]
-    metrics.append(
-        Metric(name="app CPU per analysis, this / baseline", value=round(cpu["this"] / cpu["baseline"], 3))
-    )
+    alone = {name: statistics.median(values) for name, values in alone_cpu.items()}
+    metrics += [
+        Metric(
+            name="app CPU per analysis (burst), this / baseline",
+            value=round(cpu["this"] / cpu["baseline"], 3),
+        ),
+        Metric(
+            name="app CPU per analysis (alone), this / baseline",
+            value=round(alone["this"] / alone["baseline"], 3),
+        ),
+    ]
     notes = [
         f"baseline = {versions['baseline']}, this = {ROOT}; both served at once, each with its own "
         f"emulator and model server, MAX_CONCURRENT_RUNS={n}",
