@@ -14,6 +14,7 @@ def test_public_api_is_pinned() -> None:
             "CheckedClaim",
             "ClaimsChecked",
             "ConfigurationError",
+            "CostEstimate",
             "Diagnosis",
             "Event",
             "InvalidTargetError",

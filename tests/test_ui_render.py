@@ -125,7 +125,7 @@ def test_a_whole_model_run_renders_as_nested_steps_with_the_answer_last() -> Non
     assert messages[0] == {"role": "user", "content": "**pallets/flask**\n\nHow is it built?"}
 
     step = _by_id(messages, "turn-1")
-    assert _meta(step)["title"] == "🧠 Step 1"
+    assert _meta(step)["title"] == "🧠 Step 1 · 1,200 in / 40 out tokens · model 0.0 s"
     assert _meta(step)["status"] == "done"
     assert step["content"] == "Start with the README."
     assert _meta(step)["duration"] == 0.40  # from the turn's start until its last call finished
@@ -166,7 +166,8 @@ def test_a_whole_model_run_renders_as_nested_steps_with_the_answer_last() -> Non
 def test_mid_run_items_are_pending_and_the_answer_streams_last() -> None:
     view = _view(MODEL_RUN[:7])
     messages = view.messages()
-    assert _pending(messages) == ["🧠 Step 1", "🔧 read_file · README.md", "🔧 get_commits · 30"]
+    step = "🧠 Step 1 · 1,200 in / 40 out tokens · model 0.0 s"  # its turn finished: its calls run
+    assert _pending(messages) == [step, "🔧 read_file · README.md", "🔧 get_commits · 30"]
     assert not view.finished
     # pending calls show their arguments until a result arrives
     assert '"path": "README.md"' in _by_id(messages, "call_1")["content"]
@@ -394,13 +395,13 @@ def test_stats_live_and_final() -> None:
         "Cache hits": "1",
         "Rate limit left": "51 (reset 23:13 UTC)",
         "Tokens in / out": "1,200 / 40",
-        "Estimated cost": "—",
+        "Cost": "unknown (no price known for this model)",
         "Elapsed": "0.4 s",
     }
     final = dict(_view(MODEL_RUN).stats_rows())
     assert final["Turns"] == "2"
     assert final["Tokens in / out"] == "3,200 / 340"
-    assert final["Estimated cost"] == "$0.0010"
+    assert final["Cost"] == "$0.0010"
     assert final["Elapsed"] == "0.6 s"
     markdown = _view(MODEL_RUN).stats_markdown()
     assert "- **Tool calls:** 2" in markdown

@@ -18,6 +18,7 @@ from agent_core import events as ev
 from agent_core.agent.run import Run
 from agent_core.diagnosis import Failure, diagnose_results, explain
 from agent_core.errors import CircuitOpenError, LLMError
+from agent_core.llm.prices import CostRange
 from agent_core.report.claims import check_report
 from agent_core.report.words import Language, Words
 from agent_core.report.words_en import EN
@@ -29,7 +30,7 @@ WHOLE_REPOSITORY_TOOLS = frozenset({"get_repo_info", "get_file_tree", "get_langu
 """Calls that read the repository itself: their 404 means the repository is missing or private."""
 
 
-async def finish(run: Run, report: str, *, writer: Writer, cost_usd: float | None) -> AsyncIterator[ev.Event]:
+async def finish(run: Run, report: str, *, writer: Writer, cost: CostRange | None) -> AsyncIterator[ev.Event]:
     """Stream a written report (planner, fallback) as a report turn, then ``run_finished``."""
     problems = run.data_problems()
     if writer == "model":
@@ -47,7 +48,7 @@ async def finish(run: Run, report: str, *, writer: Writer, cost_usd: float | Non
     check = replace(check_report(report, run.parts.scope, run.parts.toolbox.results), t=run.t())
     yield check
     stats = replace(
-        run.stats(cost_usd),
+        run.stats(cost),
         claims_verified=check.verified,
         claims_contradicted=check.contradicted,
         claims_unchecked=check.unchecked,

@@ -74,7 +74,7 @@ async def model_run(run: Run, driver: ModelDriver) -> AsyncIterator[ev.Event]:
         async for event in _finish_without_answer(run, driver, after.stop_reason, reason):
             yield event
         return
-    async for event in finish(run, after.report, writer="model", cost_usd=driver.cost(run)):
+    async for event in finish(run, after.report, writer="model", cost=driver.cost(run)):
         yield event
 
 
@@ -145,7 +145,7 @@ async def _finish_without_answer(
                 with contextlib.suppress(ReactFormatError):
                     content = parse_react(content).final or content
             run.parts.conversation.add({"role": "assistant", "content": outcome.turn.content})
-            async for event in finish(run, content.strip(), writer="model", cost_usd=driver.cost(run)):
+            async for event in finish(run, content.strip(), writer="model", cost=driver.cost(run)):
                 yield event
             return
         if outcome.error is not None:
@@ -164,5 +164,5 @@ async def _finish_without_answer(
         return
     report = written_report(run, reason=reason)
     run.state.degraded.append(f"report written by the deterministic writer: {reason}")
-    async for event in finish(run, report, writer="fallback", cost_usd=driver.cost(run)):
+    async for event in finish(run, report, writer="fallback", cost=driver.cost(run)):
         yield event

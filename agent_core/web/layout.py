@@ -15,7 +15,7 @@ import pandas as pd
 from agent_core.llm import DEFAULT_PROVIDER, PRESETS
 from agent_core.resilience import BreakerSnapshot
 from agent_core.settings import Settings
-from agent_core.web.breakers import STATE_STYLES, breaker_columns, breaker_table
+from agent_core.web.breakers import STATE_STYLES, TICK_SECONDS, breaker_columns, breaker_table
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.i18n import UI_LANGUAGES, t
 from agent_core.web.page import (
@@ -168,7 +168,7 @@ def _status(first: BrowserSession, line: gr.Markdown) -> StatusPanel:
         with gr.Column(scale=2):
             stats_heading = gr.Markdown(f"### {t('stats', en)}")
             stats = gr.Markdown("", elem_id="stats")
-    timer = gr.Timer(1.0, active=False)
+    timer = gr.Timer(TICK_SECONDS, active=False)
     return StatusPanel(line=line, breakers=breakers, stats_heading=stats_heading, stats=stats, timer=timer)
 
 

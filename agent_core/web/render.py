@@ -30,7 +30,7 @@ from agent_core.web.breakers import breaker_label
 from agent_core.web.checked import checked_markdown
 from agent_core.web.i18n import t
 from agent_core.web.markdown import MarkdownStream, fenced, one_line, safe_markdown
-from agent_core.web.stats import LiveStats
+from agent_core.web.stats import LiveStats, step_usage
 from agent_core.web.trace_items import BreakerRow, Call, Item, Message, Step, call_badges, short_args
 
 # ------------------------------------------------------------------------------------------ the view
@@ -83,6 +83,7 @@ class TraceView:
         match event:
             case ev.RunStarted():
                 self.started = event
+                self._stats.estimate = event.estimate
             case ev.TurnStarted():
                 self._turn_started(event)
             case ev.ReasoningDelta() | ev.TextDelta():
@@ -171,6 +172,9 @@ class TraceView:
             self._set_answer([], None)
         if step is None:
             return
+        usage = step_usage(event, self.lang)
+        if usage is not None and step.title is not None:
+            step.title += f" · {usage}"
         step.turn_finished = True
         if event.tool_calls == 0:
             self._close_step(step, event.t)
