@@ -182,15 +182,23 @@ def run_states(browser: Any, url: str, emu: GitHubEmulator, model: ScriptedModel
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshot.png", help="the README picture")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "docs" / "screenshot.png", help="the README picture"
+    )
     parser.add_argument("--set", type=Path, dest="folder", help="write every size and state into this folder")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # no calls home
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory() as tmp, served(Path(tmp)) as (url, emu, model), sync_playwright() as pw:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        served(Path(tmp)) as (url, emu, model),
+        sync_playwright() as pw,
+    ):
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             for size in SIZES if args.folder else ("desktop",):
