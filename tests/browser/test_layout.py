@@ -146,7 +146,9 @@ def test_the_breaker_tables_last_column_is_not_cut_off(viewport: Any, browser_en
     )
     _, _, table_right, _ = box(page, "#breakers")
     assert "GitHub server error" in page.inner_text("#breakers")  # a long last error, the case that cut
-    assert "s" in page.evaluate(f"() => [...{row}.querySelectorAll('[role=gridcell]')].at(-1).innerText")  # "3600 s"
+    assert "s" in page.evaluate(
+        f"() => [...{row}.querySelectorAll('[role=gridcell]')].at(-1).innerText"
+    )  # "3600 s"
     for right in (header, cells[-1]):
         assert right <= table_right + 1 and right <= DESKTOP["width"], (right, table_right)
 
