@@ -170,6 +170,7 @@ def run_states(browser: Any, url: str, emu: GitHubEmulator, model: ScriptedModel
             "() => document.querySelector('#report').innerText.includes('Architecture and structure')"
         )
         held.wait_held(1)
+        open_step(page, "Step 2")
         yield "running", page
         held.open()
         page.wait_for_function("() => document.querySelector('#status').innerText.includes('Done')")
@@ -179,6 +180,19 @@ def run_states(browser: Any, url: str, emu: GitHubEmulator, model: ScriptedModel
         held.open()
         emu.reset_faults()
         context.close()
+
+
+def open_step(page: Any, title: str) -> None:
+    """Open a finished step of the trace (Gradio folds them) and scroll the trace, not the page, to it:
+    the picture shows its tool calls, their badges and the breaker opening."""
+    step = page.locator("#trace .thought-group > .title", has_text=title).first
+    step.click()
+    page.wait_for_function(
+        "t => [...document.querySelectorAll('#trace .thought-group > .title.expanded')]"
+        ".some(e => e.innerText.includes(t))",
+        arg=title,
+    )
+    step.evaluate("el => el.scrollIntoView({block: 'nearest'})")
 
 
 def main(argv: list[str] | None = None) -> int:
