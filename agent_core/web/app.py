@@ -35,8 +35,12 @@ CSS = """
 /* The breaker table fits its column: smaller cells, long errors wrap, the last column stays in view. */
 #breakers th, #breakers td { font-size: 0.85em; }
 #breakers td .cell-wrap, #breakers th .cell-wrap { padding: 3px 6px; }
-@media (max-width: 640px) { #breakers th, #breakers td { font-size: 0.72em; } }
-#status { font-size: 0.9em; }
+/* On a phone every column still fits: smaller text, tighter cells. */
+@media (max-width: 640px) {
+  #breakers th, #breakers td, #breakers [role=gridcell] { font-size: 0.7em; }
+  #breakers .cell-wrap { padding: 2px 3px; }
+}
+#status { font-size: 0.85em; }
 /* The stats as one wrapped line of "label: value" pairs, not a tall list. */
 #stats ul { display: flex; flex-wrap: wrap; gap: 2px 18px; list-style: none; padding-left: 0; margin: 0; }
 #stats li { margin: 0; }

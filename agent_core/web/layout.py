@@ -132,7 +132,7 @@ def layout(
     )
 
 
-TRACE_HEIGHT = 390
+TRACE_HEIGHT = 380
 REPORT_MAX_HEIGHT = 500
 BREAKER_WIDTHS = ("30%", "17%", "11%", "27%", "15%")
 """The breaker table's columns (breaker, state, failures, last error, next probe): fixed shares of the
