@@ -197,3 +197,19 @@ def test_the_file_tree_shows_in_the_trace_as_a_short_summary(
     assert "module_39.py" not in text and "test_14.py" not in text, text
     assert len(text.splitlines()) < 20, text
     assert model.remaining_turns == 0
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP], indirect=True)
+def test_in_chinese_the_sections_and_the_pointer_to_the_report_are_chinese(viewport: Any) -> None:
+    page = viewport
+    page.get_by_role("button", name="Settings ▼").click()
+    page.check("#ui-lang input[value='中文']")
+    page.wait_for_function("() => document.querySelector('#analyze').innerText.includes('分析')")
+    for label in ("示例", "下载"):  # the collapsed examples and downloads
+        assert page.get_by_text(label, exact=True).count() == 1, label
+    analyze(page, "octo/wordstats")
+    wait_report(page, "octo/wordstats")
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('完成')")
+    last = page.eval_on_selector_all("#trace .message-row", "rows => rows.at(-1).innerText")
+    assert "报告已完成——请看报告面板" in last
+    assert page.inner_text("body").count(WORDSTATS_OVERVIEW) == 1
