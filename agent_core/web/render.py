@@ -6,8 +6,8 @@ No gradio here: everything returns plain dicts, lists and strings, so it is test
   * ``messages()`` — the trace in Gradio's messages format: the user's request; per turn a collapsible
     step (``metadata.id == "turn-N"``) streaming the reasoning; nested in it (``parent_id``) each tool
     call (``id == call_id``), pending → done, with badges in ``log`` and the result preview in a fenced
-    block; breaker transitions and notices nested where they happened; the answer last, without
-    metadata;
+    block (a file tree as a short summary); breaker transitions and notices nested where they happened;
+    last, a pointer to the report panel (the report is on the page once);
   * ``report_markdown()`` (safe to display) / ``report_text()`` (raw, for export);
   * ``stats_rows()`` / ``stats_markdown()``;
   * ``breaker_snapshots()`` — breaker states as the events tell them (replay has no live board).
@@ -29,9 +29,20 @@ from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.web.breakers import breaker_label
 from agent_core.web.checked import checked_markdown
 from agent_core.web.i18n import t
-from agent_core.web.markdown import MarkdownStream, fenced, one_line, safe_markdown
+from agent_core.web.markdown import MarkdownStream, one_line, safe_markdown
 from agent_core.web.stats import LiveStats, step_usage
-from agent_core.web.trace_items import BreakerRow, Call, Item, Message, Step, call_badges, short_args
+from agent_core.web.trace_items import (
+    BreakerRow,
+    Call,
+    Item,
+    Message,
+    ReportState,
+    Step,
+    call_badges,
+    call_preview,
+    report_pointer,
+    short_args,
+)
 
 # ------------------------------------------------------------------------------------------ the view
 
@@ -216,7 +227,7 @@ class TraceView:
             self._add(call)
         call.status, call.duration = "done", event.duration_s
         call.log = call_badges(event)
-        call.preview = fenced(event.preview)
+        call.preview = call_preview(event, self.lang)
         if event.error and not event.stale:
             call.lines.append(safe_markdown(f"**error:** {one_line(event.error, 300)}"))
         step = self._steps.get(event.turn)
@@ -279,19 +290,28 @@ class TraceView:
 
     # -- outputs ----------------------------------------------------------------------------------
 
-    def messages(self) -> list[Message]:
-        """The trace in Gradio's messages format (fresh dicts on every call)."""
+    def messages(self, *, with_answer: bool = False) -> list[Message]:
+        """The trace in Gradio's messages format (fresh dicts on every call). The answer is in the report
+        panel, so the trace ends with a pointer to it; ``with_answer`` puts the answer itself there instead
+        (an earlier run of a conversation, whose answer the report panel no longer shows)."""
         out: list[Message] = []
         request = self._request_text()
         if request:
             out.append({"role": "user", "content": request})
         out.extend(item.to_message() for item in self._items)
         answer = self._answer_md.value()
-        if answer:
+        if answer and with_answer:
             out.append({"role": "assistant", "content": answer})
+        elif answer:
+            out.append(report_pointer(self._report_state(), self.lang))
         if self._stopped_item is not None:
             out.append(self._stopped_item.to_message())
         return out
+
+    def _report_state(self) -> ReportState:
+        if isinstance(self.result, ev.RunFinished):
+            return "done"
+        return "partial" if self.finished else "live"
 
     def _request_text(self) -> str:
         if self.request is not None:
