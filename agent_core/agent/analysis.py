@@ -50,6 +50,7 @@ class Analysis:
         limits: RunLimits,
         driver: ModelDriver | None = None,
         language: str = "auto",
+        fallback_language: str = "en",
         target_notes: Sequence[str] = (),
         parallel_tool_calls: bool = True,
         prefetch: bool = False,
@@ -68,6 +69,7 @@ class Analysis:
         self.report: str | None = None
         self.questions: list[str] = []
         self._language_setting = language
+        self._fallback_language = fallback_language  # the report's language when no question sets it
         self._target_notes = list(target_notes)
         self._prefetch = prefetch
 
@@ -98,7 +100,11 @@ class Analysis:
         parts.sink.restart()
         follow_up = bool(parts.conversation.messages)
         self.questions.append(question)
-        run = Run(parts, question=question, language=detect_language(question, self._language_setting))
+        run = Run(
+            parts,
+            question=question,
+            language=detect_language(question, self._language_setting, self._fallback_language),
+        )
         yield ev.RunStarted(
             t=0.0,
             run_id=uuid.uuid4().hex[:12],

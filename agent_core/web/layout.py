@@ -48,6 +48,15 @@ def examples(settings: Settings) -> list[list[str]]:
     return rows
 
 
+def example_headers(lang: str) -> list[str]:
+    return [t("example_target", lang), t("example_question", lang)]
+
+
+def examples_update(lang: str) -> Any:
+    """The examples' heading and columns in ``lang``."""
+    return gr.update(label=t("examples", lang), headers=example_headers(lang))
+
+
 def styled_breakers(snapshots: Sequence[BreakerSnapshot], lang: str) -> Any:
     """The breaker table as a pandas Styler: the state column coloured CLOSED/HALF_OPEN/OPEN."""
     frame = pd.DataFrame(breaker_table(snapshots, lang=lang), columns=breaker_columns(lang))
@@ -67,12 +76,14 @@ def layout(
     heading = gr.Markdown(f"# {t('title', en)}\n{t('subtitle', en)}")
     line = gr.Markdown(first.status_line(), elem_id="status")
     inputs = _inputs(settings)
-    gr.Examples(
+    shown = gr.Examples(
         examples=examples(settings),
         inputs=[inputs.target, inputs.question],
         label=t("examples", en),
         api_visibility="private",
+        elem_id="examples",
     )
+    shown.dataset.headers = example_headers(en)
     with gr.Row():
         with gr.Column(scale=3):
             trace = _trace()
@@ -83,6 +94,7 @@ def layout(
         state=state,
         heading=heading,
         inputs=inputs,
+        examples=shown.dataset,
         trace=trace,
         report=report,
         status=status,
@@ -106,7 +118,7 @@ def _inputs(settings: Settings) -> Inputs:
             )
         with gr.Column(scale=1, min_width=140):
             analyze = gr.Button(t("analyze", en), variant="primary", elem_id="analyze")
-            stop = gr.Button(t("stop", en), variant="stop", elem_id="stop")
+            stop = gr.Button(t("stop", en), variant="stop", interactive=False, elem_id="stop")
     return Inputs(target=target, question=question, analyze=analyze, stop=stop)
 
 
@@ -253,7 +265,9 @@ def _settings(settings: Settings) -> SettingsPanel:
             ui_language = gr.Radio(
                 list(UI_LANGUAGES), value="English", label=t("ui_language", en), elem_id="ui-lang"
             )
-        apply = gr.Button(t("apply_settings", en))
+        with gr.Row():
+            apply = gr.Button(t("apply_settings", en), elem_id="apply-settings", scale=1)
+            feedback = gr.Markdown("", elem_id="settings-feedback")
     return SettingsPanel(
         box=box,
         provider=provider,
@@ -265,4 +279,5 @@ def _settings(settings: Settings) -> SettingsPanel:
         report_language=report_language,
         ui_language=ui_language,
         apply=apply,
+        feedback=feedback,
     )
