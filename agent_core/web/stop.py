@@ -32,6 +32,11 @@ class ActiveRun:
         self._task: asyncio.Task[None] | None = None
         self.stopped = False
 
+    @property
+    def unwound(self) -> bool:
+        """The run's task has ended (or never started): it can make no request any more."""
+        return self._task is None or self._task.done()
+
     def attach(self, task: asyncio.Task[None]) -> None:
         """The task that drives the run's events; cancelled at once if Stop came first."""
         self._task = task
