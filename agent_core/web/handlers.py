@@ -24,7 +24,7 @@ from agent_core.web.batching import batched
 from agent_core.web.breakers import needs_ticking
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import Admission, Payer, SpaceBudget
-from agent_core.web.controls import idle_controls, run_controls
+from agent_core.web.controls import idle_controls, run_buttons, run_controls
 from agent_core.web.i18n import t
 from agent_core.web.layout import styled_breakers
 from agent_core.web.markdown import one_line
@@ -302,8 +302,12 @@ class Handlers:
         run's own handler repeats as it ends: no cancelled event, no error styling)."""
         if not isinstance(session, BrowserSession):
             return {}
-        await session.stop()
-        return self.closing_frame(session)
+        if not await session.stop():
+            return self.closing_frame(session)  # no run streams: nothing else will render the page
+        # Light, so that it arrives at once (Gradio rebuilds every output it gets): the trace, the report,
+        # the status and the buttons. The breaker table comes with the stopped handler's last frame, the
+        # downloads with the step after it.
+        return self.frame(session, breakers_too=False) | run_buttons(self.page, session.lang, running=False)
 
     def before_run(self, session: object) -> Frame:
         return idle_controls(self.page, session.lang if isinstance(session, BrowserSession) else "en")

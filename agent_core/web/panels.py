@@ -87,12 +87,8 @@ class PanelHandlers:
                 )
             except ConfigurationError as exc:
                 error = t("settings_refused", s.lang, message=one_line(str(exc), 300))
-        if error is not None:
-            gr.Warning(error)
-            feedback = f"❌ {error}"
-        else:
-            gr.Info(t("settings_applied", s.lang))
-            feedback = f"✅ {t('settings_applied', s.lang)}"
+        # Next to the button, not a toast: this handler is not queued, and Gradio shows no toast for it.
+        feedback = f"❌ {error}" if error is not None else f"✅ {t('settings_applied', s.lang)}"
         p = self.page
         return {p.state: s, p.status.line: self.runs.line(s), p.settings.feedback: feedback}
 

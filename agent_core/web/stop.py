@@ -55,8 +55,12 @@ class ActiveRun:
         if task.get_loop() is not asyncio.get_running_loop():  # never expected: Gradio runs both on one loop
             task.get_loop().call_soon_threadsafe(task.cancel)
             return False
+        loop = asyncio.get_running_loop()
+        pressed = loop.time()
         task.cancel()
         done, _ = await asyncio.wait({task}, timeout=patience)
         if not done:
             logger.warning("a stopped run did not unwind within %.1f s", patience)
+        else:
+            logger.debug("a stopped run unwound in %.3f s", loop.time() - pressed)
         return bool(done)
