@@ -158,7 +158,7 @@ async def test_a_second_run_while_one_streams_is_refused_with_a_message(
     assert session.running  # the first run goes on
     controls = h.after_run(session)  # the refused request's chain ends: the controls stay idle
     assert controls[h.page.inputs.analyze] == gr.update(value="Analyzing…", interactive=False)
-    assert controls[h.page.inputs.stop] == gr.update(interactive=True)
+    assert controls[h.page.inputs.stop] == gr.update(value="Stop", interactive=True)
     await h.stop_run(session)
     async for _ in frames:
         pass

@@ -28,7 +28,7 @@ def run_buttons(page: Page, lang: str, *, running: bool) -> Frame:
         page.inputs.analyze: gr.update(
             value=t("analyzing" if running else "analyze", lang), interactive=not running
         ),
-        page.inputs.stop: gr.update(interactive=running),
+        page.inputs.stop: gr.update(value=t("stop", lang), interactive=running),
     }
 
 
