@@ -11,11 +11,13 @@ from __future__ import annotations
 import re
 import statistics
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import gradio as gr
 import pytest
+from gradio_client import Client  # type: ignore[import-untyped]
 
 from agent_core import events as ev
 from agent_core.agent.prompts import detect_language
@@ -28,7 +30,8 @@ from agent_core.web.handlers import Handlers
 from agent_core.web.layout import layout
 from agent_core.web.outcome import report_pane
 from agent_core.web.page import Frame, Page
-from testing.app import release_gradio_loops
+from testing.app import release_gradio_loops, running_app
+from testing.clock import HeldWaits, RealWaits
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import sample_python_project
 
@@ -62,11 +65,10 @@ def emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GitHubEmulato
         yield emu
 
 
-@pytest.fixture
-async def handlers(emulator: GitHubEmulator, tmp_path: Path) -> AsyncIterator[Handlers]:
-    """The page's handlers (offline planner), retrying fast and never opening a breaker, so a run whose
-    README keeps failing stays in flight, retrying, until it is stopped."""
-    settings = Settings(
+def fast_retries(emulator: GitHubEmulator, tmp_path: Path, **changes: Any) -> Settings:
+    """Offline planner, retrying fast and never opening a breaker: a run whose README keeps failing
+    stays in flight, retrying, until it is stopped (or the README heals)."""
+    return Settings(
         github_api_url=emulator.base_url,
         cache_dir=tmp_path / "cache",
         prefetch=False,
@@ -75,7 +77,15 @@ async def handlers(emulator: GitHubEmulator, tmp_path: Path) -> AsyncIterator[Ha
         retry_max_attempts=10_000,
         retry_max_total=PATIENCE_S,
         breaker_failure_threshold=10_000,
+        **changes,
     )
+
+
+@pytest.fixture
+async def handlers(emulator: GitHubEmulator, tmp_path: Path) -> AsyncIterator[Handlers]:
+    """The page's handlers (offline planner), retrying fast and never opening a breaker, so a run whose
+    README keeps failing stays in flight, retrying, until it is stopped."""
+    settings = fast_retries(emulator, tmp_path)
     services = Services(settings)
     page = _page(settings, services)
     budget = SpaceBudget(settings, services.quotas, clock=services.clock)
@@ -90,9 +100,7 @@ def _readme_failures(emu: GitHubEmulator) -> int:
     return sum(1 for r in emu.requests if README.search(r.decoded_path) and r.status == 503)
 
 
-async def _until_retrying(
-    h: Handlers, frames: AsyncGenerator[Frame, None], emu: GitHubEmulator
-) -> BrowserSession:
+async def _until_retrying(h: Handlers, frames: AsyncIterator[Frame], emu: GitHubEmulator) -> BrowserSession:
     """Pull frames until the run is retrying the README; then leave the handler suspended at its yield."""
     first = await anext(frames)
     session = first[h.page.state]
@@ -162,6 +170,27 @@ async def test_a_second_run_while_one_streams_is_refused_with_a_message(
     await h.stop_run(session)
     async for _ in frames:
         pass
+
+
+def test_an_api_client_s_second_run_is_told_to_stop_the_first(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """One gradio_client is one session: its second request while the first streams gets the message."""
+    held = emulator.waits = HeldWaits()
+    emulator.latency(1.0, README.pattern)  # the README is held until released: the first run streams
+    try:
+        with running_app(fast_retries(emulator, tmp_path, max_concurrent_runs=2)) as url:
+            api = Client(url, verbose=False, analytics_enabled=False, download_files=str(tmp_path / "dl"))
+            first = api.submit(REPO, "", api_name="/run_analysis")
+            assert held.wait_held(1, timeout=PATIENCE_S)
+            second = api.predict(REPO, "", api_name="/run_analysis")
+            assert "already running in this session: press Stop first" in second[3]
+            held.open()  # the first run goes on to its report
+            assert first.result()[1].startswith(f"# {REPO}")
+    finally:
+        held.open()
+        emulator.reset_faults()
+        emulator.waits = RealWaits()
 
 
 async def test_a_failed_run_explains_itself_and_offers_only_the_trace(handlers: Handlers) -> None:
