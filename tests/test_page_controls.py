@@ -172,6 +172,22 @@ async def test_a_second_run_while_one_streams_is_refused_with_a_message(
         pass
 
 
+async def test_in_chinese_stop_says_so_in_chinese(handlers: Handlers, emulator: GitHubEmulator) -> None:
+    h = handlers
+    emulator.fail(README.pattern, [503] * 3_000)
+    session = BrowserSession(h.settings, clock=h.services.clock)
+    session.lang = "zh"
+    frames = h.run_analysis(REPO, "", session, None)  # type: ignore[arg-type]
+    assert await _until_retrying(h, frames, emulator) is session
+    stopped = await h.stop_run(session)
+    assert "**已停止。**" in stopped[h.page.status.line]
+    assert stopped[h.page.inputs.analyze] == gr.update(value="分析", interactive=True)
+    titles = [(m.get("metadata") or {}).get("title") for m in stopped[h.page.trace.chatbot]]
+    assert "⏹ 已停止" in titles
+    async for _ in frames:
+        pass
+
+
 def test_an_api_client_s_second_run_is_told_to_stop_the_first(
     emulator: GitHubEmulator, tmp_path: Path
 ) -> None:
