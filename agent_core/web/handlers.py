@@ -4,7 +4,10 @@ A run's handler opens an analysis through the composition root (:func:`agent_cor
 with the browser session's settings, breakers and chaos monkey, then turns its events into frames
 (:meth:`Handlers.stream`); the trace, report, stats and breaker rows come from
 :mod:`~agent_core.web.render`. What a browser session owns is a
-:class:`~agent_core.web.browser_session.BrowserSession` kept in ``gr.State``.
+:class:`~agent_core.web.browser_session.BrowserSession` kept in ``gr.State``. A session streams one
+run at a time (a second request is told to press Stop first); Stop cancels it through the session
+(:mod:`~agent_core.web.stop`). The side panels' handlers are in :mod:`~agent_core.web.panels`, what is
+clickable when in :mod:`~agent_core.web.controls`, how a run's end is worded in :mod:`~agent_core.web.outcome`.
 """
 
 from __future__ import annotations
