@@ -238,12 +238,14 @@ async def open_analysis(
     chaos: FaultInjector | None = None,
     model: ChatModel | None = None,
     model_config: ModelConfig | None = None,
+    fallback_language: str = "en",
 ) -> OpenedAnalysis:
     """Parse the targets, open their sources and return a ready :class:`Analysis`.
 
     ``settings`` overrides the services' settings for this session (keys pasted in the UI, max turns);
     ``breakers`` is the session's board (a fresh one otherwise); ``model`` replaces the model built
-    from settings (tests, ``run_agent``). Raises :class:`InvalidTargetError` for input that names no
+    from settings (tests, ``run_agent``); ``fallback_language`` is the report's language when neither
+    the report-language setting nor the question decides it (the page passes its own). Raises :class:`InvalidTargetError` for input that names no
     usable repository.
     """
     s = settings or services.settings
@@ -312,6 +314,7 @@ async def open_analysis(
         limits=run_limits(s, model_config),
         driver=driver,
         language=s.report_language,
+        fallback_language=fallback_language,
         target_notes=notes,
         parallel_tool_calls=s.parallel_tool_calls,
         prefetch=s.prefetch,

@@ -51,6 +51,7 @@ class Analysis:
         limits: RunLimits,
         driver: ModelDriver | None = None,
         language: str = "auto",
+        fallback_language: str = "en",
         target_notes: Sequence[str] = (),
         parallel_tool_calls: bool = True,
         prefetch: bool = False,
@@ -69,6 +70,7 @@ class Analysis:
         self.report: str | None = None
         self.questions: list[str] = []
         self._language_setting = language
+        self._fallback_language = fallback_language  # the report's language when no question sets it
         self._target_notes = list(target_notes)
         self._prefetch = prefetch
 
@@ -99,7 +101,11 @@ class Analysis:
         parts.sink.restart()
         follow_up = bool(parts.conversation.messages)
         self.questions.append(question)
-        run = Run(parts, question=question, language=detect_language(question, self._language_setting))
+        run = Run(
+            parts,
+            question=question,
+            language=detect_language(question, self._language_setting, self._fallback_language),
+        )
         opening = self._opening(run, follow_up)
         estimate = None
         if self.driver is not None:

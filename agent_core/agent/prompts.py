@@ -16,10 +16,13 @@ from agent_core.report.words import Language
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
-def detect_language(question: str, setting: str = "auto") -> Language:
-    """``setting`` wins unless "auto"; then any Han character in the question means Chinese."""
+def detect_language(question: str, setting: str = "auto", fallback: str = "en") -> Language:
+    """``setting`` wins unless "auto"; then any Han character in the question means Chinese, any other
+    question English, and no question at all ``fallback`` (the page's language, say)."""
     if setting in ("en", "zh"):
         return setting  # type: ignore[return-value]
+    if not question.strip():
+        return "zh" if fallback == "zh" else "en"
     return "zh" if _CJK.search(question) else "en"
 
 

@@ -14,8 +14,9 @@ Every frame costs the app a Gradio postprocess of every output (the whole chat h
 under load the frame rate, not the agent, is what a session's CPU grows with.
 
 Concurrency needs the queue here (a timeout on the generator itself would cancel it). The pump task is
-cancelled and awaited whenever the consumer stops (finished, Stop pressed, tab closed): the cancellation
-lands inside the event generator, whose ``finally`` cancels its own tool calls, so no work is orphaned.
+cancelled and awaited whenever the consumer stops (finished, tab closed), and Stop cancels it directly
+(``on_pump``, see :mod:`agent_core.web.stop`): the cancellation lands inside the event generator, whose
+``finally`` cancels its own tool calls, so no work is orphaned.
 An exception raised by the generator is re-raised to the consumer.
 """
 
@@ -53,14 +54,31 @@ class _End:
 _END: Final = _End()
 
 
+def _take(items: list[ev.Event | Exception | _End], batch: list[ev.Event]) -> bool:
+    """Append the events to ``batch``; raise the run's exception; whether the run ended."""
+    ended = False
+    for item in items:
+        if isinstance(item, _End):
+            ended = True
+        elif isinstance(item, Exception):
+            raise item
+        else:
+            batch.append(item)
+    return ended
+
+
 async def batched(
     events: AsyncIterator[ev.Event],
     *,
     interval: float = DEFAULT_INTERVAL,
     urgent: frozenset[type[ev.Event]] = URGENT_EVENTS,
     monotonic: Callable[[], float] = time.monotonic,
+    on_pump: Callable[[asyncio.Task[None]], None] | None = None,
 ) -> AsyncGenerator[list[ev.Event], None]:
-    """Non-empty lists of ``events`` in order; see the module docstring for when each is handed over."""
+    """Non-empty lists of ``events`` in order; see the module docstring for when each is handed over.
+
+    ``on_pump`` is handed the task that drives ``events``: cancelling it stops the run even while the
+    consumer is suspended at a ``yield`` (the batches then end as if the run had ended)."""
     queue: asyncio.Queue[ev.Event | Exception | _End] = asyncio.Queue()
 
     async def pump() -> None:
@@ -73,6 +91,8 @@ async def batched(
             queue.put_nowait(_END)
 
     task = asyncio.create_task(pump())
+    if on_pump is not None:
+        on_pump(task)
     try:
         batch: list[ev.Event] = []
         last: float | None = None
@@ -87,14 +107,7 @@ async def batched(
             items = [first]
             while not queue.empty():
                 items.append(queue.get_nowait())
-            ended = False
-            for item in items:
-                if isinstance(item, _End):
-                    ended = True
-                elif isinstance(item, Exception):
-                    raise item
-                else:
-                    batch.append(item)
+            ended = _take(items, batch)
             due = last is None or monotonic() - last >= interval or any(type(e) in urgent for e in batch)
             if batch and (due or ended):
                 yield batch

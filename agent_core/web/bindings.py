@@ -2,7 +2,10 @@
 
 Only the two run handlers are callable by API clients (undocumented, so neither appears in the API
 docs or as an MCP tool); everything else is private. A run is a chain of three steps (controls idle,
-frames streaming, controls back), and Stop cancels the streaming step of every chain.
+frames streaming, controls back). Stop stops the run through the session
+(:meth:`~agent_core.web.browser_session.BrowserSession.stop`), not by cancelling the streaming step
+(``cancels=`` would show its outputs as errors): the streaming step ends by itself, with the stopped
+frame, and the chain's last step brings the controls back.
 """
 
 from __future__ import annotations
@@ -13,12 +16,13 @@ from agent_core.settings import Settings
 from agent_core.web.handlers import Handlers
 from agent_core.web.layout import SCROLL_TO_TRACE
 from agent_core.web.page import Page
+from agent_core.web.panels import PanelHandlers
 
 
 def bind(page: Page, handlers: Handlers, settings: Settings) -> None:
     """Connect events to handlers. Only the two run handlers are callable by API clients (undocumented,
     so neither appears in the API docs or as an MCP tool); everything else is private."""
-    p, h = page, handlers
+    p, h, side = page, handlers, PanelHandlers(handlers)
     outputs, controls = p.run_outputs(), p.control_outputs()
     runs: dict[str, Any] = {"concurrency_limit": settings.max_concurrent_runs, "concurrency_id": "analysis"}
     quick: dict[str, Any] = {"api_visibility": "private", "queue": False}
@@ -28,65 +32,56 @@ def bind(page: Page, handlers: Handlers, settings: Settings) -> None:
 
     def chain(
         trigger: Any, run: Any, inputs: list[Any], after: Any, after_inputs: list[Any], **kw: Any
-    ) -> Any:
+    ) -> None:
         """A run is three steps: controls go idle, the run streams frames, controls come back. API clients
-        call the middle step alone (by its api_name); the browser chains all three. Returns the middle
-        step, which is what Stop cancels."""
+        call the middle step alone (by its api_name); the browser chains all three. A second request
+        while the run streams is never dropped by the browser (``trigger_mode``): the handler says that
+        a run is in progress."""
         # The click first brings the trace into view where it is out of sight (a phone): js runs in the page.
         # The trace's spinners and the status line show that a run streams; Gradio's own progress would
         # add a "…" bubble after every finished step of the trace.
-        streaming = trigger(h.before_run, None, controls, js=SCROLL_TO_TRACE, **quick).then(
-            run, inputs, outputs, show_progress="hidden", **kw
-        )
+        idle = trigger(h.before_run, [p.state], controls, js=SCROLL_TO_TRACE, **quick)
+        streaming = idle.then(run, inputs, outputs, trigger_mode="multiple", show_progress="hidden", **kw)
         streaming.then(after, after_inputs, controls, **quick)
-        return streaming
 
     undocumented = {"api_visibility": "undocumented", **runs}
     private = {"api_visibility": "private", **runs}
-    cancellable = [
-        chain(
-            p.inputs.analyze.click,
-            h.run_analysis,
-            run_inputs,
-            h.after_run,
-            [p.state],
-            api_name="run_analysis",
-            **undocumented,
-        ),
-        chain(p.inputs.target.submit, h.run_analysis, run_inputs, h.after_run, [p.state], **private),
-        chain(
-            p.trace.ask.click,
-            h.ask_followup,
-            followup_inputs,
-            h.after_followup,
-            followup_inputs,
-            api_name="ask_followup",
-            **undocumented,
-        ),
-        chain(
-            p.trace.followup.submit,
-            h.ask_followup,
-            followup_inputs,
-            h.after_followup,
-            followup_inputs,
-            **private,
-        ),
-        chain(
-            p.replay.play.click, h.run_replay, replay_inputs, h.after_run, [p.state], api_visibility="private"
-        ),
-    ]
-    p.inputs.stop.click(h.stop_run, [p.state], outputs + controls, cancels=cancellable, **quick)
-    p.status.timer.tick(h.tick, [p.state], [p.status.breakers, p.status.timer], **quick)
+    chain(
+        p.inputs.analyze.click,
+        h.run_analysis,
+        run_inputs,
+        h.after_run,
+        [p.state],
+        api_name="run_analysis",
+        **undocumented,
+    )
+    chain(p.inputs.target.submit, h.run_analysis, run_inputs, h.after_run, [p.state], **private)
+    chain(
+        p.trace.ask.click,
+        h.ask_followup,
+        followup_inputs,
+        h.after_followup,
+        followup_inputs,
+        api_name="ask_followup",
+        **undocumented,
+    )
+    chain(
+        p.trace.followup.submit, h.ask_followup, followup_inputs, h.after_followup, followup_inputs, **private
+    )
+    chain(p.replay.play.click, h.run_replay, replay_inputs, h.after_run, [p.state], api_visibility="private")
+    p.inputs.stop.click(h.stop_run, [p.state], outputs + controls, **quick)
+    p.status.timer.tick(side.tick, [p.state], [p.status.breakers, p.status.timer], **quick)
     chaos_inputs = [p.chaos.enabled, p.chaos.fault_rate, p.chaos.down_tool, p.state]
-    p.chaos.enabled.change(h.set_chaos, chaos_inputs, [p.state, p.chaos.status], **quick)
-    p.chaos.down_tool.change(h.set_chaos, chaos_inputs, [p.state, p.chaos.status], **quick)
-    p.chaos.fault_rate.release(h.set_chaos, chaos_inputs, [p.state, p.chaos.status], **quick)
-    p.chaos.burst.click(h.arm_burst, [p.state], [p.state, p.chaos.status], **quick)
+    p.chaos.enabled.change(side.set_chaos, chaos_inputs, [p.state, p.chaos.status], **quick)
+    p.chaos.down_tool.change(side.set_chaos, chaos_inputs, [p.state, p.chaos.status], **quick)
+    p.chaos.fault_rate.release(side.set_chaos, chaos_inputs, [p.state, p.chaos.status], **quick)
+    p.chaos.burst.click(side.arm_burst, [p.state], [p.state, p.chaos.status], **quick)
     p.settings.provider.change(
-        h.on_provider, [p.settings.provider], [p.settings.model, p.settings.base_url], **quick
+        side.on_provider, [p.settings.provider], [p.settings.model, p.settings.base_url], **quick
     )
     settings_inputs = p.settings.inputs()
-    p.settings.apply.click(h.apply_settings, [*settings_inputs, p.state], [p.state, p.status.line], **quick)
+    settings_outputs = [p.state, p.status.line, p.settings.feedback]
+    p.settings.apply.click(side.apply_settings, [*settings_inputs, p.state], settings_outputs, **quick)
     relabelled = list(p.labels("en", hosted_target=False))  # the components whose labels change
     language_outputs = [
         p.state,
@@ -94,8 +89,10 @@ def bind(page: Page, handlers: Handlers, settings: Settings) -> None:
         p.report.checked,
         p.status.stats,
         p.status.line,
+        p.chaos.status,
+        p.examples,
         *relabelled,
     ]
     p.settings.ui_language.change(
-        h.switch_language, [p.settings.ui_language, p.state], language_outputs, **quick
+        side.switch_language, [p.settings.ui_language, p.state], language_outputs, **quick
     )

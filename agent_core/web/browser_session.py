@@ -30,8 +30,10 @@ from agent_core.settings import Settings
 from agent_core.tools.chaos import ChaosMonkey
 from agent_core.web.i18n import t
 from agent_core.web.markdown import one_line
+from agent_core.web.outcome import failed_phase, finished_phase
 from agent_core.web.render import TraceView
 from agent_core.web.stats import format_clock
+from agent_core.web.stop import ActiveRun
 from agent_core.web.trace_items import Message
 from agent_core.wiring import OpenedAnalysis, model_endpoint, new_board, owner_github, uses_model
 
@@ -78,7 +80,40 @@ class BrowserSession:
         self.replaying: str | None = None  # a recording's name: breakers come from its events, not the board
         self.timer_on = False  # what the browser's breaker timer was last told
         self.visitor: str | None = None  # whom the hosted budget counts (set by the handlers)
+        self.run: ActiveRun | None = None  # the run being streamed, which Stop cancels
         self._export_dir: Path | None = None
+        self._started_at = clock.monotonic()  # when the current trace began (a stopped step's duration)
+
+    # -- the run being streamed -------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.run is not None
+
+    def begin_run(self) -> ActiveRun | None:
+        """A new run, or None while another one is streaming (one run at a time per session)."""
+        if self.run is not None:
+            return None
+        self.run = ActiveRun()
+        return self.run
+
+    def end_run(self, run: ActiveRun) -> None:
+        if self.run is run:
+            self.run = None
+
+    async def stop(self) -> bool:
+        """Stop the streaming run: its trace turns done ("stopped"), the run is cancelled and unwound
+        (requests and retries included) before this returns. Whether a run was streaming."""
+        run = self.run
+        if run is None:
+            return False
+        view = self.view
+        if view is not None and not view.finished:
+            view.mark_stopped(max(view.now, self.clock.monotonic() - self._started_at))
+            self.phase = t("status_stopped", self.lang)
+        await run.stop()
+        self.end_run(run)  # the next Analyze may start at once; the stopped handler only says goodbye
+        return True
 
     # -- the conversation -----------------------------------------------------------------------
 
@@ -95,6 +130,7 @@ class BrowserSession:
         elif not keep_history:
             self.history = []
         self.view = TraceView(lang=self.lang, request=request, show_rate_limit=self._own_quota)
+        self._started_at = self.clock.monotonic()
         return self.view
 
     @property
@@ -110,9 +146,9 @@ class BrowserSession:
         if isinstance(event, ev.RateLimitUpdated):
             self.rate_limit = event
         elif isinstance(event, ev.RunFinished):
-            self.phase = t("status_degraded" if event.degraded else "status_done", self.lang)
+            self.phase = finished_phase(event, self.lang)
         elif isinstance(event, ev.RunFailed):
-            self.phase = t("status_failed", self.lang, message=event.message)
+            self.phase = failed_phase(event, self.lang)
 
     def messages(self) -> list[Message]:
         return self.history + (self.view.messages() if self.view is not None else [])
@@ -243,6 +279,11 @@ class BrowserSession:
         report.write_text(view.export_text(), encoding="utf-8")
         dump_events(view.events, trace)
         return report, trace
+
+    @property
+    def has_report(self) -> bool:
+        """The current run wrote some report text (finished, or partial when stopped): worth downloading."""
+        return self.view is not None and bool(self.view.export_text().strip())
 
     def discard(self, schedule: Callable[[OpenedAnalysis], None] | None = None) -> None:
         """The browser session ended: drop files, hand the open analysis to ``schedule`` for closing."""

@@ -4,7 +4,10 @@ A run's handler opens an analysis through the composition root (:func:`agent_cor
 with the browser session's settings, breakers and chaos monkey, then turns its events into frames
 (:meth:`Handlers.stream`); the trace, report, stats and breaker rows come from
 :mod:`~agent_core.web.render`. What a browser session owns is a
-:class:`~agent_core.web.browser_session.BrowserSession` kept in ``gr.State``.
+:class:`~agent_core.web.browser_session.BrowserSession` kept in ``gr.State``. A session streams one
+run at a time (a second request is told to press Stop first); Stop cancels it through the session
+(:mod:`~agent_core.web.stop`). The side panels' handlers are in :mod:`~agent_core.web.panels`, what is
+clickable when in :mod:`~agent_core.web.controls`, how a run's end is worded in :mod:`~agent_core.web.outcome`.
 """
 
 from __future__ import annotations
@@ -17,20 +20,22 @@ from pathlib import Path
 import gradio as gr
 
 from agent_core import events as ev
-from agent_core.errors import AgentCoreError, ConfigurationError, UserInputError
-from agent_core.llm import DEFAULT_PROVIDER, PRESETS
+from agent_core.errors import AgentCoreError, UserInputError
 from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.web.batching import batched
-from agent_core.web.breakers import TICK_SECONDS, breaker_value, needs_ticking
+from agent_core.web.breakers import TICK_SECONDS, needs_ticking
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import Admission, Payer, SpaceBudget
+from agent_core.web.controls import idle_controls, run_buttons, run_controls
 from agent_core.web.frames import BreakerTable
-from agent_core.web.i18n import t, ui_language
+from agent_core.web.i18n import t
 from agent_core.web.markdown import one_line
 from agent_core.web.mcp import client_key
+from agent_core.web.outcome import report_pane
 from agent_core.web.page import Frame, Page
 from agent_core.web.replay import load_recording, replay
+from agent_core.web.stop import ActiveRun
 from agent_core.wiring import open_analysis, owner_github, owner_model, resolve_targets
 
 logger = logging.getLogger("repo_analyst.app")
@@ -77,15 +82,8 @@ class Handlers:
 
     def frame(self, s: BrowserSession, *, table: BreakerTable | None = None) -> Frame:
         """Every run output but the state, with plain values (see :mod:`agent_core.web.frames`)."""
-        p, view = self.page, s.view
-        out: Frame = {
-            p.trace.chatbot: s.messages(),
-            p.report.markdown: (view.report_markdown() if view is not None else "")
-            or t("report_empty", s.lang),
-            p.report.checked: view.checked_markdown() if view is not None else "",
-            p.status.stats: view.stats_markdown() if view is not None else "",
-            p.status.line: self.line(s),
-        }
+        p = self.page
+        out = self.panes(s)
         snaps = s.breaker_snapshots()
         out[p.status.breakers] = (table or BreakerTable()).value(snaps, s.lang)
         # A prop update (or a left-out output) costs Gradio a component construction: the timer gets
@@ -97,41 +95,33 @@ class Handlers:
             out[p.status.timer] = TICK_SECONDS
         return out
 
+    def panes(self, s: BrowserSession) -> Frame:
+        """The trace, the report, the checked panel, the stats and the status line: what Stop updates."""
+        p, view = self.page, s.view
+        return {
+            p.trace.chatbot: s.messages(),
+            p.report.markdown: report_pane(view, s.lang),
+            p.report.checked: view.checked_markdown() if view is not None else "",
+            p.status.stats: view.stats_markdown() if view is not None else "",
+            p.status.line: self.line(s),
+        }
+
     def opening_frame(self, s: BrowserSession) -> Frame:
         return self.frame(s) | {self.page.state: s}
 
-    def idle_controls(self) -> Frame:
-        """Before a run streams: nothing to follow up or download until it ends."""
-        idle = gr.update(interactive=False)
-        p = self.page
-        return {
-            p.trace.followup: idle,
-            p.trace.ask: idle,
-            p.report.download_report: idle,
-            p.report.download_trace: idle,
-        }
-
-    def controls(self, s: BrowserSession) -> Frame:
-        """After a run (or Stop): downloads of what it produced, follow-up if the conversation allows."""
-        p = self.page
-        out: Frame = {p.chaos.status: chaos_text(s)}
-        files = s.export_files()
-        if files is not None:
-            out[p.report.download_report] = gr.update(value=str(files[0]), interactive=True)
-            out[p.report.download_trace] = gr.update(value=str(files[1]), interactive=True)
-        out[p.trace.followup] = out[p.trace.ask] = gr.update(interactive=s.can_follow_up)
-        return out
-
     def closing_frame(self, s: BrowserSession) -> Frame:
-        return self.frame(s) | self.controls(s)
+        return self.frame(s) | run_controls(self.page, s)
 
-    async def stream(self, s: BrowserSession, events: AsyncIterator[ev.Event]) -> AsyncGenerator[Frame, None]:
-        """Frames for a run's events. Callers wrap it in ``aclosing`` as it wraps ``batched``: on Stop
-        (CancelledError) or a closed tab (GeneratorExit at a yield) the chain closes at once, ``batched``
-        cancels the run, and the run's own ``finally`` cancels its tool calls."""
+    async def stream(
+        self, s: BrowserSession, run: ActiveRun, events: AsyncIterator[ev.Event]
+    ) -> AsyncGenerator[Frame, None]:
+        """Frames for a run's events. Stop cancels the run's pump (``run``, see :mod:`.stop`): the batches
+        end and the last frame shows the stopped trace. Callers wrap it in ``aclosing`` as it wraps
+        ``batched``: on a closed tab (GeneratorExit at a yield) or a cancelled event the chain closes at
+        once, ``batched`` cancels the run, and the run's own ``finally`` cancels its tool calls."""
         table = BreakerTable()
         try:
-            async with contextlib.aclosing(batched(events)) as batches:
+            async with contextlib.aclosing(batched(events, on_pump=run.attach)) as batches:
                 async for batch in batches:
                     for event in batch:
                         s.observe(event)
@@ -143,6 +133,13 @@ class Handlers:
                 ev.RunFailed(t=at, message="internal error: the run stopped", hint="see the server log")
             )
         yield self.frame(s, table=table)
+
+    def busy(self, s: BrowserSession) -> Frame:
+        """A second run requested while one streams (an API client, a double click): say so, and leave
+        the running one alone (its next frame restores the status line)."""
+        message = t("run_busy", s.lang)
+        gr.Warning(message)
+        return {self.page.state: s, self.page.status.line: f"{self.line(s)} · **{message}**"}
 
     def refuse(self, s: BrowserSession, message: str) -> Frame:
         gr.Warning(one_line(message, 300))  # may quote the user's input: never markup
@@ -159,15 +156,16 @@ class Handlers:
         return self.budget.admit(s.visitor, self.payer(s), lang=s.lang)
 
     async def admitted(
-        self, s: BrowserSession, admission: Admission, events: AsyncIterator[ev.Event]
+        self, s: BrowserSession, run: ActiveRun, admission: Admission, events: AsyncIterator[ev.Event]
     ) -> AsyncGenerator[Frame, None]:
         """The run's frames; however it ends (done, Stop, a closed tab) the budget gets its tokens back."""
+        view = s.view
         try:
-            async with contextlib.aclosing(self.stream(s, events)) as frames:
+            async with contextlib.aclosing(self.stream(s, run, events)) as frames:
                 async for out in frames:
                     yield out
         finally:
-            self.budget.release(admission, tokens_used=s.view.tokens_used() if s.view is not None else 0)
+            self.budget.release(admission, tokens_used=view.tokens_used() if view is not None else 0)
 
     # -- runs -----------------------------------------------------------------------------------------
 
@@ -175,6 +173,22 @@ class Handlers:
         self, target_text: str, question_text: str, session: object, request: gr.Request
     ) -> AsyncIterator[Frame]:
         s = self.session(session)
+        run = s.begin_run()
+        if run is None:
+            yield self.busy(s)
+            return
+        try:
+            async with contextlib.aclosing(
+                self._analysis(s, run, target_text, question_text, request)
+            ) as frames:
+                async for out in frames:
+                    yield out
+        finally:
+            s.end_run(run)
+
+    async def _analysis(
+        self, s: BrowserSession, run: ActiveRun, target_text: str, question_text: str, request: gr.Request
+    ) -> AsyncGenerator[Frame, None]:
         await s.close_analysis()
         s.replaying = None
         s.start_view(keep_history=False, request="\n\n".join(p for p in (target_text, question_text) if p))
@@ -199,6 +213,7 @@ class Handlers:
                 settings=s.settings,
                 breakers=s.breakers,
                 chaos=s.chaos,
+                fallback_language=s.lang,
             )
         except AgentCoreError as exc:
             self.budget.release(admission, tokens_used=0)
@@ -208,13 +223,31 @@ class Handlers:
         except BaseException:
             self.budget.release(admission, tokens_used=0)
             raise
+        if run.stopped:  # Stop came while the analysis opened: nothing ran
+            self.budget.release(admission, tokens_used=0)
+            yield self.frame(s)
+            return
         events = s.opened.analysis.run(question_text, max_total_tokens=admission.tokens)
-        async with contextlib.aclosing(self.admitted(s, admission, events)) as frames:
+        async with contextlib.aclosing(self.admitted(s, run, admission, events)) as frames:
             async for out in frames:
                 yield out
 
     async def ask_followup(self, text: str, session: object, request: gr.Request) -> AsyncIterator[Frame]:
         s = self.session(session)
+        run = s.begin_run()
+        if run is None:
+            yield self.busy(s)
+            return
+        try:
+            async with contextlib.aclosing(self._followup(s, run, text, request)) as frames:
+                async for out in frames:
+                    yield out
+        finally:
+            s.end_run(run)
+
+    async def _followup(
+        self, s: BrowserSession, run: ActiveRun, text: str, request: gr.Request
+    ) -> AsyncGenerator[Frame, None]:
         if not s.can_follow_up or not text.strip():
             yield self.refuse(s, t("status_no_followup", s.lang))
             return
@@ -227,7 +260,7 @@ class Handlers:
         s.phase = t("status_running", s.lang)
         yield self.opening_frame(s)
         events = s.opened.analysis.run(text, max_total_tokens=admission.tokens)
-        async with contextlib.aclosing(self.admitted(s, admission, events)) as frames:
+        async with contextlib.aclosing(self.admitted(s, run, admission, events)) as frames:
             async for out in frames:
                 yield out
 
@@ -235,6 +268,20 @@ class Handlers:
         self, choice: str | None, upload: str | None, speed: float, session: object
     ) -> AsyncIterator[Frame]:
         s = self.session(session)
+        run = s.begin_run()
+        if run is None:
+            yield self.busy(s)
+            return
+        try:
+            async with contextlib.aclosing(self._replay(s, run, choice, upload, speed)) as frames:
+                async for out in frames:
+                    yield out
+        finally:
+            s.end_run(run)
+
+    async def _replay(
+        self, s: BrowserSession, run: ActiveRun, choice: str | None, upload: str | None, speed: float
+    ) -> AsyncGenerator[Frame, None]:
         path = Path(upload) if upload else self.recordings.get(choice or "")
         if path is None:
             yield self.refuse(s, t("replay_choice", s.lang) + "?")
@@ -250,32 +297,40 @@ class Handlers:
         s.start_view(keep_history=False)
         s.phase = t("status_replaying", s.lang)
         yield self.opening_frame(s)
-        async with contextlib.aclosing(self.stream(s, replay(events, speed=float(speed or 1.0)))) as frames:
+        played = replay(events, speed=float(speed or 1.0))
+        async with contextlib.aclosing(self.stream(s, run, played)) as frames:
             async for out in frames:
                 yield out
-        s.phase = t("status_replayed", s.lang)
-        yield {self.page.status.line: self.line(s)}
+        if not run.stopped:
+            s.phase = t("status_replayed", s.lang)
+            yield {self.page.status.line: self.line(s)}
 
-    def stop_run(self, session: object) -> Frame:
-        """Stop's own handler: the cancelled generator can no longer yield, so this re-renders."""
+    async def stop_run(self, session: object) -> Frame:
+        """Stop's own handler: the trace turns done ("stopped") and the run is cancelled through the
+        session, requests and retries included, before the page settles on the stopped frame (which the
+        run's own handler repeats as it ends: no cancelled event, no error styling)."""
         if not isinstance(session, BrowserSession):
             return {}
-        if session.view is not None and not session.view.finished:
-            session.view.mark_stopped()
-            session.phase = t("status_stopped", session.lang)
-        return self.closing_frame(session)
+        if not await session.stop():
+            return self.closing_frame(session)  # no run streams: nothing else will render the page
+        # Light, so that it arrives at once (Gradio rebuilds every output it gets): the trace, the report,
+        # the status and the buttons. The breaker table comes with the stopped handler's last frame, the
+        # downloads with the step after it.
+        return self.panes(session) | run_buttons(self.page, session.lang, running=False)
 
-    def before_run(self) -> Frame:
-        return self.idle_controls()
+    def before_run(self, session: object) -> Frame:
+        return idle_controls(self.page, session.lang if isinstance(session, BrowserSession) else "en")
 
     def after_run(self, session: object) -> Frame:
-        return self.controls(session) if isinstance(session, BrowserSession) else {}
+        return run_controls(self.page, session) if isinstance(session, BrowserSession) else {}
 
     def after_followup(self, text: str, session: object) -> Frame:
         """Controls after a follow-up; the box is emptied only if the run took its text."""
         if not isinstance(session, BrowserSession):
             return {}
-        out = self.controls(session)
+        out = run_controls(self.page, session)
+        if session.running:
+            return out
         taken = session.view is not None and session.view.request == text
         follow = session.can_follow_up
         out[self.page.trace.followup] = (
@@ -283,98 +338,7 @@ class Handlers:
         )
         return out
 
-    # -- live table, chaos, settings, language -----------------------------------------------------------
-
-    def tick(self, session: object) -> Frame:
-        p = self.page
-        if not isinstance(session, BrowserSession):
-            return {p.status.timer: gr.update(active=False)}
-        snaps = session.breaker_snapshots()
-        session.timer_on = needs_ticking(snaps)
-        return {
-            p.status.breakers: breaker_value(snaps, session.lang),
-            p.status.timer: gr.update(active=session.timer_on),
-        }
-
-    def set_chaos(self, enabled: bool, rate: float, down: str | None, session: object) -> Frame:
-        s = self.session(session)
-        s.chaos.configure(enabled=bool(enabled), fault_rate=float(rate or 0), down_tool=down or None)
-        return {self.page.state: s, self.page.chaos.status: chaos_text(s)}
-
-    def arm_burst(self, session: object) -> Frame:
-        s = self.session(session)
-        s.chaos.arm_rate_limit_burst()
-        return {self.page.state: s, self.page.chaos.status: chaos_text(s)}
-
-    def on_provider(self, name: str) -> Frame:
-        chosen = PRESETS.get(name, PRESETS[DEFAULT_PROVIDER])
-        return {
-            self.page.settings.model: gr.update(
-                choices=list(chosen.models), value=chosen.default_model or None
-            ),
-            self.page.settings.base_url: gr.update(value="", placeholder=chosen.base_url),
-        }
-
-    def apply_settings(  # noqa: PLR0917 - Gradio passes inputs positionally
-        self,
-        provider_name: str,
-        model_name: str | None,
-        url: str,
-        key: str,
-        token: str,
-        turns: float,
-        language: str,
-        session: object,
-    ) -> Frame:
-        """Keys arrive here and go into the session's settings only: never logged nor sent back."""
-        s = self.session(session)
-        try:
-            s.apply_settings(
-                llm_provider=provider_name,
-                llm_model=model_name or "",
-                llm_base_url=url,
-                api_key=key,
-                github_token=token,
-                max_turns=int(turns),
-                report_language=language,
-            )
-        except ConfigurationError as exc:
-            gr.Warning(str(exc))
-        else:
-            gr.Info(t("settings_applied", s.lang))
-        return {self.page.state: s, self.page.status.line: self.line(s)}
-
-    def switch_language(self, choice: str, session: object) -> Frame:
-        p, s = self.page, self.session(session)
-        s.lang = ui_language(choice)
-        view = s.view
-        table = breaker_value(s.breaker_snapshots(), s.lang)
-        return self.page.labels(s.lang, hosted_target=not self.settings.allow_local_paths) | {
-            p.state: s,
-            p.status.breakers: gr.update(value=table, label=t("breakers", s.lang)),
-            p.report.markdown: (view.report_markdown() if view is not None else "")
-            or t("report_empty", s.lang),
-            p.report.checked: view.checked_markdown() if view is not None else "",
-            p.status.stats: view.stats_markdown() if view is not None else "",
-            p.status.line: self.line(s),
-        }
-
     def on_load(self, session: object, request: gr.Request) -> Frame:
         s = self.session(session)
         s.visitor = client_key(request)
         return {self.page.state: s, self.page.status.line: self.line(s)}
-
-
-def chaos_text(s: BrowserSession) -> str:
-    """One line about the session's chaos mode, in the session's language."""
-    c, lang = s.chaos.settings, s.lang
-    if not c.enabled:
-        armed = s.chaos.burst_left
-        return t("chaos_off", lang) + (t("chaos_armed", lang, count=armed) if armed else "")
-    parts = [t("chaos_on", lang, rate=f"{c.fault_rate:.0%}")]
-    if c.down_tool:
-        parts.append(t("chaos_down_now", lang, tool=c.down_tool))
-    if s.chaos.burst_left:
-        parts.append(t("chaos_burst_next", lang, count=s.chaos.burst_left))
-    parts.append(t("chaos_injected", lang, count=len(s.chaos.log)))
-    return " · ".join(parts)

@@ -155,6 +155,29 @@ _EN: Mapping[str, str] = types.MappingProxyType(
         "export_box": "Downloads",
         "retry_line": "↻ attempt {attempt} failed ({reason}); retrying in {delay:.2f}s",
         "failed": "❌ {message}",
+        "analyzing": "Analyzing…",
+        "run_busy": (
+            "An analysis is already running in this session: press Stop first, then start the next one."
+        ),
+        "report_stopped_empty": "*Stopped before the report was written.*",
+        "status_model_failed": (
+            "Done, but the model failed: {why} The deterministic writer wrote the report from the data "
+            "gathered."
+        ),
+        "model_failed_unknown": "it could not finish the report.",
+        "status_missing_github": "Done, but some GitHub data is missing: {why}",
+        "status_missing_local": "Done, but some data of the local repository is missing: {why}",
+        "failed_heading": "The analysis failed",
+        "next_step": "Next step:",
+        "failed_next_unknown": "Try again; the server log has the details.",
+        "settings_bad_url": (
+            "Not applied: the base URL must start with http:// or https:// and name a host (got “{url}”)."
+        ),
+        "settings_bad_provider": "Not applied: unknown model provider “{name}”.",
+        "settings_no_model": "Not applied: choose or type a model name.",
+        "settings_refused": "Not applied: {message}",
+        "example_target": "Repository",
+        "example_question": "Question",
     }
 )
 
@@ -280,6 +303,22 @@ _ZH: Mapping[str, str] = types.MappingProxyType(
         "export_box": "下载",
         "retry_line": "↻ 第 {attempt} 次尝试失败（{reason}）；{delay:.2f} 秒后重试",
         "failed": "❌ {message}",
+        "analyzing": "分析中……",
+        "run_busy": "本会话已有一个分析正在运行：请先按“停止”，再开始下一个。",
+        "report_stopped_empty": "*在报告写出之前已停止。*",
+        "status_model_failed": "完成，但模型出错：{why} 报告由确定性写作器根据已收集的数据写成。",
+        "model_failed_unknown": "模型未能完成报告。",
+        "status_missing_github": "完成，但缺少部分 GitHub 数据：{why}",
+        "status_missing_local": "完成，但缺少本地仓库的部分数据：{why}",
+        "failed_heading": "分析失败",
+        "next_step": "下一步：",
+        "failed_next_unknown": "请重试；服务器日志中有详细信息。",
+        "settings_bad_url": "未应用：接口地址必须以 http:// 或 https:// 开头并包含主机名（收到的是“{url}”）。",
+        "settings_bad_provider": "未应用：未知的模型提供商“{name}”。",
+        "settings_no_model": "未应用：请选择或输入一个模型名称。",
+        "settings_refused": "未应用：{message}",
+        "example_target": "仓库",
+        "example_question": "问题",
     }
 )
 

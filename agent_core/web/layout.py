@@ -49,6 +49,15 @@ def examples(settings: Settings) -> list[list[str]]:
     return rows
 
 
+def example_headers(lang: str) -> list[str]:
+    return [t("example_target", lang), t("example_question", lang)]
+
+
+def examples_update(lang: str) -> Any:
+    """The examples' columns in ``lang`` (the box around them is relabelled with the page's labels)."""
+    return gr.update(headers=example_headers(lang))
+
+
 def styled_breakers(snapshots: Sequence[BreakerSnapshot], lang: str) -> Any:
     """The breaker table as a pandas Styler: the state column coloured CLOSED/HALF_OPEN/OPEN."""
     frame = pd.DataFrame(breaker_table(snapshots, lang=lang), columns=breaker_columns(lang))
@@ -110,17 +119,19 @@ def layout(
             stats_heading = gr.Markdown(f"#### {t('stats', en)}", elem_id="stats-heading")
             stats = gr.Markdown("", elem_id="stats")
     timer = gr.Timer(TICK_SECONDS, active=False)
+    examples_box, examples_dataset = _examples(settings, target, question)
     inputs = Inputs(
         target=target,
         question=question,
         analyze=analyze,
         stop=stop,
-        examples=_examples(settings, target, question),
+        examples=examples_box,
     )
     return Page(
         state=state,
         heading=heading,
         inputs=inputs,
+        examples=examples_dataset,
         trace=TracePanel(chatbot=chatbot, followup=followup, ask=ask),
         report=report,
         status=StatusPanel(
@@ -159,18 +170,22 @@ def _inputs(settings: Settings) -> tuple[gr.Textbox, gr.Textbox, gr.Button, gr.B
         )
         with gr.Column(scale=1, min_width=120, elem_id="run-buttons"):
             analyze = gr.Button(t("analyze", en), variant="primary", elem_id="analyze")
-            stop = gr.Button(t("stop", en), variant="stop", elem_id="stop")
+            stop = gr.Button(t("stop", en), variant="stop", interactive=False, elem_id="stop")
     return target, question, analyze, stop
 
 
-def _examples(settings: Settings, target: gr.Textbox, question: gr.Textbox) -> gr.Accordion:
-    """The examples, collapsed below the results (a click fills the input bar)."""
+def _examples(
+    settings: Settings, target: gr.Textbox, question: gr.Textbox
+) -> tuple[gr.Accordion, gr.Dataset]:
+    """The examples, collapsed below the results (a click fills the input bar); the box and its table
+    (whose column headers follow the UI language)."""
     box = gr.Accordion(t("examples", "en"), open=False, elem_id="examples")
     with box:
-        gr.Examples(
+        shown = gr.Examples(
             examples=examples(settings), inputs=[target, question], label=None, api_visibility="private"
         )
-    return box
+    shown.dataset.headers = example_headers("en")
+    return box, shown.dataset
 
 
 def _report() -> ReportPanel:
@@ -300,7 +315,9 @@ def _settings(settings: Settings) -> SettingsPanel:
             ui_language = gr.Radio(
                 list(UI_LANGUAGES), value="English", label=t("ui_language", en), elem_id="ui-lang"
             )
-        apply = gr.Button(t("apply_settings", en))
+        with gr.Row():
+            apply = gr.Button(t("apply_settings", en), elem_id="apply-settings", scale=1)
+            feedback = gr.Markdown("", elem_id="settings-feedback")
     return SettingsPanel(
         box=box,
         provider=provider,
@@ -312,4 +329,5 @@ def _settings(settings: Settings) -> SettingsPanel:
         report_language=report_language,
         ui_language=ui_language,
         apply=apply,
+        feedback=feedback,
     )

@@ -89,6 +89,7 @@ class SettingsPanel:
     report_language: gr.Radio
     ui_language: gr.Radio
     apply: gr.Button
+    feedback: gr.Markdown  # Apply's outcome, next to the button
 
     def inputs(self) -> list[Any]:
         """What Apply reads, in the handler's order."""
@@ -110,6 +111,7 @@ class Page:
     state: gr.State
     heading: gr.Markdown
     inputs: Inputs
+    examples: gr.Dataset
     trace: TracePanel
     report: ReportPanel
     status: StatusPanel
@@ -126,9 +128,17 @@ class Page:
         return [self.state, self.trace.chatbot, r.markdown, s.stats, s.line, s.breakers, s.timer, r.checked]
 
     def control_outputs(self) -> list[Any]:
-        """What changes only before and after a run: follow-up, downloads, chaos status."""
-        r = self.report
-        return [self.trace.followup, self.trace.ask, r.download_report, r.download_trace, self.chaos.status]
+        """What changes only before and after a run: Analyze and Stop, follow-up, downloads, chaos status."""
+        r, i = self.report, self.inputs
+        return [
+            i.analyze,
+            i.stop,
+            self.trace.followup,
+            self.trace.ask,
+            r.download_report,
+            r.download_trace,
+            self.chaos.status,
+        ]
 
     def labels(self, lang: str, *, hosted_target: bool) -> Frame:
         """Updates that put every label of the page into ``lang``."""

@@ -1,0 +1,114 @@
+"""The handlers of the page's side panels: the live breaker table, chaos mode, settings, the language.
+
+They are quick (never queued, never public) and render through the run handlers' frames
+(:class:`~agent_core.web.handlers.Handlers`), whose session and status line they share.
+"""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from agent_core.errors import ConfigurationError
+from agent_core.llm import DEFAULT_PROVIDER, PRESETS
+from agent_core.web.breakers import breaker_value, needs_ticking
+from agent_core.web.browser_session import BrowserSession
+from agent_core.web.controls import chaos_text, form_error, run_buttons
+from agent_core.web.handlers import Handlers
+from agent_core.web.i18n import t, ui_language
+from agent_core.web.layout import examples_update
+from agent_core.web.markdown import one_line
+from agent_core.web.outcome import report_pane
+from agent_core.web.page import Frame
+
+
+class PanelHandlers:
+    """Breaker table ticks, chaos mode, settings and language; one per app, like :class:`Handlers`."""
+
+    def __init__(self, runs: Handlers) -> None:
+        self.runs = runs
+        self.page = runs.page
+
+    def tick(self, session: object) -> Frame:
+        p = self.page
+        if not isinstance(session, BrowserSession):
+            return {p.status.timer: gr.update(active=False)}
+        snaps = session.breaker_snapshots()
+        session.timer_on = needs_ticking(snaps)
+        return {
+            p.status.breakers: breaker_value(snaps, session.lang),
+            p.status.timer: gr.update(active=session.timer_on),
+        }
+
+    def set_chaos(self, enabled: bool, rate: float, down: str | None, session: object) -> Frame:
+        s = self.runs.session(session)
+        s.chaos.configure(enabled=bool(enabled), fault_rate=float(rate or 0), down_tool=down or None)
+        return {self.page.state: s, self.page.chaos.status: chaos_text(s)}
+
+    def arm_burst(self, session: object) -> Frame:
+        s = self.runs.session(session)
+        s.chaos.arm_rate_limit_burst()
+        return {self.page.state: s, self.page.chaos.status: chaos_text(s)}
+
+    def on_provider(self, name: str) -> Frame:
+        chosen = PRESETS.get(name, PRESETS[DEFAULT_PROVIDER])
+        return {
+            self.page.settings.model: gr.update(
+                choices=list(chosen.models), value=chosen.default_model or None
+            ),
+            self.page.settings.base_url: gr.update(value="", placeholder=chosen.base_url),
+        }
+
+    def apply_settings(  # noqa: PLR0917 - Gradio passes inputs positionally
+        self,
+        provider_name: str,
+        model_name: str | None,
+        url: str,
+        key: str,
+        token: str,
+        turns: float,
+        language: str,
+        session: object,
+    ) -> Frame:
+        """Check the form, then apply it to the session; the outcome shows next to the button.
+
+        Keys arrive here and go into the session's settings only: never logged nor sent back."""
+        s = self.runs.session(session)
+        error = form_error(provider_name, model_name, url, s.lang)
+        if error is None:
+            try:
+                s.apply_settings(
+                    llm_provider=provider_name,
+                    llm_model=model_name or "",
+                    llm_base_url=url,
+                    api_key=key,
+                    github_token=token,
+                    max_turns=int(turns),
+                    report_language=language,
+                )
+            except ConfigurationError as exc:
+                error = t("settings_refused", s.lang, message=one_line(str(exc), 300))
+        # Next to the button, not a toast: this handler is not queued, and Gradio shows no toast for it.
+        feedback = f"❌ {error}" if error is not None else f"✅ {t('settings_applied', s.lang)}"
+        p = self.page
+        return {p.state: s, p.status.line: self.runs.line(s), p.settings.feedback: feedback}
+
+    def switch_language(self, choice: str, session: object) -> Frame:
+        p, s = self.page, self.runs.session(session)
+        s.lang = ui_language(choice)
+        view = s.view
+        table = breaker_value(s.breaker_snapshots(), s.lang)
+        hosted_target = not self.runs.settings.allow_local_paths
+        return (
+            p.labels(s.lang, hosted_target=hosted_target)
+            | run_buttons(p, s.lang, running=s.running)
+            | {
+                p.state: s,
+                p.status.breakers: gr.update(value=table, label=t("breakers", s.lang)),
+                p.report.markdown: report_pane(view, s.lang),
+                p.report.checked: view.checked_markdown() if view is not None else "",
+                p.status.stats: view.stats_markdown() if view is not None else "",
+                p.status.line: self.runs.line(s),
+                p.chaos.status: chaos_text(s),
+                p.examples: examples_update(s.lang),
+            }
+        )
