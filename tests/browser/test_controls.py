@@ -215,6 +215,7 @@ def test_after_a_failure_the_report_explains_it_and_cannot_be_downloaded(page: A
     assert "not found or private on GitHub" in report, report
     assert "The report appears here" not in report
     page.wait_for_function(ENABLED, arg="#analyze")
+    page.get_by_text("Downloads", exact=True).click()  # collapsed under the report
     assert page.is_disabled("#dl-report button, button#dl-report")
     assert not page.is_disabled("#dl-trace button, button#dl-trace")
 
@@ -223,6 +224,8 @@ def test_in_chinese_the_whole_page_and_the_report_are_chinese(page: Any) -> None
     page.get_by_role("button", name="Settings ▼").click()
     page.check("#ui-lang input[value='中文']")
     page.wait_for_function("() => document.querySelector('#analyze').innerText.includes('分析')")
+    page.get_by_text("示例", exact=True).click()  # collapsed at the bottom of the page
+    page.wait_for_function("() => document.querySelector('#examples').innerText.includes('仓库')")
     examples = page.inner_text("#examples")
     assert "示例" in examples and "仓库" in examples and "问题" in examples, examples
     page.get_by_text("混沌模式（仅本会话）").click()
