@@ -100,6 +100,14 @@ class TerminalRenderer:
                 logger.debug("rate limit %s/%s", event.remaining, event.limit)
             case ev.Notice():
                 self._line(self._c(_YELLOW if event.level == "warning" else _DIM, f"ℹ {event.message}"))
+            case ev.DiagramDrawn():
+                made = "proposed by the model" if event.source == "model" else "built from the tree"
+                why = f" ({event.note})" if event.note else ""
+                self._line(
+                    self._c(
+                        _DIM, f"🗺 diagram of {event.repo}: {made}, {len(event.components)} components{why}"
+                    )
+                )
             case ev.ClaimsChecked():
                 self._line()
                 self._line(

@@ -24,6 +24,7 @@ from typing import assert_never
 
 from agent_core import events as ev
 from agent_core.report.claims import annotate
+from agent_core.report.diagram import compile_mermaid, graph_of
 from agent_core.report.export import full_report
 from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.web.breakers import breaker_label
@@ -48,6 +49,9 @@ class TraceView:
         self.stopped = False
         self.claims: ev.ClaimsChecked | None = None  # the app's check of the report, before run_finished
         self._annotated: str | None = None
+        self._diagrams: list[
+            str
+        ] = []  # the Mermaid the app compiled from ``diagram`` events: shown as diagrams
         self.events: list[ev.Event] = []
         self._items: list[Item] = []
         self._steps: dict[int, Step] = {}
@@ -97,8 +101,8 @@ class TraceView:
                 self._stats.rate_limit = (event.remaining, event.limit, event.reset_at)
             case ev.Notice():
                 self._notice(event)
-            case ev.ClaimsChecked():
-                self.claims = event
+            case ev.ClaimsChecked() | ev.DiagramDrawn():
+                self._app_said(event)
             case ev.RunFinished() | ev.RunFailed():
                 self._end(event)
             case _:
@@ -245,6 +249,29 @@ class TraceView:
         body = safe_markdown(event.message) if title.endswith("…") else ""
         self._nested(Item(title=title, body=body))
 
+    def _app_said(self, event: ev.ClaimsChecked | ev.DiagramDrawn) -> None:
+        """The app's own parts of a report: its claim check, its diagrams."""
+        if isinstance(event, ev.ClaimsChecked):
+            self.claims = event
+        else:
+            self._diagram(event)
+
+    def _diagram(self, event: ev.DiagramDrawn) -> None:
+        """The app compiles the event's graph itself: that text, and only that, renders as a diagram."""
+        self._diagrams.append(compile_mermaid(graph_of(event)))
+        self._annotated = None
+        self._stats.tokens_in += event.prompt_tokens
+        self._stats.tokens_out += event.completion_tokens
+        count = len(event.components)
+        if event.source == "model":
+            title = t("diagram_model", self.lang, components=count, attempts=event.attempts)
+        else:
+            title = t("diagram_tree", self.lang, components=count)
+        lines = [one_line(event.note, 300)] if event.note else []
+        if event.dropped:
+            lines.append(one_line(t("diagram_dropped", self.lang, paths=", ".join(event.dropped)), 300))
+        self._nested(Item(title=one_line(title, 160), body="\n\n".join(lines)))
+
     def _nested(self, item: Item) -> None:
         """Inside the step that is running, else at the top level."""
         step = self._current
@@ -310,7 +337,8 @@ class TraceView:
         permalinks (the app's claim check), rendered once."""
         if isinstance(self.result, ev.RunFinished) and self.claims is not None:
             if self._annotated is None:
-                self._annotated = safe_markdown(annotate(self.result.report, self.claims).strip())
+                report = annotate(self.result.report, self.claims).strip()
+                self._annotated = safe_markdown(report, diagrams=self._diagrams)
             return self._annotated
         return self._answer_md.value()
 
