@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from agent_core.events import Component, Relation
-from agent_core.report.diagram import Graph, cap
+from agent_core.report.diagram import MAX_NODES, Graph, cap
 from agent_core.report.facts import TEST_DIRS, Facts
 from agent_core.report.words import Language, Words
 
@@ -88,35 +88,39 @@ _WORDS: Mapping[Language, _Words] = {
 
 
 def tree_graph(facts: Facts, words: Words) -> Graph:
-    """The deterministic diagram of one repository (no components when no file path is known)."""
+    """The deterministic diagram of one repository (no components when no file path is known): the
+    packages first, then tests, docs and CI, then entry points, then examples and tooling, as many of the
+    last two kinds as leave room under the node cap."""
     said = _WORDS[words.language]
     packages = _packages(facts)
-    sizes = {p: sum(1 for f in facts.paths if f.startswith(p + "/")) for p in packages}
-    packages.sort(key=lambda p: (-sizes[p], p))
     main = packages[0] if packages else None
-    components = [Component(name=_name(p), path=p, role=said.package) for p in packages]
-    relations = _import_relations(facts, packages, said)
-    for path in _entry_points(facts, packages):
-        components.append(Component(name=_name(path), path=path, role=said.entry))
-        owner = _owner(path, packages) or main
-        if owner is not None and not any(r.source == path for r in relations):
-            relations.append(Relation(source=path, target=owner, label=said.starts))
+    entries = [Component(name=p, path=p, role=said.entry) for p in _entry_points(facts, packages)]
+    relations = _import_relations(facts, packages, [e.path for e in entries], said)
+    for entry in entries:
+        owner = _owner(entry.path, packages) or main
+        if owner is not None and not any(r.source == entry.path for r in relations):
+            relations.append(Relation(source=entry.path, target=owner, label=said.starts))
     tested = {r.source for r in relations}
+    kept, extras = [], []
     for path, kind in _special(facts):
         role = words.roles.get(kind, kind)
-        components.append(Component(name="CI" if kind == "ci" else _name(path), path=path, role=role))
+        component = Component(name="CI" if kind == "ci" else _name(path), path=path, role=role)
+        (kept if kind in ("tests", "docs", "ci") else extras).append(component)
         if kind == "ci":
-            target = facts.tests_dir if facts.tests_dir in {c.path for c in components} else main
-            relations.append(Relation(source=path, target=target or path, label=said.runs))
+            relations.append(Relation(source=path, target=facts.tests_dir or main or path, label=said.runs))
         elif kind == "tests" and path not in tested:
             relations += [Relation(source=path, target=p, label=said.tests) for p in packages[:3]]
         elif main is not None and kind != "tests":
             label = said.documents if kind == "docs" else said.uses
             relations.append(Relation(source=path, target=main, label=label))
+    room = max(1, MAX_NODES - len(packages) - len(kept))
+    entries = entries[:room]
+    extras = extras[: max(0, room - len(entries))]
+    components = [Component(name=_name(p), path=p, role=said.package) for p in packages]
     graph = Graph(
         repo=facts.evidence.repo.full_name,
         source="tree",
-        components=tuple(components),
+        components=(*components, *kept, *entries, *extras),
         relations=tuple(relations),
         commit=analysed_commit(facts),
         link_base=repository_url(facts),
@@ -149,8 +153,9 @@ def _is_code(path: str) -> bool:
 
 
 def _packages(facts: Facts) -> list[str]:
-    """Folders that hold code and are not tests, docs, tooling...: top level (one down in containers);
-    a single one with several code folders inside is shown as those."""
+    """Folders that hold code and are not tests, docs, tooling...: top level (one down in containers),
+    most code first; with three or fewer, the main one's code folders are shown instead of it (and it
+    too, when it has code of its own)."""
     code_dirs = {posixpath.dirname(p) for p in facts.paths if _is_code(p)}
 
     def holds_code(folder: str) -> bool:
@@ -159,17 +164,22 @@ def _packages(facts: Facts) -> list[str]:
     def candidates(folders: Sequence[str]) -> list[str]:
         return [d for d in folders if holds_code(d) and not _ignored(d.rsplit("/", 1)[-1])]
 
+    def code_files(folder: str) -> int:
+        return sum(1 for p in facts.paths if p.startswith(folder + "/") and _is_code(p))
+
     top = [d for d in facts.dirs if "/" not in d]
     found: list[str] = []
     for folder in candidates(top):
         inner = candidates([d for d in facts.dirs if posixpath.dirname(d) == folder])
         found += inner if folder.lower() in _CONTAINERS and inner else [folder]
-    if len(found) == 1:
+    found.sort(key=lambda p: (-code_files(p), p))
+    if found and len(found) <= 3:  # few packages: the main one's inside says more
         inner = candidates([d for d in facts.dirs if posixpath.dirname(d) == found[0]])
         if len(inner) >= 2:
             own = any(posixpath.dirname(p) == found[0] and _is_code(p) for p in facts.paths)
-            found = [found[0], *inner] if own else inner
-    return found
+            inner.sort(key=lambda p: (-code_files(p), p))
+            found = [*([found[0]] if own else []), *inner, *found[1:]]
+    return found[:MAX_NODES]
 
 
 def _ignored(name: str) -> bool:
@@ -197,7 +207,7 @@ def _entry_points(facts: Facts, packages: Sequence[str]) -> list[str]:
     """Files that start the program: declared scripts of a pyproject.toml read, then well-known names at
     the top level or at a package's top."""
     declared = list(_declared_scripts(facts))
-    tops = {"", *packages, *(posixpath.dirname(p) for p in packages)}
+    tops = {"", *(p for p in packages if _owner(p, [q for q in packages if q != p]) is None)}
     named = [
         p
         for p in facts.paths
@@ -230,9 +240,11 @@ _JS_IMPORT = re.compile(r"""(?:\bfrom\s*|\brequire\(\s*|\bimport\(?\s*)["'](\.{1
 _GO_IMPORT = re.compile(r'^\s*(?:import\s+)?(?:[\w.]+\s+)?"([\w.\-/]+)"\s*$', re.M)
 
 
-def _import_relations(facts: Facts, packages: Sequence[str], said: _Words) -> list[Relation]:
+def _import_relations(
+    facts: Facts, packages: Sequence[str], entries: Sequence[str], said: _Words
+) -> list[Relation]:
     """``imports`` arrows between the components that the files read show (most imports first)."""
-    owners = [*packages, *(d for d, _kind in _special(facts))]
+    owners = [*packages, *entries, *(d for d, _kind in _special(facts))]
     counts: Counter[tuple[str, str]] = Counter()
     for path, content in facts.evidence.files.items():
         source = _owner(path, owners) or (path if _is_code(path) and "/" not in path else None)
