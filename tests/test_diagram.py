@@ -88,7 +88,15 @@ async def test_the_tree_graph_shows_packages_tests_docs_ci_entry_points_and_impo
     facts = build_facts(gather(run.opened.analysis.scope[0], run.opened.analysis.toolbox.results, EN))
     offline = tree_graph(facts, EN)
     paths = {c.path for c in offline.components}
-    assert {"shop/core", "shop/payments", "shop/web", "frontend", "tests", "docs", ".github/workflows"} <= paths
+    assert {
+        "shop/core",
+        "shop/payments",
+        "shop/web",
+        "frontend",
+        "tests",
+        "docs",
+        ".github/workflows",
+    } <= paths
     assert all(p in facts.paths or p in facts.dirs for p in paths)
     assert offline.commit is not None and re.fullmatch(r"[0-9a-f]{40}", offline.commit)
     assert offline.link_base == "https://github.com/acme/shop"
@@ -119,7 +127,9 @@ def test_javascript_relative_imports_count_too() -> None:
     from agent_core.report.diagram_tree import _imported
 
     facts = build_facts(gather(ev_repo(), [], EN))
-    assert list(_imported("web/src/index.ts", 'import a from "./api/x";\nconst b = require("../lib/y")', facts)) == [
+    assert list(
+        _imported("web/src/index.ts", 'import a from "./api/x";\nconst b = require("../lib/y")', facts)
+    ) == [
         "web/src/api/x",
         "web/lib/y",
     ]
@@ -138,7 +148,7 @@ HOSTILE = [
     "b`]]\n%%{init: {'securityLevel': 'loose'}}%%",
     "<img src=x onerror=alert(1)>",
     "c]) --> evil[(x",
-    "d;click n1 href \"javascript:alert(1)\"",
+    'd;click n1 href "javascript:alert(1)"',
     "e#quot;#35;&amp;|{}",
     "数据层 · données ✓",
 ]
@@ -149,7 +159,9 @@ def test_hostile_names_compile_to_valid_mermaid_with_nothing_injected() -> None:
     relations = tuple(
         Relation(source=f"p{i}", target=f"p{i + 1}", label=HOSTILE[i]) for i in range(len(HOSTILE) - 1)
     )
-    text = compile_mermaid(Graph(repo="acme/shop", source="model", components=components, relations=relations))
+    text = compile_mermaid(
+        Graph(repo="acme/shop", source="model", components=components, relations=relations)
+    )
     assert_valid_mermaid(text)
     lines = text.splitlines()
     assert len(lines) == 1 + len(HOSTILE) + len(HOSTILE) - 1  # one statement per node and per arrow
@@ -209,7 +221,9 @@ PROPOSAL = {
     ],
 }
 FIXED = {**PROPOSAL, "components": [c for c in PROPOSAL["components"] if c["path"] != "shop/billing"]}
-REPORT = "# acme/shop\n\n## Overview\nA shop ([app](https://github.com/acme/shop/blob/main/shop/web/app.py)).\n"
+REPORT = (
+    "# acme/shop\n\n## Overview\nA shop ([app](https://github.com/acme/shop/blob/main/shop/web/app.py)).\n"
+)
 
 
 async def test_the_model_proposes_unknown_paths_are_dropped_and_said_back_once(
@@ -228,10 +242,17 @@ async def test_the_model_proposes_unknown_paths_are_dropped_and_said_back_once(
         first, retry = server.chat_requests[-2:]
     assert first.body is not None and "tools" not in first.body  # a call of its own, without tools
     feedback = retry.messages[-1]["content"]
-    assert retry.messages[-1]["role"] == "user" and "shop/billing" in feedback and "not in the tree" in feedback
+    assert (
+        retry.messages[-1]["role"] == "user" and "shop/billing" in feedback and "not in the tree" in feedback
+    )
     assert "shop/core/" in first.messages[-1]["content"]  # the tree's paths are listed for it
     (diagram,) = run.of(ev.DiagramDrawn)
-    assert (diagram.source, diagram.attempts, diagram.dropped, diagram.note) == ("model", 2, ("shop/billing",), None)
+    assert (diagram.source, diagram.attempts, diagram.dropped, diagram.note) == (
+        "model",
+        2,
+        ("shop/billing",),
+        None,
+    )
     assert [c.path for c in diagram.components] == ["shop/core", "shop/payments", "shop/web"]
     assert (diagram.prompt_tokens, diagram.completion_tokens) == (1100, 150)
     finished = run.finished
@@ -255,9 +276,16 @@ async def test_the_model_proposes_unknown_paths_are_dropped_and_said_back_once(
 
 
 async def test_garbage_twice_falls_back_to_the_tree_graph(shop: GitHubEmulator, tmp_path: Path) -> None:
-    turns = [*explore(), Turn.final(REPORT), Turn.final("Sure! The architecture is great."), Turn.final("{not json")]
+    turns = [
+        *explore(),
+        Turn.final(REPORT),
+        Turn.final("Sure! The architecture is great."),
+        Turn.final("{not json"),
+    ]
     with ScriptedModelServer(turns) as server:
-        run = await run_once(make_settings(shop, tmp_path, server, diagram_from_model=True), target="acme/shop")
+        run = await run_once(
+            make_settings(shop, tmp_path, server, diagram_from_model=True), target="acme/shop"
+        )
         server.assert_exhausted()
     (diagram,) = run.of(ev.DiagramDrawn)
     assert (diagram.source, diagram.attempts) == ("tree", 2)
