@@ -250,6 +250,7 @@ class DiagramDrawn:
     note: str | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    language: Literal["en", "zh"] = "en"  # the report's, which names and roles are in
 
 
 @dataclass(frozen=True, kw_only=True)

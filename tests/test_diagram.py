@@ -258,21 +258,22 @@ async def test_the_model_proposes_unknown_paths_are_dropped_and_said_back_once(
     finished = run.finished
     assert (finished.stats.prompt_tokens, finished.stats.completion_tokens) == (900 + 1100, 100 + 150)
     assert run.kinds.index("diagram") < run.kinds.index("claims_checked")  # the app's part, before the check
-    graph = graph_of(diagram)
-    mermaid = compile_mermaid(graph)
-    assert finished.report.startswith(REPORT.rstrip())
-    assert f"## Architecture diagram\n\n```mermaid\n{mermaid}\n```" in finished.report
-    assert f"https://github.com/acme/shop/tree/{diagram.commit}/shop/payments" in finished.report
+    mermaid = compile_mermaid(graph_of(diagram))
     assert_valid_mermaid(mermaid)
-    # The claim check leaves the app's diagram alone: nothing in it is a claim, least of all a contradicted one.
+    assert finished.report == REPORT.strip()  # the model's text as it wrote it: the diagram travels beside
+    # The claim check holds the model's words only: nothing of the app's diagram is a claim.
     (check,) = run.of(ev.ClaimsChecked)
-    at = finished.report.index("## Architecture diagram")
-    assert check.contradicted == 0 and all(c.start < at for c in check.claims)
-    # The page shows that Mermaid, compiled by the app from the event, as a diagram.
+    assert check.contradicted == 0
+    # The page appends the section and draws that Mermaid, compiled by the app from the event; the .md
+    # export has it before the app's appendix.
     view = TraceView()
     for event in run.events:
         view.apply(event)
-    assert f"```mermaid\n{mermaid}\n```" in view.report_markdown()
+    shown = view.report_markdown()
+    assert f"## Architecture diagram\n\n```mermaid\n{mermaid}\n```" in shown
+    assert f"https://github.com/acme/shop/tree/{diagram.commit}/shop/payments" in shown
+    exported = view.export_text()
+    assert exported.index(f"```mermaid\n{mermaid}\n```") < exported.index("\n---\n")
 
 
 async def test_garbage_twice_falls_back_to_the_tree_graph(shop: GitHubEmulator, tmp_path: Path) -> None:
@@ -291,7 +292,10 @@ async def test_garbage_twice_falls_back_to_the_tree_graph(shop: GitHubEmulator, 
     assert (diagram.source, diagram.attempts) == ("tree", 2)
     assert diagram.note is not None and "not a JSON object" in diagram.note
     assert {"shop/core", "shop/web", "tests"} <= {c.path for c in diagram.components}
-    assert compile_mermaid(graph_of(diagram)) in run.finished.report
+    view = TraceView()
+    for event in run.events:
+        view.apply(event)
+    assert f"```mermaid\n{compile_mermaid(graph_of(diagram))}\n```" in view.report_markdown()
 
 
 async def test_the_offline_report_has_the_section_and_the_check_ignores_it(

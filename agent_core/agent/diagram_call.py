@@ -11,8 +11,9 @@
 
 The call goes through the model's breaker and its tokens count in the run's usage and budget like every
 model turn's. The app compiles the graph to Mermaid itself (:mod:`agent_core.report.diagram`): the
-model's text never reaches the page as a diagram. Its report gets the diagram appended as the section
-the report's table names (:data:`~agent_core.report.sections.DIAGRAM`).
+model's text never reaches the page as a diagram. The graphs travel beside the model's report as
+``diagram`` events; each consumer appends them as the section the report's table names
+(:func:`agent_core.report.export.diagram_section`), like the app's other parts of a report.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from agent_core.llm import TurnComplete, Usage, estimate_messages
 from agent_core.report.diagram import Graph, Proposal, cap, check_proposal, diagram_block, parse_proposal
 from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import Facts, build_facts, gather
-from agent_core.report.sections import DIAGRAM
 from agent_core.report.words import Words
 from agent_core.report.words_en import EN
 from agent_core.report.words_zh import ZH
@@ -63,6 +63,7 @@ def diagram_event(run: Run, graph: Graph, **what: Any) -> ev.DiagramDrawn:
         relations=graph.relations,
         commit=graph.commit,
         link_base=graph.link_base,
+        language=run.language,
         **what,
     )
 
@@ -70,18 +71,6 @@ def diagram_event(run: Run, graph: Graph, **what: Any) -> ev.DiagramDrawn:
 def diagram_texts(graphs: Sequence[Graph], run: Run) -> list[str]:
     """The diagrams' Markdown as it stands in the report (what the claim check leaves alone)."""
     return ["\n".join(diagram_block(g, _words(run))) for g in graphs if g.components]
-
-
-def with_diagrams(report: str, graphs: Sequence[Graph], run: Run) -> str:
-    """A model's report with the app's diagram section appended (one sub-heading per repository when
-    there are several)."""
-    words = _words(run)
-    out = [report.rstrip(), "", f"## {DIAGRAM.title(run.language)}", ""]
-    for graph in graphs:
-        if len(graphs) > 1:
-            out += [f"### {graph.repo}", ""]
-        out += [*diagram_block(graph, words), ""]
-    return "\n".join(out).rstrip() + "\n"
 
 
 async def model_diagrams(run: Run, driver: ModelDriver, report: str) -> Step[list[Graph]]:

@@ -35,8 +35,8 @@ async def finish(
     run: Run, report: str, *, writer: Writer, cost_usd: float | None, diagrams: Sequence[Graph] | None = None
 ) -> AsyncIterator[ev.Event]:
     """Stream a written report (planner, fallback) as a report turn, then ``run_finished``. ``diagrams``:
-    the graphs of a model's report, already announced (and appended to it); a written report has the
-    tree's (its table renders them), announced here."""
+    the graphs of a model's report, already announced (consumers append them); a written report has the
+    tree's in it (its table renders them), announced here so that consumers know them as the app's."""
     problems = run.data_problems()
     if writer == "model":
         if not gathered_anything(run):

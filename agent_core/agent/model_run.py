@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 
 from agent_core import events as ev
-from agent_core.agent.diagram_call import model_diagrams, with_diagrams
+from agent_core.agent.diagram_call import model_diagrams
 from agent_core.agent.endings import (
     failed,
     finish,
@@ -81,8 +81,9 @@ async def model_run(run: Run, driver: ModelDriver) -> AsyncIterator[ev.Event]:
 
 
 async def _finish_model(run: Run, driver: ModelDriver, report: str) -> AsyncIterator[ev.Event]:
-    """The model's report, with the app's architecture diagram section appended (not to a follow-up's
-    answer: the first report has it), to its end."""
+    """The model's report to its end, after the app's architecture diagrams (not for a follow-up's
+    answer: the first report has them). They travel beside the report, as ``diagram`` events, and each
+    consumer appends them (:func:`agent_core.report.export.diagram_section`)."""
     graphs: list[Graph] = []
     if not run.follow_up:
         async for item in model_diagrams(run, driver, report):
@@ -90,7 +91,6 @@ async def _finish_model(run: Run, driver: ModelDriver, report: str) -> AsyncIter
                 graphs = item.value
             else:
                 yield item
-        report = with_diagrams(report, graphs, run)
     async for event in finish(run, report, writer="model", cost_usd=driver.cost(run), diagrams=graphs):
         yield event
 

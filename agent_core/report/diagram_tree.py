@@ -101,7 +101,8 @@ def tree_graph(facts: Facts, words: Words) -> Graph:
         if owner is not None and not any(r.source == entry.path for r in relations):
             relations.append(Relation(source=entry.path, target=owner, label=said.starts))
     tested = {r.source for r in relations}
-    kept, extras = [], []
+    kept: list[Component] = []
+    extras: list[Component] = []
     for path, kind in _special(facts):
         role = words.roles.get(kind, kind)
         component = Component(name="CI" if kind == "ci" else _name(path), path=path, role=role)

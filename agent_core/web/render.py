@@ -25,14 +25,24 @@ from typing import assert_never
 from agent_core import events as ev
 from agent_core.report.claims import annotate
 from agent_core.report.diagram import compile_mermaid, graph_of
-from agent_core.report.export import full_report
+from agent_core.report.export import diagram_section, full_report
+from agent_core.report.words import Language
 from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.web.breakers import breaker_label
 from agent_core.web.checked import checked_markdown
 from agent_core.web.i18n import t
 from agent_core.web.markdown import MarkdownStream, fenced, one_line, safe_markdown
 from agent_core.web.stats import LiveStats
-from agent_core.web.trace_items import BreakerRow, Call, Item, Message, Step, call_badges, short_args
+from agent_core.web.trace_items import (
+    BreakerRow,
+    Call,
+    Item,
+    Message,
+    Step,
+    call_badges,
+    diagram_item,
+    short_args,
+)
 
 # ------------------------------------------------------------------------------------------ the view
 
@@ -49,9 +59,8 @@ class TraceView:
         self.stopped = False
         self.claims: ev.ClaimsChecked | None = None  # the app's check of the report, before run_finished
         self._annotated: str | None = None
-        self._diagrams: list[
-            str
-        ] = []  # the Mermaid the app compiled from ``diagram`` events: shown as diagrams
+        self._diagrams: list[ev.DiagramDrawn] = []
+        self._mermaid: list[str] = []  # compiled by the app from the diagrams: shown as diagrams
         self.events: list[ev.Event] = []
         self._items: list[Item] = []
         self._steps: dict[int, Step] = {}
@@ -250,27 +259,17 @@ class TraceView:
         self._nested(Item(title=title, body=body))
 
     def _app_said(self, event: ev.ClaimsChecked | ev.DiagramDrawn) -> None:
-        """The app's own parts of a report: its claim check, its diagrams."""
+        """The app's own parts of a report: its claim check; its diagrams, whose graphs the app compiles
+        itself (that text, and only that, renders as a diagram)."""
         if isinstance(event, ev.ClaimsChecked):
             self.claims = event
-        else:
-            self._diagram(event)
-
-    def _diagram(self, event: ev.DiagramDrawn) -> None:
-        """The app compiles the event's graph itself: that text, and only that, renders as a diagram."""
-        self._diagrams.append(compile_mermaid(graph_of(event)))
+            return
+        self._diagrams.append(event)
+        self._mermaid.append(compile_mermaid(graph_of(event)))
         self._annotated = None
         self._stats.tokens_in += event.prompt_tokens
         self._stats.tokens_out += event.completion_tokens
-        count = len(event.components)
-        if event.source == "model":
-            title = t("diagram_model", self.lang, components=count, attempts=event.attempts)
-        else:
-            title = t("diagram_tree", self.lang, components=count)
-        lines = [one_line(event.note, 300)] if event.note else []
-        if event.dropped:
-            lines.append(one_line(t("diagram_dropped", self.lang, paths=", ".join(event.dropped)), 300))
-        self._nested(Item(title=one_line(title, 160), body="\n\n".join(lines)))
+        self._nested(diagram_item(event, self.lang))
 
     def _nested(self, item: Item) -> None:
         """Inside the step that is running, else at the top level."""
@@ -333,14 +332,24 @@ class TraceView:
 
     def report_markdown(self) -> str:
         """The report, safe to hand to ``gr.Markdown``: rendered as it streams (once per added line), and
-        once the run ended, with its contradicted claims marked where they stand and its links at their
-        permalinks (the app's claim check), rendered once."""
+        once the run ended, with its contradicted claims marked where they stand, its links at their
+        permalinks (the app's claim check) and, after a model's report, the app's diagrams, rendered once."""
         if isinstance(self.result, ev.RunFinished) and self.claims is not None:
             if self._annotated is None:
                 report = annotate(self.result.report, self.claims).strip()
-                self._annotated = safe_markdown(report, diagrams=self._diagrams)
+                if self._appended():
+                    report += "\n\n" + diagram_section(self._appended(), self._diagrams[0].language)
+                self._annotated = safe_markdown(report.strip(), diagrams=self._mermaid)
             return self._annotated
         return self._answer_md.value()
+
+    def _appended(self) -> list[ev.DiagramDrawn]:
+        """The diagrams the app appends to the report: a model's (a written report has them in it)."""
+        return (
+            self._diagrams
+            if isinstance(self.result, ev.RunFinished) and self.result.writer == "model"
+            else []
+        )
 
     def checked_markdown(self) -> str:
         """The app's panel beside the report: key facts, data gaps, the claim check."""
@@ -348,10 +357,12 @@ class TraceView:
         return checked_markdown(self.claims, reasons, self.lang, finished=self.finished)
 
     def export_text(self) -> str:
-        """The ``.md`` export: the report and the app's appendix (key facts, data gaps, claim check)."""
+        """The ``.md`` export: the report, a model's report's diagrams, and the app's appendix (key facts,
+        data gaps, claim check)."""
         if isinstance(self.result, ev.RunFinished):
             reasons = self.result.degraded_reasons
-            return full_report(self.result.report, self.claims, reasons, "zh" if self.lang == "zh" else "en")
+            lang: Language = "zh" if self.lang == "zh" else "en"
+            return full_report(self.result.report, self.claims, reasons, lang, diagrams=self._appended())
         return self.report_text()
 
     def stats_rows(self) -> list[tuple[str, str]]:

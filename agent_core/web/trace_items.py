@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent_core import events as ev
-from agent_core.web.markdown import MarkdownStream, fenced, format_age
+from agent_core.web.i18n import t
+from agent_core.web.markdown import MarkdownStream, fenced, format_age, one_line
 
 Message = dict[str, Any]
 Status = Literal["pending", "done"]
@@ -125,3 +126,16 @@ def call_badges(event: ev.ToolCallFinished) -> list[str]:
     elif not event.ok:
         badges.append("error")
     return badges
+
+
+def diagram_item(event: ev.DiagramDrawn, lang: str) -> Item:
+    """What happened to a report's diagram: the model's (its calls) or the tree's (and why), dropped paths."""
+    count = len(event.components)
+    if event.source == "model":
+        title = t("diagram_model", lang, components=count, attempts=event.attempts)
+    else:
+        title = t("diagram_tree", lang, components=count)
+    lines = [one_line(event.note, 300)] if event.note else []
+    if event.dropped:
+        lines.append(one_line(t("diagram_dropped", lang, paths=", ".join(event.dropped)), 300))
+    return Item(title=one_line(title, 160), body="\n\n".join(lines))
