@@ -324,3 +324,28 @@ def test_only_the_apps_own_mermaid_renders_as_a_diagram() -> None:
     assert shown.count("```mermaid") == 1 and f"```mermaid\n{mine}\n```" in shown
     assert "```text\n" + forged in shown and "- ```text" in shown and "~~~ text" in shown
     assert "mermaid" not in safe_markdown(text).lower().replace("mermaid\n", "")
+
+
+def test_the_diagram_event_round_trips_and_stands_outside_turns() -> None:
+    from agent_core.grammar import grammar_errors
+
+    diagram = ev.DiagramDrawn(
+        t=1.0,
+        repo="acme/shop",
+        source="model",
+        components=(Component(name="core", path="shop/core", role="cart"),),
+        relations=(Relation(source="shop/core", target="shop/core", label="self"),),
+        commit="a" * 40,
+        link_base="https://github.com/acme/shop",
+        attempts=2,
+        dropped=("shop/ghost",),
+        prompt_tokens=10,
+        completion_tokens=2,
+        language="zh",
+    )
+    assert ev.event_from_dict(json.loads(ev.dumps_event(diagram))) == diagram
+    start = ev.RunStarted(t=0.0, run_id="r", targets=("acme/shop",), question="", model="m", mode="model")
+    end = ev.RunFinished(t=2.0, report="r", degraded=False)
+    turn = [ev.TurnStarted(t=0.5, turn=1), diagram, ev.TurnFinished(t=1.5, turn=1, tool_calls=0)]
+    assert grammar_errors([start, diagram, end]) == []
+    assert grammar_errors([start, *turn, end]) == ["event 2 (diagram): a diagram inside open turn 1"]

@@ -80,6 +80,7 @@ FACT_LABELS = {
 def diagram_section(diagrams: Sequence[ev.DiagramDrawn], language: Language = "en") -> str:
     """The architecture diagram section the app appends to a model's report ("" without diagrams): the
     report table's title, then each repository's diagram (under its name when there are several)."""
+    diagrams = [d for d in diagrams if d.components]  # no tree, no diagram: nothing to append
     if not diagrams:
         return ""
     words = ZH if language == "zh" else EN
@@ -103,8 +104,8 @@ def full_report(
     :func:`diagram_section`) and the app's appendix: key facts, data gaps, the claim check."""
     words = _WORDS.get(language, _WORDS["en"])
     out = [annotate(report, check).rstrip(), ""]
-    if diagrams:
-        out += [diagram_section(diagrams, language).rstrip(), ""]
+    if section := diagram_section(diagrams, language):
+        out += [section.rstrip(), ""]
     out += ["---", "", f"## {words.title}", ""]
     if check is not None and check.key_facts:
         out += [f"**{words.facts}**", ""]

@@ -337,8 +337,10 @@ class TraceView:
         if isinstance(self.result, ev.RunFinished) and self.claims is not None:
             if self._annotated is None:
                 report = annotate(self.result.report, self.claims).strip()
-                if self._appended():
-                    report += "\n\n" + diagram_section(self._appended(), self._diagrams[0].language)
+                if section := diagram_section(
+                    self._appended(), self._diagrams[0].language if self._diagrams else "en"
+                ):
+                    report += "\n\n" + section
                 self._annotated = safe_markdown(report.strip(), diagrams=self._mermaid)
             return self._annotated
         return self._answer_md.value()
