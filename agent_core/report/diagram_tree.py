@@ -47,6 +47,7 @@ _ENTRY_NAMES = _word_set(
     "__main__.py main.py app.py cli.py manage.py wsgi.py asgi.py server.py main.go main.rs "
     "index.js index.ts main.js main.ts server.js server.ts"
 )
+_PACKAGE_ENTRY_NAMES = frozenset({"__main__.py", "cli.py", "main.py", "main.go", "main.rs"})  # in a package
 _MAX_ENTRIES = 3
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 
@@ -61,6 +62,7 @@ class _Words:
     documents: str
     uses: str
     starts: str
+    part_of: str
 
 
 _WORDS: Mapping[Language, _Words] = {
@@ -73,6 +75,7 @@ _WORDS: Mapping[Language, _Words] = {
         documents="documents",
         uses="uses",
         starts="starts",
+        part_of="part of",
     ),
     "zh": _Words(
         package="代码包",
@@ -83,6 +86,7 @@ _WORDS: Mapping[Language, _Words] = {
         documents="说明",
         uses="使用",
         starts="启动",
+        part_of="属于",
     ),
 }
 
@@ -110,10 +114,16 @@ def tree_graph(facts: Facts, words: Words) -> Graph:
         if kind == "ci":
             relations.append(Relation(source=path, target=facts.tests_dir or main or path, label=said.runs))
         elif kind == "tests" and path not in tested:
-            relations += [Relation(source=path, target=p, label=said.tests) for p in packages[:3]]
+            roots = [p for p in packages if _owner(p, [q for q in packages if q != p]) is None]
+            relations += [Relation(source=path, target=p, label=said.tests) for p in roots[:3]]
         elif main is not None and kind != "tests":
             label = said.documents if kind == "docs" else said.uses
             relations.append(Relation(source=path, target=main, label=label))
+    linked = {p for r in relations for p in (r.source, r.target)}
+    for package in packages:  # a sub-package nothing read links: at least its place
+        parent = _owner(package, [q for q in packages if q != package])
+        if parent is not None and package not in linked:
+            relations.append(Relation(source=package, target=parent, label=said.part_of))
     room = max(1, MAX_NODES - len(packages) - len(kept))
     entries = entries[:room]
     extras = extras[: max(0, room - len(entries))]
@@ -206,13 +216,15 @@ def _special(facts: Facts) -> Iterator[tuple[str, str]]:
 
 def _entry_points(facts: Facts, packages: Sequence[str]) -> list[str]:
     """Files that start the program: declared scripts of a pyproject.toml read, then well-known names at
-    the top level or at a package's top."""
+    the top level (``app.py``, ``index.js``...) or at a package's top (``__main__.py``, ``cli.py``...)."""
     declared = list(_declared_scripts(facts))
     tops = {"", *(p for p in packages if _owner(p, [q for q in packages if q != p]) is None)}
     named = [
         p
         for p in facts.paths
-        if posixpath.basename(p) in _ENTRY_NAMES and posixpath.dirname(p) in tops and p not in declared
+        if posixpath.dirname(p) in tops
+        and posixpath.basename(p) in (_ENTRY_NAMES if "/" not in p else _PACKAGE_ENTRY_NAMES)
+        and p not in declared
     ]
     return (declared + sorted(named, key=lambda p: (p.count("/"), p)))[:_MAX_ENTRIES]
 
