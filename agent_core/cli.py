@@ -19,6 +19,7 @@ from agent_core import events as ev
 from agent_core.api import stream_analysis
 from agent_core.errors import AgentCoreError
 from agent_core.events import dumps_event
+from agent_core.report.export import diagram_section
 from agent_core.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -42,6 +43,7 @@ class TerminalRenderer:
         self._color = color
         self._in_text: int | None = None
         self._in_reasoning: int | None = None
+        self._diagrams: list[ev.DiagramDrawn] = []  # appended to a model's report, as the app does
 
     def _c(self, code: str, text: str) -> str:
         return f"{code}{text}{_RESET}" if self._color else text
@@ -101,6 +103,7 @@ class TerminalRenderer:
             case ev.Notice():
                 self._line(self._c(_YELLOW if event.level == "warning" else _DIM, f"ℹ {event.message}"))
             case ev.DiagramDrawn():
+                self._diagrams.append(event)
                 made = "proposed by the model" if event.source == "model" else "built from the tree"
                 why = f" ({event.note})" if event.note else ""
                 self._line(
@@ -125,6 +128,9 @@ class TerminalRenderer:
                 self._line()
                 self._line(self._c(_BOLD, "═" * 60))
                 self._line(event.report if self._in_text is None else "")
+                if event.writer == "model" and self._diagrams:
+                    self._line(diagram_section(self._diagrams, self._diagrams[0].language))
+                self._diagrams = []
                 flag = self._c(_YELLOW, " (degraded)") if event.degraded else ""
                 cost = f", ~${s.cost_usd:.4f}" if s.cost_usd else ""
                 self._line(

@@ -4,6 +4,7 @@ paths are dropped and said back to it once; garbage falls back to the tree's gra
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent_core import events as ev
+from agent_core.cli import TerminalRenderer
 from agent_core.report.claims import check_report
 from agent_core.report.diagram import (
     MAX_NODES,
@@ -274,6 +276,11 @@ async def test_the_model_proposes_unknown_paths_are_dropped_and_said_back_once(
     assert f"https://github.com/acme/shop/tree/{diagram.commit}/shop/payments" in shown
     exported = view.export_text()
     assert exported.index(f"```mermaid\n{mermaid}\n```") < exported.index("\n---\n")
+    terminal = io.StringIO()
+    renderer = TerminalRenderer(terminal, color=False)
+    for event in run.events:
+        renderer.render(event)
+    assert f"```mermaid\n{mermaid}\n```" in terminal.getvalue()  # the CLI appends it too
 
 
 async def test_garbage_twice_falls_back_to_the_tree_graph(shop: GitHubEmulator, tmp_path: Path) -> None:
