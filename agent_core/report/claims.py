@@ -46,7 +46,7 @@ def check_report(
     """The claim check and the key facts of ``report`` (``t`` is left 0: the caller stamps it). Text of
     the app's own in ``skip`` (the architecture diagram, its paths already checked) is not a claim."""
     repos = [_repo(ref, results) for ref in scope]
-    spans = [(i, i + len(text)) for text in skip if text and (i := report.find(text)) >= 0]
+    spans = [(m.start(), m.end()) for text in skip if text for m in re.finditer(re.escape(text), report)]
     found_claims = [f for f in find_claims(report) if not any(a <= f.start < b for a, b in spans)]
     verdicts = [_verdict(found, _about(found, report, repos), repos) for found in found_claims]
     claims = [c for c in verdicts if c is not None]

@@ -30,6 +30,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any, Literal
 from urllib.parse import quote
 
@@ -135,20 +136,22 @@ class _Words:
     none: str
 
 
-_WORDS: Mapping[Language, _Words] = {
-    "en": _Words(
-        drawn_by_tree="Drawn by the app from the tree and the imports of the files read",
-        drawn_by_model="Proposed by the model, every path checked against the tree",
-        at_commit=", at commit {}",
-        none="No diagram: the repository's tree was not read.",
-    ),
-    "zh": _Words(
-        drawn_by_tree="由应用根据文件树和已读文件的导入关系绘制",
-        drawn_by_model="由模型提议，每个路径都已对照文件树核对",
-        at_commit="，提交 {}",
-        none="没有架构图：未读取仓库的文件树。",
-    ),
-}
+_WORDS: Mapping[Language, _Words] = MappingProxyType(
+    {
+        "en": _Words(
+            drawn_by_tree="Drawn by the app from the tree and the imports of the files read",
+            drawn_by_model="Proposed by the model, every path checked against the tree",
+            at_commit=", at commit {}",
+            none="No diagram: the repository's tree was not read.",
+        ),
+        "zh": _Words(
+            drawn_by_tree="由应用根据文件树和已读文件的导入关系绘制",
+            drawn_by_model="由模型提议，每个路径都已对照文件树核对",
+            at_commit="，提交 {}",
+            none="没有架构图：未读取仓库的文件树。",
+        ),
+    }
+)
 
 
 def diagram_block(graph: Graph, words: Words) -> list[str]:

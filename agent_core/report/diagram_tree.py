@@ -18,6 +18,7 @@ import tomllib
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from urllib.parse import quote
 
 from agent_core.events import Component, Relation
@@ -36,13 +37,15 @@ CODE_EXTENSIONS = _word_set(
 )
 _CONTAINERS = frozenset({"src", "lib", "packages", "crates", "cmd", "pkg", "internal", "apps", "modules"})
 _SKIP = frozenset({"vendor", "node_modules", "third_party", "third-party", "build", "dist", "target", "out"})
-_SPECIAL = {
-    **dict.fromkeys(TEST_DIRS, "tests"),
-    **dict.fromkeys(("docs", "doc", "documentation"), "docs"),
-    **dict.fromkeys(("examples", "example", "samples"), "examples"),
-    **dict.fromkeys(("scripts", "tools", "bin"), "tooling"),
-    **dict.fromkeys(("benchmarks", "bench", "benches"), "benchmarks"),
-}
+_SPECIAL = MappingProxyType(
+    {
+        **dict.fromkeys(TEST_DIRS, "tests"),
+        **dict.fromkeys(("docs", "doc", "documentation"), "docs"),
+        **dict.fromkeys(("examples", "example", "samples"), "examples"),
+        **dict.fromkeys(("scripts", "tools", "bin"), "tooling"),
+        **dict.fromkeys(("benchmarks", "bench", "benches"), "benchmarks"),
+    }
+)
 _ENTRY_NAMES = _word_set(
     "__main__.py main.py app.py cli.py manage.py wsgi.py asgi.py server.py main.go main.rs "
     "index.js index.ts main.js main.ts server.js server.ts"
@@ -65,30 +68,32 @@ class _Words:
     part_of: str
 
 
-_WORDS: Mapping[Language, _Words] = {
-    "en": _Words(
-        package="package",
-        entry="entry point",
-        imports="imports",
-        tests="tests",
-        runs="runs",
-        documents="documents",
-        uses="uses",
-        starts="starts",
-        part_of="part of",
-    ),
-    "zh": _Words(
-        package="代码包",
-        entry="入口",
-        imports="导入",
-        tests="测试",
-        runs="运行",
-        documents="说明",
-        uses="使用",
-        starts="启动",
-        part_of="属于",
-    ),
-}
+_WORDS: Mapping[Language, _Words] = MappingProxyType(
+    {
+        "en": _Words(
+            package="package",
+            entry="entry point",
+            imports="imports",
+            tests="tests",
+            runs="runs",
+            documents="documents",
+            uses="uses",
+            starts="starts",
+            part_of="part of",
+        ),
+        "zh": _Words(
+            package="代码包",
+            entry="入口",
+            imports="导入",
+            tests="测试",
+            runs="运行",
+            documents="说明",
+            uses="使用",
+            starts="启动",
+            part_of="属于",
+        ),
+    }
+)
 
 
 def tree_graph(facts: Facts, words: Words) -> Graph:
