@@ -356,3 +356,20 @@ def test_the_diagram_event_round_trips_and_stands_outside_turns() -> None:
     turn = [ev.TurnStarted(t=0.5, turn=1), diagram, ev.TurnFinished(t=1.5, turn=1, tool_calls=0)]
     assert grammar_errors([start, diagram, end]) == []
     assert grammar_errors([start, *turn, end]) == ["event 2 (diagram): a diagram inside open turn 1"]
+
+
+async def test_no_call_when_the_runs_token_budget_cannot_hold_it(
+    shop: GitHubEmulator, tmp_path: Path
+) -> None:
+    turns = [*explore(), Turn.final(REPORT, usage=(900, 100))]  # no turn for a diagram: none may be asked
+    with ScriptedModelServer(turns) as server:
+        settings = make_settings(shop, tmp_path, server, diagram_from_model=True, max_total_tokens=3000)
+        run = await run_once(settings, target="acme/shop")
+        server.assert_exhausted()
+    (diagram,) = run.of(ev.DiagramDrawn)
+    assert (diagram.source, diagram.attempts, diagram.note) == (
+        "tree",
+        0,
+        "the run's token budget is used up",
+    )
+    assert run.finished.stats.prompt_tokens + run.finished.stats.completion_tokens == 1000
