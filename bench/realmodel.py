@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import subprocess
 import time
 from collections.abc import Iterator
@@ -62,12 +63,54 @@ class Outcome:
     report: str
 
 
-def judge(report: str, real: RealRepo, files: set[str]) -> Judged:
+@dataclass(frozen=True)
+class Truth:
+    """What is true of a project, from its own files: the judge's ground, independent of the agent."""
+
+    real: RealRepo
+    files: set[str]
+    manifests: str  # every manifest and requirements file's text: what the project names as a dependency
+
+    @classmethod
+    def of(cls, real: RealRepo, repo: Path) -> Truth:
+        files = _files(repo)
+        wanted = [f for f in files if _MANIFEST.search(f)]
+        text = "\n".join((repo / f).read_text(encoding="utf-8", errors="replace") for f in wanted)
+        return cls(real=real, files=files, manifests=text)
+
+    def has_path(self, path: str) -> bool:
+        """``path`` names a file or folder of the project (case-insensitively; "README" names README.rst)."""
+        wanted = path.strip().removeprefix("./").strip("/").lower()
+        for f in (f.lower() for f in self.files):
+            stem = f.rsplit(".", 1)[0] if "." in f.rsplit("/", 1)[-1] else f
+            if wanted in (f, stem) or f.startswith(wanted + "/"):
+                return True
+            if f.endswith("/" + wanted) or stem.endswith("/" + wanted):
+                return True
+        return False
+
+    def names_dependency(self, name: str) -> bool:
+        """The project declares ``name`` (runtime, optional, development or test) in one of its manifests."""
+        wanted = name.lower().replace("_", "-")
+        if wanted in self.real.dependencies:
+            return True
+        spelled = "[-_.]".join(re.escape(part) for part in wanted.split("-"))
+        pattern = re.compile(rf"(?<![\w.-]){spelled}(?![\w-])", re.IGNORECASE)
+        return bool(pattern.search(self.manifests))
+
+
+_MANIFEST = re.compile(
+    r"(^|/)(pyproject\.toml|setup\.cfg|setup\.py|tox\.ini|requirements[^/]*\.(txt|in)|requirements/[^/]+\.(txt|in))$"
+)
+
+
+def judge(report: str, real: RealRepo, files: set[str] | Truth) -> Judged:
     """The report's claims against the project's true facts (not against the observations)."""
     right, false = 0, []
+    truth_of = files if isinstance(files, Truth) else Truth(real=real, files=files, manifests="")
     truth = {"stars": real.stars, "forks": real.forks, "open_issues": real.open_issues}
     for found in find_claims(report):
-        verdict = _true(found, real, truth, files)
+        verdict = _true(found, real, truth, truth_of)
         if verdict is True:
             right += 1
         elif verdict is False:
@@ -75,7 +118,7 @@ def judge(report: str, real: RealRepo, files: set[str]) -> Judged:
     return Judged(right=right, false=false)
 
 
-def _true(found: Found, real: RealRepo, truth: dict[str, int], files: set[str]) -> bool | None:
+def _true(found: Found, real: RealRepo, truth: dict[str, int], project: Truth) -> bool | None:
     if found.kind == "number" and found.subject in truth:
         digits = found.value.lower().replace(",", "")
         scale = 1000 if digits.endswith("k") else 1
@@ -92,13 +135,11 @@ def _true(found: Found, real: RealRepo, truth: dict[str, int], files: set[str]) 
     if found.kind == "language":
         return found.value.lower() == real.language.lower()
     if found.kind == "path":
-        path = found.value.strip().removeprefix("./").strip("/")
-        present = path in files or any(f.endswith("/" + path) or f.startswith(path + "/") for f in files)
-        return present != found.negated
+        return project.has_path(found.value) != found.negated
     if found.kind == "dependency":
         if found.value.replace("_", "-") == real.full_name.split("/")[1]:
             return None
-        return (found.value.replace("_", "-") in real.dependencies) != found.negated
+        return project.names_dependency(found.value) != found.negated
     return None
 
 
@@ -123,8 +164,7 @@ async def analyse(real: RealRepo, model: LocalModel, *, prefetch: bool, workdir:
     done = run.events[-1]
     check = next((e for e in run.events if isinstance(e, ev.ClaimsChecked)), None)
     report = done.report if isinstance(done, ev.RunFinished) else ""
-    files = _files(build(real, CACHE))
-    judged = judge(report, real, files)
+    judged = judge(report, real, Truth.of(real, build(real, CACHE)))
     contradicted = {(c.start, c.end) for c in check.claims if c.verdict == "contradicted"} if check else set()
     caught = sum(1 for f in judged.false if (f.start, f.end) in contradicted)
     return Outcome(

@@ -9,11 +9,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bench.__main__ import SECTIONS
+from bench.realmodel import Truth, judge
+from testing.emulator.gitrepo import make_repo
+from testing.realrepos import REAL_REPOS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,3 +58,26 @@ def test_unknown_section_is_refused(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "unknown section(s) nonsense" in done.stderr
     assert not (tmp_path / "x.json").exists()
+
+
+def test_the_real_model_judge_holds_claims_against_the_projects_own_files(tmp_path: Path) -> None:
+    """The judge counts a development dependency or "README" (for README.rst) as true, and an absent
+    dependency or file as false: it judges the project, not the agent's observations."""
+    real = replace(REAL_REPOS[0], dependencies=("click",))
+    files = {
+        "README.rst": "x",
+        "LICENSE.txt": "BSD",
+        "requirements/dev.txt": "pytest\nsphinx-tabs\n",
+        "src/pkg/a.py": "",
+    }
+    repo = make_repo(tmp_path / "r", files)
+    report = (
+        "Dependencies: `click`. Development dependencies: `pytest`, `flake8`, `sphinx_tabs`.\n"
+        "The `README` explains usage; see `LICENSE` and `src/pkg/` and `docs/index.rst`.\n"
+    )
+    judged = judge(report, real, Truth.of(real, repo))
+    assert sorted((f.kind, f.value) for f in judged.false) == [
+        ("dependency", "flake8"),
+        ("path", "docs/index.rst"),
+    ]
+    assert judged.right == 6

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from agent_core import events as ev
-from agent_core.cli import TerminalRenderer
 from agent_core.report.claims import check_report
 from agent_core.report.diagram import (
     MAX_NODES,
@@ -29,6 +28,7 @@ from agent_core.report.diagram import (
 from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import build_facts, gather
 from agent_core.report.words_en import EN
+from agent_core.terminal import TerminalRenderer
 from agent_core.web.markdown import safe_markdown
 from agent_core.web.render import TraceView
 from testing.analysis import make_settings, run_once
@@ -277,7 +277,7 @@ async def test_the_model_proposes_unknown_paths_are_dropped_and_said_back_once(
     exported = view.export_text()
     assert exported.index(f"```mermaid\n{mermaid}\n```") < exported.index("\n---\n")
     terminal = io.StringIO()
-    renderer = TerminalRenderer(terminal, color=False)
+    renderer = TerminalRenderer(terminal, rich=False)
     for event in run.events:
         renderer.render(event)
     assert f"```mermaid\n{mermaid}\n```" in terminal.getvalue()  # the CLI appends it too

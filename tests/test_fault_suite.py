@@ -136,6 +136,7 @@ async def test_seeded_faults_end_in_an_honest_report(
     assert_ends_with_a_report(seen, caplog)
     assert_within_deadline(seen, scenario.max_wall_seconds)
     assert_honest(seen)
+    assert_no_retry_once_open(seen)
     assert_breakers_match_the_log(seen, Ledger(seen, emulator.requests), scenario)
     assert_model_breaker_matches_the_log(seen, chat)
 
@@ -195,6 +196,17 @@ def assert_honest(seen: Observed) -> None:
             assert any(r.startswith(f"{subject}(") for r in reasons), (change, reasons)
         elif change.new == "open" and subject == "model":
             assert any(r.startswith("model failed") for r in reasons), (change, reasons)
+
+
+def assert_no_retry_once_open(seen: Observed) -> None:
+    """An open breaker ends its tool's retries: no "retrying" is announced while it is open."""
+    open_tools: set[str] = set()
+    for event in seen.events:
+        if isinstance(event, ev.BreakerChanged):
+            subject = breaker_subject(event.breaker)
+            (open_tools.add if event.new == "open" else open_tools.discard)(subject)
+        elif isinstance(event, ev.ToolRetry):
+            assert event.tool not in open_tools, event
 
 
 # ----------------------------------------------------------------------------- breakers vs the log

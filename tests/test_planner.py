@@ -353,11 +353,14 @@ _NAMES = st.sampled_from(
     failures=st.lists(st.booleans(), min_size=30, max_size=30),
     tree_fails=st.booleans(),
     bound=st.integers(min_value=1, max_value=10),
+    question=st.sampled_from(["", "How is it tested?", "Where is the main code?", "命令行怎么用？"]),
 )
 def test_any_plan_ends_within_bounds_without_repeating(
-    paths: Sequence[str], failures: Sequence[bool], tree_fails: bool, bound: int
+    paths: Sequence[str], failures: Sequence[bool], tree_fails: bool, bound: int, question: str
 ) -> None:
-    planner = OfflinePlanner([FLASK, ROCKET], max_files_per_repo=bound)
+    planner = OfflinePlanner(
+        [FLASK, ROCKET], question=question, max_files_per_repo=bound, max_question_reads=3
+    )
     file_tree = tree(*paths)
     outcomes = iter(failures)
     results: list[ToolResult] = []
@@ -392,5 +395,5 @@ def test_any_plan_ends_within_bounds_without_repeating(
             )
     else:
         pytest.fail("the planner did not finish within 10 turns")
-    per_repo = 4 + 1 + bound  # the overview, the root listing, the bounded picks
+    per_repo = 4 + 1 + bound + 3  # the overview, the root listing, the bounded picks, the question's reads
     assert len(seen) <= 2 * per_repo

@@ -292,7 +292,7 @@ def test_structure_activity_and_findings_come_from_the_tree_and_commits() -> Non
 
     activity = section(report, "Development activity")
     assert "- Last commit: 2024-03-01" in activity
-    assert "- First commit in the sample: 2024-01-01" in activity
+    assert "- Oldest commit in the sample: 2024-01-01" in activity
     assert "- Commits in the sample: 6 over 60 days" in activity
     assert "- Average cadence: 0.7 commits per week over the sample" in activity
     assert "- Top authors in the sample: Ada (3), Grace (2), Linus (1)" in activity
@@ -421,7 +421,7 @@ def test_a_chinese_report_uses_chinese_headings_and_labels() -> None:
     report = write_report(scope=[LOCAL], question="分析这个仓库", results=local_results(), language="zh")
 
     assert headings(report, 1) == ["local/wordy — 仓库分析"]
-    assert headings(report, 2) == [*section_titles("zh"), "数据来源"]
+    assert headings(report, 2) == [*section_titles("zh", asked=True), "数据来源"]
     assert "- 星标：未知" in report
     assert "没有许可证" in report
     assert "**问题：** 分析这个仓库" in report
@@ -487,7 +487,7 @@ def test_requirements_files_keep_names_and_specifiers_only() -> None:
         "requests==2.31.0  # http\nuvicorn[standard] >= 0.29 ; sys_platform != 'win32'\n"
         "git+https://github.com/x/y.git#egg=y\nnumpy\n"
     )
-    manifest = parse_manifest("requirements-dev.txt", text)
+    manifest = parse_manifest("requirements.txt", text)
 
     assert [d.text() for d in manifest.runtime] == ["requests==2.31.0", "uvicorn>=0.29", "numpy"]
 

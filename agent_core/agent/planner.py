@@ -9,10 +9,15 @@ results so far, so it holds no state besides its configuration::
     turn 2  from the tree: read_file README, manifests, CI workflows (up to 2), LICENSE,
             list_directory of the tests folder -- at most ``max_files_per_repo`` per repository
             (tree failed: list_directory of the root instead, and the picks come one turn later)
+            and, for the question asked, the files that answer it (:mod:`~agent_core.agent.question`:
+            tests and CI, entry points, files whose names match its terms) -- at most
+            ``max_question_reads`` more per repository
     then    None: nothing left that has not been tried
 
 A call already made (same tool and arguments, whatever its outcome) is never proposed again, so a
-failed read is not retried in a loop and the planner always finishes.
+failed read is not retried in a loop and the planner always finishes; a follow-up question proposes only
+the reads its question adds. When every failure of this run for a repository is a broken connection (DNS,
+TLS, the network), the planner proposes nothing more for it: the next calls would fail the same way.
 """
 
 from __future__ import annotations
@@ -22,8 +27,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agent_core.agent.question import describe_question, offline, question_reads
 from agent_core.errors import InvalidArgumentError
 from agent_core.repo import RepoRef, normalize_path
+from agent_core.report.relevance import QUESTION_READS
 from agent_core.sources.models import DirListing, FileTree
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
@@ -87,19 +94,34 @@ class _Pick:
 
     call: PlannedCall
     label: str  # what the user reads: "README.md", "tests/", "the root folder"
-    kind: str  # readme, manifest, ci, license, tests, root
+    kind: str  # readme, manifest, ci, license, tests, root, question
 
 
 class OfflinePlanner:
     """Proposes tool calls without a model. See the module docstring for the plan."""
 
-    def __init__(self, scope: Sequence[RepoRef], *, max_files_per_repo: int = 8) -> None:
+    def __init__(
+        self,
+        scope: Sequence[RepoRef],
+        *,
+        question: str = "",
+        max_files_per_repo: int = 8,
+        max_question_reads: int = QUESTION_READS,
+        run_start: int = 0,
+    ) -> None:
+        """``run_start``: where this run's results begin in the results ``next_step`` is given; a broken
+        connection in an earlier run does not stop this one (the network may be back)."""
         if not scope:
             raise ValueError("the planner needs at least one repository")
         if max_files_per_repo < 1:
             raise ValueError(f"max_files_per_repo must be >= 1, got {max_files_per_repo}")
+        if max_question_reads < 0:
+            raise ValueError(f"max_question_reads must be >= 0, got {max_question_reads}")
         self._scope = tuple(scope)
+        self._question = question
         self._max_files = max_files_per_repo
+        self._max_question = max_question_reads
+        self._run_start = run_start
 
     def next_step(self, results: Sequence[ToolResult]) -> PlanStep | None:
         """The next turn given every result so far (all repositories), or None when done."""
@@ -116,10 +138,13 @@ class OfflinePlanner:
         sentences: list[str] = []
         for repo in self._scope:
             mine = [r for r in results if _belongs(r, repo)]
-            picks = [p for p in self._follow_ups(repo, mine) if _key(p.call) not in made]
+            if offline([r for r in results[self._run_start :] if _belongs(r, repo)]):
+                continue  # no connection: every further call would fail the same way
+            picks = _unique(p for p in self._follow_ups(repo, mine) if _key(p.call) not in made)
             if picks:
                 calls.extend(p.call for p in picks)
-                sentences.append(_describe(repo, picks, several=len(self._scope) > 1))
+                purpose = describe_question(self._question)
+                sentences.append(_describe(repo, picks, several=len(self._scope) > 1, purpose=purpose))
         if not calls:
             return None
         return PlanStep(thought=" ".join(sentences), calls=tuple(calls))
@@ -128,7 +153,8 @@ class OfflinePlanner:
         """Everything worth calling for ``repo`` given what is known; made calls are filtered later."""
         tree = _root_tree(results)
         if tree is not None:
-            return self._bounded(_picks_from_paths(repo, [(e.path, e.type) for e in tree.entries]))
+            entries = [(e.path, e.type) for e in tree.entries]
+            return [*self._bounded(_picks_from_paths(repo, entries)), *self._for_question(repo, entries)]
         tree_result = next((r for r in reversed(results) if r.tool == "get_file_tree"), None)
         if tree_result is None or not _worth_listing(results):
             return []
@@ -150,6 +176,22 @@ class OfflinePlanner:
 
     def _bounded(self, picks: list[_Pick]) -> list[_Pick]:
         return picks[: self._max_files]
+
+    def _for_question(self, repo: RepoRef, entries: Iterable[tuple[str, str]]) -> list[_Pick]:
+        """The reads the question needs, at most ``max_question_reads`` (some may be made already)."""
+        files = [path for path, kind in entries if kind == "file" and _usable(path)]
+        return [
+            _Pick(call=_call("read_file", repo, path=path), label=path, kind="question")
+            for path in question_reads(self._question, files, budget=self._max_question)
+        ]
+
+
+def _unique(picks: Iterable[_Pick]) -> list[_Pick]:
+    """The picks without repeats (a question's read may be one of the usual reads), first one kept."""
+    unique: dict[CallKey, _Pick] = {}
+    for pick in picks:
+        unique.setdefault(_key(pick.call), pick)
+    return list(unique.values())
 
 
 def _first_calls(repo: RepoRef) -> list[PlannedCall]:
@@ -211,7 +253,7 @@ def _picks_from_paths(repo: RepoRef, entries: Iterable[tuple[str, str]]) -> list
     ]
 
 
-def _describe(repo: RepoRef, picks: Sequence[_Pick], *, several: bool) -> str:
+def _describe(repo: RepoRef, picks: Sequence[_Pick], *, several: bool, purpose: str) -> str:
     """One sentence for the user: "Reading README.md, the manifests pyproject.toml, ... ."."""
     if [p.kind for p in picks] == ["root"]:
         return f"The file tree of {repo.full_name} could not be fetched, so listing its root folder instead."
@@ -221,6 +263,7 @@ def _describe(repo: RepoRef, picks: Sequence[_Pick], *, several: bool) -> str:
         ("manifest", "the manifests {}"),
         ("ci", "the CI configuration {}"),
         ("license", "the license {}"),
+        ("question", f"for {purpose}: {{}}"),
     )
     for kind, template in wording:
         labels = [p.label for p in picks if p.kind == kind and p.call.tool == "read_file"]

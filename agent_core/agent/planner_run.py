@@ -38,7 +38,7 @@ async def planner_turns(run: Run, *, within_limits: bool = True) -> AsyncIterato
     ``within_limits=False`` (the fallback gathering after a model gathered nothing usable) ignores the
     limits a model's run may have spent (turns, tool calls, tokens), not the time limit: the planner's
     plan is short and finite, and a report needs its data."""
-    planner = OfflinePlanner(run.parts.scope)
+    planner = OfflinePlanner(run.parts.scope, question=run.question, run_start=run.state.results_base)
     clock = run.parts.clock
     while (run.limit_reached() if within_limits else run.time_limit_reached()) is None:
         step = planner.next_step(run.parts.toolbox.results)

@@ -28,7 +28,8 @@ from agent_core.tools.observe import notable_role
 
 LARGE_FILE_BYTES = 5 * 1024 * 1024
 TEST_DIRS = ("tests", "test", "spec", "__tests__")
-_TEST_FILE = re.compile(r"(^test_.*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$|Test\.java$)")
+TEST_FILE = re.compile(r"(^test_.*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$|Test\.java$|_spec\.rb$)")
+TEST_RUNNERS = ("tox.ini", "noxfile.py")  # run the tests the same way everywhere; CI usually calls them
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -143,11 +144,13 @@ class Facts:
     readme: str | None
     license_files: tuple[str, ...] | None
     ci: tuple[str, ...] | None
+    test_runners: tuple[str, ...]  # tox.ini, noxfile.py at the root
     tests_dir: str | None
     test_files: int | None
     docs_dir: str | None
     activity: Activity | None
     large_files: tuple[tuple[str, int], ...]
+    question: str = ""  # what the user asked (the Answer section addresses it)
 
     @property
     def link_base(self) -> str | None:
@@ -159,7 +162,7 @@ class Facts:
         return f"https://github.com/{quote(info.full_name, safe='/')}/blob/{quote(ref, safe='/')}/"
 
 
-def build_facts(evidence: Evidence) -> Facts:
+def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
     """What ``evidence`` shows; every absence in it was checkable (else the field is None)."""
     tree, root = evidence.tree, evidence.listings.get("")
     if tree is not None:
@@ -175,7 +178,7 @@ def build_facts(evidence: Evidence) -> Facts:
     readme = next((p for p in sorted(top_files, key=_readme_rank) if notable_role(p) == "readme"), None)
     licenses = tuple(p for p in top_files if re.match(r"(?i)(license|licence|copying)\b", p))
     test_dirs = [d for d in dirs if d.rsplit("/", 1)[-1] in TEST_DIRS]
-    test_files = sum(1 for p in paths if _TEST_FILE.search(p.rsplit("/", 1)[-1]) or _under(p, test_dirs))
+    test_files = sum(1 for p in paths if TEST_FILE.search(p.rsplit("/", 1)[-1]) or _under(p, test_dirs))
     sizes = {e.path: e.size or 0 for e in tree.entries} if tree is not None else {}
     large = sorted(((p, s) for p, s in sizes.items() if s >= LARGE_FILE_BYTES), key=lambda x: -x[1])
     return Facts(
@@ -188,12 +191,24 @@ def build_facts(evidence: Evidence) -> Facts:
         readme=readme,
         license_files=licenses if licenses or root_complete else None,
         ci=_ci(paths, dirs, evidence, complete=tree_complete),
+        test_runners=tuple(p for p in top_files if p.lower() in TEST_RUNNERS),
         tests_dir=next((name for name in TEST_DIRS if name in dirs), test_dirs[0] if test_dirs else None),
         test_files=test_files if test_files or tree_complete else None,
         docs_dir=next((d for d in ("docs", "doc", "documentation") if d in dirs), None),
         activity=_activity(evidence.commits),
         large_files=tuple(large[:3]),
+        question=question,
     )
+
+
+def description(facts: Facts) -> tuple[str, str | None] | None:
+    """The project's description and where it comes from: the repository's metadata (None), else the
+    first manifest read that has one (its path); None when neither says."""
+    info = facts.evidence.info
+    if info is not None and info.description:
+        return info.description, None
+    found = next((m for m in facts.manifests if m.description), None)
+    return (found.description, found.path) if found is not None and found.description else None
 
 
 def _manifests(evidence: Evidence) -> Iterable[Manifest]:
@@ -239,6 +254,8 @@ def strengths(facts: Facts, words: Words) -> list[str]:
     ev, out = facts.evidence, []
     if facts.ci:
         out.append(words.s_ci.format(join_names([link(facts, p) for p in facts.ci], words)))
+    if facts.test_runners:
+        out.append(words.s_runner.format(join_names([link(facts, p) for p in facts.test_runners], words)))
     if facts.tests_dir:
         count = sum(1 for p in facts.paths if p.startswith(f"{facts.tests_dir}/"))
         out.append(words.s_tests.format(code(f"{facts.tests_dir}/"), files_phrase(count, words)))
@@ -278,7 +295,7 @@ def risks(facts: Facts, words: Words) -> list[Finding]:
         out.append(("archived", words.r_archived))
     if facts.license_files == () and not (ev.info and ev.info.license):
         out.append(("no_license", words.r_no_license))
-    if facts.ci == ():
+    if facts.ci == () and not facts.test_runners:
         out.append(("no_ci", words.r_no_ci))
     if facts.test_files == 0 and not facts.tests_dir:
         out.append(("no_tests", words.r_no_tests))

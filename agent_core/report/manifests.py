@@ -2,7 +2,11 @@
 
 :func:`parse_manifest` reads ``pyproject.toml``, ``requirements*.txt``, ``package.json``,
 ``Cargo.toml``, ``go.mod`` and ``setup.cfg`` into a :class:`Manifest`; any other file is
-``unparsed``, and one that does not parse is ``invalid`` with the reason. :func:`notable_dependencies`
+``unparsed``, and one that does not parse is ``invalid`` with the reason. What a project needs only to
+develop it is never a runtime dependency: a development requirements file (``requirements-dev.txt``,
+``requirements/test.txt``...) lists ``dev`` dependencies, and extras or dependency groups are ``groups``.
+The project's own description (``[project] description``, setup.cfg's ``[metadata]``, ``setup.py``'s
+``description=``, package.json, Cargo.toml) is kept as ``description``. :func:`notable_dependencies`
 names the well-known dependencies and what each is known for. Pure functions over text, no I/O.
 """
 
@@ -45,6 +49,8 @@ class Manifest:
     indirect: int = 0
     partial: bool = False
     detail: str | None = None  # why it could not be parsed
+    description: str | None = None  # the project's own one-line description, when the manifest has one
+    scripts: tuple[tuple[str, str], ...] = ()  # commands it installs: (name, what runs), e.g. console scripts
 
     def all_dependencies(self) -> Iterable[Dependency]:
         yield from self.runtime
@@ -55,22 +61,44 @@ class Manifest:
 
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(\[[^\]]*\])?\s*(.*)$")
 _GO_REQUIRE = re.compile(r"^\s*([^\s()]+)\s+(v[^\s]+)(\s*//\s*indirect)?")
+_DEV_WORDS = (
+    r"(dev|devel|develop|development|test|tests|testing|lint|linting|docs?|ci|typing|check|style|bench)"
+)
+_DEV_REQUIREMENTS = re.compile(
+    rf"(^|/)(requirements[-_.]{_DEV_WORDS}\b[\w.-]*|{_DEV_WORDS}[-_]requirements[\w.-]*|requirements/{_DEV_WORDS}\b[\w.-]*)\.txt$"
+)
+_SETUP_PY_DESCRIPTION = re.compile(r"(?<![\w.])description\s*=\s*(?P<q>[\"'])(?P<text>[^\"'\n]{1,300})(?P=q)")
 
 
 def parse_manifest(path: str, text: str, *, partial: bool = False) -> Manifest:
     """Parse the dependency manifests the report understands; others are ``unparsed``."""
     name = path.rsplit("/", 1)[-1].lower()
     parser = _PARSERS.get(name)
-    if parser is None and re.fullmatch(r"requirements[\w.-]*\.txt", name):
+    if parser is None and is_requirements_file(path):
         parser = _parse_requirements
     if parser is None:
-        return Manifest(path=path, status="unparsed")
+        described = _SETUP_PY_DESCRIPTION.search(text) if name == "setup.py" else None
+        return Manifest(path=path, status="unparsed", description=described["text"] if described else None)
     try:
         fields = parser(text)
     except (ValueError, configparser.Error) as exc:  # TOMLDecodeError and JSONDecodeError are ValueErrors
         reason = "the file was cut when read" if partial else _first_line(str(exc))
         return Manifest(path=path, status="invalid", detail=reason)
+    if parser is _parse_requirements and is_dev_requirements(path):
+        fields = {"dev": fields["runtime"]}
     return Manifest(path=path, status="parsed", partial=partial, **fields)
+
+
+def is_requirements_file(path: str) -> bool:
+    """``requirements*.txt`` anywhere, or any ``.txt`` in a ``requirements/`` folder."""
+    low = path.lower()
+    return bool(re.search(r"(^|/)(requirements[\w.-]*|requirements/[\w.-]+)\.txt$", low))
+
+
+def is_dev_requirements(path: str) -> bool:
+    """A requirements file for developing the project, not running it: ``requirements-dev.txt``,
+    ``test-requirements.txt``, ``requirements/lint.txt``..."""
+    return bool(_DEV_REQUIREMENTS.search(path.lower()))
 
 
 def _parse_pyproject(text: str) -> dict[str, Any]:
@@ -95,6 +123,8 @@ def _parse_pyproject(text: str) -> dict[str, Any]:
         "dev": _deps(dev),
         "groups": _groups(groups),
         "build_backend": backend if isinstance(backend, str) else None,
+        "description": _text(project.get("description")) or _text(poetry.get("description")),
+        "scripts": _scripts({**_table(poetry.get("scripts")), **_table(project.get("scripts"))}),
     }
 
 
@@ -122,6 +152,10 @@ def _parse_package_json(text: str) -> dict[str, Any]:
         "runtime": _deps(_named(n, v) for n, v in _table(data.get("dependencies")).items()),
         "dev": _deps(_named(n, v) for n, v in _table(data.get("devDependencies")).items()),
         "groups": _groups(groups),
+        "description": _text(data.get("description")),
+        "scripts": _scripts(
+            {str(data.get("name", "")): bin_} if isinstance(bin_ := data.get("bin"), str) else _table(bin_)
+        ),
     }
 
 
@@ -134,6 +168,7 @@ def _parse_cargo(text: str) -> dict[str, Any]:
         "groups": _groups(
             {"build": [_named(k, v) for k, v in _table(data.get("build-dependencies")).items()]}
         ),
+        "description": _text(_table(data.get("package")).get("description")),
     }
 
 
@@ -163,12 +198,18 @@ def _parse_setup_cfg(text: str) -> dict[str, Any]:
     config = configparser.ConfigParser(interpolation=None)
     config.read_string(text)
     runtime = config.get("options", "install_requires", fallback="")
+    tests = config.get("options", "tests_require", fallback="")
     extras = config["options.extras_require"] if config.has_section("options.extras_require") else {}
+    console = config.get("options.entry_points", "console_scripts", fallback="")
+    scripts = dict(line.split("=", 1) for line in console.splitlines() if "=" in line)
     return {
         "runtime": _deps(_requirement(s) for s in runtime.splitlines() if s.strip()),
+        "dev": _deps(_requirement(s) for s in tests.splitlines() if s.strip()),
         "groups": _groups(
             {k: [_requirement(s) for s in v.splitlines() if s.strip()] for k, v in extras.items()}
         ),
+        "description": _text(config.get("metadata", "description", fallback=None)),
+        "scripts": _scripts(scripts),
     }
 
 
@@ -214,6 +255,19 @@ def _groups(groups: Mapping[str, list[Dependency]]) -> tuple[tuple[str, tuple[De
 
 def _table(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
+
+
+def _scripts(table: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    return tuple(
+        (str(k).strip(), str(v).strip()) for k, v in table.items() if str(k).strip() and isinstance(v, str)
+    )
+
+
+def _text(value: Any) -> str | None:
+    """A one-line description as written, or None (not a string, empty, or a ``file:`` reference)."""
+    if not isinstance(value, str) or not value.strip() or value.strip().startswith(("file:", "attr:")):
+        return None
+    return " ".join(value.split())
 
 
 def _strings(value: Any) -> list[str]:

@@ -1,5 +1,6 @@
 """The report's sections as ONE table: each :class:`Section` has its English and Chinese titles and its
-renderer, in the order the report (and the model's prompt) uses them.
+renderer, in the order the report (and the model's prompt) uses them. The Answer section
+(:mod:`~agent_core.report.answer`) is only in a report that answers a question.
 
 A renderer turns one repository's :class:`~agent_core.report.facts.Facts` into Markdown lines, in the
 language of the :class:`~agent_core.report.words.Words` it is given. Repository text is untrusted:
@@ -13,9 +14,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from agent_core.report.answer import answer
 from agent_core.report.diagram import diagram_block
 from agent_core.report.diagram_tree import tree_graph
-from agent_core.report.facts import TEST_DIRS, Evidence, Facts, link, risks, strengths
+from agent_core.report.facts import TEST_DIRS, Evidence, Facts, description, link, risks, strengths
 from agent_core.report.inert import code, inline, plain
 from agent_core.report.manifests import Dependency, Manifest, notable_dependencies
 from agent_core.report.phrases import MAX_NAMES, day, files_phrase, join_names, parse_date, readme_summary
@@ -31,6 +33,7 @@ class Section:
     title_en: str
     title_zh: str
     render: Renderer
+    asked: bool = False  # only in a report that answers a question
     model_writes: bool = True  # False: the app adds it to a model's report itself (the model is not asked)
 
     def title(self, language: Language) -> str:
@@ -39,7 +42,13 @@ class Section:
 
 def _overview(facts: Facts, words: Words) -> list[str]:
     ev, info = facts.evidence, facts.evidence.info
-    description = info.description if info else None
+    described = description(facts)
+    said = words.unknown
+    if described is not None:
+        text, manifest = described
+        said = plain(text, limit=300) + (
+            words.from_manifest.format(link(facts, manifest)) if manifest else ""
+        )
     readme = ev.files.get(facts.readme or "")
     summary = readme_summary(readme.text) if readme is not None and readme.text else None
     notes = []
@@ -51,7 +60,7 @@ def _overview(facts: Facts, words: Words) -> list[str]:
         notes.append(words.is_fork)
     return _blocks(
         [words.no_info] if info is None and "get_repo_info" in ev.attempted else [],
-        [words.description.format(plain(description, limit=300) if description else words.unknown)],
+        [words.description.format(said)],
         [words.from_readme.format(link(facts, readme.path), inline(summary))] if readme and summary else [],
         [f"- {label}{words.colon}{value}" for label, value in _key_facts(facts, words)],
         notes,
@@ -306,6 +315,7 @@ def _blocks(*blocks: list[str]) -> list[str]:
 
 
 SECTIONS: tuple[Section, ...] = (
+    Section(key="answer", title_en="Answer", title_zh="回答", render=answer, asked=True),
     Section(key="overview", title_en="Overview", title_zh="概述", render=_overview),
     Section(key="tech_stack", title_en="Tech stack", title_zh="技术栈", render=_tech_stack),
     Section(key="structure", title_en="Architecture and structure", title_zh="架构与结构", render=_structure),
@@ -319,9 +329,12 @@ SECTIONS: tuple[Section, ...] = (
 )
 
 
-def section_titles(language: Language, *, by_model: bool = False) -> tuple[str, ...]:
-    """The level-2 headings of a report, in order; ``by_model``: only those the model is asked to write."""
-    return tuple(s.title(language) for s in SECTIONS if s.model_writes or not by_model)
+def section_titles(language: Language, *, asked: bool = False, by_model: bool = False) -> tuple[str, ...]:
+    """The level-2 headings of a report, in order; ``asked``: of a report that answers a question;
+    ``by_model``: only those the model is asked to write."""
+    return tuple(
+        s.title(language) for s in SECTIONS if (asked or not s.asked) and (s.model_writes or not by_model)
+    )
 
 
 DIAGRAM = next(section for section in SECTIONS if section.key == "diagram")

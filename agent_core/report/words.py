@@ -42,6 +42,7 @@ class Words:
     degraded_item: str
     # overview
     description: str
+    from_manifest: str  # after a description taken from a manifest
     from_readme: str
     stars: str
     forks: str
@@ -101,6 +102,7 @@ class Words:
     commits_failed: str
     # strengths / risks / recommendations
     s_ci: str
+    s_runner: str
     s_tests: str
     s_test_files: str
     s_license: str
@@ -125,6 +127,38 @@ class Words:
     recommend: Mapping[str, str]
     no_recommendations: str
     checks: Mapping[str, str]
+    # the Answer section (agent_core.report.answer)
+    a_read: str
+    a_listed: str
+    a_beyond: str
+    a_nothing: str
+    a_no_tree: str
+    a_tests: str
+    a_tests_dir: str
+    a_test_files: str
+    a_no_tests: str
+    a_tests_unknown: str
+    a_framework: str
+    a_declared: str
+    a_seen: str
+    a_framework_unknown: str
+    a_ci: str
+    a_runs: str
+    a_ran: str
+    a_runner: str
+    a_no_ci: str
+    a_ci_unknown: str
+    a_cli: str
+    a_script: str
+    a_parses: str
+    a_options: str
+    a_no_entry: str
+    a_matches: str
+    a_no_match: str
+    a_defines: str
+    a_test_count: str
+    a_partial: str
+    a_test_role: str
     # comparison and sources
     side_by_side: str
     table_rows: tuple[str, ...]

@@ -12,6 +12,7 @@ The pipeline is plain functions, one module per step::
             ─▶ Facts (manifests parsed, CI/tests/license presence,      facts.build_facts
                activity, strengths and risks)                           (manifests.parse_manifest)
             ─▶ Markdown sections, in English or Chinese                 sections.SECTIONS (words_en/_zh)
+               (first, for a question: the Answer)                      answer.answer (relevance, outline)
             ─▶ the whole report: title, preface, sections, sources       this module
 
 Repository text is untrusted: whatever comes from it goes through
@@ -27,6 +28,7 @@ from agent_core.report.facts import (
     Facts,
     build_facts,
     call_label,
+    description,
     gather,
 )
 from agent_core.report.inert import plain
@@ -54,14 +56,16 @@ def write_report(
     level-2 headings in order (each repository under its own level-3 heading when there are several,
     plus a side-by-side table), and a final "Data sources" section listing every call."""
     words = ZH if language == "zh" else EN
-    facts = [build_facts(gather(repo, results, words)) for repo in scope]
+    facts = [build_facts(gather(repo, results, words), question=question) for repo in scope]
     several = len(facts) > 1
     names = plain(", ".join(repo.full_name for repo in scope))
     out = [f"# {(words.title_many if several else words.title_one).format(names)}", ""]
     out += _preface(facts, question, degraded_reasons, writer_note, words)
     for section in SECTIONS:
+        if section.asked and not question.strip():
+            continue
         out += [f"## {section.title(language)}", ""]
-        if several and section is SECTIONS[0]:
+        if several and section.key == "overview":
             out += _comparison(facts, words)
         for fact in facts:
             if several:
@@ -109,12 +113,14 @@ def _table_column(facts: Facts, words: Words) -> list[str]:
         license_id = unknown if facts.license_files is None else words.none
         license_id = facts.license_files[0] if facts.license_files else license_id
     ci = _presence(facts.ci, len(facts.ci or ()), words)
+    if not facts.ci and facts.test_runners:
+        ci = words.yes_which.format(", ".join(facts.test_runners))
     if facts.tests_dir:
         tests = words.yes_which.format(f"{facts.tests_dir}/")
     else:
         tests = _presence(facts.test_files, facts.test_files, words)
     return [
-        shorten(info.description, 80) if info and info.description else unknown,
+        shorten(described[0], 80) if (described := description(facts)) else unknown,
         primary_language(facts) or unknown,
         license_id,
         number(info.stars if info else None),

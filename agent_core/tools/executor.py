@@ -41,7 +41,7 @@ from agent_core.errors import (
     UserInputError,
 )
 from agent_core.repo import RepoRef
-from agent_core.resilience import BreakerBoard, RetryDetails, RetryPolicy, call_with_retry
+from agent_core.resilience import BreakerBoard, BreakerState, RetryDetails, RetryPolicy, call_with_retry
 from agent_core.sources.base import RepoSource
 from agent_core.tools.failures import FailureMemory, breaker_key, classify, failure_reason
 from agent_core.tools.registry import BY_NAME, ToolCall, ToolLimits, ToolOutput, ToolSpec, tool_schemas
@@ -239,7 +239,9 @@ class Toolbox:
                 output = await call_with_retry(
                     attempt,
                     policy=self._config.retry,
-                    retry_on=self._retry_on,
+                    retry_on=lambda error: (
+                        None if breaker.state is BreakerState.OPEN else self._retry_on(error)
+                    ),
                     clock=self._clock,
                     rng=self._rng,
                     on_retry=on_retry,

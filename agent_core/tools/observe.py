@@ -27,7 +27,10 @@ _NOTABLE: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "ci",
         re.compile(
-            r"^(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.yml|\.circleci/config\.yml|azure-pipelines\.yml|\.travis\.yml|jenkinsfile)$"
+            r"^(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml|\.gitlab/ci/[^/]+\.ya?ml|\.circleci/config\.ya?ml|"
+            r"azure-pipelines\.ya?ml|\.azure-pipelines/[^/]+\.ya?ml|\.travis\.ya?ml|jenkinsfile|bitbucket-pipelines\.yml|"
+            r"\.drone\.ya?ml|appveyor\.ya?ml|\.woodpecker\.ya?ml|\.buildkite/[^/]+\.ya?ml|"
+            r"\.ci/[^/]+|ci/[^/]+\.(sh|bash|ya?ml|py))$"
         ),
     ),
     ("container", re.compile(r"^(dockerfile|docker-compose[\w.-]*\.ya?ml|compose\.ya?ml)$")),
@@ -38,14 +41,19 @@ _NOTABLE: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 
+_REQUIREMENTS_DIR = re.compile(r"^requirements/[\w.-]+\.txt$")  # requirements/base.txt, requirements/dev.txt
+
 
 def notable_role(path: str) -> str | None:
     """The role of a notable file ("readme", "license", "manifest", "ci", ...) or None.
 
-    Root-level files count, plus CI files at their conventional places and manifests one level deep
-    (monorepos: ``backend/pyproject.toml``).
+    Root-level files count, plus CI files at their conventional places (GitHub Actions, GitLab CI,
+    CircleCI, Azure Pipelines, Travis, Jenkins, Drone, AppVeyor, Buildkite, a ``.ci/`` folder of scripts)
+    and manifests one level deep (monorepos: ``backend/pyproject.toml``; ``requirements/*.txt``).
     """
     low = path.lower()
+    if _REQUIREMENTS_DIR.match(low):
+        return "manifest"
     for role, pattern in _NOTABLE:
         if role == "ci":
             if pattern.match(low):

@@ -1,0 +1,249 @@
+"""The live trace in a terminal: one readable line per step, compact tool results, the report as Markdown.
+
+Two modes, chosen by the CLI: on a terminal (``rich=True``) lines are styled with :mod:`rich`, the report
+is rendered as formatted Markdown once it is complete (its streamed text is not echoed, only a progress
+line), and failures carry their diagnosis; piped (``rich=False``) the same lines are plain text and the
+report is printed raw, so ``python -m agent_core URL > report.txt`` keeps the Markdown.
+
+Everything shown comes from events, and event text is untrusted (repository content, model output):
+control characters are dropped before printing (no terminal escape sequence from a README reaches the
+terminal), and nothing is parsed as rich markup (lines are :class:`rich.text.Text`, not markup strings).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import TextIO
+
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.rule import Rule
+from rich.text import Text
+
+from agent_core import events as ev
+from agent_core.diagnosis import explain
+from agent_core.report.export import diagram_section
+
+logger = logging.getLogger(__name__)
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_RESULT_CHARS = 140
+_SCALARS = (str, int, float, bool)
+
+
+def inert(text: str) -> str:
+    """``text`` without control characters (escape sequences, carriage returns, bells); newlines kept."""
+    return _CONTROL.sub("", text)
+
+
+def summarize(preview: str, limit: int = _RESULT_CHARS) -> str:
+    """A tool result in one short line: ``key=value`` for its scalars, ``key: N items`` for its lists.
+
+    ``preview`` is the observation as (possibly cut) JSON; what does not parse is shown squeezed."""
+    try:
+        data = json.loads(preview)
+    except json.JSONDecodeError:
+        squeezed = re.sub(r"\s+", " ", preview.split("\n… (", 1)[0]).strip(" {}")
+        return _cut(squeezed, limit)
+    if not isinstance(data, dict):
+        return _cut(json.dumps(data, ensure_ascii=False), limit)
+    parts: list[str] = []
+    for key, value in data.items():
+        if key in ("ok", "text", "sha") or value is None:
+            continue
+        if isinstance(value, _SCALARS):
+            shown = str(value)
+            parts.append(f"{key}={shown[:40] + '…' if len(shown) > 40 else shown}")
+        elif isinstance(value, list | dict):
+            parts.append(f"{key}: {len(value)} item{'s' if len(value) != 1 else ''}")
+    if isinstance(data.get("text"), str):
+        parts.append(f"{len(data['text']):,} characters")
+    return _cut(", ".join(parts), limit)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class TerminalRenderer:
+    """Prints events as a streaming trace on ``out``."""
+
+    def __init__(self, out: TextIO, *, rich: bool, width: int | None = None) -> None:
+        self._rich = rich
+        self._console = Console(
+            file=out,
+            force_terminal=rich,
+            no_color=not rich,
+            highlight=False,
+            emoji=False,
+            soft_wrap=not rich,
+            width=width if width is not None else (None if rich else 10_000),
+        )
+        self._out = out
+        self._streaming: int | None = None  # the turn whose text or reasoning is being written
+        self._report_turn: int | None = None
+        self._report_streamed = False
+        self._open_tools: set[str] = set()  # tools whose breaker is open: their retries are not news
+        self._diagrams: list[ev.DiagramDrawn] = []  # appended to a model's report, as the page does
+
+    # -- writing ----------------------------------------------------------------------------------
+
+    def _line(self, text: str = "", style: str = "") -> None:
+        self._end_stream()
+        self._console.print(Text(inert(text), style=style if self._rich else ""))
+
+    def _stream(self, turn: int, text: str, style: str = "") -> None:
+        if self._streaming != turn:
+            self._end_stream()
+            self._streaming = turn
+        self._console.print(Text(inert(text), style=style if self._rich else ""), end="")
+
+    def _end_stream(self) -> None:
+        if self._streaming is not None:
+            self._console.print()
+            self._streaming = None
+
+    # -- events -----------------------------------------------------------------------------------
+
+    def render(self, event: ev.Event) -> None:  # noqa: C901, PLR0912, PLR0915 - one branch per event kind
+        match event:
+            case ev.RunStarted():
+                self._line(f"▶ Analysing {', '.join(event.targets)} with {event.model}", "bold")
+                if event.question:
+                    self._line(f"  question: {event.question}")
+            case ev.TurnStarted():
+                if event.purpose == "report":
+                    self._report_turn = event.turn
+                    self._line("")
+                    self._line("── report ──", "bold")
+                    if self._rich:
+                        self._line("✍ writing the report…", "dim")
+                else:
+                    self._line("")
+                    self._line(f"── turn {event.turn} ──", "bold")
+            case ev.ReasoningDelta():
+                self._stream(event.turn, event.text, "dim")
+            case ev.TextDelta():
+                if event.turn == self._report_turn:
+                    self._report_streamed = True
+                    if self._rich:
+                        return  # rendered as Markdown at the end
+                self._stream(event.turn, event.text)
+            case ev.TurnFinished():
+                self._end_stream()
+            case ev.ToolCallStarted():
+                args = ", ".join(
+                    f"{k}={v!r}" for k, v in event.arguments.items() if k not in ("owner", "repo")
+                )
+                where = event.arguments.get("repo")
+                self._line(f"🔧 {event.tool}({args})" + (f"  · {where}" if where else ""), "cyan")
+            case ev.ToolRetry():
+                if event.tool in self._open_tools:
+                    return  # the breaker line already said it: no "retrying" after it opened
+                self._line(
+                    f"   ↻ {event.tool}: attempt {event.attempt} failed ({event.reason}); "
+                    f"retrying in {event.delay_s:.2f}s",
+                    "yellow",
+                )
+            case ev.ToolCallFinished():
+                self._tool(event)
+            case ev.BreakerChanged():
+                self._breaker(event)
+            case ev.RateLimitUpdated():
+                logger.debug("rate limit %s/%s", event.remaining, event.limit)
+            case ev.Notice():
+                self._line(f"ℹ {event.message}", "yellow" if event.level == "warning" else "dim")
+            case ev.ClaimsChecked():
+                self._claims(event)
+            case ev.DiagramDrawn():
+                self._diagrams.append(event)
+                made = "proposed by the model" if event.source == "model" else "built from the tree"
+                why = f" ({event.note})" if event.note else ""
+                self._line(
+                    f"🗺 diagram of {event.repo}: {made}, {len(event.components)} components{why}", "dim"
+                )
+            case ev.RunFinished():
+                self._finished(event)
+            case ev.RunFailed():
+                self._line(f"✖ {event.message}", "bold red")
+                if event.hint:
+                    self._line(f"  next: {event.hint}")
+
+    def _tool(self, event: ev.ToolCallFinished) -> None:
+        badges = [f"{event.duration_s:.2f}s", f"{event.http_requests} req"]
+        if event.attempts > 1:
+            badges.append(f"{event.attempts} attempts")
+        if event.memo:
+            badges.append("memo")
+        elif event.from_cache:
+            badges.append("cache")
+        if event.stale:
+            badges.append("STALE")
+        if event.degraded:
+            badges.append("DEGRADED")
+        head = f"   {'✓' if event.ok else '✗'} {event.tool} [{' · '.join(badges)}]"
+        if event.ok:
+            self._line(f"{head}  {summarize(event.preview)}", "green" if not event.stale else "yellow")
+        else:
+            self._line(f"{head}  {event.error or ''}", "red")
+
+    def _breaker(self, event: ev.BreakerChanged) -> None:
+        tool = event.breaker.partition(":")[2] or event.breaker
+        if event.new == "open":
+            self._open_tools.add(tool)
+        else:
+            self._open_tools.discard(tool)
+        style = "red" if event.new == "open" else "green" if event.new == "closed" else "yellow"
+        extra = (
+            f"; next probe in {event.retry_after_s:.0f}s"
+            if event.new == "open" and event.retry_after_s
+            else ""
+        )
+        self._line(f"⚡ breaker {event.breaker}: {event.old} → {event.new} ({event.reason}{extra})", style)
+
+    def _claims(self, event: ev.ClaimsChecked) -> None:
+        self._line("")
+        self._line(
+            f"✔ checked by the app: {event.verified} verified, {event.contradicted} contradicted, "
+            f"{event.unchecked} not checkable",
+            "bold",
+        )
+        for claim in event.claims:
+            if claim.verdict == "contradicted":
+                self._line(f"  ✗ {claim.claim} — observed: {claim.observed}", "red")
+
+    def _diagram(self, event: ev.DiagramDrawn) -> None:
+        self._diagrams.append(event)
+        made = "proposed by the model" if event.source == "model" else "built from the tree"
+        why = f" ({event.note})" if event.note else ""
+        self._line(f"🗺 diagram of {event.repo}: {made}, {len(event.components)} components{why}", "dim")
+
+    def _finished(self, event: ev.RunFinished) -> None:
+        s = event.stats
+        self._end_stream()
+        language = self._diagrams[0].language if self._diagrams else "en"
+        appended = diagram_section(self._diagrams, language) if event.writer == "model" else ""
+        self._diagrams = []
+        if self._rich:
+            self._console.print(Rule())
+            self._console.print(Markdown(inert(f"{event.report}\n\n{appended}".strip()), hyperlinks=False))
+            self._console.print(Rule())
+        else:
+            self._line(event.report if not self._report_streamed else "")
+            if appended:
+                self._line(appended)
+        flag = " (degraded)" if event.degraded else ""
+        cost = f", ~${s.cost_usd:.4f}" if s.cost_usd else ""
+        self._line(
+            f"✔ done{flag}: {s.turns} turns, {s.tool_calls} tool calls, {s.github_requests} GitHub requests, "
+            f"{s.cache_hits} cache hits, {s.prompt_tokens}+{s.completion_tokens} tokens{cost}, {s.elapsed_s:.1f}s",
+            "dim",
+        )
+        if event.diagnosis is not None:
+            said = explain(event.diagnosis, "en")
+            self._line(f"  ⚠ {said.what}", "yellow")
+            self._line(f"  next: {said.next_step}")
+        for reason in event.degraded_reasons:
+            self._line(f"  ⚠ {reason}", "yellow")
