@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent_core import events as ev
+from agent_core.repo import RepoRef
 from agent_core.report.claims import check_report
 from agent_core.report.diagram import (
     MAX_NODES,
@@ -25,6 +26,7 @@ from agent_core.report.diagram import (
     graph_of,
     parse_proposal,
 )
+from agent_core.report.diagram_tree import _imported as imported_paths
 from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import build_facts, gather
 from agent_core.report.words_en import EN
@@ -126,21 +128,9 @@ async def test_the_tree_graph_shows_packages_tests_docs_ci_entry_points_and_impo
 
 
 def test_javascript_relative_imports_count_too() -> None:
-    from agent_core.report.diagram_tree import _imported
-
-    facts = build_facts(gather(ev_repo(), [], EN))
-    assert list(
-        _imported("web/src/index.ts", 'import a from "./api/x";\nconst b = require("../lib/y")', facts)
-    ) == [
-        "web/src/api/x",
-        "web/lib/y",
-    ]
-
-
-def ev_repo():  # type: ignore[no-untyped-def]
-    from agent_core.repo import RepoRef
-
-    return RepoRef(owner="acme", name="shop")
+    facts = build_facts(gather(RepoRef(owner="acme", name="shop"), [], EN))
+    text = 'import a from "./api/x";\nconst b = require("../lib/y")'
+    assert list(imported_paths("web/src/index.ts", text, facts)) == ["web/src/api/x", "web/lib/y"]
 
 
 # -- the compiler: hostile names, the cap -------------------------------------------------------------------
