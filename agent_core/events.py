@@ -38,13 +38,28 @@ class RunStats:
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cost_usd: float | None = None
+    cost_usd: float | None = None  # at the high end of the model's price (None: price unknown)
+    cost_low_usd: float | None = None  # at the low end (DeepSeek off-peak); equal where one price
+    prices_as_of: str | None = None  # the date of the price table's prices used
     elapsed_s: float = 0.0
     rate_limit_remaining: int | None = None
     rate_limit_reset: float | None = None  # UTC epoch seconds
     claims_verified: int = 0
     claims_contradicted: int = 0
     claims_unchecked: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class CostEstimate:
+    """What a run may cost, told before it starts, at the model's dated prices
+    (:data:`agent_core.llm.prices.PRICE_TABLE`): from ``low_usd`` (its first request alone, at the low
+    price) to ``high_usd`` (its whole token budget, ``budget_tokens``, at the high price)."""
+
+    low_usd: float
+    high_usd: float
+    budget_tokens: int
+    prices_as_of: str
+    source: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,6 +72,7 @@ class RunStarted:
     model: str  # model name, or "offline planner"
     mode: Mode
     follow_up: bool = False
+    estimate: CostEstimate | None = None  # None: no model, or its price is unknown
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -344,12 +360,14 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
     names = {f.name for f in dataclasses.fields(cls)}
     values = {k: v for k, v in data.items() if k in names and k != "kind"}
     if cls is RunFinished:
-        values["stats"] = RunStats(**values.get("stats", {}))
+        values["stats"] = _fields_of(RunStats, values.get("stats", {}))
         values["degraded_reasons"] = tuple(values.get("degraded_reasons", ()))
     if cls in (RunFinished, RunFailed) and values.get("diagnosis") is not None:
         values["diagnosis"] = _fields_of(Diagnosis, values["diagnosis"])
     if cls is RunStarted:
         values["targets"] = tuple(values.get("targets", ()))
+        if values.get("estimate") is not None:
+            values["estimate"] = _fields_of(CostEstimate, values["estimate"])
     if cls is ClaimsChecked:
         values["claims"] = tuple(_fields_of(CheckedClaim, c) for c in values.get("claims", ()))
         values["key_facts"] = tuple(_fields_of(KeyFact, f) for f in values.get("key_facts", ()))

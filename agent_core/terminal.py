@@ -113,6 +113,13 @@ class TerminalRenderer:
                 self._line(f"▶ Analysing {', '.join(event.targets)} with {event.model}", "bold")
                 if event.question:
                     self._line(f"  question: {event.question}")
+                if event.estimate is not None:
+                    e = event.estimate
+                    self._line(
+                        f"  estimated cost: ${e.low_usd:.4f}-{e.high_usd:.4f} (up to {e.budget_tokens:,} "
+                        f"tokens, prices of {e.prices_as_of})",
+                        "dim",
+                    )
             case ev.TurnStarted():
                 if event.purpose == "report":
                     self._report_turn = event.turn
@@ -235,7 +242,11 @@ class TerminalRenderer:
             if appended:
                 self._line(appended)
         flag = " (degraded)" if event.degraded else ""
-        cost = f", ~${s.cost_usd:.4f}" if s.cost_usd else ""
+        cost = ""
+        if s.cost_usd:
+            low = s.cost_low_usd if s.cost_low_usd is not None else s.cost_usd
+            cost = f", ${low:.4f}" + (f"-{s.cost_usd:.4f}" if low != s.cost_usd else "")
+            cost += f" (prices of {s.prices_as_of})" if s.prices_as_of else ""
         self._line(
             f"✔ done{flag}: {s.turns} turns, {s.tool_calls} tool calls, {s.github_requests} GitHub requests, "
             f"{s.cache_hits} cache hits, {s.prompt_tokens}+{s.completion_tokens} tokens{cost}, {s.elapsed_s:.1f}s",

@@ -50,6 +50,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--llm-max-tokens", type=int, help="realmodel: the reply limit (default 768)")
     parser.add_argument("--repos", help="realmodel: comma-separated owner/name of testing.realrepos")
+    parser.add_argument(
+        "--baseline",
+        help="concurrency: another checkout of the app (e.g. `git worktree add /tmp/base main`), "
+        "measured side by side with this one",
+    )
     return parser.parse_args(argv)
 
 
@@ -68,6 +73,7 @@ def configure(args: argparse.Namespace) -> BenchConfig:
             "llm_key",
             "llm_size",
             "llm_max_tokens",
+            "baseline",
         )
         if getattr(args, name) is not None
     }

@@ -98,11 +98,18 @@ def app_environment(
 
 @contextmanager
 def served_app(
-    config: BenchConfig, workdir: Path, *, max_concurrent_runs: int = 4, **extra_env: str
+    config: BenchConfig,
+    workdir: Path,
+    *,
+    max_concurrent_runs: int = 4,
+    checkout: Path = ROOT,
+    **extra_env: str,
 ) -> Iterator[ServedApp]:
     """Emulator + scripted model here, ``python app.py`` in a child process; stopped on exit.
 
-    ``extra_env`` adds settings for the app (``BREAKER_FAILURE_THRESHOLD="3"``...)."""
+    ``checkout`` is the copy of the app to run (another version of it, for a side-by-side comparison:
+    its ``app.py`` imports the ``agent_core`` beside it); ``extra_env`` adds settings for the app
+    (``BREAKER_FAILURE_THRESHOLD="3"``...)."""
     workdir.mkdir(parents=True, exist_ok=True)
     project = workdir / "widgets"
     if not project.exists():
@@ -126,7 +133,7 @@ def served_app(
         log = workdir / f"app-{port}.log"
         with log.open("wb") as sink:
             process = subprocess.Popen(
-                [sys.executable, str(ROOT / "app.py")],
+                [sys.executable, str(checkout / "app.py")],
                 cwd=workdir,
                 env=env,
                 stdout=sink,

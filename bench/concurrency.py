@@ -14,12 +14,13 @@ import statistics
 import threading
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 from gradio_client import Client  # type: ignore[import-untyped]
 
-from bench.app_server import ServedApp, cpu_seconds, rss_kib, served_app
+from bench.app_server import ROOT, ServedApp, cpu_seconds, rss_kib, served_app
 from bench.config import BenchConfig
 from bench.table import Metric, Section
 
@@ -72,8 +73,9 @@ def analyse(client: Client, repo: str) -> str | None:
     return None
 
 
-def single_runs(app: ServedApp, runs: int) -> list[float]:
-    """One session alone: a warm-up analysis (not timed), then ``runs`` timed ones, each on a fresh repo."""
+def single_runs(app: ServedApp, runs: int, cpu: list[float] | None = None) -> list[float]:
+    """One session alone: a warm-up analysis (not timed), then ``runs`` timed ones, each on a fresh repo.
+    ``cpu``, when given, receives the app's CPU seconds per timed run."""
     client = new_client(app)
     try:
         warm, *timed = app.add_repos("single", runs + 1)
@@ -81,10 +83,13 @@ def single_runs(app: ServedApp, runs: int) -> list[float]:
             raise RuntimeError(f"the warm-up run failed: {problem}")
         latencies = []
         for repo in timed:
+            used = cpu_seconds(app.pid)
             started = time.perf_counter()
             if problem := analyse(client, repo):
                 raise RuntimeError(f"a single run failed: {problem}")
             latencies.append(time.perf_counter() - started)
+            if cpu is not None:
+                cpu.append(cpu_seconds(app.pid) - used)
         return latencies
     finally:
         client.close()
@@ -190,6 +195,8 @@ def burst_metrics(burst: Burst, single: float, *, label: str, target: bool) -> l
 
 
 def measure(config: BenchConfig, workdir: Path) -> Section:
+    if config.baseline is not None:
+        return compare(config, workdir, Path(config.baseline))
     n = config.sessions
     with served_app(config, workdir / "limit-n", max_concurrent_runs=n) as app:
         alone = single_runs(app, config.runs)
@@ -234,4 +241,73 @@ def measure(config: BenchConfig, workdir: Path) -> Section:
             f"(expected near {-(-n // DEFAULT_LIMIT)}x single: the queue runs them in waves)"
         )
         notes.extend(queued.failures[:5])
+    return Section(key="concurrency", title="Concurrency", metrics=metrics, notes=notes)
+
+
+def compare(config: BenchConfig, workdir: Path, baseline: Path) -> Section:
+    """This checkout and ``baseline`` side by side: both apps up at once, single runs of each, then
+    bursts in the order A B B A (so drift of a shared, noisy machine falls on both alike). Ratios are
+    the figures to read; absolute seconds only mean something next to each other."""
+    n, rounds = config.sessions, 1 if config.quick else 2
+    versions = {"baseline": baseline.resolve(), "this": ROOT}
+    with ExitStack() as stack:
+        apps = {
+            name: stack.enter_context(
+                served_app(config, workdir / name, max_concurrent_runs=n, checkout=checkout)
+            )
+            for name, checkout in versions.items()
+        }
+        alone_cpu: dict[str, list[float]] = {name: [] for name in apps}
+        single = {
+            name: statistics.median(single_runs(app, config.runs, alone_cpu[name]))
+            for name, app in apps.items()
+        }
+        bursts: dict[str, list[Burst]] = {name: [] for name in apps}
+        order = ["baseline", "this", "this", "baseline"][: 2 * rounds]
+        for i, name in enumerate(order):
+            bursts[name].append(simultaneous(apps[name], n, f"burst{i}"))
+    metrics: list[Metric] = []
+    cpu: dict[str, float] = {}
+    for name in apps:
+        done = [value for burst in bursts[name] for value in burst.latencies]
+        runs = sum(burst.sessions for burst in bursts[name])
+        cpu[name] = sum(burst.app_cpu for burst in bursts[name]) / runs
+        p95 = percentile(done, 95)
+        is_this = name == "this"
+        metrics += [
+            Metric(name=f"{name}: single run (median of {config.runs})", value=single[name], unit="s"),
+            Metric(name=f"{name}: completed, {n} at once", value=f"{len(done)}/{runs}"),
+            Metric(name=f"{name}: p95 latency, {n} at once", value=p95, unit="s"),
+            Metric(
+                name=f"{name}: p95 / single, {n} at once",
+                value=round(p95 / single[name], 3),
+                unit="x",
+                target=f"≤ {TARGET_RATIO}" if is_this else "",
+                met=p95 / single[name] <= TARGET_RATIO if is_this else None,
+            ),
+            Metric(name=f"{name}: app CPU per analysis (burst)", value=cpu[name], unit="s"),
+            Metric(
+                name=f"{name}: app CPU per analysis (alone, median)",
+                value=statistics.median(alone_cpu[name]),
+                unit="s",
+            ),
+        ]
+    alone = {name: statistics.median(values) for name, values in alone_cpu.items()}
+    metrics += [
+        Metric(
+            name="app CPU per analysis (burst), this / baseline",
+            value=round(cpu["this"] / cpu["baseline"], 3),
+        ),
+        Metric(
+            name="app CPU per analysis (alone), this / baseline",
+            value=round(alone["this"] / alone["baseline"], 3),
+        ),
+    ]
+    notes = [
+        f"baseline = {versions['baseline']}, this = {ROOT}; both served at once, each with its own "
+        f"emulator and model server, MAX_CONCURRENT_RUNS={n}",
+        f"bursts of {n} in the order {' '.join(order)}; p95 over every burst's latencies "
+        "of a version, CPU per analysis = its app process's CPU over those bursts / analyses",
+        *(problem for name in apps for burst in bursts[name] for problem in burst.failures[:3]),
+    ]
     return Section(key="concurrency", title="Concurrency", metrics=metrics, notes=notes)

@@ -28,6 +28,8 @@ class BenchConfig:
     llm_size: str = "1.5b"
     llm_max_tokens: int = 768
     repos: tuple[str, ...] = ()
+    # the concurrency section: another checkout of the app, measured side by side with this one
+    baseline: str | None = None
 
     def quickened(self) -> BenchConfig:
         """Small latencies and counts: checks that every section runs, not what it measures."""

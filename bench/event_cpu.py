@@ -9,8 +9,9 @@ the agent_core functions with the most own time.
 
 Rendering: the recorded events are folded into the UI's :class:`~agent_core.web.render.TraceView`, as
 the app does, alone and with a full frame after every event (chat messages, report and stats markdown:
-an upper bound, since the app batches streamed text into frames at most every 80 ms); and the cost of
-a run's largest frame, its last one.
+an upper bound, since the app batches streamed text into frames at most every 100 ms); and the cost of
+a run's largest frame, its last one; and what Gradio spends postprocessing that frame as the app sends
+it, against the same frame with outputs left out (:mod:`bench.frame_cost`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 from agent_core import events as ev
 from agent_core.web.render import TraceView
 from bench.config import BenchConfig
+from bench.frame_cost import frame_postprocess_ms
 from bench.plans import plan_responder, realistic_plan, sample_repo, wide_plan, wide_repo, widgets
 from bench.table import Metric, Section
 from testing.analysis import analysis, make_settings
@@ -134,6 +136,7 @@ async def measure_plan(
     frame_us = render_cpu(events, frames=True) / len(events) * 1e6
     render_profile = cProfile.Profile(time.thread_time)
     render_profile.runcall(render_cpu, events, frames=True)
+    sent_ms, left_out_ms = await asyncio.to_thread(frame_postprocess_ms, events)
     metrics = [
         Metric(name=f"{name}: events per run", value=len(events)),
         Metric(name=f"{name}: loop CPU per event", value=loop_us, unit="µs", note="asyncio thread, median"),
@@ -143,6 +146,13 @@ async def measure_plan(
         ),
         Metric(
             name=f"{name}: render, the last (largest) frame", value=last_frame_cpu(events) * 1e6, unit="µs"
+        ),
+        Metric(name=f"{name}: Gradio postprocess of the last frame", value=sent_ms, unit="ms"),
+        Metric(
+            name=f"{name}: ... with the breaker table and timer left out",
+            value=left_out_ms,
+            unit="ms",
+            note="what gr.skip() costs: Gradio rebuilds left-out outputs",
         ),
         Metric(
             name=f"{name}: render share of CPU (upper bound)",

@@ -155,6 +155,7 @@ async def analyse(real: RealRepo, model: LocalModel, *, prefetch: bool, workdir:
             llm_model=model.name,
             llm_max_tokens=model.max_tokens,
             llm_temperature=0.0,
+            llm_turn_timeout=model.turn_timeout,  # a CPU-bound local model on a busy machine is slow
             prefetch=prefetch,
         )
         started = time.monotonic()

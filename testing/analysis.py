@@ -80,7 +80,10 @@ async def analysis(
     max_retries: int = 0,
     turn_timeout: float = 10.0,
     clock: Clock | None = None,
+    provider: str = "custom",
 ) -> AsyncIterator[Run]:
+    """An opened analysis over ``settings``; ``provider`` names the preset whose prices apply to the
+    model (``custom``: none known), whatever loopback server ``settings.llm_base_url`` points at."""
     services = Services(settings, clock=clock)
     client: openai.AsyncOpenAI | None = None
     model = config = None
@@ -97,7 +100,7 @@ async def analysis(
             temperature=settings.llm_temperature,
         )
         config = resolve_model_config(
-            provider="custom",
+            provider=provider,
             base_url=settings.llm_base_url,
             model=settings.llm_model,
             api_key=settings.api_key,

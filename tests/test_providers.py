@@ -113,21 +113,23 @@ def test_presets_are_immutable_and_consistent() -> None:
     assert "deepseek-chat" not in PRESETS["deepseek"].models  # retired 2026-07
 
 
-def test_estimate_cost_uses_the_default_models_price_only() -> None:
+def test_estimate_cost_uses_the_price_tables_high_end_and_none_for_unknown_models() -> None:
     flash = resolve_model_config(provider="deepseek", base_url=None, model=None, api_key=KEY)
-    assert estimate_cost(1_000_000, 1_000_000, flash) == pytest.approx(0.28 + 0.42)
-    assert estimate_cost(2000, 500, flash) == pytest.approx((2000 * 0.28 + 500 * 0.42) / 1e6)
+    assert estimate_cost(1_000_000, 1_000_000, flash) == pytest.approx(0.30 + 1.20)  # peak
+    assert estimate_cost(2000, 500, flash) == pytest.approx((2000 * 0.30 + 500 * 1.20) / 1e6)
     pro = resolve_model_config(provider="deepseek", base_url=None, model="deepseek-v4-pro", api_key=KEY)
-    assert estimate_cost(1000, 1000, pro) is None
+    assert estimate_cost(1_000_000, 0, pro) == pytest.approx(1.32)
+    mini = resolve_model_config(provider="openai", base_url=None, model="gpt-4o-mini", api_key=KEY)
+    assert estimate_cost(1_000_000, 1_000_000, mini) == pytest.approx(0.15 + 0.60)
     local = resolve_model_config(provider="ollama", base_url=None, model=None, api_key=None)
     assert estimate_cost(1000, 1000, local) == 0.0
+    renamed = resolve_model_config(provider="deepseek", base_url=None, model="deepseek-chat", api_key=KEY)
+    assert renamed.price is None  # retired name, not in the table: unknown, never a guess
     custom = ModelConfig(
         provider="custom",
         base_url="http://x/v1",
         model="m",
         api_key=None,
-        price_in_per_mtok=1.0,
-        price_out_per_mtok=None,
         turn_timeout=120.0,
         wall_seconds=300.0,
         context_window=1,

@@ -15,6 +15,7 @@ def test_public_api_is_pinned() -> None:
             "ClaimsChecked",
             "Component",
             "ConfigurationError",
+            "CostEstimate",
             "Diagnosis",
             "DiagramDrawn",
             "Event",

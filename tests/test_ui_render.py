@@ -120,12 +120,12 @@ MODEL_RUN: list[ev.Event] = [
 ]
 
 
-def test_a_whole_model_run_renders_as_nested_steps_with_the_answer_last() -> None:
+def test_a_whole_model_run_renders_as_nested_steps_with_a_pointer_to_the_report_last() -> None:
     messages = _view(MODEL_RUN).messages()
     assert messages[0] == {"role": "user", "content": "**pallets/flask**\n\nHow is it built?"}
 
     step = _by_id(messages, "turn-1")
-    assert _meta(step)["title"] == "🧠 Step 1"
+    assert _meta(step)["title"] == "🧠 Step 1 · 1,200 in / 40 out tokens · model 0.0 s"
     assert _meta(step)["status"] == "done"
     assert step["content"] == "Start with the README."
     assert _meta(step)["duration"] == 0.40  # from the turn's start until its last call finished
@@ -157,23 +157,29 @@ def test_a_whole_model_run_renders_as_nested_steps_with_the_answer_last() -> Non
     assert ids.index("turn-1") < ids.index("call_1") < ids.index("call_2")
 
     assert _by_id(messages, "turn-2")["content"] == "I have enough."
-    assert messages[-1] == {"role": "assistant", "content": "# Flask\n\nA micro framework."}
+    # The report is on the page once, in the report panel: the trace points to it.
+    assert messages[-1] == {"role": "assistant", "content": "📄 Report written — see the report panel."}
+    assert not any("A micro framework." in str(m["content"]) for m in messages)
+    archived = _view(MODEL_RUN).messages(with_answer=True)  # an earlier run of a conversation
+    assert archived[-1] == {"role": "assistant", "content": "# Flask\n\nA micro framework."}
     assert _pending(messages) == []
     statuses = {_meta(m).get("status") for m in messages}
     assert statuses <= {"pending", "done", None}
 
 
-def test_mid_run_items_are_pending_and_the_answer_streams_last() -> None:
+def test_mid_run_items_are_pending_and_the_trace_says_the_report_streams() -> None:
     view = _view(MODEL_RUN[:7])
     messages = view.messages()
-    assert _pending(messages) == ["🧠 Step 1", "🔧 read_file · README.md", "🔧 get_commits · 30"]
+    step = "🧠 Step 1 · 1,200 in / 40 out tokens · model 0.0 s"  # its turn finished: its calls run
+    assert _pending(messages) == [step, "🔧 read_file · README.md", "🔧 get_commits · 30"]
     assert not view.finished
     # pending calls show their arguments until a result arrives
     assert '"path": "README.md"' in _by_id(messages, "call_1")["content"]
 
     view = _view(MODEL_RUN[:16])
     messages = view.messages()
-    assert messages[-1] == {"role": "assistant", "content": "# Flask\n\nA micro framework."}
+    assert messages[-1]["content"] == "✍️ Writing the report — it streams into the report panel."
+    assert view.report_markdown() == "# Flask\n\nA micro framework."
     assert view.report_text() == "# Flask\n\nA micro framework."
     assert _meta(_by_id(messages, "turn-1"))["status"] == "done"
     assert _meta(_by_id(messages, "turn-2"))["status"] == "pending"
@@ -187,7 +193,8 @@ def test_text_of_a_turn_that_calls_tools_moves_into_its_step() -> None:
             ev.TextDelta(t=0.2, turn=1, text="Let me look at the tree."),
         ]
     )
-    assert view.messages()[-1]["content"] == "Let me look at the tree."  # could still be the answer
+    assert view.report_text() == "Let me look at the tree."  # could still be the answer
+    assert view.messages()[-1]["content"].startswith("✍️")
     view.apply(ev.TurnFinished(t=0.3, turn=1, tool_calls=1))
     messages = view.messages()
     assert _by_id(messages, "turn-1")["content"] == "Let me look at the tree."
@@ -223,7 +230,8 @@ def test_planner_report_turn_streams_into_the_answer() -> None:
     assert _meta(call)["log"] == "DEGRADED"
     assert "**error:** breaker open" in call["content"]
     assert not any(_meta(m).get("id") == "turn-2" for m in messages)  # no empty step for the report
-    assert messages[-1]["content"] == "# Report"
+    assert messages[-1]["content"].startswith("✍️")
+    assert view.report_markdown() == "# Report"
     assert [row[1] for row in view.stats_rows()][6] == "$0"  # the planner costs nothing
 
 
@@ -236,7 +244,8 @@ def test_mark_stopped_leaves_nothing_pending_and_keeps_the_partial_report() -> N
     assert _pending(messages) == []
     assert "stopped" in _meta(_by_id(messages, "call_1"))["log"]
     assert messages[-1]["metadata"]["title"] == "⏹ Stopped"
-    assert messages[-2] == {"role": "assistant", "content": "Partial findings"}
+    assert messages[-2]["content"].startswith("📄 The report stopped part-way")
+    assert view.messages(with_answer=True)[-2] == {"role": "assistant", "content": "Partial findings"}
     assert view.report_text() == "Partial findings"
     view.mark_stopped()  # idempotent
     assert len(view.messages()) == len(messages)
@@ -394,13 +403,13 @@ def test_stats_live_and_final() -> None:
         "Cache hits": "1",
         "Rate limit left": "51 (reset 23:13 UTC)",
         "Tokens in / out": "1,200 / 40",
-        "Estimated cost": "—",
+        "Cost": "unknown (no price known for this model)",
         "Elapsed": "0.4 s",
     }
     final = dict(_view(MODEL_RUN).stats_rows())
     assert final["Turns"] == "2"
     assert final["Tokens in / out"] == "3,200 / 340"
-    assert final["Estimated cost"] == "$0.0010"
+    assert final["Cost"] == "$0.0010"
     assert final["Elapsed"] == "0.6 s"
     markdown = _view(MODEL_RUN).stats_markdown()
     assert "- **Tool calls:** 2" in markdown

@@ -173,8 +173,11 @@ def test_observing_a_run_updates_phase_rate_limit_and_follow_up() -> None:
     session.observe(ev.RunFinished(t=1, report="# R", degraded=True))
     assert session.phase.startswith("Done (degraded")
     assert not session.can_follow_up  # no open analysis behind it
+    assert session.messages()[-1]["content"] == "📄 Report written — see the report panel."
     session.start_view(keep_history=True, request="and?")
     assert session.messages()[0] == {"role": "user", "content": "octo/demo"}
+    # The report panel shows the follow-up's answer now: the earlier report moves into the trace, in full.
+    assert session.messages()[1] == {"role": "assistant", "content": "# R"}
     assert session.messages()[-1] == {"role": "user", "content": "and?"}
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from agent_core import events as ev
 from agent_core.github.ratelimit import RateLimit
+from agent_core.llm.prices import CostRange
 from agent_core.tools.executor import ToolResult
 
 
@@ -73,9 +74,10 @@ def run_stats(
     *,
     turns: int,
     elapsed: float,
-    cost_usd: float | None,
+    cost: CostRange | None,
     rate_limit: RateLimit | None,
 ) -> ev.RunStats:
+    """The run's stats; ``cost`` None when the model's price is unknown."""
     return ev.RunStats(
         turns=turns,
         tool_calls=len(results),
@@ -83,7 +85,9 @@ def run_stats(
         cache_hits=sum(1 for r in results if r.from_cache or r.memo),
         prompt_tokens=state.prompt_tokens,
         completion_tokens=state.completion_tokens,
-        cost_usd=cost_usd,
+        cost_usd=cost.high_usd if cost is not None else None,
+        cost_low_usd=cost.low_usd if cost is not None else None,
+        prices_as_of=cost.as_of if cost is not None else None,
         elapsed_s=elapsed,
         rate_limit_remaining=rate_limit.remaining if rate_limit else None,
         rate_limit_reset=rate_limit.reset_at if rate_limit else None,

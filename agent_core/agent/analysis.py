@@ -18,6 +18,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import replace
+from typing import Any
 
 from agent_core import events as ev
 from agent_core.agent.accounting import RunLimits
@@ -101,6 +102,15 @@ class Analysis:
         follow_up = bool(parts.conversation.messages)
         self.questions.append(question)
         run = Run(parts, question=question, language=detect_language(question, self._language_setting))
+        opening = self._opening(run, follow_up)
+        estimate = None
+        if self.driver is not None:
+            limits = parts.limits
+            estimate = self.driver.estimate_run(
+                [*parts.conversation.messages, *opening],
+                budget_tokens=limits.max_total_tokens,
+                turns=limits.max_turns,
+            )
         yield ev.RunStarted(
             t=0.0,
             run_id=uuid.uuid4().hex[:12],
@@ -109,8 +119,10 @@ class Analysis:
             model=self.model_name,
             mode=self.mode,
             follow_up=follow_up,
+            estimate=estimate,
         )
-        self._open_conversation(run, follow_up)
+        for message in opening:
+            parts.conversation.add(message)
         if self.driver is not None and self._prefetch and not follow_up:
             async for item in gather_basics(run, brief_tokens=self.driver.budget() // 3):
                 if isinstance(item, Result):
@@ -127,15 +139,14 @@ class Analysis:
         """Stop listening to the session's breaker board."""
         self.parts.sink.close()
 
-    def _open_conversation(self, run: Run, follow_up: bool) -> None:
-        conversation = self.parts.conversation
+    def _opening(self, run: Run, follow_up: bool) -> list[dict[str, Any]]:
+        """The messages a run adds to the conversation before its first request."""
         if follow_up:
-            conversation.add({"role": "user", "content": run.question})
-            return
+            return [{"role": "user", "content": run.question}]
         prompt = system_prompt(self.parts.scope, language=run.language)
         if self.driver is not None and self.driver.text_mode:
             prompt += "\n\n" + self.driver.tools_prompt()
-        conversation.add({"role": "system", "content": prompt})
-        conversation.add(
-            {"role": "user", "content": task_message(run.question, self.parts.scope, self._target_notes)}
-        )
+        return [
+            {"role": "system", "content": prompt},
+            {"role": "user", "content": task_message(run.question, self.parts.scope, self._target_notes)},
+        ]

@@ -19,6 +19,7 @@ from agent_core.agent.diagram_call import diagram_event, diagram_texts, tree_dia
 from agent_core.agent.run import Run
 from agent_core.diagnosis import Failure, diagnose_results, explain
 from agent_core.errors import CircuitOpenError, LLMError
+from agent_core.llm.prices import CostRange
 from agent_core.report.claims import check_report
 from agent_core.report.diagram import Graph
 from agent_core.report.words import Language, Words
@@ -32,7 +33,7 @@ WHOLE_REPOSITORY_TOOLS = frozenset({"get_repo_info", "get_file_tree", "get_langu
 
 
 async def finish(
-    run: Run, report: str, *, writer: Writer, cost_usd: float | None, diagrams: Sequence[Graph] | None = None
+    run: Run, report: str, *, writer: Writer, cost: CostRange | None, diagrams: Sequence[Graph] | None = None
 ) -> AsyncIterator[ev.Event]:
     """Stream a written report (planner, fallback) as a report turn, then ``run_finished``. ``diagrams``:
     the graphs of a model's report, already announced (consumers append them); a written report has the
@@ -58,7 +59,7 @@ async def finish(
     check = replace(check_report(report, run.parts.scope, run.parts.toolbox.results, skip=skip), t=run.t())
     yield check
     stats = replace(
-        run.stats(cost_usd),
+        run.stats(cost),
         claims_verified=check.verified,
         claims_contradicted=check.contradicted,
         claims_unchecked=check.unchecked,

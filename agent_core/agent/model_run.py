@@ -91,7 +91,7 @@ async def _finish_model(run: Run, driver: ModelDriver, report: str) -> AsyncIter
                 graphs = item.value
             else:
                 yield item
-    async for event in finish(run, report, writer="model", cost_usd=driver.cost(run), diagrams=graphs):
+    async for event in finish(run, report, writer="model", cost=driver.cost(run), diagrams=graphs):
         yield event
 
 
@@ -181,5 +181,5 @@ async def _finish_without_answer(
         return
     report = written_report(run, reason=reason)
     run.state.degraded.append(f"report written by the deterministic writer: {reason}")
-    async for event in finish(run, report, writer="fallback", cost_usd=driver.cost(run)):
+    async for event in finish(run, report, writer="fallback", cost=driver.cost(run)):
         yield event

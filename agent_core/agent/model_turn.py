@@ -36,11 +36,11 @@ from agent_core.llm import (
     ReasoningDelta,
     ToolsUnsupportedError,
     TurnComplete,
-    estimate_cost,
     estimate_messages,
     estimate_tokens,
     render_tools_prompt,
 )
+from agent_core.llm.prices import CostRange, cost_range
 from agent_core.llm.providers import PRESET_HOSTS
 from agent_core.resilience import Outcome
 
@@ -116,10 +116,36 @@ class ModelDriver:
         """What the tool schemas add to every request (text mode: they are in the system prompt)."""
         return 0 if self.text_mode else self._schema_tokens
 
-    def cost(self, run: Run) -> float | None:
-        if self.config is None:
+    def cost(self, run: Run) -> CostRange | None:
+        """What the run's tokens cost, as the endpoint counted them; None when the price is unknown."""
+        price = self.config.price if self.config is not None else None
+        if price is None:
             return None
-        return estimate_cost(run.state.prompt_tokens, run.state.completion_tokens, self.config)
+        state = run.state
+        return cost_range(price, prompt_tokens=state.prompt_tokens, completion_tokens=state.completion_tokens)
+
+    def estimate_run(
+        self, opening: Sequence[Mapping[str, Any]], *, budget_tokens: int, turns: int
+    ) -> ev.CostEstimate | None:
+        """What a run may cost before it starts; None when the model's price is unknown.
+
+        Low: its first request alone (``opening`` and the tool schemas), at the low input price: no run
+        costs less. High: its whole token budget at the high prices, as many of those tokens as its
+        ``turns`` (and the report turn) can write priced as output, the rest as input."""
+        price = self.config.price if self.config is not None else None
+        if price is None:
+            return None
+        first = min(self.estimate(opening), budget_tokens)
+        written = min(budget_tokens - first, (turns + 1) * self.max_tokens)
+        low = cost_range(price, prompt_tokens=first, completion_tokens=0).low_usd
+        high = cost_range(price, prompt_tokens=budget_tokens - written, completion_tokens=written).high_usd
+        return ev.CostEstimate(
+            low_usd=low,
+            high_usd=high,
+            budget_tokens=budget_tokens,
+            prices_as_of=price.as_of,
+            source=price.source,
+        )
 
     def diagnose(self, error: BaseException | None) -> ev.Diagnosis:
         """Why the model failed, for the page and the report: its error's kind, or for an open breaker the

@@ -20,6 +20,7 @@ from agent_core.agent.flow import events_only
 from agent_core.agent.parallel import PendingCall
 from agent_core.agent.planner import OfflinePlanner
 from agent_core.agent.run import Run
+from agent_core.llm.prices import NO_COST
 
 
 async def planner_run(run: Run) -> AsyncIterator[ev.Event]:
@@ -28,7 +29,7 @@ async def planner_run(run: Run) -> AsyncIterator[ev.Event]:
     if not any(r.ok for r in run.results()) and not run.state.turn_base:
         yield failed(run)
         return
-    async for event in finish(run, written_report(run), writer="planner", cost_usd=0.0):
+    async for event in finish(run, written_report(run), writer="planner", cost=NO_COST):
         yield event
 
 

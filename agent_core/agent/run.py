@@ -23,6 +23,7 @@ from agent_core.agent.planner import call_key
 from agent_core.agent.sink import EventSink
 from agent_core.clock import Clock
 from agent_core.llm import format_observation
+from agent_core.llm.prices import CostRange
 from agent_core.repo import RepoRef
 from agent_core.report.words import Language
 from agent_core.resilience import BreakerBoard
@@ -101,13 +102,13 @@ class Run:
             return f"the time limit ({limits.max_wall_seconds:.0f}s) was reached"
         return None
 
-    def stats(self, cost_usd: float | None) -> ev.RunStats:
+    def stats(self, cost: CostRange | None) -> ev.RunStats:
         return run_stats(
             self.state,
             self.results(),
             turns=self.turn - self.state.turn_base,
             elapsed=self.parts.clock.monotonic() - self.state.started,
-            cost_usd=cost_usd,
+            cost=cost,
             rate_limit=self.parts.sink.rate_limit,
         )
 

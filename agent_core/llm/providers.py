@@ -1,8 +1,8 @@
 """Provider presets (all OpenAI-compatible) and the resolution of settings into one :class:`ModelConfig`.
 
-Model names, context windows and prices are data, not code: they change. The values below were
-checked in late 2026; operators override base URL and model through settings, and a price we are not
-sure of is ``None`` ("cost unknown") rather than a guess.
+Model names and context windows are data, not code: they change. The values below were checked in
+late 2026; operators override base URL and model through settings. Prices live in the dated table of
+:mod:`agent_core.llm.prices`; a model it does not know has no price ("cost unknown"), never a guess.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from agent_core.errors import ConfigurationError
+from agent_core.llm.prices import ModelPrice, cost_range, price_of
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
@@ -43,9 +44,8 @@ DEFAULT_CONTEXT_WINDOW = 32_768
 
 @dataclass(frozen=True, kw_only=True)
 class ProviderPreset:
-    """What we know about one provider.
+    """What we know about one provider (its prices: :data:`agent_core.llm.prices.PRICE_TABLE`).
 
-    Prices are US dollars per million tokens for ``default_model`` only (``None`` = unknown).
     ``needs_key=False`` means any non-empty key is accepted (the SDK insists on sending one).
     """
 
@@ -55,8 +55,6 @@ class ProviderPreset:
     default_model: str
     models: tuple[str, ...]
     key_hint: str
-    price_in_per_mtok: float | None
-    price_out_per_mtok: float | None
     context_window: int
     supports_tools: bool = True
     needs_key: bool = True
@@ -74,11 +72,11 @@ class ModelConfig:
     base_url: str
     model: str
     api_key: str | None = field(repr=False)
-    price_in_per_mtok: float | None
-    price_out_per_mtok: float | None
     context_window: int
     turn_timeout: float
     wall_seconds: float
+    price: ModelPrice | None = None
+    """The model's price (:func:`agent_core.llm.prices.price_of`); None: unknown."""
 
 
 DEFAULT_PROVIDER = "deepseek"
@@ -87,7 +85,7 @@ DEFAULT_PROVIDER = "deepseek"
 # Placeholder sent to endpoints that ignore the key (the SDK refuses to build a client without one).
 _PLACEHOLDER_KEY = "not-needed"
 
-# Prices and models as of 2026-07; they change, and are configuration, not facts of nature.
+# Models as of 2026-07; they change, and are configuration, not facts of nature.
 PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
     {
         "deepseek": ProviderPreset(
@@ -98,10 +96,6 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             # deepseek-chat / deepseek-reasoner were retired in 2026-07.
             models=("deepseek-flash", "deepseek-v4-pro"),
             key_hint="API_KEY from platform.deepseek.com",
-            # List price for deepseek-flash: input on a cache miss (cache hits are cheaper, so the
-            # estimate is an upper bound), output.
-            price_in_per_mtok=0.28,
-            price_out_per_mtok=0.42,
             context_window=1_000_000,
         ),
         "openai": ProviderPreset(
@@ -111,8 +105,6 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             default_model="gpt-5-mini",
             models=("gpt-5-mini", "gpt-5"),
             key_hint="API_KEY from platform.openai.com",
-            price_in_per_mtok=None,  # not verified for this date
-            price_out_per_mtok=None,
             context_window=400_000,
         ),
         "huggingface": ProviderPreset(
@@ -123,8 +115,6 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             default_model="openai/gpt-oss-120b:fastest",
             models=("openai/gpt-oss-120b:fastest", "openai/gpt-oss-20b:fastest"),
             key_hint="HF_TOKEN (a Hugging Face access token with Inference Providers permission)",
-            price_in_per_mtok=None,  # depends on the provider the router picks
-            price_out_per_mtok=None,
             context_window=131_072,
         ),
         "ollama": ProviderPreset(
@@ -134,8 +124,6 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             default_model="qwen3:8b",
             models=("qwen3:8b",),
             key_hint="no key needed",
-            price_in_per_mtok=0.0,  # runs on your own machine
-            price_out_per_mtok=0.0,
             # Conservative: Ollama silently truncates prompts beyond its num_ctx setting.
             context_window=8_192,
             needs_key=False,
@@ -149,8 +137,6 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             default_model="",
             models=(),
             key_hint="API_KEY if the endpoint needs one",
-            price_in_per_mtok=None,
-            price_out_per_mtok=None,
             context_window=32_768,
             needs_key=False,
             turn_timeout=LOCAL_TURN_SECONDS,
@@ -200,8 +186,8 @@ def resolve_model_config(
     """Combine settings with a preset. Blank strings count as unset.
 
     ``provider=None`` infers it from ``base_url`` (see :func:`infer_provider`). An explicit ``base_url``
-    or ``model`` overrides the preset's; prices apply only to the preset's default model (another
-    model's cost is unknown). Hugging Face uses ``hf_token`` when ``api_key`` is unset; keyless
+    or ``model`` overrides the preset's; the price is the table's for that provider and model (None when
+    the table does not know it). Hugging Face uses ``hf_token`` when ``api_key`` is unset; keyless
     endpoints get a placeholder key. ``api_key`` stays ``None`` when a needed key is missing: the caller
     decides whether that is an error.
 
@@ -226,14 +212,12 @@ def resolve_model_config(
         api_key = hf_token
     if api_key is None and not preset.needs_key:
         api_key = _PLACEHOLDER_KEY
-    priced = resolved_model == preset.default_model
     return ModelConfig(
         provider=name,
         base_url=resolved_url,
         model=resolved_model,
         api_key=api_key,
-        price_in_per_mtok=preset.price_in_per_mtok if priced else None,
-        price_out_per_mtok=preset.price_out_per_mtok if priced else None,
+        price=price_of(name, resolved_model),
         context_window=preset.context_window,
         turn_timeout=preset.turn_timeout,
         wall_seconds=preset.wall_seconds,
@@ -250,10 +234,11 @@ def model_configured(*, provider: str | None, api_key: str | None, hf_token: str
 
 
 def estimate_cost(usage_prompt: int, usage_completion: int, config: ModelConfig) -> float | None:
-    """US dollars for the given token counts, or ``None`` when a price is unknown."""
-    if config.price_in_per_mtok is None or config.price_out_per_mtok is None:
+    """US dollars for the given token counts at the high end of the model's price (an upper bound), or
+    ``None`` when the price is unknown."""
+    if config.price is None:
         return None
-    return (usage_prompt * config.price_in_per_mtok + usage_completion * config.price_out_per_mtok) / 1e6
+    return cost_range(config.price, prompt_tokens=usage_prompt, completion_tokens=usage_completion).high_usd
 
 
 def _blank_to_none(value: str | None) -> str | None:

@@ -29,8 +29,21 @@ from agent_core.wiring import OpenedAnalysis
 logger = logging.getLogger("repo_analyst.app")
 
 CSS = """
-#status { font-size: 0.9em; }
-#report { min-height: 200px; }
+#heading span.md { display: flex; flex-wrap: wrap; align-items: baseline; column-gap: 14px; }
+#heading h2, #heading p { margin: 0; }
+#followup-bar { align-items: flex-end; }
+/* The breaker table fits its column: smaller cells, long errors wrap, the last column stays in view. */
+#breakers th, #breakers td { font-size: 0.85em; }
+#breakers td .cell-wrap, #breakers th .cell-wrap { padding: 3px 6px; }
+/* On a phone every column still fits: smaller text, tighter cells. */
+@media (max-width: 640px) {
+  #breakers th, #breakers td, #breakers [role=gridcell] { font-size: 0.7em; }
+  #breakers .cell-wrap { padding: 2px 3px; }
+}
+#status { font-size: 0.85em; }
+/* The stats as one wrapped line of "label: value" pairs, not a tall list. */
+#stats ul { display: flex; flex-wrap: wrap; gap: 2px 18px; list-style: none; padding-left: 0; margin: 0; }
+#stats li { margin: 0; }
 /* The app's own voice: a panel no Markdown the model writes can look like. */
 #checked:not(:empty) { border-left: 6px solid #2563eb; background: #eff6ff; border-radius: 6px; padding: 4px 12px; }
 """
@@ -62,7 +75,7 @@ def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blo
         if isinstance(value, BrowserSession):
             value.discard(_schedule_close)
 
-    with gr.Blocks(title="Repo Analyst") as demo:
+    with gr.Blocks(title="Repo Analyst", fill_width=True) as demo:
         page = layout(settings, recordings, BrowserSession(settings, clock=services.clock), discard)
         handlers = Handlers(page, settings=settings, services=services, budget=budget, recordings=recordings)
         bind(page, handlers, settings)

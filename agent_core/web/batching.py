@@ -4,9 +4,14 @@
 hands the consumer lists of events:
 
 * the first event, and any batch holding an *urgent* event (a step or tool call starting or finishing,
-  a breaker changing, the end), is handed over at once;
-* otherwise events (streamed reasoning and report text) collect for at most ``interval`` seconds;
+  a breaker changing, a notice, the end), is handed over at once;
+* otherwise events (streamed reasoning and report text) collect until ``interval`` seconds have passed
+  since the last batch: streamed text alone makes at most ``1 / interval`` frames a second (10 by
+  default), however fast the model writes;
 * events that piled up while the consumer was busy sending a frame arrive together, as one batch.
+
+Every frame costs the app a Gradio postprocess of every output (the whole chat history included), so
+under load the frame rate, not the agent, is what a session's CPU grows with.
 
 Concurrency needs the queue here (a timeout on the generator itself would cancel it). The pump task is
 cancelled and awaited whenever the consumer stops (finished, Stop pressed, tab closed): the cancellation
@@ -37,7 +42,8 @@ URGENT_EVENTS: frozenset[type[ev.Event]] = frozenset(
         ev.RunFailed,
     }
 )
-DEFAULT_INTERVAL = 0.08
+DEFAULT_INTERVAL = 0.1
+"""Seconds between two frames of streamed text: at most 10 frames a second per session."""
 
 
 class _End:

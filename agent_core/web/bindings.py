@@ -11,6 +11,7 @@ from typing import Any
 
 from agent_core.settings import Settings
 from agent_core.web.handlers import Handlers
+from agent_core.web.layout import SCROLL_TO_TRACE
 from agent_core.web.page import Page
 
 
@@ -31,7 +32,12 @@ def bind(page: Page, handlers: Handlers, settings: Settings) -> None:
         """A run is three steps: controls go idle, the run streams frames, controls come back. API clients
         call the middle step alone (by its api_name); the browser chains all three. Returns the middle
         step, which is what Stop cancels."""
-        streaming = trigger(h.before_run, None, controls, **quick).then(run, inputs, outputs, **kw)
+        # The click first brings the trace into view where it is out of sight (a phone): js runs in the page.
+        # The trace's spinners and the status line show that a run streams; Gradio's own progress would
+        # add a "…" bubble after every finished step of the trace.
+        streaming = trigger(h.before_run, None, controls, js=SCROLL_TO_TRACE, **quick).then(
+            run, inputs, outputs, show_progress="hidden", **kw
+        )
         streaming.then(after, after_inputs, controls, **quick)
         return streaming
 

@@ -91,7 +91,7 @@ class BrowserSession:
     def start_view(self, *, keep_history: bool, request: str | None = None) -> TraceView:
         """A fresh trace for the next run; the finished one moves into the history for follow-ups."""
         if keep_history and self.view is not None:
-            self.history.extend(self.view.messages())
+            self.history.extend(self.view.messages(with_answer=True))  # no longer in the report panel
         elif not keep_history:
             self.history = []
         self.view = TraceView(lang=self.lang, request=request, show_rate_limit=self._own_quota)

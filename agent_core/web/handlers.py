@@ -22,11 +22,11 @@ from agent_core.llm import DEFAULT_PROVIDER, PRESETS
 from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.web.batching import batched
-from agent_core.web.breakers import needs_ticking
+from agent_core.web.breakers import TICK_SECONDS, breaker_value, needs_ticking
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import Admission, Payer, SpaceBudget
+from agent_core.web.frames import BreakerTable
 from agent_core.web.i18n import t, ui_language
-from agent_core.web.layout import styled_breakers
 from agent_core.web.markdown import one_line
 from agent_core.web.mcp import client_key
 from agent_core.web.page import Frame, Page
@@ -75,7 +75,8 @@ class Handlers:
 
     # -- frames -------------------------------------------------------------------------------------
 
-    def frame(self, s: BrowserSession, *, breakers_too: bool = True) -> Frame:
+    def frame(self, s: BrowserSession, *, table: BreakerTable | None = None) -> Frame:
+        """Every run output but the state, with plain values (see :mod:`agent_core.web.frames`)."""
         p, view = self.page, s.view
         out: Frame = {
             p.trace.chatbot: s.messages(),
@@ -85,13 +86,15 @@ class Handlers:
             p.status.stats: view.stats_markdown() if view is not None else "",
             p.status.line: self.line(s),
         }
-        if breakers_too:
-            snaps = s.breaker_snapshots()
-            out[p.status.breakers] = styled_breakers(snaps, s.lang)
-            # A prop update costs Gradio a component construction: tell the timer only when it changes.
-            if needs_ticking(snaps) != s.timer_on:
-                s.timer_on = not s.timer_on
-                out[p.status.timer] = gr.update(active=s.timer_on)
+        snaps = s.breaker_snapshots()
+        out[p.status.breakers] = (table or BreakerTable()).value(snaps, s.lang)
+        # A prop update (or a left-out output) costs Gradio a component construction: the timer gets
+        # its unchanged interval unless it must start or stop.
+        if needs_ticking(snaps) != s.timer_on:
+            s.timer_on = not s.timer_on
+            out[p.status.timer] = gr.update(active=s.timer_on)
+        else:
+            out[p.status.timer] = TICK_SECONDS
         return out
 
     def opening_frame(self, s: BrowserSession) -> Frame:
@@ -126,22 +129,20 @@ class Handlers:
         """Frames for a run's events. Callers wrap it in ``aclosing`` as it wraps ``batched``: on Stop
         (CancelledError) or a closed tab (GeneratorExit at a yield) the chain closes at once, ``batched``
         cancels the run, and the run's own ``finally`` cancels its tool calls."""
-        first = True
+        table = BreakerTable()
         try:
             async with contextlib.aclosing(batched(events)) as batches:
                 async for batch in batches:
                     for event in batch:
                         s.observe(event)
-                    changed = first or any(isinstance(e, ev.BreakerChanged) for e in batch)
-                    yield self.frame(s, breakers_too=changed)
-                    first = False
+                    yield self.frame(s, table=table)
         except Exception:  # the UI edge: a bug must end the run visibly, not leave spinners spinning
             logger.exception("a run failed unexpectedly")
             at = s.view.now if s.view is not None else 0.0
             s.observe(
                 ev.RunFailed(t=at, message="internal error: the run stopped", hint="see the server log")
             )
-        yield self.frame(s)
+        yield self.frame(s, table=table)
 
     def refuse(self, s: BrowserSession, message: str) -> Frame:
         gr.Warning(one_line(message, 300))  # may quote the user's input: never markup
@@ -291,7 +292,7 @@ class Handlers:
         snaps = session.breaker_snapshots()
         session.timer_on = needs_ticking(snaps)
         return {
-            p.status.breakers: styled_breakers(snaps, session.lang),
+            p.status.breakers: breaker_value(snaps, session.lang),
             p.status.timer: gr.update(active=session.timer_on),
         }
 
@@ -347,7 +348,7 @@ class Handlers:
         p, s = self.page, self.session(session)
         s.lang = ui_language(choice)
         view = s.view
-        table = styled_breakers(s.breaker_snapshots(), s.lang)
+        table = breaker_value(s.breaker_snapshots(), s.lang)
         return self.page.labels(s.lang, hosted_target=not self.settings.allow_local_paths) | {
             p.state: s,
             p.status.breakers: gr.update(value=table, label=t("breakers", s.lang)),

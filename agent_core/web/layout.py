@@ -15,7 +15,7 @@ import pandas as pd
 from agent_core.llm import DEFAULT_PROVIDER, PRESETS
 from agent_core.resilience import BreakerSnapshot
 from agent_core.settings import Settings
-from agent_core.web.breakers import STATE_STYLES, breaker_columns, breaker_table
+from agent_core.web.breakers import STATE_STYLES, TICK_SECONDS, breaker_columns, breaker_table
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.i18n import UI_LANGUAGES, t
 from agent_core.web.page import (
@@ -28,6 +28,7 @@ from agent_core.web.page import (
     StatusPanel,
     TracePanel,
     chaos_choices,
+    heading_text,
 )
 
 REPORT_LANGUAGES = (("auto", "auto"), ("English", "en"), ("中文", "zh"))
@@ -55,91 +56,139 @@ def styled_breakers(snapshots: Sequence[BreakerSnapshot], lang: str) -> Any:
     return frame.style.map(lambda value: STATE_STYLES.get(str(value), ""), subset=[state_column])
 
 
+SCROLL_TO_TRACE = """
+() => {
+  const trace = document.querySelector('#trace');
+  if (!trace) return;
+  const box = trace.getBoundingClientRect();
+  if (box.top > window.innerHeight * 0.6 || box.bottom < 0) trace.scrollIntoView({block: 'start'});
+}
+"""
+"""Run on a run's click, before its handler: where the trace's start is out of sight (a phone, where the
+columns stack under the input bar), bring it into view, so the run is seen to start."""
+
+
 def layout(
     settings: Settings,
     recordings: Mapping[str, Path],
     first: BrowserSession,
     discard: Callable[[object], None],
 ) -> Page:
-    """Create the page's components inside the current ``gr.Blocks`` (English labels)."""
+    """Create the page's components inside the current ``gr.Blocks`` (English labels).
+
+    Top to bottom: the heading, the input bar (repository, question, Analyze and Stop), the status line;
+    then, side by side on a wide screen, the live column (the trace, the breaker table under it) and the
+    results column (the report in its own bounded scroll, the app's checked panel, the downloads
+    collapsed, the follow-up, the stats); last, collapsed: examples, settings, chaos, replay. At
+    1400×1000 the trace, the breaker table and the report are all in view while a run streams; on a
+    phone the columns stack."""
     en = "en"
     state = gr.State(None, delete_callback=discard)
-    heading = gr.Markdown(f"# {t('title', en)}\n{t('subtitle', en)}")
+    heading = gr.Markdown(heading_text(en), elem_id="heading")
+    target, question, analyze, stop = _inputs(settings)
     line = gr.Markdown(first.status_line(), elem_id="status")
-    inputs = _inputs(settings)
-    gr.Examples(
-        examples=examples(settings),
-        inputs=[inputs.target, inputs.question],
-        label=t("examples", en),
-        api_visibility="private",
-    )
-    with gr.Row():
-        with gr.Column(scale=3):
-            trace = _trace()
-        with gr.Column(scale=2):
+    with gr.Row(elem_id="main", equal_height=False):
+        with gr.Column(scale=5, min_width=320, elem_id="live"):
+            chatbot = gr.Chatbot(
+                label=t("trace", en),
+                height=TRACE_HEIGHT,
+                group_consecutive_messages=False,
+                elem_id="trace",
+                buttons=["copy_all"],
+            )
+            breakers = gr.Dataframe(
+                value=styled_breakers(first.breaker_snapshots(), en),
+                label=t("breakers", en),
+                interactive=False,
+                wrap=True,
+                column_widths=list[str | int](BREAKER_WIDTHS),
+                elem_id="breakers",
+            )
+        with gr.Column(scale=4, min_width=320, elem_id="results"):
             report = _report()
-    status = _status(first, line)
+            followup, ask = _followup()
+            stats_heading = gr.Markdown(f"#### {t('stats', en)}", elem_id="stats-heading")
+            stats = gr.Markdown("", elem_id="stats")
+    timer = gr.Timer(TICK_SECONDS, active=False)
+    inputs = Inputs(
+        target=target,
+        question=question,
+        analyze=analyze,
+        stop=stop,
+        examples=_examples(settings, target, question),
+    )
     return Page(
         state=state,
         heading=heading,
         inputs=inputs,
-        trace=trace,
+        trace=TracePanel(chatbot=chatbot, followup=followup, ask=ask),
         report=report,
-        status=status,
+        status=StatusPanel(
+            line=line, breakers=breakers, stats_heading=stats_heading, stats=stats, timer=timer
+        ),
+        settings=_settings(settings),
         chaos=_chaos(),
         replay=_replay(recordings),
-        settings=_settings(settings),
     )
 
 
-def _inputs(settings: Settings) -> Inputs:
+TRACE_HEIGHT = 380
+REPORT_MAX_HEIGHT = 500
+BREAKER_WIDTHS = ("30%", "17%", "11%", "27%", "15%")
+"""The breaker table's columns (breaker, state, failures, last error, next probe): fixed shares of the
+column, long errors wrapping, so the last column is never pushed out of the table."""
+
+
+def _inputs(settings: Settings) -> tuple[gr.Textbox, gr.Textbox, gr.Button, gr.Button]:
+    """The input bar: repository and question side by side, Analyze and Stop beside them."""
     en = "en"
-    with gr.Row():
-        with gr.Column(scale=4):
-            target = gr.Textbox(
-                label=t("target_label" if settings.allow_local_paths else "target_label_hosted", en),
-                placeholder=t("target_placeholder", en),
-                elem_id="target",
-            )
-            question = gr.Textbox(
-                label=t("question_label", en), placeholder=t("question_placeholder", en), elem_id="question"
-            )
-        with gr.Column(scale=1, min_width=140):
+    with gr.Row(elem_id="input-bar", equal_height=True):
+        target = gr.Textbox(
+            label=t("target_label" if settings.allow_local_paths else "target_label_hosted", en),
+            placeholder=t("target_placeholder", en),
+            scale=4,
+            min_width=240,
+            elem_id="target",
+        )
+        question = gr.Textbox(
+            label=t("question_label", en),
+            placeholder=t("question_placeholder", en),
+            scale=5,
+            min_width=240,
+            elem_id="question",
+        )
+        with gr.Column(scale=1, min_width=120, elem_id="run-buttons"):
             analyze = gr.Button(t("analyze", en), variant="primary", elem_id="analyze")
             stop = gr.Button(t("stop", en), variant="stop", elem_id="stop")
-    return Inputs(target=target, question=question, analyze=analyze, stop=stop)
+    return target, question, analyze, stop
 
 
-def _trace() -> TracePanel:
-    en = "en"
-    chatbot = gr.Chatbot(
-        label=t("trace", en),
-        height=600,
-        group_consecutive_messages=False,
-        elem_id="trace",
-        buttons=["copy_all"],
-    )
-    with gr.Row():
-        followup = gr.Textbox(
-            label=t("followup_label", en),
-            placeholder=t("followup_placeholder", en),
-            interactive=False,
-            scale=4,
-            elem_id="followup",
+def _examples(settings: Settings, target: gr.Textbox, question: gr.Textbox) -> gr.Accordion:
+    """The examples, collapsed below the results (a click fills the input bar)."""
+    box = gr.Accordion(t("examples", "en"), open=False, elem_id="examples")
+    with box:
+        gr.Examples(
+            examples=examples(settings), inputs=[target, question], label=None, api_visibility="private"
         )
-        ask = gr.Button(t("ask", en), interactive=False, scale=1, elem_id="ask")
-    return TracePanel(chatbot=chatbot, followup=followup, ask=ask)
+    return box
 
 
 def _report() -> ReportPanel:
+    """The report (its own bounded scroll), the app's checked panel, the downloads (collapsed)."""
     en = "en"
-    heading = gr.Markdown(f"### {t('report', en)}")
-    checked = gr.Markdown("", elem_id="checked")
+    heading = gr.Markdown(f"#### {t('report', en)}", elem_id="report-heading")
     # Sanitised Markdown (the default): repository content and model output are untrusted.
     markdown = gr.Markdown(
-        t("report_empty", en), elem_id="report", buttons=["copy"], container=True, padding=True
+        t("report_empty", en),
+        elem_id="report",
+        buttons=["copy"],
+        container=True,
+        padding=True,
+        min_height=200,
+        max_height=REPORT_MAX_HEIGHT,  # its own scroll: the page does not grow with the report
     )
-    with gr.Row():
+    checked = gr.Markdown("", elem_id="checked")
+    with gr.Accordion(t("export_box", en), open=False, elem_id="downloads") as export_box, gr.Row():
         download_report = gr.DownloadButton(
             t("download_report", en), interactive=False, size="sm", elem_id="dl-report"
         )
@@ -152,24 +201,22 @@ def _report() -> ReportPanel:
         markdown=markdown,
         download_report=download_report,
         download_trace=download_trace,
+        export_box=export_box,
     )
 
 
-def _status(first: BrowserSession, line: gr.Markdown) -> StatusPanel:
+def _followup() -> tuple[gr.Textbox, gr.Button]:
     en = "en"
-    with gr.Row():
-        with gr.Column(scale=3):
-            breakers = gr.Dataframe(
-                value=styled_breakers(first.breaker_snapshots(), en),
-                label=t("breakers", en),
-                interactive=False,
-                elem_id="breakers",
-            )
-        with gr.Column(scale=2):
-            stats_heading = gr.Markdown(f"### {t('stats', en)}")
-            stats = gr.Markdown("", elem_id="stats")
-    timer = gr.Timer(1.0, active=False)
-    return StatusPanel(line=line, breakers=breakers, stats_heading=stats_heading, stats=stats, timer=timer)
+    with gr.Row(elem_id="followup-bar"):
+        followup = gr.Textbox(
+            label=t("followup_label", en),
+            placeholder=t("followup_placeholder", en),
+            interactive=False,
+            scale=4,
+            elem_id="followup",
+        )
+        ask = gr.Button(t("ask", en), interactive=False, scale=1, min_width=80, elem_id="ask")
+    return followup, ask
 
 
 def _chaos() -> ChaosPanel:

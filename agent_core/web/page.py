@@ -28,6 +28,7 @@ class Inputs:
     question: gr.Textbox
     analyze: gr.Button
     stop: gr.Button
+    examples: gr.Accordion
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,6 +45,7 @@ class ReportPanel:
     markdown: gr.Markdown
     download_report: gr.DownloadButton
     download_trace: gr.DownloadButton
+    export_box: gr.Accordion
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -133,9 +135,11 @@ class Page:
         i, tr, r, c, rp, st = self.inputs, self.trace, self.report, self.chaos, self.replay, self.settings
         by_label: dict[Any, str] = {
             i.target: "target_label_hosted" if hosted_target else "target_label",
+            i.examples: "examples",
             tr.chatbot: "trace",
             r.download_report: "download_report",
             r.download_trace: "download_trace",
+            r.export_box: "export_box",
             self.status.breakers: "breakers",
             c.box: "chaos",
             c.enabled: "chaos_enabled",
@@ -163,9 +167,9 @@ class Page:
             c.note: t("chaos_note", lang),
             rp.play: t("replay_button", lang),
             st.apply: t("apply_settings", lang),
-            self.heading: f"# {t('title', lang)}\n{t('subtitle', lang)}",
-            r.heading: f"### {t('report', lang)}",
-            self.status.stats_heading: f"### {t('stats', lang)}",
+            self.heading: heading_text(lang),
+            r.heading: f"#### {t('report', lang)}",
+            self.status.stats_heading: f"#### {t('stats', lang)}",
         }
         out: Frame = {component: gr.update(label=t(key, lang)) for component, key in by_label.items()}
         out.update({component: gr.update(value=value) for component, value in by_value.items()})
@@ -177,6 +181,11 @@ class Page:
         )
         out[c.down_tool] = gr.update(label=t("chaos_down", lang), choices=chaos_choices(lang))
         return out
+
+
+def heading_text(lang: str) -> str:
+    """The page's title and what it does, on one line."""
+    return f"## {t('title', lang)}\n{t('subtitle', lang)}"
 
 
 def chaos_choices(lang: str) -> list[tuple[str, str]]:

@@ -6,8 +6,8 @@ No gradio here: everything returns plain dicts, lists and strings, so it is test
   * ``messages()`` — the trace in Gradio's messages format: the user's request; per turn a collapsible
     step (``metadata.id == "turn-N"``) streaming the reasoning; nested in it (``parent_id``) each tool
     call (``id == call_id``), pending → done, with badges in ``log`` and the result preview in a fenced
-    block; breaker transitions and notices nested where they happened; the answer last, without
-    metadata;
+    block (a file tree as a short summary); breaker transitions and notices nested where they happened;
+    last, a pointer to the report panel (the report is on the page once);
   * ``report_markdown()`` (safe to display) / ``report_text()`` (raw, for export);
   * ``stats_rows()`` / ``stats_markdown()``;
   * ``breaker_snapshots()`` — breaker states as the events tell them (replay has no live board).
@@ -20,27 +20,29 @@ escaped line). Gradio's sanitiser is the second layer; the app never renders any
 
 from __future__ import annotations
 
-from typing import assert_never
+from typing import Literal, assert_never
 
 from agent_core import events as ev
 from agent_core.report.claims import annotate
-from agent_core.report.diagram import compile_mermaid, graph_of
-from agent_core.report.export import diagram_section, full_report
-from agent_core.report.words import Language
+from agent_core.report.export import full_report
 from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.web.breakers import breaker_label
 from agent_core.web.checked import checked_markdown
+from agent_core.web.diagrams import RunDiagrams
 from agent_core.web.i18n import t
-from agent_core.web.markdown import MarkdownStream, fenced, one_line, safe_markdown
-from agent_core.web.stats import LiveStats
+from agent_core.web.markdown import MarkdownStream, one_line, safe_markdown
+from agent_core.web.stats import LiveStats, step_usage
 from agent_core.web.trace_items import (
     BreakerRow,
     Call,
     Item,
     Message,
+    ReportState,
     Step,
     call_badges,
+    call_preview,
     diagram_item,
+    report_pointer,
     short_args,
 )
 
@@ -59,8 +61,7 @@ class TraceView:
         self.stopped = False
         self.claims: ev.ClaimsChecked | None = None  # the app's check of the report, before run_finished
         self._annotated: str | None = None
-        self._diagrams: list[ev.DiagramDrawn] = []
-        self._mermaid: list[str] = []  # compiled by the app from the diagrams: shown as diagrams
+        self._diagrams = RunDiagrams()
         self.events: list[ev.Event] = []
         self._items: list[Item] = []
         self._steps: dict[int, Step] = {}
@@ -96,6 +97,7 @@ class TraceView:
         match event:
             case ev.RunStarted():
                 self.started = event
+                self._stats.estimate = event.estimate
             case ev.TurnStarted():
                 self._turn_started(event)
             case ev.ReasoningDelta() | ev.TextDelta():
@@ -184,6 +186,9 @@ class TraceView:
             self._set_answer([], None)
         if step is None:
             return
+        usage = step_usage(event, self.lang)
+        if usage is not None and step.title is not None:
+            step.title += f" · {usage}"
         step.turn_finished = True
         if event.tool_calls == 0:
             self._close_step(step, event.t)
@@ -225,7 +230,7 @@ class TraceView:
             self._add(call)
         call.status, call.duration = "done", event.duration_s
         call.log = call_badges(event)
-        call.preview = fenced(event.preview)
+        call.preview = call_preview(event, self.lang)
         if event.error and not event.stale:
             call.lines.append(safe_markdown(f"**error:** {one_line(event.error, 300)}"))
         step = self._steps.get(event.turn)
@@ -259,13 +264,11 @@ class TraceView:
         self._nested(Item(title=title, body=body))
 
     def _app_said(self, event: ev.ClaimsChecked | ev.DiagramDrawn) -> None:
-        """The app's own parts of a report: its claim check; its diagrams, whose graphs the app compiles
-        itself (that text, and only that, renders as a diagram)."""
+        """The app's own parts of a report: its claim check; its diagrams (the app compiles their graphs)."""
         if isinstance(event, ev.ClaimsChecked):
             self.claims = event
             return
-        self._diagrams.append(event)
-        self._mermaid.append(compile_mermaid(graph_of(event)))
+        self._diagrams.add(event)
         self._annotated = None
         self._stats.tokens_in += event.prompt_tokens
         self._stats.tokens_out += event.completion_tokens
@@ -301,19 +304,28 @@ class TraceView:
 
     # -- outputs ----------------------------------------------------------------------------------
 
-    def messages(self) -> list[Message]:
-        """The trace in Gradio's messages format (fresh dicts on every call)."""
+    def messages(self, *, with_answer: bool = False) -> list[Message]:
+        """The trace in Gradio's messages format (fresh dicts on every call). The answer is in the report
+        panel, so the trace ends with a pointer to it; ``with_answer`` puts the answer itself there instead
+        (an earlier run of a conversation, whose answer the report panel no longer shows)."""
         out: list[Message] = []
         request = self._request_text()
         if request:
             out.append({"role": "user", "content": request})
         out.extend(item.to_message() for item in self._items)
         answer = self._answer_md.value()
-        if answer:
+        if answer and with_answer:
             out.append({"role": "assistant", "content": answer})
+        elif answer:
+            out.append(report_pointer(self._report_state(), self.lang))
         if self._stopped_item is not None:
             out.append(self._stopped_item.to_message())
         return out
+
+    def _report_state(self) -> ReportState:
+        if isinstance(self.result, ev.RunFinished):
+            return "done"
+        return "partial" if self.finished else "live"
 
     def _request_text(self) -> str:
         if self.request is not None:
@@ -332,26 +344,14 @@ class TraceView:
 
     def report_markdown(self) -> str:
         """The report, safe to hand to ``gr.Markdown``: rendered as it streams (once per added line), and
-        once the run ended, with its contradicted claims marked where they stand, its links at their
-        permalinks (the app's claim check) and, after a model's report, the app's diagrams, rendered once."""
+        once the run ended, with its contradicted claims marked, its links at their permalinks (the app's
+        claim check) and a model's report followed by the app's diagrams, rendered once."""
         if isinstance(self.result, ev.RunFinished) and self.claims is not None:
             if self._annotated is None:
-                report = annotate(self.result.report, self.claims).strip()
-                if section := diagram_section(
-                    self._appended(), self._diagrams[0].language if self._diagrams else "en"
-                ):
-                    report += "\n\n" + section
-                self._annotated = safe_markdown(report.strip(), diagrams=self._mermaid)
+                report = self._diagrams.with_section(annotate(self.result.report, self.claims), self.result)
+                self._annotated = safe_markdown(report.strip(), diagrams=self._diagrams.mermaid)
             return self._annotated
         return self._answer_md.value()
-
-    def _appended(self) -> list[ev.DiagramDrawn]:
-        """The diagrams the app appends to the report: a model's (a written report has them in it)."""
-        return (
-            self._diagrams
-            if isinstance(self.result, ev.RunFinished) and self.result.writer == "model"
-            else []
-        )
 
     def checked_markdown(self) -> str:
         """The app's panel beside the report: key facts, data gaps, the claim check."""
@@ -359,13 +359,12 @@ class TraceView:
         return checked_markdown(self.claims, reasons, self.lang, finished=self.finished)
 
     def export_text(self) -> str:
-        """The ``.md`` export: the report, a model's report's diagrams, and the app's appendix (key facts,
-        data gaps, claim check)."""
-        if isinstance(self.result, ev.RunFinished):
-            reasons = self.result.degraded_reasons
-            lang: Language = "zh" if self.lang == "zh" else "en"
-            return full_report(self.result.report, self.claims, reasons, lang, diagrams=self._appended())
-        return self.report_text()
+        """The ``.md`` export: the report (a model's with its diagrams) and the app's appendix."""
+        if not isinstance(self.result, ev.RunFinished):
+            return self.report_text()
+        result, appended = self.result, self._diagrams.appended(self.result)
+        lang: Literal["en", "zh"] = "zh" if self.lang == "zh" else "en"
+        return full_report(result.report, self.claims, result.degraded_reasons, lang, diagrams=appended)
 
     def stats_rows(self) -> list[tuple[str, str]]:
         rows = self._stats.rows(self.lang, self._now, mode=self.started.mode if self.started else None)

@@ -1,4 +1,9 @@
-"""The run-stats panel: turns, tool calls, GitHub requests, cache hits, rate limit, tokens, cost, time."""
+"""The run-stats panel: turns, tool calls, GitHub requests, cache hits, rate limit, tokens, cost, time;
+and the tokens and model time a step's title shows.
+
+Cost: before the run ends, the estimate ``run_started`` carried (a range, from the run's first request
+to its whole token budget); once it ended, what its tokens cost (a range where the price depends on
+the hour), with the date of the prices. "unknown" when the model has no known price: never a guess."""
 
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ class LiveStats:
     tokens_in: int = 0
     tokens_out: int = 0
     rate_limit: tuple[int, int, float] | None = None  # remaining, limit, reset epoch
+    estimate: ev.CostEstimate | None = None
     final: ev.RunStats | None = None
 
     def rows(self, lang: str, elapsed: float, *, mode: str | None) -> list[tuple[str, str]]:
@@ -35,12 +41,7 @@ class LiveStats:
         rate = unknown if remaining is None else str(remaining)
         if remaining is not None and reset:
             rate += f" (reset {format_clock(reset)})"
-        if f is not None and f.cost_usd:
-            cost = f"${f.cost_usd:.4f}"
-        elif mode == "planner" or (f is not None and f.cost_usd == 0):
-            cost = "$0"
-        else:
-            cost = unknown
+        cost = self.cost(lang, mode=mode)
         tokens_in, tokens_out = (
             (f.prompt_tokens, f.completion_tokens) if f else (self.tokens_in, self.tokens_out)
         )
@@ -54,6 +55,46 @@ class LiveStats:
             (t("stat_cost", lang), cost),
             (t("stat_elapsed", lang), f"{(f.elapsed_s if f else elapsed):.1f} s"),
         ]
+
+    def cost(self, lang: str, *, mode: str | None) -> str:
+        f, estimate = self.final, self.estimate
+        if mode == "planner" or (f is not None and f.cost_usd == 0):
+            return "$0"
+        if f is not None and f.cost_usd is not None:
+            low = f.cost_low_usd if f.cost_low_usd is not None else f.cost_usd
+            shown = dollars(f.cost_usd) if low == f.cost_usd else f"{dollars(low)} – {dollars(f.cost_usd)}"
+            return shown + (f" ({t('cost_prices', lang, date=f.prices_as_of)})" if f.prices_as_of else "")
+        if f is None and estimate is not None:
+            shown = t(
+                "cost_estimate",
+                lang,
+                low=dollars(estimate.low_usd),
+                high=dollars(estimate.high_usd),
+                budget=estimate.budget_tokens,
+            )
+            return f"{shown} ({t('cost_prices', lang, date=estimate.prices_as_of)})"
+        return t("cost_unknown", lang) if mode == "model" else t("stat_unknown", lang)
+
+
+def dollars(amount: float) -> str:
+    """``$0.0123``; ``$1.23`` from a dollar up; ``< $0.0001`` for what rounds to nothing."""
+    if 0 < amount < 0.00005:
+        return "< $0.0001"
+    return f"${amount:.2f}" if amount >= 1 else f"${amount:.4f}"
+
+
+def step_usage(event: ev.TurnFinished, lang: str) -> str | None:
+    """``4,800 in / 650 out tokens · model 1.2 s`` for a step's title; None when the endpoint reported
+    no usage (the step's own duration still shows beside its title)."""
+    if event.prompt_tokens is None and event.completion_tokens is None:
+        return None
+    return t(
+        "step_usage",
+        lang,
+        tokens_in=event.prompt_tokens or 0,
+        tokens_out=event.completion_tokens or 0,
+        seconds=event.duration_s,
+    )
 
 
 def format_clock(epoch: float | None) -> str:

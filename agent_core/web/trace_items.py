@@ -1,6 +1,7 @@
-"""The items of the trace as they are built: a step per turn, a call per tool call, notes; and the
-badges a finished call shows. Each becomes one Gradio message (``to_message``); its text is already
-safe Markdown (see :mod:`agent_core.web.markdown`)."""
+"""The items of the trace as they are built: a step per turn, a call per tool call, notes; the badges
+and the preview a finished call shows; and the pointer to the report that ends a run's trace. Each
+becomes one Gradio message (``to_message``); its text is already safe Markdown (see
+:mod:`agent_core.web.markdown`)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from typing import Any, Literal
 from agent_core import events as ev
 from agent_core.web.i18n import t
 from agent_core.web.markdown import MarkdownStream, fenced, format_age, one_line
+from agent_core.web.tree_preview import tree_preview
 
 Message = dict[str, Any]
 Status = Literal["pending", "done"]
+ReportState = Literal["live", "done", "partial"]
 
 
 def short_args(arguments: Mapping[str, Any], *, with_repo: bool = False) -> str:
@@ -126,6 +129,22 @@ def call_badges(event: ev.ToolCallFinished) -> list[str]:
     elif not event.ok:
         badges.append("error")
     return badges
+
+
+def call_preview(event: ev.ToolCallFinished, lang: str = "en") -> str:
+    """What a finished call shows: a file tree as a short summary (:mod:`~agent_core.web.tree_preview`),
+    any other result as its fenced preview."""
+    if event.tool == "get_file_tree" and event.ok:
+        short = tree_preview(event.preview, lang)
+        if short is not None:
+            return short
+    return fenced(event.preview)
+
+
+def report_pointer(state: ReportState, lang: str = "en") -> Message:
+    """The trace's last word on the report: where to read it. The report itself is on the page once, in
+    the report panel; the trace says it is being written, was written, or stopped part-way."""
+    return {"role": "assistant", "content": t(f"report_pointer_{state}", lang)}
 
 
 def diagram_item(event: ev.DiagramDrawn, lang: str) -> Item:

@@ -276,6 +276,7 @@ def test_closing_the_tab_ends_the_run(chromium: Any, browser_env: dict[str, Any]
 def test_controls_idle_during_a_run_then_downloads_and_follow_up(page: Any, held_readme: HeldWaits) -> None:
     """Follow-up and downloads are separate steps around the streaming run (app.wire's ``chain``)."""
     enabled = "s => { const e = document.querySelector(s); return e && !e.disabled; }"
+    page.get_by_text("Downloads", exact=True).click()  # collapsed under the report
     analyze(page, "octo/wordstats")
     page.wait_for_selector(NESTED_PENDING)  # the run is under way until the README is released
     assert page.is_disabled("#ask")

@@ -26,7 +26,6 @@ from tests.hosted_helpers import ImageHost
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.flaky(reruns=1),  # as in test_browser.py: a real browser on a shared 2-core machine
     pytest.mark.filterwarnings("ignore::ResourceWarning"),
     pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
     pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),

@@ -1,0 +1,151 @@
+"""Frames: how often a run's events reach the page, and what each frame sends (on virtual time).
+
+Streamed text coalesces into at most ten frames a second; structure (a step or tool call starting or
+finishing, a breaker changing) and the end are handed over the moment they arrive. Every frame sends
+every run output but the state with a plain value, because in Gradio 6 a left-out output costs a
+component rebuild, and the breaker table ready-made, because a pandas Styler is rendered again on every
+frame (:mod:`agent_core.web.frames`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator
+
+import gradio as gr
+import pytest
+
+from agent_core import events as ev
+from agent_core.resilience import BreakerSnapshot, BreakerState
+from agent_core.services import Services
+from agent_core.settings import Settings
+from agent_core.web.batching import DEFAULT_INTERVAL, batched
+from agent_core.web.breakers import TICK_SECONDS, breaker_value
+from agent_core.web.browser_session import BrowserSession
+from agent_core.web.budget import SpaceBudget
+from agent_core.web.frames import BreakerTable
+from agent_core.web.handlers import Handlers
+from agent_core.web.layout import layout, styled_breakers
+from testing.app import release_gradio_loops
+from testing.clock import FakeClock, run_in_virtual_time
+
+Timed = list[tuple[float, list[ev.Event]]]
+
+
+def timed_batches(events: AsyncIterator[ev.Event]) -> Timed:
+    """``batched(events)`` with the default interval on virtual time: (when, batch) for every frame."""
+
+    async def frames() -> Timed:
+        loop = asyncio.get_running_loop()
+        return [(loop.time(), batch) async for batch in batched(events, monotonic=loop.time)]
+
+    return run_in_virtual_time(frames())
+
+
+def test_the_default_is_at_most_ten_frames_a_second() -> None:
+    assert pytest.approx(0.1) == DEFAULT_INTERVAL
+
+
+def test_500_text_deltas_in_one_second_make_at_most_eleven_frames() -> None:
+    async def run() -> AsyncIterator[ev.Event]:
+        yield ev.TurnStarted(t=0.0, turn=1)
+        for i in range(500):  # one every 1.9 ms: 0.95 s of streaming
+            await asyncio.sleep(0.0019)
+            yield ev.TextDelta(t=i * 0.0019, turn=1, text="word ")
+
+    frames = timed_batches(run())
+    assert len(frames) <= 11
+    assert sum(len(batch) for _, batch in frames) == 501  # nothing lost, order kept
+    texts = [e for _, batch in frames for e in batch if isinstance(e, ev.TextDelta)]
+    assert [e.t for e in texts] == sorted(e.t for e in texts)
+    streamed = [at for at, _ in frames[1:-1]]  # the end is flushed at once, whenever it comes
+    assert all(b - a >= DEFAULT_INTERVAL - 1e-9 for a, b in itertools.pairwise(streamed))
+
+
+def test_structure_changes_and_the_end_are_flushed_at_once_between_deltas() -> None:
+    breaker = ev.BreakerChanged(t=0.5, breaker="github:read_file", old="closed", new="open", reason="503")
+    started = ev.ToolCallStarted(t=0.6, call_id="c1", tool="read_file", arguments={}, turn=1)
+    end = ev.RunFinished(t=0.7, report="done", degraded=False)
+
+    async def run() -> AsyncIterator[ev.Event]:
+        yield ev.TurnStarted(t=0.0, turn=1)
+        for i in range(10):  # deltas every 50 ms: they wait for the interval
+            await asyncio.sleep(0.05)
+            yield ev.TextDelta(t=0.05 * i, turn=1, text="x")
+        await asyncio.sleep(0.001)
+        yield breaker  # 1 ms after a delta that was still waiting for its frame
+        await asyncio.sleep(0.001)
+        yield started
+        await asyncio.sleep(0.001)
+        yield end
+
+    frames = timed_batches(run())
+    when = {id(e): at for at, batch in frames for e in batch}
+    last_delta = max(at for at, batch in frames if any(isinstance(e, ev.TextDelta) for e in batch))
+    assert when[id(breaker)] == pytest.approx(0.501)  # the moment it arrived, with the waiting delta
+    assert when[id(started)] == pytest.approx(0.502)
+    assert when[id(end)] == pytest.approx(0.503)
+    assert last_delta == pytest.approx(0.501)
+    assert frames[-1][1] == [end]
+
+
+def _snapshot(state: BreakerState, *, failures: int = 0, retry_after: float = 0.0) -> BreakerSnapshot:
+    return BreakerSnapshot(
+        name="github:read_file", state=state, failures=failures, last_error=None, retry_after=retry_after
+    )
+
+
+def test_the_breaker_table_is_built_again_only_when_the_snapshots_change() -> None:
+    table = BreakerTable()
+    closed = [_snapshot(BreakerState.CLOSED)]
+    first = table.value(closed, "en")
+    assert table.value(list(closed), "en") is first
+    assert table.value(closed, "zh") is not first
+    opened = [_snapshot(BreakerState.OPEN, failures=3, retry_after=9.0)]
+    assert table.value(opened, "zh") is not table.value(closed, "zh")
+
+
+# Building a component makes Gradio 6.31 orphan event loops (ResourceWarning when collected): not ours.
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_the_ready_made_table_shows_what_the_styled_one_shows() -> None:
+    snapshots = [
+        _snapshot(BreakerState.OPEN, failures=3, retry_after=12.0),
+        BreakerSnapshot(
+            name="model:api.deepseek.com",
+            state=BreakerState.HALF_OPEN,
+            failures=1,
+            last_error="HTTP 503 <b>x</b>",
+            retry_after=0.0,
+        ),
+        BreakerSnapshot(
+            name="local:read_file", state=BreakerState.CLOSED, failures=0, last_error=None, retry_after=0.0
+        ),
+    ]
+    table = gr.Dataframe(interactive=False)
+    release_gradio_loops()
+    for lang in ("en", "zh"):
+        for snaps in (snapshots, []):
+            styled = table.postprocess(styled_breakers(snaps, lang)).model_dump()
+            assert table.postprocess(breaker_value(snaps, lang)).model_dump() == styled
+
+
+# Building a page makes Gradio 6.31 orphan event loops (ResourceWarning when collected): not ours.
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_frame_sends_every_run_output_but_the_state() -> None:
+    settings = Settings()
+    clock = FakeClock()
+    services = Services(settings, clock=clock)
+    session = BrowserSession(settings, clock=clock)
+    with gr.Blocks():
+        page = layout(settings, {}, session, lambda _value: None)
+    release_gradio_loops()
+    budget = SpaceBudget(settings, services.quotas, clock=clock)
+    handlers = Handlers(page, settings=settings, services=services, budget=budget, recordings={})
+    session.start_view(keep_history=False, request="acme/widgets")
+    frame = handlers.frame(session, table=BreakerTable())
+    assert set(frame) == set(page.run_outputs()) - {page.state}
+    assert frame[page.status.timer] == TICK_SECONDS  # not a prop update: no component rebuilt
+    assert handlers.opening_frame(session)[page.state] is session
