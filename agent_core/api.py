@@ -59,13 +59,17 @@ async def analyze(target: str, question: str = "", *, settings: Settings | None 
     """
     # aclosing: leaving the loop early must still run the generator's cleanup (close the HTTP pools) now.
     check: ev.ClaimsChecked | None = None
+    diagrams: list[ev.DiagramDrawn] = []
     async with contextlib.aclosing(stream_analysis(target, question, settings=settings)) as events:
         async for event in events:
             if isinstance(event, ev.ClaimsChecked):
                 check = event
+            if isinstance(event, ev.DiagramDrawn):
+                diagrams.append(event)
             if isinstance(event, ev.RunFinished):
                 language: Language = detect_language(question, (settings or Settings()).report_language)
-                return full_report(event.report, check, event.degraded_reasons, language)
+                appended = diagrams if event.writer == "model" else ()  # a written report has them in it
+                return full_report(event.report, check, event.degraded_reasons, language, diagrams=appended)
             if isinstance(event, ev.RunFailed):
                 raise AgentCoreError(event.message, hint=event.hint)
     raise AgentCoreError("the analysis ended without a result")

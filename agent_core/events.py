@@ -9,7 +9,9 @@ Streamed items have stable ids so a UI can update one item in place:
   tool_call_started(call_id) -> tool_retry* -> tool_call_finished(call_id)
 A run ends with exactly one ``run_finished`` (a report exists, maybe degraded) or ``run_failed``
 (no report could be produced at all); a report is preceded by ``claims_checked``, the app's own check
-of what the report claims against what the tools observed.
+of what the report claims against what the tools observed, and by one ``diagram`` per repository: the
+architecture diagram's graph (proposed by the model or built from the tree, every path checked), which
+each consumer compiles to Mermaid itself.
 
 Serialisation: :func:`event_to_dict` gives one JSON object with a ``kind`` field spelled as the
 ``kind`` literal; :func:`event_from_dict` inverts it; :func:`dump_events` / :func:`load_events` save a
@@ -226,6 +228,48 @@ class ClaimsChecked:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Component:
+    """A box of the architecture diagram: a folder or file of the analysed tree and what it is for."""
+
+    name: str
+    path: str  # a folder or file that exists in the analysed tree
+    role: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Relation:
+    """An arrow of the architecture diagram, between two components named by their paths."""
+
+    source: str
+    target: str
+    label: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class DiagramDrawn:
+    """The architecture diagram of one repository, as validated data (never as Mermaid text): every
+    component's path is in the tree. ``source``: "model" (its proposal, checked) or "tree" (built by the
+    app from the tree and the imports of the files read). ``attempts`` model calls were made (0: none),
+    ``dropped`` are the proposed paths that are not in the tree, ``note`` says why the model's proposal
+    was not used; the tokens are the proposal's (already in the run's stats)."""
+
+    kind: Literal["diagram"] = "diagram"
+    t: float
+    repo: str
+    source: Literal["model", "tree"]
+    components: tuple[Component, ...] = ()
+    relations: tuple[Relation, ...] = ()
+    commit: str | None = None  # the analysed commit: components link to tree/<commit>/<path>
+    link_base: str | None = None  # https://github.com/OWNER/REPO, None for a local repository
+    attempts: int = 0
+    dropped: tuple[str, ...] = ()
+    note: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    language: Literal["en", "zh"] = "en"  # the report's, which names and roles are in
+
+
+@dataclass(frozen=True, kw_only=True)
 class Diagnosis:
     """Why a run failed or lost data: a cause key (:data:`agent_core.diagnosis.CAUSES`), the service it
     concerns, its host and, for rate limits, when the limit resets (UTC epoch seconds).
@@ -272,6 +316,7 @@ Event: TypeAlias = (
     | RateLimitUpdated
     | Notice
     | ClaimsChecked
+    | DiagramDrawn
     | RunFinished
     | RunFailed
 )
@@ -291,6 +336,7 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         RateLimitUpdated,
         Notice,
         ClaimsChecked,
+        DiagramDrawn,
         RunFinished,
         RunFailed,
     )
@@ -325,6 +371,10 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
     if cls is ClaimsChecked:
         values["claims"] = tuple(_fields_of(CheckedClaim, c) for c in values.get("claims", ()))
         values["key_facts"] = tuple(_fields_of(KeyFact, f) for f in values.get("key_facts", ()))
+    if cls is DiagramDrawn:
+        values["components"] = tuple(_fields_of(Component, c) for c in values.get("components", ()))
+        values["relations"] = tuple(_fields_of(Relation, r) for r in values.get("relations", ()))
+        values["dropped"] = tuple(values.get("dropped", ()))
     return cls(**values)
 
 

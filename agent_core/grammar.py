@@ -9,7 +9,8 @@
     turn     := turn_started(n) (reasoning_delta(n) | text_delta(n) | side)* turn_finished(n)
     tool_call:= tool_call_started(id) ... tool_retry(id)* ... tool_call_finished(id)
                 (outside any open turn; the calls of one turn may interleave)
-    side     := breaker_changed | rate_limit | notice          (anywhere inside a run)
+    side     := breaker_changed | rate_limit | notice | diagram  (anywhere inside a run; a diagram
+                outside any open turn)
     end      := run_finished | run_failed    (no turn open, no tool call unfinished)
 
 Turn numbers only grow within a stream; a call id starts once and finishes once. :func:`grammar_errors`
@@ -86,6 +87,8 @@ def _step(state: _State, index: int, event: ev.Event) -> None:
         _turn(state, index, event)
     elif isinstance(event, ev.ToolCallStarted | ev.ToolRetry | ev.ToolCallFinished):
         _call(state, index, event)
+    elif isinstance(event, ev.DiagramDrawn) and state.open_turn is not None:
+        state.error(index, event, f"a diagram inside open turn {state.open_turn}")
     elif isinstance(event, ev.RunFinished | ev.RunFailed):
         if state.open_turn is not None:
             state.error(index, event, f"the run ended while turn {state.open_turn} was open")

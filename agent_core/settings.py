@@ -54,6 +54,7 @@ class Settings:
     llm_context_window: int | None = None  # None: what the endpoint reports, else the provider's
     tool_protocol: ToolProtocol = "auto"
     prefetch: bool = True
+    diagram_from_model: bool = True  # the model proposes the report's architecture diagram (checked)
     report_language: ReportLanguage = "auto"
     # Cache
     cache_dir: Path = field(default_factory=lambda: Path.home() / ".cache" / "repo-analyst")

@@ -24,6 +24,7 @@ from rich.text import Text
 
 from agent_core import events as ev
 from agent_core.diagnosis import explain
+from agent_core.report.export import diagram_section
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +86,7 @@ class TerminalRenderer:
         self._report_turn: int | None = None
         self._report_streamed = False
         self._open_tools: set[str] = set()  # tools whose breaker is open: their retries are not news
+        self._diagrams: list[ev.DiagramDrawn] = []  # appended to a model's report, as the page does
 
     # -- writing ----------------------------------------------------------------------------------
 
@@ -105,7 +107,7 @@ class TerminalRenderer:
 
     # -- events -----------------------------------------------------------------------------------
 
-    def render(self, event: ev.Event) -> None:  # noqa: C901, PLR0912 - one branch per event kind
+    def render(self, event: ev.Event) -> None:  # noqa: C901, PLR0912, PLR0915 - one branch per event kind
         match event:
             case ev.RunStarted():
                 self._line(f"▶ Analysing {', '.join(event.targets)} with {event.model}", "bold")
@@ -162,6 +164,13 @@ class TerminalRenderer:
                 self._line(f"ℹ {event.message}", "yellow" if event.level == "warning" else "dim")
             case ev.ClaimsChecked():
                 self._claims(event)
+            case ev.DiagramDrawn():
+                self._diagrams.append(event)
+                made = "proposed by the model" if event.source == "model" else "built from the tree"
+                why = f" ({event.note})" if event.note else ""
+                self._line(
+                    f"🗺 diagram of {event.repo}: {made}, {len(event.components)} components{why}", "dim"
+                )
             case ev.RunFinished():
                 self._finished(event)
             case ev.RunFailed():
@@ -212,17 +221,26 @@ class TerminalRenderer:
             if claim.verdict == "contradicted":
                 self._line(f"  ✗ {claim.claim} — observed: {claim.observed}", "red")
 
+    def _diagram(self, event: ev.DiagramDrawn) -> None:
+        self._diagrams.append(event)
+        made = "proposed by the model" if event.source == "model" else "built from the tree"
+        why = f" ({event.note})" if event.note else ""
+        self._line(f"🗺 diagram of {event.repo}: {made}, {len(event.components)} components{why}", "dim")
+
     def _finished(self, event: ev.RunFinished) -> None:
         s = event.stats
         self._end_stream()
+        language = self._diagrams[0].language if self._diagrams else "en"
+        appended = diagram_section(self._diagrams, language) if event.writer == "model" else ""
+        self._diagrams = []
         if self._rich:
             self._console.print(Rule())
-            self._console.print(Markdown(inert(event.report), hyperlinks=False))
+            self._console.print(Markdown(inert(f"{event.report}\n\n{appended}".strip()), hyperlinks=False))
             self._console.print(Rule())
-        elif not self._report_streamed:
-            self._line(event.report)
         else:
-            self._line("")
+            self._line(event.report if not self._report_streamed else "")
+            if appended:
+                self._line(appended)
         flag = " (degraded)" if event.degraded else ""
         cost = ""
         if s.cost_usd:

@@ -318,6 +318,7 @@ async def open_analysis(
         target_notes=notes,
         parallel_tool_calls=s.parallel_tool_calls,
         prefetch=s.prefetch,
+        diagram_from_model=s.diagram_from_model,
     )
     return OpenedAnalysis(analysis=analysis)
 

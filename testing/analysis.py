@@ -35,6 +35,8 @@ def make_settings(
         "github_read_timeout": 30.0,
         # The scripted models follow the pure ReAct loop; tests of the evidence-first step turn it on.
         "prefetch": False,
+        # Nor do they expect the diagram's call after the report; tests of the diagram turn it on.
+        "diagram_from_model": False,
     }
     if server is not None:
         base.update(

@@ -75,6 +75,7 @@ async def test_full_run_event_sequence(emulator: GitHubEmulator, tmp_path: Path)
         "tool_call_finished",
         "turn_started",
         "turn_finished",
+        "diagram",  # the app's architecture diagram (built from the tree: the model is not asked here)
         "claims_checked",
         "run_finished",
     ]

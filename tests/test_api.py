@@ -46,6 +46,7 @@ async def test_run_agent_keeps_the_original_calling_convention(
 ) -> None:
     monkeypatch.setenv("CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.setenv("DIAGRAM_FROM_MODEL", "false")  # the script has no turn for the diagram's call
     turns = [Turn.calls(("get_repo_info", W)), Turn.final("# acme/widgets\n\nA word counter.\n")]
     with ScriptedModelServer(turns) as server:
         llm = openai.AsyncOpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0)

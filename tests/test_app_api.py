@@ -78,7 +78,11 @@ def _no_analytics() -> Iterator[None]:
 
 
 def base_settings(emu: GitHubEmulator, tmp: Path, **changes: Any) -> Settings:
-    return Settings(github_api_url=emu.base_url, cache_dir=tmp / "cache", **({"prefetch": False} | changes))
+    return Settings(
+        github_api_url=emu.base_url,
+        cache_dir=tmp / "cache",
+        **({"prefetch": False, "diagram_from_model": False} | changes),
+    )
 
 
 def model_settings(emu: GitHubEmulator, model: ScriptedModelServer, tmp: Path, **changes: Any) -> Settings:

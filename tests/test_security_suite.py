@@ -82,6 +82,7 @@ def hostile_settings(emu: GitHubEmulator, tmp_path: Path, model: ScriptedModelSe
         "cache_dir": tmp_path / "cache",
         "retry_max_total": 5.0,
         "prefetch": False,  # the obedient model asks for everything itself
+        "diagram_from_model": False,
     }
     if model is not None:
         values |= {

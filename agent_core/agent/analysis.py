@@ -55,6 +55,7 @@ class Analysis:
         target_notes: Sequence[str] = (),
         parallel_tool_calls: bool = True,
         prefetch: bool = False,
+        diagram_from_model: bool = False,
     ) -> None:
         self.parts = Parts(
             scope=tuple(scope),
@@ -65,6 +66,7 @@ class Analysis:
             conversation=Conversation(),
             limits=limits,
             parallel_tool_calls=parallel_tool_calls,
+            diagram_from_model=diagram_from_model,
         )
         self.driver = driver
         self.report: str | None = None

@@ -10,16 +10,18 @@ inside it, so no model output can be mistaken for it (see :mod:`agent_core.repor
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from typing import Literal
 
 from agent_core import events as ev
+from agent_core.agent.diagram_call import diagram_event, diagram_texts, tree_diagrams
 from agent_core.agent.run import Run
 from agent_core.diagnosis import Failure, diagnose_results, explain
 from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.llm.prices import CostRange
 from agent_core.report.claims import check_report
+from agent_core.report.diagram import Graph
 from agent_core.report.words import Language, Words
 from agent_core.report.words_en import EN
 from agent_core.report.words_zh import ZH
@@ -30,8 +32,12 @@ WHOLE_REPOSITORY_TOOLS = frozenset({"get_repo_info", "get_file_tree", "get_langu
 """Calls that read the repository itself: their 404 means the repository is missing or private."""
 
 
-async def finish(run: Run, report: str, *, writer: Writer, cost: CostRange | None) -> AsyncIterator[ev.Event]:
-    """Stream a written report (planner, fallback) as a report turn, then ``run_finished``."""
+async def finish(
+    run: Run, report: str, *, writer: Writer, cost: CostRange | None, diagrams: Sequence[Graph] | None = None
+) -> AsyncIterator[ev.Event]:
+    """Stream a written report (planner, fallback) as a report turn, then ``run_finished``. ``diagrams``:
+    the graphs of a model's report, already announced (consumers append them); a written report has the
+    tree's in it (its table renders them), announced here so that consumers know them as the app's."""
     problems = run.data_problems()
     if writer == "model":
         if not gathered_anything(run):
@@ -45,7 +51,12 @@ async def finish(run: Run, report: str, *, writer: Writer, cost: CostRange | Non
         run.parts.conversation.add({"role": "assistant", "content": report})
     async for event in run.parts.sink.drain():
         yield event
-    check = replace(check_report(report, run.parts.scope, run.parts.toolbox.results), t=run.t())
+    if diagrams is None:
+        diagrams = tree_diagrams(run)
+        for graph in diagrams:
+            yield diagram_event(run, graph)
+    skip = diagram_texts(diagrams, run)
+    check = replace(check_report(report, run.parts.scope, run.parts.toolbox.results, skip=skip), t=run.t())
     yield check
     stats = replace(
         run.stats(cost),

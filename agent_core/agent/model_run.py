@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 
 from agent_core import events as ev
+from agent_core.agent.diagram_call import model_diagrams
 from agent_core.agent.endings import (
     failed,
     finish,
@@ -39,6 +40,7 @@ from agent_core.agent.prompts import report_request, use_tools_request
 from agent_core.agent.replies import native_step, react_step
 from agent_core.agent.run import Run
 from agent_core.llm import ReactFormatError, parse_react
+from agent_core.report.diagram import Graph
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,7 +76,22 @@ async def model_run(run: Run, driver: ModelDriver) -> AsyncIterator[ev.Event]:
         async for event in _finish_without_answer(run, driver, after.stop_reason, reason):
             yield event
         return
-    async for event in finish(run, after.report, writer="model", cost=driver.cost(run)):
+    async for event in _finish_model(run, driver, after.report):
+        yield event
+
+
+async def _finish_model(run: Run, driver: ModelDriver, report: str) -> AsyncIterator[ev.Event]:
+    """The model's report to its end, after the app's architecture diagrams (not for a follow-up's
+    answer: the first report has them). They travel beside the report, as ``diagram`` events, and each
+    consumer appends them (:func:`agent_core.report.export.diagram_section`)."""
+    graphs: list[Graph] = []
+    if not run.follow_up:
+        async for item in model_diagrams(run, driver, report):
+            if isinstance(item, Result):
+                graphs = item.value
+            else:
+                yield item
+    async for event in finish(run, report, writer="model", cost=driver.cost(run), diagrams=graphs):
         yield event
 
 
@@ -145,7 +162,7 @@ async def _finish_without_answer(
                 with contextlib.suppress(ReactFormatError):
                     content = parse_react(content).final or content
             run.parts.conversation.add({"role": "assistant", "content": outcome.turn.content})
-            async for event in finish(run, content.strip(), writer="model", cost=driver.cost(run)):
+            async for event in _finish_model(run, driver, content.strip()):
                 yield event
             return
         if outcome.error is not None:

@@ -28,7 +28,7 @@ def detect_language(question: str, setting: str = "auto", fallback: str = "en") 
 
 def system_prompt(scope: Sequence[RepoRef], *, language: Language, refs: dict[str, str] | None = None) -> str:
     names = ", ".join(r.full_name for r in scope)
-    sections = section_titles(language)
+    sections = section_titles(language, by_model=True)
     comparison = (
         f"\nSeveral repositories are in scope ({names}): write a COMPARISON report. Cover each section for "
         "every repository and include a side-by-side Markdown table (one column per repository) of the key "

@@ -47,6 +47,7 @@ class Parts:
     conversation: Conversation
     limits: RunLimits
     parallel_tool_calls: bool
+    diagram_from_model: bool = False  # the model proposes the architecture diagram of its report
 
 
 class Run:
@@ -56,6 +57,7 @@ class Run:
         self.parts = parts
         self.question = question
         self.language: Language = language
+        self.follow_up = bool(parts.conversation.messages)  # an earlier question opened the conversation
         self.state = RunState(
             started=parts.clock.monotonic(),
             turn_base=parts.conversation.turns,

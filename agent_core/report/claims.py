@@ -40,10 +40,15 @@ class _Repo:
         return self.facts.evidence.repo.full_name
 
 
-def check_report(report: str, scope: Sequence[RepoRef], results: Sequence[ToolResult]) -> ev.ClaimsChecked:
-    """The claim check and the key facts of ``report`` (``t`` is left 0: the caller stamps it)."""
+def check_report(
+    report: str, scope: Sequence[RepoRef], results: Sequence[ToolResult], *, skip: Sequence[str] = ()
+) -> ev.ClaimsChecked:
+    """The claim check and the key facts of ``report`` (``t`` is left 0: the caller stamps it). Text of
+    the app's own in ``skip`` (the architecture diagram, its paths already checked) is not a claim."""
     repos = [_repo(ref, results) for ref in scope]
-    verdicts = [_verdict(found, _about(found, report, repos), repos) for found in find_claims(report)]
+    spans = [(m.start(), m.end()) for text in skip if text for m in re.finditer(re.escape(text), report)]
+    found_claims = [f for f in find_claims(report) if not any(a <= f.start < b for a, b in spans)]
+    verdicts = [_verdict(found, _about(found, report, repos), repos) for found in found_claims]
     claims = [c for c in verdicts if c is not None]
     return ev.ClaimsChecked(
         t=0.0,

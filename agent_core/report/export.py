@@ -15,8 +15,12 @@ from dataclasses import dataclass
 
 from agent_core import events as ev
 from agent_core.report.claims import annotate
+from agent_core.report.diagram import diagram_block, graph_of
 from agent_core.report.inert import plain
+from agent_core.report.sections import DIAGRAM
 from agent_core.report.words import Language
+from agent_core.report.words_en import EN
+from agent_core.report.words_zh import ZH
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,12 +77,36 @@ FACT_LABELS = {
 }
 
 
+def diagram_section(diagrams: Sequence[ev.DiagramDrawn], language: Language = "en") -> str:
+    """The architecture diagram section the app appends to a model's report ("" without diagrams): the
+    report table's title, then each repository's diagram (under its name when there are several)."""
+    diagrams = [d for d in diagrams if d.components]  # no tree, no diagram: nothing to append
+    if not diagrams:
+        return ""
+    words = ZH if language == "zh" else EN
+    out = [f"## {DIAGRAM.title(language)}", ""]
+    for diagram in diagrams:
+        if len(diagrams) > 1:
+            out += [f"### {plain(diagram.repo)}", ""]
+        out += [*diagram_block(graph_of(diagram), words), ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
 def full_report(
-    report: str, check: ev.ClaimsChecked | None, reasons: Sequence[str], language: Language = "en"
+    report: str,
+    check: ev.ClaimsChecked | None,
+    reasons: Sequence[str],
+    language: Language = "en",
+    *,
+    diagrams: Sequence[ev.DiagramDrawn] = (),
 ) -> str:
-    """The report (annotated) and the app's appendix: key facts, data gaps, the claim check."""
+    """The report (annotated), the architecture diagrams to append to it (a model's report: see
+    :func:`diagram_section`) and the app's appendix: key facts, data gaps, the claim check."""
     words = _WORDS.get(language, _WORDS["en"])
-    out = [annotate(report, check).rstrip(), "", "---", "", f"## {words.title}", ""]
+    out = [annotate(report, check).rstrip(), ""]
+    if section := diagram_section(diagrams, language):
+        out += [section.rstrip(), ""]
+    out += ["---", "", f"## {words.title}", ""]
     if check is not None and check.key_facts:
         out += [f"**{words.facts}**", ""]
         labels = FACT_LABELS.get(language, FACT_LABELS["en"])

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from agent_core.report.answer import answer
+from agent_core.report.diagram import diagram_block
+from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import TEST_DIRS, Evidence, Facts, description, link, risks, strengths
 from agent_core.report.inert import code, inline, plain
 from agent_core.report.manifests import Dependency, Manifest, notable_dependencies
@@ -32,6 +34,7 @@ class Section:
     title_zh: str
     render: Renderer
     asked: bool = False  # only in a report that answers a question
+    model_writes: bool = True  # False: the app adds it to a model's report itself (the model is not asked)
 
     def title(self, language: Language) -> str:
         return self.title_zh if language == "zh" else self.title_en
@@ -215,6 +218,10 @@ def _notable_files(facts: Facts, words: Words) -> str:
     return words.semi.join(parts)
 
 
+def _diagram(facts: Facts, words: Words) -> list[str]:
+    return diagram_block(tree_graph(facts, words), words)
+
+
 def _development(facts: Facts, words: Words) -> list[str]:
     ev, act = facts.evidence, facts.activity
     if ev.commits is None:
@@ -312,6 +319,9 @@ SECTIONS: tuple[Section, ...] = (
     Section(key="overview", title_en="Overview", title_zh="概述", render=_overview),
     Section(key="tech_stack", title_en="Tech stack", title_zh="技术栈", render=_tech_stack),
     Section(key="structure", title_en="Architecture and structure", title_zh="架构与结构", render=_structure),
+    Section(
+        key="diagram", title_en="Architecture diagram", title_zh="架构图", render=_diagram, model_writes=False
+    ),
     Section(key="activity", title_en="Development activity", title_zh="开发活跃度", render=_development),
     Section(key="strengths", title_en="Strengths", title_zh="优势", render=_strengths_section),
     Section(key="risks", title_en="Risks", title_zh="风险", render=_risks_section),
@@ -319,6 +329,13 @@ SECTIONS: tuple[Section, ...] = (
 )
 
 
-def section_titles(language: Language, *, asked: bool = False) -> tuple[str, ...]:
-    """The level-2 headings of a report, in order; ``asked``: of a report that answers a question."""
-    return tuple(section.title(language) for section in SECTIONS if asked or not section.asked)
+def section_titles(language: Language, *, asked: bool = False, by_model: bool = False) -> tuple[str, ...]:
+    """The level-2 headings of a report, in order; ``asked``: of a report that answers a question;
+    ``by_model``: only those the model is asked to write."""
+    return tuple(
+        s.title(language) for s in SECTIONS if (asked or not s.asked) and (s.model_writes or not by_model)
+    )
+
+
+DIAGRAM = next(section for section in SECTIONS if section.key == "diagram")
+"""The section the app appends to a model's report (:mod:`agent_core.agent.diagram_call`)."""

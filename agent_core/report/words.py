@@ -21,6 +21,7 @@ Language = Literal["en", "zh"]
 class Words:
     """Every label and sentence of a report, in one language. ``{}`` fields are format templates."""
 
+    language: Language  # which language this table is (texts kept elsewhere, e.g. the diagram's, follow it)
     data_sources: str
     title_one: str
     title_many: str

@@ -25,6 +25,7 @@ _CATEGORIES = {
 }
 
 EN = Words(
+    language="en",
     data_sources="Data sources",
     title_one="{} — repository analysis",
     title_many="{} — repository comparison",

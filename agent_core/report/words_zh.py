@@ -26,6 +26,7 @@ _CATEGORIES = {
 
 
 ZH = Words(
+    language="zh",
     data_sources="数据来源",
     title_one="{} — 仓库分析",
     title_many="{} — 仓库对比",

@@ -6,11 +6,18 @@ is escaped as ``&lt;`` (so ``<img onerror=...>`` or ``<script>`` show as text), 
 shows where it really goes (:mod:`agent_core.web.links`), previews are fenced with a fence longer than
 any backtick run inside them, titles are single-line and escaped. Gradio's own sanitiser is the second
 layer.
+
+Mermaid: Gradio renders a ```` ```mermaid ```` block as a diagram, with Mermaid's ``antiscript`` security
+level (HTML in labels, ``click`` links). So a Mermaid block is shown as a diagram only when its text is
+exactly one the app compiled itself (``diagrams``: :func:`agent_core.report.diagram.compile_mermaid` of a
+``diagram`` event); every other fence that says ``mermaid`` — wherever it stands, in a list or a quote
+too — is relabelled ``text`` and shows as code.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from agent_core.web.links import mask, neutralize, unmask
 
@@ -21,21 +28,41 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 # code or smuggles content. Browsers ignore tabs, newlines and leading spaces in a scheme, so we do too.
 _SCHEME = r"(?:j\s*a\s*v\s*a\s*s\s*c\s*r\s*i\s*p\s*t|v\s*b\s*s\s*c\s*r\s*i\s*p\s*t|d\s*a\s*t\s*a)\s*:"
 _UNSAFE_LINK = re.compile(rf"(\]\(\s*|^\s{{0,3}}\[[^\]]*\]:\s*)({_SCHEME})", re.IGNORECASE)
+_MERMAID = re.compile(r"((?:`{3,}|~{3,})[^\n]*?)mermaid", re.IGNORECASE)
 
 
-def safe_markdown(text: str) -> str:
+def safe_markdown(text: str, *, diagrams: Collection[str] = ()) -> str:
     """Markdown with every ``<`` outside fenced code and inline code spans escaped as ``&lt;``.
 
     So ``<img onerror=...>`` or ``<script>`` in a README or a model's answer shows as text. Where this
-    parser and the renderer might disagree (unusual spans), it errs towards escaping.
+    parser and the renderer might disagree (unusual spans), it errs towards escaping. A Mermaid block
+    stays one only when its text is in ``diagrams`` (the module docstring).
     """
-    return _render(text.splitlines(keepends=True), None)[0]
+    lines = text.splitlines(keepends=True)
+    return _render(lines, None, keep=_app_diagrams(lines, diagrams))[0]
 
 
-def _render(lines: list[str], fence: str | None) -> tuple[str, str | None]:
-    """``lines`` made safe, starting inside ``fence`` (None: outside code); the open fence after them."""
+def _app_diagrams(lines: list[str], diagrams: Collection[str]) -> frozenset[int]:
+    """The lines that open a ```` ```mermaid ```` block whose text is exactly one of ``diagrams``."""
+    wanted = {d.strip("\n") for d in diagrams if d.strip()}
+    keep = set()
+    for i, line in enumerate(lines if wanted else ()):
+        if line.rstrip("\r\n") != "```mermaid":
+            continue
+        end = next((j for j in range(i + 1, len(lines)) if lines[j].rstrip("\r\n") == "```"), None)
+        if end is not None and "".join(lines[i + 1 : end]).strip("\n") in wanted:
+            keep.add(i)
+    return frozenset(keep)
+
+
+def _render(
+    lines: list[str], fence: str | None, *, keep: frozenset[int] = frozenset()
+) -> tuple[str, str | None]:
+    """``lines`` made safe, starting inside ``fence`` (None: outside code); the open fence after them.
+    ``keep``: the lines (by index) that open one of the app's own diagrams."""
     out: list[str] = []
-    for line in lines:
+    for index, raw in enumerate(lines):
+        line = _MERMAID.sub(r"\1text", raw) if index not in keep and "mermaid" in raw.lower() else raw
         match = _FENCE.match(line.rstrip("\r\n"))
         if fence is None:
             if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):

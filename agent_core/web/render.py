@@ -20,7 +20,7 @@ escaped line). Gradio's sanitiser is the second layer; the app never renders any
 
 from __future__ import annotations
 
-from typing import assert_never
+from typing import Literal, assert_never
 
 from agent_core import events as ev
 from agent_core.report.claims import annotate
@@ -28,6 +28,7 @@ from agent_core.report.export import full_report
 from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.web.breakers import breaker_label
 from agent_core.web.checked import checked_markdown
+from agent_core.web.diagrams import RunDiagrams
 from agent_core.web.i18n import t
 from agent_core.web.markdown import MarkdownStream, one_line, safe_markdown
 from agent_core.web.stats import LiveStats, step_usage
@@ -40,6 +41,7 @@ from agent_core.web.trace_items import (
     Step,
     call_badges,
     call_preview,
+    diagram_item,
     report_pointer,
     short_args,
 )
@@ -59,6 +61,7 @@ class TraceView:
         self.stopped = False
         self.claims: ev.ClaimsChecked | None = None  # the app's check of the report, before run_finished
         self._annotated: str | None = None
+        self._diagrams = RunDiagrams()
         self.events: list[ev.Event] = []
         self._items: list[Item] = []
         self._steps: dict[int, Step] = {}
@@ -109,8 +112,8 @@ class TraceView:
                 self._stats.rate_limit = (event.remaining, event.limit, event.reset_at)
             case ev.Notice():
                 self._notice(event)
-            case ev.ClaimsChecked():
-                self.claims = event
+            case ev.ClaimsChecked() | ev.DiagramDrawn():
+                self._app_said(event)
             case ev.RunFinished() | ev.RunFailed():
                 self._end(event)
             case _:
@@ -260,6 +263,17 @@ class TraceView:
         body = safe_markdown(event.message) if title.endswith("…") else ""
         self._nested(Item(title=title, body=body))
 
+    def _app_said(self, event: ev.ClaimsChecked | ev.DiagramDrawn) -> None:
+        """The app's own parts of a report: its claim check; its diagrams (the app compiles their graphs)."""
+        if isinstance(event, ev.ClaimsChecked):
+            self.claims = event
+            return
+        self._diagrams.add(event)
+        self._annotated = None
+        self._stats.tokens_in += event.prompt_tokens
+        self._stats.tokens_out += event.completion_tokens
+        self._nested(diagram_item(event, self.lang))
+
     def _nested(self, item: Item) -> None:
         """Inside the step that is running, else at the top level."""
         step = self._current
@@ -330,11 +344,12 @@ class TraceView:
 
     def report_markdown(self) -> str:
         """The report, safe to hand to ``gr.Markdown``: rendered as it streams (once per added line), and
-        once the run ended, with its contradicted claims marked where they stand and its links at their
-        permalinks (the app's claim check), rendered once."""
+        once the run ended, with its contradicted claims marked, its links at their permalinks (the app's
+        claim check) and a model's report followed by the app's diagrams, rendered once."""
         if isinstance(self.result, ev.RunFinished) and self.claims is not None:
             if self._annotated is None:
-                self._annotated = safe_markdown(annotate(self.result.report, self.claims).strip())
+                report = self._diagrams.with_section(annotate(self.result.report, self.claims), self.result)
+                self._annotated = safe_markdown(report.strip(), diagrams=self._diagrams.mermaid)
             return self._annotated
         return self._answer_md.value()
 
@@ -344,11 +359,12 @@ class TraceView:
         return checked_markdown(self.claims, reasons, self.lang, finished=self.finished)
 
     def export_text(self) -> str:
-        """The ``.md`` export: the report and the app's appendix (key facts, data gaps, claim check)."""
-        if isinstance(self.result, ev.RunFinished):
-            reasons = self.result.degraded_reasons
-            return full_report(self.result.report, self.claims, reasons, "zh" if self.lang == "zh" else "en")
-        return self.report_text()
+        """The ``.md`` export: the report (a model's with its diagrams) and the app's appendix."""
+        if not isinstance(self.result, ev.RunFinished):
+            return self.report_text()
+        result, appended = self.result, self._diagrams.appended(self.result)
+        lang: Literal["en", "zh"] = "zh" if self.lang == "zh" else "en"
+        return full_report(result.report, self.claims, result.degraded_reasons, lang, diagrams=appended)
 
     def stats_rows(self) -> list[tuple[str, str]]:
         rows = self._stats.rows(self.lang, self._now, mode=self.started.mode if self.started else None)

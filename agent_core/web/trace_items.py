@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from agent_core import events as ev
 from agent_core.web.i18n import t
-from agent_core.web.markdown import MarkdownStream, fenced, format_age
+from agent_core.web.markdown import MarkdownStream, fenced, format_age, one_line
 from agent_core.web.tree_preview import tree_preview
 
 Message = dict[str, Any]
@@ -145,3 +145,16 @@ def report_pointer(state: ReportState, lang: str = "en") -> Message:
     """The trace's last word on the report: where to read it. The report itself is on the page once, in
     the report panel; the trace says it is being written, was written, or stopped part-way."""
     return {"role": "assistant", "content": t(f"report_pointer_{state}", lang)}
+
+
+def diagram_item(event: ev.DiagramDrawn, lang: str) -> Item:
+    """What happened to a report's diagram: the model's (its calls) or the tree's (and why), dropped paths."""
+    count = len(event.components)
+    if event.source == "model":
+        title = t("diagram_model", lang, components=count, attempts=event.attempts)
+    else:
+        title = t("diagram_tree", lang, components=count)
+    lines = [one_line(event.note, 300)] if event.note else []
+    if event.dropped:
+        lines.append(one_line(t("diagram_dropped", lang, paths=", ".join(event.dropped)), 300))
+    return Item(title=one_line(title, 160), body="\n\n".join(lines))

@@ -96,7 +96,9 @@ def app_settings(emu: GitHubEmulator, model: ScriptedModelServer, root: Path, **
         # A request a test holds is never timed out while the test looks at the page.
         github_read_timeout=PATIENCE_S,
         tool_timeout=PATIENCE_S,
-        **({"prefetch": False} | changes),  # the scripted model plans every call itself
+        **(
+            {"prefetch": False, "diagram_from_model": False} | changes
+        ),  # the scripted model plans every call itself
     )
 
 

@@ -1,0 +1,318 @@
+"""The architecture diagram built without a model: from the tree (packages, tests, docs, CI, entry points,
+examples and tooling) and from the imports among the files that were read.
+
+Components are folders (or, for an entry point, a file) that exist in the tree. Packages are the
+top-level folders that hold code (one level down under ``src/``, ``lib/``, ``packages/``, ``cmd/``...);
+when a single package holds the code, its sub-packages are shown instead. Relations: what the imports of
+the files read show (Python ``import``/``from`` with relative imports resolved, JavaScript/TypeScript
+relative ``import``/``require``, Go import paths; other languages add none), tests to what they test, CI
+to the tests it runs, docs, examples and tooling to the main package, an entry point to its package.
+Pure functions over :class:`~agent_core.report.facts.Facts`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import tomllib
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from urllib.parse import quote
+
+from agent_core.events import Component, Relation
+from agent_core.report.diagram import MAX_NODES, Graph, cap
+from agent_core.report.facts import TEST_DIRS, Facts
+from agent_core.report.words import Language, Words
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+CODE_EXTENSIONS = _word_set(
+    ".py .pyi .js .jsx .mjs .cjs .ts .tsx .go .rs .java .kt .scala .rb .php .c .h .cc .cpp .hpp .cs "
+    ".swift .m .ex .exs .erl .hs .ml .lua .dart .vue .svelte .clj .jl .r .zig .nim"
+)
+_CONTAINERS = frozenset({"src", "lib", "packages", "crates", "cmd", "pkg", "internal", "apps", "modules"})
+_SKIP = frozenset({"vendor", "node_modules", "third_party", "third-party", "build", "dist", "target", "out"})
+_SPECIAL = MappingProxyType(
+    {
+        **dict.fromkeys(TEST_DIRS, "tests"),
+        **dict.fromkeys(("docs", "doc", "documentation"), "docs"),
+        **dict.fromkeys(("examples", "example", "samples"), "examples"),
+        **dict.fromkeys(("scripts", "tools", "bin"), "tooling"),
+        **dict.fromkeys(("benchmarks", "bench", "benches"), "benchmarks"),
+    }
+)
+_ENTRY_NAMES = _word_set(
+    "__main__.py main.py app.py cli.py manage.py wsgi.py asgi.py server.py main.go main.rs "
+    "index.js index.ts main.js main.ts server.js server.ts"
+)
+_PACKAGE_ENTRY_NAMES = frozenset({"__main__.py", "cli.py", "main.py", "main.go", "main.rs"})  # in a package
+_MAX_ENTRIES = 3
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Words:
+    package: str
+    entry: str
+    imports: str
+    tests: str
+    runs: str
+    documents: str
+    uses: str
+    starts: str
+    part_of: str
+
+
+_WORDS: Mapping[Language, _Words] = MappingProxyType(
+    {
+        "en": _Words(
+            package="package",
+            entry="entry point",
+            imports="imports",
+            tests="tests",
+            runs="runs",
+            documents="documents",
+            uses="uses",
+            starts="starts",
+            part_of="part of",
+        ),
+        "zh": _Words(
+            package="代码包",
+            entry="入口",
+            imports="导入",
+            tests="测试",
+            runs="运行",
+            documents="说明",
+            uses="使用",
+            starts="启动",
+            part_of="属于",
+        ),
+    }
+)
+
+
+def tree_graph(facts: Facts, words: Words) -> Graph:
+    """The deterministic diagram of one repository (no components when no file path is known): the
+    packages first, then tests, docs and CI, then entry points, then examples and tooling, as many of the
+    last two kinds as leave room under the node cap."""
+    said = _WORDS[words.language]
+    packages = _packages(facts)
+    main = packages[0] if packages else None
+    entries = [Component(name=p, path=p, role=said.entry) for p in _entry_points(facts, packages)]
+    relations = _import_relations(facts, packages, [e.path for e in entries], said)
+    for entry in entries:
+        owner = _owner(entry.path, packages) or main
+        if owner is not None and not any(r.source == entry.path for r in relations):
+            relations.append(Relation(source=entry.path, target=owner, label=said.starts))
+    tested = {r.source for r in relations}
+    kept: list[Component] = []
+    extras: list[Component] = []
+    for path, kind in _special(facts):
+        role = words.roles.get(kind, kind)
+        component = Component(name="CI" if kind == "ci" else _name(path), path=path, role=role)
+        (kept if kind in ("tests", "docs", "ci") else extras).append(component)
+        if kind == "ci":
+            relations.append(Relation(source=path, target=facts.tests_dir or main or path, label=said.runs))
+        elif kind == "tests" and path not in tested:
+            roots = [p for p in packages if _owner(p, [q for q in packages if q != p]) is None]
+            relations += [Relation(source=path, target=p, label=said.tests) for p in roots[:3]]
+        elif main is not None and kind != "tests":
+            label = said.documents if kind == "docs" else said.uses
+            relations.append(Relation(source=path, target=main, label=label))
+    linked = {p for r in relations for p in (r.source, r.target)}
+    for package in packages:  # a sub-package nothing read links: at least its place
+        parent = _owner(package, [q for q in packages if q != package])
+        if parent is not None and package not in linked:
+            relations.append(Relation(source=package, target=parent, label=said.part_of))
+    room = max(1, MAX_NODES - len(packages) - len(kept))
+    entries = entries[:room]
+    extras = extras[: max(0, room - len(entries))]
+    components = [Component(name=_name(p), path=p, role=said.package) for p in packages]
+    graph = Graph(
+        repo=facts.evidence.repo.full_name,
+        source="tree",
+        components=(*components, *kept, *entries, *extras),
+        relations=tuple(relations),
+        commit=analysed_commit(facts),
+        link_base=repository_url(facts),
+    )
+    return cap(graph)
+
+
+def analysed_commit(facts: Facts) -> str | None:
+    """The analysed commit (the newest fetched, else the tree's when it is a commit), for permalinks."""
+    commits = facts.evidence.commits
+    if commits is not None and commits.commits and _COMMIT.fullmatch(commits.commits[0].sha or ""):
+        return commits.commits[0].sha
+    tree = facts.evidence.tree
+    return tree.ref if tree is not None and _COMMIT.fullmatch(tree.ref or "") else None
+
+
+def repository_url(facts: Facts) -> str | None:
+    """``https://github.com/OWNER/REPO`` for a GitHub repository, None for a local one."""
+    info = facts.evidence.info
+    if facts.link_base is None or info is None:
+        return None
+    return f"https://github.com/{quote(info.full_name, safe='/')}"
+
+
+# -- the tree ----------------------------------------------------------------------------------------------
+
+
+def _is_code(path: str) -> bool:
+    return posixpath.splitext(path)[1].lower() in CODE_EXTENSIONS
+
+
+def _packages(facts: Facts) -> list[str]:
+    """Folders that hold code and are not tests, docs, tooling...: top level (one down in containers),
+    most code first; with three or fewer, the main one's code folders are shown instead of it (and it
+    too, when it has code of its own)."""
+    code_dirs = {posixpath.dirname(p) for p in facts.paths if _is_code(p)}
+
+    def holds_code(folder: str) -> bool:
+        return any(d == folder or d.startswith(folder + "/") for d in code_dirs)
+
+    def candidates(folders: Sequence[str]) -> list[str]:
+        return [d for d in folders if holds_code(d) and not _ignored(d.rsplit("/", 1)[-1])]
+
+    def code_files(folder: str) -> int:
+        return sum(1 for p in facts.paths if p.startswith(folder + "/") and _is_code(p))
+
+    top = [d for d in facts.dirs if "/" not in d]
+    found: list[str] = []
+    for folder in candidates(top):
+        inner = candidates([d for d in facts.dirs if posixpath.dirname(d) == folder])
+        found += inner if folder.lower() in _CONTAINERS and inner else [folder]
+    found.sort(key=lambda p: (-code_files(p), p))
+    if found and len(found) <= 3:  # few packages: the main one's inside says more
+        inner = candidates([d for d in facts.dirs if posixpath.dirname(d) == found[0]])
+        if len(inner) >= 2:
+            own = any(posixpath.dirname(p) == found[0] and _is_code(p) for p in facts.paths)
+            inner.sort(key=lambda p: (-code_files(p), p))
+            found = [*([found[0]] if own else []), *inner, *found[1:]]
+    return found[:MAX_NODES]
+
+
+def _ignored(name: str) -> bool:
+    low = name.lower()
+    return (low.startswith((".", "_")) and low != "__tests__") or low in _SKIP or low in _SPECIAL
+
+
+def _special(facts: Facts) -> Iterator[tuple[str, str]]:
+    """(path, kind) of the tests, docs, examples, tooling, benchmarks folders and the CI configuration."""
+    if facts.tests_dir:
+        yield facts.tests_dir, "tests"
+    if facts.docs_dir:
+        yield facts.docs_dir, "docs"
+    for folder in (d for d in facts.dirs if "/" not in d):
+        kind = _SPECIAL.get(folder.lower())
+        if kind not in (None, "tests", "docs"):
+            yield folder, kind or ""
+    ci = facts.ci or ()
+    if ci:
+        folder = posixpath.dirname(ci[0])
+        yield (folder if folder in facts.dirs else ci[0]), "ci"
+
+
+def _entry_points(facts: Facts, packages: Sequence[str]) -> list[str]:
+    """Files that start the program: declared scripts of a pyproject.toml read, then well-known names at
+    the top level (``app.py``, ``index.js``...) or at a package's top (``__main__.py``, ``cli.py``...)."""
+    declared = list(_declared_scripts(facts))
+    tops = {"", *(p for p in packages if _owner(p, [q for q in packages if q != p]) is None)}
+    named = [
+        p
+        for p in facts.paths
+        if posixpath.dirname(p) in tops
+        and posixpath.basename(p) in (_ENTRY_NAMES if "/" not in p else _PACKAGE_ENTRY_NAMES)
+        and p not in declared
+    ]
+    return (declared + sorted(named, key=lambda p: (p.count("/"), p)))[:_MAX_ENTRIES]
+
+
+def _declared_scripts(facts: Facts) -> Iterator[str]:
+    read = facts.evidence.files.get("pyproject.toml")
+    if read is None or read.text is None or read.truncated:
+        return
+    try:
+        scripts = tomllib.loads(read.text).get("project", {}).get("scripts", {})
+    except tomllib.TOMLDecodeError:
+        return
+    known = set(facts.paths)
+    for target in scripts.values() if isinstance(scripts, dict) else ():
+        module = str(target).split(":", 1)[0].strip().replace(".", "/")
+        for path in (f"{module}.py", f"{module}/__main__.py", f"src/{module}.py", f"{module}/__init__.py"):
+            if path in known:
+                yield path
+                break
+
+
+# -- imports among the files read -----------------------------------------------------------------------
+
+_PY_IMPORT = re.compile(r"^\s*(?:from\s+(\.*[\w.]*)\s+import\s|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))", re.M)
+_JS_IMPORT = re.compile(r"""(?:\bfrom\s*|\brequire\(\s*|\bimport\(?\s*)["'](\.{1,2}/[^"'\n]+)["']""")
+_GO_IMPORT = re.compile(r'^\s*(?:import\s+)?(?:[\w.]+\s+)?"([\w.\-/]+)"\s*$', re.M)
+
+
+def _import_relations(
+    facts: Facts, packages: Sequence[str], entries: Sequence[str], said: _Words
+) -> list[Relation]:
+    """``imports`` arrows between the components that the files read show (most imports first)."""
+    owners = [*packages, *entries, *(d for d, _kind in _special(facts))]
+    counts: Counter[tuple[str, str]] = Counter()
+    for path, content in facts.evidence.files.items():
+        source = _owner(path, owners) or (path if _is_code(path) and "/" not in path else None)
+        if content.text is None or source is None:
+            continue
+        for target in _imported(path, content.text, facts):
+            owner = _owner(target, packages)
+            if owner is not None and owner != source:
+                counts[(source, owner)] += 1
+    label = {d: said.tests for d, kind in _special(facts) if kind == "tests"}
+    return [
+        Relation(source=s, target=t, label=label.get(s, said.imports))
+        for (s, t), _n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
+
+
+def _imported(path: str, text: str, facts: Facts) -> Iterator[str]:
+    """Tree paths (folders or module paths) that a file's imports name."""
+    ext = posixpath.splitext(path)[1].lower()
+    folder = posixpath.dirname(path)
+    if ext in (".py", ".pyi"):
+        for relative, plain in _PY_IMPORT.findall(text):
+            for module in [relative] if relative else plain.split(","):
+                yield from _python_module(module.strip(), folder)
+    elif ext in (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".vue", ".svelte"):
+        for target in _JS_IMPORT.findall(text):
+            yield posixpath.normpath(posixpath.join(folder, target))
+    elif ext == ".go":
+        for target in _GO_IMPORT.findall(text):
+            yield from (d for d in facts.dirs if target.endswith("/" + d))
+
+
+def _python_module(module: str, folder: str) -> Iterator[str]:
+    dots = len(module) - len(module.lstrip("."))
+    name = module[dots:].replace(".", "/")
+    if dots:
+        base = folder
+        for _ in range(dots - 1):
+            base = posixpath.dirname(base)
+        yield posixpath.join(base, name) if name else base
+    elif name:
+        yield name
+        yield f"src/{name}"
+
+
+def _owner(path: str, folders: Sequence[str]) -> str | None:
+    """The deepest of ``folders`` that is ``path`` or holds it."""
+    holders = [f for f in folders if path == f or path.startswith(f + "/")]
+    return max(holders, key=len, default=None)
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
