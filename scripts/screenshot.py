@@ -175,6 +175,7 @@ def run_states(browser: Any, url: str, emu: GitHubEmulator, model: ScriptedModel
         held.open()
         page.wait_for_function("() => document.querySelector('#status').innerText.includes('Done')")
         page.wait_for_function("() => !document.querySelector('#trace .loading-spinner')")
+        page.wait_for_function("() => !document.querySelector('#analyze').disabled")  # the controls are back
         yield "done", page
     finally:
         held.open()
