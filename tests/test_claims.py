@@ -72,6 +72,13 @@ def test_files_dependencies_and_negations(observed: list[ToolResult]) -> None:
     assert got["django"][0] == "contradicted"
 
 
+def test_the_repositorys_own_name_in_backticks_is_not_a_missing_path(observed: list[ToolResult]) -> None:
+    """A real 1.5B model wrote "The repository `psf/requests` is ..." and the check marked it absent."""
+    got = verdicts("The repository `acme/widgets` is small; see `acme/gadgets`.", observed)
+    assert got["acme/widgets"] == ("unchecked", None)
+    assert got["acme/gadgets"] == ("contradicted", "not in the repository's tree")
+
+
 def test_links_become_permalinks_at_the_analysed_commit_and_broken_ones_are_flagged(
     observed: list[ToolResult],
 ) -> None:

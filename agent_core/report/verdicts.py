@@ -197,12 +197,22 @@ def path(found: Found, facts: Facts) -> Outcome:
     if facts.evidence.tree is None and not facts.paths:
         return "unchecked", None
     path = found.value.strip().removeprefix("./").strip("/")
+    if path.lower() in _repository_names(facts):
+        return "unchecked", None  # `owner/repo` names the repository, not a path in it
     where = locate(path, facts)
     if where is not None:
         return ("contradicted" if found.negated else "verified"), where
     if not facts.tree_complete:
         return "unchecked", None
     return ("verified" if found.negated else "contradicted"), "not in the repository's tree"
+
+
+def _repository_names(facts: Facts) -> set[str]:
+    """The analysed repository's names, as asked for and as GitHub answered (a rename), lower-cased."""
+    names = {facts.evidence.repo.full_name.lower()}
+    if facts.evidence.info is not None and facts.evidence.info.full_name:
+        names.add(facts.evidence.info.full_name.lower())
+    return names
 
 
 def locate(path: str, facts: Facts) -> str | None:
