@@ -31,6 +31,7 @@ from agent_core import events as ev
 from agent_core.report.claim_finders import Found, find_claims
 from agent_core.report.claims import annotate
 from agent_core.settings import Settings
+from agent_core.tools.registry import TOOL_NAMES
 from bench.config import BenchConfig
 from bench.table import Metric, Section
 from testing.analysis import run_once
@@ -60,7 +61,8 @@ class Outcome:
     grounded: bool  # the report stands on at least one successful observation
     overflowed: bool
     writer: str
-    report: str
+    report: str  # annotated with the checker's marks
+    raw: str  # as the writer wrote it
 
 
 @dataclass(frozen=True)
@@ -135,10 +137,14 @@ def _true(found: Found, real: RealRepo, truth: dict[str, int], project: Truth) -
     if found.kind == "language":
         return found.value.lower() == real.language.lower()
     if found.kind == "path":
+        if found.value.strip("`/ ").lower() == real.full_name.lower():
+            return None  # the repository's own name, not a path in it
         return project.has_path(found.value) != found.negated
     if found.kind == "dependency":
         if found.value.replace("_", "-") == real.full_name.split("/")[1]:
             return None
+        if found.value in TOOL_NAMES or found.value.lower() in real.topics:
+            return None  # the report naming a tool it used, or the repository's topics: not dependencies
         return project.names_dependency(found.value) != found.negated
     return None
 
@@ -181,6 +187,7 @@ async def analyse(real: RealRepo, model: LocalModel, *, prefetch: bool, workdir:
         overflowed=any(isinstance(e, ev.Notice) and "context window" in e.message for e in run.events),
         writer=done.writer if isinstance(done, ev.RunFinished) else "none (run_failed)",
         report=annotate(report, check),
+        raw=report,
     )
 
 
@@ -213,9 +220,11 @@ async def measure_async(config: BenchConfig, workdir: Path) -> Section:
             for prefetch in (True, False):
                 outcome = await analyse(real, model, prefetch=prefetch, workdir=workdir)
                 outcomes.append(outcome)
-                (workdir / f"{real.full_name.replace('/', '_')}-{'on' if prefetch else 'off'}.md").write_text(
-                    outcome.report, encoding="utf-8"
-                )
+                stem = f"{real.full_name.replace('/', '_')}-{'on' if prefetch else 'off'}"
+                (workdir / f"{stem}.md").write_text(outcome.report, encoding="utf-8")
+                (workdir / f"{stem}.raw.md").write_text(
+                    outcome.raw, encoding="utf-8"
+                )  # as written: re-judge it
     metrics: list[Metric] = []
     for o in outcomes:
         mode = "prefetch on" if o.prefetch else "prefetch off"

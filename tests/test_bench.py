@@ -75,6 +75,7 @@ def test_the_real_model_judge_holds_claims_against_the_projects_own_files(tmp_pa
         "Dependencies: `click`. Development dependencies: `pytest`, `flake8`, `sphinx_tabs`.\n"
         "The `README` explains usage; see `LICENSE` and `src/pkg/` and `docs/index.rst`.\n"
     )
+    report += "It was read with `read_file`; the repository `pallets/flask` has the topic `wsgi`.\n"
     judged = judge(report, real, Truth.of(real, repo))
     assert sorted((f.kind, f.value) for f in judged.false) == [
         ("dependency", "flake8"),
