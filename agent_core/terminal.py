@@ -81,7 +81,6 @@ class TerminalRenderer:
             soft_wrap=not rich,
             width=width if width is not None else (None if rich else 10_000),
         )
-        self._out = out
         self._streaming: int | None = None  # the turn whose text or reasoning is being written
         self._report_turn: int | None = None
         self._report_streamed = False

@@ -38,6 +38,16 @@ REPORTS = {
 }
 
 
+BROWSER_MARKS = [
+    pytest.mark.browser,
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
+    pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),
+]
+"""The marks of every browser test module (``pytestmark = BROWSER_MARKS``): Chromium and a live server leave
+resource and unraisable warnings at teardown that are not the tests' concern."""
+
+
 def _repo_in(body: dict[str, Any]) -> str:
     text = " ".join(str(m.get("content")) for m in body["messages"] if m["role"] == "user")
     match = re.search(r"octo/(\w+)", text)

@@ -6,21 +6,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import pytest
-
 from testing.browser import loopback_context
 from testing.clock import HeldWaits
 from testing.emulator.model_server import ScriptedModelServer
-from tests.browser.conftest import ARTIFACTS, PATIENCE_S
+from tests.browser.conftest import ARTIFACTS, BROWSER_MARKS, PATIENCE_S
 
 # Gradio 6.31 leaks event loops from its server threads (ResourceWarning when collected) and its queue
 # monitor uses pandas options that pandas 3 deprecates; neither is ours.
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.filterwarnings("ignore::ResourceWarning"),
-    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
-    pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),
-]
+pytestmark = BROWSER_MARKS
 
 SPINNER = "#trace .loading-spinner"
 NESTED_PENDING = "#trace .thought-group .children .thought-group .loading-spinner"

@@ -20,7 +20,7 @@ from testing.clock import HeldWaits, SkippingClock
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo, sample_python_project
 from testing.emulator.model_server import ScriptedModelServer, Turn
-from tests.browser.conftest import PATIENCE_S, app_settings, require_browser, scripted
+from tests.browser.conftest import BROWSER_MARKS, PATIENCE_S, app_settings, require_browser, scripted
 from tests.browser.test_browser import (
     NESTED_PENDING,
     SPINNER,
@@ -32,12 +32,7 @@ from tests.browser.test_browser import (
     wait_status,
 )
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.filterwarnings("ignore::ResourceWarning"),
-    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
-    pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),
-]
+pytestmark = BROWSER_MARKS
 
 README = re.compile(r"/repos/octo/wordstats/(contents/README|readme)", re.IGNORECASE)
 ZH_REPORT = "# octo/wordstats\n\n## 概述\n一个带有测试和持续集成的小型词频统计库。\n"

@@ -15,16 +15,11 @@ from testing.app import running_app
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo
 from testing.emulator.model_server import ScriptedModelServer, Turn
-from tests.browser.conftest import app_settings, require_browser
+from tests.browser.conftest import BROWSER_MARKS, app_settings, require_browser
 from tests.browser.test_browser import analyze, screenshot, wait_report, wait_status
 from tests.test_diagram import FILES, READS, S
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.filterwarnings("ignore::ResourceWarning"),
-    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
-    pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),
-]
+pytestmark = BROWSER_MARKS
 
 HOSTILE = 'Web"]; click n1 call alert(1) %%<img src=x onerror=window.__pwned=1>'
 PROPOSAL = {

@@ -20,16 +20,11 @@ from testing.browser import loopback_context
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo
 from testing.emulator.model_server import ScriptedModelServer, Turn
-from tests.browser.conftest import app_settings, require_browser
+from tests.browser.conftest import BROWSER_MARKS, app_settings, require_browser
 from tests.browser.test_browser import analyze, expand_all, wait_no_spinner, wait_report
 from tests.hosted_helpers import ImageHost
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.filterwarnings("ignore::ResourceWarning"),
-    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
-    pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),
-]
+pytestmark = BROWSER_MARKS
 
 QUESTION = "what-is-our-secret-roadmap"
 

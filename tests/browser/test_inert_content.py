@@ -20,7 +20,7 @@ from testing.app import running_app
 from testing.browser import loopback_context
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.model_server import ScriptedModelServer
-from tests.browser.conftest import PATIENCE_MS, app_settings, require_browser
+from tests.browser.conftest import BROWSER_MARKS, PATIENCE_MS, app_settings, require_browser
 from tests.browser.test_browser import (
     analyze,
     expand_all,
@@ -31,12 +31,7 @@ from tests.browser.test_browser import (
 )
 from tests.security_helpers import MARKUP, MARKUP_FILE_NAMES, markup_model, markup_repo
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.filterwarnings("ignore::ResourceWarning"),
-    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
-    pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),
-]
+pytestmark = BROWSER_MARKS
 
 CONTENT = "#report, #trace"
 SCRIPT_LINKS = "els => els.map(a => a.getAttribute('href') || '').filter(h => /^\\s*javascript:/i.test(h))"

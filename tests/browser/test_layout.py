@@ -17,7 +17,7 @@ from testing.browser import loopback_context
 from testing.clock import HeldWaits
 from testing.emulator.gitrepo import make_repo
 from testing.emulator.model_server import ScriptedModelServer, Turn
-from tests.browser.conftest import PATIENCE_MS
+from tests.browser.conftest import BROWSER_MARKS, PATIENCE_MS
 from tests.browser.test_browser import (
     NESTED_PENDING,
     analyze,
@@ -28,12 +28,7 @@ from tests.browser.test_browser import (
     wait_status,
 )
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.filterwarnings("ignore::ResourceWarning"),
-    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
-    pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),
-]
+pytestmark = BROWSER_MARKS
 
 DESKTOP = {"width": 1400, "height": 1000}
 PHONE = {"width": 390, "height": 844}
