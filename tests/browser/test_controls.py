@@ -188,7 +188,10 @@ def test_analyze_is_disabled_and_relabelled_while_a_run_streams(page: Any, held_
 
 def test_settings_reject_a_base_url_that_is_not_one(page: Any, browser_env: dict[str, Any]) -> None:
     page.get_by_role("button", name="Settings ▼").click()
-    page.get_by_label("Base URL").fill("not a url")
+    box = page.get_by_label("Base URL")
+    box.fill("not a url")
+    box.press("Tab")  # the value is committed to Gradio (blur) before Apply reads it
+    page.wait_for_function("() => !!document.querySelector('#settings-feedback')")
     page.click("#apply-settings")
     page.wait_for_function(
         "() => document.querySelector('#settings-feedback').innerText.includes('Not applied')"
