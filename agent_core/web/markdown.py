@@ -17,6 +17,7 @@ too — is relabelled ``text`` and shows as code.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Collection
 
 from agent_core.web.links import mask, neutralize, unmask
@@ -28,7 +29,6 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 # code or smuggles content. Browsers ignore tabs, newlines and leading spaces in a scheme, so we do too.
 _SCHEME = r"(?:j\s*a\s*v\s*a\s*s\s*c\s*r\s*i\s*p\s*t|v\s*b\s*s\s*c\s*r\s*i\s*p\s*t|d\s*a\s*t\s*a)\s*:"
 _UNSAFE_LINK = re.compile(rf"(\]\(\s*|^\s{{0,3}}\[[^\]]*\]:\s*)({_SCHEME})", re.IGNORECASE)
-_MERMAID = re.compile(r"((?:`{3,}|~{3,})[^\n]*?)mermaid", re.IGNORECASE)
 
 
 def safe_markdown(text: str, *, diagrams: Collection[str] = ()) -> str:
@@ -43,16 +43,44 @@ def safe_markdown(text: str, *, diagrams: Collection[str] = ()) -> str:
 
 
 def _app_diagrams(lines: list[str], diagrams: Collection[str]) -> frozenset[int]:
-    """The lines that open a ```` ```mermaid ```` block whose text is exactly one of ``diagrams``."""
+    """The lines that open a ```` ```mermaid ```` block whose text is exactly one of ``diagrams``.
+    Linear: each block is read once (an opening line inside a block is the block's text)."""
     wanted = {d.strip("\n") for d in diagrams if d.strip()}
+    longest = max((len(w) for w in wanted), default=0)
     keep = set()
-    for i, line in enumerate(lines if wanted else ()):
-        if line.rstrip("\r\n") != "```mermaid":
+    closers = [j for j, line in enumerate(lines) if wanted and line.rstrip("\r\n") == "```"]
+    i = 0
+    while wanted and i < len(lines):
+        if lines[i].rstrip("\r\n") != "```mermaid":
+            i += 1
             continue
-        end = next((j for j in range(i + 1, len(lines)) if lines[j].rstrip("\r\n") == "```"), None)
-        if end is not None and "".join(lines[i + 1 : end]).strip("\n") in wanted:
+        k = bisect_right(closers, i)
+        if k == len(closers):
+            break
+        end = closers[k]
+        size = sum(len(line) for line in lines[i + 1 : end])
+        if size <= longest + 2 * (end - i) and "".join(lines[i + 1 : end]).strip("\n") in wanted:
             keep.add(i)
+        i = end + 1
     return frozenset(keep)
+
+
+_FENCE_RUN = re.compile(r"`{3,}|~{3,}")
+_WORD = re.compile("mermaid", re.IGNORECASE)
+
+
+def _relabel_mermaid(line: str) -> str:
+    """Every ``mermaid`` that follows a fence run on the line becomes ``text`` (as
+    ``_MERMAID.sub(r"\\1text", line)`` would, without its rescan of the line from every fence run)."""
+    out: list[str] = []
+    pos = 0
+    while (run := _FENCE_RUN.search(line, pos)) is not None:
+        word = _WORD.search(line, run.end())
+        if word is None:
+            break
+        out.append(line[pos : word.start()] + "text")
+        pos = word.end()
+    return "".join(out) + line[pos:]
 
 
 def _render(
@@ -62,7 +90,7 @@ def _render(
     ``keep``: the lines (by index) that open one of the app's own diagrams."""
     out: list[str] = []
     for index, raw in enumerate(lines):
-        line = _MERMAID.sub(r"\1text", raw) if index not in keep and "mermaid" in raw.lower() else raw
+        line = _relabel_mermaid(raw) if index not in keep and "mermaid" in raw.lower() else raw
         match = _FENCE.match(line.rstrip("\r\n"))
         if fence is None:
             if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
