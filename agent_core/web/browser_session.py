@@ -238,8 +238,9 @@ class BrowserSession:
         lang, s = self.lang, self.settings
         started = self.view.started if self.view is not None else None
         if self.replaying is not None:
-            model = started.model if started is not None else "?"
-            mode = t("status_replay_mode", lang, name=self.replaying, model=model)
+            # Both come from the uploaded file (its name, its run_started): text, never markup.
+            model = one_line(started.model) if started is not None else "?"
+            mode = t("status_replay_mode", lang, name=one_line(self.replaying), model=model)
         elif not uses_model(s):
             mode = t("status_planner", lang)
         else:

@@ -112,14 +112,17 @@ class MarkdownStream:
     Streamed reasoning and answers are re-rendered on every UI frame; rendering the whole text each time
     is quadratic (2.4 MB of reasoning cost seconds of CPU). Rendering is line by line, the only state
     carried between lines is the open fence, so a completed line is rendered once and kept; each
-    :meth:`value` renders only the unfinished last line. ``value()`` equals
-    ``safe_markdown(text.strip())`` of everything fed so far (leading and trailing whitespace dropped).
+    :meth:`value` renders only the unfinished last line, of which it shows the first
+    :data:`PENDING_SHOWN` characters (a line that never ends must not cost every frame its whole length).
+    ``value()`` equals ``safe_markdown(text.strip())`` of everything fed so far (leading and trailing
+    whitespace dropped) whenever the last line is shorter than that.
     """
 
     def __init__(self, text: str = "") -> None:
         self._rendered = ""  # completed lines, rendered
         self._fence: str | None = None
-        self._pending = ""  # the unfinished last line
+        self._pending: list[str] = []  # the unfinished last line, in the pieces it came in
+        self._head = ""  # its first PENDING_SHOWN characters
         self._started = False  # leading whitespace is dropped (the text is shown stripped)
         self._value: str | None = ""
         if text:
@@ -132,12 +135,18 @@ class MarkdownStream:
                 return
             self._started = True
         self._value = None
-        lines = (self._pending + text).splitlines(keepends=True)
+        if _BREAK.search(text) is None and not (self._pending and self._pending[-1].endswith("\r")):
+            self._pending.append(text)  # the last line grows: nothing to render yet
+            if len(self._head) < PENDING_SHOWN:
+                self._head += text[: PENDING_SHOWN - len(self._head)]
+            return
+        lines = ("".join(self._pending) + text).splitlines(keepends=True)
         last = lines[-1] if lines else ""
         if last and (not last.endswith(("\n", "\r", *_OTHER_BREAKS)) or last.endswith("\r")):
-            self._pending = lines.pop()  # a lone "\r" may be the first half of "\r\n"
+            pending = lines.pop()  # a lone "\r" may be the first half of "\r\n"
+            self._pending, self._head = [pending], pending[:PENDING_SHOWN]
         else:
-            self._pending = ""
+            self._pending, self._head = [], ""
         if lines:
             rendered, self._fence = _render(lines, self._fence)
             self._rendered += rendered
@@ -145,9 +154,13 @@ class MarkdownStream:
     def value(self) -> str:
         """The text so far, safe to display (cached until the next :meth:`feed`)."""
         if self._value is None:
-            tail = _render([self._pending], self._fence)[0] if self._pending else ""
+            tail = _render([self._head], self._fence)[0] if self._head else ""
             self._value = (self._rendered + tail).rstrip()
         return self._value
+
+
+PENDING_SHOWN = 8192
+_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 # What str.splitlines() also ends a line on, besides "\n" and "\r".
