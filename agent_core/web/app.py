@@ -24,6 +24,7 @@ from agent_core.web.handlers import Handlers
 from agent_core.web.layout import layout
 from agent_core.web.mcp import RepositoryApi
 from agent_core.web.replay import bundled_recordings
+from agent_core.web.sessions import SessionTable
 from agent_core.wiring import OpenedAnalysis
 
 logger = logging.getLogger("repo_analyst.app")
@@ -71,13 +72,23 @@ def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blo
     budget = SpaceBudget(settings, services.quotas, clock=services.clock)
     recordings = bundled_recordings()
 
+    sessions = SessionTable(services.clock, schedule=_schedule_close)
+
     def discard(value: object) -> None:
         if isinstance(value, BrowserSession):
+            sessions.forget(value)
             value.discard(_schedule_close)
 
     with gr.Blocks(title="Repo Analyst", fill_width=True) as demo:
         page = layout(settings, recordings, BrowserSession(settings, clock=services.clock), discard)
-        handlers = Handlers(page, settings=settings, services=services, budget=budget, recordings=recordings)
+        handlers = Handlers(
+            page,
+            settings=settings,
+            services=services,
+            budget=budget,
+            recordings=recordings,
+            sessions=sessions,
+        )
         bind(page, handlers, settings)
         demo.load(
             handlers.on_load,

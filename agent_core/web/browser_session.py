@@ -28,6 +28,7 @@ from agent_core.llm.providers import PRESETS
 from agent_core.resilience import BreakerSnapshot
 from agent_core.settings import Settings
 from agent_core.tools.chaos import ChaosMonkey
+from agent_core.web.budget import Payer
 from agent_core.web.i18n import t
 from agent_core.web.markdown import one_line
 from agent_core.web.outcome import failed_phase, finished_phase
@@ -73,6 +74,7 @@ class BrowserSession:
         self.breakers = new_board(base, clock)
         self.chaos = ChaosMonkey(rng=rng)
         self.opened: OpenedAnalysis | None = None
+        self.opened_payer: Payer | None = None  # who pays for the opened analysis (and its follow-ups)
         self.view: TraceView | None = None
         self.history: list[Message] = []
         self.rate_limit: ev.RateLimitUpdated | None = None
@@ -82,6 +84,8 @@ class BrowserSession:
         self.visitor: str | None = None  # whom the hosted budget counts (set by the handlers)
         self.run: ActiveRun | None = None  # the run being streamed, which Stop cancels
         self._export_dir: Path | None = None
+        self._exported: tuple[TraceView, int, Path, Path] | None = None  # the view, its event count, files
+        self._exports_written = 0
         self._started_at = clock.monotonic()  # when the current trace began (a stopped step's duration)
 
     # -- the run being streamed -------------------------------------------------------------------
@@ -154,7 +158,7 @@ class BrowserSession:
         return self.history + (self.view.messages() if self.view is not None else [])
 
     async def close_analysis(self) -> None:
-        opened, self.opened = self.opened, None
+        opened, self.opened, self.opened_payer = self.opened, None, None
         if opened is not None:
             await opened.aclose()
 
@@ -268,18 +272,32 @@ class BrowserSession:
     # -- export ---------------------------------------------------------------------------------------
 
     def export_files(self) -> tuple[Path, Path] | None:
-        """Write ``report.md`` and ``trace.jsonl`` of the current run; None before any run."""
+        """``report.md`` and ``trace.jsonl`` of the current run, written once per run (however often the
+        downloads step asks) and replacing the previous run's: a session holds one pair at most. None
+        before any run."""
         view = self.view
         if view is None or not view.events:
             return None
+        exported = self._exported
+        if exported is not None and exported[0] is view and exported[1] == len(view.events):
+            return exported[2], exported[3]
+        self._remove_exports()
         if self._export_dir is None:
             self._export_dir = Path(tempfile.mkdtemp(prefix="repo-analyst-"))
-        stamp = time.strftime("%Y%m%d-%H%M%S")
+        self._exports_written += 1
+        stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{self._exports_written}"
         report = self._export_dir / f"report-{stamp}.md"
         trace = self._export_dir / f"trace-{stamp}.jsonl"
         report.write_text(view.export_text(), encoding="utf-8")
         dump_events(view.events, trace)
+        self._exported = (view, len(view.events), report, trace)
         return report, trace
+
+    def _remove_exports(self) -> None:
+        if self._exported is not None:
+            for path in self._exported[2:]:
+                path.unlink(missing_ok=True)
+            self._exported = None
 
     @property
     def has_report(self) -> bool:
@@ -288,9 +306,20 @@ class BrowserSession:
 
     def discard(self, schedule: Callable[[OpenedAnalysis], None] | None = None) -> None:
         """The browser session ended: drop files, hand the open analysis to ``schedule`` for closing."""
+        self._exported = None
         if self._export_dir is not None:
             shutil.rmtree(self._export_dir, ignore_errors=True)
             self._export_dir = None
-        opened, self.opened = self.opened, None
+        opened, self.opened, self.opened_payer = self.opened, None, None
         if opened is not None and schedule is not None:
             schedule(opened)
+
+    def release(self, schedule: Callable[[OpenedAnalysis], None] | None = None) -> None:
+        """The session sat idle too long (:mod:`agent_core.web.sessions`): like :meth:`discard`, and its
+        trace and conversation go too; its settings stay."""
+        self.discard(schedule)
+        self.view = None
+        self.history = []
+        self.rate_limit = None
+        self.replaying = None
+        self.phase = ""

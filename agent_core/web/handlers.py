@@ -30,11 +30,13 @@ from agent_core.web.budget import Admission, Payer, SpaceBudget
 from agent_core.web.controls import idle_controls, run_buttons, run_controls
 from agent_core.web.frames import BreakerTable
 from agent_core.web.i18n import t
+from agent_core.web.limits import too_long
 from agent_core.web.markdown import one_line
 from agent_core.web.mcp import client_key
 from agent_core.web.outcome import report_pane
 from agent_core.web.page import Frame, Page
 from agent_core.web.replay import load_recording, replay
+from agent_core.web.sessions import SessionTable
 from agent_core.web.stop import ActiveRun
 from agent_core.wiring import open_analysis, owner_github, owner_model, resolve_targets
 
@@ -52,20 +54,25 @@ class Handlers:
         services: Services,
         budget: SpaceBudget,
         recordings: Mapping[str, Path],
+        sessions: SessionTable | None = None,
     ) -> None:
         self.page = page
         self.settings = settings
         self.services = services
         self.budget = budget
         self.recordings = recordings
+        self.sessions = sessions or SessionTable(services.clock)
 
     def session(self, value: object) -> BrowserSession:
-        """The browser session's state, created on first use (API clients never trigger ``load``)."""
-        return (
+        """The browser session's state, created on first use (API clients never trigger ``load``); each
+        use keeps it from expiring (:mod:`~agent_core.web.sessions`)."""
+        s = (
             value
             if isinstance(value, BrowserSession)
             else BrowserSession(self.settings, clock=self.services.clock)
         )
+        self.sessions.touch(s)
+        return s
 
     def payer(self, s: BrowserSession) -> Payer:
         """Whose accounts this session's runs spend."""
@@ -150,10 +157,11 @@ class Handlers:
             self.page.trace.chatbot: s.messages(),
         }
 
-    def admit(self, s: BrowserSession, request: gr.Request | None) -> Admission | str:
-        """Count a run for this visitor (hosted mode); the refusal's text when it may not start."""
+    def admit(self, s: BrowserSession, request: gr.Request | None, payer: Payer) -> Admission | str:
+        """Count a run for this visitor (hosted mode), paid by ``payer``; the refusal's text when it may
+        not start."""
         s.visitor = client_key(request)
-        return self.budget.admit(s.visitor, self.payer(s), lang=s.lang)
+        return self.budget.admit(s.visitor, payer, lang=s.lang)
 
     async def admitted(
         self, s: BrowserSession, run: ActiveRun, admission: Admission, events: AsyncIterator[ev.Event]
@@ -189,6 +197,10 @@ class Handlers:
     async def _analysis(
         self, s: BrowserSession, run: ActiveRun, target_text: str, question_text: str, request: gr.Request
     ) -> AsyncGenerator[Frame, None]:
+        refused = too_long(s.lang, ("target", target_text), ("question", question_text))
+        if refused is not None:  # before anything renders, resolves or counts the text
+            yield self.refuse(s, refused)
+            return
         await s.close_analysis()
         s.replaying = None
         s.start_view(keep_history=False, request="\n\n".join(p for p in (target_text, question_text) if p))
@@ -200,7 +212,8 @@ class Handlers:
             s.view = None
             yield self.refuse(s, str(exc))
             return
-        admission = self.admit(s, request)
+        payer = self.payer(s)  # the settings the analysis opens with decide who pays, now and for follow-ups
+        admission = self.admit(s, request, payer)
         if isinstance(admission, str):
             s.view = None
             yield self.refuse(s, admission)
@@ -223,6 +236,7 @@ class Handlers:
         except BaseException:
             self.budget.release(admission, tokens_used=0)
             raise
+        s.opened_payer = payer
         if run.stopped:  # Stop came while the analysis opened: nothing ran
             self.budget.release(admission, tokens_used=0)
             yield self.frame(s)
@@ -248,10 +262,21 @@ class Handlers:
     async def _followup(
         self, s: BrowserSession, run: ActiveRun, text: str, request: gr.Request
     ) -> AsyncGenerator[Frame, None]:
+        refused = too_long(s.lang, ("followup", text))
+        if refused is not None:
+            yield self.refuse(s, refused)
+            return
         if not s.can_follow_up or not text.strip():
             yield self.refuse(s, t("status_no_followup", s.lang))
             return
-        admission = self.admit(s, request)
+        # A follow-up runs on the opened analysis: its key and token pay, whatever the settings say now.
+        # Settings that changed who pays close it (the next analysis opens under the new payer).
+        payer = s.opened_payer
+        if payer is None or payer != self.payer(s):
+            await s.close_analysis()
+            yield self.refuse(s, t("followup_payer_changed", s.lang))
+            return
+        admission = self.admit(s, request, payer)
         if isinstance(admission, str):
             yield self.refuse(s, admission)
             return
@@ -283,6 +308,10 @@ class Handlers:
         self, s: BrowserSession, run: ActiveRun, choice: str | None, upload: str | None, speed: float
     ) -> AsyncGenerator[Frame, None]:
         path = Path(upload) if upload else self.recordings.get(choice or "")
+        refused = too_long(s.lang, ("upload_name", path.name if path is not None else ""))
+        if refused is not None:
+            yield self.refuse(s, refused)
+            return
         if path is None:
             yield self.refuse(s, t("replay_choice", s.lang) + "?")
             return

@@ -94,6 +94,15 @@ _EN: Mapping[str, str] = types.MappingProxyType(
         "status_replay_mode": "▶ replay of {name} (recorded with {model})",
         "status_replayed": "Replay finished.",
         "status_no_followup": "Run an analysis first: follow-ups continue its conversation.",
+        "followup_payer_changed": (
+            "The settings changed who pays for the model or GitHub: run a new analysis, then ask again."
+        ),
+        "too_long_target": "The repository field is too long ({size} characters; at most {limit}).",
+        "too_long_question": "The question is too long ({size} characters; at most {limit}).",
+        "too_long_followup": "The follow-up question is too long ({size} characters; at most {limit}).",
+        "too_long_setting": "A settings field is too long ({size} characters; at most {limit}).",
+        "too_long_argument": "A tool argument is too long ({size} characters; at most {limit}).",
+        "too_long_upload_name": "The uploaded file's name is too long ({size} characters; at most {limit}).",
         "budget_exceeded": (
             "This session has used its {limit} runs for this hour; try again in {minutes} min."
         ),
@@ -259,6 +268,13 @@ _ZH: Mapping[str, str] = types.MappingProxyType(
         "status_replay_mode": "▶ 回放 {name}（录制时使用 {model}）",
         "status_replayed": "回放结束。",
         "status_no_followup": "请先运行一次分析：追问会延续那次对话。",
+        "followup_payer_changed": "设置改变了模型或 GitHub 的付费方：请先重新运行一次分析，再追问。",
+        "too_long_target": "仓库一栏太长（{size} 个字符；最多 {limit} 个）。",
+        "too_long_question": "问题太长（{size} 个字符；最多 {limit} 个）。",
+        "too_long_followup": "追问太长（{size} 个字符；最多 {limit} 个）。",
+        "too_long_setting": "某个设置项太长（{size} 个字符；最多 {limit} 个）。",
+        "too_long_argument": "某个工具参数太长（{size} 个字符；最多 {limit} 个）。",
+        "too_long_upload_name": "上传文件的名称太长（{size} 个字符；最多 {limit} 个）。",
         "budget_exceeded": "本会话这一小时的 {limit} 次运行已用完；请 {minutes} 分钟后再试。",
         "tool_budget_exceeded": "这一小时的 {limit} 次工具调用已用完；请 {minutes} 分钟后再试。",
         "run_in_progress": "你在此 Space 上已有一个分析正在运行：请等它结束（或按停止）后再开始下一个。",
