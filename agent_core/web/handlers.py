@@ -20,7 +20,7 @@ from pathlib import Path
 import gradio as gr
 
 from agent_core import events as ev
-from agent_core.errors import AgentCoreError, UserInputError
+from agent_core.errors import AgentCoreError
 from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.web.batching import batched
@@ -35,7 +35,7 @@ from agent_core.web.markdown import one_line
 from agent_core.web.mcp import client_key
 from agent_core.web.outcome import report_pane
 from agent_core.web.page import Frame, Page
-from agent_core.web.replay import load_recording, replay
+from agent_core.web.replay import CpuMeter
 from agent_core.web.sessions import SessionTable
 from agent_core.web.stop import ActiveRun
 from agent_core.wiring import open_analysis, owner_github, owner_model, resolve_targets
@@ -120,7 +120,11 @@ class Handlers:
         return self.frame(s) | run_controls(self.page, s)
 
     async def stream(
-        self, s: BrowserSession, run: ActiveRun, events: AsyncIterator[ev.Event]
+        self,
+        s: BrowserSession,
+        run: ActiveRun,
+        events: AsyncIterator[ev.Event],
+        meter: CpuMeter | None = None,
     ) -> AsyncGenerator[Frame, None]:
         """Frames for a run's events. Stop cancels the run's pump (``run``, see :mod:`.stop`): the batches
         end and the last frame shows the stopped trace. Callers wrap it in ``aclosing`` as it wraps
@@ -130,9 +134,13 @@ class Handlers:
         try:
             async with contextlib.aclosing(batched(events, on_pump=run.attach)) as batches:
                 async for batch in batches:
-                    for event in batch:
-                        s.observe(event)
-                    yield self.frame(s, table=table)
+                    with meter or contextlib.nullcontext():
+                        for event in batch:
+                            s.observe(event)
+                        frame = self.frame(s, table=table)
+                    if meter is not None and meter.exceeded:
+                        break  # closing the batches cancels the events' pump
+                    yield frame
         except Exception:  # the UI edge: a bug must end the run visibly, not leave spinners spinning
             logger.exception("a run failed unexpectedly")
             at = s.view.now if s.view is not None else 0.0
@@ -288,51 +296,6 @@ class Handlers:
         async with contextlib.aclosing(self.admitted(s, run, admission, events)) as frames:
             async for out in frames:
                 yield out
-
-    async def run_replay(
-        self, choice: str | None, upload: str | None, speed: float, session: object
-    ) -> AsyncIterator[Frame]:
-        s = self.session(session)
-        run = s.begin_run()
-        if run is None:
-            yield self.busy(s)
-            return
-        try:
-            async with contextlib.aclosing(self._replay(s, run, choice, upload, speed)) as frames:
-                async for out in frames:
-                    yield out
-        finally:
-            s.end_run(run)
-
-    async def _replay(
-        self, s: BrowserSession, run: ActiveRun, choice: str | None, upload: str | None, speed: float
-    ) -> AsyncGenerator[Frame, None]:
-        path = Path(upload) if upload else self.recordings.get(choice or "")
-        refused = too_long(s.lang, ("upload_name", path.name if path is not None else ""))
-        if refused is not None:
-            yield self.refuse(s, refused)
-            return
-        if path is None:
-            yield self.refuse(s, t("replay_choice", s.lang) + "?")
-            return
-        try:
-            events = load_recording(path)
-        except UserInputError as exc:
-            yield self.refuse(s, str(exc))
-            return
-        await s.close_analysis()  # a replay replaces the conversation
-        s.replaying = path.stem
-        s.rate_limit = None
-        s.start_view(keep_history=False)
-        s.phase = t("status_replaying", s.lang)
-        yield self.opening_frame(s)
-        played = replay(events, speed=float(speed or 1.0))
-        async with contextlib.aclosing(self.stream(s, run, played)) as frames:
-            async for out in frames:
-                yield out
-        if not run.stopped:
-            s.phase = t("status_replayed", s.lang)
-            yield {self.page.status.line: self.line(s)}
 
     async def stop_run(self, session: object) -> Frame:
         """Stop's own handler: the trace turns done ("stopped") and the run is cancelled through the
