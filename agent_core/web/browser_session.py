@@ -10,6 +10,7 @@ pool, the cache) belong to :class:`agent_core.agent.session.Services`, never to 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 import shutil
@@ -17,6 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeGuard
 
 from agent_core import events as ev
 from agent_core.agent.model_turn import LLM_BREAKER
@@ -36,7 +38,14 @@ from agent_core.web.render import TraceView
 from agent_core.web.stats import format_clock
 from agent_core.web.stop import ActiveRun
 from agent_core.web.trace_items import Message
-from agent_core.wiring import OpenedAnalysis, model_endpoint, new_board, owner_github, uses_model
+from agent_core.wiring import (
+    OpenedAnalysis,
+    model_endpoint,
+    new_board,
+    owner_github,
+    owner_model,
+    uses_model,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -143,7 +152,10 @@ class BrowserSession:
         return not (self.base.hosted and owner_github(self.base, self.settings))
 
     def observe(self, event: ev.Event) -> None:
-        """Fold one event into the current trace and the session's status."""
+        """Fold one event into the current trace and the session's status. On a Space, a diagnosis of
+        the owner's model endpoint loses its host (never named to visitors: page and export alike)."""
+        if isinstance(event, ev.RunFinished | ev.RunFailed) and self._owner_endpoint(event.diagnosis):
+            event = dataclasses.replace(event, diagnosis=dataclasses.replace(event.diagnosis, host=None))
         if self.view is None:
             self.view = TraceView(lang=self.lang)
         self.view.apply(event)
@@ -153,6 +165,20 @@ class BrowserSession:
             self.phase = finished_phase(event, self.lang)
         elif isinstance(event, ev.RunFailed):
             self.phase = failed_phase(event, self.lang)
+
+    def _owner_endpoint(self, diagnosis: ev.Diagnosis | None) -> TypeGuard[ev.Diagnosis]:
+        """Whether ``diagnosis`` names the host of a Space owner's model endpoint."""
+        return (
+            diagnosis is not None
+            and diagnosis.source == "model"
+            and diagnosis.host is not None
+            and self.base.hosted
+            and (
+                self.opened_payer.owner_model
+                if self.opened_payer is not None
+                else owner_model(self.base, self.settings)
+            )
+        )
 
     def messages(self) -> list[Message]:
         return self.history + (self.view.messages() if self.view is not None else [])
