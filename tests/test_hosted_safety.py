@@ -339,6 +339,16 @@ def test_4_idle_sessions_release_their_state_and_files() -> None:
     assert sessions[3].view is None and sessions[4].view is not None
 
 
+def test_4_the_traces_held_in_all_sessions_are_bounded() -> None:
+    clock = FakeClock()
+    events = len(load_recording(RECORDING))
+    table = SessionTable(clock, max_events=3 * events)
+    sessions = [replayed_session(clock) for _ in range(5)]
+    for s in sessions:
+        table.touch(s)
+    assert [s.view is None for s in sessions] == [True, True, False, False, False]
+
+
 def retained_per_session(make: Callable[[], BrowserSession], count: int = 8) -> float:
     gc.collect()
     tracemalloc.start()

@@ -24,7 +24,7 @@ from agent_core.grammar import grammar_errors
 
 DEFAULT_MAX_GAP = 2.0
 RECORDINGS_DIR = Path(__file__).resolve().parents[2] / "recordings"
-MAX_UPLOAD_BYTES = 5 * 1024 * 1024
+MAX_UPLOAD_BYTES = 2 * 1024 * 1024  # a long real run's trace is a few hundred KB
 
 
 async def replay(

@@ -5,8 +5,8 @@ heartbeat, so its session (an open analysis, a whole trace, export files) was ne
 38 replay sessions held 560 MiB, the downloads step filled the disk). :class:`SessionTable` (one per
 app, never module state) sees every session a handler touches and releases
 (:meth:`~agent_core.web.browser_session.BrowserSession.release`) those idle longer than ``idle_s``, and
-the least recently used ones beyond ``max_sessions``; a session whose run is streaming is never
-released. A released session keeps its settings; its next run starts afresh.
+the least recently used ones beyond ``max_sessions`` or beyond ``max_events`` trace events held in
+all; a session whose run is streaming is never released. A released session keeps its settings; its next run starts afresh.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from agent_core.wiring import OpenedAnalysis
 
 IDLE_SECONDS = 1800.0
 MAX_SESSIONS = 200  # sessions holding a trace or an analysis at once
+MAX_EVENTS_HELD = 200_000  # events of all those traces together (a replay's trace can be 20,000)
 
 
 class SessionTable:
@@ -33,11 +34,13 @@ class SessionTable:
         schedule: Callable[[OpenedAnalysis], None] | None = None,
         idle_s: float = IDLE_SECONDS,
         max_sessions: int = MAX_SESSIONS,
+        max_events: int = MAX_EVENTS_HELD,
     ) -> None:
         self._clock = clock
         self._schedule = schedule
         self._idle_s = idle_s
         self._max = max_sessions
+        self._max_events = max_events
         self._last: OrderedDict[int, tuple[BrowserSession, float]] = OrderedDict()  # least recent first
         self.released = 0
 
@@ -56,13 +59,22 @@ class SessionTable:
         self._last.pop(id(session), None)
 
     def sweep(self, now: float | None = None) -> None:
+        """Release idle sessions, least recently used first: those idle longer than ``idle_s``, then as
+        many as it takes to hold at most ``max_sessions`` sessions and ``max_events`` trace events."""
         now = self._clock.monotonic() if now is None else now
+        held = sum(_weight(session) for session, _ in self._last.values())
         for key, (session, last) in list(self._last.items()):
-            over = len(self._last) > self._max
+            over = len(self._last) > self._max or held > self._max_events
             if not over and last > now - self._idle_s:
                 return  # the rest were used more recently
             if session.running:
                 continue  # its handler is streaming: it is in use
             del self._last[key]
+            held -= _weight(session)
             session.release(self._schedule)
             self.released += 1
+
+
+def _weight(session: BrowserSession) -> int:
+    """What a session holds, in trace events (its current run's)."""
+    return len(session.view.events) if session.view is not None else 0
