@@ -245,6 +245,40 @@ def test_2_replays_are_one_at_a_time_and_counted_per_visitor() -> None:
     assert not isinstance(budget.admit_replay("ip:a"), str)
 
 
+def test_2_a_run_stops_when_its_client_goes_away(sample_repo: Path, tmp_path: Path) -> None:
+    """Over the real app's HTTP/SSE API: a client joins a run, reads its first frame and hangs up; Gradio
+    closes the handler (its ``finally`` cancels the run and gives the visitor's slot back)."""
+    import threading
+
+    with GitHubEmulator() as emu:
+        emu.add_repo("acme/widgets", sample_repo)
+        emu.limit_unauthenticated = 100_000
+        emu.latency(60.0, r"/git/trees/")  # the run stays at GitHub until the emulator stops
+        env = hosted_env(emu, None, tmp_path, RUNS_PER_HOUR="10")
+        with running_app(settings_from(env)) as url, httpx.Client(base_url=url, timeout=60) as http:
+            config = http.get("config").json()
+            index = next(d["id"] for d in config["dependencies"] if d.get("api_name") == "run_analysis")
+            a = {"x-forwarded-for": REAL_A}
+            body = {"data": ["acme/widgets", "", None], "fn_index": index, "session_hash": "gone"}
+            assert http.post("gradio_api/queue/join", json=body | {"event_data": None}, headers=a).is_success
+            with http.stream(
+                "GET", "gradio_api/queue/data", params={"session_hash": "gone"}, headers=a
+            ) as sse:
+                streaming = False
+                for line in sse.iter_lines():  # heartbeats keep coming while the run waits
+                    streaming = streaming or "process_generating" in line
+                    if streaming and emu.in_flight:
+                        break  # the run streams and waits on GitHub: the client hangs up
+            settled = threading.Event()
+            for _ in range(1200):  # a condition, not a duration: the run's request is cancelled
+                if not emu.in_flight or settled.wait(0.05):
+                    break
+            assert not emu.in_flight
+            emu.reset_faults()
+            again = Stranger(url, tmp_path / "d", real_ip=REAL_A).run("acme/widgets")
+            assert again["report"].startswith("# "), again["status"]  # not "already have a run"
+
+
 # -- 3. follow-ups on the owner's key -------------------------------------------------------------------
 
 
