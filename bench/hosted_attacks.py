@@ -23,6 +23,7 @@ import httpx
 from agent_core import events as ev
 from agent_core.settings import Settings
 from agent_core.web.markdown import safe_markdown
+from agent_core.web.render import TraceView
 from agent_core.web.replay import parse_recording
 from testing.app import running_app
 from testing.emulator.github import GitHubEmulator
@@ -55,19 +56,29 @@ def forged_trace(calls: int) -> str:
     return "\n".join(json.dumps(ev.event_to_dict(e)) for e in events)
 
 
+def tree_call(preview: str) -> None:
+    view = TraceView()
+    for event in (
+        ev.RunStarted(t=0, run_id="r", targets=("a/b",), question="", model="m", mode="model"),
+        ev.TurnStarted(t=0, turn=1),
+        ev.TurnFinished(t=0, turn=1, tool_calls=1),
+        ev.ToolCallStarted(t=0, call_id="c1", tool="get_file_tree", arguments={}, turn=1),
+        ev.ToolCallFinished(
+            t=0, call_id="c1", tool="get_file_tree", turn=1, ok=True, preview=preview, duration_s=0
+        ),
+    ):
+        view.apply(event)
+    view.messages()
+
+
 def offline() -> None:
     print("## offline: CPU seconds of one call")
     for n in (8_000, 20_000):
         spent, _ = cpu(lambda n=n: safe_markdown("[" * n))
         print(f"- safe_markdown of '[' x {n:,}: {spent:.3f} CPU-s")
-    try:
-        from agent_core.web.tree_preview import tree_preview
-
-        preview = '{"files":1,,' + "[" * 10_000 + "," * 10_000
-        spent, _ = cpu(lambda: tree_preview(preview))
-        print(f"- tree preview of a forged 20 KB get_file_tree preview: {spent:.3f} CPU-s")
-    except ImportError:
-        print("- tree preview: not in this checkout")
+    preview = '{"files":1,,' + "[" * 10_000 + "," * 10_000
+    spent, _ = cpu(lambda: tree_call(preview))
+    print(f"- the trace item of a get_file_tree call with a forged 20 KB preview: {spent:.3f} CPU-s")
     trace = forged_trace(6_000)
     spent, outcome = cpu(lambda: parse_recording(trace))
     print(

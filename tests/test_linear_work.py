@@ -24,7 +24,6 @@ from agent_core.web.links import spans_of
 from agent_core.web.markdown import MarkdownStream, one_line, safe_markdown
 from agent_core.web.render import TraceView
 from agent_core.web.replay import parse_recording
-from agent_core.web.tree_preview import tree_preview
 from testing.linear import ATTACKS, TOKENS, growth, repeated
 
 
@@ -61,7 +60,8 @@ def a_run(text: str) -> list[ev.Event]:
         ev.TextDelta(t=0, turn=2, text=text),
         ev.TurnFinished(t=0, turn=2, tool_calls=0),
         ev.ClaimsChecked(
-            t=0, claims=(ev.CheckedClaim(kind="path", claim=text, verdict="unchecked", start=0, end=len(text)),)
+            t=0,
+            claims=(ev.CheckedClaim(kind="path", claim=text, verdict="unchecked", start=0, end=len(text)),),
         ),
         ev.DiagramDrawn(
             t=0,
@@ -127,8 +127,25 @@ def cut_tree_preview(n: int) -> str:
     return '{"files":1,,' + "[" * (n // 2) + "," * (n // 2)
 
 
+def tree_call(preview: str) -> None:
+    """The trace item of a ``get_file_tree`` call whose result (from an uploaded trace) is ``preview``."""
+    view = TraceView()
+    for event in (
+        ev.RunStarted(t=0, run_id="r", targets=("a/b",), question="", model="m", mode="model"),
+        ev.TurnStarted(t=0, turn=1),
+        ev.TurnFinished(t=0, turn=1, tool_calls=1),
+        ev.ToolCallStarted(t=0, call_id="c1", tool="get_file_tree", arguments={}, turn=1),
+        ev.ToolCallFinished(
+            t=0, call_id="c1", tool="get_file_tree", turn=1, ok=True, preview=preview, duration_s=0
+        ),
+    ):
+        view.apply(event)
+    view.messages()
+
+
 def test_a_forged_tree_preview_costs_linear_work() -> None:
-    """Attack 2: a 200 KB upload of this preview froze the app for ~130 s (issue 20)."""
-    measured = growth(tree_preview, cut_tree_preview)
+    """Attack 2: a 200 KB upload of this preview froze the app for ~130 s (issue 20). Nothing parses
+    preview text once the event carries the tree's typed summary (branch repo-model)."""
+    measured = growth(tree_call, cut_tree_preview)
     print(f"tree preview: {measured}")
     assert measured.linear(), measured
