@@ -75,6 +75,17 @@ def test_resilience_imports_only_the_ground_floor() -> None:
     assert found == []
 
 
+def test_the_repository_model_imports_only_the_ground_floor_and_the_source_values() -> None:
+    allowed = GROUND | {"agent_core.sources.models"}
+    found = [
+        f"{module_name(p)} imports {n}"
+        for p in python_files("agent_core/repomodel")
+        for n in imports(p)
+        if n.startswith("agent_core.") and not n.startswith("agent_core.repomodel") and n not in allowed
+    ]
+    assert found == []
+
+
 def test_the_ground_floor_imports_nothing_above_it() -> None:
     found = [
         f"{module_name(p)} imports {n}"
