@@ -130,7 +130,9 @@ DOC_STEMS = frozenset({"readme", "contributing", "license", "licence", "copying"
 DOC_SUFFIXES = (".md", ".mdx", ".rst", ".adoc", ".asciidoc")
 
 #: Example folders at any depth.
-EXAMPLE_DIRS = frozenset({"examples", "example", "_examples", "samples", "sample", "demo", "demos"})
+EXAMPLE_DIRS = frozenset(
+    {"examples", "example", "_examples", "samples"}
+)  # not "demo": a package may be named so
 
 #: Test folders at any depth: a package's tests (label: the folder, ``src/test/`` for Maven/Gradle).
 TEST_DIRS = frozenset({"tests", "test", "__tests__", "Tests", "testdata", "integration-tests"})
