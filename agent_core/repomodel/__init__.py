@@ -25,6 +25,7 @@ from agent_core.repomodel.model import (
     TopFolder,
 )
 from agent_core.repomodel.packages import Package, workspace_globs, workspace_member
+from agent_core.repomodel.summary import tree_summary
 
 __all__ = [
     "CI_DIRS",
@@ -43,6 +44,7 @@ __all__ = [
     "generated_name",
     "model_of",
     "parse_gitattributes",
+    "tree_summary",
     "vendored_name",
     "workspace_globs",
     "workspace_member",
