@@ -17,7 +17,9 @@ from agent_core.web.tree_preview import tree_preview
 
 def go_service(*, truncated: bool = False) -> FileTree:
     """A Go service with vendor/: 40 vendored files, 12 of its own (4 `_test.go` in 2 packages)."""
-    entries = [TreeEntry(path=d, type="dir") for d in ("cmd", "internal", "internal/a", "internal/b", "vendor")]
+    entries = [
+        TreeEntry(path=d, type="dir") for d in ("cmd", "internal", "internal/a", "internal/b", "vendor")
+    ]
     entries += [TreeEntry(path=f"vendor/github.com/x/lib/f{i:02d}.go", type="file") for i in range(40)]
     entries += [TreeEntry(path=f"internal/{p}/{n}.go", type="file") for p in "ab" for n in ("x", "y")]
     entries += [TreeEntry(path=f"internal/{p}/{n}_test.go", type="file") for p in "ab" for n in ("x", "y")]

@@ -12,7 +12,7 @@ Imports only the ground floor and :mod:`agent_core.sources.models` (pinned by te
 """
 
 from agent_core.repomodel.attributes import Overrides, parse_gitattributes
-from agent_core.repomodel.build import build_repo_model
+from agent_core.repomodel.build import build_repo_model, role_by_convention
 from agent_core.repomodel.ci import CI_DIRS, CI_FILES
 from agent_core.repomodel.conventions import ROLES, Role, generated_name, vendored_name
 from agent_core.repomodel.memo import model_of
@@ -44,6 +44,7 @@ __all__ = [
     "generated_name",
     "model_of",
     "parse_gitattributes",
+    "role_by_convention",
     "tree_summary",
     "vendored_name",
     "workspace_globs",

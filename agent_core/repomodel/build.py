@@ -300,3 +300,10 @@ def _dominant(roles: Mapping[cv.Role, int]) -> cv.Role:
     when the folder holds code too (Go keeps ``_test.go`` beside the code); "source" when empty."""
     counted = [(role, n) for role, n in roles.items() if n and not (role == "tests" and roles["source"])]
     return min(counted, key=lambda kv: (-kv[1], _ORDER[kv[0]]))[0] if counted else "source"
+
+
+def role_by_convention(path: str) -> cv.Role:
+    """The role of one path by the conventions alone (no ``.gitattributes``), e.g. for a path met
+    outside a tree; O(depth). A whole tree goes through :func:`build_repo_model` instead."""
+    folder_path, _, name = path.rpartition("/")
+    return _plain_role(_Folders("").get(folder_path), _name_facts(name), not folder_path)
