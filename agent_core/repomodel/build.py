@@ -224,8 +224,8 @@ class _Tally:
             self.per_top.setdefault(top, dict.fromkeys(cv.ROLES, 0))
 
     def _note(self, role: cv.Role, folder: _Folder, folder_path: str, facts: _Name, path: str) -> None:
-        if role == "vendored":
-            self.vendored[folder.vendored or ""] += 1
+        if role == "vendored":  # under its vendored root; else (an override, a minified file) its top folder
+            self.vendored[folder.vendored or (f"{self.prefix}{folder.top}" if folder.top else "")] += 1
         elif role == "build":
             if not folder.examples and manifest_ecosystem(path[len(folder_path) + 1 if folder_path else 0 :]):
                 self.manifests.append((folder_path, path))

@@ -38,6 +38,7 @@ class ModelWords:
     ci: str  # systems
     ci_system: str  # name, files
     own_short: str
+    verbs: tuple[str, str]  # one, several: "is", "are"
     file_units: tuple[str, str]  # one, several (in sentences that put the number apart)
     package_units: tuple[str, str]
     roles: Mapping[Role, str]
@@ -46,7 +47,7 @@ class ModelWords:
 _EN = ModelWords(
     total="{} files in {} folders",
     at_least="at least {}",
-    of_which="{}, of which {}: {} are the project's own.",
+    of_which="{0}, of which {1}: {2} {3} the project's own.",
     own="{}",
     all_own="{}, all the project's own.",
     vendored_part="{} vendored ({})",
@@ -62,6 +63,7 @@ _EN = ModelWords(
     ci="**CI:** {}.",
     ci_system="{} ({})",
     own_short="{} own",
+    verbs=("is", "are"),
     file_units=("file", "files"),
     package_units=("package", "packages"),
     roles=MappingProxyType(
@@ -81,7 +83,7 @@ _EN = ModelWords(
 _ZH = ModelWords(
     total="{} 个文件、{} 个目录",
     at_least="至少 {}",
-    of_which="共 {}，其中 {}：项目自身的文件为 {} 个。",
+    of_which="共 {0}，其中 {1}：项目自身的文件为 {2} 个。",
     own="{}",
     all_own="共 {}，全部为项目自身的文件。",
     vendored_part="{} 个为第三方代码（{}）",
@@ -97,6 +99,7 @@ _ZH = ModelWords(
     ci="**CI：** {}。",
     ci_system="{}（{}）",
     own_short="自有 {}",
+    verbs=("", ""),
     file_units=("", ""),
     package_units=("", ""),
     roles=MappingProxyType(
@@ -143,7 +146,8 @@ def files_line(model: RepoModel, words: Words) -> str:
         parts.append(said.generated_part.format(count(model.generated_files)))
     if not parts:
         return said.all_own.format(total)
-    return said.of_which.format(total, said.and_.join(parts), count(model.own_files))
+    verb = said.verbs[model.own_files != 1]
+    return said.of_which.format(total, said.and_.join(parts), count(model.own_files), verb)
 
 
 def tests_phrase(model: RepoModel, words: Words) -> str | None:
