@@ -53,7 +53,7 @@ class Growth:
 
     def linear(self, tolerance: float = 2.0) -> bool:
         """Within ``tolerance`` times linear growth (quadratic is ``factor`` times linear)."""
-        return self.small_s < 0.001 and self.big_s < 0.05 or self.ratio < self.factor * tolerance
+        return (self.small_s < 0.001 and self.big_s < 0.05) or self.ratio < self.factor * tolerance
 
     def __str__(self) -> str:
         return (
