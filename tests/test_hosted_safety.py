@@ -176,17 +176,20 @@ async def test_2_a_forged_trace_is_refused_before_anything_renders(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A 1.8 MB trace of 6,000 tool calls cost 90 CPU-s per replay."""
-    upload = tmp_path / "forged.jsonl"
-    upload.write_text(forged_trace(6_000), encoding="utf-8")
     app = PageHandlers(Settings(space_id="s/s", cache_dir=tmp_path / "c"))
     rendered = counting_renderer(monkeypatch)
+    phases = []
     try:
-        s = await app.last(app.replays.run_replay(None, str(upload), 1000.0, None, visitor(REAL_A)))
+        for calls in (6_000, 600):
+            upload = tmp_path / f"forged-{calls}.jsonl"
+            upload.write_text(forged_trace(calls), encoding="utf-8")
+            s = await app.last(app.replays.run_replay(None, str(upload), 1000.0, None, visitor(REAL_A)))
+            assert s.view is None
+            phases.append(s.phase)
     finally:
         await app.services.aclose()
-    assert "the trace holds more than 500 tool calls" in s.phase
-    assert s.view is None
-    assert sum(rendered) < 1_000  # the status line only
+    assert phases == ["the trace is larger than 2 MB", "the trace holds more than 500 tool calls"]
+    assert sum(rendered) < 2_000  # the status lines only
 
 
 @pytest.mark.parametrize(
