@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from agent_core import events as ev
 from agent_core.clock import SystemClock
+from agent_core.report.inert import code, inline, plain
 from agent_core.settings import Settings
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.links import spans_of
@@ -99,6 +100,9 @@ RENDERERS: dict[str, Callable[[str], object]] = {
     "status line": status_line,
     "trace, report, checked panel, diagrams": trace,
     "replay loading": replay_loading,
+    "report/inert plain": plain,
+    "report/inert code": code,
+    "report/inert inline": inline,
 }
 
 
