@@ -244,9 +244,9 @@ async def test_the_model_proposes_unknown_paths_are_dropped_and_said_back_once(
         settings = make_settings(shop, tmp_path, server, diagram_from_model=True)
         run = await run_once(settings, target="acme/shop")
         server.assert_exhausted()
-        asked = [r for r in server.chat_requests if diagram_attempt(r.body or {}) and not r.turn.hang]  # type: ignore[union-attr]
-        first, retry = asked
-        report_request = server.chat_requests[len(explore())]
+        requests = [r for r in server.chat_requests if r.body is not None and r.turn is not None]
+        first, retry = [r for r in requests if diagram_attempt(r.body or {}) and not r.turn.hang]  # type: ignore[union-attr]
+        report_request = [r for r in requests if diagram_attempt(r.body or {}) is None][-1]
     # The run's own request plus one message: the tools are sent (the prefix stays the same), none allowed.
     assert first.body is not None and first.body["tool_choice"] == "none"
     assert first.body["tools"] == report_request.body["tools"]  # type: ignore[index]

@@ -31,7 +31,6 @@ from typing import Self
 
 from testing.clock import RealWaits, Waits
 from testing.emulator.model_http import Handler
-from testing.emulator.prompt_cache import PromptCache
 from testing.emulator.model_wire import (
     JSONDict,
     ResponseMeta,
@@ -43,14 +42,15 @@ from testing.emulator.model_wire import (
     stream_chunks,
     usage_body,
 )
+from testing.emulator.prompt_cache import PromptCache
 from testing.loopback import LoopbackServer
 
 __all__ = [
     "NO_TURN_MESSAGE",
     "RecordedRequest",
     "Responder",
-    "Router",
     "ResponseMeta",
+    "Router",
     "ScriptedModelServer",
     "ToolCallSpec",
     "Turn",

@@ -21,7 +21,6 @@ import math
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from os.path import commonprefix
 from typing import Any
 
 from testing.emulator.model_wire import JSONDict, Turn
@@ -36,7 +35,9 @@ def render_prompt(body: Mapping[str, Any]) -> str:
     lead = 1 if messages and messages[0].get("role") == "system" else 0
     tools = body.get("tools")
     said = [_message(m) for m in messages[:lead]]
-    said += [f"<tools>{json.dumps(tools, ensure_ascii=False, separators=(',', ':'))}</tools>\n"] if tools else []
+    said += (
+        [f"<tools>{json.dumps(tools, ensure_ascii=False, separators=(',', ':'))}</tools>\n"] if tools else []
+    )
     said += [_message(m) for m in messages[lead:]]
     return "".join(said)
 
@@ -55,7 +56,7 @@ class PromptCache:
     def hit_tokens(self, prompt: str) -> int:
         """Tokens of ``prompt`` served from the cache (whole 64-token units), then remember it."""
         with self._lock:
-            shared = max((len(commonprefix([prompt, seen])) for seen in self._prompts), default=0)
+            shared = max((_shared(prompt, seen) for seen in self._prompts), default=0)
             self._prompts.append(prompt)
         return (shared // CHARS_PER_TOKEN) // UNIT_TOKENS * UNIT_TOKENS
 
@@ -74,3 +75,15 @@ class PromptCache:
 
 def _message(message: Mapping[str, Any]) -> str:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def _shared(a: str, b: str) -> int:
+    """The length of the longest common prefix of ``a`` and ``b`` (a binary search over slices)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
