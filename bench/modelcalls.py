@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -196,8 +197,9 @@ def _baseline(config: BenchConfig, workdir: Path, checkout: Path) -> dict[str, A
         f"config = BenchConfig(**json.loads({json.dumps(json.dumps(_config_fields(config)))}))\n"
         f"print(json.dumps(module._measured(config, __import__('pathlib').Path({str(workdir)!r}))))\n"
     )
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}  # the baseline checkout is only read
     out = subprocess.run(
-        [sys.executable, "-c", script], cwd=checkout, capture_output=True, text=True, check=True
+        [sys.executable, "-c", script], cwd=checkout, capture_output=True, text=True, check=True, env=env
     )
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
