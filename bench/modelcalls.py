@@ -73,6 +73,7 @@ def _prompt_cache() -> ModuleType:
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
@@ -193,14 +194,17 @@ def _baseline(config: BenchConfig, workdir: Path, checkout: Path) -> dict[str, A
         f"sys.path.insert(0, {str(checkout.resolve())!r})\n"
         "from bench.config import BenchConfig\n"
         f"spec = importlib.util.spec_from_file_location('bench_modelcalls', {str(Path(__file__))!r})\n"
-        "module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)\n"
+        "module = importlib.util.module_from_spec(spec); sys.modules[spec.name] = module\n"
+        "spec.loader.exec_module(module)\n"
         f"config = BenchConfig(**json.loads({json.dumps(json.dumps(_config_fields(config)))}))\n"
         f"print(json.dumps(module._measured(config, __import__('pathlib').Path({str(workdir)!r}))))\n"
     )
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}  # the baseline checkout is only read
     out = subprocess.run(
-        [sys.executable, "-c", script], cwd=checkout, capture_output=True, text=True, check=True, env=env
+        [sys.executable, "-c", script], cwd=checkout, capture_output=True, text=True, check=False, env=env
     )
+    if out.returncode != 0:
+        raise RuntimeError(f"the baseline's measurement failed:\n{out.stderr[-3000:]}")
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
