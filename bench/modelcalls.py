@@ -10,7 +10,8 @@
   after the report.
 * **Money.** One analysis and one follow-up with every request metered the way DeepSeek bills its
   context cache (:class:`testing.emulator.prompt_cache.PromptCache`: a byte-identical prefix with an
-  earlier request is a hit, in 64-token units): prompt tokens, cache hits and what is billed at the
+  earlier request is a hit, in 64-token units, once the model has read it): prompt tokens, cache hits
+  and what is billed at the
   full input price (the misses), per analysis and per follow-up. Target: a follow-up's billed input
   ≤ 30% of its prompt tokens.
 
@@ -104,12 +105,12 @@ class Responder:
     """The plan's turn for each request (by its place in the conversation), the diagram's proposal for
     a diagram request, and every answer metered by the prompt cache; a log of what each request billed."""
 
-    def __init__(self, turns: list[Any]) -> None:
+    def __init__(self, turns: list[Any], *, latency: float) -> None:
         from testing.emulator.model_server import Turn
 
         self._turn = Turn
         self._turns = turns
-        self._cache = _prompt_cache().PromptCache()
+        self._cache = _prompt_cache().PromptCache(ready_after=latency)
         self.log: list[Billing] = []
 
     def __call__(self, body: dict[str, Any]) -> Any:
@@ -156,7 +157,7 @@ async def _runs(config: BenchConfig, workdir: Path) -> dict[str, Any]:
     billing: dict[str, list[Billing]] = {"analysis": [], "follow-up": []}
     with widgets(repo, latency=config.github_latency) as emu:
         for run_no in range(config.runs):
-            responder = Responder(turns)
+            responder = Responder(turns, latency=config.model_latency)
             server = ScriptedModelServer(responder=responder, default_latency=config.model_latency)
             with server:
                 settings = make_settings(

@@ -124,7 +124,7 @@ class ScriptedModelServer:
         does (:mod:`testing.emulator.prompt_cache`)."""
         self.n_ctx = n_ctx
         self.router = router
-        self.prompt_cache = PromptCache() if prefix_cache else None
+        self.prompt_cache = PromptCache(ready_after=default_latency) if prefix_cache else None
         self.responder = responder
         self.default_latency = default_latency
         self.waits: Waits = waits or RealWaits()

@@ -8,7 +8,9 @@ after one changed byte is a miss. :class:`PromptCache` does the same for the scr
 * the prompt is what a chat template makes of the request: the system message, then the tool list,
   then every other message in order (:func:`render_prompt`); tokens are its characters / 4;
 * the hit of a request is its longest common prefix with any earlier request's prompt (of the same
-  server), cut to 64-token units; the request's prompt is then stored for the requests after it.
+  server), cut to 64-token units; the request's prompt is then stored for the requests after it, from
+  ``ready_after`` seconds on (the model has read it: two requests sent at once do not share what
+  neither had stored).
 
 So a test or the benchmark can read, from the usage the app received, how much of each prompt a
 provider's cache would have served, and any byte that changes early in the prompt shows as a miss.
@@ -19,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -49,15 +52,18 @@ def tokens(text: str) -> int:
 class PromptCache:
     """The prompts this server has seen, and what a new request hits of them (module docstring)."""
 
-    def __init__(self) -> None:
-        self._prompts: list[str] = []
+    def __init__(self, *, ready_after: float = 0.0) -> None:
+        self._prompts: list[tuple[float, str]] = []  # (when it is stored, the prompt)
+        self._ready_after = ready_after
         self._lock = threading.Lock()
 
     def hit_tokens(self, prompt: str) -> int:
         """Tokens of ``prompt`` served from the cache (whole 64-token units), then remember it."""
+        now = time.monotonic()
         with self._lock:
-            shared = max((_shared(prompt, seen) for seen in self._prompts), default=0)
-            self._prompts.append(prompt)
+            stored = [seen for ready, seen in self._prompts if ready <= now]
+            shared = max((_shared(prompt, seen) for seen in stored), default=0)
+            self._prompts.append((now + self._ready_after, prompt))
         return (shared // CHARS_PER_TOKEN) // UNIT_TOKENS * UNIT_TOKENS
 
     def metered(self, body: JSONDict, turn: Turn) -> Turn:
