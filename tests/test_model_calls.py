@@ -77,8 +77,9 @@ async def test_the_diagram_is_asked_while_the_report_turn_is_still_held(
             task = asyncio.create_task(run.ask(""))
             assert await asyncio.to_thread(held.wait_held, 1)  # the report turn's answer is held...
             assert await asyncio.to_thread(asked.wait, 60)  # ...and the diagram was asked meanwhile
+            await until(lambda: len(server.chat_requests) == 3)  # (recorded once its answer is chosen)
             requests = server.chat_requests
-            assert len(requests) == 3 and held.held == 1  # nothing of the report was sent yet
+            assert held.held == 1  # nothing of the report was sent yet
             held.open()
             events = await task
         server.assert_exhausted()

@@ -114,7 +114,9 @@ class Diagrams:
         run, driver = self._run, self._driver
         if self._task is not None or run.follow_up or not run.parts.diagram_from_model:
             return
-        if not driver.concurrent or not any(_facts(run, i).paths for i in range(len(run.parts.scope))):
+        if not driver.concurrent or not any(
+            r.ok and r.tool == "get_file_tree" for r in run.parts.toolbox.results
+        ):
             return
         messages = list(run.parts.conversation.messages)
         reserve = driver.estimate(messages) + driver.max_tokens  # the report turn's share of the budget
