@@ -35,6 +35,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from agent_core.llm.prices import price_of
 from bench.config import BenchConfig
 from bench.plans import realistic_plan, sample_repo, widgets
 from bench.table import Metric, Section
@@ -225,6 +226,16 @@ def _metrics(label: str, data: dict[str, Any], *, targets: bool) -> tuple[list[M
         return statistics.median(getattr(b, field) for b in bills[phase])
 
     share = statistics.median(b.billed / b.prompt for b in bills["follow-up"])
+    flash = price_of("deepseek", "deepseek-flash")
+    assert flash is not None
+    assert flash.cached_high is not None
+
+    def dollars(phase: str) -> float:
+        return statistics.median(
+            (b.billed * flash.input_high + b.cached * flash.cached_high) / 1e6  # type: ignore[operator]
+            for b in bills[phase]
+        )
+
     prefix = f"{label}: " if label else ""
     metrics = [
         Metric(
@@ -245,6 +256,11 @@ def _metrics(label: str, data: dict[str, Any], *, targets: bool) -> tuple[list[M
         Metric(
             name=f"{prefix}analysis: billed input (cache misses)", value=int(median("analysis", "billed"))
         ),
+        Metric(
+            name=f"{prefix}analysis: input cost, deepseek-flash peak",
+            value=f"${dollars('analysis'):.6f}",
+            note="misses at the input price, hits at the cache-hit price",
+        ),
         Metric(name=f"{prefix}follow-up: prompt tokens", value=int(median("follow-up", "prompt"))),
         Metric(
             name=f"{prefix}follow-up: billed input (cache misses)", value=int(median("follow-up", "billed"))
@@ -255,6 +271,9 @@ def _metrics(label: str, data: dict[str, Any], *, targets: bool) -> tuple[list[M
             unit="x",
             target=f"≤ {TARGET_FOLLOW_UP}" if targets else "",
             met=share <= TARGET_FOLLOW_UP if targets else None,
+        ),
+        Metric(
+            name=f"{prefix}follow-up: input cost, deepseek-flash peak", value=f"${dollars('follow-up'):.6f}"
         ),
     ]
     sources = ", ".join(sorted({t.diagram_source for t in timings}))

@@ -68,7 +68,7 @@ async def test_the_diagram_is_asked_while_the_report_turn_is_still_held(
         return Turn.final(PROPOSAL, usage=(700, 60))
 
     turns = [
-        Turn.calls(("get_repo_info", W), ("get_file_tree", W), usage=(500, 20)),
+        Turn.calls(("get_file_tree", W), ("read_file", {**W, "path": "README.md"}), usage=(500, 20)),
         Turn.final(REPORT, usage=(900, 100), latency=0.3),  # held until the test releases it
     ]
     with ScriptedModelServer(turns, router=route, waits=held) as server:
@@ -107,7 +107,7 @@ async def test_stop_cancels_the_report_turn_and_the_diagram_together(
             return Turn(hang=True)
         if any(m.get("role") == "tool" for m in body.get("messages", [])):
             return Turn(hang=True)  # the report turn
-        return Turn.calls(("get_repo_info", W), ("get_file_tree", W))
+        return Turn.calls(("get_file_tree", W), ("read_file", {**W, "path": "README.md"}))
 
     with ScriptedModelServer(router=route) as server:
         settings = make_settings(emulator, tmp_path, server, diagram_from_model=True)

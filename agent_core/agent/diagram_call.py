@@ -2,7 +2,8 @@
 
 ::
 
-    once the exploration ends (the turn that may be the report starts; or the report turn a limit forced)
+    once the exploration may have ended (a tree and a file were read, and a turn that may be the report
+    starts; or the report turn a limit forced)
       per repository in scope, beside the report turn:
         not wanted, no tree, the model's breaker open, budget or time used up  -> the tree's graph
         one call: the run's conversation + "draw it as JSON" (tools sent, none allowed) -> paths checked
@@ -110,14 +111,14 @@ class Diagrams:
 
     def start(self) -> None:
         """Ask for the proposals now, beside the turn about to start, from the conversation as it stands;
-        nothing when already asked, not wanted, on a local server, or before any tree was read."""
+        nothing when already asked, not wanted, on a local server, or before a tree and a file were read
+        (a turn before any file was read explores further: a proposal beside it would be wasted)."""
         run, driver = self._run, self._driver
         if self._task is not None or run.follow_up or not run.parts.diagram_from_model:
             return
-        if not driver.concurrent or not any(
-            r.ok and r.tool == "get_file_tree" for r in run.parts.toolbox.results
-        ):
-            return
+        read = {r.tool for r in run.parts.toolbox.results if r.ok}
+        if not driver.concurrent or not {"get_file_tree", "read_file"} <= read:
+            return  # no tree to check a proposal against, or no file read yet: the model explores on
         messages = list(run.parts.conversation.messages)
         reserve = driver.estimate(messages) + driver.max_tokens  # the report turn's share of the budget
         self._task = asyncio.create_task(_proposals(run, driver, messages, reserve))
