@@ -186,11 +186,12 @@ async def test_every_request_of_a_run_and_its_follow_up_starts_with_the_same_byt
         assert render_prompt(body).startswith(prefix), request
     forced = [r for r in requests if (r.body or {}).get("tool_choice") == "none"]
     assert len(forced) >= 2  # the report the limit forced, and the diagram
-    # The provider's cache serves that prefix to every request after the first (in 64-token units).
+    # The provider's cache serves that prefix to every request after the first (in 64-token units),
+    # and the run reads what it served into its turns' usage.
+    hits = [r.turn.cache_hit_tokens for r in requests if r.turn is not None]
+    assert hits[0] == 0 and all(hit >= tokens(prefix) // UNIT_TOKENS * UNIT_TOKENS for hit in hits[1:])
     ends = [e for e in [*first, *follow] if isinstance(e, ev.TurnFinished) and e.prompt_tokens is not None]
-    hits = [e.cached_prompt_tokens or 0 for e in ends]
-    assert len(hits) == 5 and hits[0] == 0  # the model's turns (the prefetch's are the app's own)
-    assert all(hit >= tokens(prefix) // UNIT_TOKENS * UNIT_TOKENS for hit in hits[1:])
+    assert len(ends) == 5 and all(e.cached_prompt_tokens in hits for e in ends)
 
 
 def test_the_scripted_cache_serves_byte_identical_prefixes_in_64_token_units() -> None:
