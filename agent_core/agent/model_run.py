@@ -7,9 +7,10 @@
         turn_started -> reasoning_delta* / text_delta* -> turn_finished        (ModelDriver.turn)
         tool_call_started* -> [tool_retry | breaker_changed | rate_limit]* -> tool_call_finished*
                                   (all calls of the turn at once; one at a time when configured)
-    on a limit (turns, tool calls, tokens, wall time): one report turn without tools;
+    on a limit (turns, tool calls, tokens, wall time): one report turn (tools sent, none allowed);
     if the model is unreachable, or answers from memory: the deterministic writer, from the
     observations gathered (the offline planner gathers the basics first when none succeeded)
+    the model's report: diagram* (its proposals ran beside the report turn: agent.diagram_call)
     run_finished(report, degraded, stats)
 
 What real models do is read, not trusted (:mod:`~agent_core.agent.replies`): a tool call written as text
