@@ -532,7 +532,7 @@ def test_manifests_are_parsed_by_kind(
 
 
 def test_broken_cut_and_unknown_manifests_say_so() -> None:
-    assert parse_manifest("pom.xml", "<project/>").status == "unparsed"
+    assert parse_manifest("Gemfile", "source 'https://rubygems.org'").status == "unparsed"
     broken = parse_manifest("package.json", "{ nope")
     assert broken.status == "invalid"
     assert broken.detail
@@ -541,7 +541,7 @@ def test_broken_cut_and_unknown_manifests_say_so() -> None:
 
     results = [
         *github_results(),
-        result("read_file", DEMO, text_file("pom.xml", "<project/>"), path="pom.xml"),
+        result("read_file", DEMO, text_file("Gemfile", "gem 'rails'"), path="Gemfile"),
         result(
             "read_file",
             DEMO,
@@ -550,7 +550,7 @@ def test_broken_cut_and_unknown_manifests_say_so() -> None:
         ),
     ]
     stack = section(write_report(scope=[DEMO], question="", results=results), "Tech stack")
-    assert "/pom.xml): present but not parsed" in stack
+    assert "/Gemfile): present but not parsed" in stack
     assert "`flask`; the file was cut when read, so the lists may be incomplete" in stack
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from agent_core.repo import RepoRef
 from agent_core.report.inert import code, plain
-from agent_core.report.manifests import Manifest, parse_manifest
+from agent_core.report.manifests import Manifest, read_manifests
 from agent_core.report.phrases import day, files_phrase, join_names, parse_date
 from agent_core.report.words import Words
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
@@ -187,7 +187,7 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
         dirs=dirs,
         root_complete=root_complete,
         tree_complete=tree_complete,
-        manifests=tuple(_manifests(evidence)),
+        manifests=tuple(read_manifests(evidence.files)),
         readme=readme,
         license_files=licenses if licenses or root_complete else None,
         ci=_ci(paths, dirs, evidence, complete=tree_complete),
@@ -209,16 +209,6 @@ def description(facts: Facts) -> tuple[str, str | None] | None:
         return info.description, None
     found = next((m for m in facts.manifests if m.description), None)
     return (found.description, found.path) if found is not None and found.description else None
-
-
-def _manifests(evidence: Evidence) -> Iterable[Manifest]:
-    for path, content in sorted(evidence.files.items()):
-        if notable_role(path) != "manifest":
-            continue
-        if content.text is None:
-            yield Manifest(path=path, status="invalid", detail=content.kind)
-        else:
-            yield parse_manifest(path, content.text, partial=content.truncated)
 
 
 def _ci(
