@@ -259,7 +259,8 @@ def test_the_tech_stack_lists_parsed_dependencies_with_links() -> None:
     assert "**Languages:** Python 90.0%, TypeScript 10.0%" in stack
     assert (
         "- [`pyproject.toml`](https://github.com/octo/demo/blob/main/pyproject.toml): runtime dependencies (2): "
-        "`fastapi>=0.110`, `httpx>=0.27,<1`; optional groups: `dev` (`pytest>=8`, `ruff`); "
+        "`fastapi>=0.110`, `httpx>=0.27,<1`; dependency groups: "
+        "`dev` (development: `pytest>=8`, `ruff`); "
         "build backend: `hatchling.build`"
     ) in stack
     assert (
@@ -333,7 +334,10 @@ def test_a_local_repository_without_license_ci_or_tests_gets_those_risks_and_not
     assert "Add automated tests" in advice
 
     stack = section(report, "Tech stack")
-    assert "`go.mod`: runtime dependencies (2): `github.com/spf13/cobra v1.8.0`, " in stack
+    assert (
+        "`go.mod`: module `example.com/wordy` (Go 1.22); runtime dependencies (2): `github.com/spf13/cobra v1.8.0`, "
+        in stack
+    )
     assert "indirect requirements: 1" in stack
     assert "`github.com/spf13/cobra` (command line)" in stack
 
