@@ -14,12 +14,16 @@ from dataclasses import dataclass
 
 from agent_core.report.manifests import NOTABLE_DEPENDENCIES
 from agent_core.sources.languages import LANGUAGE_NAMES
+from agent_core.sources.licenses import LICENSE_FILE
 
 
 @dataclass(frozen=True, kw_only=True)
 class Found:
     kind: str  # number, license, language, date, version, dependency, path, link
-    subject: str  # stars / forks / open_issues / commits; created / last_commit / last_push; python / package
+    subject: (
+        str  # stars / forks / open_issues / commits; created / last_commit / last_push; python / package;
+    )
+    # dependency / module (a Go module path or a scoped npm name, written as a code span)
     value: str  # as written ("70.3k", "MIT", "2023-02", "src/app.py", a URL)
     start: int
     end: int
@@ -64,6 +68,13 @@ _LICENSES = (
     ("BSL-1.0", r"\bBoost Software License\b"),
 )
 _LICENSE_CONTEXT = re.compile(r"licen[cs]|许可|协议|授权", re.IGNORECASE)
+# A licence file named in running text (LICENSE-MIT, LICENSE-APACHE-2.0.txt): a path, not a licence claim.
+_LICENSE_FILE_WORD = re.compile(r"(?<![\w.-])(?:" + LICENSE_FILE.pattern + r")(?![\w-])", re.IGNORECASE)
+# A module or package name: a Go module path (a domain, then a path: github.com/stretchr/testify,
+# google.golang.org/grpc) or a scoped npm name (@typescript-eslint/parser). A dependency, not a path.
+_MODULE = re.compile(
+    r"@[a-z0-9][\w.-]*/[\w.-]+|[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,6}(?:/[\w.~+-]+)+"
+)
 
 _LANGUAGE_ALT = "|".join(sorted((re.escape(n) for n in LANGUAGE_NAMES), key=len, reverse=True))
 _LANGUAGE = re.compile(
@@ -194,7 +205,7 @@ def _numbers(line: str, base: int) -> Iterator[Found]:
 def _licenses(line: str, base: int) -> Iterator[Found]:
     if not _LICENSE_CONTEXT.search(line):
         return
-    taken: list[tuple[int, int]] = []
+    taken = _file_name_spans(line)  # a licence named inside a file name or a link is no claim
     for spdx, pattern in _LICENSES:
         for m in re.finditer(pattern, line, re.IGNORECASE if spdx not in ("MIT", "ISC", "BSD") else 0):
             if any(s <= m.start() < e for s, e in taken):
@@ -208,6 +219,16 @@ def _licenses(line: str, base: int) -> Iterator[Found]:
                 end=base + m.end(),
                 negated=_negated(line, m.start()),
             )
+
+
+def _file_name_spans(line: str) -> list[tuple[int, int]]:
+    """Where ``line`` names files or links: code spans holding a path or a licence file's name, links
+    (their text and target), and licence files named in running text."""
+    spans = [(m.start(), m.end()) for m in _LINK.finditer(line)]
+    spans += [(m.start(), m.end()) for m in _BARE_URL.finditer(line)]
+    spans += [(m.start(), m.end()) for m in _CODE_SPAN.finditer(line) if _path_like(m.group(1))]
+    spans += [(m.start(), m.end()) for m in _LICENSE_FILE_WORD.finditer(line)]
+    return spans
 
 
 def _languages(line: str, base: int) -> Iterator[Found]:
@@ -299,7 +320,16 @@ def _paths_and_links(line: str, base: int) -> Iterator[Found]:
         if any(s <= m.start() < e for s, e in spans):
             continue
         spans.append((m.start(), m.end()))
-        if _path_like(m.group(1)):
+        if is_module_name(m.group(1)):
+            yield Found(
+                kind="dependency",
+                subject="module",
+                value=m.group(1).strip(),
+                start=base + m.start(1),
+                end=base + m.end(1),
+                negated=_negated(line, m.start()),
+            )
+        elif _path_like(m.group(1)):
             yield Found(
                 kind="path",
                 subject="path",
@@ -329,7 +359,18 @@ def _path_like(text: str) -> bool:
         or text.endswith("/")
         or bool(_HAS_EXTENSION.search(text))
         or bool(_KNOWN_FILES.fullmatch(text))
+        or bool(LICENSE_FILE.fullmatch(text))
     )
+
+
+def is_module_name(text: str) -> bool:
+    """A Go module path or a scoped npm name (see ``_MODULE``); a first segment with a file's extension
+    (``setup.py/``) or a leading dot (``.github/``) is a path."""
+    text = text.strip()
+    if _MODULE.fullmatch(text) is None:
+        return False
+    first = text.split("/", 1)[0]
+    return text.startswith("@") or not _HAS_EXTENSION.search(first)
 
 
 def _negated(line: str, at: int) -> bool:

@@ -19,6 +19,7 @@ from agent_core.report.diagram import diagram_block
 from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import TEST_DIRS, Evidence, Facts, description, link, risks, strengths
 from agent_core.report.inert import code, inline, plain
+from agent_core.report.licensing import project_license
 from agent_core.report.manifests import Dependency, Manifest, group_kind, notable_dependencies
 from agent_core.report.phrases import MAX_NAMES, day, files_phrase, join_names, parse_date, readme_summary
 from agent_core.report.words import Language, Words
@@ -301,7 +302,9 @@ def primary_language(facts: Facts) -> str | None:
 
 
 def _license_text(facts: Facts, words: Words) -> str:
-    info = facts.evidence.info
+    info, found = facts.evidence.info, project_license(facts).finding
+    if found is not None:  # metadata, manifests and licence files together: "MIT OR Apache-2.0"
+        return plain(found.expression)
     if info is not None and info.license:
         return plain(info.license)
     if facts.license_files:
