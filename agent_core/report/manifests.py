@@ -171,6 +171,9 @@ def parse_manifest(path: str, text: str, *, partial: bool = False) -> Manifest:
     except (ValueError, configparser.Error, ParseError) as exc:  # TOML/JSON errors are ValueErrors
         reason = "the file was cut when read" if partial else _first_line(str(exc))
         return Manifest(path=path, status="invalid", detail=reason)
+    except RecursionError:  # JSON or TOML nested thousands deep: no manifest looks like that
+        reason = "nested too deeply to be a manifest"
+        return Manifest(path=path, status="invalid", detail=reason)
     if parser is formats.parse_requirements:
         kind = requirements_kind(path)
         if kind != "runtime":
