@@ -30,7 +30,8 @@ def project_license(facts: Facts) -> ProjectLicense:
     licence_files = [p for p in facts.paths if "/" not in p and is_license_file(p)]
     detected = {p: detect_license(files[p].text or "") for p in licence_files if p in files}
     metadata = info.license if info is not None else None
-    finding = combine([("metadata", metadata), *declared, *detected.items()])
+    # The project's own declaration first: its expression is kept as written when it holds the others.
+    finding = combine([*declared, ("metadata", metadata), *detected.items()])
     files_known = bool(licence_files) and all(detected.get(p) for p in licence_files)
     if finding is None:
         return ProjectLicense(finding=None, complete=False)
