@@ -297,3 +297,14 @@ async def test_scoped_npm_names_are_dependencies_not_missing_paths(tmp_path: Pat
     assert got["@typescript-eslint/parser"] == ("verified", "declared in package.json")
     assert got["@babel/core"][0] == "unchecked"  # not declared, and not a well-known runtime dependency
     assert all(c.kind == "dependency" and c.verdict != "contradicted" for c in check.claims)
+
+
+async def test_crate_names_are_checked_as_dependencies(tmp_path: Path) -> None:
+    _events, results, ref = await offline_run(tmp_path, "twin", RUST_DUAL, "NOASSERTION", "local")
+
+    got = verdicts("It depends on `serde_json` and `clap`, and is built with `tokio`.", results, ref)
+
+    assert got["serde_json"] == ("verified", "declared in Cargo.toml")
+    assert got["clap"] == ("verified", "declared in Cargo.toml")
+    # Not declared in the root Cargo.toml, but the member crates/hash/Cargo.toml was not read: not checkable.
+    assert got["tokio"] == ("unchecked", "not in Cargo.toml")

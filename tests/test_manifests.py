@@ -15,7 +15,13 @@ import pytest
 
 from agent_core import events as ev
 from agent_core.repo import RepoRef
-from agent_core.report.manifests import group_kind, parse_manifest, read_manifests, requirements_kind
+from agent_core.report.manifests import (
+    group_kind,
+    notable_dependencies,
+    parse_manifest,
+    read_manifests,
+    requirements_kind,
+)
 from agent_core.report.writer import write_report
 from agent_core.settings import Settings
 from agent_core.sources.local import LocalGitSource
@@ -370,3 +376,13 @@ def test_hostile_manifests_parse_in_linear_time(path: str, unit: str | None) -> 
 def test_json_or_toml_nested_thousands_deep_is_invalid_not_a_crash() -> None:
     assert parse_manifest("package.json", "[" * 100_000).detail == "nested too deeply to be a manifest"
     assert parse_manifest("Cargo.toml", "a = " + "[" * 100_000).status == "invalid"
+
+
+def test_indirect_requirements_are_counted_but_not_called_notable() -> None:
+    text = "module example.com/x\n\ngo 1.22\n\nrequire (\n\tgithub.com/spf13/cobra v1.8.0\n"
+    text += "\tgithub.com/stretchr/testify v1.9.0 // indirect\n)\n"
+
+    manifest = parse_manifest("go.mod", text)
+
+    assert notable_dependencies([manifest]) == [("github.com/spf13/cobra", "cli")]
+    assert "github.com/stretchr/testify" in {d.name for d in manifest.all_dependencies()}

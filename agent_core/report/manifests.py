@@ -91,13 +91,15 @@ class Manifest:
         """How many ``// indirect`` requirements the go.mod lists."""
         return len(self.indirect_deps)
 
-    def all_dependencies(self) -> Iterable[Dependency]:
+    def all_dependencies(self, *, indirect: bool = True) -> Iterable[Dependency]:
+        """Every dependency named, the ``// indirect`` ones last (or left out)."""
         yield from self.runtime
         yield from self.dev
         yield from self.docs
         for _name, deps in self.groups:
             yield from deps
-        yield from self.indirect_deps
+        if indirect:
+            yield from self.indirect_deps
 
     def dependency_groups(self) -> Mapping[GroupKind, tuple[str, ...]]:
         """Every dependency's name by what it is for, kinds in :data:`GROUP_KINDS` order, empty ones left out."""
@@ -254,7 +256,7 @@ def notable_dependencies(manifests: Iterable[Manifest]) -> list[tuple[str, str]]
     """(name as written, category) of the well-known dependencies, sorted by name, each once."""
     found: dict[str, tuple[str, str]] = {}
     for manifest in manifests:
-        for dep in manifest.all_dependencies():
+        for dep in manifest.all_dependencies(indirect=False):  # what the project chose, not what came along
             key = re.sub(r"/v\d+$", "", dep.name.lower().replace("_", "-"))
             category = NOTABLE_DEPENDENCIES.get(key)
             if category is not None and key not in found:
