@@ -308,3 +308,41 @@ async def test_crate_names_are_checked_as_dependencies(tmp_path: Path) -> None:
     assert got["clap"] == ("verified", "declared in Cargo.toml")
     # Not declared in the root Cargo.toml, but the member crates/hash/Cargo.toml was not read: not checkable.
     assert got["tokio"] == ("unchecked", "not in Cargo.toml")
+
+
+def test_an_extras_name_and_a_package_ending_in_python_are_not_claims_about_them() -> None:
+    """Seen on a real project's offline report: the extra `httpx` (holding httpx2) marked an undeclared
+    httpx, and `ptpython>=3.0.23` read as "Python 3.0"."""
+    found = find_claims(
+        "dependency groups: `httpx` (optional: `httpx2>=2.0.0`), `ptpython` (`ptpython>=3.0.23`)"
+    )
+    assert [f.kind for f in found if f.kind == "version"] == []
+    assert [
+        f.value for f in find_claims("It needs Python>=3.10 and python 3.11+.") if f.kind == "version"
+    ] == [
+        "3.10",
+        "3.11",
+    ]
+
+
+async def test_an_extras_name_is_not_an_undeclared_dependency(tmp_path: Path) -> None:
+    files: Files = {
+        "pyproject.toml": '[project]\nname = "crawl"\ndependencies = ["lxml"]\n'
+        '[project.optional-dependencies]\nhttpx = ["httpx2>=2.0.0"]\n',
+        "README.md": "# crawl\n",
+    }
+    _events, results, ref = await offline_run(tmp_path, "crawl", files, "MIT", "local")
+
+    got = verdicts("It depends on `lxml`; the `httpx` extra installs httpx2.", results, ref)
+
+    assert got == {"lxml": ("verified", "declared in pyproject.toml")}
+
+
+def test_a_language_named_like_a_file_in_a_list_of_languages_is_not_a_path() -> None:
+    """Seen on a real Go repository's offline report: "Dockerfile 0.0%" marked missing from the tree."""
+    found = find_claims(
+        "**Languages:** Go 100.0%, Makefile 0.0%, Dockerfile 0.0%\nBuilt from the Dockerfile.\n"
+    )
+
+    assert [(f.kind, f.value) for f in found] == [("path", "Dockerfile")]
+    assert found[0].start > 60  # the one in the sentence, not the language

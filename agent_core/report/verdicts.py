@@ -183,6 +183,8 @@ def dependency(found: Found, facts: Facts) -> Outcome:
     if not parsed:
         return "unchecked", None
     declared = {normal(d.name) for m in parsed for d in m.all_dependencies()}
+    if name not in declared and name in {normal(group) for m in parsed for group, _ in m.groups}:
+        return None, None  # an extra's or a group's name (`httpx` for httpx2): not one dependency
     return _declared(found, name in declared, NOTABLE_DEPENDENCIES.get(name), parsed, facts)
 
 
