@@ -299,6 +299,8 @@ def test_documentation_requirements_are_never_called_runtime_dependencies(tmp_pa
     assert "documentation dependencies (2): `sphinx>=7`, `furo`" in docs_line
     assert "runtime" not in docs_line
     assert "- `requirements.txt`: runtime dependencies (1): `httpx`" in report
+    chinese = write_report(scope=[MONO], question="", results=results, language="zh")
+    assert "- `docs/requirements.txt`：文档依赖（2）：`sphinx>=7`、`furo`" in chinese
 
 
 def text_content(path: str, text: str) -> FileContent:

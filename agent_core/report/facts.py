@@ -22,6 +22,7 @@ from agent_core.report.inert import code, plain
 from agent_core.report.manifests import Manifest, read_manifests
 from agent_core.report.phrases import day, files_phrase, join_names, parse_date
 from agent_core.report.words import Words
+from agent_core.sources.licenses import UNNAMED
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
@@ -252,6 +253,7 @@ def strengths(facts: Facts, words: Words) -> list[str]:
     elif facts.test_files:
         out.append(words.s_test_files.format(files_phrase(facts.test_files, words)))
     license_id = ev.info.license if ev.info else None
+    license_id = None if (license_id or "").lower() in UNNAMED else license_id  # GitHub's NOASSERTION
     if license_id:
         out.append(words.s_license.format(plain(license_id)))
     elif facts.license_files:

@@ -124,9 +124,8 @@ def _manifest_text(manifest: Manifest, words: Words) -> str:
         return words.invalid.format(plain(manifest.detail or words.unknown, limit=120))
     parts = []
     if manifest.name and manifest.go_version:  # a Go module: its path and Go version
-        parts.append(
-            words.module.format(code(manifest.name)) + f" (Go {plain(manifest.go_version, limit=20)})"
-        )
+        go = words.paren.format(f"Go {plain(manifest.go_version, limit=20)}")
+        parts.append(words.module.format(code(manifest.name)) + go)
     if manifest.runtime:
         parts.append(words.runtime_deps.format(len(manifest.runtime), _deps_text(manifest.runtime, words)))
     if manifest.dev:
