@@ -18,6 +18,7 @@ from agent_core.repo import RepoRef
 from agent_core.report.claim_finders import find_claims
 from agent_core.report.claims import check_report
 from agent_core.settings import Settings
+from agent_core.sources.licenses import combine, same_license, spdx
 from agent_core.tools.executor import ToolResult
 from testing.analysis import analysis, make_settings, run_once
 from testing.emulator.github import GitHubEmulator
@@ -347,3 +348,27 @@ def test_a_language_named_like_a_file_in_a_list_of_languages_is_not_a_path() -> 
 
     assert [(f.kind, f.value) for f in found] == [("path", "Dockerfile")]
     assert found[0].start > 60  # the one in the sentence, not the language
+
+
+def test_licence_statements_read_as_spdx_expressions_and_combine() -> None:
+    assert spdx("MIT/Apache-2.0") == (
+        "MIT OR Apache-2.0",
+        frozenset({"MIT", "Apache-2.0"}),
+    )  # Cargo's old form
+    assert spdx("Apache-2.0 WITH LLVM-exception") == (
+        "Apache-2.0 WITH LLVM-exception",
+        frozenset({"Apache-2.0"}),
+    )
+    assert [spdx(s) for s in ("NOASSERTION", "Other", "a licence of our own", "MIT " * 100)] == [None] * 4
+    found = combine([("LICENSE-MIT", "MIT"), ("Cargo.toml", "MIT OR Apache-2.0"), ("README", None)])
+    assert found is not None
+    assert (found.expression, found.sources) == ("MIT OR Apache-2.0", ("LICENSE-MIT", "Cargo.toml"))
+    files_only = combine([("LICENSE-MIT", "MIT"), ("LICENSE-APACHE", "Apache-2.0")])
+    assert files_only is not None and files_only.keys == {"MIT", "Apache-2.0"}
+    assert [same_license(c, "GPL-3.0-or-later") for c in ("GPL", "GPL-3.0", "GPL-2.0", "LGPL", "MIT")] == [
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]

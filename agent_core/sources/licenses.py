@@ -78,8 +78,11 @@ class LicenseFinding:
 
 @cache
 def _licensing() -> Licensing:
-    """The SPDX licence list, loaded once per process (it is read-only once built)."""
-    return get_spdx_licensing()
+    """The SPDX licence list, loaded once per process. Its tokenizer is built lazily by the first parse:
+    parsing once here builds it before the object is shared, so later parses (from any thread) only read."""
+    licensing = get_spdx_licensing()
+    licensing.parse("MIT")
+    return licensing
 
 
 def spdx(statement: str | None) -> tuple[str, frozenset[str]] | None:
