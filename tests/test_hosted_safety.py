@@ -243,7 +243,7 @@ def test_2_replays_are_one_at_a_time_and_counted_per_visitor() -> None:
         admitted = budget.admit_replay("ip:a")
         assert not isinstance(admitted, str)
         budget.release(admitted, tokens_used=0)
-    assert "used its 20 replays for this hour" in str(budget.admit_replay("ip:a"))
+    assert "used your 20 replays for this hour" in str(budget.admit_replay("ip:a"))
     clock.advance(3601)
     assert not isinstance(budget.admit_replay("ip:a"), str)
 

@@ -94,13 +94,9 @@ _EN: Mapping[str, str] = types.MappingProxyType(
         "status_replay_mode": "▶ replay of {name} (recorded with {model})",
         "status_replayed": "Replay finished.",
         "status_no_followup": "Run an analysis first: follow-ups continue its conversation.",
-        "replay_budget_exceeded": (
-            "This visitor has used its {limit} replays for this hour; try again in about {minutes} min."
-        ),
+        "replay_budget_exceeded": "You have used your {limit} replays for this hour; try again in {minutes} min.",
         "replay_cpu_stopped": "The replay stopped: it used the {seconds} s of server time a replay may use.",
-        "followup_payer_changed": (
-            "The settings changed who pays for the model or GitHub: run a new analysis, then ask again."
-        ),
+        "followup_payer_changed": "The settings changed who pays: run a new analysis, then ask again.",
         "too_long_target": "The repository field is too long ({size} characters; at most {limit}).",
         "too_long_question": "The question is too long ({size} characters; at most {limit}).",
         "too_long_followup": "The follow-up question is too long ({size} characters; at most {limit}).",
