@@ -25,7 +25,9 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, get_args
+
+from agent_core.repo import RunScope
 
 Mode = Literal["model", "planner"]
 
@@ -73,6 +75,7 @@ class RunStarted:
     mode: Mode
     follow_up: bool = False
     estimate: CostEstimate | None = None  # None: no model, or its price is unknown
+    scopes: tuple[RunScope, ...] = ()  # the folders or files that /tree/ and /blob/ URLs pointed at
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -321,26 +324,7 @@ Event: TypeAlias = (
     | RunFailed
 )
 
-EVENT_TYPES: Mapping[str, type[Event]] = {
-    cls.kind: cls
-    for cls in (
-        RunStarted,
-        TurnStarted,
-        ReasoningDelta,
-        TextDelta,
-        TurnFinished,
-        ToolCallStarted,
-        ToolRetry,
-        ToolCallFinished,
-        BreakerChanged,
-        RateLimitUpdated,
-        Notice,
-        ClaimsChecked,
-        DiagramDrawn,
-        RunFinished,
-        RunFailed,
-    )
-}
+EVENT_TYPES: Mapping[str, type[Event]] = {cls.kind: cls for cls in get_args(Event)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -366,6 +350,7 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
         values["diagnosis"] = _fields_of(Diagnosis, values["diagnosis"])
     if cls is RunStarted:
         values["targets"] = tuple(values.get("targets", ()))
+        values["scopes"] = tuple(_fields_of(RunScope, scope) for scope in values.get("scopes", ()))
         if values.get("estimate") is not None:
             values["estimate"] = _fields_of(CostEstimate, values["estimate"])
     if cls is ClaimsChecked:

@@ -24,7 +24,7 @@ from agent_core.agent.sink import EventSink
 from agent_core.clock import Clock
 from agent_core.llm import format_observation
 from agent_core.llm.prices import CostRange
-from agent_core.repo import RepoRef
+from agent_core.repo import RepoRef, RunScope
 from agent_core.report.words import Language
 from agent_core.resilience import BreakerBoard
 from agent_core.tools.executor import Toolbox, ToolResult
@@ -48,6 +48,7 @@ class Parts:
     limits: RunLimits
     parallel_tool_calls: bool
     diagram_from_model: bool = False  # the model proposes the architecture diagram of its report
+    scopes: tuple[RunScope, ...] = ()  # the folders or files /tree/ and /blob/ URLs pointed at
 
 
 class Run:

@@ -66,7 +66,8 @@ def gather(repo: RepoRef, results: Sequence[ToolResult], words: Words) -> Eviden
             if value.path not in files or (value.start_line or 1) == 1:  # the first page says most
                 files[value.path] = value
         elif isinstance(value, RepoInfo | Languages | CommitList) or (
-            isinstance(value, FileTree) and not value.path
+            isinstance(value, FileTree)
+            and not result.arguments.get("path")  # the run's tree (maybe a scope's)
         ):
             latest[type(value)] = value
     return Evidence(
