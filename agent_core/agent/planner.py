@@ -155,9 +155,13 @@ class OfflinePlanner:
         if tree is not None:  # a scoped run's folder is planned as if it were the root, then re-rooted
             base = f"{tree.path}/" if tree.path else ""
             entries = [(e.path.removeprefix(base), e.type) for e in tree.entries]
-            focus = [_Pick(call=_call("read_file", repo, path=tree.focus), label=tree.focus, kind="question")]
+            focus = [
+                _Pick(call=_call("read_file", repo, path=f), label=f, kind="question")
+                for f in [tree.focus]
+                if f
+            ]
             picks = [*self._bounded(_picks_from_paths(repo, entries)), *self._for_question(repo, entries)]
-            return [*(focus if tree.focus else []), *(_rooted(p, base) for p in picks)]
+            return [*focus, *(_rooted(p, base) for p in picks)]
         tree_result = next((r for r in reversed(results) if r.tool == "get_file_tree"), None)
         if tree_result is None or not _worth_listing(results):
             return []

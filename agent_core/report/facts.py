@@ -21,6 +21,7 @@ from agent_core.repo import RepoRef
 from agent_core.report.inert import code, plain
 from agent_core.report.manifests import Manifest, parse_manifest
 from agent_core.report.phrases import day, files_phrase, join_names, parse_date
+from agent_core.report.scoped import reroot
 from agent_core.report.words import Words
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
 from agent_core.tools.executor import ToolResult
@@ -45,6 +46,7 @@ class Evidence:
     files: Mapping[str, FileContent] = field(default_factory=dict)
     attempted: frozenset[str] = frozenset()  # tools called for this repository, whatever the outcome
     gaps: tuple[str, ...] = ()  # stale and degraded results, described
+    root: str = ""  # a scoped run's folder: the paths above are relative to it (report/scoped.py)
 
 
 def gather(repo: RepoRef, results: Sequence[ToolResult], words: Words) -> Evidence:
@@ -70,16 +72,18 @@ def gather(repo: RepoRef, results: Sequence[ToolResult], words: Words) -> Eviden
             and not result.arguments.get("path")  # the run's tree (maybe a scope's)
         ):
             latest[type(value)] = value
-    return Evidence(
-        repo=repo,
-        info=latest.get(RepoInfo),
-        tree=latest.get(FileTree),
-        languages=latest.get(Languages),
-        commits=latest.get(CommitList),
-        listings=listings,
-        files=files,
-        attempted=frozenset(attempted),
-        gaps=tuple(gaps),
+    return reroot(
+        Evidence(
+            repo=repo,
+            info=latest.get(RepoInfo),
+            tree=latest.get(FileTree),
+            languages=latest.get(Languages),
+            commits=latest.get(CommitList),
+            listings=listings,
+            files=files,
+            attempted=frozenset(attempted),
+            gaps=tuple(gaps),
+        )
     )
 
 
@@ -159,8 +163,9 @@ class Facts:
         info = self.evidence.info
         if info is None or not info.html_url or not info.html_url.startswith("https://github.com/"):
             return None
-        ref = info.default_branch or (self.evidence.tree.ref if self.evidence.tree else None) or "HEAD"
-        return f"https://github.com/{quote(info.full_name, safe='/')}/blob/{quote(ref, safe='/')}/"
+        ref = (self.evidence.tree.ref if self.evidence.tree else None) or info.default_branch or "HEAD"
+        root = f"{quote(self.evidence.root)}/" if self.evidence.root else ""  # a scoped run's folder
+        return f"https://github.com/{quote(info.full_name, safe='/')}/blob/{quote(ref, safe='/')}/{root}"
 
 
 def build_facts(evidence: Evidence, *, question: str = "") -> Facts:

@@ -163,24 +163,29 @@ def _structure(facts: Facts, words: Words) -> list[str]:
         return _listings(facts, words)
     top_dirs = [d for d in facts.dirs if "/" not in d]
     dir_lines = []
+    cut = {folder.path: folder for folder in tree.top_level}  # a cut tree's recovered top level
     for name in top_dirs[:_MAX_TOP_DIRS]:
         count = sum(1 for p in facts.paths if p.startswith(f"{name}/"))
+        folder = cut.get(name)
+        files = files_phrase(max(count, folder.files_at_least) if folder else count, words)
+        if folder is not None and not folder.complete:
+            files = words.at_least.format(files)
         role = _DIR_ROLES.get(name.lower())
-        dir_lines.append(
-            words.top_dir.format(
-                code(f"{name}/"), files_phrase(count, words), words.roles[role] if role else "—"
-            )
-        )
+        dir_lines.append(words.top_dir.format(code(f"{name}/"), files, words.roles[role] if role else "—"))
     if len(top_dirs) > _MAX_TOP_DIRS:
         dir_lines.append(f"- …{words.more.format(len(top_dirs) - _MAX_TOP_DIRS)}")
     top_files = [code(p) for p in facts.paths if "/" not in p]
     notable = _notable_files(facts, words)
+    stated_cut = (
+        [words.tree_cut.format(len(tree.top_level), tree.recovered_requests)] if tree.top_level else []
+    )
     return _blocks(
+        stated_cut,
         [words.counts.format(tree.files, tree.dirs)],
         dir_lines,
         [words.top_files.format(join_names(top_files, words))] if top_files else [],
         [words.notable_files.format(notable)] if notable else [],
-        [words.truncated] if tree.truncated else [],
+        [words.truncated] if tree.truncated and not tree.top_level else [],
     )
 
 

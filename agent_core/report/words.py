@@ -84,6 +84,8 @@ class Words:
     notable_files: str
     roles: Mapping[str, str]
     truncated: str
+    tree_cut: str  # {} top-level folders, {} listing requests
+    at_least: str  # "at least {}" before a files phrase
     empty_repo: str
     no_tree: str
     root_only: str

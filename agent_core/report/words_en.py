@@ -102,6 +102,11 @@ EN = Words(
         }
     ),
     truncated="The tree was truncated by the server: the counts are lower bounds.",
+    tree_cut=(
+        "GitHub cut this tree at 100,000 entries or about 7 MB; the {} top-level folders are all named below "
+        "({} more requests listed them); counts are lower bounds, except for folders the cut came after."
+    ),
+    at_least="at least {}",
     empty_repo="The repository is empty (no commits).",
     no_tree="The file tree could not be fetched.",
     root_only="The full tree could not be fetched; the root folder holds: {}",

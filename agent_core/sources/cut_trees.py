@@ -6,7 +6,8 @@ folders after the cut are missing altogether and the one it stopped in is partly
 non-recursive request of the tree's own sha names every top-level entry; one more per folder that the
 cut reached gives its direct children. :func:`recover_top_level` makes those requests (at most
 :data:`MAX_RECOVERY_LISTINGS` folders) and returns what is known exactly: every top-level folder named,
-a lower bound of files for each, and which are only partly known.
+a lower bound of files for each (a listed folder's direct children: files, and subfolders, which git
+never stores empty), and which are only partly known.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ async def recover_top_level(
         children, spent = await list_tree(str(item["sha"]))
         requests += 1
         cost = cost + spent
-        direct = sum(1 for child in children if child.get("type") != "tree")
+        direct = len(children)  # git stores no empty folder: each subfolder holds at least one file
         folders.append(TopFolder(path=prefix + name, files_at_least=max(seen_files, direct), complete=False))
         folder = f"{prefix}{name}/"
         added += [
