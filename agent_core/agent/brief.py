@@ -14,7 +14,7 @@ from agent_core.repo import RepoRef
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.phrases import day, parse_date, shorten
 from agent_core.report.words_en import EN
-from agent_core.sources.models import FileContent
+from agent_core.sources.models import FileContent, FileTree
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
 
@@ -69,6 +69,16 @@ def _summary(facts: Facts) -> str:
     return "\n".join(lines)
 
 
+def _cut_words(tree: FileTree) -> str:
+    if not tree.top_level:
+        return " (GitHub cut this tree at 100,000 entries or about 7 MB: counts are lower bounds)"
+    partial = ", ".join(f"{name}/" for name in tree.partial_folders)
+    return (
+        f" (GitHub cut this tree at 100,000 entries or about 7 MB: counts are lower bounds; all "
+        f"{len(tree.top_level)} top-level folders are named below; only partly known: {partial or 'none'})"
+    )
+
+
 def _tree_lines(facts: Facts) -> list[str]:
     tree = facts.evidence.tree
     if tree is None:
@@ -77,13 +87,21 @@ def _tree_lines(facts: Facts) -> list[str]:
         return ["The repository is empty (nothing committed)."]
     top_dirs = [d for d in facts.dirs if "/" not in d]
     counts = {d: sum(1 for p in facts.paths if p.startswith(f"{d}/")) for d in top_dirs}
-    entries = [f"{d}/ ({counts[d]} files)" for d in top_dirs] + [p for p in facts.paths if "/" not in p]
+    cut = {folder.path: folder for folder in tree.top_level}
+    for name, folder in cut.items():  # a cut tree: the recovered lower bound, said as one
+        counts[name] = max(counts.get(name, 0), folder.files_at_least)
+    bound = {d: "at least " if d in cut and not cut[d].complete else "" for d in top_dirs}
+    entries = [f"{d}/ ({bound[d]}{counts[d]} files)" for d in top_dirs] + [
+        p for p in facts.paths if "/" not in p
+    ]
     shown = ", ".join(entries[:_MAX_TOP_ENTRIES]) + (
         f", and {len(entries) - _MAX_TOP_ENTRIES} more" if len(entries) > _MAX_TOP_ENTRIES else ""
     )
-    lines = [
+    scope = facts.evidence.root
+    lines = [f"Scope: the folder {scope}/ (the paths below are relative to it)."] if scope else []
+    lines += [
         f"Files: {tree.files} files in {tree.dirs} directories"
-        + (" (truncated)" if tree.truncated else "")
+        + (_cut_words(tree) if tree.truncated else "")
         + f". Top level: {shown}."
     ]
     ci = ", ".join(facts.ci) if facts.ci else "none found"

@@ -86,6 +86,7 @@ class Words:
     truncated: str
     tree_cut: str  # {} top-level folders, {} listing requests
     at_least: str  # "at least {}" before a files phrase
+    tree_cut_notice: str  # the trace's notice: {repo}, {} top-level folders, {} requests
     empty_repo: str
     no_tree: str
     root_only: str

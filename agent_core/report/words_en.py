@@ -107,6 +107,10 @@ EN = Words(
         "({} more requests listed them); counts are lower bounds, except for folders the cut came after."
     ),
     at_least="at least {}",
+    tree_cut_notice=(
+        "GitHub cut the tree of {} (100,000 entries or about 7 MB): its {} top-level folders were named "
+        "with {} more requests; file counts are lower bounds."
+    ),
     empty_repo="The repository is empty (no commits).",
     no_tree="The file tree could not be fetched.",
     root_only="The full tree could not be fetched; the root folder holds: {}",

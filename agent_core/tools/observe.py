@@ -92,6 +92,7 @@ def summarise_tree(tree: FileTree, *, max_entries: int = 200) -> dict[str, Any]:
     ordered = sorted(files, key=lambda e: (e.path.count("/"), e.path.lower()))
     shown = [e.path for e in ordered[:max_entries]]
     summary: dict[str, Any] = {
+        **(tree.cut_observation() or {}),  # first: a preview cut at a few KB must still show the cut
         "ref": tree.ref,
         "path": tree.path or "/",
         "files": tree.files,
