@@ -163,7 +163,8 @@ class Facts:
         info = self.evidence.info
         if info is None or not info.html_url or not info.html_url.startswith("https://github.com/"):
             return None
-        ref = (self.evidence.tree.ref if self.evidence.tree else None) or info.default_branch or "HEAD"
+        tree_ref = self.evidence.tree.ref if self.evidence.tree else None
+        ref = (tree_ref if self.evidence.root else None) or info.default_branch or tree_ref or "HEAD"
         root = f"{quote(self.evidence.root)}/" if self.evidence.root else ""  # a scoped run's folder
         return f"https://github.com/{quote(info.full_name, safe='/')}/blob/{quote(ref, safe='/')}/{root}"
 
