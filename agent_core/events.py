@@ -264,6 +264,7 @@ class DiagramDrawn:
     relations: tuple[Relation, ...] = ()
     commit: str | None = None  # the analysed commit: components link to tree/<commit>/<path>
     link_base: str | None = None  # https://github.com/OWNER/REPO, None for a local repository
+    root: str = ""  # a scoped run's folder: component paths are relative to it
     attempts: int = 0
     dropped: tuple[str, ...] = ()
     note: str | None = None

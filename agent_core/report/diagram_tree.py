@@ -140,6 +140,7 @@ def tree_graph(facts: Facts, words: Words) -> Graph:
         relations=tuple(relations),
         commit=analysed_commit(facts),
         link_base=repository_url(facts),
+        root=facts.evidence.root,
     )
     return cap(graph)
 

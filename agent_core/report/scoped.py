@@ -8,13 +8,19 @@ and records the folder in :attr:`~agent_core.report.facts.Evidence.root` so link
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from agent_core.sources.models import TreeEntry
+from agent_core.repo import RunScope
+from agent_core.report.inert import code, plain
+from agent_core.report.outline import definitions, summary
+from agent_core.report.words import Words
+from agent_core.sources.models import FileContent, TreeEntry
 
 if TYPE_CHECKING:
     from agent_core.report.facts import Evidence
+    from agent_core.tools.executor import ToolResult
 
 
 def reroot(evidence: Evidence) -> Evidence:
@@ -33,7 +39,11 @@ def reroot(evidence: Evidence) -> Evidence:
     return replace(
         evidence,
         tree=replace(tree, path="", entries=entries, top_level=top, focus=focus),
-        files={k.removeprefix(base): v for k, v in evidence.files.items() if k.startswith(base)},
+        files={
+            k.removeprefix(base): replace(v, path=v.path.removeprefix(base))
+            for k, v in evidence.files.items()
+            if k.startswith(base)
+        },
         listings={
             k.removeprefix(base): v
             for k, v in evidence.listings.items()
@@ -41,3 +51,49 @@ def reroot(evidence: Evidence) -> Evidence:
         },
         root=tree.path,
     )
+
+
+def in_scope(path: str, evidence: Evidence) -> str:
+    """A path from the repository root, relative to a scoped run's folder when it lies inside it."""
+    root = evidence.root
+    return path[len(root) + 1 :] if root and path.startswith(f"{root}/") else path
+
+
+def link_path(after: list[str], evidence: Evidence) -> str:
+    """The path a ``/blob/<ref>/<path>`` link names (``after``: the segments after ``blob``), relative to
+    a scoped run's folder; the scope's ref may hold slashes."""
+    ref = evidence.tree.ref if evidence.root and evidence.tree is not None else None
+    rest = "/".join(after)
+    path = rest[len(ref) + 1 :] if ref and rest.startswith(f"{ref}/") else "/".join(after[1:])
+    return in_scope(path, evidence)
+
+
+def file_lines(scope: RunScope, results: Sequence[ToolResult], words: Words) -> list[str]:
+    """What the file a ``/blob/`` URL named shows (its size, its own summary line, what it defines), from
+    its first page as read; nothing for a folder's scope or a file that was not read."""
+    if scope.kind != "blob":
+        return []
+    read = next(
+        (
+            r.value
+            for r in results
+            if r.ok
+            and isinstance(r.value, FileContent)
+            and r.value.path == scope.path
+            and f"{r.arguments.get('owner')}/{r.arguments.get('repo')}".lower() == scope.repo.lower()
+        ),
+        None,
+    )
+    if read is None:
+        return []
+    if read.text is None:
+        return [words.file_not_text.format(code(scope.path), read.kind), ""]
+    count = read.total_lines or 0
+    lines = [words.file_size.format(code(scope.path), words.line_counts[count != 1].format(count), read.size)]
+    said = summary(scope.path, read.text)
+    if said:
+        lines.append(words.file_says.format(plain(said, limit=200)))
+    names = definitions(scope.path, read.text)
+    if names:
+        lines.append(words.file_defines.format(", ".join(code(n) for n in names)))
+    return [" ".join(lines), ""]

@@ -16,6 +16,7 @@ from agent_core.report.claim_finders import Found
 from agent_core.report.facts import Facts
 from agent_core.report.manifests import NOTABLE_DEPENDENCIES
 from agent_core.report.phrases import parse_date
+from agent_core.report.scoped import in_scope
 from agent_core.tools.observe import notable_role
 from agent_core.tools.registry import TOOL_NAMES
 
@@ -219,6 +220,7 @@ def locate(path: str, facts: Facts) -> str | None:
     """Where ``path`` is in the tree: itself, the one file it names by a shorter path, or a top-level
     file it names without its extension ("README" for ``README.md``)."""
     known = set(facts.paths) | set(facts.dirs)
+    path = in_scope(path, facts.evidence)  # a scoped run's paths are relative to its folder
     if path in known:
         return path
     lower = {p.lower(): p for p in known}

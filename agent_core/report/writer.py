@@ -31,11 +31,12 @@ from agent_core.report.facts import (
     description,
     gather,
 )
-from agent_core.report.inert import plain
+from agent_core.report.inert import code, plain
 from agent_core.report.phrases import (
     day,
     shorten,
 )
+from agent_core.report.scoped import file_lines
 from agent_core.report.sections import SECTIONS, primary_language
 from agent_core.report.words import Language, Words
 from agent_core.report.words_en import EN
@@ -63,6 +64,13 @@ def write_report(
     labels = {s.repo.lower(): s.label() for s in scopes}  # "owner/repo · pkg/parser @ main"
     names = plain(", ".join(labels.get(repo.key(), repo.full_name) for repo in scope))
     out = [f"# {(words.title_many if several else words.title_one).format(names)}", ""]
+    for pointed in scopes:  # what the URL narrowed the run to, said before anything else
+        template = words.scope_file if pointed.kind == "blob" else words.scope_folder
+        out += [
+            f"> ℹ {template.format(code(pointed.path or '/'), code(pointed.ref), plain(pointed.repo))}",
+            "",
+            *file_lines(pointed, results, words),
+        ]
     out += _preface(facts, question, degraded_reasons, writer_note, words)
     for section in SECTIONS:
         if section.asked and not question.strip():
