@@ -110,6 +110,10 @@ class TerminalRenderer:
         match event:
             case ev.RunStarted():
                 self._line(f"▶ Analysing {', '.join(event.targets)} with {event.model}", "bold")
+                for scope in event.scopes:
+                    self._line(
+                        f"  scope: {scope.label()} ({'file' if scope.kind == 'blob' else 'folder'})", "dim"
+                    )
                 if event.question:
                     self._line(f"  question: {event.question}")
                 if event.estimate is not None:
