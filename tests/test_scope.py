@@ -18,10 +18,13 @@ from agent_core.errors import InvalidTargetError
 from agent_core.repo import RunScope
 from agent_core.services import Services
 from agent_core.sources.targets import parse_target
+from agent_core.web.render import TraceView
+from agent_core.web.trace_items import scope_items
 from agent_core.wiring import open_analysis
-from testing.analysis import make_settings
+from testing.analysis import make_settings, run_once
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import git_env, make_repo
+from testing.emulator.model_server import ScriptedModelServer, Turn
 
 FILES = {
     "README.md": "# mono\n\nThe whole monorepo.\n",
@@ -41,7 +44,11 @@ PARSER = {
 @pytest.fixture(scope="module")
 def mono(tmp_path_factory: pytest.TempPathFactory) -> Path:
     repo = make_repo(tmp_path_factory.mktemp("scope") / "mono", FILES)
-    env = git_env()
+    env = {
+        **git_env(),
+        "GIT_AUTHOR_DATE": "2024-02-01T10:00:00Z",
+        "GIT_COMMITTER_DATE": "2024-02-01T10:00:00Z",
+    }
     subprocess.run(["git", "checkout", "-q", "-b", "feature/x"], cwd=repo, check=True, env=env)
     for path, text in PARSER.items():
         (repo / path).parent.mkdir(parents=True, exist_ok=True)
@@ -85,6 +92,11 @@ async def test_a_subfolder_url_on_a_ref_with_a_slash_scopes_the_offline_report(
     assert reads and all(str(r["path"]).startswith("pkg/parser/") for r in reads)
     contents = [r for r in emu.requests if "/contents/" in r.decoded_path]
     assert contents and all(r.query.get("ref") == "feature/x" for r in contents)
+    (check,) = [e for e in events if isinstance(e, ev.ClaimsChecked)]
+    assert check.contradicted == 0 and check.verified > 0  # paths judged against the folder's tree
+    (diagram,) = [e for e in events if isinstance(e, ev.DiagramDrawn)]
+    assert {c.path for c in diagram.components} == {"src", "test"} and diagram.root == "pkg/parser"
+    assert f"/tree/{diagram.commit}/pkg/parser/src)" in report  # the diagram's links lead into the folder
     whole = _report(await _run(emu, tmp_path / "whole", "acme/mono"))
     assert whole != report and "`cmd/`" in whole
 
@@ -144,3 +156,36 @@ def test_the_target_keeps_the_url_whole_for_the_resolution() -> None:
     assert target.view == "tree" and target.ref_path == "feature/x/pkg/parser"
     assert parse_target("https://github.com/acme/mono/blob/v1/a.py").view == "blob"
     assert parse_target("acme/mono").ref_path is None
+
+
+async def test_prefetch_reads_the_folder_and_the_nearest_manifest_up_its_path_at_the_ref(
+    emu: GitHubEmulator, tmp_path: Path
+) -> None:
+    scoped = "https://github.com/acme/mono/tree/feature/x/pkg/parser/src"  # src/ has no manifest
+    with ScriptedModelServer([Turn.final("# parser\n\nParses.\n")]) as server:
+        run = await run_once(make_settings(emu, tmp_path, server, prefetch=True), target=scoped)
+        first = server.chat_requests[0].messages
+        server.assert_exhausted()
+    brief = first[1]["content"]
+    assert "Scope: the folder pkg/parser/src/" in brief and "at 'feature/x'" in first[1]["content"]
+    reads = [dict(e.arguments)["path"] for e in run.of(ev.ToolCallStarted) if e.tool == "read_file"]
+    assert reads == ["pkg/parser/package.json"]  # the nearest manifest up the path, not the root's go.mod
+    assert (
+        "----- ../package.json" in brief and "mono-parser" in brief and "module example.com/mono" not in brief
+    )
+    listed = [dict(e.arguments)["path"] for e in run.of(ev.ToolCallStarted) if e.tool == "list_directory"]
+    assert listed == ["pkg/parser", "pkg", ""]  # closest first, bounded, the root last
+    contents = [r for r in emu.requests if "/contents" in r.decoded_path]
+    assert contents and all(r.query.get("ref") == "feature/x" for r in contents)
+
+
+def test_the_page_shows_the_scope_in_english_and_chinese() -> None:
+    scope = RunScope(repo="acme/mono", ref="feature/x", path="pkg/parser", kind="tree")
+    started = ev.RunStarted(
+        t=0.0, run_id="r", targets=("acme/mono",), question="", model="m", mode="planner", scopes=(scope,)
+    )
+    for lang, word in (("en", "Scope"), ("zh", "范围")):
+        view = TraceView(lang=lang)
+        view.apply(started)
+        (item,) = scope_items(started, lang)
+        assert word in (item.title or "") and "acme/mono · pkg/parser @ feature/x" in (item.title or "")

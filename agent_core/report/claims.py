@@ -24,7 +24,7 @@ from agent_core.report import verdicts
 from agent_core.report.claim_finders import Found, find_claims
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.phrases import parse_date
-from agent_core.report.scoped import link_path
+from agent_core.report.scoped import link_path, whole_tree
 from agent_core.report.words_en import EN
 from agent_core.tools.executor import ToolResult
 
@@ -146,7 +146,8 @@ def _link(found: Found, repos: Sequence[_Repo]) -> ev.CheckedClaim | None:
     path = link_path(segments[3:], repo.facts.evidence)  # a scoped run's folder is its tree's root
     where = verdicts.locate(path, repo.facts) if repo.facts.paths else None
     if where != path:
-        verdict: ev.Verdict = "contradicted" if repo.facts.tree_complete else "unchecked"
+        complete = repo.facts.tree_complete and whole_tree(repo.facts.evidence)
+        verdict: ev.Verdict = "contradicted" if complete else "unchecked"
         return _claim(
             found,
             verdict,

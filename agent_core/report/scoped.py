@@ -8,6 +8,7 @@ and records the folder in :attr:`~agent_core.report.facts.Evidence.root` so link
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -39,10 +40,9 @@ def reroot(evidence: Evidence) -> Evidence:
     return replace(
         evidence,
         tree=replace(tree, path="", entries=entries, top_level=top, focus=focus),
-        files={
-            k.removeprefix(base): replace(v, path=v.path.removeprefix(base))
+        files={  # a manifest read up the path stays, as "../package.json": context, not the folder's
+            posixpath.relpath(k, tree.path): replace(v, path=posixpath.relpath(v.path, tree.path))
             for k, v in evidence.files.items()
-            if k.startswith(base)
         },
         listings={
             k.removeprefix(base): v
@@ -51,6 +51,12 @@ def reroot(evidence: Evidence) -> Evidence:
         },
         root=tree.path,
     )
+
+
+def whole_tree(evidence: Evidence) -> bool:
+    """Whether the tree covers the whole repository, so a path missing from it is missing (a scoped
+    run's tree is its folder's: a path outside it may well exist)."""
+    return not evidence.root
 
 
 def in_scope(path: str, evidence: Evidence) -> str:
@@ -65,7 +71,7 @@ def link_path(after: list[str], evidence: Evidence) -> str:
     ref = evidence.tree.ref if evidence.root and evidence.tree is not None else None
     rest = "/".join(after)
     path = rest[len(ref) + 1 :] if ref and rest.startswith(f"{ref}/") else "/".join(after[1:])
-    return in_scope(path, evidence)
+    return in_scope(posixpath.normpath(path) if path else path, evidence)
 
 
 def file_lines(scope: RunScope, results: Sequence[ToolResult], words: Words) -> list[str]:

@@ -16,7 +16,7 @@ from agent_core.report.claim_finders import Found
 from agent_core.report.facts import Facts
 from agent_core.report.manifests import NOTABLE_DEPENDENCIES
 from agent_core.report.phrases import parse_date
-from agent_core.report.scoped import in_scope
+from agent_core.report.scoped import in_scope, whole_tree
 from agent_core.tools.observe import notable_role
 from agent_core.tools.registry import TOOL_NAMES
 
@@ -203,7 +203,7 @@ def path(found: Found, facts: Facts) -> Outcome:
     where = locate(path, facts)
     if where is not None:
         return ("contradicted" if found.negated else "verified"), where
-    if not facts.tree_complete:
+    if not facts.tree_complete or not whole_tree(facts.evidence):
         return "unchecked", None
     return ("verified" if found.negated else "contradicted"), "not in the repository's tree"
 
@@ -219,7 +219,7 @@ def _repository_names(facts: Facts) -> set[str]:
 def locate(path: str, facts: Facts) -> str | None:
     """Where ``path`` is in the tree: itself, the one file it names by a shorter path, or a top-level
     file it names without its extension ("README" for ``README.md``)."""
-    known = set(facts.paths) | set(facts.dirs)
+    known = set(facts.paths) | set(facts.dirs) | set(facts.evidence.files)  # files read exist too
     path = in_scope(path, facts.evidence)  # a scoped run's paths are relative to its folder
     if path in known:
         return path
