@@ -56,6 +56,7 @@ async def gather_basics(run: Run, *, brief_tokens: int) -> Step[str]:
         async for event in _turn(run, lists, f"Looking up the path for the nearest manifest: {folders}."):
             yield event
         reads += [call for repo, tree in unfounded for call in _nearest_manifest(run, repo, tree.path)]
+    reads += [_attributes(repo) for repo, tree in trees if _has_attributes(tree)]
     if reads:
         files = ", ".join(sorted({str(c.arguments["path"]) for c in reads}))
         async for event in _turn(run, reads, f"Reading what every analysis needs: {files}."):
@@ -138,6 +139,17 @@ def _nearest_manifest(run: Run, repo: RepoRef, path: str) -> list[PlannedCall]:
         if found:
             return [PlannedCall(tool="read_file", arguments=_at(repo, found[0]))]
     return []
+
+
+def _has_attributes(tree: FileTree) -> bool:
+    """A root ``.gitattributes``: its Linguist overrides change what the repository model calls vendored."""
+    return any(e.path == ".gitattributes" for e in tree.entries)
+
+
+def _attributes(repo: RepoRef) -> PlannedCall:
+    return PlannedCall(
+        tool="read_file", arguments={"owner": repo.owner, "repo": repo.name, "path": ".gitattributes"}
+    )
 
 
 def _tree(run: Run, key: str) -> FileTree | None:
