@@ -21,6 +21,7 @@ from agent_core.github.http import GitHubHTTP
 from agent_core.repo import RepoRef
 from agent_core.sources import cut_trees
 from agent_core.sources.github import GitHubSource
+from agent_core.sources.scope import resolve_scope
 from agent_core.tools.executor import ToolResult
 from testing.analysis import make_settings
 from testing.emulator.github import GitHubEmulator
@@ -141,3 +142,33 @@ async def test_the_brief_says_lower_bounds_not_just_truncated(emu: GitHubEmulato
     assert "GitHub cut this tree" in brief and "all 6 top-level folders are named" in brief
     assert "zeta/ (at least 2 files)" in brief and "alpha/ (41 files)" in brief
     assert "only partly known: delta/, gamma/, omega/, zeta/" in brief
+
+
+async def test_a_scoped_folder_s_cut_tree_is_recovered_under_its_path(emu: GitHubEmulator) -> None:
+    emu.max_tree_entries = 20  # alpha/ alone holds 42 entries
+    http = GitHubHTTP(api_url=emu.base_url)
+    try:
+        client = GitHubClient(http)
+        scope = await resolve_scope(client, REPO, "main/alpha")
+        tree = (await GitHubSource(client, scope=scope).get_file_tree(REPO)).value
+    finally:
+        await http.aclose()
+    assert tree.path == "alpha" and tree.truncated
+    assert all(e.path.startswith("alpha/") for e in tree.entries)
+    (sub,) = tree.top_level
+    # its listing is cut at 20 too (GitHub cuts any trees answer at its limit): 20 is still a true bound
+    assert sub.path == "alpha/sub" and not sub.complete and sub.files_at_least == 20
+    assert "alpha/doc.go" in {e.path for e in tree.entries}  # the root listing's file, recovered
+
+
+async def test_the_chinese_report_says_the_cut(emu: GitHubEmulator, tmp_path: Path) -> None:
+    settings = make_settings(emu, tmp_path, report_language="zh")
+    events = [e async for e in stream_analysis("acme/mono", settings=settings)]
+    finished = events[-1]
+    assert isinstance(finished, ev.RunFinished)
+    assert (
+        "GitHub 在 100,000 个条目或约 7 MB 处截断了这棵树" in finished.report
+        and "全部 6 个顶层文件夹" in finished.report
+    )
+    assert "至少 2" in finished.report
+    assert any("GitHub 截断了 acme/mono 的文件树" in e.message for e in events if isinstance(e, ev.Notice))
