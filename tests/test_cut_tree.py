@@ -123,6 +123,8 @@ async def test_the_offline_report_the_trace_and_the_brief_say_the_cut(
     assert "- `zeta/` — at least 2 files" in report and "- `alpha/` — 41 files" in report
     notices = [e.message for e in events if isinstance(e, ev.Notice)]
     assert any("GitHub cut the tree of acme/mono" in n and "5 more requests" in n for n in notices)
+    (diagram,) = [e for e in events if isinstance(e, ev.DiagramDrawn)]
+    assert {c.path for c in diagram.components} >= set(TOPS)  # the diagram names every folder too
     tree_call = next(e for e in events if isinstance(e, ev.ToolCallFinished) and e.tool == "get_file_tree")
     assert tree_call.ok and '"cut"' in tree_call.preview[:400]  # the cut opens the preview
 
