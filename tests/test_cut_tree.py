@@ -19,8 +19,13 @@ from agent_core.agent.brief import write_brief
 from agent_core.github.client import GitHubClient
 from agent_core.github.http import GitHubHTTP
 from agent_core.repo import RepoRef
+from agent_core.report.diagram_tree import tree_graph
+from agent_core.report.facts import build_facts, gather
+from agent_core.report.words_en import EN
+from agent_core.report.words_zh import ZH
 from agent_core.sources import cut_trees
 from agent_core.sources.github import GitHubSource
+from agent_core.sources.models import FileTree, TopFolder, TreeEntry
 from agent_core.sources.scope import resolve_scope
 from agent_core.tools.executor import ToolResult
 from testing.analysis import make_settings
@@ -174,3 +179,31 @@ async def test_the_chinese_report_says_the_cut(emu: GitHubEmulator, tmp_path: Pa
     )
     assert "至少 2" in finished.report
     assert any("GitHub 截断了 acme/mono 的文件树" in e.message for e in events if isinstance(e, ev.Notice))
+
+
+def test_the_diagram_draws_a_partly_listed_folder_as_such() -> None:
+    entries = (
+        TreeEntry(path="app", type="dir"),
+        TreeEntry(path="app/main.py", type="file", size=10),
+        TreeEntry(path="huge", type="dir"),
+        TreeEntry(path="huge/deep", type="dir"),  # all the cut left of it: a folder, no file
+    )
+    tree = FileTree(
+        ref="main",
+        path="",
+        entries=entries,
+        truncated=True,
+        top_level=(
+            TopFolder(path="app", files_at_least=1, complete=True),
+            TopFolder(path="huge", files_at_least=1, complete=False),
+        ),
+        recovered_requests=2,
+    )
+    result = ToolResult(
+        call_id="c1", tool="get_file_tree", arguments={"owner": "acme", "repo": "mono"}, repo=REPO, ok=True,
+        value=tree, observation={},
+    )  # fmt: skip
+    for words, said in ((EN, "partly listed (tree cut)"), (ZH, "未完整列出（文件树被截断）")):
+        graph = tree_graph(build_facts(gather(REPO, [result], words)), words)
+        roles = {c.path: c.role for c in graph.components}
+        assert roles.get("huge") == said
