@@ -48,7 +48,7 @@ from agent_core.llm import (
     model_configured,
     resolve_model_config,
 )
-from agent_core.repo import RepoRef
+from agent_core.repo import RepoRef, RunScope
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
 from agent_core.services import Services
 from agent_core.settings import Settings
@@ -56,7 +56,7 @@ from agent_core.sources.base import RepoSource
 from agent_core.sources.github import GitHubSource
 from agent_core.sources.local import LocalGitSource
 from agent_core.sources.mentions import find_repo_mentions
-from agent_core.sources.scope import Scope, resolve_scope
+from agent_core.sources.scope import FolderScoped, Scope, folder_within, resolve_scope
 from agent_core.sources.targets import MAX_TARGETS, Target, parse_targets
 from agent_core.tools.executor import FaultInjector, Toolbox, ToolboxConfig
 from agent_core.tools.failures import breaker_key
@@ -259,6 +259,7 @@ async def open_analysis(
     scope: list[RepoRef] = []
     notes: list[str] = []
     scopes: list[Scope] = []
+    local_scopes: list[RunScope] = []
     owners = owner_github(services.settings, s)
     hosted = services.settings.hosted
     for target in targets:
@@ -266,7 +267,10 @@ async def open_analysis(
             assert target.local_path is not None
             local = await LocalGitSource.open(Path(target.local_path), max_file_bytes=s.max_file_bytes)
             ref = local.repo_ref
-            sources[ref.key()] = local
+            folder = folder_within(local.root, Path(target.local_path))  # a path inside the working copy
+            sources[ref.key()] = FolderScoped(local, folder) if folder else local
+            if folder:
+                local_scopes.append(RunScope(repo=ref.full_name, ref="HEAD", path=folder, kind="tree"))
         else:
             if github is None:
                 github = GitHubClient(
@@ -324,7 +328,7 @@ async def open_analysis(
         parallel_tool_calls=s.parallel_tool_calls,
         prefetch=s.prefetch,
         diagram_from_model=s.diagram_from_model,
-        scopes=[pointed.event() for pointed in scopes],
+        scopes=[*local_scopes, *(pointed.event() for pointed in scopes)],
     )
     return OpenedAnalysis(analysis=analysis)
 

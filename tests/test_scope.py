@@ -189,3 +189,22 @@ def test_the_page_shows_the_scope_in_english_and_chinese() -> None:
         view.apply(started)
         (item,) = scope_items(started, lang)
         assert word in (item.title or "") and "acme/mono · pkg/parser @ feature/x" in (item.title or "")
+
+
+async def test_a_local_path_inside_a_working_copy_scopes_the_run_to_that_folder(
+    tmp_path: Path, emu: GitHubEmulator
+) -> None:
+    work = make_repo(tmp_path / "work", {**FILES, **PARSER})  # a working copy, checked out
+    settings = make_settings(emu, tmp_path, allow_local_paths=True)
+    events = [e async for e in stream_analysis(str(work / "pkg" / "parser"), settings=settings)]
+    started = events[0]
+    assert isinstance(started, ev.RunStarted)
+    assert started.scopes == (RunScope(repo="local/work", ref="HEAD", path="pkg/parser", kind="tree"),)
+    report = _report(events)
+    assert (
+        report.startswith("# local/work · pkg/parser @ HEAD")
+        and "`src/`" in report
+        and "`cmd/`" not in report
+    )
+    whole = _report([e async for e in stream_analysis(str(work), settings=settings)])
+    assert "`cmd/`" in whole and not whole.startswith("# local/work ·")

@@ -8,7 +8,8 @@ the URL begins with; the rest is the path, checked against the listing of its pa
 path is an :class:`~agent_core.errors.InvalidTargetError` that names it, in English and Chinese, with
 the next step.
 
-A resolved :class:`Scope` pins the ref of every call the run makes on that repository and narrows
+A local path inside a working copy scopes a run the same way, to that folder at ``HEAD``
+(:class:`FolderScoped`). A resolved :class:`Scope` pins the ref of every call the run makes on that repository and narrows
 ``get_file_tree`` to the folder (:class:`~agent_core.sources.github.GitHubSource`); ``event()`` is what
 :class:`~agent_core.events.RunStarted` carries to the page and the export.
 """
@@ -18,14 +19,17 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from agent_core.cost import FREE, CallCost
 from agent_core.errors import GitHubError, InvalidArgumentError, InvalidTargetError, NotFoundError
 from agent_core.github.client import GitHubClient
 from agent_core.repo import RepoRef, RunScope, normalize_path, preview
+from agent_core.sources.base import RepoSource, Sourced
+from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
 
-__all__ = ["Scope", "resolve_scope"]
+__all__ = ["FolderScoped", "Scope", "resolve_scope"]
 
 _SHA = re.compile(r"[0-9a-f]{7,40}")
 
@@ -151,3 +155,48 @@ def _unknown_path(repo: RepoRef, ref: str, path: str) -> InvalidTargetError:
     )
     error.zh = f"{repo.full_name} 在 {at} 上没有 {shown}（请检查路径和分支，或从 GitHub 复制该文件夹的链接）"
     return error
+
+
+def folder_within(root: Path, path: Path) -> str:
+    """``path`` relative to a working copy's top level ``root`` ("" for the top level or outside it)."""
+    inner, top = path.resolve(), root.resolve()
+    return normalize_path(inner.relative_to(top).as_posix()) if inner.is_relative_to(top) else ""
+
+
+class FolderScoped:
+    """A source whose whole tree (``get_file_tree`` without a path) is one folder's: a local path that
+    points inside a working copy. Every other call passes through (paths stay from the repository root)."""
+
+    def __init__(self, source: RepoSource, folder: str) -> None:
+        self.source = source
+        self.folder = folder
+
+    @property
+    def kind(self) -> str:
+        return self.source.kind
+
+    def stale_copy(self) -> RepoSource | None:
+        stale = self.source.stale_copy()
+        return FolderScoped(stale, self.folder) if stale is not None else None
+
+    async def get_repo_info(self, repo: RepoRef) -> Sourced[RepoInfo]:
+        return await self.source.get_repo_info(repo)
+
+    async def list_directory(self, repo: RepoRef, path: str = "") -> Sourced[DirListing]:
+        return await self.source.list_directory(repo, path)
+
+    async def read_file(
+        self, repo: RepoRef, path: str, *, start_line: int = 1, max_lines: int | None = None, max_chars: int
+    ) -> Sourced[FileContent]:
+        return await self.source.read_file(
+            repo, path, start_line=start_line, max_lines=max_lines, max_chars=max_chars
+        )
+
+    async def get_commits(self, repo: RepoRef, per_page: int = 20) -> Sourced[CommitList]:
+        return await self.source.get_commits(repo, per_page)
+
+    async def get_file_tree(self, repo: RepoRef, path: str = "") -> Sourced[FileTree]:
+        return await self.source.get_file_tree(repo, path or self.folder)
+
+    async def get_languages(self, repo: RepoRef) -> Sourced[Languages]:
+        return await self.source.get_languages(repo)
