@@ -281,10 +281,15 @@ async def open_analysis(
                     quota=services.quotas.github if services.quotas is not None and owners else None,
                 )
             ref = target.repo_ref()
-            pointed = await resolve_scope(github, ref, target.ref_path) if target.ref_path else None
-            # On a Space the owner's token must not open the owner's private repositories to strangers.
+            # On a Space the owner's token must not open the owner's private repositories to strangers
+            # (nor tell their branches and folders apart): the check comes before the scope's resolution.
+            public_only = hosted and owners
+            pointed = None
+            if target.ref_path:
+                await GitHubSource(github, public_only=public_only).check_public(ref)
+                pointed = await resolve_scope(github, ref, target.ref_path)
             sources[ref.key()] = GitHubSource(
-                github, max_file_bytes=s.max_file_bytes, public_only=hosted and owners, scope=pointed
+                github, max_file_bytes=s.max_file_bytes, public_only=public_only, scope=pointed
             )
             if pointed is not None:
                 scopes.append(pointed)

@@ -14,9 +14,10 @@ import pytest
 
 from agent_core import events as ev
 from agent_core import stream_analysis
-from agent_core.errors import InvalidTargetError
+from agent_core.errors import InvalidTargetError, PermissionDeniedError
 from agent_core.repo import RunScope
 from agent_core.services import Services
+from agent_core.settings import Settings
 from agent_core.sources.targets import parse_target
 from agent_core.web.render import TraceView
 from agent_core.web.trace_items import scope_items
@@ -25,6 +26,7 @@ from testing.analysis import make_settings, run_once
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import git_env, make_repo
 from testing.emulator.model_server import ScriptedModelServer, Turn
+from tests.security_helpers import GITHUB_TOKEN
 
 FILES = {
     "README.md": "# mono\n\nThe whole monorepo.\n",
@@ -208,3 +210,27 @@ async def test_a_local_path_inside_a_working_copy_scopes_the_run_to_that_folder(
     )
     whole = _report([e async for e in stream_analysis(str(work), settings=settings)])
     assert "`cmd/`" in whole and not whole.startswith("# local/work ·")
+
+
+async def test_on_a_space_a_private_repository_s_refs_and_folders_are_not_probed(
+    mono: Path, tmp_path: Path
+) -> None:
+    with GitHubEmulator() as emulator:
+        emulator.add_repo("corp/secret", mono, private=True, readers=[GITHUB_TOKEN])
+        base = Settings(
+            space_id="s/s",
+            github_api_url=emulator.base_url,
+            cache_dir=tmp_path / "c",
+            github_token=GITHUB_TOKEN,
+        )
+        services = Services(base)
+        try:
+            for url in ("corp/secret/tree/feature/x/pkg", "corp/secret/tree/nope/pkg"):  # known and unknown
+                with pytest.raises(PermissionDeniedError, match="corp/secret is a private repository"):
+                    await open_analysis(services, f"https://github.com/{url}", settings=base)
+        finally:
+            await services.aclose()
+        asked = {
+            r.decoded_path.split("/")[4] if r.decoded_path.count("/") > 3 else "" for r in emulator.requests
+        }
+        assert asked == {""}  # only the repository's own info: no refs, no contents
