@@ -23,8 +23,10 @@ from rich.rule import Rule
 from rich.text import Text
 
 from agent_core import events as ev
+from agent_core.cost import CostPart
 from agent_core.diagnosis import explain
 from agent_core.report.export import diagram_section
+from agent_core.tree_shape import TreeSummary
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +63,17 @@ def summarize(preview: str, limit: int = _RESULT_CHARS) -> str:
     if isinstance(data.get("text"), str):
         parts.append(f"{len(data['text']):,} characters")
     return _cut(", ".join(parts), limit)
+
+
+def tree_line(tree: TreeSummary) -> str:
+    """A file tree in one line, from its typed summary: files, the project's own, tests, the cut."""
+    parts = [f"{tree.files:,} files"]
+    if tree.own_files != tree.files:
+        parts.append(f"{tree.own_files:,} the project's own ({tree.vendored_files:,} vendored)")
+    parts.append(f"{tree.tests:,} test files in {tree.test_packages:,} packages")
+    if tree.truncated:
+        parts.append(f"GitHub cut this tree: at least {tree.files:,} files")
+    return ", ".join(parts)
 
 
 def _cut(text: str, limit: int) -> str:
@@ -110,6 +123,10 @@ class TerminalRenderer:
         match event:
             case ev.RunStarted():
                 self._line(f"▶ Analysing {', '.join(event.targets)} with {event.model}", "bold")
+                for scope in event.scopes:
+                    self._line(
+                        f"  scope: {scope.label()} ({'file' if scope.kind == 'blob' else 'folder'})", "dim"
+                    )
                 if event.question:
                     self._line(f"  question: {event.question}")
                 if event.estimate is not None:
@@ -192,7 +209,8 @@ class TerminalRenderer:
             badges.append("DEGRADED")
         head = f"   {'✓' if event.ok else '✗'} {event.tool} [{' · '.join(badges)}]"
         if event.ok:
-            self._line(f"{head}  {summarize(event.preview)}", "green" if not event.stale else "yellow")
+            said = tree_line(event.tree) if event.tree is not None else summarize(event.preview)
+            self._line(f"{head}  {said}", "green" if not event.stale else "yellow")
         else:
             self._line(f"{head}  {event.error or ''}", "red")
 
@@ -273,6 +291,6 @@ class TerminalRenderer:
             self._line(f"  ⚠ {reason}", "yellow")
 
 
-def _per_mtok(part: ev.CostPart) -> str:
+def _per_mtok(part: CostPart) -> str:
     low, high = part.usd_per_mtok_low, part.usd_per_mtok_high
     return f"${low:g}" if low == high else f"${low:g}-{high:g}"
