@@ -21,21 +21,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypeAlias, get_args
 
+from agent_core.cost import CostPart
+from agent_core.repo import RunScope
 from agent_core.tree_shape import TreeSummary, tree_summary_from_dict
 
 Mode = Literal["model", "planner"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class CostPart:
-    """Tokens billed at one price (US dollars per million tokens, low to high) and what they cost."""
-
-    what: Literal["cached_input", "input", "output"]
-    tokens: int
-    usd_per_mtok_low: float
-    usd_per_mtok_high: float
-    low_usd: float
-    high_usd: float
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,6 +74,7 @@ class RunStarted:
     mode: Mode
     follow_up: bool = False
     estimate: CostEstimate | None = None  # None: no model, or its price is unknown
+    scopes: tuple[RunScope, ...] = ()  # the folders or files that /tree/ and /blob/ URLs pointed at
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -274,6 +265,7 @@ class DiagramDrawn:
     relations: tuple[Relation, ...] = ()
     commit: str | None = None  # the analysed commit: components link to tree/<commit>/<path>
     link_base: str | None = None  # https://github.com/OWNER/REPO, None for a local repository
+    root: str = ""  # a scoped run's folder: component paths are relative to it
     attempts: int = 0
     dropped: tuple[str, ...] = ()
     note: str | None = None
@@ -364,6 +356,7 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
         values["diagnosis"] = _fields_of(Diagnosis, values["diagnosis"])
     if cls is RunStarted:
         values["targets"] = tuple(values.get("targets", ()))
+        values["scopes"] = tuple(_fields_of(RunScope, scope) for scope in values.get("scopes", ()))
         if (estimate := values.get("estimate")) is not None:
             parts = tuple(_fields_of(CostPart, p) for p in estimate.get("parts", ()))
             values["estimate"] = replace(_fields_of(CostEstimate, estimate), parts=parts)

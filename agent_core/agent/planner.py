@@ -152,9 +152,16 @@ class OfflinePlanner:
     def _follow_ups(self, repo: RepoRef, results: Sequence[ToolResult]) -> list[_Pick]:
         """Everything worth calling for ``repo`` given what is known; made calls are filtered later."""
         tree = _root_tree(results)
-        if tree is not None:
-            entries = [(e.path, e.type) for e in tree.entries]
-            return [*self._bounded(_picks_from_paths(repo, entries)), *self._for_question(repo, entries)]
+        if tree is not None:  # a scoped run's folder is planned as if it were the root, then re-rooted
+            base = f"{tree.path}/" if tree.path else ""
+            entries = [(e.path.removeprefix(base), e.type) for e in tree.entries]
+            focus = [
+                _Pick(call=_call("read_file", repo, path=f), label=f, kind="question")
+                for f in [tree.focus]
+                if f
+            ]
+            picks = [*self._bounded(_picks_from_paths(repo, entries)), *self._for_question(repo, entries)]
+            return [*focus, *(_rooted(p, base) for p in picks)]
         tree_result = next((r for r in reversed(results) if r.tool == "get_file_tree"), None)
         if tree_result is None or not _worth_listing(results):
             return []
@@ -281,6 +288,15 @@ def _describe(repo: RepoRef, picks: Sequence[_Pick], *, several: bool, purpose: 
     return f"{body}{where}."
 
 
+def _rooted(pick: _Pick, base: str) -> _Pick:
+    """A pick planned inside a scoped folder, with its path from the repository root again."""
+    if not base:
+        return pick
+    path = base + str(pick.call.arguments.get("path", ""))
+    call = PlannedCall(tool=pick.call.tool, arguments={**pick.call.arguments, "path": path})
+    return _Pick(call=call, label=base + pick.label, kind=pick.kind)
+
+
 def _call(tool: str, repo: RepoRef, **arguments: Any) -> PlannedCall:
     return PlannedCall(tool=tool, arguments={"owner": repo.owner, "repo": repo.name, **arguments})
 
@@ -297,13 +313,14 @@ def _belongs(result: ToolResult, repo: RepoRef) -> bool:
 
 
 def _root_tree(results: Sequence[ToolResult]) -> FileTree | None:
-    """The latest whole tree fetched (a stale copy counts: it is still the repository's tree)."""
+    """The latest whole tree fetched (a stale copy counts: it is still the repository's tree); a
+    scoped run's is its folder's (``tree.path``)."""
     for result in reversed(results):
         if (
             result.tool == "get_file_tree"
             and result.ok
             and isinstance(result.value, FileTree)
-            and not result.value.path
+            and not result.arguments.get("path")
         ):
             return result.value
     return None

@@ -105,6 +105,7 @@ def summarise_tree(tree: FileTree, *, max_entries: int = 200) -> dict[str, Any]:
         summary["truncated"] = True
         summary["note"] = "GitHub truncated this tree (over 100,000 entries or 7 MB): counts are lower bounds"
     summary |= {
+        **(tree.cut_observation() or {}),  # early: a preview cut at a few KB must still show the cut
         "ref": tree.ref,
         "path": tree.path or "/",
         "files": tree.files,
