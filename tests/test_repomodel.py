@@ -325,6 +325,8 @@ def test_ci_systems_beyond_github_actions() -> None:
     assert model.role_of("src/ci/helper.py") == "source"
     report = write_report(scope=[SVC], question="", results=[result("get_file_tree", SVC, tree, path="")])
     assert "**CI:** AppVeyor (1 file), Azure Pipelines (1 file), Buildkite (1 file)" in report
+    notable = report.split("**Notable files:**", 1)[1].split("\n", 1)[0]
+    assert all(f"`{p}`" in notable for p in (".cirrus.yml", ".prow.yaml", ".tekton/pr.yaml", ".drone.yml"))
 
 
 def test_a_subfolder_root_counts_only_that_folder() -> None:

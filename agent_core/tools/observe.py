@@ -10,7 +10,8 @@ import re
 from collections import Counter
 from typing import Any
 
-from agent_core.repomodel import TopFolder, model_of
+from agent_core.repomodel import CI_DIRS, TopFolder, model_of
+from agent_core.repomodel.ci import ci_file
 from agent_core.sources.models import FileTree
 
 # What an analyst looks for first, by role. Matched against a path (case-insensitive).
@@ -57,7 +58,7 @@ def notable_role(path: str) -> str | None:
         return "manifest"
     for role, pattern in _NOTABLE:
         if role == "ci":
-            if pattern.match(low):
+            if pattern.match(low) or _model_ci(low):
                 return role
             continue
         name = low.rsplit("/", 1)[-1]
@@ -65,6 +66,15 @@ def notable_role(path: str) -> str | None:
         if pattern.match(name) and (depth == 0 or (role == "manifest" and depth == 1)):
             return role
     return None
+
+
+def _model_ci(low: str) -> bool:
+    """A CI file by the repository model's table (Cirrus, Prow, Tekton, Semaphore... beside the above)."""
+    folder, _, name = low.rpartition("/")
+    return bool(ci_file(name)) if not folder else folder in _CI_DIRS
+
+
+_CI_DIRS = frozenset(path.lower() for path in CI_DIRS)
 
 
 def summarise_tree(tree: FileTree, *, max_entries: int = 200) -> dict[str, Any]:
