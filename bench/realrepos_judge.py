@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from urllib.parse import unquote
 
 from agent_core.events import CheckedClaim
@@ -229,11 +229,11 @@ def _counts(line: str, at: int, truth: Truth) -> list[Statement]:
     for m in _SOME_FILES.finditer(line):
         if not any(a <= m.start() < b or m.start() <= a < m.end() for a, b in used):
             add("files", m, True if _number(m.group(1)) in known else None)
-    candidates = set(truth.package_counts().values())
+    candidates = set(truth.package_counts.values())
     for m in _PACKAGES.finditer(line):
         n = _number(m.group(1) or m.group(3))
         add("packages", m, any(abs(n - c) <= 1 for c in candidates) if candidates else None)
-    deps = truth.dependency_counts()
+    deps = truth.dependency_counts
     for m in _DEP_COUNT.finditer(line):
         n = _number(m.group(1) or m.group(2))
         add("dependencies", m, (n in deps) if deps else None)
@@ -245,7 +245,7 @@ def _languages(plain: str, at: int, truth: Truth) -> list[Statement]:
     and, for a subfolder, the whole repository too (true if true of either)."""
     if not re.search(r"language|语言", plain, re.I):
         return []
-    views = [truth] + ([replace(truth, scope="", _under_cache={})] if truth.scope else [])
+    views = [truth] + ([truth.whole] if truth.scope else [])
     shares = [view.language_shares(own=own) for view in views for own in (True, False)]
     tops = {max(s, key=lambda k: s[k]) for s in shares if s}
     found = []
@@ -349,7 +349,7 @@ def _missing(statements: list[Statement], truth: Truth, report: str) -> Iterator
 
 
 def _is_multi_package(truth: Truth) -> bool:
-    counts = truth.package_counts()
+    counts = truth.package_counts
     return any(
         k in counts
         for k in ("go modules", "workspace members", "cargo crates", "gradle modules", "maven modules")

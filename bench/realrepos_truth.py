@@ -14,9 +14,12 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 _VENDORED_PARTS = frozenset(
     {"vendor", "node_modules", "third_party", "third-party", "bower_components", "Godeps"}
@@ -120,8 +123,8 @@ class Truth:
     dirs: set[str]
     texts: dict[str, str]  # manifests and licence files (root and scope) that were read
     scope: str = ""  # "" for the whole repository, else a folder
-    github_license: str | None = None
     _under_cache: dict[str, int] = field(default_factory=dict, repr=False)
+    _shares: dict[bool, dict[str, float]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def read(cls, git_dir: Path, commit: str = "HEAD", *, scope: str = "") -> Truth:
@@ -142,12 +145,17 @@ class Truth:
         wanted = [p for p in files if _wanted_text(p, scope) and files[p] <= _MAX_BLOB]
         return cls(files=files, dirs=dirs, texts=_read_blobs(git_dir, commit, wanted), scope=scope)
 
+    @cached_property
+    def whole(self) -> Truth:
+        """The same commit without the scope."""
+        return Truth(files=self.files, dirs=self.dirs, texts=self.texts)
+
     # -- paths
 
     def in_scope(self, path: str) -> bool:
         return not self.scope or path == self.scope or path.startswith(self.scope + "/")
 
-    @property
+    @cached_property
     def scoped_files(self) -> list[str]:
         return [p for p in self.files if self.in_scope(p)]
 
@@ -183,26 +191,31 @@ class Truth:
             self._under_cache[folder] = sum(1 for p in self.files if p.startswith(prefix))
         return self._under_cache[folder]
 
-    @property
+    @cached_property
     def top_folders(self) -> list[str]:
         return sorted(d for d in self.dirs if "/" not in d)
 
     # -- the project's own files, its tests, its languages
 
-    @property
+    @cached_property
     def own_files(self) -> list[str]:
         return [p for p in self.scoped_files if not is_vendored(p)]
 
-    @property
+    @cached_property
     def vendored_files(self) -> int:
         return sum(1 for p in self.scoped_files if is_vendored(p))
 
-    @property
+    @cached_property
     def test_files(self) -> set[str]:
         return {p for p in self.own_files if is_test(p) and language_of(p) is not None}
 
     def language_shares(self, *, own: bool) -> dict[str, float]:
         """Percent of code bytes per language (own: without vendored files)."""
+        if own not in self._shares:
+            self._shares[own] = self._language_shares(own=own)
+        return self._shares[own]
+
+    def _language_shares(self, *, own: bool) -> dict[str, float]:
         sizes: Counter[str] = Counter()
         for path in self.own_files if own else self.scoped_files:
             if own and any(part in _DOCUMENTATION_PARTS for part in path.split("/")[:-1]):
@@ -215,7 +228,7 @@ class Truth:
 
     # -- licences, CI, docs
 
-    @property
+    @cached_property
     def licenses(self) -> set[str]:
         """SPDX ids of the licence files and the manifests' ``license`` fields at the root and the scope."""
         found: set[str] = set()
@@ -231,11 +244,11 @@ class Truth:
                         found |= {t for t in re.findall(r"[A-Za-z0-9.+-]+", value) if t in SPDX_IDS}
         return found
 
-    @property
+    @cached_property
     def ci_systems(self) -> set[str]:
         return {name for name, pattern in CI_SYSTEMS.items() if any(pattern.search(p) for p in self.files)}
 
-    @property
+    @cached_property
     def docs_places(self) -> set[str]:
         """Documentation folders at the top of the scope (``docs/``...)."""
         base = self.scope + "/" if self.scope else ""
@@ -246,6 +259,7 @@ class Truth:
     def _manifests(self, name: re.Pattern[str]) -> list[str]:
         return [p for p in self.own_files if name.search(p)]
 
+    @cached_property
     def package_counts(self) -> dict[str, int]:
         """Each way of counting the packages or modules of the scope, by name (only those with 2+)."""
         counts = {
@@ -301,7 +315,7 @@ class Truth:
         text = self._root_text("settings.gradle") or self._root_text("settings.gradle.kts")
         return len(set(re.findall(r"""['"](:[\w.:-]+)['"]""", text)))
 
-    @property
+    @cached_property
     def manifest_text(self) -> str:
         return "\n".join(text for path, text in self.texts.items() if _MANIFEST.search(path))
 
@@ -313,6 +327,7 @@ class Truth:
         spelled = "[-_.]".join(re.escape(part) for part in re.split(r"[-_.]", name))
         return bool(re.search(rf"(?<![\w.@/-]){spelled}(?![\w-])", self.manifest_text, re.IGNORECASE))
 
+    @cached_property
     def dependency_counts(self) -> set[int]:
         """Every count of declared dependencies one manifest gives (a group, or all of its groups)."""
         counts: set[int] = set()
@@ -324,10 +339,12 @@ class Truth:
                 requires = re.findall(r"^\s*(?:require\s+)?[\w.-]+\.[\w.-]+/\S*\s+v\S+(.*)$", text, re.M)
                 indirect = sum("// indirect" in rest for rest in requires)
                 counts |= {len(requires), indirect, len(requires) - indirect}
-            elif name == "Cargo.toml":
-                counts |= _cargo_counts(text)
-            elif name in ("pyproject.toml", "setup.py", "setup.cfg"):
-                lists = re.findall(r"^\s*[\w.\-\"]+\s*=\s*\[(.*?)\]", text, re.S | re.M)
+            elif name in ("Cargo.toml", "pyproject.toml"):
+                counts |= _toml_counts(text)
+            elif name in ("setup.py", "setup.cfg"):
+                lists = re.findall(
+                    r"(?:install_requires|extras_require|tests_require)\s*=\s*\[(.*?)\]", text, re.S
+                )
                 sizes = [len(re.findall(r"[\"'][^\"']+[\"']", body)) for body in lists]
                 counts |= set(sizes) | {sum(sizes)}
             elif name.endswith((".txt", ".in")):
@@ -353,19 +370,25 @@ def _package_json_counts(text: str) -> set[int]:
     return set(groups) | {sum(groups)}
 
 
-def _cargo_counts(text: str) -> set[int]:
-    groups: Counter[str] = Counter()
-    group = ""
-    for line in text.splitlines():
-        header = re.match(r"^\s*\[([^\]]+)\]", line)
-        if header:
-            group = header.group(1).strip() if "dependencies" in header.group(1) else ""
-            if "dependencies." in group:  # [dependencies.name]: one dependency per table
-                groups[group.split("dependencies.")[0] + "dependencies"] += 1
-                group = ""
-        elif group and re.match(r"^\s*[\w-]+\s*=", line):
-            groups[group] += 1
-    return set(groups.values()) | {sum(groups.values())}
+def _toml_counts(text: str) -> set[int]:
+    """Sizes of each dependency group of a Cargo.toml or pyproject.toml, and of all of them."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return set()
+    project = data.get("project", {})
+    groups: list[Any] = [
+        project.get("dependencies"),
+        *project.get("optional-dependencies", {}).values(),
+        *data.get("dependency-groups", {}).values(),
+        data.get("tool", {}).get("poetry", {}).get("dependencies"),
+        data.get("workspace", {}).get("dependencies"),
+    ]
+    for key in ("dependencies", "dev-dependencies", "build-dependencies"):
+        groups.append(data.get(key))
+        groups += [target.get(key) for target in data.get("target", {}).values() if isinstance(target, dict)]
+    sizes = [len(g) for g in groups if isinstance(g, (list, dict)) and g]
+    return set(sizes) | {sum(sizes)}
 
 
 def _wanted_text(path: str, scope: str) -> bool:
