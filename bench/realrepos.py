@@ -121,19 +121,27 @@ class Row:
 
 
 def has_coverage(events: list[ev.Event]) -> bool:
-    """The run carries a coverage ledger: an event, or a non-empty ``*coverage*`` field on the run's
-    last event or its stats (the ledger is being added; until then: no)."""
+    """The run carries a coverage ledger: an event of its own, or a non-empty ``*coverage*`` field on
+    any event or on the run's stats (the ledger is being added; until then: no)."""
     for event in events:
         if "coverage" in event.kind:
             return True
-    last = events[-1] if events else None
-    for holder in (last, getattr(last, "stats", None)):
-        if holder is None or not dataclasses.is_dataclass(holder):
-            continue
-        for f in dataclasses.fields(holder):
-            if "coverage" in f.name and getattr(holder, f.name) not in (None, "", (), {}, 0):
-                return True
+        for holder in (event, getattr(event, "stats", None)):
+            if holder is None or not dataclasses.is_dataclass(holder):
+                continue
+            for f in dataclasses.fields(holder):
+                if "coverage" in f.name and getattr(holder, f.name) not in (None, "", (), {}, 0):
+                    return True
     return False
+
+
+def failed_tools(events: list[ev.Event]) -> list[str]:
+    """The tool calls that failed or came back degraded, with their error."""
+    return [
+        f"{e.tool} {'degraded' if e.ok else 'failed'}: {e.error or e.cause or ''}".strip()
+        for e in events
+        if isinstance(e, ev.ToolCallFinished) and (not e.ok or e.degraded)
+    ]
 
 
 def corpus(config: BenchConfig, mirror: Path, workdir: Path) -> tuple[list[Served], list[str]]:
@@ -262,7 +270,12 @@ def measure_one(served: Served, subfolder: str | None, whole_report: str, workdi
         false_statements=tuple(f"{s.kind}: {s.text}" for s in judgement.false),
         note="; ".join(
             filter(
-                None, [served.note, f"top folders not named: {', '.join(cut[1])}" if cut and cut[1] else ""]
+                None,
+                [
+                    served.note,
+                    f"top folders not named: {', '.join(cut[1])}" if cut and cut[1] else "",
+                    *failed_tools(events),
+                ],
             )
         ),
     )
