@@ -364,6 +364,28 @@ def _mentions_number(report: str, n: int) -> bool:
     return any(abs(_number(m) - n) <= max(1, n // 100) for m in re.findall(_NUMBER, report))
 
 
+# the app's claim kinds -> the judge's statement kinds about the same fact (others are not judged)
+_SAME_FACT = {
+    "license": frozenset({"license"}),
+    "path": frozenset({"path", "dependency"}),
+    "link": frozenset({"path"}),
+    "dependency": frozenset({"dependency", "path"}),
+    "language": frozenset({"language", "share"}),
+    "number": frozenset({"files", "folder", "dirs", "packages", "dependencies"}),
+}
+
+
+# the app's claim kinds -> the judge's statement kinds about the same fact (others are not judged)
+_SAME_FACT = {
+    "license": frozenset({"license"}),
+    "path": frozenset({"path", "dependency"}),
+    "link": frozenset({"path"}),
+    "dependency": frozenset({"dependency", "path"}),
+    "language": frozenset({"language", "share"}),
+    "number": frozenset({"files", "folder", "dirs", "packages", "dependencies"}),
+}
+
+
 def claim_check_errors(
     claims: Iterable[CheckedClaim], judgement: Judgement, truth: Truth, repo: str
 ) -> list[str]:
@@ -372,10 +394,11 @@ def claim_check_errors(
     for claim in claims:
         if claim.verdict != "contradicted":
             continue
+        kinds = _SAME_FACT.get(claim.kind, frozenset())
         near = [
             s
             for s in judgement.statements
-            if claim.start >= 0 and s.start < claim.end and claim.start < s.end
+            if s.kind in kinds and claim.start >= 0 and s.start < claim.end and claim.start < s.end
         ]
         verdicts: set[bool | None] = {s.verdict for s in near if s.verdict is not None}
         if not near:

@@ -147,6 +147,8 @@ def test_a_dual_licence_makes_either_licence_true_and_the_claim_check_s_cross_is
         ),
         ev.CheckedClaim(kind="license", claim="Apache-2.0", verdict="contradicted", start=-1, end=-1),
         ev.CheckedClaim(kind="license", claim="Unlicense", verdict="verified", start=11, end=20),
+        # a version the judge does not hold, over the span of a true licence: not counted
+        ev.CheckedClaim(kind="version", claim="MIT 2", verdict="contradicted", start=at, end=at + 3),
     ]
     assert claim_check_errors(claims, judged, truth, "acme/rg") == ["license: MIT"]
     # a licence file's name is a path, not a licence statement
