@@ -375,17 +375,6 @@ _SAME_FACT = {
 }
 
 
-# the app's claim kinds -> the judge's statement kinds about the same fact (others are not judged)
-_SAME_FACT = {
-    "license": frozenset({"license"}),
-    "path": frozenset({"path", "dependency"}),
-    "link": frozenset({"path"}),
-    "dependency": frozenset({"dependency", "path"}),
-    "language": frozenset({"language", "share"}),
-    "number": frozenset({"files", "folder", "dirs", "packages", "dependencies"}),
-}
-
-
 def claim_check_errors(
     claims: Iterable[CheckedClaim], judgement: Judgement, truth: Truth, repo: str
 ) -> list[str]:
