@@ -10,6 +10,8 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import pytest
+
 from agent_core import events as ev
 from bench.config import BenchConfig
 from bench.realrepos import CUT_FOLDERS, cut_tree, has_coverage, measure
@@ -256,6 +258,7 @@ def test_the_section_runs_on_a_small_repository_and_skips_what_is_absent(tmp_pat
     assert len(skipped) == 7 + 2 + 1
 
 
+@pytest.mark.slow
 def test_the_command_line_prints_the_reasons_and_writes_json(tmp_path: Path) -> None:
     out = tmp_path / "rr.json"
     done = subprocess.run(
@@ -265,6 +268,7 @@ def test_the_command_line_prints_the_reasons_and_writes_json(tmp_path: Path) -> 
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert "sindresorhus/ky: skipped, no git repository at" in done.stdout
+    assert "docker/cli" not in done.stdout  # --repos chose one repository of the corpus
     document = json.loads(out.read_text(encoding="utf-8"))
     assert document["config"]["mirror"] == str(tmp_path / "none")
     assert document["sections"][0]["key"] == "realrepos"
