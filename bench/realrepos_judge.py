@@ -57,6 +57,9 @@ _LICENSE_NAMES = (
 _FOLDER_COUNT = re.compile(r"`([^`\n]+)`\]?(?:\([^)\s]*\))?\s*(?:—|–|-|:|\()\s*" + _NUMBER + r"\s+files?\b")
 _TOTAL_FILES = re.compile(r"\b(?:[Ff]iles|文件数?)\s*[:：]\s*" + _NUMBER)
 _TOTAL_DIRS = re.compile(r"\b(?:[Dd]irectories|[Ff]olders|目录数?)\s*[:：]\s*" + _NUMBER)
+_FILES_IN_FOLDERS = re.compile(_NUMBER + r"\s+files?\s+in\s+" + _NUMBER + r"\s+(?:folders|directories)\b")
+_LOWER_BOUND = re.compile(r"\bat least\b|\bmore than\b|≥|至少|以上")
+_LOWER_BOUNDS = re.compile(r"lower bounds?|下限")
 _SOME_FILES = re.compile(_NUMBER + r"\s+(?:`[^`\n]*`\s+)?(?:[\w-]+\s+)?files?\b")
 _PACKAGES = re.compile(
     _NUMBER + r"\s+(?:(?:Go|go|npm|workspace|Cargo|Gradle|Maven|Python)\s+)?"
@@ -121,14 +124,16 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
 def judge(report: str, truth: Truth, repo: str) -> Judgement:
     """Every checkable statement of ``report`` about ``repo`` (owner/name), and the key facts it misses."""
     statements: list[Statement] = []
-    for at, line in _lines(_mask(report)):
+    masked = _mask(report)
+    bounded = bool(_LOWER_BOUNDS.search(masked))  # the report says its counts are lower bounds (a cut tree)
+    for at, line in _lines(masked):
         if line.strip():
-            statements += _line_statements(line, at, truth, repo)
+            statements += _line_statements(line, at, truth, repo, bounded=bounded)
     statements.sort(key=lambda s: (s.start, s.kind))
     return Judgement(statements=tuple(statements), missing=tuple(_missing(statements, truth, report)))
 
 
-def _line_statements(line: str, at: int, truth: Truth, repo: str) -> list[Statement]:
+def _line_statements(line: str, at: int, truth: Truth, repo: str, *, bounded: bool) -> list[Statement]:
     found: list[Statement] = []
     taken: list[tuple[int, int]] = []
     for m in _LINK.finditer(line):
@@ -145,11 +150,12 @@ def _line_statements(line: str, at: int, truth: Truth, repo: str) -> list[Statem
         if statement is not None:
             found.append(statement)
     plain = _plain(line)
-    found += _counts(line, at, truth)
+    lower = bounded or bool(_LOWER_BOUND.search(line))
+    found += _counts(line, at, truth, lower=lower)
     found += _languages(plain, at, truth)
     found += _licenses(plain, at, truth)
     found += _ci(plain, at, truth)
-    test = _tests(line, plain, at, truth, found)
+    test = _tests(line, plain, at, truth, found, lower=lower)
     return found + ([test] if test else [])
 
 
@@ -206,7 +212,24 @@ def _code_span(token: str, start: int, end: int, *, plain: str, truth: Truth, re
     return None
 
 
-def _counts(line: str, at: int, truth: Truth) -> list[Statement]:
+def _count(
+    n: int, candidates: set[int], *, lower: bool, near: float = 0.0, far: float | None = None
+) -> bool | None:
+    """A count against the ways of counting it: true within ``near`` (a share) of one of them; false
+    beyond ``far`` of all of them (``None``: anything not near is false), else undecided. A lower bound
+    ("at least", or a report that says its counts are lower bounds) is true when no count is below it."""
+    if not candidates:
+        return None
+    if lower and n <= max(candidates):
+        return True
+    if any(abs(n - c) <= max(near * c, 0) for c in candidates):
+        return True
+    if far is None or all(abs(n - c) > max(far * c, 2) for c in candidates):
+        return False
+    return None
+
+
+def _counts(line: str, at: int, truth: Truth, *, lower: bool) -> list[Statement]:
     found: list[Statement] = []
     used: list[tuple[int, int]] = []
 
@@ -215,28 +238,33 @@ def _counts(line: str, at: int, truth: Truth) -> list[Statement]:
         found.append(Statement(kind, m.group(0), at + m.start(), at + m.end(), verdict))
 
     totals = {len(truth.scoped_files), len(truth.files), len(truth.own_files)}
+    inside = [d for d in truth.dirs if truth.scope and d.startswith(truth.scope + "/")]
+    dirs = {len(truth.dirs), len(inside)} - {0}
+    for m in _FILES_IN_FOLDERS.finditer(line):
+        add("files", m, _count(_number(m.group(1)), totals, lower=lower))
+        add("dirs", m, _count(_number(m.group(2)), dirs | {n + 1 for n in dirs}, lower=lower))
     for m in _TOTAL_FILES.finditer(line):
-        add("files", m, _number(m.group(1)) in totals)
+        add("files", m, _count(_number(m.group(1)), totals, lower=lower))
     for m in _TOTAL_DIRS.finditer(line):
-        dirs = {len(truth.dirs), len([d for d in truth.dirs if truth.in_scope(d)])}
-        add("dirs", m, any(abs(_number(m.group(1)) - n) <= 1 for n in dirs))
+        add("dirs", m, _count(_number(m.group(1)), dirs | {n + 1 for n in dirs}, lower=lower))
     for m in _FOLDER_COUNT.finditer(line):
         folders = [f for f in truth.resolutions(m.group(1)) if f in truth.dirs]
         if folders:
             own = [sum(1 for p in truth.own_files if p.startswith(f + "/")) for f in folders]
-            add("folder", m, _number(m.group(2)) in {*own, *(truth.files_under(f) for f in folders)})
-    known = totals | {len(truth.test_files), truth.vendored_files}
+            counts = {*own, *(truth.files_under(f) for f in folders)}
+            add("folder", m, _count(_number(m.group(2)), counts, lower=lower))
+    known = totals | truth.test_counts | {truth.vendored_files}
     for m in _SOME_FILES.finditer(line):
         if not any(a <= m.start() < b or m.start() <= a < m.end() for a, b in used):
-            add("files", m, True if _number(m.group(1)) in known else None)
-    candidates = set(truth.package_counts.values())
+            add("files", m, True if _count(_number(m.group(1)), known, lower=lower) else None)
+    candidates = {c + d for c in truth.package_counts.values() for d in (-1, 0, 1)}
     for m in _PACKAGES.finditer(line):
         n = _number(m.group(1) or m.group(3))
-        add("packages", m, any(abs(n - c) <= 1 for c in candidates) if candidates else None)
+        # packages are counted in many ways (modules, workspace members, folders with tests...): lenient
+        add("packages", m, _count(n, candidates, lower=lower, near=0.0, far=0.5) if n > 1 else None)
     deps = truth.dependency_counts
     for m in _DEP_COUNT.finditer(line):
-        n = _number(m.group(1) or m.group(2))
-        add("dependencies", m, (n in deps) if deps else None)
+        add("dependencies", m, _count(_number(m.group(1) or m.group(2)), deps, lower=lower))
     return found
 
 
@@ -296,7 +324,9 @@ def _ci(plain: str, at: int, truth: Truth) -> list[Statement]:
     return found
 
 
-def _tests(line: str, plain: str, at: int, truth: Truth, found: list[Statement]) -> Statement | None:
+def _tests(
+    line: str, plain: str, at: int, truth: Truth, found: list[Statement], *, lower: bool
+) -> Statement | None:
     """One statement per line that speaks of tests: do the places and numbers it names hold them?"""
     if not _TEST_WORDS.search(plain):
         return None
@@ -312,7 +342,7 @@ def _tests(line: str, plain: str, at: int, truth: Truth, found: list[Statement])
         return Statement("tests", line.strip(), at, at + len(line), None)
     covered = {t for t in tests if any(t == p or t.startswith(p + "/") for p in places)}
     share = len(covered) / len(tests)
-    if share >= 0.5 or any(abs(n - len(tests)) <= 0.1 * len(tests) for n in numbers):
+    if share >= 0.5 or any(_count(n, truth.test_counts, lower=lower, near=0.1) for n in numbers):
         verdict: bool | None = True
     else:
         verdict = False if share < 0.1 else None
@@ -328,7 +358,11 @@ def _missing(statements: list[Statement], truth: Truth, report: str) -> Iterator
     scoped = truth.scoped_files
     if "files" not in kinds:
         yield "size"
-    elif truth.vendored_files >= 0.1 * len(scoped) and not _mentions_number(report, len(truth.own_files)):
+    elif (
+        truth.vendored_files >= 0.1 * len(scoped)
+        and not _LOWER_BOUNDS.search(report)  # a cut tree can only give lower bounds: the total is enough
+        and not _mentions_number(report, len(truth.own_files))
+    ):
         yield "size (own files)"
     if _is_multi_package(truth):
         homes = {p.rsplit("/", 1)[0] for p in truth.own_files if _MANIFEST_DIR.search(p) and "/" in p}

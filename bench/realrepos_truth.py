@@ -78,6 +78,9 @@ _MANIFEST = re.compile(
     r"requirements[^/]*\.(txt|in)|requirements/[^/]+\.(txt|in)|[^/]*\.gradle(\.kts)?|libs\.versions\.toml|pom\.xml|Gemfile|"
     r"composer\.json|pnpm-workspace\.yaml)$"
 )
+_PACKAGE_HOME = re.compile(
+    r"(^|/)(go\.mod|package\.json|Cargo\.toml|build\.gradle(\.kts)?|pom\.xml|pyproject\.toml|setup\.py)$"
+)
 _DOCS_PARTS = frozenset({"docs", "doc", "documentation", "website", "site", "book"})
 _DOCUMENTATION_PARTS = _DOCS_PARTS | {"examples", "example", "samples"}
 _MAX_BLOB = 1_000_000  # bytes of one manifest or licence file the judge reads
@@ -209,6 +212,14 @@ class Truth:
     def test_files(self) -> set[str]:
         return {p for p in self.own_files if is_test(p) and language_of(p) is not None}
 
+    @cached_property
+    def test_counts(self) -> set[int]:
+        """Every fair count of the tests: code files by convention, every file by convention (fixtures
+        and testdata too), and each naming convention on its own."""
+        broad = [p for p in self.own_files if is_test(p)]
+        by_name = Counter(m.group(1) for p in broad if (m := _TEST_NAME.search(p.rsplit("/", 1)[-1])))
+        return {len(self.test_files), len(broad), *by_name.values()} - {0}
+
     def language_shares(self, *, own: bool) -> dict[str, float]:
         """Percent of code bytes per language (own: without vendored files)."""
         if own not in self._shares:
@@ -274,9 +285,22 @@ class Truth:
             "maven modules": len(self._manifests(re.compile(r"(^|/)pom\.xml$"))),
             "gradle builds": len(self._manifests(re.compile(r"(^|/)build\.gradle(\.kts)?$"))),
             "workspace members": self._workspace_members(),
+            "packages with tests": self._packages_with_tests(),
             "gradle modules": self._gradle_includes(),
         }
         return {name: n for name, n in counts.items() if n >= 2}
+
+    def _packages_with_tests(self) -> int:
+        """Folders with a manifest (or the root) that hold a test file, each test counted in its nearest."""
+        homes = {p.rsplit("/", 1)[0] if "/" in p else "" for p in self.own_files if _PACKAGE_HOME.search(p)}
+        found = set()
+        for path in self.own_files:
+            if is_test(path):
+                folder = path.rsplit("/", 1)[0] if "/" in path else ""
+                while folder and folder not in homes:
+                    folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+                found.add(folder)
+        return len(found)
 
     def _root_text(self, name: str) -> str:
         for folder in (self.scope,) if self.scope else ("",):

@@ -100,6 +100,28 @@ def test_seeded_false_numbers_licence_paths_and_dependencies_are_judged_false(tm
     ]
 
 
+def test_counts_said_to_be_lower_bounds_are_true_when_no_count_is_below_them(tmp_path: Path) -> None:
+    """A cut tree's report gives lower bounds: "at least" on the line, or "lower bounds" said once."""
+    truth = Truth.read(go_service(tmp_path / "shop"))
+    exact = judge("- 14 files in 14 folders\n- 12 files in 14 folders\n", truth, "acme/shop")
+    assert [(s.kind, s.verdict) for s in exact.statements] == [
+        ("dirs", True),
+        ("files", True),
+        ("dirs", True),
+        ("files", False),
+    ]
+    bounded = judge(
+        "Counts are lower bounds.\n- 12 files in 9 folders\n- 20 files in 9 folders\n", truth, "x/y"
+    )
+    assert [s.verdict for s in bounded.statements] == [True, True, True, False]
+    at_least = judge("- at least 9 files\n- Tests: at least 30 files\n", truth, "x/y")
+    assert [(s.kind, s.verdict) for s in at_least.statements] == [
+        ("files", True),
+        ("tests", False),
+        ("files", None),
+    ]
+
+
 def test_missing_key_facts_are_counted(tmp_path: Path) -> None:
     """A report that gives only the total file count of a vendored tree misses its own size, its
     language, tests, CI, licence and docs."""
@@ -193,6 +215,10 @@ def test_a_subfolder_report_is_about_its_folder_only_when_its_paths_are_there(tm
     assert about_folder(inside, "internal/store", same_as_whole=False)
     assert not about_folder(inside, "internal/store", same_as_whole=True)
     assert not about_folder(outside, "internal/store", same_as_whole=False)
+    # the repository's CI runs for the folder too: "no CI" about a folder of a repository with CI is false
+    assert [
+        s.verdict for s in judge("- No CI configuration was found.\n", truth, "acme/shop").statements
+    ] == [False]
 
 
 def test_the_cut_tree_repeats_real_trees_under_top_level_folders(tmp_path: Path) -> None:
