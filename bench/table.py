@@ -36,6 +36,7 @@ class Section:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0  # how long measuring took
     table: list[dict[str, str]] = field(default_factory=list)  # a section's own rows (same keys in each)
+    skipped: str = ""  # why nothing was measured (a prerequisite is missing); "" when it ran
 
 
 def _verdict(metric: Metric) -> str:
@@ -51,6 +52,8 @@ def render_text(sections: list[Section]) -> str:
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)) for row in rows]
     lines.insert(1, "  ".join("-" * width for width in widths))
     for section in sections:
+        if section.skipped:
+            lines.append(f"  [{section.key}] skipped: {section.skipped}")
         lines.extend(f"  [{section.key}] {note}" for note in section.notes)
     for section in sections:
         if section.table:
