@@ -300,6 +300,9 @@ def measure(config: BenchConfig, workdir: Path) -> Section:
     workdir.mkdir(parents=True, exist_ok=True)
     mirror = Path(config.mirror) if config.mirror else MIRROR
     served, skipped = corpus(config, mirror, workdir)
+    if not served:
+        reason = f"no repository of the corpus is on this machine (looked under {mirror})"
+        return Section(key="realrepos", title="Real repositories", notes=skipped, skipped=reason)
     rows: list[Row] = []
     for repo in served:
         row, whole = measure_one(repo, None, "", workdir)

@@ -298,3 +298,4 @@ def test_the_command_line_prints_the_reasons_and_writes_json(tmp_path: Path) -> 
     document = json.loads(out.read_text(encoding="utf-8"))
     assert document["config"]["mirror"] == str(tmp_path / "none")
     assert document["sections"][0]["key"] == "realrepos"
+    assert document["sections"][0]["skipped"].startswith("no repository of the corpus is on this machine")
