@@ -347,7 +347,9 @@ class Truth:
         if not name:
             return False
         spelled = "[-_.]".join(re.escape(part) for part in re.split(r"[-_.]", name))
-        return bool(re.search(rf"(?<![\w.@/-]){spelled}(?![\w-])", self.manifest_text, re.IGNORECASE))
+        # a whole name: not the tail of another (``foo.bar``), except a TOML table ``[dependencies.name]``
+        pattern = rf"(?:(?<![\w.@/-])|(?<=dependencies\.)){spelled}(?![\w-])"
+        return bool(re.search(pattern, self.manifest_text, re.IGNORECASE))
 
     @cached_property
     def dependency_counts(self) -> set[int]:
@@ -406,11 +408,15 @@ def _toml_counts(text: str) -> set[int]:
         data.get("tool", {}).get("poetry", {}).get("dependencies"),
         data.get("workspace", {}).get("dependencies"),
     ]
+    extra: list[int] = []
     for key in ("dependencies", "dev-dependencies", "build-dependencies"):
         groups.append(data.get(key))
-        groups += [target.get(key) for target in data.get("target", {}).values() if isinstance(target, dict)]
+        targets = [t.get(key) for t in data.get("target", {}).values() if isinstance(t, dict)]
+        groups += targets
+        # a platform's dependencies are that group's too: "runtime dependencies (11)" = 10 + 1 for musl
+        extra.append(sum(len(g) for g in [data.get(key), *targets] if isinstance(g, dict)))
     sizes = [len(g) for g in groups if isinstance(g, (list, dict)) and g]
-    return set(sizes) | {sum(sizes)}
+    return set(sizes) | set(extra) | {sum(sizes)}
 
 
 def _wanted_text(path: str, scope: str) -> bool:

@@ -151,7 +151,8 @@ def test_a_dual_licence_makes_either_licence_true_and_the_claim_check_s_cross_is
         "COPYING": "This project is dual-licensed under the Unlicense and MIT licenses.\n",
         "LICENSE-MIT": MIT,
         "UNLICENSE": UNLICENSE,
-        "Cargo.toml": '[package]\nname = "rg"\nlicense = "Unlicense OR MIT"\n\n[dependencies]\nregex = "1"\n',
+        "Cargo.toml": '[package]\nname = "rg"\nlicense = "Unlicense OR MIT"\n\n[dependencies]\nregex = "1"\n'
+        "[target.'cfg(unix)'.dependencies.jemalloc]\nversion = \"0.7\"\n",
         "src/main.rs": "fn main() {}\n",
     }
     truth = Truth.read(make_repo(tmp_path / "rg", files))
@@ -175,6 +176,14 @@ def test_a_dual_licence_makes_either_licence_true_and_the_claim_check_s_cross_is
         ev.CheckedClaim(kind="version", claim="MIT 2", verdict="contradicted", start=at, end=at + 3),
     ]
     assert claim_check_errors(claims, judged, truth, "acme/rg") == ["license: MIT"]
+    # a platform's dependency is a runtime dependency too, named in a TOML table of its own
+    deps = judge("Runtime dependencies (2): `regex 1`, `jemalloc 0.7`; `left-pad 1`.\n", truth, "acme/rg")
+    assert [(s.kind, s.text, s.verdict) for s in deps.statements] == [
+        ("dependencies", "dependencies (2", True),
+        ("dependency", "regex", True),
+        ("dependency", "jemalloc", True),
+        ("dependency", "left-pad", False),
+    ]
     # a licence file's name is a path, not a licence statement
     assert [s.kind for s in judge("- license: `LICENSE-MIT`\n", truth, "acme/rg").statements] == ["path"]
 
