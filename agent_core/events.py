@@ -23,9 +23,13 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, get_args
+
+from agent_core.cost import CostPart
+from agent_core.repo import RunScope
+from agent_core.tree_shape import TreeSummary, tree_summary_from_dict
 
 Mode = Literal["model", "planner"]
 
@@ -38,6 +42,8 @@ class RunStats:
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0  # of prompt_tokens, served from the provider's prompt cache
+    cost_parts: tuple[CostPart, ...] = ()  # the cost at each price (cached input, input, output)
     cost_usd: float | None = None  # at the high end of the model's price (None: price unknown)
     cost_low_usd: float | None = None  # at the low end (DeepSeek off-peak); equal where one price
     prices_as_of: str | None = None  # the date of the price table's prices used
@@ -60,6 +66,7 @@ class CostEstimate:
     budget_tokens: int
     prices_as_of: str
     source: str
+    parts: tuple[CostPart, ...] = ()  # the high end by price: its input (none cached), its output
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,6 +80,7 @@ class RunStarted:
     mode: Mode
     follow_up: bool = False
     estimate: CostEstimate | None = None  # None: no model, or its price is unknown
+    scopes: tuple[RunScope, ...] = ()  # the folders or files that /tree/ and /blob/ URLs pointed at
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -111,6 +119,7 @@ class TurnFinished:
     finish_reason: str | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    cached_prompt_tokens: int | None = None  # of prompt_tokens, served from the provider's prompt cache
     duration_s: float = 0.0
 
 
@@ -154,6 +163,7 @@ class ToolCallFinished:
     degraded: bool = False  # no data: a structured degraded result was returned
     error: str | None = None
     cause: str | None = None  # why it failed, as a key (agent_core.diagnosis.CAUSES), when known
+    tree: TreeSummary | None = None  # a get_file_tree result's shape (None: another tool, or an old trace)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -261,6 +271,7 @@ class DiagramDrawn:
     relations: tuple[Relation, ...] = ()
     commit: str | None = None  # the analysed commit: components link to tree/<commit>/<path>
     link_base: str | None = None  # https://github.com/OWNER/REPO, None for a local repository
+    root: str = ""  # a scoped run's folder: component paths are relative to it
     attempts: int = 0
     dropped: tuple[str, ...] = ()
     note: str | None = None
@@ -321,26 +332,7 @@ Event: TypeAlias = (
     | RunFailed
 )
 
-EVENT_TYPES: Mapping[str, type[Event]] = {
-    cls.kind: cls
-    for cls in (
-        RunStarted,
-        TurnStarted,
-        ReasoningDelta,
-        TextDelta,
-        TurnFinished,
-        ToolCallStarted,
-        ToolRetry,
-        ToolCallFinished,
-        BreakerChanged,
-        RateLimitUpdated,
-        Notice,
-        ClaimsChecked,
-        DiagramDrawn,
-        RunFinished,
-        RunFailed,
-    )
-}
+EVENT_TYPES: Mapping[str, type[Event]] = {cls.kind: cls for cls in get_args(Event)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -359,15 +351,21 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
         raise ValueError(f"unknown event kind: {kind!r}")
     names = {f.name for f in dataclasses.fields(cls)}
     values = {k: v for k, v in data.items() if k in names and k != "kind"}
+    if cls is ToolCallFinished and values.get("tree") is not None:
+        values["tree"] = tree_summary_from_dict(values["tree"])
     if cls is RunFinished:
-        values["stats"] = _fields_of(RunStats, values.get("stats", {}))
+        stats = values.get("stats", {})
+        parts = tuple(_fields_of(CostPart, p) for p in stats.get("cost_parts", ()))
+        values["stats"] = replace(_fields_of(RunStats, stats), cost_parts=parts)
         values["degraded_reasons"] = tuple(values.get("degraded_reasons", ()))
     if cls in (RunFinished, RunFailed) and values.get("diagnosis") is not None:
         values["diagnosis"] = _fields_of(Diagnosis, values["diagnosis"])
     if cls is RunStarted:
         values["targets"] = tuple(values.get("targets", ()))
-        if values.get("estimate") is not None:
-            values["estimate"] = _fields_of(CostEstimate, values["estimate"])
+        values["scopes"] = tuple(_fields_of(RunScope, scope) for scope in values.get("scopes", ()))
+        if (estimate := values.get("estimate")) is not None:
+            parts = tuple(_fields_of(CostPart, p) for p in estimate.get("parts", ()))
+            values["estimate"] = replace(_fields_of(CostEstimate, estimate), parts=parts)
     if cls is ClaimsChecked:
         values["claims"] = tuple(_fields_of(CheckedClaim, c) for c in values.get("claims", ()))
         values["key_facts"] = tuple(_fields_of(KeyFact, f) for f in values.get("key_facts", ()))

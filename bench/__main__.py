@@ -23,6 +23,7 @@ SECTIONS = {
     "concurrency": "bench.concurrency",
     "ui": "bench.ui_latency",
     "events": "bench.event_cpu",
+    "modelcalls": "bench.modelcalls",
 }
 # Run only when asked for (--only): it needs a real model and takes tens of minutes on a laptop's CPU.
 OPTIONAL = {"realmodel": "bench.realmodel", "realrepos": "bench.realrepos"}
@@ -58,8 +59,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--baseline",
-        help="concurrency: another checkout of the app (e.g. `git worktree add /tmp/base main`), "
-        "measured side by side with this one",
+        help="concurrency, modelcalls: another checkout of the app (e.g. `git worktree add /tmp/base "
+        "main`), measured side by side with this one",
     )
     return parser.parse_args(argv)
 

@@ -68,7 +68,21 @@ ZH = Words(
     manifest_line="- {}：{}",
     runtime_deps="运行时依赖（{}）：{}",
     dev_deps="开发依赖（{}）：{}",
-    groups="可选依赖组：{}",
+    docs_deps="文档依赖（{}）：{}",
+    groups="依赖组：{}",
+    group_kinds=MappingProxyType(
+        {
+            "runtime": "运行时",
+            "development": "开发",
+            "documentation": "文档",
+            "optional": "可选",
+            "peer": "对等",
+            "build": "构建",
+            "indirect": "间接",
+        }
+    ),
+    module="模块 {}",
+    workspaces="工作区成员（{}）：{}",
     build_backend="构建后端：{}",
     indirect="间接依赖：{}",
     no_deps="未声明依赖",
@@ -103,6 +117,19 @@ ZH = Words(
         }
     ),
     truncated="服务器截断了文件树：以上数量为下限。",
+    tree_cut=(
+        "GitHub 在 100,000 个条目或约 7 MB 处截断了这棵树；下面列出了全部 {} 个顶层文件夹（另用 {} 次请求列出）；"
+        "数量均为下限，截断点之前的文件夹除外。"
+    ),
+    at_least="至少 {}",
+    file_size="{} 共 {}（{:,} 字节）。",
+    line_counts=("{:,} 行", "{:,} 行"),
+    file_says="它的自述：“{}”。",
+    file_defines="它定义了 {}。",
+    file_not_text="{} 不是文本文件（{}）。",
+    scope_folder="本报告针对 {2} 在 {1} 上的文件夹 {0}：下文路径均相对于该文件夹。",
+    scope_file="本报告针对 {2} 在 {1} 上的文件 {0}（连同其所在文件夹一起读取）：路径均相对于该文件夹。",
+    tree_cut_notice="GitHub 截断了 {0} 的文件树（100,000 个条目或约 7 MB）：另用 {2} 次请求列出了其全部 {1} 个顶层文件夹；文件数量均为下限。",
     empty_repo="该仓库为空（没有提交）。",
     no_tree="未能获取文件树。",
     root_only="未能获取完整文件树；根目录包含：{}",
