@@ -112,6 +112,25 @@ class TurnFinished:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     duration_s: float = 0.0
+    first_token_s: float | None = None  # from the request to the first token (None: no token came)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnProgress:
+    """How far a model turn is, for whoever watches a slow (local) model.
+
+    ``phase="prompt"``: the model is reading its prompt, ``done`` of ``total`` tokens (the first event of
+    a turn has ``done=0`` and our estimate of ``total``; later ones the server's count, where it reports
+    it: llama.cpp with ``return_progress``), at ``tokens_per_s``, done in about ``eta_s`` seconds."""
+
+    kind: Literal["turn_progress"] = "turn_progress"
+    t: float
+    turn: int
+    phase: Literal["prompt"] = "prompt"
+    done: int
+    total: int
+    tokens_per_s: float | None = None
+    eta_s: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -309,6 +328,7 @@ Event: TypeAlias = (
     | ReasoningDelta
     | TextDelta
     | TurnFinished
+    | TurnProgress
     | ToolCallStarted
     | ToolRetry
     | ToolCallFinished
@@ -329,6 +349,7 @@ EVENT_TYPES: Mapping[str, type[Event]] = {
         ReasoningDelta,
         TextDelta,
         TurnFinished,
+        TurnProgress,
         ToolCallStarted,
         ToolRetry,
         ToolCallFinished,

@@ -139,6 +139,8 @@ class TerminalRenderer:
                 self._stream(event.turn, event.text)
             case ev.TurnFinished():
                 self._end_stream()
+            case ev.TurnProgress():
+                self._line(f"⏳ {_reading(event)}", "dim")
             case ev.ToolCallStarted():
                 args = ", ".join(
                     f"{k}={v!r}" for k, v in event.arguments.items() if k not in ("owner", "repo")
@@ -257,3 +259,13 @@ class TerminalRenderer:
             self._line(f"  next: {said.next_step}")
         for reason in event.degraded_reasons:
             self._line(f"  ⚠ {reason}", "yellow")
+
+
+def _reading(event: ev.TurnProgress) -> str:
+    """``reading the brief: 1,200 / 4,800 tokens (25%), about 90 s left at 40 tokens/s``."""
+    if event.done == 0:
+        return f"reading the brief: {event.total:,} tokens"
+    said = f"reading the brief: {event.done:,} / {event.total:,} tokens ({event.done / event.total:.0%})"
+    if event.eta_s is not None and event.tokens_per_s and event.done < event.total:
+        said += f", about {event.eta_s:.0f} s left at {event.tokens_per_s:.0f} tokens/s"
+    return said

@@ -39,6 +39,7 @@ def test_public_api_is_pinned() -> None:
             "ToolCallStarted",
             "ToolRetry",
             "TurnFinished",
+            "TurnProgress",
             "TurnStarted",
             "UpstreamError",
             "UserInputError",

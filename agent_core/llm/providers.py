@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from agent_core.errors import ConfigurationError
+from agent_core.llm.model import Sampling
 from agent_core.llm.prices import ModelPrice, cost_range, price_of
 
 __all__ = [
@@ -34,7 +35,13 @@ __all__ = [
 HOSTED_TURN_SECONDS = 120.0
 """A hosted API answers a turn in seconds; two minutes means it stalled."""
 LOCAL_TURN_SECONDS = 600.0
-"""A small model on a laptop's CPU: 1,500 prompt tokens at ~20 tokens/s, then a few hundred out."""
+"""A turn's longest wait for progress with a small model on a laptop's CPU: a server that does not report
+its prompt progress sends nothing while it reads (8,000 prompt tokens at ~20 tokens/s: 400 s)."""
+LOCAL_SAMPLING = Sampling(frequency_penalty=0.3, repeat_penalty=1.1)
+"""What discourages a small local model from looping: OpenAI's frequency penalty (Ollama maps it to its
+own) and llama.cpp's/Ollama's repeat penalty over the last 64 tokens (1.0 is off)."""
+LOCAL_BODY: Mapping[str, object] = types.MappingProxyType({"return_progress": True})
+"""llama.cpp streams its prompt progress when asked; other local servers ignore the field."""
 DEFAULT_WALL_SECONDS = 300.0
 """One run's time limit with a hosted model, and for the offline planner."""
 LOCAL_WALL_SECONDS = 1800.0
@@ -59,9 +66,14 @@ class ProviderPreset:
     supports_tools: bool = True
     needs_key: bool = True
     turn_timeout: float = HOSTED_TURN_SECONDS
-    """Default wall-clock deadline of one model turn (LLM_TURN_TIMEOUT overrides it)."""
+    """Default longest wait for progress in one model turn (LLM_TURN_TIMEOUT overrides it)."""
     wall_seconds: float = DEFAULT_WALL_SECONDS
     """Default wall-clock limit of one run (MAX_WALL_SECONDS overrides it)."""
+    sampling: Sampling = field(default_factory=Sampling)
+    """Sampling settings sent with every request (LLM_FREQUENCY_PENALTY and friends override them);
+    hosted models do not loop, and some of their APIs refuse penalties: none by default."""
+    extra_body: Mapping[str, object] = field(default_factory=dict)
+    """Fields the provider's server understands beyond OpenAI's (sent in every request's body)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,6 +89,8 @@ class ModelConfig:
     wall_seconds: float
     price: ModelPrice | None = None
     """The model's price (:func:`agent_core.llm.prices.price_of`); None: unknown."""
+    sampling: Sampling = field(default_factory=Sampling)
+    extra_body: Mapping[str, object] = field(default_factory=dict)
 
 
 DEFAULT_PROVIDER = "deepseek"
@@ -129,6 +143,8 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             needs_key=False,
             turn_timeout=LOCAL_TURN_SECONDS,
             wall_seconds=LOCAL_WALL_SECONDS,
+            sampling=LOCAL_SAMPLING,
+            extra_body=LOCAL_BODY,
         ),
         "custom": ProviderPreset(
             name="custom",
@@ -141,6 +157,8 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             needs_key=False,
             turn_timeout=LOCAL_TURN_SECONDS,
             wall_seconds=LOCAL_WALL_SECONDS,
+            sampling=LOCAL_SAMPLING,
+            extra_body=LOCAL_BODY,
         ),
     }
 )
@@ -221,6 +239,8 @@ def resolve_model_config(
         context_window=preset.context_window,
         turn_timeout=preset.turn_timeout,
         wall_seconds=preset.wall_seconds,
+        sampling=preset.sampling,
+        extra_body=dict(preset.extra_body),
     )
 
 

@@ -31,7 +31,7 @@ from agent_core.web.checked import checked_markdown
 from agent_core.web.diagrams import RunDiagrams
 from agent_core.web.i18n import t
 from agent_core.web.markdown import MarkdownStream, one_line, safe_markdown
-from agent_core.web.stats import LiveStats, step_usage
+from agent_core.web.stats import LiveStats, prompt_progress, step_usage
 from agent_core.web.trace_items import (
     BreakerRow,
     Call,
@@ -59,6 +59,7 @@ class TraceView:
         self.started: ev.RunStarted | None = None
         self.result: ev.RunFinished | ev.RunFailed | None = None
         self.stopped = False
+        self._titles: dict[int, str] = {}  # a step's title before its reading progress was added
         self.claims: ev.ClaimsChecked | None = None  # the app's check of the report, before run_finished
         self._annotated: str | None = None
         self._diagrams = RunDiagrams()
@@ -102,8 +103,8 @@ class TraceView:
                 self._turn_started(event)
             case ev.ReasoningDelta() | ev.TextDelta():
                 self._delta(event)
-            case ev.TurnFinished():
-                self._turn_finished(event)
+            case ev.TurnFinished() | ev.TurnProgress():
+                self._turn_moved(event)
             case ev.ToolCallStarted() | ev.ToolRetry() | ev.ToolCallFinished():
                 self._tool(event)
             case ev.BreakerChanged():
@@ -177,8 +178,22 @@ class TraceView:
         self._current = step
         return step
 
+    def _turn_moved(self, event: ev.TurnFinished | ev.TurnProgress) -> None:
+        if isinstance(event, ev.TurnProgress):
+            self._progress(event)
+        else:
+            self._turn_finished(event)
+
+    def _progress(self, event: ev.TurnProgress) -> None:
+        """A slow model reading its prompt: said in the step's title, in place, until it writes."""
+        step = self._step(event.turn, event.t)
+        base = self._titles.setdefault(event.turn, step.title or "")
+        step.title = f"{base} · {prompt_progress(event, self.lang)}"
+
     def _turn_finished(self, event: ev.TurnFinished) -> None:
         step = self._steps.get(event.turn)
+        if step is not None and event.turn in self._titles:
+            step.title = self._titles.pop(event.turn)
         self._stats.tokens_in += event.prompt_tokens or 0
         self._stats.tokens_out += event.completion_tokens or 0
         if event.tool_calls > 0 and self._answer_turn == event.turn:

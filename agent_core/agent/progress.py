@@ -1,0 +1,93 @@
+"""What one model turn has done so far, for the trace and for whatever must end it early.
+
+:class:`TurnWatch` follows a streaming turn: the prompt it is reading (``turn_progress`` events: "reading
+the brief: N tokens", then the server's own count with percent and ETA where it reports one), when its
+first token came, the answer text that has arrived (kept, so that a turn stopped by the run's time limit
+or a stall still has its partial report), and the prompt speed measured from the server's progress, which
+sizes later briefs (:func:`brief_tokens_for`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent_core import events as ev
+from agent_core.agent.run import Run
+from agent_core.llm import ModelTurn, PromptProgress, Usage
+
+MIN_PARTIAL_CHARS = 200
+"""A stopped turn's text shorter than this is not worth keeping as a report (a sentence, a heading)."""
+_PROGRESS_EVERY = 0.05  # of the prompt: progress events closer than this are not sent
+
+
+@dataclass(frozen=True, kw_only=True)
+class Speed:
+    """A model's measured prompt speed (tokens per second)."""
+
+    prompt_tokens_per_s: float
+
+
+class TurnWatch:
+    """One turn's progress (see the module docstring)."""
+
+    def __init__(self, run: Run, turn: int, *, prompt_tokens: int) -> None:
+        self._run = run
+        self._turn = turn
+        self._estimate = prompt_tokens
+        self._started = run.parts.clock.monotonic()
+        self._last_share = 0.0
+        self.first_token_s: float | None = None
+        self.speed: Speed | None = None
+        self._text: list[str] = []
+        self.calls_started = False
+
+    def reading(self) -> ev.TurnProgress:
+        """The turn's first event: how much it is about to read."""
+        return ev.TurnProgress(t=self._run.t(), turn=self._turn, done=0, total=self._estimate)
+
+    def prompt(self, progress: PromptProgress) -> ev.TurnProgress | None:
+        """The server's count of what it has read; None when too little changed to say so again."""
+        fresh = progress.processed - progress.cached
+        if fresh > 0 and progress.elapsed_s > 0:
+            self.speed = Speed(prompt_tokens_per_s=fresh / progress.elapsed_s)
+        share = progress.processed / progress.total
+        if share - self._last_share < _PROGRESS_EVERY and progress.processed < progress.total:
+            return None
+        self._last_share = share
+        rate = self.speed.prompt_tokens_per_s if self.speed is not None else None
+        eta = (progress.total - progress.processed) / rate if rate else None
+        return ev.TurnProgress(
+            t=self._run.t(),
+            turn=self._turn,
+            done=progress.processed,
+            total=progress.total,
+            tokens_per_s=round(rate, 1) if rate else None,
+            eta_s=round(eta, 1) if eta is not None else None,
+        )
+
+    def token(self, text: str = "") -> None:
+        """Something the model wrote arrived (``text``: of its answer)."""
+        if self.first_token_s is None:
+            self.first_token_s = self._run.parts.clock.monotonic() - self._started
+        if text:
+            self._text.append(text)
+
+    def partial(self, usage: Usage | None = None) -> ModelTurn | None:
+        """The answer text that arrived, as a turn stopped early; None when there is too little of it or
+        the turn was asking for tools (half a tool call is not worth running)."""
+        text = "".join(self._text)
+        if self.calls_started or len(text.strip()) < MIN_PARTIAL_CHARS:
+            return None
+        return ModelTurn(
+            content=text, reasoning="", tool_calls=(), finish_reason="partial", usage=usage, partial=True
+        )
+
+
+def brief_tokens_for(budget: int, *, speed: Speed | None, first_token_s: float, fixed_tokens: int) -> int:
+    """How long a brief may be: a third of the prompt budget, and, once the model's prompt speed is
+    measured, no more than it reads in ``first_token_s`` beside the ``fixed_tokens`` of every request
+    (system prompt, tool schemas). Never under 600 tokens: a brief must hold the basics."""
+    tokens = budget // 3
+    if speed is not None:
+        tokens = min(tokens, int(speed.prompt_tokens_per_s * first_token_s) - fixed_tokens)
+    return max(600, tokens)
