@@ -25,7 +25,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, get_args
 
 Mode = Literal["model", "planner"]
 
@@ -117,11 +117,8 @@ class TurnFinished:
 
 @dataclass(frozen=True, kw_only=True)
 class TurnProgress:
-    """How far a model turn is, for whoever watches a slow (local) model.
-
-    ``phase="prompt"``: the model is reading its prompt, ``done`` of ``total`` tokens (the first event of
-    a turn has ``done=0`` and our estimate of ``total``; later ones the server's count, where it reports
-    it: llama.cpp with ``return_progress``), at ``tokens_per_s``, done in about ``eta_s`` seconds."""
+    """A slow model reading its prompt: ``done`` of ``total`` tokens, at ``tokens_per_s``, done in about
+    ``eta_s`` s, as the server reports it (llama.cpp's ``return_progress``; the first: how much it reads)."""
 
     kind: Literal["turn_progress"] = "turn_progress"
     t: float
@@ -341,27 +338,7 @@ Event: TypeAlias = (
     | RunFailed
 )
 
-EVENT_TYPES: Mapping[str, type[Event]] = {
-    cls.kind: cls
-    for cls in (
-        RunStarted,
-        TurnStarted,
-        ReasoningDelta,
-        TextDelta,
-        TurnFinished,
-        TurnProgress,
-        ToolCallStarted,
-        ToolRetry,
-        ToolCallFinished,
-        BreakerChanged,
-        RateLimitUpdated,
-        Notice,
-        ClaimsChecked,
-        DiagramDrawn,
-        RunFinished,
-        RunFailed,
-    )
-}
+EVENT_TYPES: Mapping[str, type[Event]] = {cls.kind: cls for cls in get_args(Event)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

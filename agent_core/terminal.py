@@ -263,7 +263,7 @@ class TerminalRenderer:
 
 def _reading(event: ev.TurnProgress) -> str:
     """``reading the brief: 1,200 / 4,800 tokens (25%), about 90 s left at 40 tokens/s``."""
-    if event.done == 0:
+    if event.tokens_per_s is None:
         return f"reading the brief: {event.total:,} tokens"
     said = f"reading the brief: {event.done:,} / {event.total:,} tokens ({event.done / event.total:.0%})"
     if event.eta_s is not None and event.tokens_per_s and event.done < event.total:

@@ -66,6 +66,7 @@ def test_every_event_kind_is_exported_and_round_trips() -> None:
         "reasoning_delta",
         "text_delta",
         "turn_finished",
+        "turn_progress",
         "tool_call_started",
         "tool_retry",
         "tool_call_finished",

@@ -279,8 +279,7 @@ class ModelDriver:
         outcome, failure = Outcome.IGNORED, None
         turn: ModelTurn | None = None
         native = tools and not self.text_mode
-        watch = TurnWatch(run, turn_no, prompt_tokens=self.estimate(conversation.messages))
-        yield watch.reading()
+        watch = TurnWatch(run, turn_no)
         try:
             stream = self.model.stream_turn(
                 conversation.messages,

@@ -1,7 +1,7 @@
 """What one model turn has done so far, for the trace and for whatever must end it early.
 
-:class:`TurnWatch` follows a streaming turn: the prompt it is reading (``turn_progress`` events: "reading
-the brief: N tokens", then the server's own count with percent and ETA where it reports one), when its
+:class:`TurnWatch` follows a streaming turn: the prompt it is reading, where the server reports it
+(``turn_progress`` events: "reading the brief: N tokens", then how far, with percent and ETA), when its
 first token came, the answer text that has arrived (kept, so that a turn stopped by the run's time limit
 or a stall still has its partial report), and the prompt speed measured from the server's progress, which
 sizes later briefs (:func:`brief_tokens_for`).
@@ -30,10 +30,10 @@ class Speed:
 class TurnWatch:
     """One turn's progress (see the module docstring)."""
 
-    def __init__(self, run: Run, turn: int, *, prompt_tokens: int) -> None:
+    def __init__(self, run: Run, turn: int) -> None:
         self._run = run
         self._turn = turn
-        self._estimate = prompt_tokens
+        self._said = False
         self._started = run.parts.clock.monotonic()
         self._last_share = 0.0
         self.first_token_s: float | None = None
@@ -41,19 +41,15 @@ class TurnWatch:
         self._text: list[str] = []
         self.calls_started = False
 
-    def reading(self) -> ev.TurnProgress:
-        """The turn's first event: how much it is about to read."""
-        return ev.TurnProgress(t=self._run.t(), turn=self._turn, done=0, total=self._estimate)
-
     def prompt(self, progress: PromptProgress) -> ev.TurnProgress | None:
         """The server's count of what it has read; None when too little changed to say so again."""
         fresh = progress.processed - progress.cached
         if fresh > 0 and progress.elapsed_s > 0:
             self.speed = Speed(prompt_tokens_per_s=fresh / progress.elapsed_s)
         share = progress.processed / progress.total
-        if share - self._last_share < _PROGRESS_EVERY and progress.processed < progress.total:
+        if self._said and share - self._last_share < _PROGRESS_EVERY and progress.processed < progress.total:
             return None
-        self._last_share = share
+        self._said, self._last_share = True, share
         rate = self.speed.prompt_tokens_per_s if self.speed is not None else None
         eta = (progress.total - progress.processed) / rate if rate else None
         return ev.TurnProgress(

@@ -59,7 +59,6 @@ class TraceView:
         self.started: ev.RunStarted | None = None
         self.result: ev.RunFinished | ev.RunFailed | None = None
         self.stopped = False
-        self._titles: dict[int, str] = {}  # a step's title before its reading progress was added
         self.claims: ev.ClaimsChecked | None = None  # the app's check of the report, before run_finished
         self._annotated: str | None = None
         self._diagrams = RunDiagrams()
@@ -104,7 +103,7 @@ class TraceView:
             case ev.ReasoningDelta() | ev.TextDelta():
                 self._delta(event)
             case ev.TurnFinished() | ev.TurnProgress():
-                self._turn_moved(event)
+                self._turn_finished(event)
             case ev.ToolCallStarted() | ev.ToolRetry() | ev.ToolCallFinished():
                 self._tool(event)
             case ev.BreakerChanged():
@@ -178,22 +177,11 @@ class TraceView:
         self._current = step
         return step
 
-    def _turn_moved(self, event: ev.TurnFinished | ev.TurnProgress) -> None:
-        if isinstance(event, ev.TurnProgress):
-            self._progress(event)
-        else:
-            self._turn_finished(event)
-
-    def _progress(self, event: ev.TurnProgress) -> None:
-        """A slow model reading its prompt: said in the step's title, in place, until it writes."""
-        step = self._step(event.turn, event.t)
-        base = self._titles.setdefault(event.turn, step.title or "")
-        step.title = f"{base} · {prompt_progress(event, self.lang)}"
-
-    def _turn_finished(self, event: ev.TurnFinished) -> None:
+    def _turn_finished(self, event: ev.TurnFinished | ev.TurnProgress) -> None:
+        if isinstance(event, ev.TurnProgress):  # a slow model reading its prompt: beside the step's title
+            self._step(event.turn, event.t).progress = prompt_progress(event, self.lang)
+            return
         step = self._steps.get(event.turn)
-        if step is not None and event.turn in self._titles:
-            step.title = self._titles.pop(event.turn)
         self._stats.tokens_in += event.prompt_tokens or 0
         self._stats.tokens_out += event.completion_tokens or 0
         if event.tool_calls > 0 and self._answer_turn == event.turn:
@@ -316,8 +304,6 @@ class TraceView:
         self.stopped = True
         self._close_all(self._now if at is None else at, note=t("stopped_log", self.lang))
         self._stopped_item = Item(title=t("stopped", self.lang), status="done")
-
-    # -- outputs ----------------------------------------------------------------------------------
 
     def messages(self, *, with_answer: bool = False) -> list[Message]:
         """The trace in Gradio's messages format (fresh dicts on every call). The answer is in the report

@@ -105,7 +105,7 @@ def step_usage(event: ev.TurnFinished, lang: str) -> str | None:
 
 def prompt_progress(event: ev.TurnProgress, lang: str) -> str:
     """``reading the brief: 1,200 / 4,800 tokens (25%) · about 90 s left at 40 tokens/s``."""
-    if event.done == 0:
+    if event.tokens_per_s is None:
         return t("reading_prompt", lang, total=event.total)
     said = t("reading_progress", lang, done=event.done, total=event.total, share=event.done / event.total)
     if event.eta_s is not None and event.tokens_per_s and event.done < event.total:
