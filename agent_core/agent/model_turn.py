@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 
 from agent_core import events as ev
 from agent_core.agent.flow import Result, Step
-from agent_core.agent.progress import Speed, TurnWatch
+from agent_core.agent.progress import TurnWatch
 from agent_core.agent.run import Run
 from agent_core.agent.turn_words import cut_reason, partial_reason
 from agent_core.diagnosis import model_cause
@@ -116,8 +116,6 @@ class ModelDriver:
         self.max_tokens = max_tokens
         self._budget_setting = budget
         self._sent = 0
-        self.speed: Speed | None = None
-        """The model's prompt speed, as last measured from the server's progress (None: not yet)."""
         # (messages the API counted, its count minus our estimate of them): see estimate()
         self._anchor: tuple[int, int] | None = None
 
@@ -310,8 +308,6 @@ class ModelDriver:
                 yield _kept(run, f"The model stream stopped mid-report ({exc})")
         finally:
             permit.record(outcome, failure)
-        if watch.speed is not None:
-            self.speed = watch.speed
         yield Result(value=TurnOutcome(turn=turn, error=failure, first_token_s=watch.first_token_s))
 
     def _switch_to_text(self, run: Run) -> None:

@@ -2,9 +2,8 @@
 
 :class:`TurnWatch` follows a streaming turn: the prompt it is reading, where the server reports it
 (``turn_progress`` events: "reading the brief: N tokens", then how far, with percent and ETA), when its
-first token came, the answer text that has arrived (kept, so that a turn stopped by the run's time limit
-or a stall still has its partial report), and the prompt speed measured from the server's progress, which
-sizes later briefs (:func:`brief_tokens_for`).
+first token came, and the answer text that has arrived (kept, so that a turn stopped by the run's time
+limit or a stall still has its partial report).
 """
 
 from __future__ import annotations
@@ -77,13 +76,3 @@ class TurnWatch:
         return ModelTurn(
             content=text, reasoning="", tool_calls=(), finish_reason="partial", usage=usage, partial=True
         )
-
-
-def brief_tokens_for(budget: int, *, speed: Speed | None, first_token_s: float, fixed_tokens: int) -> int:
-    """How long a brief may be: a third of the prompt budget, and, once the model's prompt speed is
-    measured, no more than it reads in ``first_token_s`` beside the ``fixed_tokens`` of every request
-    (system prompt, tool schemas). Never under 600 tokens: a brief must hold the basics."""
-    tokens = budget // 3
-    if speed is not None:
-        tokens = min(tokens, int(speed.prompt_tokens_per_s * first_token_s) - fixed_tokens)
-    return max(600, tokens)

@@ -1,5 +1,6 @@
 """What the app says about a model turn it cut or stopped, in the report's language (beside the report,
-in its data gaps: never inside the model's text)."""
+in its data gaps: never inside the model's text); and the hint that tells a model a brief is not all
+there is."""
 
 from __future__ import annotations
 
@@ -35,3 +36,19 @@ def partial_reason(language: Language) -> str:
 def completed_note(language: Language) -> str:
     """The line before the sections the app added to a partial report."""
     return _COMPLETED[language]
+
+
+_BEYOND_BRIEF = {
+    "en": "The brief above holds only the basics (metadata, the file tree, the README and the manifests). "
+    "If the request needs anything else (a function, a setting, how something works), first call read_file "
+    "on the files the tree suggests, then answer from what you read and cite those files.",
+    "zh": "上面的简报只包含基本信息（元数据、文件树、README 和清单文件）。如果问题需要其他内容"
+    "（某个函数、某项配置、某个机制如何工作），请先对文件树中相关的文件调用 read_file，"
+    "再根据读到的内容回答，并注明这些文件。",
+}
+
+
+def beyond_brief(language: Language) -> str:
+    """Said after the brief when the user asked a question: small models otherwise answer from the brief
+    (or from memory) and never look further."""
+    return _BEYOND_BRIEF[language]
