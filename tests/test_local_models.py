@@ -334,6 +334,23 @@ async def test_local_endpoints_get_loop_discouraging_sampling_and_progress(tmp_p
     assert "presence_penalty" not in first
 
 
+@pytest.mark.parametrize(
+    ("url", "local"),
+    [
+        ("http://127.0.0.1:8080/v1", True),
+        ("http://192.168.1.20:8080/v1", True),
+        ("http://llama:8080/v1", True),
+        ("https://gateway.example.com/v1", False),
+        ("https://8.8.8.8/v1", False),
+    ],
+)
+def test_llama_cpp_fields_go_only_to_servers_on_this_network(url: str, local: bool) -> None:
+    config = resolve_model_config(provider="custom", base_url=url, model="m", api_key="k")
+    assert (config.sampling.repeat_penalty == 1.1) is local
+    assert ("return_progress" in config.extra_body) is local
+    assert config.sampling.frequency_penalty == 0.3  # OpenAI's own field: every server takes it
+
+
 def test_hosted_apis_get_no_penalties_unless_asked() -> None:
     config = resolve_model_config(provider="deepseek", base_url=None, model=None, api_key="k")
     assert sampling(Settings(), config).frequency_penalty is None

@@ -7,9 +7,10 @@ late 2026; operators override base URL and model through settings. Prices live i
 
 from __future__ import annotations
 
+import ipaddress
 import types
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 from agent_core.errors import ConfigurationError
@@ -230,6 +231,7 @@ def resolve_model_config(
         api_key = hf_token
     if api_key is None and not preset.needs_key:
         api_key = _PLACEHOLDER_KEY
+    strict = name == "custom" and not _on_this_network(resolved_url)  # a hosted gateway may refuse extras
     return ModelConfig(
         provider=name,
         base_url=resolved_url,
@@ -239,8 +241,8 @@ def resolve_model_config(
         context_window=preset.context_window,
         turn_timeout=preset.turn_timeout,
         wall_seconds=preset.wall_seconds,
-        sampling=preset.sampling,
-        extra_body=dict(preset.extra_body),
+        sampling=replace(preset.sampling, repeat_penalty=None) if strict else preset.sampling,
+        extra_body={} if strict else dict(preset.extra_body),
     )
 
 
@@ -259,6 +261,19 @@ def estimate_cost(usage_prompt: int, usage_completion: int, config: ModelConfig)
     if config.price is None:
         return None
     return cost_range(config.price, prompt_tokens=usage_prompt, completion_tokens=usage_completion).high_usd
+
+
+def _on_this_network(url: str) -> bool:
+    """Whether ``url`` points at a server on this machine or network (localhost, a private address, a
+    bare or ``.local`` host name): where llama.cpp and Ollama run, and their own fields are welcome."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or "." not in host or host.endswith(".local"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_private or address.is_loopback or address.is_link_local
 
 
 def _blank_to_none(value: str | None) -> str | None:
