@@ -36,7 +36,12 @@ def small_model() -> Iterator[LocalModel]:
 
 
 async def one_turn(
-    model: LocalModel, prompt: str, *, stall: float, max_tokens: int, extra: dict[str, object] | None = None
+    model: LocalModel,
+    prompt: str | list[dict[str, str]],
+    *,
+    stall: float,
+    max_tokens: int,
+    extra: dict[str, object] | None = None,
 ) -> AsyncIterator[ModelTurn]:
     client = make_openai_client(base_url=model.base_url, api_key=model.key, max_retries=0, timeout=600)
     try:
@@ -48,7 +53,8 @@ async def one_turn(
             temperature=0.0,
             extra_body={**SEED, **(extra or {})},
         )
-        async for part in chat.stream_turn([{"role": "user", "content": prompt}], tools=None):
+        messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt
+        async for part in chat.stream_turn(messages, tools=None):
             if isinstance(part, TurnComplete):
                 yield part.turn
     finally:
@@ -56,9 +62,14 @@ async def one_turn(
 
 
 async def test_a_real_model_that_loops_is_cut_at_its_first_repeat(small_model: LocalModel) -> None:
-    prompt = f"Repeat this Markdown line 40 times, one per line, and nothing else:\n{LINE}"
+    # Told once, the 0.5B writes the line once; shown its own list so far, it goes on the same way.
+    prompt = [
+        {"role": "user", "content": f"Write this Markdown line 40 times, one per line:\n{LINE}"},
+        {"role": "assistant", "content": f"{LINE}\n{LINE}"},
+        {"role": "user", "content": "Continue: the same line, 38 more times, nothing else."},
+    ]
     started = time.monotonic()
-    turns = [t async for t in one_turn(small_model, prompt, stall=120, max_tokens=256)]
+    turns = [t async for t in one_turn(small_model, prompt, stall=600, max_tokens=160)]
     (turn,) = turns
     assert turn.degeneration is not None, turn.content
     assert turn.finish_reason == "repetition"
@@ -69,8 +80,8 @@ async def test_a_real_model_that_loops_is_cut_at_its_first_repeat(small_model: L
 
 
 async def test_a_real_model_reading_silently_past_the_stall_deadline_fails(small_model: LocalModel) -> None:
-    # ~1,500 prompt tokens: seconds of silent reading for a 0.5B on a CPU, far over one second.
-    prompt = "Summarise in one word: " + " ".join(f"item{i} is fine." for i in range(350))
+    # ~1,400 prompt tokens (the window is 2,048): seconds of silent reading on a CPU, far over one second.
+    prompt = "Summarise in one word: " + " ".join(f"item{i} is fine." for i in range(200))
     with pytest.raises(LLMError, match="nothing arrived for 1s"):
         _ = [t async for t in one_turn(small_model, prompt, stall=1.0, max_tokens=8)]
 
@@ -82,7 +93,7 @@ async def test_a_real_model_still_writing_is_never_stopped_by_the_stall_deadline
     turns = [
         t
         async for t in one_turn(
-            small_model, "Count from 1 to 200, comma-separated.", stall=20.0, max_tokens=160
+            small_model, "Count from 1 to 200, comma-separated.", stall=20.0, max_tokens=60
         )
     ]
     (turn,) = turns
