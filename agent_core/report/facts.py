@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -19,9 +19,10 @@ from urllib.parse import quote
 
 from agent_core.repo import RepoRef
 from agent_core.report.inert import code, plain
-from agent_core.report.manifests import Manifest, parse_manifest
+from agent_core.report.manifests import Manifest, read_manifests
 from agent_core.report.phrases import day, files_phrase, join_names, parse_date
 from agent_core.report.words import Words
+from agent_core.sources.licenses import UNNAMED
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
@@ -187,7 +188,7 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
         dirs=dirs,
         root_complete=root_complete,
         tree_complete=tree_complete,
-        manifests=tuple(_manifests(evidence)),
+        manifests=tuple(read_manifests(evidence.files)),
         readme=readme,
         license_files=licenses if licenses or root_complete else None,
         ci=_ci(paths, dirs, evidence, complete=tree_complete),
@@ -209,16 +210,6 @@ def description(facts: Facts) -> tuple[str, str | None] | None:
         return info.description, None
     found = next((m for m in facts.manifests if m.description), None)
     return (found.description, found.path) if found is not None and found.description else None
-
-
-def _manifests(evidence: Evidence) -> Iterable[Manifest]:
-    for path, content in sorted(evidence.files.items()):
-        if notable_role(path) != "manifest":
-            continue
-        if content.text is None:
-            yield Manifest(path=path, status="invalid", detail=content.kind)
-        else:
-            yield parse_manifest(path, content.text, partial=content.truncated)
 
 
 def _ci(
@@ -262,6 +253,7 @@ def strengths(facts: Facts, words: Words) -> list[str]:
     elif facts.test_files:
         out.append(words.s_test_files.format(files_phrase(facts.test_files, words)))
     license_id = ev.info.license if ev.info else None
+    license_id = None if (license_id or "").lower() in UNNAMED else license_id  # GitHub's NOASSERTION
     if license_id:
         out.append(words.s_license.format(plain(license_id)))
     elif facts.license_files:
