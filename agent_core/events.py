@@ -1,21 +1,15 @@
 """The event stream: the one contract between the agent core and everything that shows a run.
 
-A run is an async generator of these frozen, keyword-only dataclasses. The browser app, the terminal
-CLI, the JSON trace export, replay and the tests all consume the same stream (``match`` on the type,
-``assert_never`` for exhaustiveness). Every event carries ``t``: seconds since the run started.
-
-Streamed items have stable ids so a UI can update one item in place:
-  turn_started(turn) -> reasoning_delta* / text_delta* -> turn_finished(turn)
-  tool_call_started(call_id) -> tool_retry* -> tool_call_finished(call_id)
-A run ends with exactly one ``run_finished`` (a report exists, maybe degraded) or ``run_failed``
-(no report could be produced at all); a report is preceded by ``claims_checked``, the app's own check
-of what the report claims against what the tools observed, and by one ``diagram`` per repository: the
-architecture diagram's graph (proposed by the model or built from the tree, every path checked), which
-each consumer compiles to Mermaid itself.
-
-Serialisation: :func:`event_to_dict` gives one JSON object with a ``kind`` field spelled as the
-``kind`` literal; :func:`event_from_dict` inverts it; :func:`dump_events` / :func:`load_events` save a
-run as JSON Lines (the trace export, and what replay reads).
+A run is an async generator of these frozen, keyword-only dataclasses, consumed alike by the browser app,
+the terminal CLI, the JSON trace export, replay and the tests (``match`` on the type, ``assert_never``).
+Every event carries ``t``: seconds since the run started. Streamed items have stable ids so a UI can
+update one item in place: turn_started(turn) -> reasoning_delta* / text_delta* -> turn_finished(turn);
+tool_call_started(call_id) -> tool_retry* -> tool_call_finished(call_id). A run ends with exactly one
+``run_finished`` (a report exists, maybe degraded) or ``run_failed`` (no report at all); a report is
+preceded by ``claims_checked`` (the app's own check of the report's claims against the observations)
+and one ``diagram`` per repository (the architecture graph, every path checked; each consumer compiles
+it to Mermaid). :func:`event_to_dict` / :func:`event_from_dict` map an event to one JSON object with a
+``kind`` field and back; :func:`dump_events` / :func:`load_events` save a run as JSON Lines.
 """
 
 from __future__ import annotations
@@ -23,9 +17,13 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypeAlias, get_args
+
+from agent_core.cost import CostPart
+from agent_core.repo import RunScope
+from agent_core.tree_shape import TreeSummary, tree_summary_from_dict
 
 Mode = Literal["model", "planner"]
 
@@ -38,6 +36,8 @@ class RunStats:
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0  # of prompt_tokens, served from the provider's prompt cache
+    cost_parts: tuple[CostPart, ...] = ()  # the cost at each price (cached input, input, output)
     cost_usd: float | None = None  # at the high end of the model's price (None: price unknown)
     cost_low_usd: float | None = None  # at the low end (DeepSeek off-peak); equal where one price
     prices_as_of: str | None = None  # the date of the price table's prices used
@@ -60,6 +60,7 @@ class CostEstimate:
     budget_tokens: int
     prices_as_of: str
     source: str
+    parts: tuple[CostPart, ...] = ()  # the high end by price: its input (none cached), its output
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,6 +74,7 @@ class RunStarted:
     mode: Mode
     follow_up: bool = False
     estimate: CostEstimate | None = None  # None: no model, or its price is unknown
+    scopes: tuple[RunScope, ...] = ()  # the folders or files that /tree/ and /blob/ URLs pointed at
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -111,23 +113,19 @@ class TurnFinished:
     finish_reason: str | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    cached_prompt_tokens: int | None = None  # of prompt_tokens, served from the provider's prompt cache
     duration_s: float = 0.0
     first_token_s: float | None = None  # from the request to the first token (None: no token came)
 
 
 @dataclass(frozen=True, kw_only=True)
-class TurnProgress:
-    """A slow model reading its prompt: ``done`` of ``total`` tokens, at ``tokens_per_s``, done in about
-    ``eta_s`` s, as the server reports it (llama.cpp's ``return_progress``; the first: how much it reads)."""
-
+class TurnProgress:  # a slow model reading its prompt, as the server reports it (llama.cpp: return_progress)
     kind: Literal["turn_progress"] = "turn_progress"
     t: float
     turn: int
-    phase: Literal["prompt"] = "prompt"
-    done: int
+    done: int  # of ``total`` prompt tokens, read at ``tokens_per_s`` (None: no rate yet)
     total: int
     tokens_per_s: float | None = None
-    eta_s: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -170,6 +168,7 @@ class ToolCallFinished:
     degraded: bool = False  # no data: a structured degraded result was returned
     error: str | None = None
     cause: str | None = None  # why it failed, as a key (agent_core.diagnosis.CAUSES), when known
+    tree: TreeSummary | None = None  # a get_file_tree result's shape (None: another tool, or an old trace)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -277,6 +276,7 @@ class DiagramDrawn:
     relations: tuple[Relation, ...] = ()
     commit: str | None = None  # the analysed commit: components link to tree/<commit>/<path>
     link_base: str | None = None  # https://github.com/OWNER/REPO, None for a local repository
+    root: str = ""  # a scoped run's folder: component paths are relative to it
     attempts: int = 0
     dropped: tuple[str, ...] = ()
     note: str | None = None
@@ -357,15 +357,21 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
         raise ValueError(f"unknown event kind: {kind!r}")
     names = {f.name for f in dataclasses.fields(cls)}
     values = {k: v for k, v in data.items() if k in names and k != "kind"}
+    if cls is ToolCallFinished and values.get("tree") is not None:
+        values["tree"] = tree_summary_from_dict(values["tree"])
     if cls is RunFinished:
-        values["stats"] = _fields_of(RunStats, values.get("stats", {}))
+        stats = values.get("stats", {})
+        parts = tuple(_fields_of(CostPart, p) for p in stats.get("cost_parts", ()))
+        values["stats"] = replace(_fields_of(RunStats, stats), cost_parts=parts)
         values["degraded_reasons"] = tuple(values.get("degraded_reasons", ()))
     if cls in (RunFinished, RunFailed) and values.get("diagnosis") is not None:
         values["diagnosis"] = _fields_of(Diagnosis, values["diagnosis"])
     if cls is RunStarted:
         values["targets"] = tuple(values.get("targets", ()))
-        if values.get("estimate") is not None:
-            values["estimate"] = _fields_of(CostEstimate, values["estimate"])
+        values["scopes"] = tuple(_fields_of(RunScope, scope) for scope in values.get("scopes", ()))
+        if (estimate := values.get("estimate")) is not None:
+            parts = tuple(_fields_of(CostPart, p) for p in estimate.get("parts", ()))
+            values["estimate"] = replace(_fields_of(CostEstimate, estimate), parts=parts)
     if cls is ClaimsChecked:
         values["claims"] = tuple(_fields_of(CheckedClaim, c) for c in values.get("claims", ()))
         values["key_facts"] = tuple(_fields_of(KeyFact, f) for f in values.get("key_facts", ()))
@@ -377,8 +383,7 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
 
 
 def _fields_of(cls: type[Any], data: Mapping[str, Any]) -> Any:
-    names = {f.name for f in dataclasses.fields(cls)}
-    return cls(**{k: v for k, v in data.items() if k in names})
+    return cls(**{k: v for k, v in data.items() if k in {f.name for f in dataclasses.fields(cls)}})
 
 
 def dumps_event(event: Event) -> str:
@@ -387,12 +392,9 @@ def dumps_event(event: Event) -> str:
 
 def dump_events(events: Iterable[Event], path: Path) -> None:
     """Save a run as JSON Lines (one event per line)."""
-    with path.open("w", encoding="utf-8") as fh:
-        for event in events:
-            fh.write(dumps_event(event) + "\n")
+    path.write_text("".join(dumps_event(event) + "\n" for event in events), encoding="utf-8")
 
 
 def load_events(path: Path) -> list[Event]:
     """Load a run saved by :func:`dump_events`."""
-    with path.open(encoding="utf-8") as fh:
-        return [event_from_dict(json.loads(line)) for line in fh if line.strip()]
+    return [event_from_dict(json.loads(x)) for x in path.read_text("utf-8").splitlines() if x.strip()]

@@ -23,8 +23,10 @@ from rich.rule import Rule
 from rich.text import Text
 
 from agent_core import events as ev
+from agent_core.cost import CostPart
 from agent_core.diagnosis import explain
 from agent_core.report.export import diagram_section
+from agent_core.tree_shape import TreeSummary
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +63,17 @@ def summarize(preview: str, limit: int = _RESULT_CHARS) -> str:
     if isinstance(data.get("text"), str):
         parts.append(f"{len(data['text']):,} characters")
     return _cut(", ".join(parts), limit)
+
+
+def tree_line(tree: TreeSummary) -> str:
+    """A file tree in one line, from its typed summary: files, the project's own, tests, the cut."""
+    parts = [f"{tree.files:,} files"]
+    if tree.own_files != tree.files:
+        parts.append(f"{tree.own_files:,} the project's own ({tree.vendored_files:,} vendored)")
+    parts.append(f"{tree.tests:,} test files in {tree.test_packages:,} packages")
+    if tree.truncated:
+        parts.append(f"GitHub cut this tree: at least {tree.files:,} files")
+    return ", ".join(parts)
 
 
 def _cut(text: str, limit: int) -> str:
@@ -110,13 +123,18 @@ class TerminalRenderer:
         match event:
             case ev.RunStarted():
                 self._line(f"▶ Analysing {', '.join(event.targets)} with {event.model}", "bold")
+                for scope in event.scopes:
+                    self._line(
+                        f"  scope: {scope.label()} ({'file' if scope.kind == 'blob' else 'folder'})", "dim"
+                    )
                 if event.question:
                     self._line(f"  question: {event.question}")
                 if event.estimate is not None:
                     e = event.estimate
+                    prices = ", ".join(f"{p.what.replace('_', ' ')} {_per_mtok(p)}/M" for p in e.parts)
                     self._line(
                         f"  estimated cost: ${e.low_usd:.4f}-{e.high_usd:.4f} (up to {e.budget_tokens:,} "
-                        f"tokens, prices of {e.prices_as_of})",
+                        f"tokens, prices of {e.prices_as_of}{': ' + prices if prices else ''})",
                         "dim",
                     )
             case ev.TurnStarted():
@@ -193,7 +211,8 @@ class TerminalRenderer:
             badges.append("DEGRADED")
         head = f"   {'✓' if event.ok else '✗'} {event.tool} [{' · '.join(badges)}]"
         if event.ok:
-            self._line(f"{head}  {summarize(event.preview)}", "green" if not event.stale else "yellow")
+            said = tree_line(event.tree) if event.tree is not None else summarize(event.preview)
+            self._line(f"{head}  {said}", "green" if not event.stale else "yellow")
         else:
             self._line(f"{head}  {event.error or ''}", "red")
 
@@ -248,11 +267,24 @@ class TerminalRenderer:
             low = s.cost_low_usd if s.cost_low_usd is not None else s.cost_usd
             cost = f", ${low:.4f}" + (f"-{s.cost_usd:.4f}" if low != s.cost_usd else "")
             cost += f" (prices of {s.prices_as_of})" if s.prices_as_of else ""
+        cached = f" ({s.cached_prompt_tokens} cached)" if s.cached_prompt_tokens else ""
         self._line(
             f"✔ done{flag}: {s.turns} turns, {s.tool_calls} tool calls, {s.github_requests} GitHub requests, "
-            f"{s.cache_hits} cache hits, {s.prompt_tokens}+{s.completion_tokens} tokens{cost}, {s.elapsed_s:.1f}s",
+            f"{s.cache_hits} cache hits, {s.prompt_tokens}{cached}+{s.completion_tokens} tokens{cost}, "
+            f"{s.elapsed_s:.1f}s",
             "dim",
         )
+        priced = [p for p in s.cost_parts if p.tokens and p.usd_per_mtok_high]
+        if priced:
+            self._line(
+                "  cost by price: "
+                + "; ".join(
+                    f"{p.what.replace('_', ' ')} {p.tokens:,} × {_per_mtok(p)}/M = ${p.low_usd:.6f}"
+                    + (f"-{p.high_usd:.6f}" if p.low_usd != p.high_usd else "")
+                    for p in priced
+                ),
+                "dim",
+            )
         if event.diagnosis is not None:
             said = explain(event.diagnosis, "en")
             self._line(f"  ⚠ {said.what}", "yellow")
@@ -266,6 +298,12 @@ def _reading(event: ev.TurnProgress) -> str:
     if event.tokens_per_s is None:
         return f"reading the brief: {event.total:,} tokens"
     said = f"reading the brief: {event.done:,} / {event.total:,} tokens ({event.done / event.total:.0%})"
-    if event.eta_s is not None and event.tokens_per_s and event.done < event.total:
-        said += f", about {event.eta_s:.0f} s left at {event.tokens_per_s:.0f} tokens/s"
+    if event.tokens_per_s and event.done < event.total:
+        eta = (event.total - event.done) / event.tokens_per_s
+        said += f", about {eta:.0f} s left at {event.tokens_per_s:.0f} tokens/s"
     return said
+
+
+def _per_mtok(part: CostPart) -> str:
+    low, high = part.usd_per_mtok_low, part.usd_per_mtok_high
+    return f"${low:g}" if low == high else f"${low:g}-{high:g}"

@@ -23,9 +23,10 @@ SECTIONS = {
     "concurrency": "bench.concurrency",
     "ui": "bench.ui_latency",
     "events": "bench.event_cpu",
+    "modelcalls": "bench.modelcalls",
 }
 # Run only when asked for (--only): it needs a real model and takes tens of minutes on a laptop's CPU.
-OPTIONAL = {"realmodel": "bench.realmodel"}
+OPTIONAL = {"realmodel": "bench.realmodel", "realrepos": "bench.realrepos"}
 log = logging.getLogger("bench")
 
 
@@ -49,11 +50,17 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "--llm-size", choices=["0.5b", "1.5b"], help="realmodel: the local model (default 1.5b)"
     )
     parser.add_argument("--llm-max-tokens", type=int, help="realmodel: the reply limit (default 768)")
-    parser.add_argument("--repos", help="realmodel: comma-separated owner/name of testing.realrepos")
+    parser.add_argument(
+        "--repos", help="realmodel, realrepos: comma-separated owner/name (default: all of the section's)"
+    )
+    parser.add_argument(
+        "--mirror",
+        help="realrepos: folder of fetched repositories DIR/OWNER+NAME/repo (default /work/.mirror)",
+    )
     parser.add_argument(
         "--baseline",
-        help="concurrency: another checkout of the app (e.g. `git worktree add /tmp/base main`), "
-        "measured side by side with this one",
+        help="concurrency, modelcalls: another checkout of the app (e.g. `git worktree add /tmp/base "
+        "main`), measured side by side with this one",
     )
     return parser.parse_args(argv)
 
@@ -74,6 +81,7 @@ def configure(args: argparse.Namespace) -> BenchConfig:
             "llm_size",
             "llm_max_tokens",
             "baseline",
+            "mirror",
         )
         if getattr(args, name) is not None
     }

@@ -7,11 +7,12 @@
         turn_started -> reasoning_delta* / text_delta* -> turn_finished        (ModelDriver.turn)
         tool_call_started* -> [tool_retry | breaker_changed | rate_limit]* -> tool_call_finished*
                                   (all calls of the turn at once; one at a time when configured)
-    on a limit (turns, tool calls, tokens): one report turn without tools;
+    on a limit (turns, tool calls, tokens): one report turn (tools sent, none allowed);
     if the model is unreachable, or answers from memory, or the time is up: the deterministic writer,
     from the observations gathered (the offline planner gathers the basics first when none succeeded)
     a turn stopped mid-report (the time limit, a stalled stream): its partial report, completed by the
     deterministic writer's sections it did not reach
+    the model's report: diagram* (its proposals ran beside the report turn: agent.diagram_call)
     run_finished(report, degraded, stats)
 
 What real models do is read, not trusted (:mod:`~agent_core.agent.replies`): a tool call written as text
@@ -26,7 +27,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 
 from agent_core import events as ev
-from agent_core.agent.diagram_call import model_diagrams
+from agent_core.agent.diagram_call import Diagrams
 from agent_core.agent.endings import (
     completed_partial,
     failed,
@@ -59,17 +60,28 @@ class _After:
 
 
 async def model_run(run: Run, driver: ModelDriver) -> AsyncIterator[ev.Event]:
+    diagrams = Diagrams(run, driver)  # asked beside the turn that may be the report
+    try:
+        async for event in _run(run, driver, diagrams):
+            yield event
+    finally:
+        await diagrams.discard()  # a stopped run (or one without the model's report) cancels them
+
+
+async def _run(run: Run, driver: ModelDriver, diagrams: Diagrams) -> AsyncIterator[ev.Event]:
     after = _After()
     while after.report is None and after.stop_reason is None and after.failure is None:
         if (limit := run.limit_reached()) is not None:
             after = replace(after, stop_reason=limit)
             break
         nudged = after.nudged
-        async for item in _explore(run, driver, nudged=nudged):
+        async for item in _explore(run, driver, diagrams, nudged=nudged):
             if isinstance(item, Result):
                 after = item.value
             else:
                 yield item
+        if after.report is None:
+            await diagrams.discard()  # the turn was not the report: asked again beside the next one
     if after.report is None:
         failure = after.failure.error if after.failure else None
         if after.failure is not None:
@@ -77,26 +89,26 @@ async def model_run(run: Run, driver: ModelDriver) -> AsyncIterator[ev.Event]:
         elif after.ignored_tools:
             run.state.model_failure = replace(driver.diagnose(None), cause="model_no_tools")
         reason = after.stop_reason or model_reason(failure, run.language)
-        async for event in _finish_without_answer(run, driver, after.stop_reason, reason):
+        async for event in _finish_without_answer(run, driver, diagrams, after.stop_reason, reason):
             yield event
         return
-    async for event in _finish_model(run, driver, after.report, partial=after.partial):
+    async for event in _finish_model(run, driver, diagrams, after.report, partial=after.partial):
         yield event
 
 
 async def _finish_model(
-    run: Run, driver: ModelDriver, report: str, *, partial: bool = False
+    run: Run, driver: ModelDriver, diagrams: Diagrams, report: str, *, partial: bool = False
 ) -> AsyncIterator[ev.Event]:
-    """The model's report to its end, after the app's architecture diagrams (not for a follow-up's
-    answer: the first report has them; nor for a partial report: its time is up). They travel beside the
-    report, as ``diagram`` events, and each consumer appends them
-    (:func:`agent_core.report.export.diagram_section`). A partial report gets the deterministic
-    writer's sections it lacks."""
+    """The model's report to its end, after the architecture diagrams (not for a follow-up's answer: the
+    first report has them), asked beside the report turn. They travel beside the report, as ``diagram``
+    events, and each consumer appends them (:func:`agent_core.report.export.diagram_section`). A partial
+    report (its time is up) gets the tree's diagrams and the deterministic writer's sections it lacks."""
     graphs: list[Graph] | None = []
     if partial:
+        await diagrams.discard()
         report, graphs = completed_partial(run, report), None
     elif not run.follow_up:
-        async for item in model_diagrams(run, driver, report):
+        async for item in diagrams.drawn():
             if isinstance(item, Result):
                 graphs = item.value
             else:
@@ -105,9 +117,11 @@ async def _finish_model(
         yield event
 
 
-async def _explore(run: Run, driver: ModelDriver, *, nudged: bool) -> Step[_After]:
-    """One model turn and what it asked for: its tool calls run, or its answer judged."""
+async def _explore(run: Run, driver: ModelDriver, diagrams: Diagrams, *, nudged: bool) -> Step[_After]:
+    """One model turn and what it asked for: its tool calls run, or its answer judged. The diagram's
+    proposals start beside it (it may be the report) and are dropped unless it is."""
     outcome = TurnOutcome(turn=None, error=None)
+    diagrams.start()
     async for item in driver.turn(run, tools=not driver.text_mode):
         if isinstance(item, Result):
             outcome = item.value
@@ -120,6 +134,7 @@ async def _explore(run: Run, driver: ModelDriver, *, nudged: bool) -> Step[_Afte
     if reply.notice:
         yield ev.Notice(t=run.t(), level="info", message=reply.notice)
     if reply.calls:
+        await diagrams.discard()  # before the calls run: their observations are not the proposal's
         async for event in events_only(
             run.tool_turn(reply.calls, feed="text" if driver.text_mode else "native")
         ):
@@ -167,7 +182,7 @@ def _ask_to_use_tools(run: Run) -> ev.Notice:
 
 
 async def _finish_without_answer(
-    run: Run, driver: ModelDriver, stop_reason: str | None, reason: str
+    run: Run, driver: ModelDriver, diagrams: Diagrams, stop_reason: str | None, reason: str
 ) -> AsyncIterator[ev.Event]:
     """A limit stopped exploration, or the model failed: ask once without tools (unless the time is up),
     else write it ourselves."""
@@ -178,6 +193,7 @@ async def _finish_without_answer(
             level="warning",
             message=f"Stopping exploration: {stop_reason}. Asking the model for the report.",
         )
+        diagrams.start()
         run.parts.conversation.add({"role": "user", "content": report_request(run.language, stop_reason)})
         outcome = TurnOutcome(turn=None, error=None)
         async for item in driver.turn(run, tools=False):
@@ -187,7 +203,7 @@ async def _finish_without_answer(
                 yield item
         if outcome.turn is not None and outcome.turn.content.strip():
             content = _answer(run, driver, outcome.turn)
-            async for event in _finish_model(run, driver, content, partial=outcome.turn.partial):
+            async for event in _finish_model(run, driver, diagrams, content, partial=outcome.turn.partial):
                 yield event
             return
         if outcome.error is not None:

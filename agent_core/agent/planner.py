@@ -152,9 +152,16 @@ class OfflinePlanner:
     def _follow_ups(self, repo: RepoRef, results: Sequence[ToolResult]) -> list[_Pick]:
         """Everything worth calling for ``repo`` given what is known; made calls are filtered later."""
         tree = _root_tree(results)
-        if tree is not None:
-            entries = [(e.path, e.type) for e in tree.entries]
-            return [*self._bounded(_picks_from_paths(repo, entries)), *self._for_question(repo, entries)]
+        if tree is not None:  # a scoped run's folder is planned as if it were the root, then re-rooted
+            base = f"{tree.path}/" if tree.path else ""
+            entries = [(e.path.removeprefix(base), e.type) for e in tree.entries]
+            focus = [
+                _Pick(call=_call("read_file", repo, path=f), label=f, kind="question")
+                for f in [tree.focus]
+                if f
+            ]
+            picks = [*self._bounded(_picks_from_paths(repo, entries)), *self._for_question(repo, entries)]
+            return [*focus, *(_rooted(p, base) for p in picks)]
         tree_result = next((r for r in reversed(results) if r.tool == "get_file_tree"), None)
         if tree_result is None or not _worth_listing(results):
             return []
@@ -246,6 +253,9 @@ def _picks_from_paths(repo: RepoRef, entries: Iterable[tuple[str, str]]) -> list
         *(read(p, "manifest", p) for p in root_manifests[:head]),
         *(read(p, "ci", p) for p in ci[:1]),
         *(read(p, "license", p) for p in licenses),
+        *(
+            read(p, "attributes", p) for p in files if p == ".gitattributes"
+        ),  # the repository model's overrides
         *(_Pick(call=_call("list_directory", repo, path=t), label=f"{t}/", kind="tests") for t in tests),
         *(read(p, "manifest", p) for p in root_manifests[head:]),
         *(read(p, "ci", p) for p in ci[1:_MAX_CI_FILES]),
@@ -263,6 +273,7 @@ def _describe(repo: RepoRef, picks: Sequence[_Pick], *, several: bool, purpose: 
         ("manifest", "the manifests {}"),
         ("ci", "the CI configuration {}"),
         ("license", "the license {}"),
+        ("attributes", "the Linguist overrides {}"),
         ("question", f"for {purpose}: {{}}"),
     )
     for kind, template in wording:
@@ -275,6 +286,15 @@ def _describe(repo: RepoRef, picks: Sequence[_Pick], *, several: bool, purpose: 
     body = " and ".join(part for part in (verb, listing) if part)
     where = f" in {repo.full_name}" if several else ""
     return f"{body}{where}."
+
+
+def _rooted(pick: _Pick, base: str) -> _Pick:
+    """A pick planned inside a scoped folder, with its path from the repository root again."""
+    if not base:
+        return pick
+    path = base + str(pick.call.arguments.get("path", ""))
+    call = PlannedCall(tool=pick.call.tool, arguments={**pick.call.arguments, "path": path})
+    return _Pick(call=call, label=base + pick.label, kind=pick.kind)
 
 
 def _call(tool: str, repo: RepoRef, **arguments: Any) -> PlannedCall:
@@ -293,13 +313,14 @@ def _belongs(result: ToolResult, repo: RepoRef) -> bool:
 
 
 def _root_tree(results: Sequence[ToolResult]) -> FileTree | None:
-    """The latest whole tree fetched (a stale copy counts: it is still the repository's tree)."""
+    """The latest whole tree fetched (a stale copy counts: it is still the repository's tree); a
+    scoped run's is its folder's (``tree.path``)."""
     for result in reversed(results):
         if (
             result.tool == "get_file_tree"
             and result.ok
             and isinstance(result.value, FileTree)
-            and not result.value.path
+            and not result.arguments.get("path")
         ):
             return result.value
     return None

@@ -50,14 +50,12 @@ class TurnWatch:
             return None
         self._said, self._last_share = True, share
         rate = self.speed.prompt_tokens_per_s if self.speed is not None else None
-        eta = (progress.total - progress.processed) / rate if rate else None
         return ev.TurnProgress(
             t=self._run.t(),
             turn=self._turn,
             done=progress.processed,
             total=progress.total,
             tokens_per_s=round(rate, 1) if rate else None,
-            eta_s=round(eta, 1) if eta is not None else None,
         )
 
     def token(self, text: str = "") -> None:

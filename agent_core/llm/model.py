@@ -26,7 +26,7 @@ import json
 import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Literal, Protocol, cast
 
 import httpx2
 import openai
@@ -54,6 +54,8 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+ToolChoice = Literal["auto", "none"]
 
 _CONNECT_TIMEOUT = 10.0
 
@@ -88,8 +90,11 @@ class ChatModel(Protocol):
         *,
         tools: Sequence[Mapping[str, Any]] | None,
         stop: Sequence[str] | None = None,
+        tool_choice: ToolChoice = "auto",
     ) -> AsyncIterator[StreamPart]:
-        """``stop``: sequences that end the reply (the text protocol stops before an invented Observation)."""
+        """``stop``: sequences that end the reply (the text protocol stops before an invented Observation).
+        ``tool_choice="none"``: the tools are sent (the request keeps the prefix every request of the
+        run shares, which the provider's prompt cache reuses) but the model must answer in text."""
         ...
 
 
@@ -164,11 +169,12 @@ class OpenAIChatModel:
         *,
         tools: Sequence[Mapping[str, Any]] | None,
         stop: Sequence[str] | None = None,
+        tool_choice: ToolChoice = "auto",
     ) -> AsyncIterator[StreamPart]:
         """Stream one turn. Raises LLMError subclasses; IncompleteStreamError after yielding the parts."""
         guard = RepetitionGuard() if self._guard else None
         accumulator = TurnAccumulator(max_reasoning_chars=self._max_reasoning_chars, guard=guard)
-        stream = await self._open(messages, tools, stop)
+        stream = await self._open(messages, tools, stop, tool_choice)
         async with stream:  # releases the connection on early exit, error or cancellation
             while accumulator.degeneration is None:  # a loop: stop reading, the server stops writing
                 chunk = await self._next_chunk(stream)
@@ -190,6 +196,7 @@ class OpenAIChatModel:
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]] | None,
         stop: Sequence[str] | None,
+        tool_choice: ToolChoice = "auto",
     ) -> openai.AsyncStream[openai.types.chat.ChatCompletionChunk]:
         sampling = self._sampling
         try:
@@ -198,7 +205,7 @@ class OpenAIChatModel:
                     model=self.name,
                     messages=cast(Any, messages),
                     tools=cast(Any, tools) if tools else openai.omit,
-                    tool_choice="auto" if tools else openai.omit,
+                    tool_choice=tool_choice if tools else openai.omit,
                     temperature=self._temperature if self._temperature is not None else openai.omit,
                     frequency_penalty=_or_omit(sampling.frequency_penalty),
                     presence_penalty=_or_omit(sampling.presence_penalty),

@@ -11,6 +11,7 @@ import ipaddress
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 from urllib.parse import urlsplit
 
 from agent_core.errors import ConfigurationError
@@ -73,8 +74,8 @@ class ProviderPreset:
     sampling: Sampling = field(default_factory=Sampling)
     """Sampling settings sent with every request (LLM_FREQUENCY_PENALTY and friends override them);
     hosted models do not loop, and some of their APIs refuse penalties: none by default."""
-    extra_body: Mapping[str, object] = field(default_factory=dict)
-    """Fields the provider's server understands beyond OpenAI's (sent in every request's body)."""
+    extra_body: Mapping[str, Any] = field(default_factory=dict)
+    """Fields of the server's own sent with every request (llama.cpp: ``cache_prompt``, ``return_progress``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,7 +92,8 @@ class ModelConfig:
     price: ModelPrice | None = None
     """The model's price (:func:`agent_core.llm.prices.price_of`); None: unknown."""
     sampling: Sampling = field(default_factory=Sampling)
-    extra_body: Mapping[str, object] = field(default_factory=dict)
+    extra_body: Mapping[str, Any] = field(default_factory=dict)
+    """The preset's fields of the server's own, sent with every request."""
 
 
 DEFAULT_PROVIDER = "deepseek"
@@ -146,6 +148,22 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             wall_seconds=LOCAL_WALL_SECONDS,
             sampling=LOCAL_SAMPLING,
             extra_body=LOCAL_BODY,
+        ),
+        "llamacpp": ProviderPreset(
+            name="llamacpp",
+            label="llama.cpp server (local)",
+            base_url="http://127.0.0.1:8080/v1",
+            default_model="local",
+            models=("local",),
+            key_hint="no key needed",
+            context_window=8_192,  # llama-server's -c; GET /v1/models tells the real one
+            needs_key=False,
+            turn_timeout=LOCAL_TURN_SECONDS,
+            wall_seconds=LOCAL_WALL_SECONDS,
+            sampling=LOCAL_SAMPLING,
+            # Reuse the KV cache of the prompt prefix an earlier request left in the slot; say how far
+            # the prompt is read.
+            extra_body=types.MappingProxyType({"cache_prompt": True, "return_progress": True}),
         ),
         "custom": ProviderPreset(
             name="custom",

@@ -43,6 +43,7 @@ from agent_core.web.trace_items import (
     call_preview,
     diagram_item,
     report_pointer,
+    scope_items,
     short_args,
 )
 
@@ -76,8 +77,6 @@ class TraceView:
         self._stats = LiveStats()
         self._stopped_item: Item | None = None
 
-    # -- folding events -------------------------------------------------------------------------
-
     @property
     def finished(self) -> bool:
         """A ``run_finished`` or ``run_failed`` arrived, or the run was stopped."""
@@ -96,8 +95,8 @@ class TraceView:
         self._now = max(self._now, event.t)
         match event:
             case ev.RunStarted():
-                self.started = event
-                self._stats.estimate = event.estimate
+                self.started, self._stats.estimate = event, event.estimate
+                self._items.extend(scope_items(event, self.lang))  # a /tree/ or /blob/ URL's scope
             case ev.TurnStarted():
                 self._turn_started(event)
             case ev.ReasoningDelta() | ev.TextDelta():
@@ -184,6 +183,7 @@ class TraceView:
         step = self._steps.get(event.turn)
         self._stats.tokens_in += event.prompt_tokens or 0
         self._stats.tokens_out += event.completion_tokens or 0
+        self._stats.tokens_cached += event.cached_prompt_tokens or 0
         if event.tool_calls > 0 and self._answer_turn == event.turn:
             self._step(event.turn, event.t).notes.feed("".join(self._answer))
             self._set_answer([], None)

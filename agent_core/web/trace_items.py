@@ -142,9 +142,7 @@ def call_preview(event: ev.ToolCallFinished, lang: str = "en") -> str:
     """What a finished call shows: a file tree as a short summary (:mod:`~agent_core.web.tree_preview`),
     any other result as its fenced preview."""
     if event.tool == "get_file_tree" and event.ok:
-        short = tree_preview(event.preview, lang)
-        if short is not None:
-            return short
+        return tree_preview(event, lang)
     return fenced(event.preview)
 
 
@@ -165,3 +163,9 @@ def diagram_item(event: ev.DiagramDrawn, lang: str) -> Item:
     if event.dropped:
         lines.append(one_line(t("diagram_dropped", lang, paths=", ".join(event.dropped)), 300))
     return Item(title=one_line(title, 160), body="\n\n".join(lines))
+
+
+def scope_items(event: ev.RunStarted, lang: str) -> list[Item]:
+    """What the run's /tree/ or /blob/ URLs narrowed it to, one line each (none for whole repositories)."""
+    keys = {"blob": "scope_file", "tree": "scope_folder"}
+    return [Item(title=one_line(t(keys[s.kind], lang, where=s.label()), 160)) for s in event.scopes]
