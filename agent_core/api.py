@@ -22,7 +22,7 @@ from agent_core.report.words import Language
 from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.sources.mentions import find_repo_mentions
-from agent_core.wiring import open_analysis, turn_timeout
+from agent_core.wiring import open_analysis, sampling, turn_timeout
 
 
 async def stream_analysis(
@@ -105,6 +105,8 @@ async def run_agent(
         turn_timeout=turn_timeout(settings, config),
         max_tokens=settings.llm_max_tokens,
         temperature=settings.llm_temperature,
+        sampling=sampling(settings, config),
+        extra_body=config.extra_body,
     )
     services = Services(settings)
     try:

@@ -115,6 +115,17 @@ class TurnFinished:
     completion_tokens: int | None = None
     cached_prompt_tokens: int | None = None  # of prompt_tokens, served from the provider's prompt cache
     duration_s: float = 0.0
+    first_token_s: float | None = None  # from the request to the first token (None: no token came)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnProgress:  # a slow model reading its prompt, as the server reports it (llama.cpp: return_progress)
+    kind: Literal["turn_progress"] = "turn_progress"
+    t: float
+    turn: int
+    done: int  # of ``total`` prompt tokens, read at ``tokens_per_s`` (None: no rate yet)
+    total: int
+    tokens_per_s: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -314,6 +325,7 @@ Event: TypeAlias = (
     | ReasoningDelta
     | TextDelta
     | TurnFinished
+    | TurnProgress
     | ToolCallStarted
     | ToolRetry
     | ToolCallFinished
@@ -371,8 +383,7 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
 
 
 def _fields_of(cls: type[Any], data: Mapping[str, Any]) -> Any:
-    names = {f.name for f in dataclasses.fields(cls)}
-    return cls(**{k: v for k, v in data.items() if k in names})
+    return cls(**{k: v for k, v in data.items() if k in {f.name for f in dataclasses.fields(cls)}})
 
 
 def dumps_event(event: Event) -> str:
@@ -381,12 +392,9 @@ def dumps_event(event: Event) -> str:
 
 def dump_events(events: Iterable[Event], path: Path) -> None:
     """Save a run as JSON Lines (one event per line)."""
-    with path.open("w", encoding="utf-8") as fh:
-        for event in events:
-            fh.write(dumps_event(event) + "\n")
+    path.write_text("".join(dumps_event(event) + "\n" for event in events), encoding="utf-8")
 
 
 def load_events(path: Path) -> list[Event]:
     """Load a run saved by :func:`dump_events`."""
-    with path.open(encoding="utf-8") as fh:
-        return [event_from_dict(json.loads(line)) for line in fh if line.strip()]
+    return [event_from_dict(json.loads(x)) for x in path.read_text("utf-8").splitlines() if x.strip()]

@@ -48,9 +48,13 @@ class Settings:
     llm_provider: str | None = None
     llm_base_url: str | None = None
     llm_model: str | None = None
-    llm_turn_timeout: float | None = None  # None: the provider's (2 min hosted, 10 min local)
+    llm_turn_timeout: float | None = None  # longest wait for progress; None: the provider's (2/10 min)
     llm_max_tokens: int = 4096
     llm_temperature: float = 0.2
+    # Loop-discouraging sampling; None: the provider's (local servers: 0.3 and 1.1; hosted: not sent)
+    llm_frequency_penalty: float | None = None
+    llm_presence_penalty: float | None = None
+    llm_repeat_penalty: float | None = None  # llama.cpp's and Ollama's (1.0: off)
     llm_context_window: int | None = None  # None: what the endpoint reports, else the provider's
     tool_protocol: ToolProtocol = "auto"
     prefetch: bool = True

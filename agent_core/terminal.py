@@ -157,6 +157,8 @@ class TerminalRenderer:
                 self._stream(event.turn, event.text)
             case ev.TurnFinished():
                 self._end_stream()
+            case ev.TurnProgress():
+                self._line(f"⏳ {_reading(event)}", "dim")
             case ev.ToolCallStarted():
                 args = ", ".join(
                     f"{k}={v!r}" for k, v in event.arguments.items() if k not in ("owner", "repo")
@@ -289,6 +291,17 @@ class TerminalRenderer:
             self._line(f"  next: {said.next_step}")
         for reason in event.degraded_reasons:
             self._line(f"  ⚠ {reason}", "yellow")
+
+
+def _reading(event: ev.TurnProgress) -> str:
+    """``reading the brief: 1,200 / 4,800 tokens (25%), about 90 s left at 40 tokens/s``."""
+    if event.tokens_per_s is None:
+        return f"reading the brief: {event.total:,} tokens"
+    said = f"reading the brief: {event.done:,} / {event.total:,} tokens ({event.done / event.total:.0%})"
+    if event.tokens_per_s and event.done < event.total:
+        eta = (event.total - event.done) / event.tokens_per_s
+        said += f", about {eta:.0f} s left at {event.tokens_per_s:.0f} tokens/s"
+    return said
 
 
 def _per_mtok(part: CostPart) -> str:

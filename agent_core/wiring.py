@@ -44,6 +44,7 @@ from agent_core.llm import (
     ChatModel,
     ModelConfig,
     OpenAIChatModel,
+    Sampling,
     make_openai_client,
     model_configured,
     resolve_model_config,
@@ -133,8 +134,23 @@ def run_limits(settings: Settings, config: ModelConfig | None = None) -> RunLimi
 
 
 def turn_timeout(settings: Settings, config: ModelConfig) -> float:
-    """One model turn's deadline: the setting's, else the provider's (10 min for a local model)."""
+    """One model turn's longest wait for progress: the setting's, else the provider's (10 min for a
+    local model). A turn whose tokens flow is never stopped by it."""
     return settings.llm_turn_timeout or config.turn_timeout
+
+
+def sampling(settings: Settings, config: ModelConfig) -> Sampling:
+    """The provider's loop-discouraging sampling, each value overridden by its setting when set."""
+    preset = config.sampling
+    return Sampling(
+        frequency_penalty=_first(settings.llm_frequency_penalty, preset.frequency_penalty),
+        presence_penalty=_first(settings.llm_presence_penalty, preset.presence_penalty),
+        repeat_penalty=_first(settings.llm_repeat_penalty, preset.repeat_penalty),
+    )
+
+
+def _first(setting: float | None, preset: float | None) -> float | None:
+    return preset if setting is None else setting
 
 
 def toolbox_config(settings: Settings) -> ToolboxConfig:
@@ -209,6 +225,7 @@ def build_model(
         temperature=settings.llm_temperature,
         trusted=trusted,
         max_reasoning_chars=settings.reasoning_max_chars,
+        sampling=sampling(settings, config),
         extra_body=config.extra_body or None,
     )
     return model, config

@@ -13,11 +13,20 @@ whether the report stood on zero observations and whether the context window ove
     python -m bench --only realmodel --llm-url http://127.0.0.1:11434/v1 --llm-model qwen3:8b   # Ollama
     python -m bench --only realmodel --llm-url https://api.deepseek.com --llm-model deepseek-flash \\
         --llm-key "$API_KEY"                               # a hosted API
+    BENCH_REALMODEL=explore python -m bench --only realmodel --out /tmp/realmodel.json   # questions only
+
+Two kinds of runs (``BENCH_REALMODEL``, default ``explore,report``): ``explore`` asks each repository a
+question the brief cannot answer (which function parses the command line, where retries are
+configured): does the model call tools after the brief, and does its answer name a file it read after
+it? ``report``: the overview report, prefetch on and off. Both say the time to the first token of the
+first model turn, the tool calls after the brief, the claims the checker verified and contradicted, and
+the loops the stream's guard cut.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import re
 import subprocess
@@ -39,6 +48,7 @@ from testing.emulator.github import GitHubEmulator
 from testing.llm import LocalModel, local_model
 from testing.realrepos import REAL_REPOS, RealRepo, build, serve
 
+log = logging.getLogger(__name__)
 CACHE = Path(os.environ.get("BENCH_CACHE", Path.home() / ".cache" / "repo-analyst-bench"))
 
 
@@ -63,6 +73,72 @@ class Outcome:
     writer: str
     report: str  # annotated with the checker's marks
     raw: str  # as the writer wrote it
+    seen: Seen | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Seen:
+    """What the events of one run say, whatever it was asked."""
+
+    first_token_s: float | None  # of the first model turn (after the brief, when there is one)
+    explored: int  # tool calls the model made itself (after the brief)
+    read_after_brief: tuple[str, ...]  # paths those calls read, successfully
+    verified: int
+    contradicted: int
+    loops_cut: int
+    partial: bool
+
+    @classmethod
+    def of(cls, events: list[ev.Event]) -> Seen:
+        started = {e.call_id: e for e in events if isinstance(e, ev.ToolCallStarted)}
+        own = [
+            e for e in events if isinstance(e, ev.ToolCallFinished) and not e.call_id.startswith("basics-")
+        ]
+        read = tuple(
+            str(started[e.call_id].arguments.get("path", ""))
+            for e in own
+            if e.ok and e.call_id in started and started[e.call_id].arguments.get("path")
+        )
+        check = next((e for e in events if isinstance(e, ev.ClaimsChecked)), None)
+        model_turns = [e for e in events if isinstance(e, ev.TurnFinished) and e.first_token_s is not None]
+        done = events[-1]
+        return cls(
+            first_token_s=model_turns[0].first_token_s if model_turns else None,
+            explored=len(own),
+            read_after_brief=read,
+            verified=check.verified if check else 0,
+            contradicted=check.contradicted if check else 0,
+            loops_cut=sum(isinstance(e, ev.TurnFinished) and e.finish_reason == "repetition" for e in events),
+            partial=isinstance(done, ev.RunFinished)
+            and any("partial report" in r for r in done.degraded_reasons),
+        )
+
+    def line(self) -> str:
+        first = "no token" if self.first_token_s is None else f"first token {self.first_token_s:.0f} s"
+        return (
+            f"{first}; {self.explored} tool calls after the brief; claims {self.verified} verified / "
+            f"{self.contradicted} contradicted; {self.loops_cut} loops cut"
+            + ("; partial" if self.partial else "")
+        )
+
+
+EXPLORATION: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("pallets/click", "Which function parses the command-line arguments?", ("parser.py",)),
+    ("psf/requests", "Where are retries configured?", ("adapters.py",)),
+    ("pallets/flask", "Which function runs the `flask` command-line interface?", ("cli.py",)),
+)
+"""(repository, a question the brief cannot answer, the files whose names an answer from them gives)."""
+
+
+@dataclass(frozen=True)
+class Explored:
+    repo: str
+    question: str
+    seen: Seen
+    wall: float
+    writer: str
+    cites_read_file: bool  # the answer names a file the model read after the brief
+    right_file: bool  # ... and it is where the answer lives
 
 
 @dataclass(frozen=True)
@@ -165,7 +241,9 @@ async def analyse(real: RealRepo, model: LocalModel, *, prefetch: bool, workdir:
             prefetch=prefetch,
         )
         started = time.monotonic()
-        run = await run_once(settings, "", target=real.full_name, turn_timeout=model.turn_timeout)
+        run = await run_once(
+            settings, "", target=real.full_name, turn_timeout=model.turn_timeout, presets=True
+        )
         wall = time.monotonic() - started
         requests = len(emu.requests)
     done = run.events[-1]
@@ -188,6 +266,46 @@ async def analyse(real: RealRepo, model: LocalModel, *, prefetch: bool, workdir:
         writer=done.writer if isinstance(done, ev.RunFinished) else "none (run_failed)",
         report=annotate(report, check),
         raw=report,
+        seen=Seen.of(run.events),
+    )
+
+
+async def explore(
+    real: RealRepo, question: str, answers: tuple[str, ...], model: LocalModel, workdir: Path
+) -> Explored:
+    """One question the brief cannot answer, asked as a user would (prefetch on)."""
+    with GitHubEmulator() as emu:
+        serve(emu, real, CACHE)
+        settings = Settings(
+            github_api_url=emu.base_url,
+            cache_dir=workdir / f"{real.full_name.replace('/', '_')}-explore",
+            api_key=model.key,
+            llm_provider="custom",
+            llm_base_url=model.base_url,
+            llm_model=model.name,
+            llm_max_tokens=model.max_tokens,
+            llm_temperature=0.0,
+            llm_turn_timeout=model.turn_timeout,
+            max_turns=4,
+        )
+        started = time.monotonic()
+        run = await run_once(
+            settings, question, target=real.full_name, turn_timeout=model.turn_timeout, presets=True
+        )
+        wall = time.monotonic() - started
+    done = run.events[-1]
+    report = done.report if isinstance(done, ev.RunFinished) else ""
+    seen = Seen.of(run.events)
+    names = {p.rsplit("/", 1)[-1] for p in seen.read_after_brief if p}
+    cited = {n for n in names if n and n in report}
+    return Explored(
+        repo=real.full_name,
+        question=question,
+        seen=seen,
+        wall=wall,
+        writer=done.writer if isinstance(done, ev.RunFinished) else "none (run_failed)",
+        cites_read_file=bool(cited),
+        right_file=any(a in cited for a in answers),
     )
 
 
@@ -214,9 +332,16 @@ def endpoint(config: BenchConfig) -> Iterator[LocalModel]:
 
 async def measure_async(config: BenchConfig, workdir: Path) -> Section:
     wanted = [r for r in REAL_REPOS if not config.repos or r.full_name in config.repos]
+    kinds = os.environ.get("BENCH_REALMODEL", "explore,report").split(",")
     outcomes: list[Outcome] = []
+    explored: list[Explored] = []
     with endpoint(config) as model:
-        for real in wanted:
+        for repo, question, answers in EXPLORATION if "explore" in kinds else ():
+            real = next((r for r in wanted if r.full_name == repo), None)
+            if real is not None:
+                explored.append(await explore(real, question, answers, model, workdir))
+                log.warning("realmodel explore %s: %s", repo, explored[-1])
+        for real in wanted if "report" in kinds else ():
             for prefetch in (True, False):
                 outcome = await analyse(real, model, prefetch=prefetch, workdir=workdir)
                 outcomes.append(outcome)
@@ -225,7 +350,7 @@ async def measure_async(config: BenchConfig, workdir: Path) -> Section:
                 (workdir / f"{stem}.raw.md").write_text(
                     outcome.raw, encoding="utf-8"
                 )  # as written: re-judge it
-    metrics: list[Metric] = []
+    metrics = _explore_metrics(explored)
     for o in outcomes:
         mode = "prefetch on" if o.prefetch else "prefetch off"
         false = len(o.judged.false)
@@ -238,11 +363,14 @@ async def measure_async(config: BenchConfig, workdir: Path) -> Section:
                     f"{o.wall:.0f} s; {o.requests} GitHub requests; writer {o.writer}"
                     + ("" if o.grounded else "; NOT GROUNDED")
                     + ("; context overflow" if o.overflowed else "")
+                    + (f"; {o.seen.line()}" if o.seen else "")
                 ),
                 target="every false claim caught",
                 met=o.caught == false,
             )
         )
+    if not outcomes:
+        return Section(key="realmodel", title="Real model", metrics=metrics, notes=_notes(model, workdir))
     total_false = sum(len(o.judged.false) for o in outcomes)
     caught = sum(o.caught for o in outcomes)
     metrics += [
@@ -260,13 +388,40 @@ async def measure_async(config: BenchConfig, workdir: Path) -> Section:
             target="all",
         ),
     ]
-    notes = [
-        f"model {model.name} at {model.base_url}, max_tokens {model.max_tokens}, temperature 0; reports in {workdir}"
-    ]
+    notes = _notes(model, workdir)
     for o in outcomes:
         for f in o.judged.false:
             notes.append(f"false in {o.repo} ({'on' if o.prefetch else 'off'}): {f.kind} {f.value!r}")
     return Section(key="realmodel", title="Real model", metrics=metrics, notes=notes)
+
+
+def _explore_metrics(explored: list[Explored]) -> list[Metric]:
+    metrics = [
+        Metric(
+            name=f"{e.repo} · {e.question}",
+            value="answered from what it read" if e.cites_read_file else "not from observations",
+            note=f"{e.seen.line()}; {e.wall:.0f} s; writer {e.writer}"
+            + ("; names the right file" if e.right_file else ""),
+        )
+        for e in explored
+    ]
+    if explored:
+        metrics.append(
+            Metric(
+                name="exploration questions answered from observations made after the brief",
+                value=f"{sum(e.cites_read_file for e in explored)}/{len(explored)}",
+                note=f"right file named in {sum(e.right_file for e in explored)}/{len(explored)}; "
+                f"tool calls after the brief: {[e.seen.explored for e in explored]}",
+            )
+        )
+    return metrics
+
+
+def _notes(model: LocalModel, workdir: Path) -> list[str]:
+    return [
+        f"model {model.name} at {model.base_url}, max_tokens {model.max_tokens}, temperature 0, the "
+        f"custom preset's sampling (frequency penalty 0.3, repeat penalty 1.1); reports in {workdir}"
+    ]
 
 
 def measure(config: BenchConfig, workdir: Path) -> Section:

@@ -18,7 +18,7 @@ from agent_core.grammar import check_grammar
 from agent_core.llm import OpenAIChatModel, resolve_model_config
 from agent_core.services import Services
 from agent_core.settings import Settings
-from agent_core.wiring import OpenedAnalysis, open_analysis, uses_model
+from agent_core.wiring import OpenedAnalysis, open_analysis, sampling, uses_model
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.model_server import JSONDict, Router, ScriptedModelServer, Turn
 
@@ -109,9 +109,12 @@ async def analysis(
     turn_timeout: float = 10.0,
     clock: Clock | None = None,
     provider: str = "custom",
+    presets: bool = False,
 ) -> AsyncIterator[Run]:
     """An opened analysis over ``settings``; ``provider`` names the preset whose prices apply to the
-    model (``custom``: none known), whatever loopback server ``settings.llm_base_url`` points at."""
+    model (``custom``: none known), whatever loopback server ``settings.llm_base_url`` points at.
+    ``presets``: the model is sent the preset's sampling and extra fields, as the app sends them (the
+    benchmark of a real model); tests leave them out."""
     services = Services(settings, clock=clock)
     client: openai.AsyncOpenAI | None = None
     model = config = None
@@ -120,18 +123,20 @@ async def analysis(
         client = openai.AsyncOpenAI(
             base_url=settings.llm_base_url, api_key=settings.api_key, max_retries=max_retries
         )
+        config = resolve_model_config(
+            provider=provider,
+            base_url=settings.llm_base_url,
+            model=settings.llm_model,
+            api_key=settings.api_key,
+        )
         model = OpenAIChatModel(
             client,
             model=settings.llm_model or "m",
             turn_timeout=turn_timeout,
             max_tokens=settings.llm_max_tokens,
             temperature=settings.llm_temperature,
-        )
-        config = resolve_model_config(
-            provider=provider,
-            base_url=settings.llm_base_url,
-            model=settings.llm_model,
-            api_key=settings.api_key,
+            sampling=sampling(settings, config) if presets else None,
+            extra_body=config.extra_body if presets else None,
         )
     try:
         opened = await open_analysis(

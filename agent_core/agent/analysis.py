@@ -31,6 +31,7 @@ from agent_core.agent.prefetch import gather_basics
 from agent_core.agent.prompts import detect_language, system_prompt, task_message
 from agent_core.agent.run import Parts, Run
 from agent_core.agent.sink import EventSink
+from agent_core.agent.turn_words import beyond_brief
 from agent_core.clock import Clock
 from agent_core.repo import RepoRef, RunScope
 from agent_core.resilience import BreakerBoard
@@ -135,7 +136,8 @@ class Analysis:
         if self.driver is not None and self._prefetch and not follow_up:
             async for item in gather_basics(run, brief_tokens=self.driver.budget() // 3):
                 if isinstance(item, Result):
-                    self.parts.conversation.messages[1]["content"] += "\n\n" + item.value
+                    hint = f"\n\n{beyond_brief(run.language)}" if question.strip() else ""
+                    self.parts.conversation.messages[1]["content"] += "\n\n" + item.value + hint
                 else:
                     yield item
         body = planner_run(run) if self.driver is None else model_run(run, self.driver)

@@ -17,6 +17,7 @@ from typing import Literal
 from agent_core import events as ev
 from agent_core.agent.diagram_call import diagram_event, diagram_texts, tree_diagrams
 from agent_core.agent.run import Run
+from agent_core.agent.turn_words import completed_note
 from agent_core.diagnosis import Failure, diagnose_results, explain
 from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.llm.prices import CostRange
@@ -92,6 +93,24 @@ def written_report(run: Run, *, reason: str | None = None) -> str:
         writer_note=note,
         scopes=run.parts.scopes,
     )
+
+
+def completed_partial(run: Run, report: str) -> str:
+    """A model's report that was stopped before its end, closed (an open code fence) and followed by the
+    deterministic writer's sections whose headings it does not have, under a line that says so."""
+    report = report.rstrip()
+    if report.count("```") % 2:
+        report += "\n```"
+    have = {_heading(line) for line in report.splitlines() if line.startswith("## ")}
+    written = written_report(run).split("\n## ")
+    missing = [f"## {section.rstrip()}" for section in written[1:] if _heading(f"## {section}") not in have]
+    if not missing:
+        return report + "\n"
+    return "\n\n".join([report, "---", completed_note(run.language), *missing]) + "\n"
+
+
+def _heading(text: str) -> str:
+    return " ".join(text.split("\n", 1)[0].removeprefix("## ").split()).casefold()
 
 
 def model_reason(error: BaseException | None, language: Language) -> str:

@@ -7,9 +7,11 @@
         turn_started -> reasoning_delta* / text_delta* -> turn_finished        (ModelDriver.turn)
         tool_call_started* -> [tool_retry | breaker_changed | rate_limit]* -> tool_call_finished*
                                   (all calls of the turn at once; one at a time when configured)
-    on a limit (turns, tool calls, tokens, wall time): one report turn (tools sent, none allowed);
-    if the model is unreachable, or answers from memory: the deterministic writer, from the
-    observations gathered (the offline planner gathers the basics first when none succeeded)
+    on a limit (turns, tool calls, tokens): one report turn (tools sent, none allowed);
+    if the model is unreachable, or answers from memory, or the time is up: the deterministic writer,
+    from the observations gathered (the offline planner gathers the basics first when none succeeded)
+    a turn stopped mid-report (the time limit, a stalled stream): its partial report, completed by the
+    deterministic writer's sections it did not reach
     the model's report: diagram* (its proposals ran beside the report turn: agent.diagram_call)
     run_finished(report, degraded, stats)
 
@@ -27,6 +29,7 @@ from dataclasses import dataclass, replace
 from agent_core import events as ev
 from agent_core.agent.diagram_call import Diagrams
 from agent_core.agent.endings import (
+    completed_partial,
     failed,
     finish,
     gathered_anything,
@@ -40,7 +43,7 @@ from agent_core.agent.planner_run import planner_turns
 from agent_core.agent.prompts import report_request, use_tools_request
 from agent_core.agent.replies import native_step, react_step
 from agent_core.agent.run import Run
-from agent_core.llm import ReactFormatError, parse_react
+from agent_core.llm import ModelTurn, ReactFormatError, parse_react
 from agent_core.report.diagram import Graph
 
 
@@ -53,6 +56,7 @@ class _After:
     failure: TurnOutcome | None = None
     nudged: bool = False
     ignored_tools: bool = False  # answered from memory twice
+    partial: bool = False  # the report was stopped before its end
 
 
 async def model_run(run: Run, driver: ModelDriver) -> AsyncIterator[ev.Event]:
@@ -88,18 +92,22 @@ async def _run(run: Run, driver: ModelDriver, diagrams: Diagrams) -> AsyncIterat
         async for event in _finish_without_answer(run, driver, diagrams, after.stop_reason, reason):
             yield event
         return
-    async for event in _finish_model(run, driver, diagrams, after.report):
+    async for event in _finish_model(run, driver, diagrams, after.report, partial=after.partial):
         yield event
 
 
 async def _finish_model(
-    run: Run, driver: ModelDriver, diagrams: Diagrams, report: str
+    run: Run, driver: ModelDriver, diagrams: Diagrams, report: str, *, partial: bool = False
 ) -> AsyncIterator[ev.Event]:
     """The model's report to its end, after the architecture diagrams (not for a follow-up's answer: the
     first report has them), asked beside the report turn. They travel beside the report, as ``diagram``
-    events, and each consumer appends them (:func:`agent_core.report.export.diagram_section`)."""
-    graphs: list[Graph] = []
-    if not run.follow_up:
+    events, and each consumer appends them (:func:`agent_core.report.export.diagram_section`). A partial
+    report (its time is up) gets the tree's diagrams and the deterministic writer's sections it lacks."""
+    graphs: list[Graph] | None = []
+    if partial:
+        await diagrams.discard()
+        report, graphs = completed_partial(run, report), None
+    elif not run.follow_up:
         async for item in diagrams.drawn():
             if isinstance(item, Result):
                 graphs = item.value
@@ -119,8 +127,8 @@ async def _explore(run: Run, driver: ModelDriver, diagrams: Diagrams, *, nudged:
             outcome = item.value
         else:
             yield item
-    if outcome.error is not None or outcome.turn is None:
-        yield Result(value=_After(failure=outcome, nudged=nudged))
+    if outcome.error is not None or outcome.turn is None or outcome.turn.partial:
+        yield Result(value=_stopped(run, driver, outcome, nudged=nudged))
         return
     reply = (react_step if driver.text_mode else native_step)(run, outcome.turn)
     if reply.notice:
@@ -146,6 +154,23 @@ async def _explore(run: Run, driver: ModelDriver, diagrams: Diagrams, *, nudged:
         yield Result(value=_After(nudged=True))
 
 
+def _stopped(run: Run, driver: ModelDriver, outcome: TurnOutcome, *, nudged: bool) -> _After:
+    """A turn that failed, or was stopped mid-report (its partial report is the answer)."""
+    if outcome.error is None and outcome.turn is not None:
+        return _After(report=_answer(run, driver, outcome.turn), nudged=nudged, partial=True)
+    return _After(failure=outcome, nudged=nudged)
+
+
+def _answer(run: Run, driver: ModelDriver, turn: ModelTurn) -> str:
+    """A turn's text taken as the answer (a text-protocol reply: its ``Final:``), kept in the conversation."""
+    content = turn.content
+    if driver.text_mode:
+        with contextlib.suppress(ReactFormatError):
+            content = parse_react(content).final or content
+    run.parts.conversation.add({"role": "assistant", "content": turn.content})
+    return content.strip()
+
+
 def _ask_to_use_tools(run: Run) -> ev.Notice:
     """The model answered with nothing observed: its answer is dropped, and it is asked once to look."""
     run.parts.conversation.add({"role": "user", "content": use_tools_request(run.language)})
@@ -159,8 +184,10 @@ def _ask_to_use_tools(run: Run) -> ev.Notice:
 async def _finish_without_answer(
     run: Run, driver: ModelDriver, diagrams: Diagrams, stop_reason: str | None, reason: str
 ) -> AsyncIterator[ev.Event]:
-    """A limit stopped exploration, or the model failed: ask once without tools, else write it ourselves."""
-    if stop_reason is not None and gathered_anything(run) and driver.available(run):
+    """A limit stopped exploration, or the model failed: ask once without tools (unless the time is up),
+    else write it ourselves."""
+    in_time = run.time_limit_reached() is None
+    if stop_reason is not None and in_time and gathered_anything(run) and driver.available(run):
         yield ev.Notice(
             t=run.t(),
             level="warning",
@@ -175,12 +202,8 @@ async def _finish_without_answer(
             else:
                 yield item
         if outcome.turn is not None and outcome.turn.content.strip():
-            content = outcome.turn.content
-            if driver.text_mode:
-                with contextlib.suppress(ReactFormatError):
-                    content = parse_react(content).final or content
-            run.parts.conversation.add({"role": "assistant", "content": outcome.turn.content})
-            async for event in _finish_model(run, driver, diagrams, content.strip()):
+            content = _answer(run, driver, outcome.turn)
+            async for event in _finish_model(run, driver, diagrams, content, partial=outcome.turn.partial):
                 yield event
             return
         if outcome.error is not None:

@@ -10,20 +10,31 @@ The context budget is the model's window minus the reply's ``max_tokens``, the t
 every request and a small margin (or the ``CONTEXT_BUDGET_TOKENS`` setting when it is smaller). A server
 that still answers "context exceeded" is believed: its window (when it says) replaces ours, the
 conversation is compacted to fit, and the turn is sent once more. The same request is never retried.
+
+Slow models: the turn says what it reads and how far the server is (``turn_progress``, through a
+:class:`~agent_core.agent.progress.TurnWatch`). A turn that reaches the run's time limit while the model
+still writes is stopped there, and the answer text that arrived is its (partial) result; so is the text
+of a turn whose stream stalled or broke off after a report had begun: a model's work is never thrown away
+for the fallback writer's. A turn the stream's guard stopped because the model looped ends with the text
+before the loop, and says where it was cut.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from agent_core import events as ev
 from agent_core.agent.flow import Result, Step
+from agent_core.agent.progress import TurnWatch
 from agent_core.agent.run import Run
+from agent_core.agent.turn_words import cut_reason, partial_reason
 from agent_core.diagnosis import model_cause
 from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.llm import (
@@ -33,7 +44,10 @@ from agent_core.llm import (
     IncompleteStreamError,
     ModelConfig,
     ModelTurn,
+    PromptProgress,
     ReasoningDelta,
+    StreamPart,
+    ToolCallDelta,
     ToolsUnsupportedError,
     TurnComplete,
     estimate_messages,
@@ -72,6 +86,7 @@ class TurnOutcome:
 
     turn: ModelTurn | None
     error: LLMError | CircuitOpenError | None
+    first_token_s: float | None = None
 
 
 class ModelDriver:
@@ -201,6 +216,10 @@ class ModelDriver:
         if outcome.error is not None:
             run.state.degraded.append(f"model failed: {outcome.error}")
             yield _notice(run, f"Model turn failed: {outcome.error}")
+        if turn is not None and turn.degeneration is not None:
+            reason = cut_reason(turn.degeneration.line, run.language)
+            run.state.degraded.append(reason)
+            yield _notice(run, cut_reason(turn.degeneration.line, "en").capitalize() + ".")
         yield ev.TurnFinished(
             t=run.t(),
             turn=turn_no,
@@ -210,6 +229,7 @@ class ModelDriver:
             completion_tokens=turn.usage.completion_tokens if turn and turn.usage else None,
             cached_prompt_tokens=turn.usage.cached_prompt_tokens if turn and turn.usage else None,
             duration_s=clock.monotonic() - started,
+            first_token_s=outcome.first_token_s,
         )
         yield Result(value=outcome)
 
@@ -270,6 +290,7 @@ class ModelDriver:
             return
         outcome, failure = Outcome.IGNORED, None
         turn: ModelTurn | None = None
+        watch = TurnWatch(run, turn_no)
         try:
             stream = self.model.stream_turn(
                 conversation.messages,
@@ -277,21 +298,31 @@ class ModelDriver:
                 stop=TEXT_STOP if self.text_mode else None,
                 tool_choice="auto" if tools else "none",
             )
-            async for part in stream:
-                if isinstance(part, ReasoningDelta):
-                    yield ev.ReasoningDelta(t=run.t(), turn=turn_no, text=part.text)
-                elif isinstance(part, ContentDelta):
-                    yield ev.TextDelta(t=run.t(), turn=turn_no, text=part.text)
-                elif isinstance(part, TurnComplete):
-                    turn = part.turn
+            async for item in _read(run, turn_no, watch, stream):
+                if isinstance(item, Result):
+                    turn = item.value
+                else:
+                    yield item
             outcome = Outcome.SUCCESS
+        except TimeoutError:
+            outcome = Outcome.IGNORED  # the run's limit, not the endpoint's fault
+            turn, failure = watch.partial(), None
+            if turn is None:
+                failure = LLMError(
+                    "the run's time limit was reached before the model's answer", kind="timeout"
+                )
+            else:
+                yield _kept(run, "The run's time limit stopped the model mid-report")
         except LLMError as exc:
             failure = self._last_failure = exc
             unavailable = exc.status is None or exc.status >= 500 or exc.status == 429
             outcome = Outcome.FAILURE if unavailable and exc.kind != "context" else Outcome.IGNORED
+            if exc.kind in ("timeout", "stream") and (turn := watch.partial()) is not None:
+                failure = None  # the report had begun: keep it rather than write another
+                yield _kept(run, f"The model stream stopped mid-report ({exc})")
         finally:
             permit.record(outcome, failure)
-        yield Result(value=TurnOutcome(turn=turn, error=failure))
+        yield Result(value=TurnOutcome(turn=turn, error=failure, first_token_s=watch.first_token_s))
 
     def _switch_to_text(self, run: Run) -> None:
         self.text_mode = True
@@ -316,6 +347,51 @@ def fitting_budget(window: int, max_tokens: int, setting: int | None = None) -> 
     the CONTEXT_BUDGET_TOKENS setting, when it is smaller)."""
     fits = int(window * (1 - _MARGIN)) - max_tokens
     return max(256, min(fits, setting) if setting else fits)
+
+
+async def _read(
+    run: Run, turn_no: int, watch: TurnWatch, stream: AsyncIterator[StreamPart]
+) -> Step[ModelTurn | None]:
+    """The turn's events as its parts stream; raises TimeoutError when the run's time is up first."""
+    turn: ModelTurn | None = None
+    async with contextlib.aclosing(stream), asyncio.timeout(_time_left(run)):  # type: ignore[type-var]
+        async for part in stream:
+            if isinstance(part, PromptProgress):
+                if (progress := watch.prompt(part)) is not None:
+                    yield progress
+            elif isinstance(part, TurnComplete):
+                turn = part.turn
+            elif (event := _part_event(run, turn_no, watch, part)) is not None:
+                yield event
+            if turn is None and run.time_limit_reached() is not None:
+                raise TimeoutError  # the run's time is up: stop the model where it is
+    yield Result(value=turn)
+
+
+def _part_event(
+    run: Run, turn_no: int, watch: TurnWatch, part: ReasoningDelta | ContentDelta | ToolCallDelta
+) -> ev.TextDelta | ev.ReasoningDelta | None:
+    """The event for a piece of the model's writing (none for a tool call's pieces), noted by ``watch``."""
+    if isinstance(part, ContentDelta):
+        watch.token(part.text)
+        return ev.TextDelta(t=run.t(), turn=turn_no, text=part.text)
+    watch.token()
+    if isinstance(part, ToolCallDelta):
+        watch.calls_started = True
+        return None
+    return ev.ReasoningDelta(t=run.t(), turn=turn_no, text=part.text)
+
+
+def _kept(run: Run, why: str) -> ev.Notice:
+    """A turn stopped mid-report keeps what it wrote: said in the trace and in the report's gaps."""
+    run.state.degraded.append(partial_reason(run.language))
+    return _notice(run, f"{why}; its partial report is kept.")
+
+
+def _time_left(run: Run) -> float:
+    """Seconds until the run's time limit (at least a moment: the check itself says when it is reached)."""
+    limits = run.parts.limits
+    return max(1.0, limits.max_wall_seconds - (run.parts.clock.monotonic() - run.state.started))
 
 
 def _notice(run: Run, message: str) -> ev.Notice:

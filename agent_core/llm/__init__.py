@@ -1,12 +1,14 @@
 """The model layer: one streamed turn over any OpenAI-compatible endpoint, provider presets, a text
 ReAct protocol for endpoints without tool calling, and offline token estimates."""
 
+from .degeneration import Degeneration, RepetitionGuard
 from .endpoint_guard import Resolver, check_visitor_url, guarded_client, system_resolver
 from .model import (
     ChatModel,
     ContextExceededError,
     IncompleteStreamError,
     OpenAIChatModel,
+    Sampling,
     ToolsUnsupportedError,
     make_openai_client,
 )
@@ -27,6 +29,7 @@ from .providers import (
 from .stream import (
     ContentDelta,
     ModelTurn,
+    PromptProgress,
     ReasoningDelta,
     StreamPart,
     ToolCallAccumulator,
@@ -49,15 +52,19 @@ __all__ = [
     "ChatModel",
     "ContentDelta",
     "ContextExceededError",
+    "Degeneration",
     "IncompleteStreamError",
     "ModelConfig",
     "ModelTurn",
     "OpenAIChatModel",
+    "PromptProgress",
     "ProviderPreset",
     "ReactFormatError",
     "ReactStep",
     "ReasoningDelta",
+    "RepetitionGuard",
     "Resolver",
+    "Sampling",
     "StreamPart",
     "ToolCallAccumulator",
     "ToolCallDelta",

@@ -8,9 +8,15 @@ stranger chose (``trusted=False``) not even that: only the class of the failure 
 allowed, unauthorised, refused, bad response), so the server cannot be used to read other services'
 answers or to tell which ports answer.
 
-Timeouts: the SDK's read timeout restarts on every byte, and servers send keep-alive comments, so a
-stalled turn would never time out. Each turn therefore has a wall-clock deadline, checked around every
-wait for the server.
+Timeouts measure stalls, not work: the SDK's read timeout restarts on every byte, and servers send
+keep-alive comments, so a stalled turn would never time out. Each wait for the server (the response,
+then every chunk) therefore has its own deadline, ``stall_timeout``: a turn fails when nothing arrives
+for that long (a keep-alive comment is not progress; a token or a prompt-progress chunk is), never
+because a slow model is still writing. What bounds a turn's length is ``max_tokens`` and the run's time
+limit (:mod:`agent_core.agent.model_turn`).
+
+A reply that starts looping (:mod:`~agent_core.llm.degeneration`) is stopped at the first repeat: the
+connection is closed, which stops the server generating, and the turn ends with what came before.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol, cast
 
 import httpx2
@@ -33,6 +40,7 @@ from .api_errors import (
     classify_api_error,
     map_api_error,
 )
+from .degeneration import RepetitionGuard
 from .stream import StreamPart, TurnAccumulator, TurnComplete
 
 __all__ = [
@@ -40,6 +48,7 @@ __all__ = [
     "ContextExceededError",
     "IncompleteStreamError",
     "OpenAIChatModel",
+    "Sampling",
     "ToolsUnsupportedError",
     "make_openai_client",
 ]
@@ -49,6 +58,21 @@ logger = logging.getLogger(__name__)
 ToolChoice = Literal["auto", "none"]
 
 _CONNECT_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Sampling:
+    """Sampling settings that discourage loops, each sent only when set: ``frequency_penalty`` and
+    ``presence_penalty`` are OpenAI's; ``repeat_penalty`` is llama.cpp's and Ollama's (sent in the body
+    beside them, where OpenAI-compatible servers that do not know it ignore it)."""
+
+    frequency_penalty: float | None = None
+    presence_penalty: float | None = None
+    repeat_penalty: float | None = None
+
+    def body(self) -> dict[str, float]:
+        """The non-standard fields, for the request's extra body."""
+        return {} if self.repeat_penalty is None else {"repeat_penalty": self.repeat_penalty}
 
 
 class ChatModel(Protocol):
@@ -104,7 +128,8 @@ class OpenAIChatModel:
     """:class:`ChatModel` over ``openai.AsyncOpenAI``; the caller owns (and closes) the client.
 
     The SDK retries connection errors, timeouts, 408/409/429 and 5xx before the stream starts (its
-    ``max_retries``); nothing is retried once output has streamed.
+    ``max_retries``); nothing is retried once output has streamed. ``turn_timeout`` is the longest wait
+    for progress (see the module docstring); ``guard=False`` lets loops through.
     """
 
     def __init__(
@@ -118,15 +143,20 @@ class OpenAIChatModel:
         extra_body: Mapping[str, Any] | None = None,
         trusted: bool = True,
         max_reasoning_chars: int | None = None,
+        sampling: Sampling | None = None,
+        guard: bool = True,
     ) -> None:
         self.name = model
+        self._sampling = sampling or Sampling()
+        self._guard = guard
         self._client = client
         self._trusted = trusted
         self._max_reasoning_chars = max_reasoning_chars
         self._turn_timeout = turn_timeout
         self._max_tokens = max_tokens
         self._temperature = temperature
-        self._extra_body = dict(extra_body) if extra_body else None
+        body = {**(extra_body or {}), **self._sampling.body()}
+        self._extra_body = body or None
 
     @property
     def max_tokens(self) -> int:
@@ -142,12 +172,12 @@ class OpenAIChatModel:
         tool_choice: ToolChoice = "auto",
     ) -> AsyncIterator[StreamPart]:
         """Stream one turn. Raises LLMError subclasses; IncompleteStreamError after yielding the parts."""
-        deadline = asyncio.get_running_loop().time() + self._turn_timeout
-        accumulator = TurnAccumulator(max_reasoning_chars=self._max_reasoning_chars)
-        stream = await self._open(messages, tools, stop, deadline, tool_choice)
+        guard = RepetitionGuard() if self._guard else None
+        accumulator = TurnAccumulator(max_reasoning_chars=self._max_reasoning_chars, guard=guard)
+        stream = await self._open(messages, tools, stop, tool_choice)
         async with stream:  # releases the connection on early exit, error or cancellation
-            while True:
-                chunk = await self._next_chunk(stream, deadline)
+            while accumulator.degeneration is None:  # a loop: stop reading, the server stops writing
+                chunk = await self._next_chunk(stream)
                 if chunk is None:
                     break
                 for part in accumulator.feed(chunk):
@@ -166,17 +196,19 @@ class OpenAIChatModel:
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]] | None,
         stop: Sequence[str] | None,
-        deadline: float,
         tool_choice: ToolChoice = "auto",
     ) -> openai.AsyncStream[openai.types.chat.ChatCompletionChunk]:
+        sampling = self._sampling
         try:
-            async with asyncio.timeout_at(deadline):
+            async with asyncio.timeout(self._turn_timeout):
                 return await self._client.chat.completions.create(
                     model=self.name,
                     messages=cast(Any, messages),
                     tools=cast(Any, tools) if tools else openai.omit,
                     tool_choice=tool_choice if tools else openai.omit,
                     temperature=self._temperature if self._temperature is not None else openai.omit,
+                    frequency_penalty=_or_omit(sampling.frequency_penalty),
+                    presence_penalty=_or_omit(sampling.presence_penalty),
                     max_tokens=self._max_tokens,
                     stop=list(stop) if stop else openai.omit,
                     stream=True,
@@ -189,10 +221,10 @@ class OpenAIChatModel:
             raise self._error(exc, started=False, tools_sent=bool(tools)) from exc
 
     async def _next_chunk(
-        self, stream: openai.AsyncStream[openai.types.chat.ChatCompletionChunk], deadline: float
+        self, stream: openai.AsyncStream[openai.types.chat.ChatCompletionChunk]
     ) -> openai.types.chat.ChatCompletionChunk | None:
         try:
-            async with asyncio.timeout_at(deadline):
+            async with asyncio.timeout(self._turn_timeout):
                 return await stream.__anext__()
         except StopAsyncIteration:
             return None
@@ -210,7 +242,7 @@ class OpenAIChatModel:
 
     def _deadline_error(self) -> LLMError:
         return LLMError(
-            f"the model endpoint timed out: the turn took longer than {self._turn_timeout:g}s",
+            f"the model endpoint timed out: nothing arrived for {self._turn_timeout:g}s",
             kind="timeout",
             hint="the server is slow or stalled; try again or use a faster model",
         )
@@ -218,3 +250,7 @@ class OpenAIChatModel:
     @property
     def _key(self) -> str:
         return str(getattr(self._client, "api_key", "") or "")
+
+
+def _or_omit(value: float | None) -> Any:
+    return openai.omit if value is None else value

@@ -7,13 +7,15 @@ late 2026; operators override base URL and model through settings. Prices live i
 
 from __future__ import annotations
 
+import ipaddress
 import types
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
 from agent_core.errors import ConfigurationError
+from agent_core.llm.model import Sampling
 from agent_core.llm.prices import ModelPrice, cost_range, price_of
 
 __all__ = [
@@ -35,7 +37,13 @@ __all__ = [
 HOSTED_TURN_SECONDS = 120.0
 """A hosted API answers a turn in seconds; two minutes means it stalled."""
 LOCAL_TURN_SECONDS = 600.0
-"""A small model on a laptop's CPU: 1,500 prompt tokens at ~20 tokens/s, then a few hundred out."""
+"""A turn's longest wait for progress with a small model on a laptop's CPU: a server that does not report
+its prompt progress sends nothing while it reads (8,000 prompt tokens at ~20 tokens/s: 400 s)."""
+LOCAL_SAMPLING = Sampling(frequency_penalty=0.3, repeat_penalty=1.1)
+"""What discourages a small local model from looping: OpenAI's frequency penalty (Ollama maps it to its
+own) and llama.cpp's/Ollama's repeat penalty over the last 64 tokens (1.0 is off)."""
+LOCAL_BODY: Mapping[str, object] = types.MappingProxyType({"return_progress": True})
+"""llama.cpp streams its prompt progress when asked; other local servers ignore the field."""
 DEFAULT_WALL_SECONDS = 300.0
 """One run's time limit with a hosted model, and for the offline planner."""
 LOCAL_WALL_SECONDS = 1800.0
@@ -60,11 +68,14 @@ class ProviderPreset:
     supports_tools: bool = True
     needs_key: bool = True
     turn_timeout: float = HOSTED_TURN_SECONDS
-    """Default wall-clock deadline of one model turn (LLM_TURN_TIMEOUT overrides it)."""
+    """Default longest wait for progress in one model turn (LLM_TURN_TIMEOUT overrides it)."""
     wall_seconds: float = DEFAULT_WALL_SECONDS
     """Default wall-clock limit of one run (MAX_WALL_SECONDS overrides it)."""
+    sampling: Sampling = field(default_factory=Sampling)
+    """Sampling settings sent with every request (LLM_FREQUENCY_PENALTY and friends override them);
+    hosted models do not loop, and some of their APIs refuse penalties: none by default."""
     extra_body: Mapping[str, Any] = field(default_factory=dict)
-    """Fields of the server's own sent with every request (llama.cpp: ``cache_prompt``)."""
+    """Fields of the server's own sent with every request (llama.cpp: ``cache_prompt``, ``return_progress``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -80,6 +91,7 @@ class ModelConfig:
     wall_seconds: float
     price: ModelPrice | None = None
     """The model's price (:func:`agent_core.llm.prices.price_of`); None: unknown."""
+    sampling: Sampling = field(default_factory=Sampling)
     extra_body: Mapping[str, Any] = field(default_factory=dict)
     """The preset's fields of the server's own, sent with every request."""
 
@@ -134,6 +146,8 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             needs_key=False,
             turn_timeout=LOCAL_TURN_SECONDS,
             wall_seconds=LOCAL_WALL_SECONDS,
+            sampling=LOCAL_SAMPLING,
+            extra_body=LOCAL_BODY,
         ),
         "llamacpp": ProviderPreset(
             name="llamacpp",
@@ -146,8 +160,10 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             needs_key=False,
             turn_timeout=LOCAL_TURN_SECONDS,
             wall_seconds=LOCAL_WALL_SECONDS,
-            # Reuse the KV cache of the prompt prefix an earlier request left in the slot.
-            extra_body=types.MappingProxyType({"cache_prompt": True}),
+            sampling=LOCAL_SAMPLING,
+            # Reuse the KV cache of the prompt prefix an earlier request left in the slot; say how far
+            # the prompt is read.
+            extra_body=types.MappingProxyType({"cache_prompt": True, "return_progress": True}),
         ),
         "custom": ProviderPreset(
             name="custom",
@@ -160,6 +176,8 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             needs_key=False,
             turn_timeout=LOCAL_TURN_SECONDS,
             wall_seconds=LOCAL_WALL_SECONDS,
+            sampling=LOCAL_SAMPLING,
+            extra_body=LOCAL_BODY,
         ),
     }
 )
@@ -231,6 +249,7 @@ def resolve_model_config(
         api_key = hf_token
     if api_key is None and not preset.needs_key:
         api_key = _PLACEHOLDER_KEY
+    strict = name == "custom" and not _on_this_network(resolved_url)  # a hosted gateway may refuse extras
     return ModelConfig(
         provider=name,
         base_url=resolved_url,
@@ -240,7 +259,8 @@ def resolve_model_config(
         context_window=preset.context_window,
         turn_timeout=preset.turn_timeout,
         wall_seconds=preset.wall_seconds,
-        extra_body=preset.extra_body,
+        sampling=replace(preset.sampling, repeat_penalty=None) if strict else preset.sampling,
+        extra_body={} if strict else dict(preset.extra_body),
     )
 
 
@@ -259,6 +279,19 @@ def estimate_cost(usage_prompt: int, usage_completion: int, config: ModelConfig)
     if config.price is None:
         return None
     return cost_range(config.price, prompt_tokens=usage_prompt, completion_tokens=usage_completion).high_usd
+
+
+def _on_this_network(url: str) -> bool:
+    """Whether ``url`` points at a server on this machine or network (localhost, a private address, a
+    bare or ``.local`` host name): where llama.cpp and Ollama run, and their own fields are welcome."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or "." not in host or host.endswith(".local"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_private or address.is_loopback or address.is_link_local
 
 
 def _blank_to_none(value: str | None) -> str | None:

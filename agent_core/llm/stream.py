@@ -22,9 +22,12 @@ from typing import Any, Literal
 
 from openai.types.chat import ChatCompletionChunk
 
+from .degeneration import Degeneration, RepetitionGuard
+
 __all__ = [
     "ContentDelta",
     "ModelTurn",
+    "PromptProgress",
     "ReasoningDelta",
     "StreamPart",
     "ToolCallAccumulator",
@@ -65,6 +68,10 @@ class ModelTurn:
     ``finish_reason`` is whatever the server said (``"stop"``, ``"tool_calls"``, ``"length"``...); some
     servers (Ollama) say ``"stop"`` even when they called tools, so callers should look at ``tool_calls``
     rather than at the finish reason. ``usage`` is ``None`` when the server did not report it.
+
+    ``degeneration``: the model started looping and the turn was stopped there (``content`` ends before
+    the first repeat, ``finish_reason`` is ``"repetition"``). ``partial``: the turn was stopped before
+    its end (a stall, the run's time limit) and ``content`` is what had arrived.
     """
 
     content: str
@@ -72,6 +79,8 @@ class ModelTurn:
     tool_calls: tuple[ToolCallRequest, ...]
     finish_reason: str | None
     usage: Usage | None
+    degeneration: Degeneration | None = None
+    partial: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -113,7 +122,20 @@ class TurnComplete:
     kind: Literal["turn_complete"] = field(default="turn_complete", init=False, repr=False)
 
 
-StreamPart = ReasoningDelta | ContentDelta | ToolCallDelta | TurnComplete
+@dataclass(frozen=True, kw_only=True)
+class PromptProgress:
+    """How far the server is in reading the prompt (llama.cpp's ``prompt_progress`` with
+    ``return_progress``): ``processed`` of ``total`` tokens, ``cached`` of them from its cache, in
+    ``elapsed_s`` seconds so far."""
+
+    processed: int
+    total: int
+    cached: int
+    elapsed_s: float
+    kind: Literal["prompt_progress"] = field(default="prompt_progress", init=False, repr=False)
+
+
+StreamPart = ReasoningDelta | ContentDelta | ToolCallDelta | PromptProgress | TurnComplete
 
 
 class _CallBuilder:
@@ -220,9 +242,16 @@ class TurnAccumulator:
     both for one delta, since some servers send the same text under both names. Usage is taken from the
     final chunk whose ``choices`` is empty, or from a choice chunk that carries it (some servers do).
     ``max_reasoning_chars`` caps the reasoning kept per turn: what a server sends past it is dropped.
+    ``guard``: watches the answer text for loops; once it finds one, the text past the cut is neither
+    kept nor yielded and :attr:`degeneration` says where (the caller stops reading).
     """
 
-    def __init__(self, *, max_reasoning_chars: int | None = None) -> None:
+    def __init__(
+        self, *, max_reasoning_chars: int | None = None, guard: RepetitionGuard | None = None
+    ) -> None:
+        self._guard = guard
+        self._content_chars = 0
+        self.degeneration: Degeneration | None = None
         self._content: list[str] = []
         self._reasoning: list[str] = []
         self._reasoning_left = max_reasoning_chars  # None: no cap
@@ -246,20 +275,33 @@ class TurnAccumulator:
         finish_reason = _as_text(_field(choice, "finish_reason"))
         if finish_reason:
             self._finish_reason = finish_reason
+        progress = _progress_of(_field(chunk, "prompt_progress"))
         delta = _field(choice, "delta")
-        if delta is None:
-            return []
-        return self._feed_delta(delta)
+        parts: list[StreamPart] = [progress] if progress is not None else []
+        if delta is not None:
+            parts.extend(self._feed_delta(delta))
+        return parts
 
-    def finish(self) -> ModelTurn:
-        """The turn as accumulated so far (``finish_reason`` is ``None`` if the server never sent one)."""
+    def finish(self, *, partial: bool = False) -> ModelTurn:
+        """The turn as accumulated so far (``finish_reason`` is ``None`` if the server never sent one;
+        ``"repetition"`` when the guard stopped it). ``partial``: the caller stopped it early."""
+        if self._guard is not None and self.degeneration is None and not partial:
+            self.degeneration = self._guard.finish()
+            if self.degeneration is not None:
+                self._cut_content(self.degeneration.offset)
         return ModelTurn(
             content="".join(self._content),
             reasoning="".join(self._reasoning),
             tool_calls=self._tools.result(),
-            finish_reason=self._finish_reason,
+            finish_reason="repetition" if self.degeneration is not None else self._finish_reason,
             usage=self._usage,
+            degeneration=self.degeneration,
+            partial=partial,
         )
+
+    def _cut_content(self, offset: int) -> None:
+        text = "".join(self._content)
+        self._content = [text[:offset]]
 
     def _feed_delta(self, delta: Any) -> list[StreamPart]:
         parts: list[StreamPart] = []
@@ -271,11 +313,42 @@ class TurnAccumulator:
             self._reasoning.append(reasoning)
             parts.append(ReasoningDelta(text=reasoning))
         content = _as_text(_field(delta, "content"))
+        if content and self.degeneration is None:
+            content = self._guarded(content)
         if content:
             self._content.append(content)
+            self._content_chars += len(content)
             parts.append(ContentDelta(text=content))
         parts.extend(self._tools.feed(_field(delta, "tool_calls")))
         return parts
+
+    def _guarded(self, content: str) -> str:
+        """``content``, or the part of it before the guard's cut (the rest is dropped)."""
+        if self._guard is None or self._guard.feed(content) is None:
+            return content
+        self.degeneration = self._guard.found
+        assert self.degeneration is not None
+        keep = self.degeneration.offset - self._content_chars
+        if keep < 0:  # the cut lies in text already kept: drop it from there
+            self._cut_content(self.degeneration.offset)
+            self._content_chars = self.degeneration.offset
+            return ""
+        return content[:keep]
+
+
+def _progress_of(raw: Any) -> PromptProgress | None:
+    """llama.cpp's ``prompt_progress`` object, when the chunk carries one."""
+    total = _as_int(_field(raw, "total")) if raw is not None else None
+    if not total:
+        return None
+    processed = _as_int(_field(raw, "processed")) or 0
+    elapsed = _field(raw, "time_ms")
+    return PromptProgress(
+        processed=min(processed, total),
+        total=total,
+        cached=_as_int(_field(raw, "cache")) or 0,
+        elapsed_s=float(elapsed) / 1000 if isinstance(elapsed, int | float) else 0.0,
+    )
 
 
 def _field(model: Any, name: str) -> Any:

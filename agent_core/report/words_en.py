@@ -243,7 +243,7 @@ EN = Words(
     fallback_note="This report was written without the model ({reason}), from the {count} observations gathered.",
     model_reasons=MappingProxyType(
         {
-            "timeout": "the model's turn took longer than its time limit",
+            "timeout": "the model did not answer within its time limits (a stall, or the run's time limit)",
             "unreachable": "the model endpoint could not be reached",
             "auth": "the model endpoint rejected the key",
             "no_balance": "the model account has no balance left",

@@ -229,7 +229,7 @@ ZH = Words(
     fallback_note="本报告在没有模型参与的情况下撰写（{reason}），依据已获取的 {count} 条观察结果。",
     model_reasons=MappingProxyType(
         {
-            "timeout": "模型的一轮回答超出了时间限制",
+            "timeout": "模型没有在时间限制内作答（输出停滞，或达到运行时间限制）",
             "unreachable": "无法连接到模型接口",
             "auth": "模型接口拒绝了密钥",
             "no_balance": "模型账户余额不足",

@@ -34,6 +34,7 @@ URGENT_EVENTS: frozenset[type[ev.Event]] = frozenset(
         ev.RunStarted,
         ev.TurnStarted,
         ev.TurnFinished,
+        ev.TurnProgress,  # a slow model reading its prompt: nothing else moves meanwhile
         ev.ToolCallStarted,
         ev.ToolCallFinished,
         ev.ToolRetry,

@@ -31,7 +31,7 @@ from agent_core.web.checked import checked_markdown
 from agent_core.web.diagrams import RunDiagrams
 from agent_core.web.i18n import t
 from agent_core.web.markdown import MarkdownStream, one_line, safe_markdown
-from agent_core.web.stats import LiveStats, step_usage
+from agent_core.web.stats import LiveStats, prompt_progress, step_usage
 from agent_core.web.trace_items import (
     BreakerRow,
     Call,
@@ -77,8 +77,6 @@ class TraceView:
         self._stats = LiveStats()
         self._stopped_item: Item | None = None
 
-    # -- folding events -------------------------------------------------------------------------
-
     @property
     def finished(self) -> bool:
         """A ``run_finished`` or ``run_failed`` arrived, or the run was stopped."""
@@ -103,7 +101,7 @@ class TraceView:
                 self._turn_started(event)
             case ev.ReasoningDelta() | ev.TextDelta():
                 self._delta(event)
-            case ev.TurnFinished():
+            case ev.TurnFinished() | ev.TurnProgress():
                 self._turn_finished(event)
             case ev.ToolCallStarted() | ev.ToolRetry() | ev.ToolCallFinished():
                 self._tool(event)
@@ -178,7 +176,10 @@ class TraceView:
         self._current = step
         return step
 
-    def _turn_finished(self, event: ev.TurnFinished) -> None:
+    def _turn_finished(self, event: ev.TurnFinished | ev.TurnProgress) -> None:
+        if isinstance(event, ev.TurnProgress):  # a slow model reading its prompt: beside the step's title
+            self._step(event.turn, event.t).progress = prompt_progress(event, self.lang)
+            return
         step = self._steps.get(event.turn)
         self._stats.tokens_in += event.prompt_tokens or 0
         self._stats.tokens_out += event.completion_tokens or 0
@@ -303,8 +304,6 @@ class TraceView:
         self.stopped = True
         self._close_all(self._now if at is None else at, note=t("stopped_log", self.lang))
         self._stopped_item = Item(title=t("stopped", self.lang), status="done")
-
-    # -- outputs ----------------------------------------------------------------------------------
 
     def messages(self, *, with_answer: bool = False) -> list[Message]:
         """The trace in Gradio's messages format (fresh dicts on every call). The answer is in the report

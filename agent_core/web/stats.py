@@ -130,11 +130,12 @@ def dollars(amount: float) -> str:
 
 
 def step_usage(event: ev.TurnFinished, lang: str) -> str | None:
-    """``4,800 in (4,096 cached) / 650 out tokens · model 1.2 s`` for a step's title; None when the endpoint reported
-    no usage (the step's own duration still shows beside its title)."""
+    """``4,800 in (4,096 cached) / 650 out tokens · model 1.2 s`` for a step's title, and the generation
+    speed when the first token's time is known (``· 8.1 tokens/s · first token after 42 s``); None when
+    the endpoint reported no usage (the step's own duration still shows beside its title)."""
     if event.prompt_tokens is None and event.completion_tokens is None:
         return None
-    return t(
+    usage = t(
         "step_usage_cached" if event.cached_prompt_tokens else "step_usage",
         lang,
         tokens_in=event.prompt_tokens or 0,
@@ -142,6 +143,22 @@ def step_usage(event: ev.TurnFinished, lang: str) -> str | None:
         tokens_out=event.completion_tokens or 0,
         seconds=event.duration_s,
     )
+    writing = event.duration_s - (event.first_token_s or 0.0)
+    if event.first_token_s is None or not event.completion_tokens or writing <= 0:
+        return usage
+    speed = t("step_speed", lang, rate=event.completion_tokens / writing, first=event.first_token_s)
+    return f"{usage} · {speed}"
+
+
+def prompt_progress(event: ev.TurnProgress, lang: str) -> str:
+    """``reading the brief: 1,200 / 4,800 tokens (25%) · about 90 s left at 40 tokens/s``."""
+    if event.tokens_per_s is None:
+        return t("reading_prompt", lang, total=event.total)
+    said = t("reading_progress", lang, done=event.done, total=event.total, share=event.done / event.total)
+    if event.tokens_per_s and event.done < event.total:
+        eta = (event.total - event.done) / event.tokens_per_s
+        said += " · " + t("reading_eta", lang, eta=eta, rate=event.tokens_per_s)
+    return said
 
 
 def format_clock(epoch: float | None) -> str:

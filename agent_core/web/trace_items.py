@@ -84,9 +84,16 @@ class Step(Item):
     notes: MarkdownStream = field(default_factory=MarkdownStream)
     turn_finished: bool = False
     open_calls: set[str] = field(default_factory=set)
+    progress: str | None = None  # how far a slow model is in reading its prompt, until the turn ends
 
     def content(self) -> str:
         return "\n\n".join(p for p in (self.reasoning.value(), self.notes.value()) if p)
+
+    def to_message(self) -> Message:
+        message = super().to_message()
+        if self.progress is not None and not self.turn_finished:
+            message.setdefault("metadata", {})["log"] = self.progress
+        return message
 
 
 @dataclass(kw_only=True)

@@ -60,6 +60,8 @@ class Turn:
     ``usage=(prompt, completion)`` is sent as a last chunk with ``choices == []`` only when the request
     asked ``stream_options.include_usage`` (always in a non-streaming body); ``cache_hit_tokens`` feeds
     DeepSeek's ``prompt_cache_hit_tokens``/``prompt_cache_miss_tokens``.
+    Progress: ``prompt_progress``, ``(processed, total, time_ms)`` triples, each streamed first as a chunk
+    with llama.cpp's ``prompt_progress`` object (``return_progress``).
     Timing: ``latency`` seconds before the response headers (``None``: the server's default),
     ``delay_per_chunk`` seconds between SSE events, ``keepalive_comments`` ``: keep-alive`` comments
     before the first data event.
@@ -92,10 +94,12 @@ class Turn:
     no_done: bool = False
     hang: bool = False
     empty: bool = False
+    prompt_progress: Sequence[tuple[int, int, int]] = ()
 
     def __post_init__(self) -> None:
         # A tuple keeps the frozen value hashable and safe from later mutation by the caller.
         object.__setattr__(self, "tool_calls", tuple(self.tool_calls))
+        object.__setattr__(self, "prompt_progress", tuple(self.prompt_progress))
         if self.chunk_size < 1:
             raise ValueError(f"chunk_size must be >= 1, got {self.chunk_size}")
         if self.disconnect_after is not None and self.disconnect_after < 0:
@@ -220,7 +224,14 @@ def stream_chunks(turn: Turn, meta: ResponseMeta, *, include_usage: bool) -> lis
             deltas = [{"role": "assistant", **delta} for delta in deltas]
         else:
             deltas.insert(0, {"role": "assistant", "content": ""})
-    chunks = [_chunk(meta, [_choice(delta)]) for delta in deltas]
+    chunks = [
+        {**_chunk(meta, [_choice({"role": "assistant", "content": None})]), "prompt_progress": progress}
+        for progress in (
+            {"total": total, "cache": 0, "processed": done, "time_ms": ms}
+            for done, total, ms in turn.prompt_progress
+        )
+    ]
+    chunks += [_chunk(meta, [_choice(delta)]) for delta in deltas]
     if turn.no_done:
         return chunks
     final_delta: JSONDict = {"role": "assistant", "content": ""} if turn.ollama_style else {}
