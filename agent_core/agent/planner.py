@@ -29,8 +29,8 @@ from typing import Any
 
 from agent_core.agent.question import describe_question, offline, question_reads
 from agent_core.errors import InvalidArgumentError
-from agent_core.repo import RepoRef, normalize_path
-from agent_core.report.relevance import QUESTION_READS
+from agent_core.repo import MAX_PATH_CHARS, RepoRef, normalize_path
+from agent_core.report.relevance import CI_DEPTH, QUESTION_READS
 from agent_core.sources.models import DirListing, FileTree
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
@@ -52,6 +52,10 @@ _MANIFEST_ORDER = (
     re.compile(r"^(pom\.xml|build\.gradle(\.kts)?|gemfile|composer\.json)$"),
 )
 _CI_NAME = re.compile(r"ci|test|build|check")
+# An ASCII path normalize_path keeps as it is: segments of printable characters other than \\ ? # % and
+# "/", none of them "." or "..", the first no drive ("C:") and no home ("~", "~user"); or "" (the root).
+_SEGMENT = r"(?!\.\.?(?:/|\Z))[^\x00-\x1f\x7f\\?#%/]+"
+_PLAIN_PATH = re.compile(rf"(?:(?![A-Za-z]:)(?!~[A-Za-z0-9._-]*(?:/|\Z)){_SEGMENT}(?:/{_SEGMENT})*)?")
 _LICENSE = re.compile(r"^(license|licence|copying)([.-][\w.-]+)?$", re.IGNORECASE)
 
 
@@ -122,6 +126,8 @@ class OfflinePlanner:
         self._max_files = max_files_per_repo
         self._max_question = max_question_reads
         self._run_start = run_start
+        # what each tree seen yields (keyed by identity; the tree is kept so that the key stays its own)
+        self._memo: dict[int, tuple[FileTree, _Paths, list[str]]] = {}
 
     def next_step(self, results: Sequence[ToolResult]) -> PlanStep | None:
         """The next turn given every result so far (all repositories), or None when done."""
@@ -153,8 +159,8 @@ class OfflinePlanner:
         """Everything worth calling for ``repo`` given what is known; made calls are filtered later."""
         tree = _root_tree(results)
         if tree is not None:
-            entries = [(e.path, e.type) for e in tree.entries]
-            return [*self._bounded(_picks_from_paths(repo, entries)), *self._for_question(repo, entries)]
+            paths, asked = self._derived(tree)
+            return [*self._bounded(_picks_from_paths(repo, paths)), *self._for_question(repo, asked)]
         tree_result = next((r for r in reversed(results) if r.tool == "get_file_tree"), None)
         if tree_result is None or not _worth_listing(results):
             return []
@@ -163,7 +169,7 @@ class OfflinePlanner:
         if listing is None:
             return [_Pick(call=root_call, label="the root folder", kind="root")]
         # A root listing cannot show CI files one level down: list the workflows folder instead.
-        picks = _picks_from_paths(repo, [(e.path or e.name, e.type) for e in listing.entries])
+        picks = _picks_from_paths(repo, _paths((e.path or e.name, e.type) for e in listing.entries))
         if any(e.name == ".github" and e.type == "dir" for e in listing.entries):
             picks.append(
                 _Pick(
@@ -177,13 +183,19 @@ class OfflinePlanner:
     def _bounded(self, picks: list[_Pick]) -> list[_Pick]:
         return picks[: self._max_files]
 
-    def _for_question(self, repo: RepoRef, entries: Iterable[tuple[str, str]]) -> list[_Pick]:
+    def _derived(self, tree: FileTree) -> tuple[_Paths, list[str]]:
+        """The tree's paths by role and the question's reads in it, derived once per tree: the same tree
+        comes back with every later step, and deriving is linear in its entries."""
+        memo = self._memo.get(id(tree))
+        if memo is None or memo[0] is not tree:
+            paths = _paths((e.path, e.type) for e in tree.entries)
+            asked = question_reads(self._question, paths.files, budget=self._max_question)
+            memo = self._memo[id(tree)] = (tree, paths, asked)
+        return memo[1], memo[2]
+
+    def _for_question(self, repo: RepoRef, asked: Sequence[str]) -> list[_Pick]:
         """The reads the question needs, at most ``max_question_reads`` (some may be made already)."""
-        files = [path for path, kind in entries if kind == "file" and _usable(path)]
-        return [
-            _Pick(call=_call("read_file", repo, path=path), label=path, kind="question")
-            for path in question_reads(self._question, files, budget=self._max_question)
-        ]
+        return [_Pick(call=_call("read_file", repo, path=path), label=path, kind="question") for path in asked]
 
 
 def _unique(picks: Iterable[_Pick]) -> list[_Pick]:
@@ -221,21 +233,55 @@ def _ecosystem(path: str) -> str:
     return next((kind for kind, pattern in _ECOSYSTEMS if pattern.match(name)), name)
 
 
-def _picks_from_paths(repo: RepoRef, entries: Iterable[tuple[str, str]]) -> list[_Pick]:
+@dataclass(frozen=True, kw_only=True)
+class _Paths:
+    """What the plan is chosen from: every usable file (sorted), the top-level folders, and the notable
+    files (:func:`~agent_core.tools.observe.notable_role`) by role."""
+
+    files: tuple[str, ...]
+    top_dirs: frozenset[str]
+    notable: Mapping[str, tuple[str, ...]]
+
+    def role(self, role: str) -> tuple[str, ...]:
+        return self.notable.get(role, ())
+
+
+def _paths(entries: Iterable[tuple[str, str]]) -> _Paths:
+    """One pass over a tree's or a listing's entries: linear in their number."""
+    files: list[str] = []
+    top_dirs: set[str] = set()
+    for path, kind in entries:
+        if kind == "file" and _usable(path):
+            files.append(path)
+        elif kind == "dir" and "/" not in path:
+            top_dirs.add(path)
+    files.sort()
+    notable: dict[str, list[str]] = {}
+    for path in files:
+        role = notable_role(path) if path.count("/") <= CI_DEPTH else None
+        if role is not None:
+            notable.setdefault(role, []).append(path)
+    return _Paths(
+        files=tuple(files),
+        top_dirs=frozenset(top_dirs),
+        notable={role: tuple(found) for role, found in notable.items()},
+    )
+
+
+def _picks_from_paths(repo: RepoRef, paths: _Paths) -> list[_Pick]:
     """README, manifests, CI, LICENSE and the tests folder, most important first.
 
     The order makes the per-repository bound cut the least useful calls: a monorepo's many nested
     manifests come after the license and the tests folder.
     """
-    files = sorted(path for path, kind in entries if kind == "file" and _usable(path))
-    dirs = {path for path, kind in entries if kind == "dir"}
-    readme = sorted((p for p in files if notable_role(p) == "readme"), key=_readme_rank)[:1]
-    manifests = sorted((p for p in files if notable_role(p) == "manifest"), key=_manifest_rank)
+    readme = sorted(paths.role("readme"), key=_readme_rank)[:1]
+    manifests = sorted(paths.role("manifest"), key=_manifest_rank)
     root_manifests = [p for p in manifests if "/" not in p]
     nested_manifests = [p for p in manifests if "/" in p]
-    ci = sorted((p for p in files if notable_role(p) == "ci"), key=_ci_rank)
-    licenses = sorted((p for p in files if "/" not in p and _LICENSE.match(p)), key=lambda p: (len(p), p))[:1]
-    tests = [name for name in TEST_DIRS if name in dirs][:1]
+    ci = sorted(paths.role("ci"), key=_ci_rank)
+    roots = (p for p in paths.files if "/" not in p)
+    licenses = sorted((p for p in roots if _LICENSE.match(p)), key=lambda p: (len(p), p))[:1]
+    tests = [name for name in TEST_DIRS if name in paths.top_dirs][:1]
 
     def read(path: str, kind: str, label: str) -> _Pick:
         return _Pick(call=_call("read_file", repo, path=path), label=label, kind=kind)
@@ -324,7 +370,11 @@ def _worth_listing(results: Sequence[ToolResult]) -> bool:
 
 
 def _usable(path: str) -> bool:
-    """Whether the tools would accept ``path`` (a hostile name must not become a refused call)."""
+    """Whether the tools would accept ``path`` as it is (a hostile name must not become a refused call):
+    :func:`~agent_core.repo.normalize_path` returns it unchanged. A plain ASCII path is decided by one
+    regular expression (NFKC leaves ASCII as it is); any other goes through ``normalize_path`` itself."""
+    if path.isascii() and len(path) <= MAX_PATH_CHARS:
+        return _PLAIN_PATH.fullmatch(path) is not None
     try:
         return normalize_path(path) == path
     except InvalidArgumentError:

@@ -12,6 +12,9 @@ the Answer section says which of them were read and what they show.
 
 from __future__ import annotations
 
+import bisect
+import itertools
+import operator
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -22,6 +25,7 @@ from agent_core.tools.observe import notable_role
 
 Topic = Literal["tests", "ci", "cli"]
 QUESTION_READS = 6  # files the offline planner reads for one question, per repository
+CI_DEPTH = 2  # notable_role names no file deeper than .github/workflows/<file>: deeper paths are skipped
 
 _TOPICS: tuple[tuple[Topic, re.Pattern[str]], ...] = (
     (
@@ -185,10 +189,45 @@ def is_test_path(path: str) -> bool:
     return bool(TEST_FILE.search(parts[-1])) or any(p in TEST_DIRS for p in parts[:-1])
 
 
+def _needle(word: str) -> str:
+    """What a file name must contain (lower-cased) for ``word`` to name one of its tokens (:func:`_same`).
+
+    A token's stem without its last letter begins the name's raw word ("retry" from "retries": "retr"),
+    and a match shares at least the word's first four letters, or the whole word when it is shorter."""
+    return word[: max(1, min(4, len(word) - 1))]
+
+
+def names_containing(needles: Iterable[str], paths: Iterable[str]) -> list[str]:
+    """The paths whose file name, lower-cased, contains one of ``needles`` (lower-case), in their order.
+
+    ``str.find`` runs over all the paths joined at once, so the work in Python is per match, not per
+    path: a 100,000-path tree costs a few milliseconds per word. (NUL cannot be in a git path; a path
+    holding one anyway is only looked at, never matched, and the offsets stay right: each path is
+    measured after lower-casing.)"""
+    paths = paths if isinstance(paths, Sequence) else list(paths)
+    low = list(map(str.lower, paths))
+    text = "\0".join(low)
+    ends = list(map(operator.add, itertools.accumulate(map(len, low)), itertools.count()))  # exclusive
+    found: set[int] = set()
+    for needle in needles:
+        position = text.find(needle)
+        while position >= 0:  # at most twice per path: once in its folders, once in its name
+            i = bisect.bisect_left(ends, position)
+            name = ends[i] - len(low[i]) + low[i].rfind("/") + 1
+            if position < name:
+                position = text.find(needle, name)
+                continue
+            if position + len(needle) <= ends[i]:
+                found.add(i)
+            position = text.find(needle, ends[i] + 1)
+    return [paths[i] for i in sorted(found)]
+
+
 def term_files(term: Sequence[str], paths: Iterable[str]) -> list[str]:
     """The paths matching ``term``, best first: higher score, source code before other files, and the
-    code before its tests."""
-    scored = [(term_score(term, p), p) for p in paths]
+    code before its tests. Linear in the paths: a substring test leaves out the names no word can
+    match before any of them is split into stemmed words."""
+    scored = [(term_score(term, p), p) for p in names_containing([_needle(word) for word in term], paths)]
     return [
         p
         for s, p in sorted(
@@ -201,7 +240,8 @@ def term_files(term: Sequence[str], paths: Iterable[str]) -> list[str]:
 def topic_files(topic: Topic, paths: Sequence[str]) -> list[str]:
     """The files that show ``topic``, most telling first."""
     if topic == "ci":
-        return sorted((p for p in paths if notable_role(p) == "ci"), key=_ci_rank)
+        near = (p for p in paths if p.count("/") <= CI_DEPTH)
+        return sorted((p for p in near if notable_role(p) == "ci"), key=_ci_rank)
     if topic == "tests":
         config = [p for p in paths if _TEST_CONFIG.match(p.rsplit("/", 1)[-1]) and _near_root(p)]
         config.sort(key=lambda p: (p.rsplit("/", 1)[-1].lower() in ("pyproject.toml", "package.json"), p))
