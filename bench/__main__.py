@@ -24,8 +24,9 @@ SECTIONS = {
     "ui": "bench.ui_latency",
     "events": "bench.event_cpu",
 }
-# Run only when asked for (--only): it needs a real model and takes tens of minutes on a laptop's CPU.
-OPTIONAL = {"realmodel": "bench.realmodel"}
+# Run only when asked for (--only): realmodel needs a real model and takes tens of minutes on a laptop's
+# CPU; bigtree needs real git trees on the machine (/work/.mirror, or BIGTREE_SOURCES).
+OPTIONAL = {"realmodel": "bench.realmodel", "bigtree": "bench.bigtree"}
 log = logging.getLogger("bench")
 
 
@@ -52,7 +53,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--repos", help="realmodel: comma-separated owner/name of testing.realrepos")
     parser.add_argument(
         "--baseline",
-        help="concurrency: another checkout of the app (e.g. `git worktree add /tmp/base main`), "
+        help="concurrency, bigtree: another checkout of the app (e.g. `git worktree add /tmp/base main`), "
         "measured side by side with this one",
     )
     return parser.parse_args(argv)

@@ -26,6 +26,7 @@ from typing import Any
 from agent_core import events as ev
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.model_turn import ModelDriver
+from agent_core.agent.offload import off_loop
 from agent_core.agent.run import Run
 from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.llm import TurnComplete, Usage, estimate_messages
@@ -76,7 +77,7 @@ def diagram_texts(graphs: Sequence[Graph], run: Run) -> list[str]:
 async def model_diagrams(run: Run, driver: ModelDriver, report: str) -> Step[list[Graph]]:
     """One graph per repository in scope, the model's when it proposes a usable one (module docstring)."""
     graphs = []
-    for index, fallback in enumerate(tree_diagrams(run)):
+    for index, fallback in enumerate(await off_loop(tree_diagrams, run)):
         facts = _facts(run, index)
         why = _not_asked(run, driver, facts)
         if why is not None:

@@ -5,7 +5,8 @@ A report the deterministic writer produced is streamed like a model's (one repor
 so every consumer renders all reports the same way. Before ``run_finished`` the app checks the report's
 claims against the observations (``claims_checked``). What the app says about a report — the data gaps
 (``degraded_reasons``), the key facts and the claim check — travels beside the writer's text, never
-inside it, so no model output can be mistaken for it (see :mod:`agent_core.report.export`).
+inside it, so no model output can be mistaken for it (see :mod:`agent_core.report.export`). The
+diagram and the claim check are computed in a worker thread (:mod:`~agent_core.agent.offload`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Literal
 
 from agent_core import events as ev
 from agent_core.agent.diagram_call import diagram_event, diagram_texts, tree_diagrams
+from agent_core.agent.offload import off_loop
 from agent_core.agent.run import Run
 from agent_core.diagnosis import Failure, diagnose_results, explain
 from agent_core.errors import CircuitOpenError, LLMError
@@ -52,11 +54,12 @@ async def finish(
     async for event in run.parts.sink.drain():
         yield event
     if diagrams is None:
-        diagrams = tree_diagrams(run)
+        diagrams = await off_loop(tree_diagrams, run)
         for graph in diagrams:
             yield diagram_event(run, graph)
     skip = diagram_texts(diagrams, run)
-    check = replace(check_report(report, run.parts.scope, run.parts.toolbox.results, skip=skip), t=run.t())
+    results = tuple(run.parts.toolbox.results)
+    check = replace(await off_loop(check_report, report, run.parts.scope, results, skip=skip), t=run.t())
     yield check
     stats = replace(
         run.stats(cost),

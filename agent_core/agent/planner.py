@@ -2,7 +2,8 @@
 
 The same loop runs with or without a model; without one, :class:`OfflinePlanner` proposes the calls.
 It is deterministic (sorted choices, no randomness, no model) and derives every decision from the
-results so far, so it holds no state besides its configuration::
+results so far, so it holds no state besides its configuration and, per tree seen, what it derived from
+it (:mod:`~agent_core.agent.tree_paths`, once, in time linear in the entries)::
 
     turn 1  every repository at once: the overview of the tool registry (get_repo_info, get_file_tree,
             get_commits(30), get_languages: each spec's ``overview`` arguments)
@@ -28,9 +29,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_core.agent.question import describe_question, offline, question_reads
-from agent_core.errors import InvalidArgumentError
-from agent_core.repo import MAX_PATH_CHARS, RepoRef, normalize_path
-from agent_core.report.relevance import CI_DEPTH, QUESTION_READS
+from agent_core.agent.tree_paths import TreePaths, tree_paths, usable
+from agent_core.repo import RepoRef
+from agent_core.report.relevance import QUESTION_READS
 from agent_core.sources.models import DirListing, FileTree
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
@@ -52,10 +53,6 @@ _MANIFEST_ORDER = (
     re.compile(r"^(pom\.xml|build\.gradle(\.kts)?|gemfile|composer\.json)$"),
 )
 _CI_NAME = re.compile(r"ci|test|build|check")
-# An ASCII path normalize_path keeps as it is: segments of printable characters other than \\ ? # % and
-# "/", none of them "." or "..", the first no drive ("C:") and no home ("~", "~user"); or "" (the root).
-_SEGMENT = r"(?!\.\.?(?:/|\Z))[^\x00-\x1f\x7f\\?#%/]+"
-_PLAIN_PATH = re.compile(rf"(?:(?![A-Za-z]:)(?!~[A-Za-z0-9._-]*(?:/|\Z)){_SEGMENT}(?:/{_SEGMENT})*)?")
 _LICENSE = re.compile(r"^(license|licence|copying)([.-][\w.-]+)?$", re.IGNORECASE)
 
 
@@ -127,7 +124,7 @@ class OfflinePlanner:
         self._max_question = max_question_reads
         self._run_start = run_start
         # what each tree seen yields (keyed by identity; the tree is kept so that the key stays its own)
-        self._memo: dict[int, tuple[FileTree, _Paths, list[str]]] = {}
+        self._memo: dict[int, tuple[FileTree, TreePaths, list[str]]] = {}
 
     def next_step(self, results: Sequence[ToolResult]) -> PlanStep | None:
         """The next turn given every result so far (all repositories), or None when done."""
@@ -160,7 +157,7 @@ class OfflinePlanner:
         tree = _root_tree(results)
         if tree is not None:
             paths, asked = self._derived(tree)
-            return [*self._bounded(_picks_from_paths(repo, paths)), *self._for_question(repo, asked)]
+            return [*self._bounded(_picks_fromtree_paths(repo, paths)), *self._for_question(repo, asked)]
         tree_result = next((r for r in reversed(results) if r.tool == "get_file_tree"), None)
         if tree_result is None or not _worth_listing(results):
             return []
@@ -169,7 +166,7 @@ class OfflinePlanner:
         if listing is None:
             return [_Pick(call=root_call, label="the root folder", kind="root")]
         # A root listing cannot show CI files one level down: list the workflows folder instead.
-        picks = _picks_from_paths(repo, _paths((e.path or e.name, e.type) for e in listing.entries))
+        picks = _picks_fromtree_paths(repo, tree_paths((e.path or e.name, e.type) for e in listing.entries))
         if any(e.name == ".github" and e.type == "dir" for e in listing.entries):
             picks.append(
                 _Pick(
@@ -183,19 +180,21 @@ class OfflinePlanner:
     def _bounded(self, picks: list[_Pick]) -> list[_Pick]:
         return picks[: self._max_files]
 
-    def _derived(self, tree: FileTree) -> tuple[_Paths, list[str]]:
+    def _derived(self, tree: FileTree) -> tuple[TreePaths, list[str]]:
         """The tree's paths by role and the question's reads in it, derived once per tree: the same tree
         comes back with every later step, and deriving is linear in its entries."""
         memo = self._memo.get(id(tree))
         if memo is None or memo[0] is not tree:
-            paths = _paths((e.path, e.type) for e in tree.entries)
+            paths = tree_paths((e.path, e.type) for e in tree.entries)
             asked = question_reads(self._question, paths.files, budget=self._max_question)
             memo = self._memo[id(tree)] = (tree, paths, asked)
         return memo[1], memo[2]
 
     def _for_question(self, repo: RepoRef, asked: Sequence[str]) -> list[_Pick]:
         """The reads the question needs, at most ``max_question_reads`` (some may be made already)."""
-        return [_Pick(call=_call("read_file", repo, path=path), label=path, kind="question") for path in asked]
+        return [
+            _Pick(call=_call("read_file", repo, path=path), label=path, kind="question") for path in asked
+        ]
 
 
 def _unique(picks: Iterable[_Pick]) -> list[_Pick]:
@@ -213,7 +212,7 @@ def _first_calls(repo: RepoRef) -> list[PlannedCall]:
 def basic_reads(repo: RepoRef, tree: FileTree) -> list[PlannedCall]:
     """What every analysis reads first: the README and, per ecosystem, its most telling top-level
     manifest (``pyproject.toml`` before ``setup.cfg`` before ``requirements.txt``...)."""
-    files = sorted(e.path for e in tree.entries if e.type == "file" and "/" not in e.path and _usable(e.path))
+    files = sorted(e.path for e in tree.entries if e.type == "file" and "/" not in e.path and usable(e.path))
     readme = sorted((p for p in files if notable_role(p) == "readme"), key=_readme_rank)[:1]
     primary: dict[str, str] = {}
     for path in sorted((p for p in files if notable_role(p) == "manifest"), key=_manifest_rank):
@@ -233,42 +232,7 @@ def _ecosystem(path: str) -> str:
     return next((kind for kind, pattern in _ECOSYSTEMS if pattern.match(name)), name)
 
 
-@dataclass(frozen=True, kw_only=True)
-class _Paths:
-    """What the plan is chosen from: every usable file (sorted), the top-level folders, and the notable
-    files (:func:`~agent_core.tools.observe.notable_role`) by role."""
-
-    files: tuple[str, ...]
-    top_dirs: frozenset[str]
-    notable: Mapping[str, tuple[str, ...]]
-
-    def role(self, role: str) -> tuple[str, ...]:
-        return self.notable.get(role, ())
-
-
-def _paths(entries: Iterable[tuple[str, str]]) -> _Paths:
-    """One pass over a tree's or a listing's entries: linear in their number."""
-    files: list[str] = []
-    top_dirs: set[str] = set()
-    for path, kind in entries:
-        if kind == "file" and _usable(path):
-            files.append(path)
-        elif kind == "dir" and "/" not in path:
-            top_dirs.add(path)
-    files.sort()
-    notable: dict[str, list[str]] = {}
-    for path in files:
-        role = notable_role(path) if path.count("/") <= CI_DEPTH else None
-        if role is not None:
-            notable.setdefault(role, []).append(path)
-    return _Paths(
-        files=tuple(files),
-        top_dirs=frozenset(top_dirs),
-        notable={role: tuple(found) for role, found in notable.items()},
-    )
-
-
-def _picks_from_paths(repo: RepoRef, paths: _Paths) -> list[_Pick]:
+def _picks_fromtree_paths(repo: RepoRef, paths: TreePaths) -> list[_Pick]:
     """README, manifests, CI, LICENSE and the tests folder, most important first.
 
     The order makes the per-repository bound cut the least useful calls: a monorepo's many nested
@@ -367,18 +331,6 @@ def _worth_listing(results: Sequence[ToolResult]) -> bool:
     non-degraded failure of get_repo_info, e.g. not found): then every listing would fail too."""
     info = next((r for r in reversed(results) if r.tool == "get_repo_info"), None)
     return info is None or info.ok or info.degraded
-
-
-def _usable(path: str) -> bool:
-    """Whether the tools would accept ``path`` as it is (a hostile name must not become a refused call):
-    :func:`~agent_core.repo.normalize_path` returns it unchanged. A plain ASCII path is decided by one
-    regular expression (NFKC leaves ASCII as it is); any other goes through ``normalize_path`` itself."""
-    if path.isascii() and len(path) <= MAX_PATH_CHARS:
-        return _PLAIN_PATH.fullmatch(path) is not None
-    try:
-        return normalize_path(path) == path
-    except InvalidArgumentError:
-        return False
 
 
 def _ci_rank(path: str) -> tuple[bool, bool, str]:
