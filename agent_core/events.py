@@ -25,7 +25,9 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, get_args
+
+from agent_core.tree_shape import TreeSummary, tree_summary_from_dict
 
 Mode = Literal["model", "planner"]
 
@@ -154,6 +156,7 @@ class ToolCallFinished:
     degraded: bool = False  # no data: a structured degraded result was returned
     error: str | None = None
     cause: str | None = None  # why it failed, as a key (agent_core.diagnosis.CAUSES), when known
+    tree: TreeSummary | None = None  # a get_file_tree result's shape (None: another tool, or an old trace)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -321,26 +324,7 @@ Event: TypeAlias = (
     | RunFailed
 )
 
-EVENT_TYPES: Mapping[str, type[Event]] = {
-    cls.kind: cls
-    for cls in (
-        RunStarted,
-        TurnStarted,
-        ReasoningDelta,
-        TextDelta,
-        TurnFinished,
-        ToolCallStarted,
-        ToolRetry,
-        ToolCallFinished,
-        BreakerChanged,
-        RateLimitUpdated,
-        Notice,
-        ClaimsChecked,
-        DiagramDrawn,
-        RunFinished,
-        RunFailed,
-    )
-}
+EVENT_TYPES: Mapping[str, type[Event]] = {cls.kind: cls for cls in get_args(Event)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -359,6 +343,8 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
         raise ValueError(f"unknown event kind: {kind!r}")
     names = {f.name for f in dataclasses.fields(cls)}
     values = {k: v for k, v in data.items() if k in names and k != "kind"}
+    if cls is ToolCallFinished and values.get("tree") is not None:
+        values["tree"] = tree_summary_from_dict(values["tree"])
     if cls is RunFinished:
         values["stats"] = _fields_of(RunStats, values.get("stats", {}))
         values["degraded_reasons"] = tuple(values.get("degraded_reasons", ()))

@@ -25,6 +25,7 @@ from rich.text import Text
 from agent_core import events as ev
 from agent_core.diagnosis import explain
 from agent_core.report.export import diagram_section
+from agent_core.tree_shape import TreeSummary
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +62,17 @@ def summarize(preview: str, limit: int = _RESULT_CHARS) -> str:
     if isinstance(data.get("text"), str):
         parts.append(f"{len(data['text']):,} characters")
     return _cut(", ".join(parts), limit)
+
+
+def tree_line(tree: TreeSummary) -> str:
+    """A file tree in one line, from its typed summary: files, the project's own, tests, the cut."""
+    parts = [f"{tree.files:,} files"]
+    if tree.own_files != tree.files:
+        parts.append(f"{tree.own_files:,} the project's own ({tree.vendored_files:,} vendored)")
+    parts.append(f"{tree.tests:,} test files in {tree.test_packages:,} packages")
+    if tree.truncated:
+        parts.append(f"GitHub cut this tree: at least {tree.files:,} files")
+    return ", ".join(parts)
 
 
 def _cut(text: str, limit: int) -> str:
@@ -191,7 +203,8 @@ class TerminalRenderer:
             badges.append("DEGRADED")
         head = f"   {'✓' if event.ok else '✗'} {event.tool} [{' · '.join(badges)}]"
         if event.ok:
-            self._line(f"{head}  {summarize(event.preview)}", "green" if not event.stale else "yellow")
+            said = tree_line(event.tree) if event.tree is not None else summarize(event.preview)
+            self._line(f"{head}  {said}", "green" if not event.stale else "yellow")
         else:
             self._line(f"{head}  {event.error or ''}", "red")
 

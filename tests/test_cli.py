@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -89,7 +90,10 @@ def test_tool_results_are_compact_and_the_piped_report_stays_markdown(
     assert results and all(len(line) < 220 and '"' not in line and "{" not in line for line in results), (
         results
     )
-    assert any("files=" in line for line in results if "get_file_tree" in line)
+    tree_lines = [line for line in results if "get_file_tree" in line]  # from the typed tree summary
+    assert tree_lines and all(
+        re.search(r"\d+ files, .*\d+ test files in \d+ packages", line) for line in tree_lines
+    )
     assert "\n## Overview" in out  # piped: the report is raw Markdown, ready to redirect to a file
     assert "\x1b[" not in out
 

@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 GROUND = {"agent_core.events", "agent_core.errors", "agent_core.clock", "agent_core.settings"}
-GROUND |= {"agent_core.cost", "agent_core.repo", "agent_core.grammar"}
+GROUND |= {"agent_core.cost", "agent_core.repo", "agent_core.grammar", "agent_core.tree_shape"}
 
 
 def python_files(*folders: str, root: Path = ROOT) -> list[Path]:
@@ -71,6 +71,17 @@ def test_resilience_imports_only_the_ground_floor() -> None:
         for p in python_files("agent_core/resilience")
         for n in imports(p)
         if n.startswith("agent_core.") and not n.startswith("agent_core.resilience") and n not in GROUND
+    ]
+    assert found == []
+
+
+def test_the_repository_model_imports_only_the_ground_floor_and_the_source_values() -> None:
+    allowed = GROUND | {"agent_core.sources.models"}
+    found = [
+        f"{module_name(p)} imports {n}"
+        for p in python_files("agent_core/repomodel")
+        for n in imports(p)
+        if n.startswith("agent_core.") and not n.startswith("agent_core.repomodel") and n not in allowed
     ]
     assert found == []
 

@@ -531,13 +531,18 @@ def test_count_languages_skips_vendored_paths_and_sorts_by_bytes() -> None:
         ("web/app.min.js", 9000),
         ("node_modules/x/index.js", 9000),
         ("pkg/vendor/dep.go", 9000),
-        ("build/out.c", 9000),
+        ("dist/out.c", 9000),
         ("docs/guide.md", 9000),
+        ("docs/conf.py", 9000),  # documentation: Linguist leaves it out of the statistics
+        ("api/v1/api.pb.go", 9000),  # generated
+        ("build/gen.py", 20),  # Linguist has no rule for build/: the project's own
     ]
-    assert count_languages(files) == {"JavaScript": 300, "Python": 150}
+    assert count_languages(files) == {"JavaScript": 300, "Python": 170}
     assert list(count_languages(files)) == ["JavaScript", "Python"]
     assert is_vendored("a/third_party/b.c")
+    assert is_vendored("go.sum")
     assert not is_vendored("vendor.py")
+    assert not is_vendored("build/gen.py")
 
 
 @pytest.mark.parametrize(

@@ -285,10 +285,12 @@ def test_structure_activity_and_findings_come_from_the_tree_and_commits() -> Non
     report = write_report(scope=[DEMO], question="", results=github_results())
 
     structure = section(report, "Architecture and structure")
-    assert "Files: 10; directories: 7." in structure
+    assert "- 10 files in 7 folders, all the project's own." in structure
+    assert "- **Tests:** 1 `test_*.py` file across 1 package." in structure
     assert "- `src/` — 2 files — source code" in structure
     assert "- `tests/` — 1 file — tests" in structure
-    assert "- `web/` — 1 file — —" in structure  # no role guessed for an unknown name
+    assert "- `web/` — 1 file — build configuration" in structure  # the role its files have
+    assert "- **CI:** GitHub Actions (1 file)." in structure
 
     activity = section(report, "Development activity")
     assert "- Last commit: 2024-03-01" in activity
@@ -303,7 +305,7 @@ def test_structure_activity_and_findings_come_from_the_tree_and_commits() -> Non
         "[`.github/workflows/ci.yml`](https://github.com/octo/demo/blob/main/.github/workflows/ci.yml)"
         in strengths
     )
-    assert "A tests folder is present: `tests/` (1 file)." in strengths
+    assert "Tests are present: 1 `test_*.py` file across 1 package." in strengths
     assert "A license is declared: MIT." in strengths
     assert "3 different authors" in strengths
     assert section(report, "Risks").strip() == "No risks are visible in the data gathered."
@@ -449,7 +451,7 @@ def test_several_repositories_get_per_repository_sections_and_a_table() -> None:
         "| Forks | 56 | unknown |",
         "| Last commit | 2024-03-01 | 2024-02-01 |",
         "| CI | yes (1) | no |",
-        "| Tests | yes (tests/) | no |",
+        "| Tests | yes (1 file) | no |",
         "| Files | 10 | 3 |",
     ]
     # Each repository's facts stay under its own heading.
@@ -608,7 +610,7 @@ async def test_planner_and_writer_end_to_end_over_a_real_git_repository(tmp_path
     assert "- Top authors in the sample: Ada Lovelace (2), Grace Hopper (1)" in report
     assert "- Commits in the sample: 3 over 14 days" in report
     assert "Continuous integration is configured: `.github/workflows/ci.yml`." in report
-    assert "A tests folder is present: `tests/` (1 file)." in report
+    assert "Tests are present: 1 `test_*.py` file across 1 package." in report
     assert "- ✓ ok · `read_file` local/wordy `pyproject.toml`" in report
     assert "- ✓ ok · `list_directory` local/wordy `tests`" in report
     risks = section(report, "Risks")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent_core.repo import RepoRef
+from agent_core.repomodel import RepoModel
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.phrases import day, parse_date, shorten
 from agent_core.report.words_en import EN
@@ -24,6 +25,7 @@ HEADER = (
 )
 _MAX_TOP_ENTRIES = 24
 _MAX_COMMITS = 5
+_MAX_PACKAGES = 12
 
 
 def write_brief(scope: Sequence[RepoRef], results: Sequence[ToolResult], *, max_chars: int) -> str:
@@ -70,33 +72,63 @@ def _summary(facts: Facts) -> str:
 
 
 def _tree_lines(facts: Facts) -> list[str]:
-    tree = facts.evidence.tree
+    """The tree as the repository model counts it (the report's own numbers): files, vendored and
+    generated apart from the project's own, each top-level folder with its role, tests by convention,
+    packages, CI, manifests."""
+    tree, model = facts.evidence.tree, facts.model
     if tree is None:
         return ["The file tree could not be fetched."] if "get_file_tree" in facts.evidence.attempted else []
-    if tree.empty_repository:
+    if tree.empty_repository or model is None:
         return ["The repository is empty (nothing committed)."]
-    top_dirs = [d for d in facts.dirs if "/" not in d]
-    counts = {d: sum(1 for p in facts.paths if p.startswith(f"{d}/")) for d in top_dirs}
-    entries = [f"{d}/ ({counts[d]} files)" for d in top_dirs] + [p for p in facts.paths if "/" not in p]
+    entries = [
+        f"{top.name}/ ({top.files:,} files" + (f", {top.role}" if top.role != "source" else "") + ")"
+        for top in model.top_level
+    ] + [p.rsplit("/", 1)[-1] for p in model.top_files]
     shown = ", ".join(entries[:_MAX_TOP_ENTRIES]) + (
         f", and {len(entries) - _MAX_TOP_ENTRIES} more" if len(entries) > _MAX_TOP_ENTRIES else ""
     )
-    lines = [
-        f"Files: {tree.files} files in {tree.dirs} directories"
-        + (" (truncated)" if tree.truncated else "")
-        + f". Top level: {shown}."
-    ]
-    ci = ", ".join(facts.ci) if facts.ci else "none found"
-    tests = (
-        f"{facts.tests_dir}/"
-        if facts.tests_dir
-        else (f"{facts.test_files} test files" if facts.test_files else "none found")
-    )
+    cut = " (GitHub cut the tree: every count is a lower bound)" if model.truncated else ""
+    lines = [f"Files: {_own(model)}{cut}. Top level: {shown}."]
+    ci = "; ".join(f"{c.name} ({', '.join(c.paths[:4])})" for c in model.ci) or "none found"
+    tests = _tests(model)
     manifests = [p for p in facts.paths if notable_role(p) == "manifest"]
     lines.append(
-        f"CI configuration: {ci}. Tests: {tests}. Manifests: {', '.join(manifests) or 'none found'}."
+        f"CI: {ci}. Tests: {tests}. Manifests: {', '.join(manifests) or 'none found'}." + _packages(model)
     )
     return lines
+
+
+def _own(model: RepoModel) -> str:
+    total = f"{model.files:,} files in {model.dirs:,} directories"
+    apart = [
+        *(
+            [f"{model.vendored_files:,} vendored ({', '.join(f'{v.path}/' for v in model.vendored[:3])})"]
+            if model.vendored_files
+            else []
+        ),
+        *([f"{model.generated_files:,} generated"] if model.generated_files else []),
+    ]
+    if not apart:
+        return f"{total}, all the project's own"
+    return f"{total}, of which {' and '.join(apart)}: {model.own_files:,} are the project's own"
+
+
+def _tests(model: RepoModel) -> str:
+    tests = model.tests
+    if not tests.files:
+        return "none found by the usual conventions"
+    kinds = ", ".join(f"{n:,} {label}" for label, n in tests.by_convention[:4])
+    return f"{tests.files:,} files across {tests.packages:,} packages ({kinds})"
+
+
+def _packages(model: RepoModel) -> str:
+    if len(model.packages) <= 1:
+        return ""
+    named = ", ".join(f"{p.path or '.'} ({p.ecosystem})" for p in model.packages[:_MAX_PACKAGES])
+    more = f", and {len(model.packages) - _MAX_PACKAGES} more" if len(model.packages) > _MAX_PACKAGES else ""
+    members = sum(1 for p in model.packages if p.member_of_workspace)
+    workspace = f"; {members} are npm workspace members" if members else ""
+    return f" Packages and modules: {len(model.packages)}: {named}{more}{workspace}."
 
 
 def _commit_lines(facts: Facts) -> list[str]:

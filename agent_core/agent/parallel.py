@@ -19,6 +19,8 @@ from typing import Any
 from agent_core import events as ev
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.sink import EventSink
+from agent_core.repomodel import model_of, tree_summary
+from agent_core.sources.models import FileTree
 from agent_core.tools.executor import Toolbox, ToolResult
 
 PREVIEW_CHARS = 4000
@@ -95,6 +97,7 @@ def finished_event(t: float, turn: int, r: ToolResult) -> ev.ToolCallFinished:
         degraded=r.degraded,
         error=r.error,
         cause=r.cause if not r.ok else None,
+        tree=tree_summary(model_of(r.value)) if r.ok and isinstance(r.value, FileTree) else None,
     )
 
 

@@ -256,6 +256,9 @@ def _picks_fromtree_paths(repo: RepoRef, paths: TreePaths) -> list[_Pick]:
         *(read(p, "manifest", p) for p in root_manifests[:head]),
         *(read(p, "ci", p) for p in ci[:1]),
         *(read(p, "license", p) for p in licenses),
+        *(
+            read(p, "attributes", p) for p in files if p == ".gitattributes"
+        ),  # the repository model's overrides
         *(_Pick(call=_call("list_directory", repo, path=t), label=f"{t}/", kind="tests") for t in tests),
         *(read(p, "manifest", p) for p in root_manifests[head:]),
         *(read(p, "ci", p) for p in ci[1:_MAX_CI_FILES]),
@@ -273,6 +276,7 @@ def _describe(repo: RepoRef, picks: Sequence[_Pick], *, several: bool, purpose: 
         ("manifest", "the manifests {}"),
         ("ci", "the CI configuration {}"),
         ("license", "the license {}"),
+        ("attributes", "the Linguist overrides {}"),
         ("question", f"for {purpose}: {{}}"),
     )
     for kind, template in wording:

@@ -22,6 +22,7 @@ from agent_core.agent.offload import off_loop
 from agent_core.agent.parallel import PendingCall
 from agent_core.agent.planner import PlannedCall, basic_reads
 from agent_core.agent.run import Run
+from agent_core.repo import RepoRef
 from agent_core.sources.models import FileTree
 from agent_core.tools.registry import overview_calls
 
@@ -44,6 +45,7 @@ async def gather_basics(run: Run, *, brief_tokens: int) -> Step[str]:
         yield event
     trees = [(repo, _tree(run, repo.key())) for repo in scope]
     reads = [call for repo, tree in trees if tree is not None for call in basic_reads(repo, tree)]
+    reads += [_attributes(repo) for repo, tree in trees if tree is not None and _has_attributes(tree)]
     if reads:
         files = ", ".join(sorted({str(c.arguments["path"]) for c in reads}))
         async for event in _turn(run, reads, f"Reading what every analysis needs: {files}."):
@@ -64,6 +66,17 @@ async def _turn(run: Run, calls: list[PlannedCall], thought: str) -> AsyncIterat
     ]
     async for event in events_only(run.tool_turn(pending, feed="none")):
         yield event
+
+
+def _has_attributes(tree: FileTree) -> bool:
+    """A root ``.gitattributes``: its Linguist overrides change what the repository model calls vendored."""
+    return any(e.path == ".gitattributes" for e in tree.entries)
+
+
+def _attributes(repo: RepoRef) -> PlannedCall:
+    return PlannedCall(
+        tool="read_file", arguments={"owner": repo.owner, "repo": repo.name, "path": ".gitattributes"}
+    )
 
 
 def _tree(run: Run, key: str) -> FileTree | None:

@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 from agent_core.events import Component, Relation
 from agent_core.report.diagram import MAX_NODES, Graph, cap
-from agent_core.report.facts import TEST_DIRS, Facts
+from agent_core.report.facts import Facts
 from agent_core.report.words import Language, Words
 
 
@@ -37,9 +37,9 @@ CODE_EXTENSIONS = _word_set(
 )
 _CONTAINERS = frozenset({"src", "lib", "packages", "crates", "cmd", "pkg", "internal", "apps", "modules"})
 _SKIP = frozenset({"vendor", "node_modules", "third_party", "third-party", "build", "dist", "target", "out"})
-_SPECIAL = MappingProxyType(
+_SPECIAL = MappingProxyType(  # by name; tests, docs and examples come from the repository model
     {
-        **dict.fromkeys(TEST_DIRS, "tests"),
+        **dict.fromkeys(("tests", "test", "spec", "__tests__"), "tests"),
         **dict.fromkeys(("docs", "doc", "documentation"), "docs"),
         **dict.fromkeys(("examples", "example", "samples"), "examples"),
         **dict.fromkeys(("scripts", "tools", "bin"), "tooling"),
@@ -172,7 +172,12 @@ def _packages(facts: Facts) -> list[str]:
     """Folders that hold code and are not tests, docs, tooling...: top level (one down in containers),
     most code first; with three or fewer, the main one's code folders are shown instead of it (and it
     too, when it has code of its own)."""
-    code_dirs = {posixpath.dirname(p) for p in facts.paths if _is_code(p)}
+    model = facts.model
+    code_dirs = {  # the project's own source: not vendored, generated, tests, docs or examples
+        posixpath.dirname(p)
+        for p in facts.paths
+        if _is_code(p) and (model is None or model.role_of(p) == "source")
+    }
 
     def holds_code(folder: str) -> bool:
         return any(d == folder or d.startswith(folder + "/") for d in code_dirs)
@@ -181,7 +186,10 @@ def _packages(facts: Facts) -> list[str]:
         return [d for d in folders if holds_code(d) and not _ignored(d.rsplit("/", 1)[-1])]
 
     def code_files(folder: str) -> int:
-        return sum(1 for p in facts.paths if p.startswith(folder + "/") and _is_code(p))
+        return sum(1 for p in facts.paths if p.startswith(folder + "/") and _is_code(p) and is_own(p))
+
+    def is_own(path: str) -> bool:
+        return model is None or model.is_own(path)
 
     top = [d for d in facts.dirs if "/" not in d]
     found: list[str] = []
@@ -204,15 +212,21 @@ def _ignored(name: str) -> bool:
 
 
 def _special(facts: Facts) -> Iterator[tuple[str, str]]:
-    """(path, kind) of the tests, docs, examples, tooling, benchmarks folders and the CI configuration."""
+    """(path, kind) of the tests, docs, examples, tooling, benchmarks folders and the CI configuration:
+    the tests, docs and examples the repository model found (its test summary: the project's test folder,
+    never a stray ``spec/`` deep inside), tooling and benchmarks by their folder's name."""
     if facts.tests_dir:
         yield facts.tests_dir, "tests"
     if facts.docs_dir:
         yield facts.docs_dir, "docs"
+    model = facts.model
+    examples = [t.name for t in model.top_level if t.role == "examples"] if model is not None else []
     for folder in (d for d in facts.dirs if "/" not in d):
-        kind = _SPECIAL.get(folder.lower())
-        if kind not in (None, "tests", "docs"):
-            yield folder, kind or ""
+        kind = "examples" if folder in examples else _SPECIAL.get(folder.lower())
+        if kind in ("tooling", "benchmarks") or (
+            kind == "examples" and (model is None or folder in examples)
+        ):
+            yield folder, kind
     ci = facts.ci or ()
     if ci:
         folder = posixpath.dirname(ci[0])

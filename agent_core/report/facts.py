@@ -18,8 +18,10 @@ from typing import Any
 from urllib.parse import quote
 
 from agent_core.repo import RepoRef
+from agent_core.repomodel import RepoModel, model_of, workspace_globs
 from agent_core.report.inert import code, plain
 from agent_core.report.manifests import Manifest, parse_manifest
+from agent_core.report.model_words import model_words, tests_phrase
 from agent_core.report.phrases import day, files_phrase, join_names, parse_date
 from agent_core.report.words import Words
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
@@ -27,8 +29,11 @@ from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
 
 LARGE_FILE_BYTES = 5 * 1024 * 1024
+# Kept for the offline answer's file relevance (report/relevance.py, answer.py); the report's own test
+# counts come from the repository model (agent_core.repomodel), which knows every language's convention.
 TEST_DIRS = ("tests", "test", "spec", "__tests__")
 TEST_FILE = re.compile(r"(^test_.*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$|Test\.java$|_spec\.rb$)")
+_TOP_TEST_DIRS = ("tests", "test", "__tests__", "e2e", "integration-tests", "spec")
 TEST_RUNNERS = ("tox.ini", "noxfile.py")  # run the tests the same way everywhere; CI usually calls them
 
 
@@ -151,6 +156,7 @@ class Facts:
     activity: Activity | None
     large_files: tuple[tuple[str, int], ...]
     question: str = ""  # what the user asked (the Answer section addresses it)
+    model: RepoModel | None = None  # the tree's repository model (None: no tree was fetched)
 
     @property
     def link_base(self) -> str | None:
@@ -163,8 +169,10 @@ class Facts:
 
 
 def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
-    """What ``evidence`` shows; every absence in it was checkable (else the field is None)."""
+    """What ``evidence`` shows; every absence in it was checkable (else the field is None). With a
+    tree, the counts (files, tests, docs, CI) come from its repository model."""
     tree, root = evidence.tree, evidence.listings.get("")
+    model = repo_model(evidence)
     if tree is not None:
         paths = tuple(sorted(e.path for e in tree.entries if e.type != "dir"))
         dirs = tuple(sorted(e.path for e in tree.entries if e.type == "dir"))
@@ -177,8 +185,15 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
     top_files = [p for p in paths if "/" not in p]
     readme = next((p for p in sorted(top_files, key=_readme_rank) if notable_role(p) == "readme"), None)
     licenses = tuple(p for p in top_files if re.match(r"(?i)(license|licence|copying)\b", p))
-    test_dirs = [d for d in dirs if d.rsplit("/", 1)[-1] in TEST_DIRS]
-    test_files = sum(1 for p in paths if TEST_FILE.search(p.rsplit("/", 1)[-1]) or _under(p, test_dirs))
+    if model is not None:
+        tests_dir, test_files = _main_tests_dir(model), model.tests.files
+        docs_dir = model.docs[0].path if model.docs else None
+        ci = model.ci_paths if model.ci_paths or tree_complete else None
+    else:  # folder listings only: what their names say, at the top level
+        tests_dir = next((name for name in _TOP_TEST_DIRS if name in dirs), None)
+        test_files = sum(1 for p in paths if TEST_FILE.search(p.rsplit("/", 1)[-1]))
+        docs_dir = next((d for d in ("docs", "doc", "documentation") if d in dirs), None)
+        ci = _ci(paths, dirs, evidence)
     sizes = {e.path: e.size or 0 for e in tree.entries} if tree is not None else {}
     large = sorted(((p, s) for p, s in sizes.items() if s >= LARGE_FILE_BYTES), key=lambda x: -x[1])
     return Facts(
@@ -190,15 +205,47 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
         manifests=tuple(_manifests(evidence)),
         readme=readme,
         license_files=licenses if licenses or root_complete else None,
-        ci=_ci(paths, dirs, evidence, complete=tree_complete),
+        ci=ci,
         test_runners=tuple(p for p in top_files if p.lower() in TEST_RUNNERS),
-        tests_dir=next((name for name in TEST_DIRS if name in dirs), test_dirs[0] if test_dirs else None),
+        tests_dir=tests_dir,
         test_files=test_files if test_files or tree_complete else None,
-        docs_dir=next((d for d in ("docs", "doc", "documentation") if d in dirs), None),
+        docs_dir=docs_dir,
         activity=_activity(evidence.commits),
         large_files=tuple(large[:3]),
         question=question,
+        model=model,
     )
+
+
+def repo_model(evidence: Evidence) -> RepoModel | None:
+    """The repository model of the evidence's tree (built once per tree, :func:`model_of`), with the
+    root ``.gitattributes`` and the root ``package.json``'s workspaces when they were read."""
+    tree = evidence.tree
+    if tree is None or tree.empty_repository:
+        return None
+    base = f"{tree.path}/" if tree.path else ""
+    attributes = evidence.files.get(".gitattributes")
+    package = evidence.files.get(f"{base}package.json") or evidence.files.get("package.json")
+    return model_of(
+        tree,
+        gitattributes=attributes.text if attributes is not None else None,
+        workspace_globs=workspace_globs(package.text if package is not None else None),
+    )
+
+
+def _main_tests_dir(model: RepoModel) -> str | None:
+    """The project's test folder when it has one at the top level (``tests/``, ``e2e/``...): a test
+    folder of the model, or a top-level folder mostly of tests. Never a stray folder deep inside."""
+    top_tests = [d for d in model.tests.dirs if "/" not in d.removeprefix(f"{model.root}/")]
+    top_tests += [
+        f"{model.root}/{t.name}" if model.root else t.name for t in model.top_level if t.role == "tests"
+    ]
+    ranked = sorted(dict.fromkeys(top_tests), key=lambda d: (_rank(d.rsplit("/", 1)[-1]), d))
+    return ranked[0] if ranked else None
+
+
+def _rank(name: str) -> int:
+    return _TOP_TEST_DIRS.index(name) if name in _TOP_TEST_DIRS else len(_TOP_TEST_DIRS)
 
 
 def description(facts: Facts) -> tuple[str, str | None] | None:
@@ -221,11 +268,10 @@ def _manifests(evidence: Evidence) -> Iterable[Manifest]:
             yield parse_manifest(path, content.text, partial=content.truncated)
 
 
-def _ci(
-    paths: Sequence[str], dirs: Sequence[str], evidence: Evidence, *, complete: bool
-) -> tuple[str, ...] | None:
+def _ci(paths: Sequence[str], dirs: Sequence[str], evidence: Evidence) -> tuple[str, ...] | None:
+    """Without a tree: CI files the listings show; () only when the listings rule them out."""
     found = tuple(p for p in paths if notable_role(p) == "ci")
-    if found or complete:
+    if found:
         return found
     root = evidence.listings.get("")
     if root is None or root.truncated:
@@ -256,7 +302,10 @@ def strengths(facts: Facts, words: Words) -> list[str]:
         out.append(words.s_ci.format(join_names([link(facts, p) for p in facts.ci], words)))
     if facts.test_runners:
         out.append(words.s_runner.format(join_names([link(facts, p) for p in facts.test_runners], words)))
-    if facts.tests_dir:
+    tested = tests_phrase(facts.model, words) if facts.model is not None else None
+    if tested:
+        out.append(model_words(words).tests_strength.format(tested))
+    elif facts.tests_dir:
         count = sum(1 for p in facts.paths if p.startswith(f"{facts.tests_dir}/"))
         out.append(words.s_tests.format(code(f"{facts.tests_dir}/"), files_phrase(count, words)))
     elif facts.test_files:

@@ -12,15 +12,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 
 from agent_core.report.answer import answer
 from agent_core.report.diagram import diagram_block
 from agent_core.report.diagram_tree import tree_graph
-from agent_core.report.facts import TEST_DIRS, Evidence, Facts, description, link, risks, strengths
+from agent_core.report.facts import Evidence, Facts, description, link, risks, strengths
 from agent_core.report.inert import code, inline, plain
 from agent_core.report.manifests import Dependency, Manifest, notable_dependencies
-from agent_core.report.phrases import MAX_NAMES, day, files_phrase, join_names, parse_date, readme_summary
+from agent_core.report.model_words import (
+    ci_line,
+    files_line,
+    folder_files,
+    packages_line,
+    role_label,
+    tests_line,
+)
+from agent_core.report.phrases import MAX_NAMES, day, join_names, parse_date, readme_summary
 from agent_core.report.words import Language, Words
 from agent_core.tools.observe import notable_role
 
@@ -140,43 +147,28 @@ def _manifest_text(manifest: Manifest, words: Words) -> str:
     return words.semi.join(parts) or words.no_deps
 
 
-_DIR_ROLES = MappingProxyType(
-    {
-        **dict.fromkeys(("src", "lib"), "source"),
-        **dict.fromkeys(TEST_DIRS, "tests"),
-        **dict.fromkeys(("docs", "doc"), "docs"),
-        **dict.fromkeys(("examples", "example"), "examples"),
-        **dict.fromkeys(("scripts", "tools"), "tooling"),
-        ".github": "github",
-        **dict.fromkeys(("benchmarks", "bench"), "benchmarks"),
-        **dict.fromkeys(("assets", "static"), "assets"),
-    }
-)
 _MAX_TOP_DIRS = 30
 
 
 def _structure(facts: Facts, words: Words) -> list[str]:
-    tree = facts.evidence.tree
+    """The tree as the repository model counts it: files (vendored and generated apart from the
+    project's own), tests by convention, packages, CI, then each top-level folder with its role."""
+    tree, model = facts.evidence.tree, facts.model
     if tree is not None and tree.empty_repository:
         return [words.empty_repo]
-    if tree is None:
+    if tree is None or model is None:
         return _listings(facts, words)
-    top_dirs = [d for d in facts.dirs if "/" not in d]
-    dir_lines = []
-    for name in top_dirs[:_MAX_TOP_DIRS]:
-        count = sum(1 for p in facts.paths if p.startswith(f"{name}/"))
-        role = _DIR_ROLES.get(name.lower())
-        dir_lines.append(
-            words.top_dir.format(
-                code(f"{name}/"), files_phrase(count, words), words.roles[role] if role else "—"
-            )
-        )
-    if len(top_dirs) > _MAX_TOP_DIRS:
-        dir_lines.append(f"- …{words.more.format(len(top_dirs) - _MAX_TOP_DIRS)}")
-    top_files = [code(p) for p in facts.paths if "/" not in p]
+    dir_lines = [
+        words.top_dir.format(code(f"{top.name}/"), folder_files(top, words), role_label(top.role, words))
+        for top in model.top_level[:_MAX_TOP_DIRS]
+    ]
+    if len(model.top_level) > _MAX_TOP_DIRS:
+        dir_lines.append(f"- …{words.more.format(len(model.top_level) - _MAX_TOP_DIRS)}")
+    top_files = [code(p.rsplit("/", 1)[-1]) for p in model.top_files]
     notable = _notable_files(facts, words)
+    summary = [files_line(model, words), tests_line(model, words), packages_line(model, words)]
     return _blocks(
-        [words.counts.format(tree.files, tree.dirs)],
+        [f"- {line}" for line in (*summary, ci_line(model, words)) if line],
         dir_lines,
         [words.top_files.format(join_names(top_files, words))] if top_files else [],
         [words.notable_files.format(notable)] if notable else [],

@@ -32,6 +32,7 @@ from agent_core.report.facts import (
     gather,
 )
 from agent_core.report.inert import plain
+from agent_core.report.model_words import files_cell, files_count
 from agent_core.report.phrases import (
     day,
     shorten,
@@ -115,7 +116,10 @@ def _table_column(facts: Facts, words: Words) -> list[str]:
     ci = _presence(facts.ci, len(facts.ci or ()), words)
     if not facts.ci and facts.test_runners:
         ci = words.yes_which.format(", ".join(facts.test_runners))
-    if facts.tests_dir:
+    model = facts.model
+    if model is not None and model.tests.files:
+        tests = words.yes_which.format(files_count(model.tests.files, words))
+    elif facts.tests_dir:
         tests = words.yes_which.format(f"{facts.tests_dir}/")
     else:
         tests = _presence(facts.test_files, facts.test_files, words)
@@ -128,7 +132,7 @@ def _table_column(facts: Facts, words: Words) -> list[str]:
         day(act.last) if act and act.last else unknown,
         ci,
         tests,
-        number(tree.files if tree else None),
+        files_cell(model, words) if model is not None else number(tree.files if tree else None),
     ]
 
 

@@ -135,9 +135,7 @@ def call_preview(event: ev.ToolCallFinished, lang: str = "en") -> str:
     """What a finished call shows: a file tree as a short summary (:mod:`~agent_core.web.tree_preview`),
     any other result as its fenced preview."""
     if event.tool == "get_file_tree" and event.ok:
-        short = tree_preview(event.preview, lang)
-        if short is not None:
-            return short
+        return tree_preview(event, lang)
     return fenced(event.preview)
 
 

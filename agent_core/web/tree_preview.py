@@ -1,100 +1,66 @@
 """What the trace shows for a ``get_file_tree`` result: a few lines, not every path.
 
 The model reads the whole summary (:func:`agent_core.tools.observe.summarise_tree`); a person scanning
-the trace wants the shape: how many files and folders, the top-level folders by size, the first few
-paths and how many more there are. The event carries the observation as display JSON cut at a few
-thousand characters (:func:`agent_core.agent.parallel.preview`), so the cut text is mended first: the
-counts and the top level come before the path list, and survive the cut.
+the trace wants the shape: how many files, how many of them the project's own (vendored and generated
+apart), the tests, the largest top-level folders with their role, and whether GitHub cut the tree. All
+of it comes from the event's typed :class:`~agent_core.tree_shape.TreeSummary` (the repository
+model's counts); nothing here parses the preview text. A trace recorded before the summary existed
+gets one plain line.
 
-Paths are repository content: they are shown inside a fenced block only (:func:`fenced`).
+Folder names are repository content: they are shown inside a fenced block only (:func:`fenced`).
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
+from agent_core import events as ev
+from agent_core.tree_shape import TreeSummary
 from agent_core.web.i18n import t
 from agent_core.web.markdown import fenced
 
 TOP_FOLDERS = 6
-FIRST_PATHS = 5
-_CLOSERS = {"{": "}", "[": "]"}
+VENDORED_ROOTS = 3
+CONVENTIONS = 3
 
 
-def tree_preview(preview: str, lang: str = "en") -> str | None:
-    """The short form of a file-tree preview, as safe Markdown; None when it is not a tree summary
-    (an error result, say), so the caller shows the preview as it is."""
-    summary = parse_cut_json(preview)
-    if summary is None or not isinstance(summary.get("files"), int):
-        return None
-    files: int = summary["files"]
-    lines = [t("tree_counts", lang, files=files, dirs=summary.get("dirs", 0))]
-    lines += _top_level(summary.get("top_level"), lang)
-    paths = [p for p in summary.get("paths") or () if isinstance(p, str)][:FIRST_PATHS]
-    lines += [f"  {path}" for path in paths]
-    if files > len(paths):
-        lines.append(t("tree_more", lang, count=files - len(paths)))
-    if summary.get("truncated"):
-        lines.append(t("tree_truncated", lang))
-    return fenced("\n".join(lines), "text")
+def tree_preview(event: ev.ToolCallFinished, lang: str = "en") -> str:
+    """The short form of a successful file-tree call, as safe Markdown."""
+    if event.tree is None:
+        return fenced(t("tree_plain", lang, size=len(event.preview.encode("utf-8"))), "text")
+    return fenced("\n".join(tree_lines(event.tree, lang)), "text")
 
 
-def _top_level(entries: Any, lang: str) -> list[str]:
-    """``src/ 7 · tests/ 11 · …`` — the largest top-level folders first, then how many files sit at the top."""
-    if not isinstance(entries, list):
-        return []
-    folders = sorted(
-        (e for e in entries if isinstance(e, dict) and e.get("type") == "dir"),
-        key=lambda e: -int(e.get("files") or 0),
-    )
-    shown = [f"{e.get('name')}/ {int(e.get('files') or 0)}" for e in folders[:TOP_FOLDERS]]
-    if len(folders) > TOP_FOLDERS:
-        shown.append(t("tree_more_folders", lang, count=len(folders) - TOP_FOLDERS))
-    at_top = sum(1 for e in entries if isinstance(e, dict) and e.get("type") != "dir")
-    out = [" · ".join(shown)] if shown else []
-    if at_top:
-        out.append(t("tree_top_files", lang, count=at_top))
-    return out
+def tree_lines(tree: TreeSummary, lang: str = "en") -> list[str]:
+    """Counts, the project's own, tests, the largest top-level folders, top-level files, the cut."""
+    lines = [t("tree_counts", lang, files=tree.files, dirs=tree.dirs)]
+    if tree.own_files != tree.files:
+        where = ", ".join(f"{path}/" for path, _n in tree.vendored[:VENDORED_ROOTS]) or "—"
+        lines.append(
+            t(
+                "tree_own",
+                lang,
+                own=tree.own_files,
+                vendored=tree.vendored_files,
+                where=where,
+                generated=tree.generated_files,
+            )
+        )
+    if tree.tests:
+        kinds = ", ".join(f"{n:,} {label}" for label, n in tree.test_conventions[:CONVENTIONS])
+        lines.append(t("tree_tests", lang, files=tree.tests, packages=tree.test_packages, conventions=kinds))
+    elif tree.files:
+        lines.append(t("tree_no_tests", lang))
+    folders = [_folder(f.name, f.files, f.role, lang) for f in tree.top_level[:TOP_FOLDERS]]
+    if len(tree.top_level) > TOP_FOLDERS:
+        folders.append(t("tree_more_folders", lang, count=len(tree.top_level) - TOP_FOLDERS))
+    if folders:
+        lines.append(" · ".join(folders))
+    if tree.top_files:
+        lines.append(t("tree_top_files", lang, count=tree.top_files))
+    if tree.truncated:
+        lines.append(t("tree_cut", lang, files=tree.files))
+    return lines
 
 
-def parse_cut_json(text: str) -> dict[str, Any] | None:
-    """A JSON object, or as much of it as survives a cut at any character: the text up to the last
-    complete element is closed with the brackets still open. None when nothing parses."""
-    body = text.rsplit("\n… (", 1)[0] if "\n… (" in text else text
-    for candidate in (body, _mended(body)):
-        if candidate is None:
-            continue
-        try:
-            value = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
-        return value if isinstance(value, dict) else None
-    return None
-
-
-def _mended(text: str) -> str | None:
-    """``text`` cut just before its last comma outside a string, with the brackets open there closed."""
-    stack: list[str] = []
-    in_string = escaped = False
-    last: tuple[int, str] | None = None
-    for i, char in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in _CLOSERS:
-            stack.append(_CLOSERS[char])
-        elif char in "}]" and stack:
-            stack.pop()
-        elif char == ",":
-            last = (i, "".join(reversed(stack)))
-    if last is None:
-        return None
-    cut, closers = last
-    return text[:cut] + closers
+def _folder(name: str, files: int, role: str, lang: str) -> str:
+    """``vendor/ 13,712 vendored``: a folder, its files, and its role unless it is source code."""
+    return f"{name}/ {files:,}" + ("" if role == "source" else f" {t(f'tree_role_{role}', lang)}")
