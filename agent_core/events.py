@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias, get_args
 
+from agent_core.ledger import Coverage, coverage_from_dict
 from agent_core.tree_shape import TreeSummary, tree_summary_from_dict
 
 Mode = Literal["model", "planner"]
@@ -49,6 +50,7 @@ class RunStats:
     claims_verified: int = 0
     claims_contradicted: int = 0
     claims_unchecked: int = 0
+    coverage: tuple[Coverage, ...] = ()  # what was read of each repository (agent_core.ledger)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -346,7 +348,9 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
     if cls is ToolCallFinished and values.get("tree") is not None:
         values["tree"] = tree_summary_from_dict(values["tree"])
     if cls is RunFinished:
-        values["stats"] = _fields_of(RunStats, values.get("stats", {}))
+        stats = dict(values.get("stats", {}))
+        stats["coverage"] = tuple(coverage_from_dict(c) for c in stats.get("coverage", ()))
+        values["stats"] = _fields_of(RunStats, stats)
         values["degraded_reasons"] = tuple(values.get("degraded_reasons", ()))
     if cls in (RunFinished, RunFailed) and values.get("diagnosis") is not None:
         values["diagnosis"] = _fields_of(Diagnosis, values["diagnosis"])

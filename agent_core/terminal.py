@@ -24,6 +24,7 @@ from rich.text import Text
 
 from agent_core import events as ev
 from agent_core.diagnosis import explain
+from agent_core.report.coverage import coverage_lines
 from agent_core.report.export import diagram_section
 from agent_core.tree_shape import TreeSummary
 
@@ -264,6 +265,8 @@ class TerminalRenderer:
             f"{s.cache_hits} cache hits, {s.prompt_tokens}+{s.completion_tokens} tokens{cost}, {s.elapsed_s:.1f}s",
             "dim",
         )
+        for line in coverage_lines(s.coverage, language):
+            self._line(f"  {line}", "dim")
         if event.diagnosis is not None:
             said = explain(event.diagnosis, "en")
             self._line(f"  ⚠ {said.what}", "yellow")

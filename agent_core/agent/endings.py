@@ -23,6 +23,7 @@ from agent_core.diagnosis import Failure, diagnose_results, explain
 from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.llm.prices import CostRange
 from agent_core.report.claims import check_report
+from agent_core.report.coverage import run_coverage
 from agent_core.report.diagram import Graph
 from agent_core.report.words import Language, Words
 from agent_core.report.words_en import EN
@@ -66,6 +67,7 @@ async def finish(
         claims_verified=check.verified,
         claims_contradicted=check.contradicted,
         claims_unchecked=check.unchecked,
+        coverage=await off_loop(run_coverage, run.parts.scope, results),
     )
     reasons = list(dict.fromkeys([*run.state.degraded, *problems]))
     yield ev.RunFinished(

@@ -157,7 +157,7 @@ class OfflinePlanner:
         tree = _root_tree(results)
         if tree is not None:
             paths, asked = self._derived(tree)
-            return [*self._bounded(_picks_fromtree_paths(repo, paths)), *self._for_question(repo, asked)]
+            return [*self._bounded(_picks_from_paths(repo, paths)), *self._for_question(repo, asked)]
         tree_result = next((r for r in reversed(results) if r.tool == "get_file_tree"), None)
         if tree_result is None or not _worth_listing(results):
             return []
@@ -166,7 +166,7 @@ class OfflinePlanner:
         if listing is None:
             return [_Pick(call=root_call, label="the root folder", kind="root")]
         # A root listing cannot show CI files one level down: list the workflows folder instead.
-        picks = _picks_fromtree_paths(repo, tree_paths((e.path or e.name, e.type) for e in listing.entries))
+        picks = _picks_from_paths(repo, tree_paths((e.path or e.name, e.type) for e in listing.entries))
         if any(e.name == ".github" and e.type == "dir" for e in listing.entries):
             picks.append(
                 _Pick(
@@ -232,7 +232,7 @@ def _ecosystem(path: str) -> str:
     return next((kind for kind, pattern in _ECOSYSTEMS if pattern.match(name)), name)
 
 
-def _picks_fromtree_paths(repo: RepoRef, paths: TreePaths) -> list[_Pick]:
+def _picks_from_paths(repo: RepoRef, paths: TreePaths) -> list[_Pick]:
     """README, manifests, CI, LICENSE and the tests folder, most important first.
 
     The order makes the per-repository bound cut the least useful calls: a monorepo's many nested
@@ -243,7 +243,7 @@ def _picks_fromtree_paths(repo: RepoRef, paths: TreePaths) -> list[_Pick]:
     root_manifests = [p for p in manifests if "/" not in p]
     nested_manifests = [p for p in manifests if "/" in p]
     ci = sorted(paths.role("ci"), key=_ci_rank)
-    roots = (p for p in paths.files if "/" not in p)
+    roots = [p for p in paths.files if "/" not in p]
     licenses = sorted((p for p in roots if _LICENSE.match(p)), key=lambda p: (len(p), p))[:1]
     tests = [name for name in TEST_DIRS if name in paths.top_dirs][:1]
 
@@ -257,7 +257,7 @@ def _picks_fromtree_paths(repo: RepoRef, paths: TreePaths) -> list[_Pick]:
         *(read(p, "ci", p) for p in ci[:1]),
         *(read(p, "license", p) for p in licenses),
         *(
-            read(p, "attributes", p) for p in files if p == ".gitattributes"
+            read(p, "attributes", p) for p in roots if p == ".gitattributes"
         ),  # the repository model's overrides
         *(_Pick(call=_call("list_directory", repo, path=t), label=f"{t}/", kind="tests") for t in tests),
         *(read(p, "manifest", p) for p in root_manifests[head:]),

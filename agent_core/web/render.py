@@ -364,7 +364,8 @@ class TraceView:
             return self.report_text()
         result, appended = self.result, self._diagrams.appended(self.result)
         lang: Literal["en", "zh"] = "zh" if self.lang == "zh" else "en"
-        return full_report(result.report, self.claims, result.degraded_reasons, lang, diagrams=appended)
+        reasons, coverage = result.degraded_reasons, result.stats.coverage
+        return full_report(result.report, self.claims, reasons, lang, diagrams=appended, coverage=coverage)
 
     def stats_rows(self) -> list[tuple[str, str]]:
         rows = self._stats.rows(self.lang, self._now, mode=self.started.mode if self.started else None)
