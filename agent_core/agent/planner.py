@@ -24,13 +24,14 @@ TLS, the network), the planner proposes nothing more for it: the next calls woul
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from agent_core.agent.question import describe_question, offline, question_reads
 from agent_core.agent.tree_paths import TreePaths, tree_paths, usable
 from agent_core.repo import RepoRef
+from agent_core.repomodel import RepoModel, model_of
 from agent_core.report.relevance import QUESTION_READS
 from agent_core.sources.models import DirListing, FileTree
 from agent_core.tools.executor import ToolResult
@@ -186,7 +187,10 @@ class OfflinePlanner:
         memo = self._memo.get(id(tree))
         if memo is None or memo[0] is not tree:
             paths = tree_paths((e.path, e.type) for e in tree.entries)
-            asked = question_reads(self._question, paths.files, budget=self._max_question)
+            model = model_of(tree)  # built once per tree; the vendored and generated answer no concept
+            asked = question_reads(
+                self._question, paths.files, budget=self._max_question, skip=_not_own(model)
+            )
             memo = self._memo[id(tree)] = (tree, paths, asked)
         return memo[1], memo[2]
 
@@ -195,6 +199,10 @@ class OfflinePlanner:
         return [
             _Pick(call=_call("read_file", repo, path=path), label=path, kind="question") for path in asked
         ]
+
+
+def _not_own(model: RepoModel) -> Callable[[str], bool]:
+    return lambda path: not model.is_own(path)
 
 
 def _unique(picks: Iterable[_Pick]) -> list[_Pick]:

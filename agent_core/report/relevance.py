@@ -16,14 +16,15 @@ import bisect
 import itertools
 import operator
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from agent_core.report.concepts import BY_NAME, CONCEPTS, concept_files
 from agent_core.report.facts import TEST_DIRS, TEST_FILE
 from agent_core.tools.observe import notable_role
 
-Topic = Literal["tests", "ci", "cli"]
+Topic = Literal["tests", "ci", "cli", "build", "deps", "license", "deploy", "config", "docs"]
 QUESTION_READS = 6  # files the offline planner reads for one question, per repository
 CI_DEPTH = 2  # notable_role names no file deeper than .github/workflows/<file>: deeper paths are skipped
 
@@ -47,11 +48,13 @@ _TOPICS: tuple[tuple[Topic, re.Pattern[str]], ...] = (
         "cli",
         re.compile(
             r"\b(cli|command[\s-]?line|commands?|entry[\s-]?points?|arguments?|args|argparse|flags|"
-            r"options|sub-?commands?|terminal|console)\b|命令行|入口|参数|终端",
+            r"options|sub-?commands?|terminal|console|main|executables?|binar(?:y|ies)|launch\w*)\b"
+            r"|命令行|入口|参数|终端|启动|主程序",
             re.IGNORECASE,
         ),
     ),
 )
+_ALL_TOPICS: tuple[tuple[Topic, re.Pattern[str]], ...] = (*_TOPICS, *((c.name, c.asked) for c in CONCEPTS))
 _STOPWORDS = frozenset(
     re.findall(
         r"\S+",
@@ -59,8 +62,8 @@ _STOPWORDS = frozenset(
         class classes code codebase could define defined defines describe did do does done evaluate
         explain file files find for from function functions get give handle handled handles handling has
         have how i implement implementation implemented implements in is it its live lives located logic
-        me module modules of on or overview part parts please project repo repository review should show
-        some summarise summarize summary tell that the there these this those to use used uses using was
+        me module modules of on or overview part parts please project repo repository review run runs should show
+        some summarise summarize summary tell that the there these this those to under use used uses using was
         we what what's where where's which who why will with work works would write you""",
     )
 )
@@ -112,13 +115,17 @@ class Asked:
 
 
 def read_question(question: str) -> Asked:
-    """The topics and terms of ``question``; a question about testing asks about CI too."""
-    topics = [topic for topic, pattern in _TOPICS if pattern.search(question)]
+    """The topics and terms of ``question``; a question about testing asks about CI too. Topics are
+    taken in order, each from what the ones before left ("configures the build" is the build, not
+    configuration)."""
+    topics: list[Topic] = []
+    rest = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", question)  # CircuitBreaker: two words
+    for topic, pattern in _ALL_TOPICS:
+        if pattern.search(rest):
+            topics.append(topic)
+            rest = pattern.sub(" | ", rest)
     if "tests" in topics and "ci" not in topics:
         topics.insert(1, "ci")
-    rest = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", question)  # CircuitBreaker: two words
-    for _topic, pattern in _TOPICS:
-        rest = pattern.sub(" | ", rest)
     terms: dict[tuple[str, ...], str] = {}
     for chunk in re.split(
         r"[^A-Za-z0-9\s_-]|\b(?:" + "|".join(sorted(_STOPWORDS)) + r")\b", rest, flags=re.I
@@ -127,7 +134,7 @@ def read_question(question: str) -> Asked:
         if words and any(len(w) > 2 for w in words):
             terms.setdefault(tuple(stem(w) for w in words), " ".join(words))
     for chinese, english in _GLOSSARY:
-        if chinese in question:
+        if chinese in rest:
             terms.setdefault(english, chinese)
     return Asked(topics=tuple(topics), terms=tuple(terms), written=tuple(terms.values()))
 
@@ -237,8 +244,9 @@ def term_files(term: Sequence[str], paths: Iterable[str]) -> list[str]:
     ]
 
 
-def topic_files(topic: Topic, paths: Sequence[str]) -> list[str]:
-    """The files that show ``topic``, most telling first."""
+def topic_files(topic: Topic, paths: Sequence[str], skip: Callable[[str], bool] | None = None) -> list[str]:
+    """The files that show ``topic``, most telling first (a concept's: :mod:`~agent_core.report.concepts`;
+    ``skip``: paths that never answer one, the vendored and generated)."""
     if topic == "ci":
         near = (p for p in paths if p.count("/") <= CI_DEPTH)
         return sorted((p for p in near if notable_role(p) == "ci"), key=_ci_rank)
@@ -248,15 +256,24 @@ def topic_files(topic: Topic, paths: Sequence[str]) -> list[str]:
         named = [p for p in paths if TEST_FILE.search(p.rsplit("/", 1)[-1])]
         tests = sorted(named or [p for p in paths if is_test_path(p) and _SOURCE.search(p)], key=_test_rank)
         return [*config, *(p for p in tests[:1] if p not in config)]
+    if topic in BY_NAME:
+        return concept_files(topic, paths, skip)
     entries = [p for p in paths if _ENTRY_NAMES.match(p.rsplit("/", 1)[-1]) and not is_test_path(p)]
     entries += [p for p in paths if re.match(r"^(bin|cmd)/", p) and p not in entries]
     return sorted(entries, key=lambda p: (p.count("/"), not p.endswith("__main__.py"), p))[:8]
 
 
-def question_files(asked: Asked, paths: Sequence[str], *, budget: int = QUESTION_READS) -> list[str]:
+def question_files(
+    asked: Asked,
+    paths: Sequence[str],
+    *,
+    budget: int = QUESTION_READS,
+    skip: Callable[[str], bool] | None = None,
+) -> list[str]:
     """What to read for ``asked``: each topic's and each term's files, merged in turns (one of each
-    in order, then the second of each...) so that no part of the question starves, at most ``budget``."""
-    lists = [topic_files(t, paths) for t in asked.topics] + [term_files(t, paths) for t in asked.terms]
+    in order, then the second of each...) so that no part of the question starves, at most ``budget``.
+    ``skip``: paths no concept is answered by (the vendored and generated)."""
+    lists = [topic_files(t, paths, skip) for t in asked.topics] + [term_files(t, paths) for t in asked.terms]
     chosen: list[str] = []
     for rank in range(max((len(x) for x in lists), default=0)):
         for files in lists:
