@@ -13,24 +13,33 @@ of what the report claims against what the tools observed, and by one ``diagram`
 architecture diagram's graph (proposed by the model or built from the tree, every path checked), which
 each consumer compiles to Mermaid itself.
 
-Serialisation: :func:`event_to_dict` gives one JSON object with a ``kind`` field spelled as the
-``kind`` literal; :func:`event_from_dict` inverts it; :func:`dump_events` / :func:`load_events` save a
-run as JSON Lines (the trace export, and what replay reads).
+Serialisation (:mod:`agent_core.event_json`, re-exported here): :func:`event_to_dict` gives one JSON
+object with a ``kind`` field spelled as the ``kind`` literal; :func:`event_from_dict` inverts it;
+:func:`dump_events` / :func:`load_events` save a run as JSON Lines (the trace export, what replay reads).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal, TypeAlias, get_args
 
-from agent_core.ledger import Coverage, coverage_from_dict
-from agent_core.tree_shape import TreeSummary, tree_summary_from_dict
+from agent_core.ledger import Coverage
+from agent_core.tree_shape import TreeSummary
 
 Mode = Literal["model", "planner"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CostPart:
+    """Tokens billed at one price (US dollars per million tokens, low to high) and what they cost."""
+
+    what: Literal["cached_input", "input", "output"]
+    tokens: int
+    usd_per_mtok_low: float
+    usd_per_mtok_high: float
+    low_usd: float
+    high_usd: float
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,6 +50,8 @@ class RunStats:
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0  # of prompt_tokens, served from the provider's prompt cache
+    cost_parts: tuple[CostPart, ...] = ()  # the cost at each price (cached input, input, output)
     cost_usd: float | None = None  # at the high end of the model's price (None: price unknown)
     cost_low_usd: float | None = None  # at the low end (DeepSeek off-peak); equal where one price
     prices_as_of: str | None = None  # the date of the price table's prices used
@@ -64,6 +75,7 @@ class CostEstimate:
     budget_tokens: int
     prices_as_of: str
     source: str
+    parts: tuple[CostPart, ...] = ()  # the high end by price: its input (none cached), its output
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,6 +127,7 @@ class TurnFinished:
     finish_reason: str | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    cached_prompt_tokens: int | None = None  # of prompt_tokens, served from the provider's prompt cache
     duration_s: float = 0.0
 
 
@@ -329,62 +342,11 @@ Event: TypeAlias = (
 EVENT_TYPES: Mapping[str, type[Event]] = {cls.kind: cls for cls in get_args(Event)}
 
 
-def event_to_dict(event: Event) -> dict[str, Any]:
-    """One JSON-ready object; ``kind`` first."""
-    data = dataclasses.asdict(event)
-    if isinstance(event, ToolCallStarted):
-        data["arguments"] = dict(event.arguments)
-    return {"kind": data.pop("kind"), **data}
-
-
-def event_from_dict(data: Mapping[str, Any]) -> Event:
-    """Inverse of :func:`event_to_dict`; unknown keys are ignored (forward compatibility)."""
-    kind = data.get("kind")
-    cls = EVENT_TYPES.get(str(kind))
-    if cls is None:
-        raise ValueError(f"unknown event kind: {kind!r}")
-    names = {f.name for f in dataclasses.fields(cls)}
-    values = {k: v for k, v in data.items() if k in names and k != "kind"}
-    if cls is ToolCallFinished and values.get("tree") is not None:
-        values["tree"] = tree_summary_from_dict(values["tree"])
-    if cls is RunFinished:
-        stats = dict(values.get("stats", {}))
-        stats["coverage"] = tuple(coverage_from_dict(c) for c in stats.get("coverage", ()))
-        values["stats"] = _fields_of(RunStats, stats)
-        values["degraded_reasons"] = tuple(values.get("degraded_reasons", ()))
-    if cls in (RunFinished, RunFailed) and values.get("diagnosis") is not None:
-        values["diagnosis"] = _fields_of(Diagnosis, values["diagnosis"])
-    if cls is RunStarted:
-        values["targets"] = tuple(values.get("targets", ()))
-        if values.get("estimate") is not None:
-            values["estimate"] = _fields_of(CostEstimate, values["estimate"])
-    if cls is ClaimsChecked:
-        values["claims"] = tuple(_fields_of(CheckedClaim, c) for c in values.get("claims", ()))
-        values["key_facts"] = tuple(_fields_of(KeyFact, f) for f in values.get("key_facts", ()))
-    if cls is DiagramDrawn:
-        values["components"] = tuple(_fields_of(Component, c) for c in values.get("components", ()))
-        values["relations"] = tuple(_fields_of(Relation, r) for r in values.get("relations", ()))
-        values["dropped"] = tuple(values.get("dropped", ()))
-    return cls(**values)
-
-
-def _fields_of(cls: type[Any], data: Mapping[str, Any]) -> Any:
-    names = {f.name for f in dataclasses.fields(cls)}
-    return cls(**{k: v for k, v in data.items() if k in names})
-
-
-def dumps_event(event: Event) -> str:
-    return json.dumps(event_to_dict(event), ensure_ascii=False, separators=(",", ":"))
-
-
-def dump_events(events: Iterable[Event], path: Path) -> None:
-    """Save a run as JSON Lines (one event per line)."""
-    with path.open("w", encoding="utf-8") as fh:
-        for event in events:
-            fh.write(dumps_event(event) + "\n")
-
-
-def load_events(path: Path) -> list[Event]:
-    """Load a run saved by :func:`dump_events`."""
-    with path.open(encoding="utf-8") as fh:
-        return [event_from_dict(json.loads(line)) for line in fh if line.strip()]
+# Serialisation lives in agent_core.event_json (it needs every class above), re-exported here.
+from agent_core.event_json import (  # noqa: E402, F401
+    dump_events,
+    dumps_event,
+    event_from_dict,
+    event_to_dict,
+    load_events,
+)

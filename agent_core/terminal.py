@@ -127,9 +127,10 @@ class TerminalRenderer:
                     self._line(f"  question: {event.question}")
                 if event.estimate is not None:
                     e = event.estimate
+                    prices = ", ".join(f"{p.what.replace('_', ' ')} {_per_mtok(p)}/M" for p in e.parts)
                     self._line(
                         f"  estimated cost: ${e.low_usd:.4f}-{e.high_usd:.4f} (up to {e.budget_tokens:,} "
-                        f"tokens, prices of {e.prices_as_of})",
+                        f"tokens, prices of {e.prices_as_of}{': ' + prices if prices else ''})",
                         "dim",
                     )
             case ev.TurnStarted():
@@ -260,16 +261,34 @@ class TerminalRenderer:
             low = s.cost_low_usd if s.cost_low_usd is not None else s.cost_usd
             cost = f", ${low:.4f}" + (f"-{s.cost_usd:.4f}" if low != s.cost_usd else "")
             cost += f" (prices of {s.prices_as_of})" if s.prices_as_of else ""
+        cached = f" ({s.cached_prompt_tokens} cached)" if s.cached_prompt_tokens else ""
         self._line(
             f"✔ done{flag}: {s.turns} turns, {s.tool_calls} tool calls, {s.github_requests} GitHub requests, "
-            f"{s.cache_hits} cache hits, {s.prompt_tokens}+{s.completion_tokens} tokens{cost}, {s.elapsed_s:.1f}s",
+            f"{s.cache_hits} cache hits, {s.prompt_tokens}{cached}+{s.completion_tokens} tokens{cost}, "
+            f"{s.elapsed_s:.1f}s",
             "dim",
         )
         for line in coverage_lines(s.coverage, language):
             self._line(f"  {line}", "dim")
+        priced = [p for p in s.cost_parts if p.tokens and p.usd_per_mtok_high]
+        if priced:
+            self._line(
+                "  cost by price: "
+                + "; ".join(
+                    f"{p.what.replace('_', ' ')} {p.tokens:,} × {_per_mtok(p)}/M = ${p.low_usd:.6f}"
+                    + (f"-{p.high_usd:.6f}" if p.low_usd != p.high_usd else "")
+                    for p in priced
+                ),
+                "dim",
+            )
         if event.diagnosis is not None:
             said = explain(event.diagnosis, "en")
             self._line(f"  ⚠ {said.what}", "yellow")
             self._line(f"  next: {said.next_step}")
         for reason in event.degraded_reasons:
             self._line(f"  ⚠ {reason}", "yellow")
+
+
+def _per_mtok(part: ev.CostPart) -> str:
+    low, high = part.usd_per_mtok_low, part.usd_per_mtok_high
+    return f"${low:g}" if low == high else f"${low:g}-{high:g}"

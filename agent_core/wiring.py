@@ -208,6 +208,7 @@ def build_model(
         temperature=settings.llm_temperature,
         trusted=trusted,
         max_reasoning_chars=settings.reasoning_max_chars,
+        extra_body=config.extra_body or None,
     )
     return model, config
 

@@ -23,6 +23,7 @@ SECTIONS = {
     "concurrency": "bench.concurrency",
     "ui": "bench.ui_latency",
     "events": "bench.event_cpu",
+    "modelcalls": "bench.modelcalls",
 }
 # Run only when asked for (--only): realmodel needs a real model and takes tens of minutes on a laptop's
 # CPU; bigtree needs real git trees on the machine (/work/.mirror, or BIGTREE_SOURCES).
@@ -53,8 +54,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--repos", help="realmodel: comma-separated owner/name of testing.realrepos")
     parser.add_argument(
         "--baseline",
-        help="concurrency, bigtree: another checkout of the app (e.g. `git worktree add /tmp/base main`), "
-        "measured side by side with this one",
+        help="concurrency, modelcalls, bigtree: another checkout of the app (e.g. `git worktree add "
+        "/tmp/base main`), measured side by side with this one",
     )
     return parser.parse_args(argv)
 

@@ -35,6 +35,7 @@ class Section:
     metrics: list[Metric] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0  # how long measuring took
+    skipped: str = ""  # why nothing was measured (a prerequisite is missing); "" when it ran
 
 
 def _verdict(metric: Metric) -> str:
@@ -50,6 +51,8 @@ def render_text(sections: list[Section]) -> str:
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)) for row in rows]
     lines.insert(1, "  ".join("-" * width for width in widths))
     for section in sections:
+        if section.skipped:
+            lines.append(f"  [{section.key}] skipped: {section.skipped}")
         lines.extend(f"  [{section.key}] {note}" for note in section.notes)
     return "\n".join(line.rstrip() for line in lines)
 

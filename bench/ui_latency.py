@@ -151,9 +151,9 @@ def measure(config: BenchConfig, workdir: Path) -> Section:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        return Section(key="ui", title="UI latency", notes=["skipped: the playwright package is missing"])
+        return Section(key="ui", title="UI latency", skipped="the playwright package is missing")
     if not CHROMIUM.is_file():
-        return Section(key="ui", title="UI latency", notes=[f"skipped: {CHROMIUM} is missing"])
+        return Section(key="ui", title="UI latency", skipped=f"{CHROMIUM} is missing")
     runs = max(1, config.runs)
     with (
         served_app(config, workdir, BREAKER_FAILURE_THRESHOLD=str(THRESHOLD)) as app,

@@ -12,6 +12,7 @@ from typing import Any
 import openai
 
 from agent_core import events as ev
+from agent_core.agent.diagram_call import REQUEST_MARK
 from agent_core.clock import Clock
 from agent_core.grammar import check_grammar
 from agent_core.llm import OpenAIChatModel, resolve_model_config
@@ -19,9 +20,36 @@ from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.wiring import OpenedAnalysis, open_analysis, uses_model
 from testing.emulator.github import GitHubEmulator
-from testing.emulator.model_server import ScriptedModelServer
+from testing.emulator.model_server import JSONDict, Router, ScriptedModelServer, Turn
 
 API_KEY = "sk-test-SECRET-key-0123456789"
+
+
+def diagram_attempt(body: JSONDict) -> int | None:
+    """Which try at the diagram a request is (1, 2...), or None for any other request: the diagram's
+    request is the run's conversation plus a message that starts with its mark."""
+    messages = list(body.get("messages") or [])
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.get("role") == "user" and str(message.get("content", "")).startswith(REQUEST_MARK):
+            return 1 + (len(messages) - 1 - index) // 2
+    return None
+
+
+def diagram_replies(*replies: Turn) -> Router:
+    """A router for :class:`ScriptedModelServer` answering the diagram's n-th try with ``replies[n-1]``
+    (the diagram is asked beside the report turn, so its requests come in no fixed order with the
+    turns'); every other request is left to the server's turns."""
+
+    def route(body: JSONDict) -> Turn | None:
+        attempt = diagram_attempt(body)
+        if attempt is None:
+            return None
+        if attempt > len(replies):
+            raise AssertionError(f"diagram try {attempt} was not scripted")
+        return replies[attempt - 1]
+
+    return route
 
 
 def make_settings(

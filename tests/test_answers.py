@@ -242,8 +242,8 @@ async def test_development_requirements_are_not_runtime_dependencies(tmp_path: P
     assert "- `requirements-dev.txt`: development dependencies (2): `pytest==8.3.0`, `hypothesis`" in stack
     assert "- `requirements.txt`: runtime dependencies (1): `httpx>=0.27`" in stack
     assert (
-        "- `pyproject.toml`: runtime dependencies (1): `httpx>=0.27`; optional groups: `test` (`pytest>=8`), "
-        "`lint` (`ruff`)"
+        "- `pyproject.toml`: runtime dependencies (1): `httpx>=0.27`; dependency groups: "
+        "`test` (development: `pytest>=8`), `lint` (development: `ruff`)"
     ) in stack
     assert "Answer" not in finished(events).report  # no question, no Answer section
 

@@ -6,25 +6,31 @@ writes the table, not what the figures are (timings belong in the benchmark's ow
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bench.__main__ import SECTIONS
 from bench.realmodel import Truth, judge
+from testing.browser import CHROMIUM
 from testing.emulator.gitrepo import make_repo
 from testing.realrepos import REAL_REPOS
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.slow
-def test_quick_benchmark_writes_every_section(tmp_path: Path) -> None:
-    out = tmp_path / "bench.json"
+@pytest.fixture(scope="module")
+def quick_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """``python -m bench --quick --markdown`` once for the module's tests."""
+    out = tmp_path_factory.mktemp("bench") / "bench.json"
     done = subprocess.run(
         [sys.executable, "-m", "bench", "--quick", "--markdown", "--out", str(out)],
         cwd=ROOT,
@@ -34,16 +40,46 @@ def test_quick_benchmark_writes_every_section(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    document = json.loads(out.read_text(encoding="utf-8"))
+    return done, json.loads(out.read_text(encoding="utf-8"))
+
+
+def _missing_prerequisite(key: str) -> str | None:
+    """Why a section cannot measure on this machine (it needs Chromium and Playwright), else None."""
+    if key != "ui":
+        return None
+    if importlib.util.find_spec("playwright") is None:
+        return "the playwright package is missing"
+    return None if CHROMIUM.is_file() else f"{CHROMIUM} is missing"
+
+
+@pytest.mark.slow
+def test_quick_benchmark_writes_every_section(
+    quick_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
+) -> None:
+    done, document = quick_run
     assert [s["key"] for s in document["sections"]] == list(SECTIONS)
     assert document["config"]["quick"] is True
     assert document["machine"]["cores"] >= 1
-    for section in document["sections"]:
-        assert section["metrics"], section["key"]
-        for metric in section["metrics"]:
-            assert metric["value"] not in ("", None), (section["key"], metric["name"])
     assert "| section | metric | value | target | met |" in done.stdout
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", list(SECTIONS))
+def test_quick_benchmark_section_measures(
+    key: str, quick_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]]
+) -> None:
+    """Each section measures something; a section may skip only when what it needs is truly missing
+    here (then this test is skipped with that reason, as on a fresh machine without Chromium)."""
+    section = next(s for s in quick_run[1]["sections"] if s["key"] == key)
+    missing = _missing_prerequisite(key)
+    if missing is not None:
+        assert section["skipped"] == missing
+        pytest.skip(f"bench section {key!r} skipped: {missing}")
+    assert not section["skipped"], section["skipped"]
+    assert section["metrics"], key
+    for metric in section["metrics"]:
+        assert metric["value"] not in ("", None), (key, metric["name"])
 
 
 def test_unknown_section_is_refused(tmp_path: Path) -> None:

@@ -33,10 +33,10 @@ from agent_core.report.words_en import EN
 from agent_core.terminal import TerminalRenderer
 from agent_core.web.markdown import safe_markdown
 from agent_core.web.render import TraceView
-from testing.analysis import make_settings, run_once
+from testing.analysis import diagram_attempt, diagram_replies, make_settings, run_once
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo
-from testing.emulator.model_server import ScriptedModelServer, Turn
+from testing.emulator.model_server import JSONDict, Router, ScriptedModelServer, Turn
 
 S = {"owner": "acme", "repo": "shop"}
 FILES = {
@@ -73,6 +73,20 @@ def explore() -> list[Turn]:
         Turn.calls(("get_repo_info", S), ("get_file_tree", S), ("get_commits", S)),
         Turn.calls(*(("read_file", {**S, "path": p}) for p in READS)),
     ]
+
+
+def after_the_reads(*replies: Turn) -> Router:
+    """The diagram's tries answered by ``replies`` once every file was read; a proposal asked beside an
+    earlier turn (which explores further) hangs until the run cancels it."""
+    answer = diagram_replies(*replies)
+
+    def route(body: JSONDict) -> Turn | None:
+        if diagram_attempt(body) is None:
+            return None
+        tool_results = sum(m.get("role") == "tool" for m in body.get("messages", []))
+        return answer(body) if tool_results >= 3 + len(READS) else Turn(hang=True)
+
+    return route
 
 
 def assert_valid_mermaid(text: str) -> None:
@@ -221,18 +235,22 @@ REPORT = (
 async def test_the_model_proposes_unknown_paths_are_dropped_and_said_back_once(
     shop: GitHubEmulator, tmp_path: Path
 ) -> None:
-    turns = [
-        *explore(),
-        Turn.final(REPORT, usage=(900, 100)),
+    turns = [*explore(), Turn.final(REPORT, usage=(900, 100))]
+    router = after_the_reads(
         Turn.final(f"```json\n{json.dumps(PROPOSAL)}\n```", usage=(500, 80)),
         Turn.final(json.dumps(FIXED), usage=(600, 70)),
-    ]
-    with ScriptedModelServer(turns) as server:
+    )
+    with ScriptedModelServer(turns, router=router) as server:
         settings = make_settings(shop, tmp_path, server, diagram_from_model=True)
         run = await run_once(settings, target="acme/shop")
         server.assert_exhausted()
-        first, retry = server.chat_requests[-2:]
-    assert first.body is not None and "tools" not in first.body  # a call of its own, without tools
+        requests = [r for r in server.chat_requests if r.body is not None and r.turn is not None]
+        first, retry = [r for r in requests if diagram_attempt(r.body or {}) and not r.turn.hang]  # type: ignore[union-attr]
+        report_request = [r for r in requests if diagram_attempt(r.body or {}) is None][-1]
+    # The run's own request plus one message: the tools are sent (the prefix stays the same), none allowed.
+    assert first.body is not None and first.body["tool_choice"] == "none"
+    assert first.body["tools"] == report_request.body["tools"]  # type: ignore[index]
+    assert first.messages[:-1] == report_request.messages
     feedback = retry.messages[-1]["content"]
     assert (
         retry.messages[-1]["role"] == "user" and "shop/billing" in feedback and "not in the tree" in feedback
@@ -273,20 +291,17 @@ async def test_the_model_proposes_unknown_paths_are_dropped_and_said_back_once(
     assert f"```mermaid\n{mermaid}\n```" in terminal.getvalue()  # the CLI appends it too
 
 
-async def test_garbage_twice_falls_back_to_the_tree_graph(shop: GitHubEmulator, tmp_path: Path) -> None:
-    turns = [
-        *explore(),
-        Turn.final(REPORT),
-        Turn.final("Sure! The architecture is great."),
-        Turn.final("{not json"),
-    ]
-    with ScriptedModelServer(turns) as server:
+async def test_garbage_falls_back_to_the_tree_graph_without_a_retry(
+    shop: GitHubEmulator, tmp_path: Path
+) -> None:
+    router = after_the_reads(Turn.final("Sure! The architecture is great."))  # no second try scripted
+    with ScriptedModelServer([*explore(), Turn.final(REPORT)], router=router) as server:
         run = await run_once(
             make_settings(shop, tmp_path, server, diagram_from_model=True), target="acme/shop"
         )
         server.assert_exhausted()
     (diagram,) = run.of(ev.DiagramDrawn)
-    assert (diagram.source, diagram.attempts) == ("tree", 2)
+    assert (diagram.source, diagram.attempts) == ("tree", 1)  # nothing a retry could correct
     assert diagram.note is not None and "not a JSON object" in diagram.note
     assert {"shop/core", "shop/web", "tests"} <= {c.path for c in diagram.components}
     view = TraceView()

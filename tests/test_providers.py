@@ -105,7 +105,7 @@ def test_api_key_never_appears_in_repr() -> None:
 def test_presets_are_immutable_and_consistent() -> None:
     with pytest.raises(TypeError):
         PRESETS["x"] = PRESETS["deepseek"]  # type: ignore[index]
-    assert set(PRESETS) == {"deepseek", "openai", "huggingface", "ollama", "custom"}
+    assert set(PRESETS) == {"deepseek", "openai", "huggingface", "ollama", "llamacpp", "custom"}
     for name, preset in PRESETS.items():
         assert preset.name == name
         assert preset.default_model in preset.models or name == "custom"

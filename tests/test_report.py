@@ -259,7 +259,8 @@ def test_the_tech_stack_lists_parsed_dependencies_with_links() -> None:
     assert "**Languages:** Python 90.0%, TypeScript 10.0%" in stack
     assert (
         "- [`pyproject.toml`](https://github.com/octo/demo/blob/main/pyproject.toml): runtime dependencies (2): "
-        "`fastapi>=0.110`, `httpx>=0.27,<1`; optional groups: `dev` (`pytest>=8`, `ruff`); "
+        "`fastapi>=0.110`, `httpx>=0.27,<1`; dependency groups: "
+        "`dev` (development: `pytest>=8`, `ruff`); "
         "build backend: `hatchling.build`"
     ) in stack
     assert (
@@ -335,7 +336,10 @@ def test_a_local_repository_without_license_ci_or_tests_gets_those_risks_and_not
     assert "Add automated tests" in advice
 
     stack = section(report, "Tech stack")
-    assert "`go.mod`: runtime dependencies (2): `github.com/spf13/cobra v1.8.0`, " in stack
+    assert (
+        "`go.mod`: module `example.com/wordy` (Go 1.22); runtime dependencies (2): `github.com/spf13/cobra v1.8.0`, "
+        in stack
+    )
     assert "indirect requirements: 1" in stack
     assert "`github.com/spf13/cobra` (command line)" in stack
 
@@ -534,7 +538,7 @@ def test_manifests_are_parsed_by_kind(
 
 
 def test_broken_cut_and_unknown_manifests_say_so() -> None:
-    assert parse_manifest("pom.xml", "<project/>").status == "unparsed"
+    assert parse_manifest("Gemfile", "source 'https://rubygems.org'").status == "unparsed"
     broken = parse_manifest("package.json", "{ nope")
     assert broken.status == "invalid"
     assert broken.detail
@@ -543,7 +547,7 @@ def test_broken_cut_and_unknown_manifests_say_so() -> None:
 
     results = [
         *github_results(),
-        result("read_file", DEMO, text_file("pom.xml", "<project/>"), path="pom.xml"),
+        result("read_file", DEMO, text_file("Gemfile", "gem 'rails'"), path="Gemfile"),
         result(
             "read_file",
             DEMO,
@@ -552,7 +556,7 @@ def test_broken_cut_and_unknown_manifests_say_so() -> None:
         ),
     ]
     stack = section(write_report(scope=[DEMO], question="", results=results), "Tech stack")
-    assert "/pom.xml): present but not parsed" in stack
+    assert "/Gemfile): present but not parsed" in stack
     assert "`flask`; the file was cut when read, so the lists may be incomplete" in stack
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from agent_core import events as ev
 from agent_core.github.ratelimit import RateLimit
 from agent_core.llm.prices import CostRange
+from agent_core.llm.stream import Usage
 from agent_core.tools.executor import ToolResult
 
 
@@ -35,9 +36,20 @@ class RunState:
     results_base: int
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0  # of prompt_tokens, served from the provider's prompt cache
     free_turns: int = 0  # turns no model took (the prefetch): not counted against the turn limit
     degraded: list[str] = field(default_factory=list)
     model_failure: ev.Diagnosis | None = None  # why the model wrote no report, when it failed
+
+    def count(self, usage: Usage) -> None:
+        """Add a model call's tokens, as the endpoint reported them."""
+        self.prompt_tokens += usage.prompt_tokens
+        self.completion_tokens += usage.completion_tokens
+        self.cached_prompt_tokens += min(usage.cached_prompt_tokens, usage.prompt_tokens)
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
 
 
 def limit_reached(
@@ -85,6 +97,8 @@ def run_stats(
         cache_hits=sum(1 for r in results if r.from_cache or r.memo),
         prompt_tokens=state.prompt_tokens,
         completion_tokens=state.completion_tokens,
+        cached_prompt_tokens=state.cached_prompt_tokens,
+        cost_parts=cost.parts if cost is not None else (),
         cost_usd=cost.high_usd if cost is not None else None,
         cost_low_usd=cost.low_usd if cost is not None else None,
         prices_as_of=cost.as_of if cost is not None else None,

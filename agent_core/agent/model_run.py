@@ -7,9 +7,10 @@
         turn_started -> reasoning_delta* / text_delta* -> turn_finished        (ModelDriver.turn)
         tool_call_started* -> [tool_retry | breaker_changed | rate_limit]* -> tool_call_finished*
                                   (all calls of the turn at once; one at a time when configured)
-    on a limit (turns, tool calls, tokens, wall time): one report turn without tools;
+    on a limit (turns, tool calls, tokens, wall time): one report turn (tools sent, none allowed);
     if the model is unreachable, or answers from memory: the deterministic writer, from the
     observations gathered (the offline planner gathers the basics first when none succeeded)
+    the model's report: diagram* (its proposals ran beside the report turn: agent.diagram_call)
     run_finished(report, degraded, stats)
 
 What real models do is read, not trusted (:mod:`~agent_core.agent.replies`): a tool call written as text
@@ -24,7 +25,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 
 from agent_core import events as ev
-from agent_core.agent.diagram_call import model_diagrams
+from agent_core.agent.diagram_call import Diagrams
 from agent_core.agent.endings import (
     failed,
     finish,
@@ -56,17 +57,28 @@ class _After:
 
 
 async def model_run(run: Run, driver: ModelDriver) -> AsyncIterator[ev.Event]:
+    diagrams = Diagrams(run, driver)  # asked beside the turn that may be the report
+    try:
+        async for event in _run(run, driver, diagrams):
+            yield event
+    finally:
+        await diagrams.discard()  # a stopped run (or one without the model's report) cancels them
+
+
+async def _run(run: Run, driver: ModelDriver, diagrams: Diagrams) -> AsyncIterator[ev.Event]:
     after = _After()
     while after.report is None and after.stop_reason is None and after.failure is None:
         if (limit := run.limit_reached()) is not None:
             after = replace(after, stop_reason=limit)
             break
         nudged = after.nudged
-        async for item in _explore(run, driver, nudged=nudged):
+        async for item in _explore(run, driver, diagrams, nudged=nudged):
             if isinstance(item, Result):
                 after = item.value
             else:
                 yield item
+        if after.report is None:
+            await diagrams.discard()  # the turn was not the report: asked again beside the next one
     if after.report is None:
         failure = after.failure.error if after.failure else None
         if after.failure is not None:
@@ -74,20 +86,22 @@ async def model_run(run: Run, driver: ModelDriver) -> AsyncIterator[ev.Event]:
         elif after.ignored_tools:
             run.state.model_failure = replace(driver.diagnose(None), cause="model_no_tools")
         reason = after.stop_reason or model_reason(failure, run.language)
-        async for event in _finish_without_answer(run, driver, after.stop_reason, reason):
+        async for event in _finish_without_answer(run, driver, diagrams, after.stop_reason, reason):
             yield event
         return
-    async for event in _finish_model(run, driver, after.report):
+    async for event in _finish_model(run, driver, diagrams, after.report):
         yield event
 
 
-async def _finish_model(run: Run, driver: ModelDriver, report: str) -> AsyncIterator[ev.Event]:
-    """The model's report to its end, after the app's architecture diagrams (not for a follow-up's
-    answer: the first report has them). They travel beside the report, as ``diagram`` events, and each
-    consumer appends them (:func:`agent_core.report.export.diagram_section`)."""
+async def _finish_model(
+    run: Run, driver: ModelDriver, diagrams: Diagrams, report: str
+) -> AsyncIterator[ev.Event]:
+    """The model's report to its end, after the architecture diagrams (not for a follow-up's answer: the
+    first report has them), asked beside the report turn. They travel beside the report, as ``diagram``
+    events, and each consumer appends them (:func:`agent_core.report.export.diagram_section`)."""
     graphs: list[Graph] = []
     if not run.follow_up:
-        async for item in model_diagrams(run, driver, report):
+        async for item in diagrams.drawn():
             if isinstance(item, Result):
                 graphs = item.value
             else:
@@ -96,9 +110,11 @@ async def _finish_model(run: Run, driver: ModelDriver, report: str) -> AsyncIter
         yield event
 
 
-async def _explore(run: Run, driver: ModelDriver, *, nudged: bool) -> Step[_After]:
-    """One model turn and what it asked for: its tool calls run, or its answer judged."""
+async def _explore(run: Run, driver: ModelDriver, diagrams: Diagrams, *, nudged: bool) -> Step[_After]:
+    """One model turn and what it asked for: its tool calls run, or its answer judged. The diagram's
+    proposals start beside it (it may be the report) and are dropped unless it is."""
     outcome = TurnOutcome(turn=None, error=None)
+    diagrams.start()
     async for item in driver.turn(run, tools=not driver.text_mode):
         if isinstance(item, Result):
             outcome = item.value
@@ -111,6 +127,7 @@ async def _explore(run: Run, driver: ModelDriver, *, nudged: bool) -> Step[_Afte
     if reply.notice:
         yield ev.Notice(t=run.t(), level="info", message=reply.notice)
     if reply.calls:
+        await diagrams.discard()  # before the calls run: their observations are not the proposal's
         async for event in events_only(
             run.tool_turn(reply.calls, feed="text" if driver.text_mode else "native")
         ):
@@ -141,7 +158,7 @@ def _ask_to_use_tools(run: Run) -> ev.Notice:
 
 
 async def _finish_without_answer(
-    run: Run, driver: ModelDriver, stop_reason: str | None, reason: str
+    run: Run, driver: ModelDriver, diagrams: Diagrams, stop_reason: str | None, reason: str
 ) -> AsyncIterator[ev.Event]:
     """A limit stopped exploration, or the model failed: ask once without tools, else write it ourselves."""
     if stop_reason is not None and gathered_anything(run) and driver.available(run):
@@ -150,6 +167,7 @@ async def _finish_without_answer(
             level="warning",
             message=f"Stopping exploration: {stop_reason}. Asking the model for the report.",
         )
+        diagrams.start()
         run.parts.conversation.add({"role": "user", "content": report_request(run.language, stop_reason)})
         outcome = TurnOutcome(turn=None, error=None)
         async for item in driver.turn(run, tools=False):
@@ -163,7 +181,7 @@ async def _finish_without_answer(
                 with contextlib.suppress(ReactFormatError):
                     content = parse_react(content).final or content
             run.parts.conversation.add({"role": "assistant", "content": outcome.turn.content})
-            async for event in _finish_model(run, driver, content.strip()):
+            async for event in _finish_model(run, driver, diagrams, content.strip()):
                 yield event
             return
         if outcome.error is not None:

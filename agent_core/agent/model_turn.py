@@ -40,7 +40,7 @@ from agent_core.llm import (
     estimate_tokens,
     render_tools_prompt,
 )
-from agent_core.llm.prices import CostRange, cost_range
+from agent_core.llm.prices import LOCAL_PROVIDERS, CostRange, cost_range
 from agent_core.llm.providers import PRESET_HOSTS
 from agent_core.resilience import Outcome
 
@@ -92,6 +92,8 @@ class ModelDriver:
         self.config = config
         self.breaker = model_breaker(config.base_url if config is not None else None)
         self._host = urlsplit(config.base_url).hostname if config is not None and config.base_url else None
+        # A server on the user's own CPU (one slot) serves one call at a time: nothing runs beside a turn.
+        self.concurrent = config is None or config.provider not in LOCAL_PROVIDERS
         self._last_failure: LLMError | None = None
         self._schemas = list(tool_schemas)
         self._schema_tokens = estimate_tokens(json.dumps(self._schemas))
@@ -108,6 +110,12 @@ class ModelDriver:
         """The text protocol's instructions, for the system prompt."""
         return render_tools_prompt(self._schemas)
 
+    def prefix_tools(self) -> list[Mapping[str, Any]] | None:
+        """The tool schemas every request of the analysis carries, with or without tools wanted (so the
+        system prompt, the tools and the brief stay one prefix the provider's cache can reuse); None in
+        the text protocol, whose tools are in the system prompt."""
+        return None if self.text_mode else self._schemas
+
     def budget(self) -> int:
         """Prompt tokens a request may hold (tool schemas included)."""
         return fitting_budget(self.window, self.max_tokens, self._budget_setting)
@@ -122,7 +130,12 @@ class ModelDriver:
         if price is None:
             return None
         state = run.state
-        return cost_range(price, prompt_tokens=state.prompt_tokens, completion_tokens=state.completion_tokens)
+        return cost_range(
+            price,
+            prompt_tokens=state.prompt_tokens,
+            completion_tokens=state.completion_tokens,
+            cached_tokens=state.cached_prompt_tokens,
+        )
 
     def estimate_run(
         self, opening: Sequence[Mapping[str, Any]], *, budget_tokens: int, turns: int
@@ -138,13 +151,14 @@ class ModelDriver:
         first = min(self.estimate(opening), budget_tokens)
         written = min(budget_tokens - first, (turns + 1) * self.max_tokens)
         low = cost_range(price, prompt_tokens=first, completion_tokens=0).low_usd
-        high = cost_range(price, prompt_tokens=budget_tokens - written, completion_tokens=written).high_usd
+        high = cost_range(price, prompt_tokens=budget_tokens - written, completion_tokens=written)
         return ev.CostEstimate(
             low_usd=low,
-            high_usd=high,
+            high_usd=high.high_usd,
             budget_tokens=budget_tokens,
             prices_as_of=price.as_of,
             source=price.source,
+            parts=high.parts,
         )
 
     def diagnose(self, error: BaseException | None) -> ev.Diagnosis:
@@ -181,8 +195,7 @@ class ModelDriver:
             yield event
         turn = outcome.turn
         if turn is not None and turn.usage is not None:
-            run.state.prompt_tokens += turn.usage.prompt_tokens
-            run.state.completion_tokens += turn.usage.completion_tokens
+            run.state.count(turn.usage)
             counted = estimate_messages(run.parts.conversation.messages[: self._sent]) + self._tools_tokens()
             self._anchor = (self._sent, turn.usage.prompt_tokens - counted)
         if outcome.error is not None:
@@ -195,6 +208,7 @@ class ModelDriver:
             finish_reason=turn.finish_reason if turn else None,
             prompt_tokens=turn.usage.prompt_tokens if turn and turn.usage else None,
             completion_tokens=turn.usage.completion_tokens if turn and turn.usage else None,
+            cached_prompt_tokens=turn.usage.cached_prompt_tokens if turn and turn.usage else None,
             duration_s=clock.monotonic() - started,
         )
         yield Result(value=outcome)
@@ -256,12 +270,12 @@ class ModelDriver:
             return
         outcome, failure = Outcome.IGNORED, None
         turn: ModelTurn | None = None
-        native = tools and not self.text_mode
         try:
             stream = self.model.stream_turn(
                 conversation.messages,
-                tools=self._schemas if native else None,
+                tools=self.prefix_tools(),
                 stop=TEXT_STOP if self.text_mode else None,
+                tool_choice="auto" if tools else "none",
             )
             async for part in stream:
                 if isinstance(part, ReasoningDelta):

@@ -19,7 +19,7 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any, Protocol, cast
+from typing import Any, Literal, Protocol, cast
 
 import httpx2
 import openai
@@ -46,6 +46,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
+ToolChoice = Literal["auto", "none"]
+
 _CONNECT_TIMEOUT = 10.0
 
 
@@ -64,8 +66,11 @@ class ChatModel(Protocol):
         *,
         tools: Sequence[Mapping[str, Any]] | None,
         stop: Sequence[str] | None = None,
+        tool_choice: ToolChoice = "auto",
     ) -> AsyncIterator[StreamPart]:
-        """``stop``: sequences that end the reply (the text protocol stops before an invented Observation)."""
+        """``stop``: sequences that end the reply (the text protocol stops before an invented Observation).
+        ``tool_choice="none"``: the tools are sent (the request keeps the prefix every request of the
+        run shares, which the provider's prompt cache reuses) but the model must answer in text."""
         ...
 
 
@@ -134,11 +139,12 @@ class OpenAIChatModel:
         *,
         tools: Sequence[Mapping[str, Any]] | None,
         stop: Sequence[str] | None = None,
+        tool_choice: ToolChoice = "auto",
     ) -> AsyncIterator[StreamPart]:
         """Stream one turn. Raises LLMError subclasses; IncompleteStreamError after yielding the parts."""
         deadline = asyncio.get_running_loop().time() + self._turn_timeout
         accumulator = TurnAccumulator(max_reasoning_chars=self._max_reasoning_chars)
-        stream = await self._open(messages, tools, stop, deadline)
+        stream = await self._open(messages, tools, stop, deadline, tool_choice)
         async with stream:  # releases the connection on early exit, error or cancellation
             while True:
                 chunk = await self._next_chunk(stream, deadline)
@@ -161,6 +167,7 @@ class OpenAIChatModel:
         tools: Sequence[Mapping[str, Any]] | None,
         stop: Sequence[str] | None,
         deadline: float,
+        tool_choice: ToolChoice = "auto",
     ) -> openai.AsyncStream[openai.types.chat.ChatCompletionChunk]:
         try:
             async with asyncio.timeout_at(deadline):
@@ -168,7 +175,7 @@ class OpenAIChatModel:
                     model=self.name,
                     messages=cast(Any, messages),
                     tools=cast(Any, tools) if tools else openai.omit,
-                    tool_choice="auto" if tools else openai.omit,
+                    tool_choice=tool_choice if tools else openai.omit,
                     temperature=self._temperature if self._temperature is not None else openai.omit,
                     max_tokens=self._max_tokens,
                     stop=list(stop) if stop else openai.omit,

@@ -2,8 +2,9 @@
 
 Prices are US dollars per million tokens, each provider's with the date it was read and the page it was
 read from. They change: a model that is not in the table has no price (``None``, shown as "unknown"),
-never a guess. Input is priced at the cache-miss rate (cache hits cost less), so a cost computed here is
-never below what the provider bills for the same counts, except where noted.
+never a guess. Input the provider served from its prompt cache (``Usage.cached_prompt_tokens``) is priced
+at the cache-hit rate where the provider publishes one, else at the input rate like the rest, so a cost
+computed here is never below what the provider bills for the same counts.
 
 A price is a range (``low``-``high``) where the provider's price depends on when the tokens are
 processed: DeepSeek bills half its peak rate off-peak (peak hours 01:00-04:00 and 06:00-10:00 UTC,
@@ -14,9 +15,20 @@ from __future__ import annotations
 
 import types
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-__all__ = ["NO_COST", "PRICE_TABLE", "CostRange", "ModelPrice", "ProviderPrices", "cost_range", "price_of"]
+from agent_core.events import CostPart
+
+__all__ = [
+    "NO_COST",
+    "PRICE_TABLE",
+    "CostRange",
+    "ModelPrice",
+    "ProviderPrices",
+    "cost_parts",
+    "cost_range",
+    "price_of",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,6 +41,8 @@ class ModelPrice:
     output_high: float
     as_of: str  # the date the source was read (YYYY-MM-DD)
     source: str  # the provider's pricing page
+    cached_low: float | None = None  # input served from the provider's prompt cache; None: not published
+    cached_high: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,6 +50,7 @@ class ProviderPrices:
     as_of: str
     source: str
     models: Mapping[str, tuple[float, float, float, float]]  # input low, input high, output low, high
+    cache_hits: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # cached input low, high
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,6 +60,7 @@ class CostRange:
     low_usd: float
     high_usd: float
     as_of: str | None = None
+    parts: tuple[CostPart, ...] = ()  # the cost at each price: cached input, input, output
 
 
 NO_COST = CostRange(low_usd=0.0, high_usd=0.0)
@@ -52,6 +68,8 @@ NO_COST = CostRange(low_usd=0.0, high_usd=0.0)
 
 
 _FREE = (0.0, 0.0, 0.0, 0.0)
+LOCAL_PROVIDERS = frozenset({"ollama", "llamacpp"})
+"""Servers on the user's own machine: their tokens cost nothing."""
 
 PRICE_TABLE: Mapping[str, ProviderPrices] = types.MappingProxyType(
     {
@@ -64,6 +82,11 @@ PRICE_TABLE: Mapping[str, ProviderPrices] = types.MappingProxyType(
                     "deepseek-flash": (0.15, 0.30, 0.60, 1.20),
                     "deepseek-v4-pro": (0.66, 1.32, 1.98, 3.96),
                 }
+            ),
+            # Cache hits (usage.prompt_cache_hit_tokens), off-peak to peak: 2% of the miss price for
+            # Flash, 1/30 for V4 Pro (the same page, as quoted on 2026-10-27 by third-party summaries).
+            cache_hits=types.MappingProxyType(
+                {"deepseek-flash": (0.003, 0.006), "deepseek-v4-pro": (0.022, 0.044)}
             ),
         ),
         # Standard tier (not Batch, Flex or Priority).
@@ -82,6 +105,20 @@ PRICE_TABLE: Mapping[str, ProviderPrices] = types.MappingProxyType(
                     "gpt-4o-mini": (0.15, 0.15, 0.60, 0.60),
                 }
             ),
+            # "Cached input" (usage.prompt_tokens_details.cached_tokens, prompts of 1,024+ tokens):
+            # GPT-5 family 10% of input, GPT-4.1 family 25%, GPT-4o family 50%.
+            cache_hits=types.MappingProxyType(
+                {
+                    "gpt-5": (0.125, 0.125),
+                    "gpt-5-mini": (0.025, 0.025),
+                    "gpt-5-nano": (0.005, 0.005),
+                    "gpt-4.1": (0.50, 0.50),
+                    "gpt-4.1-mini": (0.10, 0.10),
+                    "gpt-4.1-nano": (0.025, 0.025),
+                    "gpt-4o": (1.25, 1.25),
+                    "gpt-4o-mini": (0.075, 0.075),
+                }
+            ),
         ),
     }
 )
@@ -91,33 +128,72 @@ PRICE_TABLE: Mapping[str, ProviderPrices] = types.MappingProxyType(
 def price_of(provider: str, model: str) -> ModelPrice | None:
     """The price of ``model`` at ``provider`` (a preset name), or None when the table does not know it.
 
-    Ollama runs on the user's own machine: every model costs nothing. A custom endpoint or the Hugging
-    Face router (whose price depends on the provider it picks) has no known price."""
-    if provider == "ollama":
-        return _price(_FREE, as_of="", source="local")
+    Ollama and llama.cpp run on the user's own machine: every model costs nothing. A custom endpoint or
+    the Hugging Face router (whose price depends on the provider it picks) has no known price."""
+    if provider in LOCAL_PROVIDERS:
+        return _price(_FREE, (0.0, 0.0), as_of="", source="local")
     prices = PRICE_TABLE.get(provider)
     numbers = prices.models.get(model) if prices is not None else None
     if prices is None or numbers is None:
         return None
-    return _price(numbers, as_of=prices.as_of, source=prices.source)
+    return _price(numbers, prices.cache_hits.get(model), as_of=prices.as_of, source=prices.source)
 
 
-def cost_range(price: ModelPrice, *, prompt_tokens: int, completion_tokens: int) -> CostRange:
-    """What these token counts cost at ``price``."""
-    return CostRange(
-        low_usd=(prompt_tokens * price.input_low + completion_tokens * price.output_low) / 1e6,
-        high_usd=(prompt_tokens * price.input_high + completion_tokens * price.output_high) / 1e6,
-        as_of=price.as_of or None,
+def cost_parts(
+    price: ModelPrice, *, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0
+) -> tuple[CostPart, ...]:
+    """The tokens at each of ``price``'s prices: input served from the cache (at the cache-hit price, or
+    the input price where none is published), the rest of the input, the output."""
+    cached = max(0, min(cached_tokens, prompt_tokens))
+    hit = (
+        (price.cached_low, price.cached_high)
+        if price.cached_low is not None and price.cached_high is not None
+        else (price.input_low, price.input_high)
+    )
+    rows = (
+        ("cached_input", cached, hit),
+        ("input", prompt_tokens - cached, (price.input_low, price.input_high)),
+        ("output", completion_tokens, (price.output_low, price.output_high)),
+    )
+    return tuple(
+        CostPart(
+            what=what,  # type: ignore[arg-type]
+            tokens=tokens,
+            usd_per_mtok_low=low,
+            usd_per_mtok_high=high,
+            low_usd=tokens * low / 1e6,
+            high_usd=tokens * high / 1e6,
+        )
+        for what, tokens, (low, high) in rows
     )
 
 
-def _price(numbers: tuple[float, float, float, float], *, as_of: str, source: str) -> ModelPrice:
+def cost_range(
+    price: ModelPrice, *, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0
+) -> CostRange:
+    """What these token counts cost at ``price``; ``cached_tokens`` of the prompt came from the cache."""
+    parts = cost_parts(
+        price, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cached_tokens=cached_tokens
+    )
+    return CostRange(
+        low_usd=sum(p.low_usd for p in parts),
+        high_usd=sum(p.high_usd for p in parts),
+        as_of=price.as_of or None,
+        parts=parts,
+    )
+
+
+def _price(
+    numbers: tuple[float, float, float, float], hits: tuple[float, float] | None, *, as_of: str, source: str
+) -> ModelPrice:
     input_low, input_high, output_low, output_high = numbers
     return ModelPrice(
         input_low=input_low,
         input_high=input_high,
         output_low=output_low,
         output_high=output_high,
+        cached_low=hits[0] if hits else None,
+        cached_high=hits[1] if hits else None,
         as_of=as_of,
         source=source,
     )

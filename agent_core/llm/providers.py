@@ -10,6 +10,7 @@ from __future__ import annotations
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 from agent_core.errors import ConfigurationError
@@ -62,6 +63,8 @@ class ProviderPreset:
     """Default wall-clock deadline of one model turn (LLM_TURN_TIMEOUT overrides it)."""
     wall_seconds: float = DEFAULT_WALL_SECONDS
     """Default wall-clock limit of one run (MAX_WALL_SECONDS overrides it)."""
+    extra_body: Mapping[str, Any] = field(default_factory=dict)
+    """Fields of the server's own sent with every request (llama.cpp: ``cache_prompt``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,6 +80,8 @@ class ModelConfig:
     wall_seconds: float
     price: ModelPrice | None = None
     """The model's price (:func:`agent_core.llm.prices.price_of`); None: unknown."""
+    extra_body: Mapping[str, Any] = field(default_factory=dict)
+    """The preset's fields of the server's own, sent with every request."""
 
 
 DEFAULT_PROVIDER = "deepseek"
@@ -129,6 +134,20 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             needs_key=False,
             turn_timeout=LOCAL_TURN_SECONDS,
             wall_seconds=LOCAL_WALL_SECONDS,
+        ),
+        "llamacpp": ProviderPreset(
+            name="llamacpp",
+            label="llama.cpp server (local)",
+            base_url="http://127.0.0.1:8080/v1",
+            default_model="local",
+            models=("local",),
+            key_hint="no key needed",
+            context_window=8_192,  # llama-server's -c; GET /v1/models tells the real one
+            needs_key=False,
+            turn_timeout=LOCAL_TURN_SECONDS,
+            wall_seconds=LOCAL_WALL_SECONDS,
+            # Reuse the KV cache of the prompt prefix an earlier request left in the slot.
+            extra_body=types.MappingProxyType({"cache_prompt": True}),
         ),
         "custom": ProviderPreset(
             name="custom",
@@ -221,6 +240,7 @@ def resolve_model_config(
         context_window=preset.context_window,
         turn_timeout=preset.turn_timeout,
         wall_seconds=preset.wall_seconds,
+        extra_body=preset.extra_body,
     )
 
 

@@ -232,7 +232,7 @@ class TurnAccumulator:
 
     def feed(self, chunk: ChatCompletionChunk) -> list[StreamPart]:
         """Consume one chunk; return the parts it produced (possibly none)."""
-        usage = _usage_of(_field(chunk, "usage"))
+        usage = _usage_of(_field(chunk, "usage"), _field(chunk, "timings"))
         choices = _field(chunk, "choices") or []
         if not choices:
             if usage is not None:
@@ -290,13 +290,18 @@ def _field(model: Any, name: str) -> Any:
     return value
 
 
-def _usage_of(raw: Any) -> Usage | None:
-    """Our :class:`Usage` from an SDK usage object or a plain dict (``None`` when absent)."""
+def _usage_of(raw: Any, timings: Any = None) -> Usage | None:
+    """Our :class:`Usage` from an SDK usage object or a plain dict (``None`` when absent). Cached prompt
+    tokens: the largest of OpenAI's ``prompt_tokens_details.cached_tokens`` (llama.cpp sends it too),
+    DeepSeek's ``prompt_cache_hit_tokens`` and llama.cpp's ``timings.cache_n`` (beside the usage)."""
     if raw is None:
         return None
-    cached = _as_int(_field(_field(raw, "prompt_tokens_details"), "cached_tokens"))
-    if cached is None:  # DeepSeek reports its own field instead
-        cached = _as_int(_field(raw, "prompt_cache_hit_tokens"))
+    reported = (
+        _as_int(_field(_field(raw, "prompt_tokens_details"), "cached_tokens")),
+        _as_int(_field(raw, "prompt_cache_hit_tokens")),
+        _as_int(_field(timings, "cache_n")) if timings is not None else None,
+    )
+    cached = max((n for n in reported if n is not None), default=None)
     return Usage(
         prompt_tokens=_as_int(_field(raw, "prompt_tokens")) or 0,
         completion_tokens=_as_int(_field(raw, "completion_tokens")) or 0,

@@ -12,14 +12,19 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from agent_core.report.claim_names import KNOWN_FILES, is_module_name, path_like
 from agent_core.report.manifests import NOTABLE_DEPENDENCIES
 from agent_core.sources.languages import LANGUAGE_NAMES
+from agent_core.sources.licenses import LICENSE_FILE
 
 
 @dataclass(frozen=True, kw_only=True)
 class Found:
     kind: str  # number, license, language, date, version, dependency, path, link
-    subject: str  # stars / forks / open_issues / commits; created / last_commit / last_push; python / package
+    subject: (
+        str  # stars / forks / open_issues / commits; created / last_commit / last_push; python / package;
+    )
+    # dependency / module (a Go module path or a scoped npm name, written as a code span)
     value: str  # as written ("70.3k", "MIT", "2023-02", "src/app.py", a URL)
     start: int
     end: int
@@ -64,6 +69,8 @@ _LICENSES = (
     ("BSL-1.0", r"\bBoost Software License\b"),
 )
 _LICENSE_CONTEXT = re.compile(r"licen[cs]|许可|协议|授权", re.IGNORECASE)
+# A licence file named in running text (LICENSE-MIT, LICENSE-APACHE-2.0.txt): a path, not a licence claim.
+_LICENSE_FILE_WORD = re.compile(r"(?<![\w.-])(?:" + LICENSE_FILE.pattern + r")(?![\w-])", re.IGNORECASE)
 
 _LANGUAGE_ALT = "|".join(sorted((re.escape(n) for n in LANGUAGE_NAMES), key=len, reverse=True))
 _LANGUAGE = re.compile(
@@ -98,10 +105,10 @@ _DATE_CLAIMS = {
     ),
 }
 
-_PYTHON_VERSION = re.compile(
-    r"python\s*(?:(?:>=|≥|⩾)\s*|version\s+)?(3\.\d{1,2})\s*(?:\+|or (?:newer|later|higher|above)|及以上|以上)"
+_PYTHON_VERSION = re.compile(  # "python", not the end of a package's name (`ptpython>=3.0.23`)
+    r"(?<![\w.-])python\s*(?:(?:>=|≥|⩾)\s*|version\s+)?(3\.\d{1,2})\s*(?:\+|or (?:newer|later|higher|above)|及以上|以上)"
     r"|(?:requires|required|needs|supports)\s+python\s*(?:>=|≥)?\s*(3\.\d{1,2})"
-    r"|python\s*(?:>=|≥|⩾)\s*(3\.\d{1,2})",
+    r"|(?<![\w.-])python\s*(?:>=|≥|⩾)\s*(3\.\d{1,2})",
     re.IGNORECASE,
 )
 _PACKAGE_VERSION = re.compile(
@@ -132,17 +139,7 @@ _PACKAGE_NAME = re.compile(
 _CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
 _LINK = re.compile(r"\[([^\]\n]*)\]\((<[^>\n]+>|[^)\s]+)\)")
 _BARE_URL = re.compile(r"(?<![(<\w])https?://[^\s)>\]]+")
-_PATH_EXTENSIONS = (
-    "py|pyi|js|mjs|cjs|ts|tsx|jsx|json|toml|md|rst|txt|yml|yaml|cfg|ini|lock|rs|go|java|kt|c|h|cc|cpp|hpp|"
-    "cs|rb|php|sh|bash|html|css|scss|sql|xml|gradle|swift|vue|svelte|ipynb|mod|sum|env|example|cfg"
-)
-_PATH_LIKE = re.compile(r"^(?:\./)?[\w@+-][\w.@+-]*(?:/[\w.@+-]+)*/?$")
-_HAS_EXTENSION = re.compile(rf"\.(?:{_PATH_EXTENSIONS})$", re.IGNORECASE)
-_KNOWN_FILES = re.compile(
-    r"(?<![\w./-])(README(?:\.(?:md|rst|txt))?|LICENSE(?:\.(?:md|txt))?|CHANGELOG\.md|CONTRIBUTING\.md|Dockerfile|Makefile|"
-    r"package\.json|pyproject\.toml|setup\.py|setup\.cfg|requirements\.txt|Cargo\.toml|go\.mod|tox\.ini|noxfile\.py|"
-    r"pom\.xml|build\.gradle|Gemfile|composer\.json|docker-compose\.ya?ml)(?![\w/-]|\.\w)"
-)
+_SHARE = re.compile(r"\s+\d+(?:\.\d+)?%")
 _EXCEPT = re.compile(r"\b(?:besides|except|other than|apart from|beyond|only)\b|除了|之外", re.IGNORECASE)
 _NEGATION = re.compile(
     r"\b(?:no|not|without|missing|lacks?|lacking|absent|isn't|aren't|doesn't|does not|do not|neither|nor|none)\b|没有|缺少|缺乏|未|无",
@@ -194,7 +191,7 @@ def _numbers(line: str, base: int) -> Iterator[Found]:
 def _licenses(line: str, base: int) -> Iterator[Found]:
     if not _LICENSE_CONTEXT.search(line):
         return
-    taken: list[tuple[int, int]] = []
+    taken = _file_name_spans(line)  # a licence named inside a file name or a link is no claim
     for spdx, pattern in _LICENSES:
         for m in re.finditer(pattern, line, re.IGNORECASE if spdx not in ("MIT", "ISC", "BSD") else 0):
             if any(s <= m.start() < e for s, e in taken):
@@ -208,6 +205,16 @@ def _licenses(line: str, base: int) -> Iterator[Found]:
                 end=base + m.end(),
                 negated=_negated(line, m.start()),
             )
+
+
+def _file_name_spans(line: str) -> list[tuple[int, int]]:
+    """Where ``line`` names files or links: code spans holding a path or a licence file's name, links
+    (their text and target), and licence files named in running text."""
+    spans = [(m.start(), m.end()) for m in _LINK.finditer(line)]
+    spans += [(m.start(), m.end()) for m in _BARE_URL.finditer(line)]
+    spans += [(m.start(), m.end()) for m in _CODE_SPAN.finditer(line) if path_like(m.group(1))]
+    spans += [(m.start(), m.end()) for m in _LICENSE_FILE_WORD.finditer(line)]
+    return spans
 
 
 def _languages(line: str, base: int) -> Iterator[Found]:
@@ -276,7 +283,7 @@ def _paths_and_links(line: str, base: int) -> Iterator[Found]:
         spans.append((m.start(), m.end()))
         if url.startswith(("http://", "https://")):
             yield Found(kind="link", subject="link", value=url, start=base + m.start(2), end=base + m.end(2))
-        elif not url.startswith(("#", "mailto:")) and _path_like(url):
+        elif not url.startswith(("#", "mailto:")) and path_like(url):
             yield Found(
                 kind="path",
                 subject="path",
@@ -296,20 +303,12 @@ def _paths_and_links(line: str, base: int) -> Iterator[Found]:
                 end=base + m.end(),
             )
     for m in _CODE_SPAN.finditer(line):
-        if any(s <= m.start() < e for s, e in spans):
-            continue
-        spans.append((m.start(), m.end()))
-        if _path_like(m.group(1)):
-            yield Found(
-                kind="path",
-                subject="path",
-                value=m.group(1),
-                start=base + m.start(),
-                end=base + m.end(),
-                negated=_negated(line, m.start()),
-            )
-    for m in _KNOWN_FILES.finditer(line):
         if not any(s <= m.start() < e for s, e in spans):
+            spans.append((m.start(), m.end()))
+            yield from _code_span(line, base, m)
+    for m in KNOWN_FILES.finditer(line):
+        # "Dockerfile 0.4%" is the language, in a list of languages
+        if not _SHARE.match(line, m.end()) and not any(s <= m.start() < e for s, e in spans):
             yield Found(
                 kind="path",
                 subject="path",
@@ -320,16 +319,28 @@ def _paths_and_links(line: str, base: int) -> Iterator[Found]:
             )
 
 
-def _path_like(text: str) -> bool:
-    text = text.strip()
-    if not _PATH_LIKE.match(text) or text.startswith("-") or re.fullmatch(r"v?\d+(\.\d+)*", text):
-        return False
-    return (
-        "/" in text.strip("/")
-        or text.endswith("/")
-        or bool(_HAS_EXTENSION.search(text))
-        or bool(_KNOWN_FILES.fullmatch(text))
-    )
+def _code_span(line: str, base: int, m: re.Match[str]) -> Iterator[Found]:
+    """A module or package named in a code span is a dependency; a file or folder, a path."""
+    if is_module_name(m.group(1)):
+        negated = _negated(line, m.start())
+        yield Found(
+            kind="dependency",
+            subject="module",
+            value=m.group(1).strip(),
+            start=base + m.start(1),
+            end=base + m.end(1),
+            negated=negated,
+        )
+    elif path_like(m.group(1)):
+        negated = _negated(line, m.start())
+        yield Found(
+            kind="path",
+            subject="path",
+            value=m.group(1),
+            start=base + m.start(),
+            end=base + m.end(),
+            negated=negated,
+        )
 
 
 def _negated(line: str, at: int) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -20,10 +20,11 @@ from urllib.parse import quote
 from agent_core.repo import RepoRef
 from agent_core.repomodel import RepoModel, model_of, workspace_globs
 from agent_core.report.inert import code, plain
-from agent_core.report.manifests import Manifest, parse_manifest
+from agent_core.report.manifests import Manifest, read_manifests
 from agent_core.report.model_words import model_words, tests_phrase
 from agent_core.report.phrases import day, files_phrase, join_names, parse_date
 from agent_core.report.words import Words
+from agent_core.sources.licenses import UNNAMED
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
@@ -202,7 +203,7 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
         dirs=dirs,
         root_complete=root_complete,
         tree_complete=tree_complete,
-        manifests=tuple(_manifests(evidence)),
+        manifests=tuple(read_manifests(evidence.files)),
         readme=readme,
         license_files=licenses if licenses or root_complete else None,
         ci=ci,
@@ -258,16 +259,6 @@ def description(facts: Facts) -> tuple[str, str | None] | None:
     return (found.description, found.path) if found is not None and found.description else None
 
 
-def _manifests(evidence: Evidence) -> Iterable[Manifest]:
-    for path, content in sorted(evidence.files.items()):
-        if notable_role(path) != "manifest":
-            continue
-        if content.text is None:
-            yield Manifest(path=path, status="invalid", detail=content.kind)
-        else:
-            yield parse_manifest(path, content.text, partial=content.truncated)
-
-
 def _ci(paths: Sequence[str], dirs: Sequence[str], evidence: Evidence) -> tuple[str, ...] | None:
     """Without a tree: CI files the listings show; () only when the listings rule them out."""
     found = tuple(p for p in paths if notable_role(p) == "ci")
@@ -311,6 +302,7 @@ def strengths(facts: Facts, words: Words) -> list[str]:
     elif facts.test_files:
         out.append(words.s_test_files.format(files_phrase(facts.test_files, words)))
     license_id = ev.info.license if ev.info else None
+    license_id = None if (license_id or "").lower() in UNNAMED else license_id  # GitHub's NOASSERTION
     if license_id:
         out.append(words.s_license.format(plain(license_id)))
     elif facts.license_files:

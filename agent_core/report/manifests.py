@@ -1,73 +1,162 @@
-"""Dependency manifests, parsed: what a repository declares it depends on.
+"""Dependency manifests, parsed: what a repository declares it depends on, and its workspace members.
 
-:func:`parse_manifest` reads ``pyproject.toml``, ``requirements*.txt``, ``package.json``,
-``Cargo.toml``, ``go.mod`` and ``setup.cfg`` into a :class:`Manifest`; any other file is
-``unparsed``, and one that does not parse is ``invalid`` with the reason. What a project needs only to
-develop it is never a runtime dependency: a development requirements file (``requirements-dev.txt``,
-``requirements/test.txt``...) lists ``dev`` dependencies, and extras or dependency groups are ``groups``.
-The project's own description (``[project] description``, setup.cfg's ``[metadata]``, ``setup.py``'s
-``description=``, package.json, Cargo.toml) is kept as ``description``. :func:`notable_dependencies`
-names the well-known dependencies and what each is known for. Pure functions over text, no I/O.
+:func:`parse_manifest` reads ``pyproject.toml``, ``requirements*.txt`` (and ``*-requirements.txt``),
+``package.json``, ``pnpm-workspace.yaml``, ``Cargo.toml``, ``go.mod``, ``setup.cfg``, ``pom.xml`` and
+``settings.gradle(.kts)`` into a :class:`Manifest` (one parser per format in
+:mod:`~agent_core.report.manifest_formats`); any other file is ``unparsed``, and one that does not parse
+is ``invalid`` with the reason. :func:`read_manifests` parses the manifests among the files read, from
+their whole text (``FileContent.whole_text``), not the page the model saw.
+
+Dependencies are kept apart by what they are for (:data:`GROUP_KINDS`): what a project needs only to
+develop it or to build its documentation is never a runtime dependency (``requirements-dev.txt`` is
+``development``, ``docs/requirements.txt`` and ``requirements-docs.txt`` are ``documentation``); a
+``go.mod``'s ``// indirect`` requirements are counted exactly and named apart. Workspace globs and
+members (npm/yarn ``workspaces``, pnpm ``packages``, Cargo ``[workspace] members``, Maven ``<modules>``,
+Gradle ``include``) are ``workspaces``. :func:`notable_dependencies` names the well-known dependencies and
+what each is known for. Pure functions over text, no I/O.
 """
 
 from __future__ import annotations
 
 import configparser
-import json
 import re
-import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal
+from xml.etree.ElementTree import ParseError
+
+from agent_core.report import manifest_formats as formats
+from agent_core.report.manifest_values import Dependency, Groups
+from agent_core.sources.manifest_files import MANIFEST_NAMES, is_parsed_manifest, is_requirements_file
+from agent_core.sources.models import FileContent
+from agent_core.tools.observe import notable_role
+
+__all__ = [
+    "GROUP_KINDS",
+    "NOTABLE_DEPENDENCIES",
+    "Dependency",
+    "GroupKind",
+    "Manifest",
+    "group_kind",
+    "is_dev_requirements",
+    "is_requirements_file",
+    "notable_dependencies",
+    "parse_manifest",
+    "read_manifests",
+    "requirements_kind",
+]
 
 ManifestStatus = Literal["parsed", "unparsed", "invalid"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class Dependency:
-    name: str
-    spec: str = ""  # version constraint as written ("" = any), environment markers dropped
-
-    def text(self) -> str:
-        if not self.spec:
-            return self.name
-        glue = "" if self.spec[0] in "<>=!~[(@" else " "
-        return f"{self.name}{glue}{self.spec}"
+GroupKind = Literal["runtime", "development", "documentation", "optional", "peer", "build", "indirect"]
+#: What dependencies can be for, in the order a report names them.
+GROUP_KINDS: tuple[GroupKind, ...] = (
+    "runtime",
+    "development",
+    "documentation",
+    "optional",
+    "peer",
+    "build",
+    "indirect",
+)
 
 
 @dataclass(frozen=True, kw_only=True)
 class Manifest:
-    """What one manifest declares. ``partial``: the file was cut when read, lists may be incomplete."""
+    """What one manifest declares. ``partial``: the file was cut when read, lists may be incomplete.
+
+    ``runtime``, ``dev`` and ``docs`` are the manifest's own lists; ``groups`` its named groups as written
+    (extras, dependency groups, ``peerDependencies``...); :meth:`dependency_groups` all of them by kind."""
 
     path: str
     status: ManifestStatus
     runtime: tuple[Dependency, ...] = ()
     dev: tuple[Dependency, ...] = ()
-    groups: tuple[tuple[str, tuple[Dependency, ...]], ...] = ()  # extras / optional groups
+    docs: tuple[Dependency, ...] = ()  # a documentation requirements file
+    groups: Groups = ()  # extras / optional / named groups, as the manifest names them
+    indirect_deps: tuple[Dependency, ...] = ()  # go.mod ``// indirect``
     build_backend: str | None = None
-    indirect: int = 0
     partial: bool = False
     detail: str | None = None  # why it could not be parsed
     description: str | None = None  # the project's own one-line description, when the manifest has one
     scripts: tuple[tuple[str, str], ...] = ()  # commands it installs: (name, what runs), e.g. console scripts
+    name: str | None = None  # the module path (go.mod) or package name it declares
+    go_version: str | None = None  # go.mod's ``go`` directive
+    license: str | None = None  # the licence it declares, as written (usually an SPDX expression)
+    workspaces: tuple[str, ...] = ()  # workspace globs / member folders, as written
+    workspace_exclude: tuple[str, ...] = ()
 
-    def all_dependencies(self) -> Iterable[Dependency]:
+    @property
+    def indirect(self) -> int:
+        """How many ``// indirect`` requirements the go.mod lists."""
+        return len(self.indirect_deps)
+
+    def all_dependencies(self, *, indirect: bool = True) -> Iterable[Dependency]:
+        """Every dependency named, the ``// indirect`` ones last (or left out)."""
         yield from self.runtime
         yield from self.dev
+        yield from self.docs
         for _name, deps in self.groups:
             yield from deps
+        if indirect:
+            yield from self.indirect_deps
+
+    def dependency_groups(self) -> Mapping[GroupKind, tuple[str, ...]]:
+        """Every dependency's name by what it is for, kinds in :data:`GROUP_KINDS` order, empty ones left out."""
+        found: dict[GroupKind, list[str]] = {kind: [] for kind in GROUP_KINDS}
+        found["runtime"] += [d.name for d in self.runtime]
+        found["development"] += [d.name for d in self.dev]
+        found["documentation"] += [d.name for d in self.docs]
+        for name, deps in self.groups:
+            found[group_kind(name)] += [d.name for d in deps]
+        found["indirect"] += [d.name for d in self.indirect_deps]
+        return MappingProxyType({kind: tuple(names) for kind, names in found.items() if names})
 
 
-_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(\[[^\]]*\])?\s*(.*)$")
-_GO_REQUIRE = re.compile(r"^\s*([^\s()]+)\s+(v[^\s]+)(\s*//\s*indirect)?")
-_DEV_WORDS = (
-    r"(dev|devel|develop|development|test|tests|testing|lint|linting|docs?|ci|typing|check|style|bench)"
+_DOCS_WORDS = r"docs?|documentation|sphinx|mkdocs"
+_DEV_WORDS = r"dev|devel|develop|development|tests?|testing|lint|linting|ci|typing|check|style|bench|mypy"
+_DOCS_REQUIREMENTS = re.compile(
+    rf"(^|/)((?:{_DOCS_WORDS})/[\w.-]*requirements[\w.-]*|requirements[-_.](?:{_DOCS_WORDS})\b[\w.-]*"
+    rf"|(?:{_DOCS_WORDS})[-_]requirements[\w.-]*|requirements/(?:{_DOCS_WORDS})\b[\w.-]*)\.txt$"
 )
 _DEV_REQUIREMENTS = re.compile(
-    rf"(^|/)(requirements[-_.]{_DEV_WORDS}\b[\w.-]*|{_DEV_WORDS}[-_]requirements[\w.-]*|requirements/{_DEV_WORDS}\b[\w.-]*)\.txt$"
+    rf"(^|/)((?:{_DEV_WORDS})/[\w.-]*requirements[\w.-]*|requirements[-_.](?:{_DEV_WORDS})\b[\w.-]*"
+    rf"|(?:{_DEV_WORDS})[-_]requirements[\w.-]*|requirements/(?:{_DEV_WORDS})\b[\w.-]*)\.txt$"
 )
 _SETUP_PY_DESCRIPTION = re.compile(r"(?<![\w.])description\s*=\s*(?P<q>[\"'])(?P<text>[^\"'\n]{1,300})(?P=q)")
+
+
+def requirements_kind(path: str) -> GroupKind:
+    """What a requirements file is for, by its name and folder: ``docs/requirements.txt``,
+    ``requirements-docs.txt`` and ``doc-requirements.txt`` are ``documentation``; ``requirements-dev.txt``,
+    ``test-requirements.txt`` and ``requirements/lint.txt`` are ``development``; others ``runtime``."""
+    low = path.lower()
+    if _DOCS_REQUIREMENTS.search(low):
+        return "documentation"
+    if _DEV_REQUIREMENTS.search(low):
+        return "development"
+    return "runtime"
+
+
+def is_dev_requirements(path: str) -> bool:
+    """A requirements file for developing the project or its documentation, not for running it."""
+    return requirements_kind(path) != "runtime"
+
+
+def group_kind(name: str) -> GroupKind:
+    """What a named group is for: ``peerDependencies`` peer, ``build`` (Cargo) build, ``docs`` documentation,
+    ``dev``/``test``/``lint`` development, anything else (extras such as ``socks``) optional."""
+    low = name.lower()
+    if low == "peerdependencies":
+        return "peer"
+    if low == "build":
+        return "build"
+    words = re.split(r"[^a-z]+", low)
+    if any(re.fullmatch(_DOCS_WORDS, w) for w in words):
+        return "documentation"
+    if any(re.fullmatch(_DEV_WORDS, w) for w in words):
+        return "development"
+    return "optional"
 
 
 def parse_manifest(path: str, text: str, *, partial: bool = False) -> Manifest:
@@ -75,203 +164,54 @@ def parse_manifest(path: str, text: str, *, partial: bool = False) -> Manifest:
     name = path.rsplit("/", 1)[-1].lower()
     parser = _PARSERS.get(name)
     if parser is None and is_requirements_file(path):
-        parser = _parse_requirements
+        parser = formats.parse_requirements
     if parser is None:
         described = _SETUP_PY_DESCRIPTION.search(text) if name == "setup.py" else None
         return Manifest(path=path, status="unparsed", description=described["text"] if described else None)
     try:
         fields = parser(text)
-    except (ValueError, configparser.Error) as exc:  # TOMLDecodeError and JSONDecodeError are ValueErrors
+    except (ValueError, configparser.Error, ParseError) as exc:  # TOML/JSON errors are ValueErrors
         reason = "the file was cut when read" if partial else _first_line(str(exc))
         return Manifest(path=path, status="invalid", detail=reason)
-    if parser is _parse_requirements and is_dev_requirements(path):
-        fields = {"dev": fields["runtime"]}
+    except RecursionError:  # JSON or TOML nested thousands deep: no manifest looks like that
+        reason = "nested too deeply to be a manifest"
+        return Manifest(path=path, status="invalid", detail=reason)
+    if parser is formats.parse_requirements:
+        kind = requirements_kind(path)
+        if kind != "runtime":
+            fields = {"docs" if kind == "documentation" else "dev": fields["runtime"]}
     return Manifest(path=path, status="parsed", partial=partial, **fields)
 
 
-def is_requirements_file(path: str) -> bool:
-    """``requirements*.txt`` anywhere, or any ``.txt`` in a ``requirements/`` folder."""
-    low = path.lower()
-    return bool(re.search(r"(^|/)(requirements[\w.-]*|requirements/[\w.-]+)\.txt$", low))
-
-
-def is_dev_requirements(path: str) -> bool:
-    """A requirements file for developing the project, not running it: ``requirements-dev.txt``,
-    ``test-requirements.txt``, ``requirements/lint.txt``..."""
-    return bool(_DEV_REQUIREMENTS.search(path.lower()))
-
-
-def _parse_pyproject(text: str) -> dict[str, Any]:
-    data = tomllib.loads(text)
-    project = _table(data.get("project"))
-    runtime = [_requirement(s) for s in _strings(project.get("dependencies"))]
-    groups = {
-        k: [_requirement(s) for s in _strings(v)]
-        for k, v in _table(project.get("optional-dependencies")).items()
-    }
-    groups.update(
-        {k: [_requirement(s) for s in _strings(v)] for k, v in _table(data.get("dependency-groups")).items()}
-    )
-    poetry = _table(_table(data.get("tool")).get("poetry"))
-    runtime += [_named(k, v) for k, v in _table(poetry.get("dependencies")).items() if k.lower() != "python"]
-    dev = [_named(k, v) for k, v in _table(poetry.get("dev-dependencies")).items()]
-    for group, body in _table(poetry.get("group")).items():
-        groups[group] = [_named(k, v) for k, v in _table(_table(body).get("dependencies")).items()]
-    backend = _table(data.get("build-system")).get("build-backend")
-    return {
-        "runtime": _deps(runtime),
-        "dev": _deps(dev),
-        "groups": _groups(groups),
-        "build_backend": backend if isinstance(backend, str) else None,
-        "description": _text(project.get("description")) or _text(poetry.get("description")),
-        "scripts": _scripts({**_table(poetry.get("scripts")), **_table(project.get("scripts"))}),
-    }
-
-
-def _parse_requirements(text: str) -> dict[str, Any]:
-    deps = []
-    for raw in text.replace("\\\n", " ").splitlines():
-        line = re.sub(r"(^|\s)#.*$", "", raw).strip()
-        if not line or line.startswith("-") or "://" in line or line.startswith((".", "/")):
-            continue  # options (-r, -e, --hash...), URLs and local paths name no package
-        dep = _requirement(line)
-        if dep.name:
-            deps.append(dep)
-    return {"runtime": _deps(deps)}
-
-
-def _parse_package_json(text: str) -> dict[str, Any]:
-    data = json.loads(text)
-    if not isinstance(data, dict):
-        raise ValueError("not a JSON object")
-    groups = {
-        k: [_named(n, v) for n, v in _table(data.get(k)).items()]
-        for k in ("peerDependencies", "optionalDependencies")
-    }
-    return {
-        "runtime": _deps(_named(n, v) for n, v in _table(data.get("dependencies")).items()),
-        "dev": _deps(_named(n, v) for n, v in _table(data.get("devDependencies")).items()),
-        "groups": _groups(groups),
-        "description": _text(data.get("description")),
-        "scripts": _scripts(
-            {str(data.get("name", "")): bin_} if isinstance(bin_ := data.get("bin"), str) else _table(bin_)
-        ),
-    }
-
-
-def _parse_cargo(text: str) -> dict[str, Any]:
-    data = tomllib.loads(text)
-    runtime = _table(data.get("dependencies")) or _table(_table(data.get("workspace")).get("dependencies"))
-    return {
-        "runtime": _deps(_named(k, v) for k, v in runtime.items()),
-        "dev": _deps(_named(k, v) for k, v in _table(data.get("dev-dependencies")).items()),
-        "groups": _groups(
-            {"build": [_named(k, v) for k, v in _table(data.get("build-dependencies")).items()]}
-        ),
-        "description": _text(_table(data.get("package")).get("description")),
-    }
-
-
-def _parse_go_mod(text: str) -> dict[str, Any]:
-    direct, indirect, in_block = [], 0, False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith("require ("):
-            in_block = True
+def read_manifests(files: Mapping[str, FileContent]) -> Iterable[Manifest]:
+    """The manifests among ``files`` (path → what was read), parsed from their whole text when the source
+    kept it, by path."""
+    for path, content in sorted(files.items()):
+        if not is_parsed_manifest(path) and notable_role(path) != "manifest":
             continue
-        if in_block and line.startswith(")"):
-            in_block = False
-            continue
-        if not in_block and not line.startswith("require "):
-            continue
-        match = _GO_REQUIRE.match(line.removeprefix("require "))
-        if match is None:
-            continue
-        if match.group(3):
-            indirect += 1
+        if content.whole_text is not None:
+            yield parse_manifest(path, content.whole_text, partial=content.whole_cut)
+        elif content.text is None:
+            yield Manifest(path=path, status="invalid", detail=content.kind)
         else:
-            direct.append(Dependency(name=match.group(1), spec=match.group(2)))
-    return {"runtime": _deps(direct), "indirect": indirect}
+            yield parse_manifest(path, content.text, partial=content.truncated)
 
 
-def _parse_setup_cfg(text: str) -> dict[str, Any]:
-    config = configparser.ConfigParser(interpolation=None)
-    config.read_string(text)
-    runtime = config.get("options", "install_requires", fallback="")
-    tests = config.get("options", "tests_require", fallback="")
-    extras = config["options.extras_require"] if config.has_section("options.extras_require") else {}
-    console = config.get("options.entry_points", "console_scripts", fallback="")
-    scripts = dict(line.split("=", 1) for line in console.splitlines() if "=" in line)
-    return {
-        "runtime": _deps(_requirement(s) for s in runtime.splitlines() if s.strip()),
-        "dev": _deps(_requirement(s) for s in tests.splitlines() if s.strip()),
-        "groups": _groups(
-            {k: [_requirement(s) for s in v.splitlines() if s.strip()] for k, v in extras.items()}
-        ),
-        "description": _text(config.get("metadata", "description", fallback=None)),
-        "scripts": _scripts(scripts),
-    }
-
-
-_PARSERS = MappingProxyType(
+_PARSERS: Mapping[str, Callable[[str], dict[str, Any]]] = MappingProxyType(
     {
-        "pyproject.toml": _parse_pyproject,
-        "package.json": _parse_package_json,
-        "cargo.toml": _parse_cargo,
-        "go.mod": _parse_go_mod,
-        "setup.cfg": _parse_setup_cfg,
+        "pyproject.toml": formats.parse_pyproject,
+        "package.json": formats.parse_package_json,
+        "pnpm-workspace.yaml": formats.parse_pnpm_workspace,
+        "cargo.toml": formats.parse_cargo,
+        "go.mod": formats.parse_go_mod,
+        "vendor.mod": formats.parse_go_mod,  # go.mod's format, where `go mod vendor` is run without a go.mod
+        "setup.cfg": formats.parse_setup_cfg,
+        "pom.xml": formats.parse_pom,
+        "settings.gradle": formats.parse_gradle_settings,
+        "settings.gradle.kts": formats.parse_gradle_settings,
     }
 )
-
-
-def _requirement(text: str) -> Dependency:
-    """A PEP 508 string: the name and the version part, without extras or environment markers."""
-    match = _REQUIREMENT.match(text.split(";", 1)[0])
-    if match is None:
-        return Dependency(name="")
-    return Dependency(name=match.group(1), spec=match.group(3).strip().strip("()").replace(" ", "")[:40])
-
-
-def _named(name: str, value: Any) -> Dependency:
-    """A dependency given as ``name = spec`` (Poetry, Cargo, npm): spec is a string or a table."""
-    if isinstance(value, str):
-        spec = value
-    elif isinstance(value, Mapping):
-        found = next((k for k in ("version", "path", "git", "workspace") if k in value), None)
-        spec = str(value[found]) if found == "version" else (found or "")
-    else:
-        spec = ""
-    spec = "" if spec == "*" else spec
-    return Dependency(name=str(name), spec=spec.strip()[:40])
-
-
-def _deps(items: Iterable[Dependency]) -> tuple[Dependency, ...]:
-    return tuple(d for d in items if d.name)
-
-
-def _groups(groups: Mapping[str, list[Dependency]]) -> tuple[tuple[str, tuple[Dependency, ...]], ...]:
-    return tuple((name, _deps(deps)) for name, deps in groups.items() if _deps(deps))
-
-
-def _table(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _scripts(table: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-    return tuple(
-        (str(k).strip(), str(v).strip()) for k, v in table.items() if str(k).strip() and isinstance(v, str)
-    )
-
-
-def _text(value: Any) -> str | None:
-    """A one-line description as written, or None (not a string, empty, or a ``file:`` reference)."""
-    if not isinstance(value, str) or not value.strip() or value.strip().startswith(("file:", "attr:")):
-        return None
-    return " ".join(value.split())
-
-
-def _strings(value: Any) -> list[str]:
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+assert set(_PARSERS) == MANIFEST_NAMES, "sources.manifest_files.MANIFEST_NAMES lists the files parsed here"
 
 
 # What a dependency is known for, by normalised name (lower case, "_" as "-"); Go paths without /vN.
@@ -316,7 +256,7 @@ def notable_dependencies(manifests: Iterable[Manifest]) -> list[tuple[str, str]]
     """(name as written, category) of the well-known dependencies, sorted by name, each once."""
     found: dict[str, tuple[str, str]] = {}
     for manifest in manifests:
-        for dep in manifest.all_dependencies():
+        for dep in manifest.all_dependencies(indirect=False):  # what the project chose, not what came along
             key = re.sub(r"/v\d+$", "", dep.name.lower().replace("_", "-"))
             category = NOTABLE_DEPENDENCIES.get(key)
             if category is not None and key not in found:

@@ -18,7 +18,8 @@ from agent_core.report.diagram import diagram_block
 from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import Evidence, Facts, description, link, risks, strengths
 from agent_core.report.inert import code, inline, plain
-from agent_core.report.manifests import Dependency, Manifest, notable_dependencies
+from agent_core.report.licensing import project_license
+from agent_core.report.manifests import Dependency, Manifest, group_kind, notable_dependencies
 from agent_core.report.model_words import (
     ci_line,
     files_line,
@@ -129,15 +130,27 @@ def _manifest_text(manifest: Manifest, words: Words) -> str:
     if manifest.status == "invalid":
         return words.invalid.format(plain(manifest.detail or words.unknown, limit=120))
     parts = []
+    if manifest.name and manifest.go_version:  # a Go module: its path and Go version
+        go = words.paren.format(f"Go {plain(manifest.go_version, limit=20)}")
+        parts.append(words.module.format(code(manifest.name)) + go)
     if manifest.runtime:
         parts.append(words.runtime_deps.format(len(manifest.runtime), _deps_text(manifest.runtime, words)))
     if manifest.dev:
         parts.append(words.dev_deps.format(len(manifest.dev), _deps_text(manifest.dev, words)))
+    if manifest.docs:
+        parts.append(words.docs_deps.format(len(manifest.docs), _deps_text(manifest.docs, words)))
     if manifest.groups:
         groups = [
-            code(name) + words.paren.format(_deps_text(deps, words, cap=10)) for name, deps in manifest.groups
+            code(name)
+            + words.paren.format(
+                words.group_kinds[group_kind(name)] + words.colon + _deps_text(deps, words, cap=10)
+            )
+            for name, deps in manifest.groups
         ]
         parts.append(words.groups.format(words.sep.join(groups)))
+    if manifest.workspaces:
+        members = join_names([code(m) for m in manifest.workspaces], words)
+        parts.append(words.workspaces.format(len(manifest.workspaces), members))
     if manifest.indirect:
         parts.append(words.indirect.format(manifest.indirect))
     if manifest.build_backend:
@@ -280,7 +293,9 @@ def primary_language(facts: Facts) -> str | None:
 
 
 def _license_text(facts: Facts, words: Words) -> str:
-    info = facts.evidence.info
+    info, found = facts.evidence.info, project_license(facts).finding
+    if found is not None:  # metadata, manifests and licence files together: "MIT OR Apache-2.0"
+        return plain(found.expression)
     if info is not None and info.license:
         return plain(info.license)
     if facts.license_files:

@@ -14,8 +14,12 @@ from datetime import datetime
 from agent_core import events as ev
 from agent_core.report.claim_finders import Found
 from agent_core.report.facts import Facts
-from agent_core.report.manifests import NOTABLE_DEPENDENCIES
+from agent_core.report.licensing import project_license
+from agent_core.report.manifests import NOTABLE_DEPENDENCIES, Manifest
 from agent_core.report.phrases import parse_date
+from agent_core.sources.languages import is_vendored
+from agent_core.sources.licenses import same_license
+from agent_core.sources.manifest_files import is_parsed_manifest
 from agent_core.tools.observe import notable_role
 from agent_core.tools.registry import TOOL_NAMES
 
@@ -70,25 +74,22 @@ def _parse_number(text: str) -> tuple[float | None, bool]:
 
 
 def license_claim(found: Found, facts: Facts) -> Outcome:
+    """A licence claim against every licence statement read, held as one SPDX expression: "MIT" is true
+    of a project under "MIT OR Apache-2.0"; a licence outside it is contradicted only when nothing read
+    leaves room for another (:func:`~agent_core.report.licensing.project_license`)."""
     info = facts.evidence.info
-    observed = (
-        info.license if info is not None and info.license not in (None, "NOASSERTION", "Other") else None
-    )
-    if observed is None:
+    known = project_license(facts)
+    if known.finding is None:
         if info is not None and info.license is None and facts.license_files == ():
             return ("verified" if found.negated else "contradicted"), "no license"
         return "unchecked", None
-    same = _license_family(found.value) == _license_family(observed) and (
-        found.value in ("GPL", "BSD", "LGPL") or found.value.split("-")[0] == observed.split("-")[0]
-    )
+    observed = known.finding.expression
+    same = any(same_license(found.value, key) for key in known.finding.keys)
     if found.negated:
         return ("contradicted" if same else "unchecked"), observed
-    return ("verified" if same else "contradicted"), observed
-
-
-def _license_family(spdx: str) -> str:
-    head = spdx.upper().split("-")[0]
-    return {"LGPL": "LGPL", "AGPL": "AGPL"}.get(head, head)
+    if same:
+        return "verified", observed
+    return ("contradicted" if known.complete else "unchecked"), observed
 
 
 def language(found: Found, facts: Facts) -> Outcome:
@@ -143,7 +144,9 @@ def _parse_claimed_date(text: str) -> tuple[int, int | None, int | None] | None:
 
 def version(found: Found, facts: Facts) -> Outcome:
     texts = {
-        path: c.text or "" for path, c in facts.evidence.files.items() if notable_role(path) == "manifest"
+        path: c.whole_text or c.text or ""
+        for path, c in facts.evidence.files.items()
+        if notable_role(path) == "manifest"
     }
     if found.subject == "python":
         m = next(
@@ -172,13 +175,37 @@ def version(found: Found, facts: Facts) -> Outcome:
 
 def dependency(found: Found, facts: Facts) -> Outcome:
     name = normal(found.value)
+    if found.subject == "module":
+        return _module(found, facts)
     if name == normal(facts.evidence.repo.name) or found.value in TOOL_NAMES or locate(found.value, facts):
         return None, None  # the project itself, a tool, or a file: not a dependency
     parsed = [m for m in facts.manifests if m.status == "parsed"]
     if not parsed:
         return "unchecked", None
     declared = {normal(d.name) for m in parsed for d in m.all_dependencies()}
-    present = name in declared
+    if name not in declared and name in {normal(group) for m in parsed for group, _ in m.groups}:
+        return None, None  # an extra's or a group's name (`httpx` for httpx2): not one dependency
+    return _declared(found, name in declared, NOTABLE_DEPENDENCIES.get(name), parsed, facts)
+
+
+def _module(found: Found, facts: Facts) -> Outcome:
+    """A Go module path or a scoped npm name: a dependency when a manifest declares it (a package inside
+    a required Go module counts), the project itself when a manifest read names it so; never a path."""
+    parsed = [m for m in facts.manifests if m.status == "parsed"]
+    name = _module_key(found.value)
+    own = {_module_key(m.name) for m in parsed if m.name}
+    if any(name == o or name.startswith(o + "/") for o in own):
+        return None, None  # the project's own module or package
+    if not parsed:
+        return "unchecked", None
+    declared = {_module_key(d.name) for m in parsed for d in m.all_dependencies()}
+    present = any(name == d or name.startswith(d + "/") for d in declared)
+    return _declared(found, present, NOTABLE_DEPENDENCIES.get(re.sub(r"/v\d+$", "", name)), parsed, facts)
+
+
+def _declared(
+    found: Found, present: bool, category: str | None, parsed: list[Manifest], facts: Facts
+) -> Outcome:
     where = ", ".join(m.path for m in parsed)
     if found.negated:
         return ("contradicted" if present else "verified"), (
@@ -186,11 +213,20 @@ def dependency(found: Found, facts: Facts) -> Outcome:
         )
     if present:
         return "verified", f"declared in {where}"
-    all_read = all(p in facts.evidence.files for p in facts.paths if notable_role(p) == "manifest")
-    runtime = NOTABLE_DEPENDENCIES.get(name) in _RUNTIME_CATEGORIES
-    if all_read and runtime:
+    manifests = [
+        p
+        for p in facts.paths
+        if not is_vendored(p) and (is_parsed_manifest(p) or notable_role(p) == "manifest")
+    ]
+    all_read = all(p in facts.evidence.files for p in manifests)
+    if all_read and category in _RUNTIME_CATEGORIES:
         return "contradicted", f"not among the dependencies in {where}"
     return "unchecked", f"not in {where}"
+
+
+def _module_key(name: str) -> str:
+    """A module path compared as Go and npm do: lower case, without a ``/vN`` major-version suffix."""
+    return re.sub(r"/v\d+(?=/|$)", "", name.strip().lower())
 
 
 def path(found: Found, facts: Facts) -> Outcome:

@@ -65,7 +65,11 @@ class Words:
     manifest_line: str
     runtime_deps: str
     dev_deps: str
+    docs_deps: str
     groups: str
+    group_kinds: Mapping[str, str]  # GroupKind → what it is for
+    module: str
+    workspaces: str
     build_backend: str
     indirect: str
     no_deps: str

@@ -67,7 +67,21 @@ EN = Words(
     manifest_line="- {}: {}",
     runtime_deps="runtime dependencies ({}): {}",
     dev_deps="development dependencies ({}): {}",
-    groups="optional groups: {}",
+    docs_deps="documentation dependencies ({}): {}",
+    groups="dependency groups: {}",
+    group_kinds=MappingProxyType(
+        {
+            "runtime": "runtime",
+            "development": "development",
+            "documentation": "documentation",
+            "optional": "optional",
+            "peer": "peer",
+            "build": "build",
+            "indirect": "indirect",
+        }
+    ),
+    module="module {}",
+    workspaces="workspace members ({}): {}",
     build_backend="build backend: {}",
     indirect="indirect requirements: {}",
     no_deps="no dependencies declared",

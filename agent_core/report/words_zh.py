@@ -68,7 +68,21 @@ ZH = Words(
     manifest_line="- {}：{}",
     runtime_deps="运行时依赖（{}）：{}",
     dev_deps="开发依赖（{}）：{}",
-    groups="可选依赖组：{}",
+    docs_deps="文档依赖（{}）：{}",
+    groups="依赖组：{}",
+    group_kinds=MappingProxyType(
+        {
+            "runtime": "运行时",
+            "development": "开发",
+            "documentation": "文档",
+            "optional": "可选",
+            "peer": "对等",
+            "build": "构建",
+            "indirect": "间接",
+        }
+    ),
+    module="模块 {}",
+    workspaces="工作区成员（{}）：{}",
     build_backend="构建后端：{}",
     indirect="间接依赖：{}",
     no_deps="未声明依赖",

@@ -18,6 +18,7 @@ import codecs
 from dataclasses import replace
 
 from agent_core.errors import InvalidArgumentError
+from agent_core.sources.manifest_files import PARSE_MAX_BYTES, is_parsed_manifest
 from agent_core.sources.models import FileContent
 
 #: Bytes inspected by :func:`looks_binary` (git's own heuristic looks at the first 8,000 bytes).
@@ -86,6 +87,8 @@ def page_file(
 
     ``data`` may be only the beginning of the file (a source reads at most ``MAX_FILE_BYTES``): ``size``
     is then the whole file's size, the page is taken from what was read, and the note says what was cut.
+    For a manifest (:func:`~agent_core.sources.manifest_files.is_parsed_manifest`) the same bytes also
+    give ``whole_text``, the file from its first line up to ``PARSE_MAX_BYTES``, for the report's parsers.
     Raises :class:`InvalidArgumentError` unless ``start_line >= 1``, ``max_lines >= 1`` (or None)
     and ``max_chars >= MIN_MAX_CHARS``.
     """
@@ -102,10 +105,23 @@ def page_file(
         sha=sha,
         ref=ref,
     )
+    if page.kind == "file" and is_parsed_manifest(path):
+        whole_text, whole_cut = _whole(data, size)
+        page = replace(page, whole_text=whole_text, whole_cut=whole_cut)
     if read >= size or page.kind != "file":
         return page
     cut = f"the file has {size:,} bytes and only the first {read:,} were read (MAX_FILE_BYTES)"
     return replace(page, truncated=True, note=f"{cut}; {page.note}" if page.note else cut)
+
+
+def _whole(data: bytes, size: int) -> tuple[str, bool]:
+    """``whole_text`` and ``whole_cut`` of a manifest: its first ``PARSE_MAX_BYTES``, ending on a whole
+    line when cut (a line cut in the middle would parse as something it is not)."""
+    kept = data[:PARSE_MAX_BYTES]
+    cut = len(kept) < size
+    if cut and b"\n" in kept:
+        kept = kept[: kept.rindex(b"\n") + 1]
+    return decode_text(kept), cut
 
 
 def _page(

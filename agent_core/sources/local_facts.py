@@ -8,9 +8,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agent_core.sources.content import decode_text
-from agent_core.sources.gitcli import GitCli, parse_ls_tree
+from agent_core.sources.gitcli import GitCli, LsTreeEntry, parse_ls_tree
 from agent_core.sources.languages import count_languages
-from agent_core.sources.licenses import LICENSE_FILES, LICENSE_SAMPLE, detect_license
+from agent_core.sources.licenses import (
+    LICENSE_FILES,
+    LICENSE_SAMPLE,
+    MAX_LICENSE_FILES,
+    combine,
+    detect_license,
+    is_license_file,
+)
 
 _DEFAULT_DESCRIPTION = "Unnamed repository;"  # what `git init` writes into `description`
 
@@ -40,13 +47,21 @@ async def dates(cli: GitCli, commit: str) -> tuple[str | None, str | None]:
 
 
 async def license_of(cli: GitCli, commit: str) -> str | None:
+    """The licence the root's licence files hold (LICENSE, LICENSE-MIT, LICENSE-APACHE, COPYING...),
+    as one SPDX expression: "MIT OR Apache-2.0" for a project offered under either."""
     entries = parse_ls_tree(await cli.output(["ls-tree", "-z", "-l", commit]))
-    by_name = {e.path.lower(): e for e in entries if e.type == "file"}
-    for name in LICENSE_FILES:
-        if name in by_name:
-            blob = (await cli.blobs([by_name[name].oid], max_bytes=LICENSE_SAMPLE))[by_name[name].oid]
-            return detect_license(decode_text(blob.data))
-    return None
+    files = sorted((e for e in entries if e.type == "file" and is_license_file(e.path)), key=_license_rank)
+    files = files[:MAX_LICENSE_FILES]
+    if not files:
+        return None
+    blobs = await cli.blobs([e.oid for e in files], max_bytes=LICENSE_SAMPLE)
+    found = combine((e.path, detect_license(decode_text(blobs[e.oid].data))) for e in files)
+    return found.expression if found is not None else None
+
+
+def _license_rank(entry: LsTreeEntry) -> tuple[int, str]:
+    name = entry.path.lower()
+    return (LICENSE_FILES.index(name) if name in LICENSE_FILES else len(LICENSE_FILES), name)
 
 
 async def description(git_dir: Path) -> str | None:

@@ -94,9 +94,14 @@ class FileContent:
     sha: str | None = None
     ref: str | None = None
     note: str | None = None
+    # For parsers, never for the model: a manifest's text from its first line, whatever page was asked
+    # for, up to PARSE_MAX_BYTES (``whole_cut``: the file goes on past it). None for other files.
+    whole_text: str | None = field(default=None, repr=False)
+    whole_cut: bool = False
 
     def to_observation(self) -> dict[str, Any]:
-        return _compact(self.__dict__)
+        shown = {k: v for k, v in self.__dict__.items() if k not in ("whole_text", "whole_cut")}
+        return _compact(shown)
 
 
 @dataclass(frozen=True, kw_only=True)

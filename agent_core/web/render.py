@@ -181,6 +181,7 @@ class TraceView:
         step = self._steps.get(event.turn)
         self._stats.tokens_in += event.prompt_tokens or 0
         self._stats.tokens_out += event.completion_tokens or 0
+        self._stats.tokens_cached += event.cached_prompt_tokens or 0
         if event.tool_calls > 0 and self._answer_turn == event.turn:
             self._step(event.turn, event.t).notes.feed("".join(self._answer))
             self._set_answer([], None)

@@ -3,7 +3,9 @@ and the tokens and model time a step's title shows.
 
 Cost: before the run ends, the estimate ``run_started`` carried (a range, from the run's first request
 to its whole token budget); once it ended, what its tokens cost (a range where the price depends on
-the hour), with the date of the prices. "unknown" when the model has no known price: never a guess."""
+the hour), with the date of the prices. "unknown" when the model has no known price: never a guess.
+Input the provider served from its prompt cache is shown apart, and "Cost by price" gives the tokens
+at each price (cached input, input, output) and what they cost."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ class LiveStats:
     cache_hits: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    tokens_cached: int = 0  # of tokens_in, served from the provider's prompt cache
     rate_limit: tuple[int, int, float] | None = None  # remaining, limit, reset epoch
     estimate: ev.CostEstimate | None = None
     final: ev.RunStats | None = None
@@ -43,17 +46,26 @@ class LiveStats:
         if remaining is not None and reset:
             rate += f" (reset {format_clock(reset)})"
         cost = self.cost(lang, mode=mode)
-        tokens_in, tokens_out = (
-            (f.prompt_tokens, f.completion_tokens) if f else (self.tokens_in, self.tokens_out)
+        tokens_in, tokens_out, cached = (
+            (f.prompt_tokens, f.completion_tokens, f.cached_prompt_tokens)
+            if f
+            else (self.tokens_in, self.tokens_out, self.tokens_cached)
         )
+        tokens = (
+            t("stat_tokens_cached", lang, tokens_in=tokens_in, cached=cached, tokens_out=tokens_out)
+            if cached
+            else f"{tokens_in:,} / {tokens_out:,}"
+        )
+        parts = self.cost_parts(lang)
         return [
             (t("stat_turns", lang), str(f.turns if f else self.turns)),
             (t("stat_tool_calls", lang), str(f.tool_calls if f else self.tool_calls)),
             (t("stat_github_requests", lang), str(f.github_requests if f else self.github_requests)),
             (t("stat_cache_hits", lang), str(f.cache_hits if f else self.cache_hits)),
             (t("stat_rate_limit", lang), rate),
-            (t("stat_tokens", lang), f"{tokens_in:,} / {tokens_out:,}"),
+            (t("stat_tokens", lang), tokens),
             (t("stat_cost", lang), cost),
+            *([(t("stat_cost_parts", lang), parts)] if parts else []),
             (t("stat_elapsed", lang), f"{(f.elapsed_s if f else elapsed):.1f} s"),
             *(
                 (t("stat_coverage", lang), line)
@@ -80,6 +92,39 @@ class LiveStats:
             return f"{shown} ({t('cost_prices', lang, date=estimate.prices_as_of)})"
         return t("cost_unknown", lang) if mode == "model" else t("stat_unknown", lang)
 
+    def cost_parts(self, lang: str) -> str:
+        """The tokens at each price and what they cost (once the run ended), or the prices the estimate
+        used (before); "" for a model without a known price or a local one."""
+        f, estimate = self.final, self.estimate
+        if f is not None:
+            return "; ".join(
+                t(
+                    "cost_part",
+                    lang,
+                    what=t(f"cost_what_{p.what}", lang),
+                    tokens=p.tokens,
+                    price=_per_mtok(p),
+                    cost=_span(p.low_usd, p.high_usd),
+                )
+                for p in f.cost_parts
+                if p.tokens and p.usd_per_mtok_high
+            )
+        if estimate is None:
+            return ""
+        return ", ".join(
+            t("cost_part_price", lang, what=t(f"cost_what_{p.what}", lang), price=_per_mtok(p))
+            for p in estimate.parts
+        )
+
+
+def _per_mtok(part: ev.CostPart) -> str:
+    low, high = part.usd_per_mtok_low, part.usd_per_mtok_high
+    return f"${low:g}" if low == high else f"${low:g}–{high:g}"
+
+
+def _span(low: float, high: float) -> str:
+    return dollars(high) if low == high else f"{dollars(low)} – {dollars(high)}"
+
 
 def dollars(amount: float) -> str:
     """``$0.0123``; ``$1.23`` from a dollar up; ``< $0.0001`` for what rounds to nothing."""
@@ -89,14 +134,15 @@ def dollars(amount: float) -> str:
 
 
 def step_usage(event: ev.TurnFinished, lang: str) -> str | None:
-    """``4,800 in / 650 out tokens · model 1.2 s`` for a step's title; None when the endpoint reported
+    """``4,800 in (4,096 cached) / 650 out tokens · model 1.2 s`` for a step's title; None when the endpoint reported
     no usage (the step's own duration still shows beside its title)."""
     if event.prompt_tokens is None and event.completion_tokens is None:
         return None
     return t(
-        "step_usage",
+        "step_usage_cached" if event.cached_prompt_tokens else "step_usage",
         lang,
         tokens_in=event.prompt_tokens or 0,
+        cached=event.cached_prompt_tokens or 0,
         tokens_out=event.completion_tokens or 0,
         seconds=event.duration_s,
     )

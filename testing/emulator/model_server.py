@@ -42,6 +42,7 @@ from testing.emulator.model_wire import (
     stream_chunks,
     usage_body,
 )
+from testing.emulator.prompt_cache import PromptCache
 from testing.loopback import LoopbackServer
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "RecordedRequest",
     "Responder",
     "ResponseMeta",
+    "Router",
     "ScriptedModelServer",
     "ToolCallSpec",
     "Turn",
@@ -61,6 +63,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 Responder = Callable[[JSONDict], Turn]
+Router = Callable[[JSONDict], Turn | None]
 
 NO_TURN_MESSAGE = "scripted model: no turn left for this request"
 
@@ -111,9 +114,17 @@ class ScriptedModelServer:
         models: Sequence[str] = ("scripted-model",),
         n_ctx: int | None = None,
         waits: Waits | None = None,
+        router: Router | None = None,
+        prefix_cache: bool = False,
     ) -> None:
-        """``n_ctx``: report a context window in ``GET /v1/models`` as llama.cpp does (``meta.n_ctx``)."""
+        """``n_ctx``: report a context window in ``GET /v1/models`` as llama.cpp does (``meta.n_ctx``).
+        ``router``: asked first for every chat request; a turn it returns answers the request (requests
+        that may come in any order, such as calls made concurrently, are answered by what they ask),
+        None leaves the request to the queue. ``prefix_cache``: count and bill the prompt as DeepSeek
+        does (:mod:`testing.emulator.prompt_cache`)."""
         self.n_ctx = n_ctx
+        self.router = router
+        self.prompt_cache = PromptCache(ready_after=default_latency) if prefix_cache else None
         self.responder = responder
         self.default_latency = default_latency
         self.waits: Waits = waits or RealWaits()
@@ -233,8 +244,13 @@ class ScriptedModelServer:
             handler.close_connection = True
 
     def _handle_chat(self, handler: Handler, received_at: float) -> None:
+        raw = handler.read_body()
+        if len(raw) < int(handler.headers.get("Content-Length") or 0):
+            self._record(handler, received_at)  # the client went away mid-request (a cancelled call)
+            handler.close_connection = True
+            return
         try:
-            body = json.loads(handler.read_body() or b"null")
+            body = json.loads(raw or b"null")
         except ValueError:
             body = None
         if not isinstance(body, dict):
@@ -258,6 +274,20 @@ class ScriptedModelServer:
                 self._in_flight -= 1
 
     def _next_turn(self, body: JSONDict) -> tuple[Turn | None, str]:
+        turn, problem = self._scripted_turn(body)
+        if turn is not None and self.prompt_cache is not None:
+            turn = self.prompt_cache.metered(body, turn)
+        return turn, problem
+
+    def _scripted_turn(self, body: JSONDict) -> tuple[Turn | None, str]:
+        if self.router is not None:
+            try:
+                routed = self.router(body)
+            except Exception as exc:  # a broken router is a test bug: report it, answer 500
+                logger.debug("model server: router raised", exc_info=True)
+                return None, f"scripted model: router raised {exc!r}"
+            if routed is not None:
+                return routed, ""
         with self._lock:
             if self._turns:
                 return self._turns.popleft(), ""

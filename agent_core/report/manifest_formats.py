@@ -1,0 +1,270 @@
+"""One parser per manifest format: text in, the fields of a :class:`~agent_core.report.manifests.Manifest`
+out (a dict). Each raises ``ValueError`` (or a ``configparser``/XML error) on a file it cannot read.
+
+Every parser is linear in its input: line scans, ``tomllib``, ``json`` and expat, and no regular
+expression that can backtrack over a line (the input is a whole manifest, up to 512 KB, from an
+untrusted repository). Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import configparser
+import json
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from typing import Any
+from xml.etree import ElementTree
+
+from agent_core.report.manifest_values import (
+    Dependency,
+    deps,
+    groups,
+    named,
+    requirement,
+    scripts,
+    strings,
+    table,
+    text,
+)
+
+Fields = dict[str, Any]
+
+
+def parse_pyproject(source: str) -> Fields:
+    data = tomllib.loads(source)
+    project = table(data.get("project"))
+    runtime = [requirement(s) for s in strings(project.get("dependencies"))]
+    named_groups = {
+        k: [requirement(s) for s in strings(v)]
+        for k, v in table(project.get("optional-dependencies")).items()
+    }
+    named_groups.update(
+        {k: [requirement(s) for s in strings(v)] for k, v in table(data.get("dependency-groups")).items()}
+    )
+    tool = table(data.get("tool"))
+    poetry = table(tool.get("poetry"))
+    runtime += [named(k, v) for k, v in table(poetry.get("dependencies")).items() if k.lower() != "python"]
+    dev = [named(k, v) for k, v in table(poetry.get("dev-dependencies")).items()]
+    for group, body in table(poetry.get("group")).items():
+        named_groups[group] = [named(k, v) for k, v in table(table(body).get("dependencies")).items()]
+    for group, specs in table(table(tool.get("pdm")).get("dev-dependencies")).items():
+        named_groups.setdefault(group, [requirement(s) for s in strings(specs)])
+    uv_workspace = table(table(tool.get("uv")).get("workspace"))
+    backend = table(data.get("build-system")).get("build-backend")
+    return {
+        "runtime": deps(runtime),
+        "dev": deps(dev),
+        "groups": groups(named_groups),
+        "build_backend": backend if isinstance(backend, str) else None,
+        "description": text(project.get("description")) or text(poetry.get("description")),
+        "scripts": scripts({**table(poetry.get("scripts")), **table(project.get("scripts"))}),
+        "name": text(project.get("name")) or text(poetry.get("name")),
+        "license": _license(project.get("license")) or _license(poetry.get("license")),
+        "workspaces": tuple(strings(uv_workspace.get("members"))),
+        "workspace_exclude": tuple(strings(uv_workspace.get("exclude"))),
+    }
+
+
+def parse_requirements(source: str) -> Fields:
+    found = []
+    for raw in source.replace("\\\n", " ").splitlines():
+        line = _without_comment(raw).strip()
+        if not line or line.startswith("-") or "://" in line or line.startswith((".", "/")):
+            continue  # options (-r, -e, --hash...), URLs and local paths name no package
+        dep = requirement(line)
+        if dep.name:
+            found.append(dep)
+    return {"runtime": deps(found)}
+
+
+def parse_package_json(source: str) -> Fields:
+    data = json.loads(source)
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    workspaces = data.get("workspaces")
+    if isinstance(workspaces, Mapping):  # yarn's {"packages": [...], "nohoist": [...]}
+        workspaces = workspaces.get("packages")
+    named_groups = {
+        k: [named(n, v) for n, v in table(data.get(k)).items()]
+        for k in ("peerDependencies", "optionalDependencies")
+    }
+    bin_ = data.get("bin")
+    return {
+        "runtime": deps(named(n, v) for n, v in table(data.get("dependencies")).items()),
+        "dev": deps(named(n, v) for n, v in table(data.get("devDependencies")).items()),
+        "groups": groups(named_groups),
+        "description": text(data.get("description")),
+        "scripts": scripts({str(data.get("name", "")): bin_} if isinstance(bin_, str) else table(bin_)),
+        "name": text(data.get("name")),
+        "license": _license(data.get("license")),
+        "workspaces": tuple(strings(workspaces)),
+    }
+
+
+def parse_pnpm_workspace(source: str) -> Fields:
+    """``packages:`` of ``pnpm-workspace.yaml``, as a block list or a flow list; the rest is not read."""
+    found: list[str] = []
+    inside = False
+    for raw in source.splitlines():
+        line = _without_comment(raw).rstrip()
+        if not line.strip():
+            continue
+        if not line[0].isspace():  # a top-level key
+            key, _, rest = line.partition(":")
+            inside = key.strip() == "packages"
+            if inside and rest.strip().startswith("["):
+                found += [_unquote(item) for item in rest.strip().strip("[]").split(",") if item.strip()]
+                inside = False
+        elif inside and line.strip().startswith("-"):
+            found.append(_unquote(line.strip()[1:]))
+    return {"workspaces": tuple(g for g in found if g)}
+
+
+def parse_cargo(source: str) -> Fields:
+    data = tomllib.loads(source)
+    workspace = table(data.get("workspace"))
+    package = table(data.get("package"))
+    runtime = dict(table(data.get("dependencies")) or table(workspace.get("dependencies")))
+    for target in table(data.get("target")).values():  # [target.'cfg(...)'.dependencies]
+        runtime.update(
+            {k: v for k, v in table(table(target).get("dependencies")).items() if k not in runtime}
+        )
+    license_ = package.get("license")
+    if isinstance(license_, Mapping):  # license.workspace = true
+        license_ = table(workspace.get("package")).get("license")
+    return {
+        "runtime": deps(named(k, v) for k, v in runtime.items()),
+        "dev": deps(named(k, v) for k, v in table(data.get("dev-dependencies")).items()),
+        "groups": groups({"build": [named(k, v) for k, v in table(data.get("build-dependencies")).items()]}),
+        "description": text(package.get("description")),
+        "name": text(package.get("name")),
+        "license": _license(license_),
+        "workspaces": tuple(strings(workspace.get("members"))),
+        "workspace_exclude": tuple(strings(workspace.get("exclude"))),
+    }
+
+
+def parse_go_mod(source: str) -> Fields:
+    """``module``, ``go`` and every ``require`` (single lines and blocks); ``// indirect`` ones apart.
+
+    ``replace``, ``exclude``, ``retract``, ``tool`` and ``godebug`` blocks are skipped."""
+    direct: list[Dependency] = []
+    indirect: list[Dependency] = []
+    module = go = None
+    block: str | None = None
+    for raw in source.splitlines():
+        code, _, comment = raw.partition("//")
+        words = code.split()
+        if block is not None:
+            if words[:1] == [")"]:
+                block = None
+            elif block == "require" and len(words) >= 2:
+                (indirect if _indirect(comment) else direct).append(Dependency(name=words[0], spec=words[1]))
+            continue
+        if not words:
+            continue
+        if words[1:] == ["("]:
+            block = words[0]
+        elif words[0] == "require" and len(words) >= 3:
+            (indirect if _indirect(comment) else direct).append(Dependency(name=words[1], spec=words[2]))
+        elif words[0] == "module" and len(words) >= 2:
+            module = words[1].strip('"')
+        elif words[0] == "go" and len(words) >= 2:
+            go = words[1]
+    return {"runtime": deps(direct), "indirect_deps": deps(indirect), "name": module, "go_version": go}
+
+
+def parse_setup_cfg(source: str) -> Fields:
+    config = configparser.ConfigParser(interpolation=None)
+    config.read_string(source)
+    runtime = config.get("options", "install_requires", fallback="")
+    tests = config.get("options", "tests_require", fallback="")
+    extras = config["options.extras_require"] if config.has_section("options.extras_require") else {}
+    console = config.get("options.entry_points", "console_scripts", fallback="")
+    commands = dict(line.split("=", 1) for line in console.splitlines() if "=" in line)
+    return {
+        "runtime": deps(requirement(s) for s in runtime.splitlines() if s.strip()),
+        "dev": deps(requirement(s) for s in tests.splitlines() if s.strip()),
+        "groups": groups(
+            {k: [requirement(s) for s in v.splitlines() if s.strip()] for k, v in extras.items()}
+        ),
+        "description": text(config.get("metadata", "description", fallback=None)),
+        "scripts": scripts(commands),
+        "name": text(config.get("metadata", "name", fallback=None)),
+        "license": _license(config.get("metadata", "license", fallback=None)),
+    }
+
+
+def parse_pom(source: str) -> Fields:
+    """Maven: ``<modules>``, the dependencies (``test``/``provided`` scopes apart), the artifact id."""
+    if "<!ENTITY" in source or "<!DOCTYPE" in source:
+        raise ValueError("a document type or entity declaration: not read")
+    root = ElementTree.fromstring(source)  # noqa: S314 (no DTD or entity, checked above)
+    for element in root.iter():  # drop the namespace: {http://maven.apache.org/POM/4.0.0}module
+        element.tag = element.tag.rsplit("}", 1)[-1]
+    runtime: list[Dependency] = []
+    dev: list[Dependency] = []
+    for dep in root.findall("./dependencies/dependency"):
+        name = ":".join(filter(None, (dep.findtext("groupId"), dep.findtext("artifactId"))))
+        scope = (dep.findtext("scope") or "").strip()
+        (dev if scope in ("test", "provided") else runtime).append(
+            Dependency(name=name.strip(), spec=(dep.findtext("version") or "").strip()[:40])
+        )
+    licenses = [name.strip() for name in (e.text for e in root.findall("./licenses/license/name")) if name]
+    return {
+        "runtime": deps(runtime),
+        "dev": deps(dev),
+        "name": text(root.findtext("artifactId")),
+        "description": text(root.findtext("description")),
+        "license": " OR ".join(licenses) or None,
+        "workspaces": tuple(
+            m.text.strip() for m in root.findall("./modules/module") if m.text and m.text.strip()
+        ),
+    }
+
+
+def parse_gradle_settings(source: str) -> Fields:
+    """``include(":app", ":lib:core")`` / ``include ':app'`` lines of ``settings.gradle(.kts)``, as folders."""
+    members: list[str] = []
+    name = None
+    for raw in source.splitlines():
+        line = _without_comment(raw, marker="//").strip()
+        if line.startswith("include") and not line.startswith("includeBuild"):
+            members += [q.strip(":").replace(":", "/") for q in _quoted(line) if q.strip(":")]
+        elif line.startswith("rootProject.name"):
+            name = next(iter(_quoted(line)), None)
+    return {"workspaces": tuple(members), "name": name}
+
+
+_QUOTED = re.compile(r"[\"']([^\"'\n]{1,200})[\"']")
+
+
+def _quoted(line: str) -> Iterable[str]:
+    return (m.group(1) for m in _QUOTED.finditer(line))
+
+
+def _indirect(comment: str) -> bool:
+    """Go writes ``// indirect``, possibly followed by ``; another comment``."""
+    return comment.strip().split(";", 1)[0].strip() == "indirect"
+
+
+_COMMENTS = {marker: re.compile(rf"(^|\s){re.escape(marker)}.*$") for marker in ("#", "//")}
+
+
+def _without_comment(line: str, *, marker: str = "#") -> str:
+    """The line before a comment that starts the line or follows white space (``pkg#egg`` is kept)."""
+    return _COMMENTS[marker].sub("", line)
+
+
+def _unquote(value: str) -> str:
+    return value.strip().strip("\"'").strip()
+
+
+def _license(value: Any) -> str | None:
+    """A manifest's licence as written: a string, ``{text = ...}`` (pyproject) or ``{type: ...}`` (npm)."""
+    if isinstance(value, Mapping):
+        value = value.get("type") or value.get("text")
+    if not isinstance(value, str) or not value.strip() or len(value) > 200:
+        return None
+    return " ".join(value.split())

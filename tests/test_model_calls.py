@@ -1,0 +1,338 @@
+"""Every model call earns its time and money: the diagram is asked beside the report turn (and cancelled
+with it), every request of an analysis starts with the same bytes (system prompt, tools, brief), and
+the tokens a provider's prompt cache served are read, priced at the cache-hit price and shown. Runs go
+over real sockets; the scripted model server's request log and held waits say what overlapped."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from agent_core import events as ev
+from agent_core.agent.diagram_call import worth_retrying
+from agent_core.events import Component
+from agent_core.llm import TurnAccumulator
+from agent_core.llm.prices import PRICE_TABLE, cost_range, price_of
+from agent_core.report.diagram import MAX_NODES, Proposal
+from agent_core.terminal import TerminalRenderer
+from agent_core.web.render import TraceView
+from agent_core.wiring import build_model
+from testing.analysis import analysis, diagram_attempt, make_settings
+from testing.clock import HeldWaits
+from testing.emulator.github import GitHubEmulator
+from testing.emulator.model_server import JSONDict, ScriptedModelServer, Turn
+from testing.emulator.prompt_cache import UNIT_TOKENS, PromptCache, render_prompt, tokens
+
+W = {"owner": "acme", "repo": "widgets"}
+REPORT = "# acme/widgets\n\n## Overview\nCounts words ([README](https://github.com/acme/widgets/blob/main/README.md)).\n"
+PROPOSAL = json.dumps(
+    {
+        "components": [
+            {"name": "Package", "path": "src", "role": "the code"},
+            {"name": "Tests", "path": "tests", "role": "pytest"},
+        ],
+        "relations": [{"from": "tests", "to": "src", "label": "tests"}],
+    }
+)
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    """Wait for a condition the servers' threads make true (bounded for a broken test)."""
+    for _ in range(3000):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("condition never held")
+
+
+# -- 1. the diagram beside the report ------------------------------------------------------------------
+
+
+async def test_the_diagram_is_asked_while_the_report_turn_is_still_held(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    held = HeldWaits()
+    asked = threading.Event()
+
+    def route(body: JSONDict) -> Turn | None:
+        if diagram_attempt(body) is None:
+            return None
+        asked.set()
+        return Turn.final(PROPOSAL, usage=(700, 60))
+
+    turns = [
+        Turn.calls(("get_file_tree", W), ("read_file", {**W, "path": "README.md"}), usage=(500, 20)),
+        Turn.final(REPORT, usage=(900, 100), latency=0.3),  # held until the test releases it
+    ]
+    with ScriptedModelServer(turns, router=route, waits=held) as server:
+        settings = make_settings(emulator, tmp_path, server, diagram_from_model=True)
+        async with analysis(settings) as run:
+            task = asyncio.create_task(run.ask(""))
+            assert await asyncio.to_thread(held.wait_held, 1)  # the report turn's answer is held...
+            assert await asyncio.to_thread(asked.wait, 60)  # ...and the diagram was asked meanwhile
+            await until(lambda: len(server.chat_requests) == 3)  # (recorded once its answer is chosen)
+            requests = server.chat_requests
+            assert held.held == 1  # nothing of the report was sent yet
+            held.open()
+            events = await task
+        server.assert_exhausted()
+    report_request, diagram_request = requests[1], requests[2]
+    assert (
+        diagram_attempt(report_request.body or {}) is None
+        and diagram_attempt(diagram_request.body or {}) == 1
+    )
+    assert diagram_request.messages[:-1] == report_request.messages  # the same observations
+    kinds = [e.kind for e in events]
+    last_turn_end = len(kinds) - 1 - kinds[::-1].index("turn_finished")
+    assert kinds.index("diagram") == last_turn_end + 1  # right after the report turn, before the check
+    (diagram,) = [e for e in events if isinstance(e, ev.DiagramDrawn)]
+    assert (diagram.source, diagram.attempts) == ("model", 1)
+    finished = events[-1]
+    assert isinstance(finished, ev.RunFinished)
+    assert finished.stats.prompt_tokens == 500 + 900 + 700  # the proposal counts in the run's usage
+
+
+async def test_stop_cancels_the_report_turn_and_the_diagram_together(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    def route(body: JSONDict) -> Turn | None:
+        if diagram_attempt(body) is not None:
+            return Turn(hang=True)
+        if any(m.get("role") == "tool" for m in body.get("messages", [])):
+            return Turn(hang=True)  # the report turn
+        return Turn.calls(("get_file_tree", W), ("read_file", {**W, "path": "README.md"}))
+
+    with ScriptedModelServer(router=route) as server:
+        settings = make_settings(emulator, tmp_path, server, diagram_from_model=True)
+        async with analysis(settings) as run:
+
+            async def consume() -> None:
+                async for _ in run.opened.analysis.run(""):
+                    pass
+
+            task = asyncio.create_task(consume())
+            await until(lambda: server.in_flight == 2)  # the report turn and the diagram, both open
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            await until(lambda: server.in_flight == 0)  # both connections closed by the client
+        assert len(server.chat_requests) == 3 and not server.errors
+
+
+@pytest.mark.parametrize(
+    ("kept", "dropped", "retry"),
+    [
+        (3, 0, False),  # nothing to correct
+        (0, 0, False),  # no JSON, or no component: the tree's graph anyway
+        (1, 0, False),  # one component, none unknown: even a retry with these is the tree's graph
+        (0, 1, False),  # one component in all: fewer than two even corrected
+        (1, 1, True),  # corrected, it would be drawn instead of the tree's
+        (3, 2, True),  # the unknown ones would be drawn once corrected
+        (MAX_NODES, 1, False),  # the cap would leave a corrected one out anyway
+    ],
+)
+def test_a_proposal_is_retried_only_when_a_correction_changes_the_graph(
+    kept: int, dropped: int, retry: bool
+) -> None:
+    proposal = Proposal(
+        components=tuple(Component(name=f"c{i}", path=f"c{i}", role="") for i in range(kept)),
+        dropped=tuple(f"ghost{i}" for i in range(dropped)),
+        errors=("x",) if dropped or kept < 2 else (),
+    )
+    assert worth_retrying(proposal) is retry
+
+
+# -- 2. one prefix for every request ---------------------------------------------------------------------
+
+
+async def test_every_request_of_a_run_and_its_follow_up_starts_with_the_same_bytes(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    turns = [
+        Turn.calls(("read_file", {**W, "path": "pyproject.toml"})),
+        Turn.calls(("get_languages", W)),
+        Turn.final(REPORT),  # asked without tools: the turn limit forced it
+        Turn.calls(("read_file", {**W, "path": "LICENSE"})),  # the follow-up
+        Turn.final("MIT."),
+    ]
+    route = lambda body: Turn.final(PROPOSAL) if diagram_attempt(body) else None  # noqa: E731
+    with ScriptedModelServer(turns, router=route, prefix_cache=True) as server:
+        settings = make_settings(
+            emulator, tmp_path, server, diagram_from_model=True, prefetch=True, max_turns=2
+        )
+        async with analysis(settings) as run:
+            first = await run.ask("")
+            follow = await run.ask("Which license?")
+        server.assert_exhausted()
+        requests = [r for r in server.chat_requests if r.body is not None]
+    assert any(isinstance(e, ev.Notice) and "Stopping exploration" in e.message for e in first)
+    assert sum(diagram_attempt(r.body or {}) is not None for r in requests) >= 1
+    assert isinstance(follow[0], ev.RunStarted) and follow[0].follow_up
+    opening = requests[0].body or {}
+    system, brief = opening["messages"][:2]
+    assert brief["role"] == "user" and "Evidence the tools gathered" in brief["content"]
+    prefix = render_prompt({"messages": [system, brief], "tools": opening["tools"]})
+    assert len(requests) >= 6
+    for request in requests:
+        body = request.body or {}
+        assert body["tools"] == opening["tools"], request  # also when no tool may be called
+        assert render_prompt(body).startswith(prefix), request
+    forced = [r for r in requests if (r.body or {}).get("tool_choice") == "none"]
+    assert len(forced) >= 2  # the report the limit forced, and the diagram
+    # The provider's cache serves that prefix to every request after the first (in 64-token units),
+    # and the run reads what it served into its turns' usage.
+    hits = [r.turn.cache_hit_tokens for r in requests if r.turn is not None]
+    assert hits[0] == 0 and all(hit >= tokens(prefix) // UNIT_TOKENS * UNIT_TOKENS for hit in hits[1:])
+    ends = [e for e in [*first, *follow] if isinstance(e, ev.TurnFinished) and e.prompt_tokens is not None]
+    assert len(ends) == 5 and all(e.cached_prompt_tokens in hits for e in ends)
+
+
+def test_the_scripted_cache_serves_byte_identical_prefixes_in_64_token_units() -> None:
+    cache = PromptCache()
+    system = {"role": "system", "content": "s" * 1000}
+    first = {"messages": [system, {"role": "user", "content": "a" * 600}]}
+    assert cache.hit_tokens(render_prompt(first)) == 0
+    longer = {"messages": [*first["messages"], {"role": "assistant", "content": "b" * 400}]}
+    shared = len(render_prompt(first)) // 4
+    assert cache.hit_tokens(render_prompt(longer)) == shared // UNIT_TOKENS * UNIT_TOKENS
+    changed = {"messages": [{"role": "system", "content": "S" + "s" * 999}, first["messages"][1]]}
+    assert cache.hit_tokens(render_prompt(changed)) == 0  # one byte at the start: nothing hits
+    tools = {**first, "tools": [{"type": "function", "function": {"name": "x"}}]}
+    assert render_prompt(tools).index("<tools>") > render_prompt(tools).index('"system"')  # after it
+    turn = cache.metered(longer, Turn.final("ok"))
+    assert turn.usage is not None and turn.cache_hit_tokens == turn.usage[0] // UNIT_TOKENS * UNIT_TOKENS
+
+
+# -- 3. cached tokens counted and priced ------------------------------------------------------------------
+
+
+def test_cache_fields_of_each_provider_are_read() -> None:
+    def usage_of(chunk: JSONDict) -> int:
+        accumulator = TurnAccumulator()
+        accumulator.feed({"choices": [], **chunk})  # type: ignore[arg-type]
+        turn = accumulator.finish()
+        assert turn.usage is not None
+        return turn.usage.cached_prompt_tokens
+
+    base = {"prompt_tokens": 300, "completion_tokens": 5}
+    assert (
+        usage_of({"usage": {**base, "prompt_cache_hit_tokens": 256, "prompt_cache_miss_tokens": 44}}) == 256
+    )
+    assert usage_of({"usage": {**base, "prompt_tokens_details": {"cached_tokens": 128}}}) == 128
+    # llama.cpp (as its server answered here): the same count in the usage and in its timings.
+    llama = {"usage": {**base, "prompt_tokens_details": {"cached_tokens": 250}}, "timings": {"cache_n": 250}}
+    assert usage_of(llama) == 250
+    assert usage_of({"usage": base, "timings": {"cache_n": 250, "prompt_n": 50}}) == 250  # older servers
+    assert usage_of({"usage": base}) == 0
+
+
+def test_cache_hit_prices_are_dated_sourced_and_below_the_input_price() -> None:
+    for provider in ("deepseek", "openai"):
+        prices = PRICE_TABLE[provider]
+        assert prices.source.startswith("https://") and prices.cache_hits
+        for model, (hit_low, hit_high) in prices.cache_hits.items():
+            in_low, in_high, _, _ = prices.models[model]
+            assert 0 < hit_low <= hit_high and hit_low < in_low and hit_high < in_high, model
+    flash = price_of("deepseek", "deepseek-flash")
+    assert flash is not None
+    cost = cost_range(flash, prompt_tokens=10_000, completion_tokens=1_000, cached_tokens=8_000)
+    assert cost.low_usd == pytest.approx((8_000 * 0.003 + 2_000 * 0.15 + 1_000 * 0.60) / 1e6)
+    assert cost.high_usd == pytest.approx((8_000 * 0.006 + 2_000 * 0.30 + 1_000 * 1.20) / 1e6)
+    assert [(p.what, p.tokens) for p in cost.parts] == [
+        ("cached_input", 8_000),
+        ("input", 2_000),
+        ("output", 1_000),
+    ]
+    unknown_hits = price_of("llamacpp", "local")
+    assert (
+        unknown_hits is not None
+        and cost_range(unknown_hits, prompt_tokens=10**6, completion_tokens=1).high_usd == 0
+    )
+
+
+async def test_a_run_shows_cached_and_uncached_input_and_the_cost_at_each_price(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    turns = [
+        Turn.calls(("get_repo_info", W), usage=(1_000, 50)),
+        Turn.final(REPORT, usage=(2_000, 300), cache_hit_tokens=1_536),
+    ]
+    with ScriptedModelServer(turns) as server:
+        settings = make_settings(
+            emulator, tmp_path, server, llm_model="deepseek-flash", max_total_tokens=100_000
+        )
+        async with analysis(settings, provider="deepseek") as run:
+            events = await run.ask("")
+        server.assert_exhausted()
+    started, finished = events[0], events[-1]
+    assert isinstance(started, ev.RunStarted) and isinstance(finished, ev.RunFinished)
+    assert started.estimate is not None
+    assert [(p.what, p.usd_per_mtok_high) for p in started.estimate.parts] == [
+        ("cached_input", 0.006),
+        ("input", 0.30),
+        ("output", 1.20),
+    ]
+    stats = finished.stats
+    assert (stats.prompt_tokens, stats.cached_prompt_tokens) == (3_000, 1_536)
+    assert stats.cost_usd == pytest.approx((1_536 * 0.006 + 1_464 * 0.30 + 350 * 1.20) / 1e6)
+    assert [(p.what, p.tokens) for p in stats.cost_parts] == [
+        ("cached_input", 1_536),
+        ("input", 1_464),
+        ("output", 350),
+    ]
+    turn_ends = [e for e in events if isinstance(e, ev.TurnFinished)]
+    assert [e.cached_prompt_tokens for e in turn_ends] == [0, 1_536]
+    # The export carries it: a trace read back is the same run.
+    assert ev.event_from_dict(json.loads(ev.dumps_event(finished))) == finished
+    assert ev.event_from_dict(json.loads(ev.dumps_event(started))) == started
+
+    for lang, cached, by_price in (
+        ("en", "3,000 (1,536 cached) / 350", "cached input 1,536 × $0.003–0.006/M = "),
+        ("zh", "3,000（缓存命中 1,536）/ 350", "缓存命中输入 1,536 × $0.003–0.006/百万 = "),
+    ):
+        view = TraceView(lang=lang)
+        view.apply(started)
+        assert "$0.003–0.006/" in dict(view.stats_rows())["Cost by price" if lang == "en" else "按价格的费用"]
+        for event in events[1:]:
+            view.apply(event)
+        rows = dict(view.stats_rows())
+        assert cached in rows.values()
+        assert any(value.startswith(by_price) for value in rows.values()), rows
+    assert any("2,000 in (1,536 cached) / 300 out tokens" in title for title in _titles(events, "en"))
+    assert any("输入 2,000（缓存命中 1,536）/ 输出 300 token" in title for title in _titles(events, "zh"))
+
+    out = io.StringIO()
+    renderer = TerminalRenderer(out, rich=False)
+    for event in events:
+        renderer.render(event)
+    printed = out.getvalue()
+    assert "3000 (1536 cached)+350 tokens" in printed
+    assert "cost by price: cached input 1,536 × $0.003-0.006/M" in printed
+    assert "estimated cost:" in printed and "cached input $0.003-0.006/M" in printed
+
+
+def _titles(events: list[ev.Event], lang: str) -> list[str]:
+    view = TraceView(lang=lang)
+    for event in events:
+        view.apply(event)
+    return [m["metadata"]["title"] for m in view.messages() if "title" in m.get("metadata", {})]
+
+
+async def test_llama_cpp_is_asked_to_reuse_its_prompt_cache(emulator: GitHubEmulator, tmp_path: Path) -> None:
+    with ScriptedModelServer([Turn.final("hi"), Turn.final("hi")]) as server:
+        async with httpx2.AsyncClient() as http:
+            for provider, expected in (("llamacpp", True), ("deepseek", None)):
+                settings = make_settings(emulator, tmp_path, server, llm_provider=provider)
+                model, config = build_model(settings, http)
+                assert model is not None and config is not None
+                async for _ in model.stream_turn([{"role": "user", "content": "x"}], tools=None):
+                    pass
+                assert (server.chat_requests[-1].body or {}).get("cache_prompt") is expected, provider
+        server.assert_exhausted()
