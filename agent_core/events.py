@@ -343,10 +343,12 @@ EVENT_TYPES: Mapping[str, type[Event]] = {cls.kind: cls for cls in get_args(Even
 
 
 # Serialisation lives in agent_core.event_json (it needs every class above), re-exported here.
-from agent_core.event_json import (  # noqa: E402, F401
+from agent_core.event_json import (  # noqa: E402
     dump_events,
     dumps_event,
     event_from_dict,
     event_to_dict,
     load_events,
 )
+
+__all__ = ["dump_events", "dumps_event", "event_from_dict", "event_to_dict", "load_events"]  # re-exported
