@@ -9,6 +9,7 @@ Nothing is counted on the side: a cost is computed where the work happened and h
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,3 +43,15 @@ class CallCost:
 
 FREE = CallCost()
 """Nothing spent."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CostPart:
+    """Tokens billed at one price (US dollars per million tokens, low to high) and what they cost."""
+
+    what: Literal["cached_input", "input", "output"]
+    tokens: int
+    usd_per_mtok_low: float
+    usd_per_mtok_high: float
+    low_usd: float
+    high_usd: float

@@ -29,6 +29,7 @@ class AgentCoreError(Exception):
     """Base of every error raised on purpose by agent_core."""
 
     hint: str | None = None
+    zh: str | None = None  # the whole message (with its hint) in Chinese, where one was written
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)
@@ -38,6 +39,10 @@ class AgentCoreError(Exception):
 
     def __str__(self) -> str:
         return self.message if not self.hint else f"{self.message} ({self.hint})"
+
+    def localized(self, lang: str) -> str:
+        """The message for a person reading ``lang`` ("zh": the Chinese text when there is one)."""
+        return self.zh if lang == "zh" and self.zh else str(self)
 
 
 class UserInputError(AgentCoreError):

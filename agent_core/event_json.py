@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_core import events as ev
+from agent_core.cost import CostPart
 from agent_core.ledger import coverage_from_dict
+from agent_core.repo import RunScope
 from agent_core.tree_shape import tree_summary_from_dict
 
 
@@ -39,15 +41,16 @@ def event_from_dict(data: Mapping[str, Any]) -> ev.Event:
     if cls is ev.RunFinished:
         stats = dict(values.get("stats", {}))
         stats["coverage"] = tuple(coverage_from_dict(c) for c in stats.get("coverage", ()))
-        parts = tuple(_fields_of(ev.CostPart, p) for p in stats.get("cost_parts", ()))
+        parts = tuple(_fields_of(CostPart, p) for p in stats.get("cost_parts", ()))
         values["stats"] = replace(_fields_of(ev.RunStats, stats), cost_parts=parts)
         values["degraded_reasons"] = tuple(values.get("degraded_reasons", ()))
     if cls in (ev.RunFinished, ev.RunFailed) and values.get("diagnosis") is not None:
         values["diagnosis"] = _fields_of(ev.Diagnosis, values["diagnosis"])
     if cls is ev.RunStarted:
         values["targets"] = tuple(values.get("targets", ()))
+        values["scopes"] = tuple(_fields_of(RunScope, scope) for scope in values.get("scopes", ()))
         if (estimate := values.get("estimate")) is not None:
-            parts = tuple(_fields_of(ev.CostPart, p) for p in estimate.get("parts", ()))
+            parts = tuple(_fields_of(CostPart, p) for p in estimate.get("parts", ()))
             values["estimate"] = replace(_fields_of(ev.CostEstimate, estimate), parts=parts)
     if cls is ev.ClaimsChecked:
         values["claims"] = tuple(_fields_of(ev.CheckedClaim, c) for c in values.get("claims", ()))

@@ -1,21 +1,16 @@
 """The event stream: the one contract between the agent core and everything that shows a run.
 
-A run is an async generator of these frozen, keyword-only dataclasses. The browser app, the terminal
-CLI, the JSON trace export, replay and the tests all consume the same stream (``match`` on the type,
-``assert_never`` for exhaustiveness). Every event carries ``t``: seconds since the run started.
-
-Streamed items have stable ids so a UI can update one item in place:
-  turn_started(turn) -> reasoning_delta* / text_delta* -> turn_finished(turn)
-  tool_call_started(call_id) -> tool_retry* -> tool_call_finished(call_id)
-A run ends with exactly one ``run_finished`` (a report exists, maybe degraded) or ``run_failed``
-(no report could be produced at all); a report is preceded by ``claims_checked``, the app's own check
-of what the report claims against what the tools observed, and by one ``diagram`` per repository: the
-architecture diagram's graph (proposed by the model or built from the tree, every path checked), which
-each consumer compiles to Mermaid itself.
-
-Serialisation (:mod:`agent_core.event_json`, re-exported here): :func:`event_to_dict` gives one JSON
-object with a ``kind`` field spelled as the ``kind`` literal; :func:`event_from_dict` inverts it;
-:func:`dump_events` / :func:`load_events` save a run as JSON Lines (the trace export, what replay reads).
+A run is an async generator of these frozen, keyword-only dataclasses, consumed alike by the browser app,
+the terminal CLI, the JSON trace export, replay and the tests (``match`` on the type, ``assert_never``).
+Every event carries ``t``: seconds since the run started. Streamed items have stable ids so a UI can
+update one item in place: turn_started(turn) -> reasoning_delta* / text_delta* -> turn_finished(turn);
+tool_call_started(call_id) -> tool_retry* -> tool_call_finished(call_id). A run ends with exactly one
+``run_finished`` (a report exists, maybe degraded) or ``run_failed`` (no report at all); a report is
+preceded by ``claims_checked`` (the app's own check of the report's claims against the observations)
+and one ``diagram`` per repository (the architecture graph, every path checked; each consumer compiles
+it to Mermaid). :func:`event_to_dict` / :func:`event_from_dict` map an event to one JSON object with a
+``kind`` field and back; :func:`dump_events` / :func:`load_events` save a run as JSON Lines (all in
+:mod:`agent_core.event_json`, re-exported here).
 """
 
 from __future__ import annotations
@@ -24,22 +19,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, get_args
 
+from agent_core.cost import CostPart
 from agent_core.ledger import Coverage
+from agent_core.repo import RunScope
 from agent_core.tree_shape import TreeSummary
 
 Mode = Literal["model", "planner"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class CostPart:
-    """Tokens billed at one price (US dollars per million tokens, low to high) and what they cost."""
-
-    what: Literal["cached_input", "input", "output"]
-    tokens: int
-    usd_per_mtok_low: float
-    usd_per_mtok_high: float
-    low_usd: float
-    high_usd: float
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,6 +74,7 @@ class RunStarted:
     mode: Mode
     follow_up: bool = False
     estimate: CostEstimate | None = None  # None: no model, or its price is unknown
+    scopes: tuple[RunScope, ...] = ()  # the folders or files that /tree/ and /blob/ URLs pointed at
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -279,6 +265,7 @@ class DiagramDrawn:
     relations: tuple[Relation, ...] = ()
     commit: str | None = None  # the analysed commit: components link to tree/<commit>/<path>
     link_base: str | None = None  # https://github.com/OWNER/REPO, None for a local repository
+    root: str = ""  # a scoped run's folder: component paths are relative to it
     attempts: int = 0
     dropped: tuple[str, ...] = ()
     note: str | None = None

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Literal
 from urllib.parse import quote
 
 from agent_core.errors import InvalidArgumentError
@@ -37,6 +38,23 @@ class RepoRef:
     def key(self) -> str:
         """Case-insensitive identity (GitHub owner and repository names are case-insensitive)."""
         return self.full_name.lower()
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunScope:
+    """What a ``/tree/<ref>/<path>`` or ``/blob/<ref>/<path>`` URL pointed a run at: ``repo``
+    (``owner/name``), the branch, tag or commit ``ref``, and a folder (``kind="tree"``, ``path`` "" is
+    the root) or a file (``"blob"``). Carried by :class:`~agent_core.events.RunStarted`."""
+
+    repo: str
+    ref: str
+    path: str = ""
+    kind: Literal["tree", "blob"] = "tree"
+
+    def label(self) -> str:
+        """``owner/repo · pkg/parser @ main`` (``owner/repo @ main`` for the root)."""
+        where = f" · {self.path}" if self.path else ""
+        return f"{self.repo}{where} @ {self.ref}"
 
 
 MAX_PATH_CHARS = 4096

@@ -23,6 +23,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from agent_core import events as ev
+from agent_core.cost import CostPart
 from agent_core.diagnosis import explain
 from agent_core.report.coverage import coverage_lines
 from agent_core.report.export import diagram_section
@@ -123,6 +124,10 @@ class TerminalRenderer:
         match event:
             case ev.RunStarted():
                 self._line(f"▶ Analysing {', '.join(event.targets)} with {event.model}", "bold")
+                for scope in event.scopes:
+                    self._line(
+                        f"  scope: {scope.label()} ({'file' if scope.kind == 'blob' else 'folder'})", "dim"
+                    )
                 if event.question:
                     self._line(f"  question: {event.question}")
                 if event.estimate is not None:
@@ -289,6 +294,6 @@ class TerminalRenderer:
             self._line(f"  ⚠ {reason}", "yellow")
 
 
-def _per_mtok(part: ev.CostPart) -> str:
+def _per_mtok(part: CostPart) -> str:
     low, high = part.usd_per_mtok_low, part.usd_per_mtok_high
     return f"${low:g}" if low == high else f"${low:g}-{high:g}"

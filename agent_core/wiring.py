@@ -48,7 +48,7 @@ from agent_core.llm import (
     model_configured,
     resolve_model_config,
 )
-from agent_core.repo import RepoRef
+from agent_core.repo import RepoRef, RunScope
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
 from agent_core.services import Services
 from agent_core.settings import Settings
@@ -56,6 +56,7 @@ from agent_core.sources.base import RepoSource
 from agent_core.sources.github import GitHubSource
 from agent_core.sources.local import LocalGitSource
 from agent_core.sources.mentions import find_repo_mentions
+from agent_core.sources.scope import FolderScoped, Scope, folder_within, resolve_scope
 from agent_core.sources.targets import MAX_TARGETS, Target, parse_targets
 from agent_core.tools.executor import FaultInjector, Toolbox, ToolboxConfig
 from agent_core.tools.failures import breaker_key
@@ -258,6 +259,8 @@ async def open_analysis(
     sources: dict[str, RepoSource] = {}
     scope: list[RepoRef] = []
     notes: list[str] = []
+    scopes: list[Scope] = []
+    local_scopes: list[RunScope] = []
     owners = owner_github(services.settings, s)
     hosted = services.settings.hosted
     for target in targets:
@@ -265,7 +268,10 @@ async def open_analysis(
             assert target.local_path is not None
             local = await LocalGitSource.open(Path(target.local_path), max_file_bytes=s.max_file_bytes)
             ref = local.repo_ref
-            sources[ref.key()] = local
+            folder = folder_within(local.root, Path(target.local_path))  # a path inside the working copy
+            sources[ref.key()] = FolderScoped(local, folder) if folder else local
+            if folder:
+                local_scopes.append(RunScope(repo=ref.full_name, ref="HEAD", path=folder, kind="tree"))
         else:
             if github is None:
                 github = GitHubClient(
@@ -276,11 +282,19 @@ async def open_analysis(
                     quota=services.quotas.github if services.quotas is not None and owners else None,
                 )
             ref = target.repo_ref()
-            # On a Space the owner's token must not open the owner's private repositories to strangers.
+            # On a Space the owner's token must not open the owner's private repositories to strangers
+            # (nor tell their branches and folders apart): the check comes before the scope's resolution.
+            public_only = hosted and owners
+            pointed = None
+            if target.ref_path:
+                await GitHubSource(github, public_only=public_only).check_public(ref)
+                pointed = await resolve_scope(github, ref, target.ref_path)
             sources[ref.key()] = GitHubSource(
-                github, max_file_bytes=s.max_file_bytes, public_only=hosted and owners
+                github, max_file_bytes=s.max_file_bytes, public_only=public_only, scope=pointed
             )
-            notes.extend(_pointed_at(target, ref))
+            if pointed is not None:
+                scopes.append(pointed)
+                notes.append(_pointed_at(pointed))
         scope.append(ref)
     if model is None:
         model, model_config = session_model(services, s)
@@ -320,17 +334,17 @@ async def open_analysis(
         parallel_tool_calls=s.parallel_tool_calls,
         prefetch=s.prefetch,
         diagram_from_model=s.diagram_from_model,
+        scopes=[*local_scopes, *(pointed.event() for pointed in scopes)],
     )
     return OpenedAnalysis(analysis=analysis)
 
 
-def _pointed_at(target: Target, ref: RepoRef) -> list[str]:
-    """A note for the model when the user's URL pointed at a branch or a path."""
-    if not (target.ref or target.subpath):
-        return []
-    return [
-        f"the user pointed at {ref.full_name}"
-        + (f" branch '{target.ref}'" if target.ref else "")
-        + (f", path '{target.subpath}'" if target.subpath else "")
-        + " — focus there, but the tools read the default branch"
-    ]
+def _pointed_at(scope: Scope) -> str:
+    """The note for the model: what the user's URL pointed at, and that the tools read it."""
+    what = "the file" if scope.kind == "blob" else "the folder"
+    where = f"{what} '{scope.path}'" if scope.path else "the root"
+    return (
+        f"the user pointed at {where} of {scope.repo.full_name} at '{scope.ref}': every tool reads that ref, "
+        f"and get_file_tree without a path gives that folder's tree (paths from the repository root); "
+        f"answer about {where}"
+    )

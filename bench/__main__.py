@@ -27,7 +27,7 @@ SECTIONS = {
 }
 # Run only when asked for (--only): realmodel needs a real model and takes tens of minutes on a laptop's
 # CPU; bigtree needs real git trees on the machine (/work/.mirror, or BIGTREE_SOURCES).
-OPTIONAL = {"realmodel": "bench.realmodel", "bigtree": "bench.bigtree"}
+OPTIONAL = {"realmodel": "bench.realmodel", "realrepos": "bench.realrepos", "bigtree": "bench.bigtree"}
 log = logging.getLogger("bench")
 
 
@@ -51,7 +51,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "--llm-size", choices=["0.5b", "1.5b"], help="realmodel: the local model (default 1.5b)"
     )
     parser.add_argument("--llm-max-tokens", type=int, help="realmodel: the reply limit (default 768)")
-    parser.add_argument("--repos", help="realmodel: comma-separated owner/name of testing.realrepos")
+    parser.add_argument(
+        "--repos", help="realmodel, realrepos: comma-separated owner/name (default: all of the section's)"
+    )
+    parser.add_argument(
+        "--mirror",
+        help="realrepos: folder of fetched repositories DIR/OWNER+NAME/repo (default /work/.mirror)",
+    )
     parser.add_argument(
         "--baseline",
         help="concurrency, modelcalls, bigtree: another checkout of the app (e.g. `git worktree add "
@@ -76,6 +82,7 @@ def configure(args: argparse.Namespace) -> BenchConfig:
             "llm_size",
             "llm_max_tokens",
             "baseline",
+            "mirror",
         )
         if getattr(args, name) is not None
     }

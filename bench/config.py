@@ -28,6 +28,8 @@ class BenchConfig:
     llm_size: str = "1.5b"
     llm_max_tokens: int = 768
     repos: tuple[str, ...] = ()
+    # the real-repositories section: a folder of fetched repositories, DIR/OWNER+NAME/repo (bare git)
+    mirror: str | None = None
     # the concurrency section: another checkout of the app, measured side by side with this one
     baseline: str | None = None
 

@@ -35,6 +35,7 @@ class Section:
     metrics: list[Metric] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0  # how long measuring took
+    table: list[dict[str, str]] = field(default_factory=list)  # a section's own rows (same keys in each)
     skipped: str = ""  # why nothing was measured (a prerequisite is missing); "" when it ran
 
 
@@ -54,7 +55,18 @@ def render_text(sections: list[Section]) -> str:
         if section.skipped:
             lines.append(f"  [{section.key}] skipped: {section.skipped}")
         lines.extend(f"  [{section.key}] {note}" for note in section.notes)
+    for section in sections:
+        if section.table:
+            lines += ["", f"[{section.key}]", *_aligned(section.table)]
     return "\n".join(line.rstrip() for line in lines)
+
+
+def _aligned(table: list[dict[str, str]]) -> list[str]:
+    rows = [list(table[0])] + [list(row.values()) for row in table]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)) for row in rows]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    return lines
 
 
 def render_markdown(sections: list[Section]) -> str:
@@ -63,6 +75,13 @@ def render_markdown(sections: list[Section]) -> str:
         for metric in section.metrics:
             cells = [section.title, metric.name, metric.shown(), metric.target, _verdict(metric)]
             lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    for section in sections:
+        if section.table:
+            lines += ["", f"**{section.title}**", ""]
+            lines += ["| " + " | ".join(section.table[0]) + " |", "|" + "---|" * len(section.table[0])]
+            lines += [
+                "| " + " | ".join(c.replace("|", "\\|") for c in row.values()) + " |" for row in section.table
+            ]
     return "\n".join(lines)
 
 

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from agent_core.agent import prefetch
 from agent_core.agent.brief import write_brief
+from agent_core.agent.planner import OfflinePlanner
 from agent_core.repo import RepoRef
 from agent_core.repomodel import (
     FolderCount,
@@ -26,7 +28,9 @@ from agent_core.report.words_en import EN
 from agent_core.report.writer import write_report
 from agent_core.sources.local import LocalGitSource
 from agent_core.sources.models import FileTree, TreeEntry
+from agent_core.tools.observe import summarise_tree
 from testing.emulator.gitrepo import make_repo
+from tests.test_planner import overview
 from tests.test_report import result, section, text_file
 
 SVC = RepoRef(owner="acme", name="svc")
@@ -321,6 +325,8 @@ def test_ci_systems_beyond_github_actions() -> None:
     assert model.role_of("src/ci/helper.py") == "source"
     report = write_report(scope=[SVC], question="", results=[result("get_file_tree", SVC, tree, path="")])
     assert "**CI:** AppVeyor (1 file), Azure Pipelines (1 file), Buildkite (1 file)" in report
+    notable = report.split("**Notable files:**", 1)[1].split("\n", 1)[0]
+    assert all(f"`{p}`" in notable for p in (".cirrus.yml", ".prow.yaml", ".tekton/pr.yaml", ".drone.yml"))
 
 
 def test_a_subfolder_root_counts_only_that_folder() -> None:
@@ -377,3 +383,28 @@ async def test_a_real_git_repository_through_the_local_source(tmp_path: Path) ->
     assert (model.tests.files, model.tests.packages) == (2, 2)
     assert [c.name for c in model.ci] == ["Cirrus CI"]
     assert [p.path for p in model.packages] == [""]
+
+
+def test_the_models_observation_of_a_tree_has_the_models_counts_and_the_cut_first() -> None:
+    tree = FileTree(ref="main", path="", entries=go_service().entries, truncated=True)
+    observation = summarise_tree(tree)
+    assert next(iter(observation)) == "truncated"  # before anything a cut could drop
+    assert (observation["files"], observation["own_files"], observation["generated_files"]) == (48, 17, 1)
+    assert observation["vendored"] == [{"path": "vendor", "files": 30}]
+    assert observation["tests"] == {"files": 6, "packages": 3, "by_convention": {"_test.go": 6}}
+    assert observation["ci"] == ["GitHub Actions"]
+    vendor = next(e for e in observation["top_level"] if e["name"] == "vendor")
+    assert vendor == {"name": "vendor", "type": "dir", "files": 30, "own_files": 0, "role": "vendored"}
+
+
+def test_the_offline_planner_and_the_prefetch_read_a_root_gitattributes() -> None:
+    tree = tree_of("README.md", ".gitattributes", "ext/a.c", "go.mod")
+    planner = OfflinePlanner([SVC])
+    step = planner.next_step(overview(SVC, tree))
+    assert step is not None
+    reads = [c.arguments.get("path") for c in step.calls if c.tool == "read_file"]
+    assert ".gitattributes" in reads
+    assert "the Linguist overrides .gitattributes" in step.thought
+    assert prefetch._has_attributes(tree)
+    assert not prefetch._has_attributes(tree_of("README.md", "docs/.gitattributes"))
+    assert prefetch._attributes(SVC).arguments == {"owner": "acme", "repo": "svc", "path": ".gitattributes"}

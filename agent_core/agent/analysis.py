@@ -32,7 +32,7 @@ from agent_core.agent.prompts import detect_language, system_prompt, task_messag
 from agent_core.agent.run import Parts, Run
 from agent_core.agent.sink import EventSink
 from agent_core.clock import Clock
-from agent_core.repo import RepoRef
+from agent_core.repo import RepoRef, RunScope
 from agent_core.resilience import BreakerBoard
 from agent_core.tools.executor import Toolbox
 
@@ -56,6 +56,7 @@ class Analysis:
         parallel_tool_calls: bool = True,
         prefetch: bool = False,
         diagram_from_model: bool = False,
+        scopes: Sequence[RunScope] = (),
     ) -> None:
         self.parts = Parts(
             scope=tuple(scope),
@@ -67,6 +68,7 @@ class Analysis:
             limits=limits,
             parallel_tool_calls=parallel_tool_calls,
             diagram_from_model=diagram_from_model,
+            scopes=tuple(scopes),
         )
         self.driver = driver
         self.report: str | None = None
@@ -126,6 +128,7 @@ class Analysis:
             mode=self.mode,
             follow_up=follow_up,
             estimate=estimate,
+            scopes=parts.scopes,
         )
         for message in opening:
             parts.conversation.add(message)

@@ -8,14 +8,14 @@ the facts leave. Repository text is quoted between markers that say it is untrus
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from agent_core.repo import RepoRef
 from agent_core.repomodel import RepoModel
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.phrases import day, parse_date, shorten
 from agent_core.report.words_en import EN
-from agent_core.sources.models import FileContent
+from agent_core.sources.models import FileContent, FileTree, TopFolder
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
 
@@ -71,6 +71,23 @@ def _summary(facts: Facts) -> str:
     return "\n".join(lines)
 
 
+def _files(name: str, files: int, cut: Mapping[str, TopFolder]) -> str:
+    folder = cut.get(name)
+    if folder is None:
+        return f"{files:,} files"
+    return ("" if folder.complete else "at least ") + f"{max(files, folder.files_at_least):,} files"
+
+
+def _cut_words(tree: FileTree) -> str:
+    if not tree.top_level:
+        return " (GitHub cut this tree at 100,000 entries or about 7 MB: counts are lower bounds)"
+    partial = ", ".join(f"{name}/" for name in tree.partial_folders)
+    return (
+        f" (GitHub cut this tree at 100,000 entries or about 7 MB: counts are lower bounds; all "
+        f"{len(tree.top_level)} top-level folders are named below; only partly known: {partial or 'none'})"
+    )
+
+
 def _tree_lines(facts: Facts) -> list[str]:
     """The tree as the repository model counts it (the report's own numbers): files, vendored and
     generated apart from the project's own, each top-level folder with its role, tests by convention,
@@ -80,15 +97,20 @@ def _tree_lines(facts: Facts) -> list[str]:
         return ["The file tree could not be fetched."] if "get_file_tree" in facts.evidence.attempted else []
     if tree.empty_repository or model is None:
         return ["The repository is empty (nothing committed)."]
+    cut = {folder.path: folder for folder in tree.top_level}  # a cut tree's recovered lower bounds
     entries = [
-        f"{top.name}/ ({top.files:,} files" + (f", {top.role}" if top.role != "source" else "") + ")"
+        f"{top.name}/ ({_files(top.name, top.files, cut)}"
+        + (f", {top.role}" if top.role != "source" else "")
+        + ")"
         for top in model.top_level
     ] + [p.rsplit("/", 1)[-1] for p in model.top_files]
     shown = ", ".join(entries[:_MAX_TOP_ENTRIES]) + (
         f", and {len(entries) - _MAX_TOP_ENTRIES} more" if len(entries) > _MAX_TOP_ENTRIES else ""
     )
-    cut = " (GitHub cut the tree: every count is a lower bound)" if model.truncated else ""
-    lines = [f"Files: {_own(model)}{cut}. Top level: {shown}."]
+    said_cut = _cut_words(tree) if model.truncated else ""
+    scope = facts.evidence.root
+    lines = [f"Scope: the folder {scope}/ (the paths below are relative to it)."] if scope else []
+    lines += [f"Files: {_own(model)}{said_cut}. Top level: {shown}."]
     ci = "; ".join(f"{c.name} ({', '.join(c.paths[:4])})" for c in model.ci) or "none found"
     tests = _tests(model)
     manifests = [p for p in facts.paths if notable_role(p) == "manifest"]

@@ -91,6 +91,7 @@ def diagram_event(run: Run, graph: Graph, **what: Any) -> ev.DiagramDrawn:
         relations=graph.relations,
         commit=graph.commit,
         link_base=graph.link_base,
+        root=graph.root,
         language=run.language,
         **what,
     )

@@ -95,6 +95,7 @@ def written_report(run: Run, *, reason: str | None = None) -> str:
         language=run.language,
         degraded_reasons=run.data_problems(),
         writer_note=note,
+        scopes=run.parts.scopes,
     )
 
 

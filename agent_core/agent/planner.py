@@ -156,9 +156,16 @@ class OfflinePlanner:
     def _follow_ups(self, repo: RepoRef, results: Sequence[ToolResult]) -> list[_Pick]:
         """Everything worth calling for ``repo`` given what is known; made calls are filtered later."""
         tree = _root_tree(results)
-        if tree is not None:
-            paths, asked = self._derived(tree)
-            return [*self._bounded(_picks_from_paths(repo, paths)), *self._for_question(repo, asked)]
+        if tree is not None:  # a scoped run's folder is planned as if it were the root, then re-rooted
+            base = f"{tree.path}/" if tree.path else ""
+            paths, asked = self._derived(tree, base)
+            focus = [
+                _Pick(call=_call("read_file", repo, path=f), label=f, kind="question")
+                for f in [tree.focus]
+                if f
+            ]
+            picks = [*self._bounded(_picks_from_paths(repo, paths)), *self._for_question(repo, asked)]
+            return [*focus, *(_rooted(p, base) for p in picks)]
         tree_result = next((r for r in reversed(results) if r.tool == "get_file_tree"), None)
         if tree_result is None or not _worth_listing(results):
             return []
@@ -181,16 +188,16 @@ class OfflinePlanner:
     def _bounded(self, picks: list[_Pick]) -> list[_Pick]:
         return picks[: self._max_files]
 
-    def _derived(self, tree: FileTree) -> tuple[TreePaths, list[str]]:
-        """The tree's paths by role and the question's reads in it, derived once per tree: the same tree
-        comes back with every later step, and deriving is linear in its entries."""
+    def _derived(self, tree: FileTree, base: str) -> tuple[TreePaths, list[str]]:
+        """The tree's paths (under ``base``, re-rooted) by role and the question's reads in it, derived
+        once per tree: the same tree comes back with every later step, and deriving is linear in its
+        entries."""
         memo = self._memo.get(id(tree))
         if memo is None or memo[0] is not tree:
-            paths = tree_paths((e.path, e.type) for e in tree.entries)
+            paths = tree_paths((e.path.removeprefix(base), e.type) for e in tree.entries)
             model = model_of(tree)  # built once per tree; the vendored and generated answer no concept
-            asked = question_reads(
-                self._question, paths.files, budget=self._max_question, skip=_not_own(model)
-            )
+            skip = _not_own(model, base)
+            asked = question_reads(self._question, paths.files, budget=self._max_question, skip=skip)
             memo = self._memo[id(tree)] = (tree, paths, asked)
         return memo[1], memo[2]
 
@@ -201,8 +208,8 @@ class OfflinePlanner:
         ]
 
 
-def _not_own(model: RepoModel) -> Callable[[str], bool]:
-    return lambda path: not model.is_own(path)
+def _not_own(model: RepoModel, base: str) -> Callable[[str], bool]:
+    return lambda path: not model.is_own(base + path)
 
 
 def _unique(picks: Iterable[_Pick]) -> list[_Pick]:
@@ -299,6 +306,15 @@ def _describe(repo: RepoRef, picks: Sequence[_Pick], *, several: bool, purpose: 
     return f"{body}{where}."
 
 
+def _rooted(pick: _Pick, base: str) -> _Pick:
+    """A pick planned inside a scoped folder, with its path from the repository root again."""
+    if not base:
+        return pick
+    path = base + str(pick.call.arguments.get("path", ""))
+    call = PlannedCall(tool=pick.call.tool, arguments={**pick.call.arguments, "path": path})
+    return _Pick(call=call, label=base + pick.label, kind=pick.kind)
+
+
 def _call(tool: str, repo: RepoRef, **arguments: Any) -> PlannedCall:
     return PlannedCall(tool=tool, arguments={"owner": repo.owner, "repo": repo.name, **arguments})
 
@@ -315,13 +331,14 @@ def _belongs(result: ToolResult, repo: RepoRef) -> bool:
 
 
 def _root_tree(results: Sequence[ToolResult]) -> FileTree | None:
-    """The latest whole tree fetched (a stale copy counts: it is still the repository's tree)."""
+    """The latest whole tree fetched (a stale copy counts: it is still the repository's tree); a
+    scoped run's is its folder's (``tree.path``)."""
     for result in reversed(results):
         if (
             result.tool == "get_file_tree"
             and result.ok
             and isinstance(result.value, FileTree)
-            and not result.value.path
+            and not result.arguments.get("path")
         ):
             return result.value
     return None

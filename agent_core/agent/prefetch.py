@@ -3,7 +3,9 @@
 Two turns of purpose ``prefetch`` ("Gathering the basics"), each with its tool calls nested: first the
 overview of every repository (info, the whole tree, recent commits: the registry's ``prefetch``
 tools), then what the tree shows is worth reading (the README and the primary manifests,
-:func:`~agent_core.agent.planner.basic_reads`). The results land in the toolbox like any call (the
+:func:`~agent_core.agent.planner.basic_reads`). A scoped run (a ``/tree/`` or ``/blob/`` URL) reads its
+folder's README and manifest at the scope's ref, the file a ``/blob/`` URL named, and, when the folder has
+no manifest, the nearest one up its path (one more turn listing at most 4 folders above it). The results land in the toolbox like any call (the
 report and the claim check see them; a model asking for them again gets the memo) and go to the model
 as one compact brief (:mod:`~agent_core.agent.brief`) in its first message, instead of as many tool
 messages. ``PREFETCH=off`` keeps the pure ReAct loop.
@@ -14,6 +16,8 @@ The two turns do not count against the model's turn limit.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
+from typing import Any
 
 from agent_core import events as ev
 from agent_core.agent.brief import write_brief
@@ -23,7 +27,8 @@ from agent_core.agent.parallel import PendingCall
 from agent_core.agent.planner import PlannedCall, basic_reads
 from agent_core.agent.run import Run
 from agent_core.repo import RepoRef
-from agent_core.sources.models import FileTree
+from agent_core.sources.models import DirListing, FileTree
+from agent_core.tools.observe import notable_role
 from agent_core.tools.registry import overview_calls
 
 _CHARS_PER_TOKEN = 3.0  # the brief's size is set in characters; ~3.3 per token for English and code
@@ -43,9 +48,16 @@ async def gather_basics(run: Run, *, brief_tokens: int) -> Step[str]:
     )
     async for event in _turn(run, first, thought):
         yield event
-    trees = [(repo, _tree(run, repo.key())) for repo in scope]
-    reads = [call for repo, tree in trees if tree is not None for call in basic_reads(repo, tree)]
-    reads += [_attributes(repo) for repo, tree in trees if tree is not None and _has_attributes(tree)]
+    trees = [(repo, tree) for repo in scope if (tree := _tree(run, repo.key())) is not None]
+    reads = [call for repo, tree in trees for call in scoped_reads(repo, tree)]
+    unfounded = [(repo, tree) for repo, tree in trees if tree.path and not _has_manifest(reads, repo)]
+    if unfounded:  # a folder without a manifest: the nearest one up its path tells what it belongs to
+        lists = [call for repo, tree in unfounded for call in _ancestor_listings(repo, tree.path)]
+        folders = ", ".join(f"{c.arguments['path'] or '/'}" for c in lists)
+        async for event in _turn(run, lists, f"Looking up the path for the nearest manifest: {folders}."):
+            yield event
+        reads += [call for repo, tree in unfounded for call in _nearest_manifest(run, repo, tree.path)]
+    reads += [_attributes(repo) for repo, tree in trees if _has_attributes(tree)]
     if reads:
         files = ", ".join(sorted({str(c.arguments["path"]) for c in reads}))
         async for event in _turn(run, reads, f"Reading what every analysis needs: {files}."):
@@ -66,6 +78,68 @@ async def _turn(run: Run, calls: list[PlannedCall], thought: str) -> AsyncIterat
     ]
     async for event in events_only(run.tool_turn(pending, feed="none")):
         yield event
+
+
+def scoped_reads(repo: RepoRef, tree: FileTree) -> list[PlannedCall]:
+    """The basic reads of a tree; of a scoped run's folder as if it were the root (its README, its own
+    manifests), and first the file a ``/blob/`` URL named."""
+    focus = [PlannedCall(tool="read_file", arguments=_at(repo, tree.focus))] if tree.focus else []
+    if not tree.path:
+        return [*focus, *basic_reads(repo, tree)]
+    base = f"{tree.path}/"
+    inner = replace(
+        tree,
+        path="",
+        entries=tuple(
+            replace(e, path=e.path.removeprefix(base)) for e in tree.entries if e.path.startswith(base)
+        ),
+    )
+    calls = [
+        PlannedCall(tool=c.tool, arguments={**c.arguments, "path": base + str(c.arguments["path"])})
+        for c in basic_reads(repo, inner)
+    ]
+    return [*focus, *(c for c in calls if c.arguments["path"] != tree.focus)]
+
+
+def _at(repo: RepoRef, path: str) -> dict[str, Any]:
+    return {"owner": repo.owner, "repo": repo.name, "path": path}
+
+
+def _has_manifest(calls: list[PlannedCall], repo: RepoRef) -> bool:
+    return any(
+        c.arguments.get("owner") == repo.owner
+        and c.arguments.get("repo") == repo.name
+        and notable_role(str(c.arguments.get("path"))) == "manifest"
+        for c in calls
+    )
+
+
+_MAX_ANCESTORS = 4  # folders listed up the path (closest first), the root always among them
+
+
+def _ancestor_listings(repo: RepoRef, path: str) -> list[PlannedCall]:
+    parts = path.split("/")[:-1]
+    ancestors = [*["/".join(parts[:i]) for i in range(len(parts), 0, -1)][: _MAX_ANCESTORS - 1], ""]
+    return [PlannedCall(tool="list_directory", arguments=_at(repo, folder)) for folder in ancestors]
+
+
+def _nearest_manifest(run: Run, repo: RepoRef, path: str) -> list[PlannedCall]:
+    """A read of the manifest in the closest folder above ``path`` that has one (none found: no read)."""
+    listings = {
+        r.value.path: r.value
+        for r in run.results()
+        if r.ok and isinstance(r.value, DirListing) and r.repo is not None and r.repo.key() == repo.key()
+    }
+    for call in _ancestor_listings(repo, path):
+        listing = listings.get(str(call.arguments["path"]))
+        found = (
+            sorted(e.path for e in listing.entries if e.type == "file" and notable_role(e.name) == "manifest")
+            if listing
+            else []
+        )
+        if found:
+            return [PlannedCall(tool="read_file", arguments=_at(repo, found[0]))]
+    return []
 
 
 def _has_attributes(tree: FileTree) -> bool:

@@ -24,9 +24,12 @@ from agent_core.agent.sink import EventSink
 from agent_core.clock import Clock
 from agent_core.llm import format_observation
 from agent_core.llm.prices import CostRange
-from agent_core.repo import RepoRef
+from agent_core.repo import RepoRef, RunScope
 from agent_core.report.words import Language
+from agent_core.report.words_en import EN
+from agent_core.report.words_zh import ZH
 from agent_core.resilience import BreakerBoard
+from agent_core.sources.models import FileTree
 from agent_core.tools.executor import Toolbox, ToolResult
 from agent_core.tools.observe import cut_for_model
 
@@ -48,6 +51,7 @@ class Parts:
     limits: RunLimits
     parallel_tool_calls: bool
     diagram_from_model: bool = False  # the model proposes the architecture diagram of its report
+    scopes: tuple[RunScope, ...] = ()  # the folders or files /tree/ and /blob/ URLs pointed at
 
 
 class Run:
@@ -133,6 +137,14 @@ class Run:
         for call in skipped:
             refusal = {"ok": False, "error": "skipped: the tool-call limit for this run was reached"}
             self._observe(call, json.dumps(refusal), feed)
+        for result in results:  # a cut tree: say what its top level cost and that counts are lower bounds
+            if isinstance(result.value, FileTree) and result.value.top_level and not result.memo:
+                message = (ZH if self.language == "zh" else EN).tree_cut_notice.format(
+                    result.repo.full_name if result.repo else "?",
+                    len(result.value.top_level),
+                    result.value.recovered_requests,
+                )
+                yield ev.Notice(t=self.t(), level="info", message=message)
         if skipped:
             yield ev.Notice(
                 t=self.t(),

@@ -17,7 +17,7 @@ import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from agent_core.events import CostPart
+from agent_core.cost import CostPart
 
 __all__ = [
     "NO_COST",

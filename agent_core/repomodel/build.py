@@ -82,9 +82,22 @@ class _Folders:
         if found is None:
             parent, _, name = path.rpartition("/")
             up = self.get(parent)
-            top = name if parent == self._root else up.top
-            found = self.known[path] = _child(up, top, parent, name, path)
+            if (
+                parent != self._root
+                and name not in _TELLING
+                and name.lower() not in _TELLING
+                and path not in CI_DIRS
+            ):
+                found = up  # an ordinary folder inside another says nothing new: share its context
+            else:
+                top = name if parent == self._root else up.top
+                found = _child(up, top, parent, name, path)
+            self.known[path] = found
         return found
+
+
+# Folder names that change a context below the top level (and CI_DIRS' nested paths, checked apart).
+_TELLING = cv.VENDORED_DIRS | cv.GENERATED_DIRS | cv.TEST_DIRS | cv.EXAMPLE_DIRS | {"wrapper"}
 
 
 def _child(up: _Folder, top: str | None, parent: str, name: str, path: str) -> _Folder:
@@ -130,6 +143,22 @@ def _role(folder: _Folder, facts: _Name, at_root: bool, forced: Mapping[Attribut
     return "build" if facts.build else "source"
 
 
+def facts_name(path: str, folder_path: str) -> str:
+    """The file name of ``path`` in ``folder_path``."""
+    return path[len(folder_path) + 1 :] if folder_path else path
+
+
+def _new_counts(per_top: dict[str, dict[cv.Role, int]], top: str) -> dict[cv.Role, int]:
+    return per_top.setdefault(top, dict.fromkeys(cv.ROLES, 0))
+
+
+def _fixed_role(folder: _Folder) -> cv.Role | None:
+    """The role every file of a folder has whatever its name (no overrides): vendored, generated."""
+    if folder.vendored:
+        return "vendored"
+    return "generated" if folder.generated else None
+
+
 def _plain_role(folder: _Folder, facts: _Name, at_root: bool) -> cv.Role:
     """:func:`_role` without overrides (the common case, kept apart for speed)."""
     if folder.vendored or facts.vendored:
@@ -172,7 +201,7 @@ class _Tally:
         self.names: dict[str, _Name] = {}
         self.roles: dict[str, cv.Role] = {}
         self.by_role: dict[cv.Role, list[str]] = {role: [] for role in cv.ROLES}
-        self.sizes = Counter[str]()
+        self.sizes: dict[cv.Role, int] = dict.fromkeys(cv.ROLES, 0)
         self.per_top: dict[str, dict[cv.Role, int]] = {}
         self.top_files: list[str] = []
         self.vendored, self.docs, self.examples = Counter[str](), Counter[str](), Counter[str]()
@@ -183,29 +212,39 @@ class _Tally:
 
     def add_all(self, entries: Iterable[TreeEntry]) -> None:
         """One pass. The hot loop keeps its lookups in local names and the last folder's context at
-        hand (a tree lists a folder's files together): 100,000 entries in a few hundred milliseconds."""
-        prefix, folders, names = self.prefix, self.folders, self.names
-        roles, by_role, sizes, per_top = self.roles, self.by_role, self.sizes, self.per_top
+        hand (a tree lists a folder's files together); inside a vendored or generated folder the name
+        is not even looked at (without overrides, the folder decides)."""
+        folders, names = self.folders, self.names
+        roles, by_role, sizes, per_top, vendored = (
+            self.roles,
+            self.by_role,
+            self.sizes,
+            self.per_top,
+            self.vendored,
+        )
         overrides = self.overrides if self.overrides else None
-        last, folder, at_root, counts = None, _Folder(), True, _NO_COUNTS
-        for entry in entries:
+        last, folder, at_root, counts, fixed = None, _Folder(), True, _NO_COUNTS, None
+        for entry in self._files(entries):
             path = entry.path
-            if prefix and not path.startswith(prefix):
-                continue
-            if entry.type == "dir":
-                self._dir(path)
-                continue
             folder_path, _, name = path.rpartition("/")
             if folder_path != last:
                 last, folder, at_root = folder_path, folders.get(folder_path), not folder_path
-                counts = per_top.setdefault(folder.top, dict.fromkeys(cv.ROLES, 0)) if folder.top else None
-            facts = names.get(name)
-            if facts is None:
-                facts = names[name] = _name_facts(name)
-            if overrides is not None:
-                role = _role(folder, facts, at_root, overrides.of(path))
+                counts = (per_top.get(folder.top) or _new_counts(per_top, folder.top)) if folder.top else None
+                fixed = _fixed_role(folder) if overrides is None else None
+            if fixed is not None:
+                role = fixed
+                if folder.vendored:
+                    vendored[folder.vendored] += 1
             else:
-                role = _plain_role(folder, facts, at_root)
+                facts = names.get(name)
+                if facts is None:
+                    facts = names[name] = _name_facts(name)
+                if overrides is not None:
+                    role = _role(folder, facts, at_root, overrides.of(path))
+                else:
+                    role = _plain_role(folder, facts, at_root)
+                if role != "source":
+                    self._note(role, folder, folder_path, facts, path)
             roles[path] = role
             by_role[role].append(path)
             if entry.size:
@@ -214,22 +253,28 @@ class _Tally:
                 self.top_files.append(path)
             else:
                 counts[role] += 1
-            if role != "source":
-                self._note(role, folder, folder_path, facts, path)
 
-    def _dir(self, path: str) -> None:
-        self.dirs += 1
-        top = path[len(self.prefix) :]
-        if top and "/" not in top:
-            self.per_top.setdefault(top, dict.fromkeys(cv.ROLES, 0))
+    def _files(self, entries: Iterable[TreeEntry]) -> list[TreeEntry]:
+        """The files under the root; its folders are counted (and the top-level ones noted) here."""
+        prefix = self.prefix
+        inside = [e for e in entries if e.path.startswith(prefix)] if prefix else list(entries)
+        for entry in inside:
+            if entry.type == "dir":
+                self.dirs += 1
+                top = entry.path[len(prefix) :]
+                if "/" not in top:
+                    self.per_top.setdefault(top, dict.fromkeys(cv.ROLES, 0))
+        return [e for e in inside if e.type != "dir"]
 
     def _note(self, role: cv.Role, folder: _Folder, folder_path: str, facts: _Name, path: str) -> None:
         if role == "vendored":  # under its vendored root; else (an override, a minified file) its top folder
             self.vendored[folder.vendored or (f"{self.prefix}{folder.top}" if folder.top else "")] += 1
         elif role == "build":
-            if not folder.examples and manifest_ecosystem(path[len(folder_path) + 1 if folder_path else 0 :]):
+            if not folder.examples and manifest_ecosystem(facts_name(path, folder_path)):
                 self.manifests.append((folder_path, path))
         elif role == "tests":
+            if manifest_ecosystem(facts_name(path, folder_path)):  # a test package (integration-tests/)
+                self.manifests.append((folder_path, path))
             self.conventions[facts.test or folder.test_label or "tests/"] += 1
             if folder.test_dir:
                 self.test_dirs[folder.test_dir] = None
@@ -296,9 +341,12 @@ def _folder_counts(counts: Counter[str]) -> tuple[FolderCount, ...]:
 
 
 def _dominant(roles: Mapping[cv.Role, int]) -> cv.Role:
-    """The role most files have (ties: the first in :data:`ROLES`), tests counting as the code they test
-    when the folder holds code too (Go keeps ``_test.go`` beside the code); "source" when empty."""
-    counted = [(role, n) for role, n in roles.items() if n and not (role == "tests" and roles["source"])]
+    """The role most files have (ties: the first in :data:`ROLES`); tests count as the code they test
+    when at least a quarter of the folder's code is not tests (Go keeps ``_test.go`` beside the code),
+    so ``cli/`` is source and an ``e2e/`` of test helpers is tests. "source" when empty."""
+    source, tests = roles["source"], roles["tests"]
+    beside = source and 4 * source >= source + tests
+    counted = [(role, n) for role, n in roles.items() if n and not (role == "tests" and beside)]
     return min(counted, key=lambda kv: (-kv[1], _ORDER[kv[0]]))[0] if counted else "source"
 
 

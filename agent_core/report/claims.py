@@ -24,6 +24,7 @@ from agent_core.report import verdicts
 from agent_core.report.claim_finders import Found, find_claims
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.phrases import parse_date
+from agent_core.report.scoped import link_path, whole_tree
 from agent_core.report.words_en import EN
 from agent_core.tools.executor import ToolResult
 
@@ -142,10 +143,11 @@ def _link(found: Found, repos: Sequence[_Repo]) -> ev.CheckedClaim | None:
         return _claim(found, "unchecked", "outside the analysed repositories", None)
     if len(segments) < 5 or segments[2] not in ("blob", "tree"):
         return _claim(found, "verified", None, repo.name)
-    path = "/".join(segments[4:])
+    path = link_path(segments[3:], repo.facts.evidence)  # a scoped run's folder is its tree's root
     where = verdicts.locate(path, repo.facts) if repo.facts.paths else None
     if where != path:
-        verdict: ev.Verdict = "contradicted" if repo.facts.tree_complete else "unchecked"
+        complete = repo.facts.tree_complete and whole_tree(repo.facts.evidence)
+        verdict: ev.Verdict = "contradicted" if complete else "unchecked"
         return _claim(
             found,
             verdict,
@@ -156,7 +158,9 @@ def _link(found: Found, repos: Sequence[_Repo]) -> ev.CheckedClaim | None:
         return _claim(found, "verified", None, repo.name)
     anchor = f"#{parts.fragment}" if _LINE_ANCHOR.match(parts.fragment or "") else ""
     owner, name = repo.name.split("/", 1)
-    permalink = f"https://github.com/{owner}/{name}/{segments[2]}/{repo.commit}/{path}{anchor}"
+    root = repo.facts.evidence.root
+    full = f"{root}/{path}" if root else path
+    permalink = f"https://github.com/{owner}/{name}/{segments[2]}/{repo.commit}/{full}{anchor}"
     return _claim(found, "verified", permalink, repo.name)
 
 

@@ -71,12 +71,14 @@ class Graph:
     relations: tuple[Relation, ...] = ()
     commit: str | None = None
     link_base: str | None = None
+    root: str = ""  # a scoped run's folder, which component paths are relative to
 
     def url(self, component: Component) -> str | None:
         """The component's folder (or file) at the analysed commit, or None when there is no permalink."""
         if self.link_base is None or self.commit is None:
             return None
-        return f"{self.link_base}/tree/{self.commit}/{quote(component.path, safe='/')}"
+        path = f"{self.root}/{component.path}" if self.root else component.path
+        return f"{self.link_base}/tree/{self.commit}/{quote(path, safe='/')}"
 
 
 def graph_of(event: ev.DiagramDrawn) -> Graph:
@@ -88,6 +90,7 @@ def graph_of(event: ev.DiagramDrawn) -> Graph:
         relations=event.relations,
         commit=event.commit,
         link_base=event.link_base,
+        root=event.root,
     )
     return cap(graph)
 

@@ -66,6 +66,7 @@ class _Words:
     uses: str
     starts: str
     part_of: str
+    cut: str  # a top-level folder GitHub's cut left partly listed
 
 
 _WORDS: Mapping[Language, _Words] = MappingProxyType(
@@ -80,6 +81,7 @@ _WORDS: Mapping[Language, _Words] = MappingProxyType(
             uses="uses",
             starts="starts",
             part_of="part of",
+            cut="partly listed (tree cut)",
         ),
         "zh": _Words(
             package="代码包",
@@ -91,6 +93,7 @@ _WORDS: Mapping[Language, _Words] = MappingProxyType(
             uses="使用",
             starts="启动",
             part_of="属于",
+            cut="未完整列出（文件树被截断）",
         ),
     }
 )
@@ -129,6 +132,10 @@ def tree_graph(facts: Facts, words: Words) -> Graph:
         parent = _owner(package, [q for q in packages if q != package])
         if parent is not None and package not in linked:
             relations.append(Relation(source=package, target=parent, label=said.part_of))
+    shown = {*packages, *(c.path for c in kept)}
+    tree = facts.evidence.tree
+    partial = [f.path for f in (tree.top_level if tree else ()) if not f.complete and f.path not in shown]
+    kept += [Component(name=_name(p), path=p, role=said.cut) for p in partial]  # named, though cut
     room = max(1, MAX_NODES - len(packages) - len(kept))
     entries = entries[:room]
     extras = extras[: max(0, room - len(entries))]
@@ -140,6 +147,7 @@ def tree_graph(facts: Facts, words: Words) -> Graph:
         relations=tuple(relations),
         commit=analysed_commit(facts),
         link_base=repository_url(facts),
+        root=facts.evidence.root,
     )
     return cap(graph)
 

@@ -23,6 +23,7 @@ from agent_core.report.inert import code, plain
 from agent_core.report.manifests import Manifest, read_manifests
 from agent_core.report.model_words import model_words, tests_phrase
 from agent_core.report.phrases import day, files_phrase, join_names, parse_date
+from agent_core.report.scoped import reroot
 from agent_core.report.words import Words
 from agent_core.sources.licenses import UNNAMED
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
@@ -51,6 +52,7 @@ class Evidence:
     files: Mapping[str, FileContent] = field(default_factory=dict)
     attempted: frozenset[str] = frozenset()  # tools called for this repository, whatever the outcome
     gaps: tuple[str, ...] = ()  # stale and degraded results, described
+    root: str = ""  # a scoped run's folder: the paths above are relative to it (report/scoped.py)
 
 
 def gather(repo: RepoRef, results: Sequence[ToolResult], words: Words) -> Evidence:
@@ -72,19 +74,22 @@ def gather(repo: RepoRef, results: Sequence[ToolResult], words: Words) -> Eviden
             if value.path not in files or (value.start_line or 1) == 1:  # the first page says most
                 files[value.path] = value
         elif isinstance(value, RepoInfo | Languages | CommitList) or (
-            isinstance(value, FileTree) and not value.path
+            isinstance(value, FileTree)
+            and not result.arguments.get("path")  # the run's tree (maybe a scope's)
         ):
             latest[type(value)] = value
-    return Evidence(
-        repo=repo,
-        info=latest.get(RepoInfo),
-        tree=latest.get(FileTree),
-        languages=latest.get(Languages),
-        commits=latest.get(CommitList),
-        listings=listings,
-        files=files,
-        attempted=frozenset(attempted),
-        gaps=tuple(gaps),
+    return reroot(
+        Evidence(
+            repo=repo,
+            info=latest.get(RepoInfo),
+            tree=latest.get(FileTree),
+            languages=latest.get(Languages),
+            commits=latest.get(CommitList),
+            listings=listings,
+            files=files,
+            attempted=frozenset(attempted),
+            gaps=tuple(gaps),
+        )
     )
 
 
@@ -165,8 +170,10 @@ class Facts:
         info = self.evidence.info
         if info is None or not info.html_url or not info.html_url.startswith("https://github.com/"):
             return None
-        ref = info.default_branch or (self.evidence.tree.ref if self.evidence.tree else None) or "HEAD"
-        return f"https://github.com/{quote(info.full_name, safe='/')}/blob/{quote(ref, safe='/')}/"
+        tree_ref = self.evidence.tree.ref if self.evidence.tree else None
+        ref = (tree_ref if self.evidence.root else None) or info.default_branch or tree_ref or "HEAD"
+        root = f"{quote(self.evidence.root)}/" if self.evidence.root else ""  # a scoped run's folder
+        return f"https://github.com/{quote(info.full_name, safe='/')}/blob/{quote(ref, safe='/')}/{root}"
 
 
 def build_facts(evidence: Evidence, *, question: str = "") -> Facts:

@@ -10,9 +10,10 @@ whatever comes from it goes through :func:`~agent_core.report.inert.plain` or
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from agent_core.repomodel.model import TopFolder as ModelFolder
 from agent_core.report.answer import answer
 from agent_core.report.diagram import diagram_block
 from agent_core.report.diagram_tree import tree_graph
@@ -22,6 +23,7 @@ from agent_core.report.licensing import project_license
 from agent_core.report.manifests import Dependency, Manifest, group_kind, notable_dependencies
 from agent_core.report.model_words import (
     ci_line,
+    files_count,
     files_line,
     folder_files,
     packages_line,
@@ -30,6 +32,7 @@ from agent_core.report.model_words import (
 )
 from agent_core.report.phrases import MAX_NAMES, day, join_names, parse_date, readme_summary
 from agent_core.report.words import Language, Words
+from agent_core.sources.models import TopFolder as CutFolder
 from agent_core.tools.observe import notable_role
 
 Renderer = Callable[[Facts, Words], list[str]]
@@ -171,8 +174,9 @@ def _structure(facts: Facts, words: Words) -> list[str]:
         return [words.empty_repo]
     if tree is None or model is None:
         return _listings(facts, words)
+    cut = {folder.path: folder for folder in tree.top_level}  # a cut tree's recovered top level
     dir_lines = [
-        words.top_dir.format(code(f"{top.name}/"), folder_files(top, words), role_label(top.role, words))
+        words.top_dir.format(code(f"{top.name}/"), _top_files(top, cut, words), role_label(top.role, words))
         for top in model.top_level[:_MAX_TOP_DIRS]
     ]
     if len(model.top_level) > _MAX_TOP_DIRS:
@@ -180,13 +184,24 @@ def _structure(facts: Facts, words: Words) -> list[str]:
     top_files = [code(p.rsplit("/", 1)[-1]) for p in model.top_files]
     notable = _notable_files(facts, words)
     summary = [files_line(model, words), tests_line(model, words), packages_line(model, words)]
+    stated_cut = [words.tree_cut.format(len(tree.top_level), tree.recovered_requests)] if cut else []
     return _blocks(
+        stated_cut,
         [f"- {line}" for line in (*summary, ci_line(model, words)) if line],
         dir_lines,
         [words.top_files.format(join_names(top_files, words))] if top_files else [],
         [words.notable_files.format(notable)] if notable else [],
-        [words.truncated] if tree.truncated else [],
+        [words.truncated] if tree.truncated and not tree.top_level else [],
     )
+
+
+def _top_files(top: ModelFolder, cut: Mapping[str, CutFolder], words: Words) -> str:
+    """A top-level folder's files; of a cut tree's folder, its recovered lower bound ("at least 2 files")."""
+    folder = cut.get(top.name)
+    if folder is None:
+        return folder_files(top, words)
+    files = files_count(max(top.files, folder.files_at_least), words)
+    return files if folder.complete else words.at_least.format(files)
 
 
 def _listings(facts: Facts, words: Words) -> list[str]:

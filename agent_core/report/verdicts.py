@@ -17,6 +17,7 @@ from agent_core.report.facts import Facts
 from agent_core.report.licensing import project_license
 from agent_core.report.manifests import NOTABLE_DEPENDENCIES, Manifest
 from agent_core.report.phrases import parse_date
+from agent_core.report.scoped import in_scope, whole_tree
 from agent_core.sources.languages import is_vendored
 from agent_core.sources.licenses import same_license
 from agent_core.sources.manifest_files import is_parsed_manifest
@@ -238,7 +239,7 @@ def path(found: Found, facts: Facts) -> Outcome:
     where = locate(path, facts)
     if where is not None:
         return ("contradicted" if found.negated else "verified"), where
-    if not facts.tree_complete:
+    if not facts.tree_complete or not whole_tree(facts.evidence):
         return "unchecked", None
     return ("verified" if found.negated else "contradicted"), "not in the repository's tree"
 
@@ -254,7 +255,8 @@ def _repository_names(facts: Facts) -> set[str]:
 def locate(path: str, facts: Facts) -> str | None:
     """Where ``path`` is in the tree: itself, the one file it names by a shorter path, or a top-level
     file it names without its extension ("README" for ``README.md``)."""
-    known = set(facts.paths) | set(facts.dirs)
+    known = set(facts.paths) | set(facts.dirs) | set(facts.evidence.files)  # files read exist too
+    path = in_scope(path, facts.evidence)  # a scoped run's paths are relative to its folder
     if path in known:
         return path
     lower = {p.lower(): p for p in known}

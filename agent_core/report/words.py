@@ -88,6 +88,16 @@ class Words:
     notable_files: str
     roles: Mapping[str, str]
     truncated: str
+    tree_cut: str  # {} top-level folders, {} listing requests
+    at_least: str  # "at least {}" before a files phrase
+    tree_cut_notice: str  # the trace's notice: {repo}, {} top-level folders, {} requests
+    scope_folder: str  # {path}, {ref}, {repo}: a /tree/ URL's scope
+    scope_file: str  # {path}, {ref}, {repo}: a /blob/ URL's scope
+    file_size: str  # {path}, {lines phrase}, {bytes}: the scoped file
+    line_counts: tuple[str, str]  # "{:,} line", "{:,} lines"
+    file_says: str  # {}: its own summary line
+    file_defines: str  # {}: the names it defines
+    file_not_text: str  # {path}, {kind}
     empty_repo: str
     no_tree: str
     root_only: str

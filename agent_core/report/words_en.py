@@ -116,6 +116,22 @@ EN = Words(
         }
     ),
     truncated="The tree was truncated by the server: the counts are lower bounds.",
+    tree_cut=(
+        "GitHub cut this tree at 100,000 entries or about 7 MB; the {} top-level folders are all named below "
+        "({} more requests listed them); counts are lower bounds, except for folders the cut came after."
+    ),
+    at_least="at least {}",
+    file_size="{} has {} ({:,} bytes).",
+    line_counts=("{:,} line", "{:,} lines"),
+    file_says="It describes itself: “{}”.",
+    file_defines="It defines {}.",
+    file_not_text="{} is not a text file ({}).",
+    scope_folder="This report is about the folder {0} of {2} at {1}: the paths below are relative to it.",
+    scope_file="This report is about the file {0} of {2} at {1}, read with its folder: paths are relative to the folder.",
+    tree_cut_notice=(
+        "GitHub cut the tree of {} (100,000 entries or about 7 MB): its {} top-level folders were named "
+        "with {} more requests; file counts are lower bounds."
+    ),
     empty_repo="The repository is empty (no commits).",
     no_tree="The file tree could not be fetched.",
     root_only="The full tree could not be fetched; the root folder holds: {}",

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent_core.repo import RepoRef
+from agent_core.repo import RepoRef, RunScope
 from agent_core.report.facts import (
     Facts,
     build_facts,
@@ -31,12 +31,13 @@ from agent_core.report.facts import (
     description,
     gather,
 )
-from agent_core.report.inert import plain
+from agent_core.report.inert import code, plain
 from agent_core.report.model_words import files_cell, files_count
 from agent_core.report.phrases import (
     day,
     shorten,
 )
+from agent_core.report.scoped import file_lines
 from agent_core.report.sections import SECTIONS, primary_language
 from agent_core.report.words import Language, Words
 from agent_core.report.words_en import EN
@@ -52,15 +53,25 @@ def write_report(
     language: Language = "en",
     degraded_reasons: Sequence[str] = (),
     writer_note: str | None = None,
+    scopes: Sequence[RunScope] = (),
 ) -> str:
     """The report as Markdown: a level-1 title, the sections of :mod:`~agent_core.agent.prompts` as
     level-2 headings in order (each repository under its own level-3 heading when there are several,
-    plus a side-by-side table), and a final "Data sources" section listing every call."""
+    plus a side-by-side table), and a final "Data sources" section listing every call. ``scopes``: the
+    folders or files the user's URLs pointed at, named in the title."""
     words = ZH if language == "zh" else EN
     facts = [build_facts(gather(repo, results, words), question=question) for repo in scope]
     several = len(facts) > 1
-    names = plain(", ".join(repo.full_name for repo in scope))
+    labels = {s.repo.lower(): s.label() for s in scopes}  # "owner/repo · pkg/parser @ main"
+    names = plain(", ".join(labels.get(repo.key(), repo.full_name) for repo in scope))
     out = [f"# {(words.title_many if several else words.title_one).format(names)}", ""]
+    for pointed in scopes:  # what the URL narrowed the run to, said before anything else
+        template = words.scope_file if pointed.kind == "blob" else words.scope_folder
+        out += [
+            f"> ℹ {template.format(code(pointed.path or '/'), code(pointed.ref), plain(pointed.repo))}",
+            "",
+            *file_lines(pointed, results, words),
+        ]
     out += _preface(facts, question, degraded_reasons, writer_note, words)
     for section in SECTIONS:
         if section.asked and not question.strip():

@@ -25,6 +25,7 @@ from agent_core.github.http import RAW_MEDIA
 from agent_core.repo import RepoRef
 from agent_core.sources.base import Sourced
 from agent_core.sources.content import DEFAULT_MAX_FILE_BYTES, page_file
+from agent_core.sources.cut_trees import entry_of, recover_top_level
 from agent_core.sources.models import (
     Commit,
     CommitList,
@@ -37,10 +38,10 @@ from agent_core.sources.models import (
     RepoInfo,
     TreeEntry,
 )
+from agent_core.sources.scope import Scope
 
 MAX_DIR_ENTRIES = 1000  # the contents API stops listing here
 MAX_CONTENTS_BYTES = 100 * 1024 * 1024  # the contents API refuses bigger files
-_TREE_TYPES: dict[str, EntryType] = {"blob": "file", "tree": "dir", "commit": "submodule"}
 
 
 class GitHubSource:
@@ -49,17 +50,34 @@ class GitHubSource:
     kind = "github"
 
     def __init__(
-        self, client: GitHubClient, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, public_only: bool = False
+        self,
+        client: GitHubClient,
+        *,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        public_only: bool = False,
+        scope: Scope | None = None,
     ) -> None:
+        """``scope``: the folder or file a ``/tree/`` or ``/blob/`` URL named; every call then reads its
+        ref, and the whole tree (``get_file_tree`` with no path) is that folder's."""
         self.client = client
         self.max_file_bytes = max_file_bytes
         self.public_only = public_only
+        self.scope = scope
 
     def stale_copy(self) -> GitHubSource:
         """The same source answering only from the persistent cache (the fallback)."""
         return GitHubSource(
-            self.client.stale_view(), max_file_bytes=self.max_file_bytes, public_only=self.public_only
+            self.client.stale_view(),
+            max_file_bytes=self.max_file_bytes,
+            public_only=self.public_only,
+            scope=self.scope,
         )
+
+    def _at_ref(self, params: dict[str, str | int] | None = None) -> dict[str, str | int] | None:
+        """``?ref=`` of the scope (none: the default branch, and the URL GitHub's cache already knows)."""
+        if self.scope is None:
+            return params
+        return {**(params or {}), "ref": self.scope.ref}
 
     async def check_public(self, repo: RepoRef) -> CallCost:
         """With ``public_only``: refuse a repository GitHub reports private (or internal); what the
@@ -106,7 +124,7 @@ class GitHubSource:
 
     async def list_directory(self, repo: RepoRef, path: str = "") -> Sourced[DirListing]:
         checked = await self.check_public(repo)
-        response = await self.client.get_repo(repo, "contents", path=path or None)
+        response = await self.client.get_repo(repo, "contents", path=path or None, params=self._at_ref())
         return Sourced(value=_listing(path, response), cost=checked + response.cost)
 
     async def read_file(
@@ -121,7 +139,7 @@ class GitHubSource:
         if not path:
             raise InvalidArgumentError("read_file needs a file path; use list_directory for the root")
         checked = await self.check_public(repo)
-        response = await self.client.get_repo(repo, "contents", path=path)
+        response = await self.client.get_repo(repo, "contents", path=path, params=self._at_ref())
         response = replace(response, cost=checked + response.cost)
         data = response.json()
         if response.empty_repository or isinstance(data, list):
@@ -168,7 +186,12 @@ class GitHubSource:
         # 1-100 MB: the object media type has no content; the raw media type has the bytes.
         try:
             raw = await self.client.get_repo(
-                repo, "contents", path=path, accept=RAW_MEDIA, max_bytes=self.max_file_bytes
+                repo,
+                "contents",
+                path=path,
+                params=self._at_ref(),
+                accept=RAW_MEDIA,
+                max_bytes=self.max_file_bytes,
             )
         except GitHubError as exc:
             exc.requests += spent.requests
@@ -178,7 +201,10 @@ class GitHubSource:
     async def get_commits(self, repo: RepoRef, per_page: int = 20) -> Sourced[CommitList]:
         per_page = max(1, min(100, per_page))
         checked = await self.check_public(repo)
-        response = await self.client.get_repo(repo, "commits", params={"per_page": per_page})
+        params: dict[str, str | int] = {"per_page": per_page}
+        if self.scope is not None:
+            params["sha"] = self.scope.ref
+        response = await self.client.get_repo(repo, "commits", params=params)
         cost = checked + response.cost
         if response.empty_repository:
             return Sourced(value=CommitList(commits=(), empty_repository=True), cost=cost)
@@ -187,29 +213,86 @@ class GitHubSource:
         return Sourced(value=value, cost=cost)
 
     async def get_file_tree(self, repo: RepoRef, path: str = "") -> Sourced[FileTree]:
-        info = await self.get_repo_info(repo)  # memoised: usually free
-        ref = info.value.default_branch or "HEAD"
+        sourced = await self._file_tree(repo, path)
+        scope = self.scope
+        if scope is None or scope.kind != "blob" or sourced.value.path != scope.folder:
+            return sourced
+        return replace(sourced, value=replace(sourced.value, focus=scope.path))
+
+    async def _file_tree(self, repo: RepoRef, path: str) -> Sourced[FileTree]:
+        """The recursive tree (of the scope's folder when ``path`` is empty and a scope is set), filtered
+        to ``path``; paths relative to the repository root. A cut tree's top level is recovered with
+        non-recursive listings (:mod:`~agent_core.sources.cut_trees`), counted in the cost."""
+        scope = self.scope
+        if scope is not None and path in ("", scope.folder):
+            path, tree_id, prefix = scope.folder, scope.tree_sha or scope.ref, ""
+            if scope.tree_sha is not None and scope.folder:
+                prefix = f"{scope.folder}/"
+            ref: str = scope.ref
+            spent = FREE
+        else:
+            info = await self.get_repo_info(repo)  # memoised: usually free
+            ref = scope.ref if scope is not None else (info.value.default_branch or "HEAD")
+            tree_id, prefix, spent = ref, "", info.cost
         try:
-            response = await self.client.get_repo(repo, "git", "trees", path=ref, params={"recursive": 1})
+            response = await self.client.get_repo(repo, "git", "trees", path=tree_id, params={"recursive": 1})
         except GitHubError as exc:
-            exc.requests += info.cost.requests
+            exc.requests += spent.requests
             raise
-        cost = info.cost + response.cost
+        cost = spent + response.cost
         if response.empty_repository:
             return Sourced(value=FileTree(ref=None, path=path, entries=(), empty_repository=True), cost=cost)
         data = _object(response.json())
-        prefix = f"{path}/" if path else ""
+        within = f"{path}/" if path else ""
         entries = tuple(
-            TreeEntry(
-                path=item["path"], type=_TREE_TYPES.get(item.get("type", ""), "file"), size=item.get("size")
-            )
+            entry_of(item, prefix)
             for item in data.get("tree") or ()
-            if isinstance(item, dict) and "path" in item and str(item["path"]).startswith(prefix)
+            if isinstance(item, dict) and "path" in item and (prefix + str(item["path"])).startswith(within)
         )
         if path and not entries:
             raise InvalidArgumentError(f"'{path}' is not a directory in this repository")
-        tree = FileTree(ref=ref, path=path, entries=entries, truncated=bool(data.get("truncated")))
-        return Sourced(value=tree, cost=cost)
+        if not data.get("truncated"):
+            return Sourced(value=FileTree(ref=ref, path=path, entries=entries), cost=cost)
+        sha = str(data.get("sha") or "")
+        return await self._recovered(
+            repo, ref=ref, path=path, prefix=prefix, seen=entries, sha=sha, cost=cost
+        )
+
+    async def _recovered(
+        self,
+        repo: RepoRef,
+        *,
+        ref: str,
+        path: str,
+        prefix: str,
+        seen: tuple[TreeEntry, ...],
+        sha: str,
+        cost: CallCost,
+    ) -> Sourced[FileTree]:
+        """A cut tree with its top level listed (the top level of ``prefix``'s folder, when the tree is a
+        folder's; the whole repository's tree narrowed to ``path`` is left as cut)."""
+        if (path and not prefix) or not sha:
+            return Sourced(value=FileTree(ref=ref, path=path, entries=seen, truncated=True), cost=cost)
+
+        async def list_tree(tree_sha: str) -> tuple[list[dict[str, Any]], CallCost]:
+            response = await self.client.get_repo(repo, "git", "trees", tree_sha)
+            items = _object(response.json()).get("tree") or ()
+            return [item for item in items if isinstance(item, dict) and "path" in item], response.cost
+
+        try:
+            recovered = await recover_top_level(seen, sha, list_tree, prefix=prefix)
+        except GitHubError as exc:
+            exc.requests += cost.requests
+            raise
+        tree = FileTree(
+            ref=ref,
+            path=path,
+            entries=recovered.entries,
+            truncated=True,
+            top_level=recovered.top_level,
+            recovered_requests=recovered.requests,
+        )
+        return Sourced(value=tree, cost=cost + recovered.cost)
 
     async def get_languages(self, repo: RepoRef) -> Sourced[Languages]:
         checked = await self.check_public(repo)

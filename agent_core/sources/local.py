@@ -133,6 +133,10 @@ class LocalGitSource:
     def repo_ref(self) -> RepoRef:
         return RepoRef(owner="local", name=self.name)
 
+    @property
+    def root(self) -> Path:
+        return self._root
+
     # -- RepoSource: each call runs on a view of its own, so its git commands are counted apart ----------
 
     kind = "local"

@@ -141,20 +141,63 @@ class TreeEntry:
 
 
 @dataclass(frozen=True, kw_only=True)
+class TopFolder:
+    """A top-level folder of a cut tree (``path`` relative to the repository root).
+
+    ``files_at_least``: the files seen under it (the recursive entries, or its direct children from a
+    non-recursive listing, whichever is more); ``complete``: the cut came after all of it, so that is
+    its exact count; ``listed``: its direct children were requested (False: only named, past the bound).
+    """
+
+    path: str
+    files_at_least: int
+    complete: bool
+    listed: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
 class FileTree:
-    """The whole tree (or the part under ``path``), as returned by one recursive trees request."""
+    """The whole tree (or the part under ``path``), as returned by one recursive trees request.
+
+    Paths are relative to the repository root, also when ``path`` narrows the tree to one folder. When
+    the server cut the tree (``truncated``; GitHub: past 100,000 entries or about 7 MB), ``top_level``
+    holds what non-recursive listings recovered: every top-level folder (of ``path``) by name, with lower
+    bounds; ``recovered_requests`` is what that cost. The recovered children are in ``entries`` too.
+    ``focus`` is the file a ``/blob/`` URL named, when the run is about that file.
+    """
 
     ref: str | None
     path: str
     entries: tuple[TreeEntry, ...]
     truncated: bool = False  # the server cut the tree (GitHub: past 100,000 entries or 7 MB)
     empty_repository: bool = False
+    top_level: tuple[TopFolder, ...] = ()
+    recovered_requests: int = 0
+    focus: str | None = None  # the file a /blob/ URL named (the tree is its folder's)
     files: int = field(init=False, default=0)
     dirs: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "files", sum(1 for e in self.entries if e.type != "dir"))
         object.__setattr__(self, "dirs", sum(1 for e in self.entries if e.type == "dir"))
+
+    @property
+    def partial_folders(self) -> tuple[str, ...]:
+        """The top-level folders only partly known (their counts are lower bounds)."""
+        return tuple(f.path for f in self.top_level if not f.complete)
+
+    def cut_observation(self) -> dict[str, Any] | None:
+        """What the cut left known, for the model and the trace (None when the tree is whole)."""
+        if not self.truncated:
+            return None
+        return {
+            "cut": "GitHub cut this tree (100,000 entries or about 7 MB); counts are lower bounds",
+            "top_level_folders": [
+                _compact({"path": f.path, "files_at_least": f.files_at_least, "complete": f.complete})
+                for f in self.top_level
+            ],
+            "recovery_requests": self.recovered_requests,
+        }
 
 
 @dataclass(frozen=True, kw_only=True)

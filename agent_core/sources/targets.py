@@ -66,8 +66,11 @@ _TRAILING_PUNCTUATION = ".,;:!?。，、；：！？"
 class Target:
     """One repository the user named: on GitHub (``owner``/``name``) or a local directory.
 
-    ``ref`` and ``subpath`` come from ``/tree/<ref>/<path>`` and ``/blob/<ref>/<path>`` URLs; ``subpath``
-    has passed :func:`normalize_path`. ``raw`` is what the user typed, stripped.
+    ``ref`` and ``subpath`` come from ``/tree/<ref>/<path>`` and ``/blob/<ref>/<path>`` URLs, split at
+    the first slash (``subpath`` has passed :func:`normalize_path`); ``view`` ("tree" or "blob") and
+    ``ref_path`` (everything after it) keep the URL whole, because a ref may hold slashes: the run
+    resolves it against the repository's branches and tags (:func:`agent_core.sources.scope.resolve_scope`).
+    ``raw`` is what the user typed, stripped.
     """
 
     kind: Literal["github", "local"]
@@ -75,6 +78,8 @@ class Target:
     name: str | None = None
     ref: str | None = None
     subpath: str | None = None
+    view: Literal["tree", "blob"] | None = None
+    ref_path: str | None = None
     local_path: Path | None = None
     raw: str
 
@@ -100,8 +105,8 @@ def parse_target(text: str, *, allow_local: bool = False, host: str = "github.co
 
     Accepted: ``https://HOST/o/r`` (also ``http://``, ``www.``, no scheme, ``.git``, trailing slash,
     sub-pages such as ``/issues``, ``?tab=readme``, ``#readme`` which are ignored), ``/tree/<ref>/<path>``
-    and ``/blob/<ref>/<path>`` (kept as ``ref`` and ``subpath``; a ref containing ``/`` cannot be told
-    apart from the path, so the first segment is taken as the ref), ``git@HOST:o/r.git``,
+    and ``/blob/<ref>/<path>`` (kept whole as ``view`` and ``ref_path``, resolved when the run opens,
+    since a ref containing ``/`` cannot be told apart from the path here), ``git@HOST:o/r.git``,
     ``ssh://git@HOST/o/r.git`` and plain ``o/r``; surrounding whitespace, quotes, brackets and trailing
     punctuation are ignored (so a repository name ending in "." loses that dot).
 
@@ -284,7 +289,18 @@ def _target_from_url_path(url_path: str, raw: str, host: str) -> Target:
         subpath = normalize_path(unquote("/".join(segments[4:])))
     except InvalidArgumentError as exc:
         raise _expected(host, preview(raw), f"its file path is not usable: {exc.message}") from exc
-    return Target(kind="github", owner=owner, name=name, ref=ref, subpath=subpath or None, raw=raw)
+    view: Literal["tree", "blob"] = "blob" if segments[2] == "blob" else "tree"
+    ref_path = "/".join(filter(None, (ref, subpath)))
+    return Target(
+        kind="github",
+        owner=owner,
+        name=name,
+        ref=ref,
+        subpath=subpath or None,
+        view=view,
+        ref_path=ref_path,
+        raw=raw,
+    )
 
 
 def _target_from_owner_repo(text: str, raw: str, host: str) -> Target:

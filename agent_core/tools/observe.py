@@ -10,6 +10,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from agent_core.repomodel import CI_DIRS, TopFolder, model_of
+from agent_core.repomodel.ci import ci_file
 from agent_core.sources.models import FileTree
 
 # What an analyst looks for first, by role. Matched against a path (case-insensitive).
@@ -56,7 +58,7 @@ def notable_role(path: str) -> str | None:
         return "manifest"
     for role, pattern in _NOTABLE:
         if role == "ci":
-            if pattern.match(low):
+            if pattern.match(low) or _model_ci(low):
                 return role
             continue
         name = low.rsplit("/", 1)[-1]
@@ -66,36 +68,58 @@ def notable_role(path: str) -> str | None:
     return None
 
 
+def _model_ci(low: str) -> bool:
+    """A CI file by the repository model's table (Cirrus, Prow, Tekton, Semaphore... beside the above)."""
+    folder, _, name = low.rpartition("/")
+    return bool(ci_file(name)) if not folder else folder in _CI_DIRS
+
+
+_CI_DIRS = frozenset(path.lower() for path in CI_DIRS)
+
+
 def summarise_tree(tree: FileTree, *, max_entries: int = 200) -> dict[str, Any]:
-    """A model-sized picture of a whole tree: counts per directory, notable files, a bounded path list."""
+    """A model-sized picture of a whole tree, counted by the repository model (:func:`model_of`): the
+    cut flag first (so it survives any later cut), files and the project's own apart from vendored and
+    generated, tests by convention, packages, CI, each top-level folder with its files and role, the
+    largest subdirectories, notable files and a bounded path list."""
     if tree.empty_repository:
         return {"empty_repository": True, "files": 0, "dirs": 0}
+    model = model_of(tree)
     base = f"{tree.path}/" if tree.path else ""
     files = [e for e in tree.entries if e.type != "dir"]
-    per_top: Counter[str] = Counter()
     per_dir: Counter[str] = Counter()
     for entry in files:
-        rel = entry.path[len(base) :]
-        parts = rel.split("/")
-        per_top[parts[0] if len(parts) > 1 else ""] += 1
+        parts = entry.path[len(base) :].split("/")
         if len(parts) > 2:
             per_dir["/".join(parts[:2])] += 1
+    tops = {t.name: t for t in model.top_level}
     top_level = [
-        {
-            "name": e.path[len(base) :],
-            "type": e.type,
-            **({"files": per_top[e.path[len(base) :]]} if e.type == "dir" else {}),
-        }
+        {"name": name, "type": e.type, **(_folder(tops[name]) if name in tops else {})}
         for e in tree.entries
-        if "/" not in e.path[len(base) :]
+        if "/" not in (name := e.path[len(base) :])
     ]
     ordered = sorted(files, key=lambda e: (e.path.count("/"), e.path.lower()))
     shown = [e.path for e in ordered[:max_entries]]
-    summary: dict[str, Any] = {
+    summary: dict[str, Any] = {}
+    if tree.truncated:
+        summary["truncated"] = True
+        summary["note"] = "GitHub truncated this tree (over 100,000 entries or 7 MB): counts are lower bounds"
+    summary |= {
+        **(tree.cut_observation() or {}),  # early: a preview cut at a few KB must still show the cut
         "ref": tree.ref,
         "path": tree.path or "/",
         "files": tree.files,
         "dirs": tree.dirs,
+        "own_files": model.own_files,
+        "vendored": [{"path": v.path, "files": v.files} for v in model.vendored[:20]],
+        "generated_files": model.generated_files,
+        "tests": {
+            "files": model.tests.files,
+            "packages": model.tests.packages,
+            "by_convention": dict(model.tests.by_convention[:8]),
+        },
+        "packages": [f"{p.path or '.'} ({p.ecosystem})" for p in model.packages[:30]],
+        "ci": [c.name for c in model.ci],
         "top_level": top_level[:100],
         "largest_subdirectories": [{"path": f"{base}{d}", "files": n} for d, n in per_dir.most_common(20)],
         "notable_files": {
@@ -105,10 +129,12 @@ def summarise_tree(tree: FileTree, *, max_entries: int = 200) -> dict[str, Any]:
     }
     if len(files) > len(shown):
         summary["paths_omitted"] = len(files) - len(shown)
-    if tree.truncated:
-        summary["truncated"] = True
-        summary["note"] = "GitHub truncated this tree (over 100,000 entries or 7 MB): counts are lower bounds"
     return summary
+
+
+def _folder(top: TopFolder) -> dict[str, Any]:
+    own = {} if top.own_files == top.files else {"own_files": top.own_files}
+    return {"files": top.files, **own, "role": top.role}
 
 
 def cut_for_model(observation: dict[str, Any], max_chars: int) -> str:

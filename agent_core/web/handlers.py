@@ -218,7 +218,9 @@ class Handlers:
         except AgentCoreError as exc:
             self.budget.release(admission, tokens_used=0)
             s.view = None
-            yield self.refuse(s, str(exc))
+            yield self.refuse(
+                s, exc.localized(s.lang)
+            )  # e.g. an unknown ref or path, named in the page's language
             return
         except BaseException:
             self.budget.release(admission, tokens_used=0)

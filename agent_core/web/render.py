@@ -43,6 +43,7 @@ from agent_core.web.trace_items import (
     call_preview,
     diagram_item,
     report_pointer,
+    scope_items,
     short_args,
 )
 
@@ -96,8 +97,8 @@ class TraceView:
         self._now = max(self._now, event.t)
         match event:
             case ev.RunStarted():
-                self.started = event
-                self._stats.estimate = event.estimate
+                self.started, self._stats.estimate = event, event.estimate
+                self._items.extend(scope_items(event, self.lang))  # a /tree/ or /blob/ URL's scope
             case ev.TurnStarted():
                 self._turn_started(event)
             case ev.ReasoningDelta() | ev.TextDelta():

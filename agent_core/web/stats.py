@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 from agent_core import events as ev
+from agent_core.cost import CostPart
 from agent_core.report.coverage import coverage_lines
 from agent_core.web.i18n import t
 
@@ -117,7 +118,7 @@ class LiveStats:
         )
 
 
-def _per_mtok(part: ev.CostPart) -> str:
+def _per_mtok(part: CostPart) -> str:
     low, high = part.usd_per_mtok_low, part.usd_per_mtok_high
     return f"${low:g}" if low == high else f"${low:g}–{high:g}"
 

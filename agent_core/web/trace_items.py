@@ -156,3 +156,9 @@ def diagram_item(event: ev.DiagramDrawn, lang: str) -> Item:
     if event.dropped:
         lines.append(one_line(t("diagram_dropped", lang, paths=", ".join(event.dropped)), 300))
     return Item(title=one_line(title, 160), body="\n\n".join(lines))
+
+
+def scope_items(event: ev.RunStarted, lang: str) -> list[Item]:
+    """What the run's /tree/ or /blob/ URLs narrowed it to, one line each (none for whole repositories)."""
+    keys = {"blob": "scope_file", "tree": "scope_folder"}
+    return [Item(title=one_line(t(keys[s.kind], lang, where=s.label()), 160)) for s in event.scopes]

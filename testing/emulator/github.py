@@ -94,7 +94,9 @@ class GitHubEmulator:
     """A loopback GitHub REST API over real git repositories. See the module docstring.
 
     Tunables are plain attributes, read at each request: ``max_dir_entries`` (1,000),
-    ``max_inline_size`` (1,000,000 bytes), ``max_tree_entries`` (100,000), ``limit_unauthenticated``
+    ``max_inline_size`` (1,000,000 bytes), ``max_tree_entries`` (100,000) and ``max_tree_bytes``
+    (7,000,000: where a recursive trees request is cut, answering ``"truncated": true``; set them small
+    to cut a small tree), ``limit_unauthenticated``
     (60), ``limit_authenticated`` (5,000), ``reset_at`` (epoch of the rate-limit reset, default now +
     1 hour), ``cache_control`` (GitHub's "private, max-age=60, s-maxage=60"; set "private, max-age=0"
     to make HTTP caches revalidate every time), ``send_vary`` (True; False omits the ``Vary`` header, as
@@ -111,6 +113,7 @@ class GitHubEmulator:
         self.max_dir_entries = 1000
         self.max_inline_size = 1_000_000
         self.max_tree_entries = 100_000
+        self.max_tree_bytes = 7_000_000
         self.limit_unauthenticated = 60
         self.limit_authenticated = 5000
         self.reset_at = int(time.time()) + 3600
@@ -494,6 +497,7 @@ class GitHubEmulator:
             max_dir_entries=self.max_dir_entries,
             max_inline_size=self.max_inline_size,
             max_tree_entries=self.max_tree_entries,
+            max_tree_bytes=self.max_tree_bytes,
             logins={email.lower(): login for email, login in self.logins.items()},
         )
 

@@ -28,6 +28,7 @@ DOC_URLS = {
     "readme": f"{DOCS}/repos/contents#get-a-repository-readme",
     "commits": f"{DOCS}/commits/commits#list-commits",
     "trees": f"{DOCS}/git/trees#get-a-tree",
+    "refs": f"{DOCS}/git/refs#list-matching-references",
     "languages": f"{DOCS}/repos/repos#list-repository-languages",
     "rate_limit": f"{DOCS}/overview/rate-limits-for-the-rest-api",
 }
@@ -105,6 +106,7 @@ class Limits:
     max_inline_size: int
     max_tree_entries: int
     logins: Mapping[str, str]
+    max_tree_bytes: int = 7_000_000
 
 
 class ApiError(Exception):

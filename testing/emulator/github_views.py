@@ -12,6 +12,7 @@ they point to (as GitHub does), ``Link`` pagination, and 404/409 answers raised 
 from __future__ import annotations
 
 import base64
+import json
 import math
 import posixpath
 import re
@@ -81,6 +82,8 @@ class RepoView(RepoPayloads):
             return self.commits(query)
         if rest.startswith("/git/trees/") and len(rest) > len("/git/trees/"):
             return self.tree(rest.removeprefix("/git/trees/"), query)
+        if rest.startswith("/git/matching-refs/"):
+            return self.matching_refs(rest.removeprefix("/git/matching-refs/"))
         if rest == "/languages":
             return json_response(200, self.languages(self.head_blobs(self.head())))
         raise not_found(DOCS)
@@ -195,7 +198,27 @@ class RepoView(RepoPayloads):
         links = [f'<{base}?{urlencode({**query, "page": str(number)})}>; rel="{rel}"' for rel, number in rels]
         return ", ".join(links) or None
 
+    def matching_refs(self, prefix: str) -> Response:
+        """``git/matching-refs/{heads|tags}/{prefix}``: the refs whose names start with it (a list, maybe
+        empty); an empty repository has none."""
+        prefix = prefix.strip("/")
+        if not prefix.startswith(("heads/", "tags/")) and prefix not in {"heads", "tags"}:
+            return json_response(200, [])
+        rows = self.git.matching_refs(f"refs/{prefix}")
+        body = [
+            {
+                "ref": name,
+                "node_id": "",
+                "url": f"{self.repo_api}/git/{name}",
+                "object": {"sha": sha, "type": kind, "url": f"{self.repo_api}/git/{kind}s/{sha}"},
+            }
+            for name, sha, kind in rows
+        ]
+        return json_response(200, body)
+
     def tree(self, ref: str, query: Mapping[str, str]) -> Response:
+        """A tree by sha or ref name; ``recursive`` (any value) lists subtrees too, cut like GitHub's at
+        ``max_tree_entries`` entries or ``max_tree_bytes`` bytes of entries (``"truncated": true``)."""
         doc = DOC_URLS["trees"]
         if self.git.is_empty():
             raise ApiError(409, "Git Repository is empty.", doc=doc)
@@ -203,15 +226,20 @@ class RepoView(RepoPayloads):
         if tree_sha is None:
             raise not_found(doc)
         items = self.git.list_tree(tree_sha, recursive="recursive" in query)  # any value turns it on
-        truncated = len(items) > self.limits.max_tree_entries
-        entries = []
-        for item in items[: self.limits.max_tree_entries]:
+        truncated = False
+        entries: list[dict[str, Any]] = []
+        spent = 0
+        for item in items:
             entry: dict[str, Any] = {"path": item.path, "mode": item.mode, "type": item.type, "sha": item.sha}
             if item.type == "blob":
                 entry["size"] = item.size
                 entry["url"] = f"{self.repo_api}/git/blobs/{item.sha}"
             elif item.type == "tree":
                 entry["url"] = f"{self.repo_api}/git/trees/{item.sha}"
+            spent += len(json.dumps(entry)) + 1
+            if len(entries) >= self.limits.max_tree_entries or spent > self.limits.max_tree_bytes:
+                truncated = True
+                break
             entries.append(entry)
         url = f"{self.repo_api}/git/trees/{tree_sha}"
         return json_response(200, {"sha": tree_sha, "url": url, "tree": entries, "truncated": truncated})

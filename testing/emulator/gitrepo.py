@@ -495,6 +495,14 @@ class GitReader:
     def default_branch(self) -> str:
         return self._git("symbolic-ref", "--short", "HEAD").decode().strip()
 
+    def matching_refs(self, prefix: str) -> list[tuple[str, str, str]]:
+        """``(refname, sha, type)`` of every ref whose full name starts with ``prefix`` (as GitHub's
+        ``git/matching-refs``: ``refs/heads/feature`` matches ``refs/heads/feature/x`` and
+        ``refs/heads/features``), sorted by name."""
+        out = self._git("for-each-ref", "--format=%(refname)%00%(objectname)%00%(objecttype)", "refs/")
+        rows = [line.split("\0") for line in out.decode("utf-8", "surrogateescape").splitlines() if line]
+        return sorted((name, sha, kind) for name, sha, kind in rows if name.startswith(prefix))
+
     def is_empty(self) -> bool:
         """True when the repository has no branch at all (GitHub: "Git Repository is empty.")."""
         return not self._git("for-each-ref", "--count=1", "refs/heads").strip()
