@@ -127,13 +127,22 @@ class Explanation:
     next_step: str  # what the person can do about it
 
 
+# A host the diagnosis does not name: a Space's own model endpoint is never named to its visitors.
+_UNNAMED = {
+    ("github", False): "GitHub",
+    ("github", True): "GitHub",
+    ("model", False): "of this Space",
+    ("model", True): "（本 Space 的）",
+}
+
+
 def explain(diagnosis: Diagnosis, lang: str = "en", *, reset_at: float | None = None) -> Explanation:
     """The diagnosis in words, in ``lang`` ("en" or "zh"; English otherwise)."""
     table = _ZH if lang == "zh" else _EN
     what, next_step = table.get(diagnosis.cause, table["unknown"])
     at = diagnosis.reset_at if diagnosis.reset_at is not None else reset_at
     values = {
-        "host": diagnosis.host or ("GitHub" if diagnosis.source == "github" else "?"),
+        "host": diagnosis.host or _UNNAMED.get((diagnosis.source, lang == "zh"), "?"),
         "repo": diagnosis.repo or ("该仓库" if lang == "zh" else "The repository"),
         "reset": time.strftime("%H:%M UTC", time.gmtime(at)) if at is not None else "?",
     }

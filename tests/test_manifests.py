@@ -388,3 +388,12 @@ def test_indirect_requirements_are_counted_but_not_called_notable() -> None:
 
     assert notable_dependencies([manifest]) == [("github.com/spf13/cobra", "cli")]
     assert "github.com/stretchr/testify" in {d.name for d in manifest.all_dependencies()}
+
+
+def test_a_direct_reference_names_its_package() -> None:
+    """``name @ git+https://…`` (PEP 508) is a requirement like any other: scrapy's docs requirements
+    were counted 69 where the file names 72."""
+    text = "sphinx>=7\nsphinx-rtd-theme @ git+https://github.com/x/y@main\nfoo[extra] @ https://e.x/f.whl\n"
+    text += "-r base.txt\nhttps://example.com/bare.whl\n./local/pkg\n"
+    manifest = parse_manifest("docs/requirements.txt", text)
+    assert manifest.dependency_groups() == {"documentation": ("sphinx", "sphinx-rtd-theme", "foo")}

@@ -16,6 +16,7 @@ from agent_core import events as ev
 from agent_core import stream_analysis
 from agent_core.errors import InvalidTargetError, PermissionDeniedError
 from agent_core.repo import RunScope
+from agent_core.report.words_en import EN
 from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.sources.targets import parse_target
@@ -33,6 +34,8 @@ FILES = {
     "go.mod": "module example.com/mono\n\ngo 1.22\n\nrequire github.com/pkg/errors v0.9.1\n",
     "cmd/tool/main.go": "package main\n\nfunc main() {}\n",
     "docs/guide.md": "# Guide\n",
+    ".github/workflows/ci.yml": "on: push\njobs: {}\n",
+    "LICENSE": "MIT License\n\nPermission is hereby granted, free of charge, to any person obtaining a copy\n",
 }
 PARSER = {
     "pkg/parser/README.md": "# parser\n\nParses the mono language into a syntax tree.\n",
@@ -101,6 +104,9 @@ async def test_a_subfolder_url_on_a_ref_with_a_slash_scopes_the_offline_report(
     assert f"/tree/{diagram.commit}/pkg/parser/src)" in report  # the diagram's links lead into the folder
     whole = _report(await _run(emu, tmp_path / "whole", "acme/mono"))
     assert whole != report and "`cmd/`" in whole
+    # CI and the licence live at the repository's root, outside the folder: their absence from the folder
+    # is no absence from the repository (the real-repository bench judged "No CI" there false).
+    assert EN.r_no_ci not in report and EN.r_no_license not in report
 
 
 async def test_the_scope_is_in_the_export(emu: GitHubEmulator, tmp_path: Path) -> None:

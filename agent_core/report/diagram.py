@@ -81,15 +81,26 @@ class Graph:
         return f"{self.link_base}/tree/{self.commit}/{quote(path, safe='/')}"
 
 
+_LINK_BASE = re.compile(r"https://github\.com/[A-Za-z0-9-]+/[A-Za-z0-9._-]+")
+_COMMIT = re.compile(r"[0-9a-f]{7,40}")
+
+
 def graph_of(event: ev.DiagramDrawn) -> Graph:
-    """The graph a ``diagram`` event carries (capped again: an event may come from a recording)."""
+    """The graph a ``diagram`` event carries (capped again: an event may come from a recording, whose
+    links must lead to a GitHub repository at a commit: any other ``link_base`` or ``commit`` is dropped)."""
+    linked = bool(
+        event.link_base
+        and event.commit
+        and _LINK_BASE.fullmatch(event.link_base)
+        and _COMMIT.fullmatch(event.commit)
+    )
     graph = Graph(
         repo=event.repo,
         source=event.source,
         components=event.components,
         relations=event.relations,
         commit=event.commit,
-        link_base=event.link_base,
+        link_base=event.link_base if linked else None,
         root=event.root,
     )
     return cap(graph)

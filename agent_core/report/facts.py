@@ -196,7 +196,9 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
     if model is not None:
         tests_dir, test_files = _main_tests_dir(model), model.tests.files
         docs_dir = model.docs[0].path if model.docs else None
-        ci = model.ci_paths if model.ci_paths or tree_complete else None
+        # A scoped run sees one folder: CI and licence files usually live at the repository's root,
+        # outside it, so their absence from the folder is no absence from the repository.
+        ci = model.ci_paths if model.ci_paths or (tree_complete and not evidence.root) else None
     else:  # folder listings only: what their names say, at the top level
         tests_dir = next((name for name in _TOP_TEST_DIRS if name in dirs), None)
         test_files = sum(1 for p in paths if TEST_FILE.search(p.rsplit("/", 1)[-1]))
@@ -212,7 +214,7 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
         tree_complete=tree_complete,
         manifests=tuple(read_manifests(evidence.files)),
         readme=readme,
-        license_files=licenses if licenses or root_complete else None,
+        license_files=licenses if licenses or (root_complete and not evidence.root) else None,
         ci=ci,
         test_runners=tuple(p for p in top_files if p.lower() in TEST_RUNNERS),
         tests_dir=tests_dir,

@@ -66,10 +66,17 @@ def parse_pyproject(source: str) -> Fields:
     }
 
 
+_DIRECT_REFERENCE = re.compile(r"^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[[^\]]*\])?\s*@\s*\S")
+
+
 def parse_requirements(source: str) -> Fields:
     found = []
     for raw in source.replace("\\\n", " ").splitlines():
         line = _without_comment(raw).strip()
+        direct = _DIRECT_REFERENCE.match(line)  # PEP 508 "name @ git+https://...": a package all the same
+        if direct is not None:
+            found.append(Dependency(name=direct.group(1), spec="@ URL"))
+            continue
         if not line or line.startswith("-") or "://" in line or line.startswith((".", "/")):
             continue  # options (-r, -e, --hash...), URLs and local paths name no package
         dep = requirement(line)

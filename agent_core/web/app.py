@@ -23,7 +23,9 @@ from agent_core.web.budget import SpaceBudget
 from agent_core.web.handlers import Handlers
 from agent_core.web.layout import layout
 from agent_core.web.mcp import RepositoryApi
+from agent_core.web.queue_gate import gate_middleware
 from agent_core.web.replay import bundled_recordings
+from agent_core.web.sessions import SessionTable
 from agent_core.wiring import OpenedAnalysis
 
 logger = logging.getLogger("repo_analyst.app")
@@ -51,8 +53,9 @@ CSS = """
 
 def launch_options(settings: Settings) -> dict[str, Any]:
     """Arguments for ``launch()``: where to bind (:attr:`Settings.bind_address`, the same decision local
-    paths follow), the upload cap, MCP, no share link, no run history, theme and CSS."""
-    return {
+    paths follow), the upload cap, MCP, no share link, no run history, theme and CSS; on a Space, the
+    queue gate (:mod:`~agent_core.web.queue_gate`)."""
+    options: dict[str, Any] = {
         "server_name": settings.bind_address,
         # Gradio refuses a bigger upload while it streams, before it is all on disk.
         "max_file_size": settings.max_upload_mb * 1024 * 1024,
@@ -63,6 +66,9 @@ def launch_options(settings: Settings) -> dict[str, Any]:
         "theme": gr.themes.Soft(),
         "css": CSS,
     }
+    if settings.hosted:  # each visitor's share of the queue, checked before Gradio queues anything
+        options["app_kwargs"] = {"middleware": [gate_middleware()]}
+    return options
 
 
 def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blocks:
@@ -71,13 +77,23 @@ def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blo
     budget = SpaceBudget(settings, services.quotas, clock=services.clock)
     recordings = bundled_recordings()
 
+    sessions = SessionTable(services.clock, schedule=_schedule_close)
+
     def discard(value: object) -> None:
         if isinstance(value, BrowserSession):
+            sessions.forget(value)
             value.discard(_schedule_close)
 
     with gr.Blocks(title="Repo Analyst", fill_width=True) as demo:
         page = layout(settings, recordings, BrowserSession(settings, clock=services.clock), discard)
-        handlers = Handlers(page, settings=settings, services=services, budget=budget, recordings=recordings)
+        handlers = Handlers(
+            page,
+            settings=settings,
+            services=services,
+            budget=budget,
+            recordings=recordings,
+            sessions=sessions,
+        )
         bind(page, handlers, settings)
         demo.load(
             handlers.on_load,

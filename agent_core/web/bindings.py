@@ -17,6 +17,7 @@ from agent_core.web.handlers import Handlers
 from agent_core.web.layout import SCROLL_TO_TRACE
 from agent_core.web.page import Page
 from agent_core.web.panels import PanelHandlers
+from agent_core.web.replay_handler import ReplayHandler
 
 
 def bind(page: Page, handlers: Handlers, settings: Settings) -> None:
@@ -68,7 +69,14 @@ def bind(page: Page, handlers: Handlers, settings: Settings) -> None:
     chain(
         p.trace.followup.submit, h.ask_followup, followup_inputs, h.after_followup, followup_inputs, **private
     )
-    chain(p.replay.play.click, h.run_replay, replay_inputs, h.after_run, [p.state], api_visibility="private")
+    chain(
+        p.replay.play.click,
+        ReplayHandler(h).run_replay,
+        replay_inputs,
+        h.after_run,
+        [p.state],
+        api_visibility="private",
+    )
     p.inputs.stop.click(h.stop_run, [p.state], outputs + controls, **quick)
     p.status.timer.tick(side.tick, [p.state], [p.status.breakers, p.status.timer], **quick)
     chaos_inputs = [p.chaos.enabled, p.chaos.fault_rate, p.chaos.down_tool, p.state]

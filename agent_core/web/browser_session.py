@@ -10,6 +10,7 @@ pool, the cache) belong to :class:`agent_core.agent.session.Services`, never to 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 import shutil
@@ -17,6 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeGuard
 
 from agent_core import events as ev
 from agent_core.agent.model_turn import LLM_BREAKER
@@ -28,6 +30,7 @@ from agent_core.llm.providers import PRESETS
 from agent_core.resilience import BreakerSnapshot
 from agent_core.settings import Settings
 from agent_core.tools.chaos import ChaosMonkey
+from agent_core.web.budget import Payer
 from agent_core.web.i18n import t
 from agent_core.web.markdown import one_line
 from agent_core.web.outcome import failed_phase, finished_phase
@@ -35,7 +38,14 @@ from agent_core.web.render import TraceView
 from agent_core.web.stats import format_clock
 from agent_core.web.stop import ActiveRun
 from agent_core.web.trace_items import Message
-from agent_core.wiring import OpenedAnalysis, model_endpoint, new_board, owner_github, uses_model
+from agent_core.wiring import (
+    OpenedAnalysis,
+    model_endpoint,
+    new_board,
+    owner_github,
+    owner_model,
+    uses_model,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +83,7 @@ class BrowserSession:
         self.breakers = new_board(base, clock)
         self.chaos = ChaosMonkey(rng=rng)
         self.opened: OpenedAnalysis | None = None
+        self.opened_payer: Payer | None = None  # who pays for the opened analysis (and its follow-ups)
         self.view: TraceView | None = None
         self.history: list[Message] = []
         self.rate_limit: ev.RateLimitUpdated | None = None
@@ -82,6 +93,8 @@ class BrowserSession:
         self.visitor: str | None = None  # whom the hosted budget counts (set by the handlers)
         self.run: ActiveRun | None = None  # the run being streamed, which Stop cancels
         self._export_dir: Path | None = None
+        self._exported: tuple[TraceView, int, Path, Path] | None = None  # the view, its event count, files
+        self._exports_written = 0
         self._started_at = clock.monotonic()  # when the current trace began (a stopped step's duration)
 
     # -- the run being streamed -------------------------------------------------------------------
@@ -139,7 +152,10 @@ class BrowserSession:
         return not (self.base.hosted and owner_github(self.base, self.settings))
 
     def observe(self, event: ev.Event) -> None:
-        """Fold one event into the current trace and the session's status."""
+        """Fold one event into the current trace and the session's status. On a Space, a diagnosis of
+        the owner's model endpoint loses its host (never named to visitors: page and export alike)."""
+        if isinstance(event, ev.RunFinished | ev.RunFailed) and self._owner_endpoint(event.diagnosis):
+            event = dataclasses.replace(event, diagnosis=dataclasses.replace(event.diagnosis, host=None))
         if self.view is None:
             self.view = TraceView(lang=self.lang)
         self.view.apply(event)
@@ -150,11 +166,25 @@ class BrowserSession:
         elif isinstance(event, ev.RunFailed):
             self.phase = failed_phase(event, self.lang)
 
+    def _owner_endpoint(self, diagnosis: ev.Diagnosis | None) -> TypeGuard[ev.Diagnosis]:
+        """Whether ``diagnosis`` names the host of a Space owner's model endpoint."""
+        return (
+            diagnosis is not None
+            and diagnosis.source == "model"
+            and diagnosis.host is not None
+            and self.base.hosted
+            and (
+                self.opened_payer.owner_model
+                if self.opened_payer is not None
+                else owner_model(self.base, self.settings)
+            )
+        )
+
     def messages(self) -> list[Message]:
         return self.history + (self.view.messages() if self.view is not None else [])
 
     async def close_analysis(self) -> None:
-        opened, self.opened = self.opened, None
+        opened, self.opened, self.opened_payer = self.opened, None, None
         if opened is not None:
             await opened.aclose()
 
@@ -238,8 +268,9 @@ class BrowserSession:
         lang, s = self.lang, self.settings
         started = self.view.started if self.view is not None else None
         if self.replaying is not None:
-            model = started.model if started is not None else "?"
-            mode = t("status_replay_mode", lang, name=self.replaying, model=model)
+            # Both come from the uploaded file (its name, its run_started): text, never markup.
+            model = one_line(started.model) if started is not None else "?"
+            mode = t("status_replay_mode", lang, name=one_line(self.replaying), model=model)
         elif not uses_model(s):
             mode = t("status_planner", lang)
         else:
@@ -267,18 +298,32 @@ class BrowserSession:
     # -- export ---------------------------------------------------------------------------------------
 
     def export_files(self) -> tuple[Path, Path] | None:
-        """Write ``report.md`` and ``trace.jsonl`` of the current run; None before any run."""
+        """``report.md`` and ``trace.jsonl`` of the current run, written once per run (however often the
+        downloads step asks) and replacing the previous run's: a session holds one pair at most. None
+        before any run."""
         view = self.view
         if view is None or not view.events:
             return None
+        exported = self._exported
+        if exported is not None and exported[0] is view and exported[1] == len(view.events):
+            return exported[2], exported[3]
+        self._remove_exports()
         if self._export_dir is None:
             self._export_dir = Path(tempfile.mkdtemp(prefix="repo-analyst-"))
-        stamp = time.strftime("%Y%m%d-%H%M%S")
+        self._exports_written += 1
+        stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{self._exports_written}"
         report = self._export_dir / f"report-{stamp}.md"
         trace = self._export_dir / f"trace-{stamp}.jsonl"
         report.write_text(view.export_text(), encoding="utf-8")
         dump_events(view.events, trace)
+        self._exported = (view, len(view.events), report, trace)
         return report, trace
+
+    def _remove_exports(self) -> None:
+        if self._exported is not None:
+            for path in self._exported[2:]:
+                path.unlink(missing_ok=True)
+            self._exported = None
 
     @property
     def has_report(self) -> bool:
@@ -287,9 +332,20 @@ class BrowserSession:
 
     def discard(self, schedule: Callable[[OpenedAnalysis], None] | None = None) -> None:
         """The browser session ended: drop files, hand the open analysis to ``schedule`` for closing."""
+        self._exported = None
         if self._export_dir is not None:
             shutil.rmtree(self._export_dir, ignore_errors=True)
             self._export_dir = None
-        opened, self.opened = self.opened, None
+        opened, self.opened, self.opened_payer = self.opened, None, None
         if opened is not None and schedule is not None:
             schedule(opened)
+
+    def release(self, schedule: Callable[[OpenedAnalysis], None] | None = None) -> None:
+        """The session sat idle too long (:mod:`agent_core.web.sessions`): like :meth:`discard`, and its
+        trace and conversation go too; its settings stay."""
+        self.discard(schedule)
+        self.view = None
+        self.history = []
+        self.rate_limit = None
+        self.replaying = None
+        self.phase = ""

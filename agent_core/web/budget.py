@@ -4,8 +4,9 @@ On a Hugging Face Space strangers spend the owner's model key and GitHub quota. 
 from :func:`visitor_key` (the address the platform's proxy appends, never what the client writes).
 :class:`SpaceBudget` (owned by the app, one per process, never module state) holds
 
-* per visitor, in a sliding hour: run starts (:class:`RunBudget`, ``RUNS_PER_HOUR``) and public tool
-  calls (``RUNS_PER_HOUR × MAX_TOOL_CALLS``), and one run at a time;
+* per visitor, in a sliding hour: run starts (:class:`RunBudget`, ``RUNS_PER_HOUR``), replays
+  (:data:`REPLAYS_PER_HOUR`) and public tool calls (``RUNS_PER_HOUR × MAX_TOOL_CALLS``), and one run or
+  replay at a time;
 * for the whole Space: the process-wide :class:`~agent_core.wiring.SpaceQuotas` (owner-paid runs,
   model tokens, GitHub requests), which the composition root also hands to the GitHub client.
 
@@ -28,6 +29,7 @@ from agent_core.web.i18n import t
 from agent_core.wiring import SpaceQuotas
 
 WINDOW_SECONDS = 3600.0
+REPLAYS_PER_HOUR = 20  # per visitor (or RUNS_PER_HOUR, if more); each also bounded in CPU (web/replay.py)
 MAX_KEYS = 10_000  # visitors remembered at once; beyond this new ones wait, known ones are never evicted
 
 
@@ -155,6 +157,7 @@ class SpaceBudget:
         self.quotas = quotas
         self.runs = RunBudget(settings.runs_per_hour, clock=clock)
         self.tools = RunBudget(settings.runs_per_hour * settings.max_tool_calls, clock=clock)
+        self.replays = RunBudget(max(REPLAYS_PER_HOUR, settings.runs_per_hour), clock=clock)
         self._running: set[str] = set()
         self._lock = threading.Lock()
 
@@ -175,6 +178,25 @@ class SpaceBudget:
             self._unmark(key)
             return counted
         return Admission(key=key, payer=payer, tokens=counted)
+
+    def admit_replay(self, key: str, *, lang: str = "en") -> Admission | str:
+        """Let one replay start for ``key`` (it costs the Space CPU, not money): one run or replay at a
+        time per visitor, :data:`REPLAYS_PER_HOUR` an hour; the refusal's text otherwise."""
+        free = Admission(key=key, payer=Payer(owner_model=False, owner_github=False), tokens=None)
+        if not self.enforced:
+            return free
+        with self._lock:
+            if key in self._running:
+                return t("run_in_progress", lang)
+            self._running.add(key)
+        decision = self.replays.try_start(key)
+        if decision.allowed:
+            return free
+        self._unmark(key)
+        if decision.busy:
+            return t("space_busy", lang, minutes=decision.retry_after_minutes)
+        limit = self.replays.runs_per_hour
+        return t("replay_budget_exceeded", lang, limit=limit, minutes=decision.retry_after_minutes)
 
     def _count(self, key: str, payer: Payer, lang: str) -> int | str | None:
         """Count the run against the Space and the visitor: the model tokens reserved (None when the

@@ -20,7 +20,7 @@ from pathlib import Path
 import gradio as gr
 
 from agent_core import events as ev
-from agent_core.errors import AgentCoreError, UserInputError
+from agent_core.errors import AgentCoreError
 from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.web.batching import batched
@@ -30,11 +30,13 @@ from agent_core.web.budget import Admission, Payer, SpaceBudget
 from agent_core.web.controls import idle_controls, run_buttons, run_controls
 from agent_core.web.frames import BreakerTable
 from agent_core.web.i18n import t
+from agent_core.web.limits import too_long
 from agent_core.web.markdown import one_line
 from agent_core.web.mcp import client_key
 from agent_core.web.outcome import report_pane
 from agent_core.web.page import Frame, Page
-from agent_core.web.replay import load_recording, replay
+from agent_core.web.replay import CpuMeter
+from agent_core.web.sessions import SessionTable
 from agent_core.web.stop import ActiveRun
 from agent_core.wiring import open_analysis, owner_github, owner_model, resolve_targets
 
@@ -52,20 +54,25 @@ class Handlers:
         services: Services,
         budget: SpaceBudget,
         recordings: Mapping[str, Path],
+        sessions: SessionTable | None = None,
     ) -> None:
         self.page = page
         self.settings = settings
         self.services = services
         self.budget = budget
         self.recordings = recordings
+        self.sessions = sessions or SessionTable(services.clock)
 
     def session(self, value: object) -> BrowserSession:
-        """The browser session's state, created on first use (API clients never trigger ``load``)."""
-        return (
+        """The browser session's state, created on first use (API clients never trigger ``load``); each
+        use keeps it from expiring (:mod:`~agent_core.web.sessions`)."""
+        s = (
             value
             if isinstance(value, BrowserSession)
             else BrowserSession(self.settings, clock=self.services.clock)
         )
+        self.sessions.touch(s)
+        return s
 
     def payer(self, s: BrowserSession) -> Payer:
         """Whose accounts this session's runs spend."""
@@ -113,7 +120,11 @@ class Handlers:
         return self.frame(s) | run_controls(self.page, s)
 
     async def stream(
-        self, s: BrowserSession, run: ActiveRun, events: AsyncIterator[ev.Event]
+        self,
+        s: BrowserSession,
+        run: ActiveRun,
+        events: AsyncIterator[ev.Event],
+        meter: CpuMeter | None = None,
     ) -> AsyncGenerator[Frame, None]:
         """Frames for a run's events. Stop cancels the run's pump (``run``, see :mod:`.stop`): the batches
         end and the last frame shows the stopped trace. Callers wrap it in ``aclosing`` as it wraps
@@ -123,9 +134,13 @@ class Handlers:
         try:
             async with contextlib.aclosing(batched(events, on_pump=run.attach)) as batches:
                 async for batch in batches:
-                    for event in batch:
-                        s.observe(event)
-                    yield self.frame(s, table=table)
+                    with meter or contextlib.nullcontext():
+                        for event in batch:
+                            s.observe(event)
+                        frame = self.frame(s, table=table)
+                    if meter is not None and meter.exceeded:
+                        break  # closing the batches cancels the events' pump
+                    yield frame
         except Exception:  # the UI edge: a bug must end the run visibly, not leave spinners spinning
             logger.exception("a run failed unexpectedly")
             at = s.view.now if s.view is not None else 0.0
@@ -150,10 +165,11 @@ class Handlers:
             self.page.trace.chatbot: s.messages(),
         }
 
-    def admit(self, s: BrowserSession, request: gr.Request | None) -> Admission | str:
-        """Count a run for this visitor (hosted mode); the refusal's text when it may not start."""
+    def admit(self, s: BrowserSession, request: gr.Request | None, payer: Payer) -> Admission | str:
+        """Count a run for this visitor (hosted mode), paid by ``payer``; the refusal's text when it may
+        not start."""
         s.visitor = client_key(request)
-        return self.budget.admit(s.visitor, self.payer(s), lang=s.lang)
+        return self.budget.admit(s.visitor, payer, lang=s.lang)
 
     async def admitted(
         self, s: BrowserSession, run: ActiveRun, admission: Admission, events: AsyncIterator[ev.Event]
@@ -189,6 +205,10 @@ class Handlers:
     async def _analysis(
         self, s: BrowserSession, run: ActiveRun, target_text: str, question_text: str, request: gr.Request
     ) -> AsyncGenerator[Frame, None]:
+        refused = too_long(s.lang, ("target", target_text), ("question", question_text))
+        if refused is not None:  # before anything renders, resolves or counts the text
+            yield self.refuse(s, refused)
+            return
         await s.close_analysis()
         s.replaying = None
         s.start_view(keep_history=False, request="\n\n".join(p for p in (target_text, question_text) if p))
@@ -200,7 +220,8 @@ class Handlers:
             s.view = None
             yield self.refuse(s, str(exc))
             return
-        admission = self.admit(s, request)
+        payer = self.payer(s)  # the settings the analysis opens with decide who pays, now and for follow-ups
+        admission = self.admit(s, request, payer)
         if isinstance(admission, str):
             s.view = None
             yield self.refuse(s, admission)
@@ -225,6 +246,7 @@ class Handlers:
         except BaseException:
             self.budget.release(admission, tokens_used=0)
             raise
+        s.opened_payer = payer
         if run.stopped:  # Stop came while the analysis opened: nothing ran
             self.budget.release(admission, tokens_used=0)
             yield self.frame(s)
@@ -250,10 +272,21 @@ class Handlers:
     async def _followup(
         self, s: BrowserSession, run: ActiveRun, text: str, request: gr.Request
     ) -> AsyncGenerator[Frame, None]:
+        refused = too_long(s.lang, ("followup", text))
+        if refused is not None:
+            yield self.refuse(s, refused)
+            return
         if not s.can_follow_up or not text.strip():
             yield self.refuse(s, t("status_no_followup", s.lang))
             return
-        admission = self.admit(s, request)
+        # A follow-up runs on the opened analysis: its key and token pay, whatever the settings say now.
+        # Settings that changed who pays close it (the next analysis opens under the new payer).
+        payer = s.opened_payer
+        if payer is None or payer != self.payer(s):
+            await s.close_analysis()
+            yield self.refuse(s, t("followup_payer_changed", s.lang))
+            return
+        admission = self.admit(s, request, payer)
         if isinstance(admission, str):
             yield self.refuse(s, admission)
             return
@@ -265,47 +298,6 @@ class Handlers:
         async with contextlib.aclosing(self.admitted(s, run, admission, events)) as frames:
             async for out in frames:
                 yield out
-
-    async def run_replay(
-        self, choice: str | None, upload: str | None, speed: float, session: object
-    ) -> AsyncIterator[Frame]:
-        s = self.session(session)
-        run = s.begin_run()
-        if run is None:
-            yield self.busy(s)
-            return
-        try:
-            async with contextlib.aclosing(self._replay(s, run, choice, upload, speed)) as frames:
-                async for out in frames:
-                    yield out
-        finally:
-            s.end_run(run)
-
-    async def _replay(
-        self, s: BrowserSession, run: ActiveRun, choice: str | None, upload: str | None, speed: float
-    ) -> AsyncGenerator[Frame, None]:
-        path = Path(upload) if upload else self.recordings.get(choice or "")
-        if path is None:
-            yield self.refuse(s, t("replay_choice", s.lang) + "?")
-            return
-        try:
-            events = load_recording(path)
-        except UserInputError as exc:
-            yield self.refuse(s, str(exc))
-            return
-        await s.close_analysis()  # a replay replaces the conversation
-        s.replaying = path.stem
-        s.rate_limit = None
-        s.start_view(keep_history=False)
-        s.phase = t("status_replaying", s.lang)
-        yield self.opening_frame(s)
-        played = replay(events, speed=float(speed or 1.0))
-        async with contextlib.aclosing(self.stream(s, run, played)) as frames:
-            async for out in frames:
-                yield out
-        if not run.stopped:
-            s.phase = t("status_replayed", s.lang)
-            yield {self.page.status.line: self.line(s)}
 
     async def stop_run(self, session: object) -> Frame:
         """Stop's own handler: the trace turns done ("stopped") and the run is cancelled through the

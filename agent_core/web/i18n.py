@@ -96,6 +96,9 @@ _EN: Mapping[str, str] = types.MappingProxyType(
         "status_replay_mode": "▶ replay of {name} (recorded with {model})",
         "status_replayed": "Replay finished.",
         "status_no_followup": "Run an analysis first: follow-ups continue its conversation.",
+        "replay_budget_exceeded": "You have used your {limit} replays for this hour; try again in {minutes} min.",
+        "replay_cpu_stopped": "The replay stopped: it used the {seconds} s of server time a replay may use.",
+        "followup_payer_changed": "The settings changed who pays: run a new analysis, then ask again.",
         "budget_exceeded": (
             "This session has used its {limit} runs for this hour; try again in {minutes} min."
         ),
@@ -282,6 +285,9 @@ _ZH: Mapping[str, str] = types.MappingProxyType(
         "status_replay_mode": "▶ 回放 {name}（录制时使用 {model}）",
         "status_replayed": "回放结束。",
         "status_no_followup": "请先运行一次分析：追问会延续那次对话。",
+        "replay_budget_exceeded": "本访客这一小时的 {limit} 次回放已用完；请约 {minutes} 分钟后再试。",
+        "replay_cpu_stopped": "回放已停止：它用完了一次回放可用的 {seconds} 秒服务器时间。",
+        "followup_payer_changed": "设置改变了模型或 GitHub 的付费方：请先重新运行一次分析，再追问。",
         "budget_exceeded": "本会话这一小时的 {limit} 次运行已用完；请 {minutes} 分钟后再试。",
         "tool_budget_exceeded": "这一小时的 {limit} 次工具调用已用完；请 {minutes} 分钟后再试。",
         "run_in_progress": "你在此 Space 上已有一个分析正在运行：请等它结束（或按停止）后再开始下一个。",

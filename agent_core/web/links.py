@@ -20,6 +20,7 @@ Code spans are masked first (``mask``/``unmask``), so nothing inside them is tou
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from urllib.parse import unquote, urlsplit
 
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private-use marks around a masked code span's number
@@ -53,26 +54,35 @@ def unmask(text: str, spans: list[str]) -> str:
 
 
 _TICKS = re.compile(r"(?<!\\)`+")
+_RUNS = re.compile(r"`+")
 
 
 def spans_of(line: str) -> list[tuple[bool, str]]:
-    """``(is_code, text)`` pieces of a line: code spans (with their backticks) and the text between."""
+    """``(is_code, text)`` pieces of a line: code spans (with their backticks) and the text between.
+
+    Linear: the backtick runs are listed once, by length, and a span's closing run is looked up (a scan
+    to the end of the line for every unclosed run would be quadratic)."""
     pieces: list[tuple[bool, str]] = []
+    runs: dict[int, list[int]] = {}  # run length -> starts of the maximal runs of that length, in order
+    for run in _RUNS.finditer(line):
+        runs.setdefault(run.end() - run.start(), []).append(run.start())
     i = 0
     while True:
         opening = _TICKS.search(line, i)
         if opening is None:
             pieces.append((False, line[i:]))
             return pieces
-        ticks = opening.group(0)
-        closing = re.compile(rf"(?<!`){ticks}(?!`)").search(line, opening.end())
-        if closing is None:  # a lone backtick run is literal text
+        width = opening.end() - opening.start()
+        starts = runs.get(width, [])
+        k = bisect_left(starts, opening.end())
+        if k == len(starts):  # a lone backtick run is literal text
             pieces.append((False, line[i : opening.end()]))
             i = opening.end()
             continue
+        close = starts[k] + width
         pieces.append((False, line[i : opening.start()]))
-        pieces.append((True, line[opening.start() : closing.end()]))
-        i = closing.end()
+        pieces.append((True, line[opening.start() : close]))
+        i = close
 
 
 def neutralize(text: str, spans: list[str]) -> str:
@@ -85,149 +95,194 @@ def neutralize(text: str, spans: list[str]) -> str:
     if task:
         out.append(task.group(0))
         start = task.end()
-    _scan(text, start, out, spans)
+    _Scanner(text, spans, out).scan(start, len(text), 0)
     return "".join(out)
 
 
-def _scan(text: str, i: int, out: list[str], spans: list[str]) -> None:
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\" and i + 1 < n:
-            out.append(text[i : i + 2])
-            i += 2
-        elif c == "!" and text.startswith("![", i):
-            link = _parse_link(text, i + 1)
-            if link is None:
-                out.append("!\\[")
+REPOSITORY_HOSTS = frozenset({"github.com", "www.github.com"})  # where an analysed repository's files are
+MAX_DEPTH = 16  # links inside link labels deeper than this are not links (their brackets are escaped)
+LABEL_MAX = 300  # a longer link text is not compared with its destination: the destination is shown
+_PUNCT = re.compile(r"\\.|[\[\]()]", re.DOTALL)
+_DEST_STOP = re.compile(r"[\\ \t()]")
+
+
+class _Scanner:
+    """One line's links and images, in time linear in the line (the work is property-tested).
+
+    Brackets and parentheses are matched once, in one pass with a stack, so that a link's label and
+    destination are found without scanning ahead from every ``[`` (``[`` repeated was quadratic); a
+    label is scanned in place, not copied; nesting deeper than :data:`MAX_DEPTH` is escaped, not recursed.
+    """
+
+    def __init__(self, text: str, spans: list[str], out: list[str]) -> None:
+        self.text, self.spans, self.out = text, spans, out
+        self.bracket: dict[int, int] = {}  # "[" -> its "]"
+        self.paren: dict[int, int] = {}  # "(" -> its ")"; an unclosed "(" is left out
+        brackets: list[int] = []
+        parens: list[int] = []
+        for m in _PUNCT.finditer(text):
+            c = m.group(0)
+            if c == "[":
+                brackets.append(m.start())
+            elif c == "]" and brackets:
+                self.bracket[brackets.pop()] = m.start()
+            elif c == "(":
+                parens.append(m.start())
+            elif c == ")" and parens:
+                self.paren[parens.pop()] = m.start()
+        self._found: dict[str, list[int]] = {}
+
+    def _next(self, char: str, start: int, end: int) -> int:
+        """The first ``char`` in ``text[start:end]`` (its positions are listed once), else -1."""
+        found = self._found.get(char)
+        if found is None:
+            found = self._found[char] = [m.start() for m in re.finditer(re.escape(char), self.text)]
+        k = bisect_left(found, start)
+        return found[k] if k < len(found) and found[k] < end else -1
+
+    def scan(self, i: int, end: int, depth: int) -> None:
+        text, out = self.text, self.out
+        while i < end:
+            c = text[i]
+            if c == "\\" and i + 1 < end:
+                out.append(text[i : i + 2])
                 i += 2
+            elif c == "!" and text.startswith("![", i) and i + 1 < end:
+                link = self._link(i + 1, end, depth)
+                if link is None:
+                    out.append("!\\[")
+                    i += 2
+                else:
+                    close, dest, after = link
+                    out.append(_image_text(self._label(i + 2, close), dest, self.spans))
+                    i = after
+            elif c == "[":
+                link = self._link(i, end, depth)
+                if link is None:
+                    out.append("\\[")
+                    i += 1
+                else:
+                    close, dest, after = link
+                    out.append("[")
+                    self.scan(i + 1, close, depth + 1)
+                    out.append(text[close:after])  # "](destination title)" as written
+                    if not _UNSAFE_SCHEME.match(dest):  # the caller's escaping makes those inert
+                        real = _misleading(self._label(i + 1, close), dest)
+                        if real:
+                            out.append(f" (→ {real})")
+                    i = after
             else:
-                label, dest, end = link
-                out.append(_image_text(label, dest, spans))
-                i = end
-        elif c == "[":
-            link = _parse_link(text, i)
-            if link is None:
-                out.append("\\[")
+                out.append(c)
                 i += 1
-            else:
-                label, dest, end = link
-                tail = text[i + len(label) + 2 : end]  # "(destination title)" as written
-                out.append(_checked_link(label, tail, dest, spans))
-                i = end
-        else:
-            out.append(c)
-            i += 1
 
+    def _label(self, start: int, close: int) -> str:
+        """What a label reads as (:func:`_plain`); over :data:`LABEL_MAX` characters, cut."""
+        return _plain(self.text[start : min(close, start + LABEL_MAX + 1)], self.spans)
 
-def _parse_link(text: str, i: int) -> tuple[str, str, int] | None:
-    """``[label](destination "title")`` starting at ``text[i] == "["``: (label, destination, end)."""
-    close = _matching_bracket(text, i)
-    if close is None or not text.startswith("(", close + 1):
-        return None
-    j = close + 2
-    n = len(text)
-    while j < n and text[j] in " \t":
-        j += 1
-    dest, j = _destination(text, j)
-    if dest is None:
-        return None
-    while j < n and text[j] in " \t":
-        j += 1
-    if j < n and text[j] in "\"'(":
-        closer = ")" if text[j] == "(" else text[j]
-        end = text.find(closer, j + 1)
-        if end < 0:
+    def _link(self, i: int, end: int, depth: int) -> tuple[int, str, int] | None:
+        """``[label](destination "title")`` at ``text[i] == "["``, inside ``end``: (the label's "]", the
+        destination, the end)."""
+        text = self.text
+        close = self.bracket.get(i)
+        if depth >= MAX_DEPTH or close is None or close + 1 >= end or text[close + 1] != "(":
             return None
-        j = end + 1
-        while j < n and text[j] in " \t":
+        j = self._skip_blanks(close + 2, end)
+        dest_end = self._destination(j, end)
+        if dest_end is None:
+            return None
+        dest_start, j = (j + 1, dest_end + 1) if text.startswith("<", j) else (j, dest_end)
+        j = self._skip_blanks(j, end)
+        if j < end and text[j] in "\"'(":
+            closer = ")" if text[j] == "(" else text[j]
+            title_end = self._next(closer, j + 1, end)
+            if title_end < 0:
+                return None
+            j = self._skip_blanks(title_end + 1, end)
+        if j >= end or text[j] != ")":
+            return None
+        return close, text[dest_start:dest_end], j + 1
+
+    def _skip_blanks(self, j: int, end: int) -> int:
+        while j < end and self.text[j] in " \t":
             j += 1
-    if j >= n or text[j] != ")":
-        return None
-    return text[i + 1 : close], dest, j + 1
+        return j
 
-
-def _matching_bracket(text: str, i: int) -> int | None:
-    depth = 0
-    j = i
-    while j < len(text):
-        c = text[j]
-        if c == "\\":
-            j += 2
-            continue
-        if c == "[":
-            depth += 1
-        elif c == "]":
-            depth -= 1
-            if depth == 0:
+    def _destination(self, j: int, end: int) -> int | None:
+        """Where the destination starting at ``j`` ends (a ``<…>`` one: at its ``>``, with no ``<``
+        inside); None when it does not. Matched parentheses are jumped over."""
+        text = self.text
+        if j < end and text[j] == "<":
+            close = self._next(">", j + 1, end)
+            if close < 0 or self._next("<", j + 1, close) >= 0:
+                return None
+            return close
+        while j < end:
+            stop = _DEST_STOP.search(text, j, end)
+            if stop is None:
+                return end
+            j = stop.start()
+            c = text[j]
+            if c == "\\":
+                j += 2
+            elif c == "(":
+                matched = self.paren.get(j)
+                blank = min(
+                    (p for p in (self._next(" ", j, end), self._next("\t", j, end)) if p >= 0), default=end
+                )
+                if matched is None or matched > blank:
+                    return blank  # unclosed before the next blank: the destination ends there
+                j = matched + 1
+            else:  # a blank, or a ")" that closes the link
                 return j
-        j += 1
-    return None
-
-
-def _destination(text: str, j: int) -> tuple[str | None, int]:
-    n = len(text)
-    if j < n and text[j] == "<":
-        end = text.find(">", j + 1)
-        return (None, j) if end < 0 else (text[j + 1 : end], end + 1)
-    depth = 0
-    start = j
-    while j < n:
-        c = text[j]
-        if c == "\\" and j + 1 < n:
-            j += 2
-            continue
-        if c in " \t":
-            break
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            if depth == 0:
-                break
-            depth -= 1
-        j += 1
-    return text[start:j], j
+        return min(j, end)
 
 
 def _plain(label: str, spans: list[str]) -> str:
-    """What a label reads as: code spans as their content, emphasis marks dropped."""
-    return _EMPHASIS.sub("", unmask(label, spans)).strip()
+    """What a label reads as: code spans as their content, emphasis marks dropped (each code span cut
+    after :data:`LABEL_MAX` characters: nested labels must not copy one long span again and again)."""
+    text = _MASK.sub(lambda m: spans[int(m.group(1))][: LABEL_MAX + 1], label)
+    return _EMPHASIS.sub("", text).strip()
+
+
+def _split(dest: str) -> tuple[str, str] | None:
+    """The destination's host (lower case, "" when relative) and path; None when it is no URL at all."""
+    try:
+        parts = urlsplit(dest.strip())
+        return (parts.hostname or "").lower(), unquote(parts.path)
+    except ValueError:  # "http://[x": not even a URL
+        return None
 
 
 def _where(dest: str) -> str:
-    parts = urlsplit(dest.strip())
-    return (parts.hostname or "").lower()
+    split = _split(dest)
+    return split[0] if split is not None else "?"
 
 
-def _image_text(label: str, dest: str, spans: list[str]) -> str:
-    alt = _plain(label, spans)
+def _image_text(alt_label: str, dest: str, spans: list[str]) -> str:
+    alt = alt_label[:LABEL_MAX]
     host = _where(dest)
     where = f"image from {host}, not loaded" if host else "image not loaded"
     inner: list[str] = []
-    _scan(alt.replace("[", "(").replace("]", ")"), 0, inner, spans)
+    flat = alt.replace("[", "(").replace("]", ")")
+    _Scanner(flat, spans, inner).scan(0, len(flat), MAX_DEPTH)
     return f"🖼 {''.join(inner)} ({where})" if alt else f"🖼 ({where})"
 
 
-def _checked_link(label: str, tail: str, dest: str, spans: list[str]) -> str:
-    """The link as written (its label scanned too); the caller's escaping turns a script or data
-    destination into an inert fragment."""
-    inner: list[str] = []
-    _scan(label, 0, inner, spans)
-    link = f"[{''.join(inner)}]{tail}"
-    if _UNSAFE_SCHEME.match(dest):
-        return link
-    real = _misleading(_plain(label, spans), dest)
-    return f"{link} (→ {real})" if real else link
-
-
 def _misleading(text: str, dest: str) -> str | None:
-    """Where ``dest`` really goes, when ``text`` reads like another URL or path; else None."""
-    parts = urlsplit(dest.strip())
-    host = (parts.hostname or "").lower()
+    """Where ``dest`` really goes, when ``text`` reads like another URL or path; else None.
+
+    A path (``src/app.py``) reads as a file of the analysed repository, so it is honest only on that
+    repository's host (:data:`REPOSITORY_HOSTS`) and with that path at the end; a URL is honest when its
+    host and path are the destination's. A text too long to compare always shows the destination."""
+    split = _split(dest)
+    if split is None:
+        return dest.strip()[:60]
+    host, path = split[0], split[1].rstrip("/")
     if not host or not text:
         return None  # relative: stays on this page
-    path = unquote(parts.path).rstrip("/")
     real = (host + path)[:60]
+    if len(text) > LABEL_MAX:
+        return real
     if _URLISH.match(text):
         claimed = urlsplit(text if "://" in text else "//" + text)
         claimed_host = (claimed.hostname or "").lower().removeprefix("www.")
@@ -235,5 +290,6 @@ def _misleading(text: str, dest: str) -> str | None:
         honest = claimed_host == host.removeprefix("www.") and path.startswith(claimed_path)
         return None if honest else real
     if _PATHISH.match(text):
-        return None if path.endswith("/" + text.strip("/")) or path == text.strip("/") else real
+        here = host in REPOSITORY_HOSTS
+        return None if here and (path.endswith("/" + text.strip("/")) or path == text.strip("/")) else real
     return None

@@ -17,6 +17,7 @@ too — is relabelled ``text`` and shows as code.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Collection
 
 from agent_core.web.links import mask, neutralize, unmask
@@ -28,7 +29,6 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 # code or smuggles content. Browsers ignore tabs, newlines and leading spaces in a scheme, so we do too.
 _SCHEME = r"(?:j\s*a\s*v\s*a\s*s\s*c\s*r\s*i\s*p\s*t|v\s*b\s*s\s*c\s*r\s*i\s*p\s*t|d\s*a\s*t\s*a)\s*:"
 _UNSAFE_LINK = re.compile(rf"(\]\(\s*|^\s{{0,3}}\[[^\]]*\]:\s*)({_SCHEME})", re.IGNORECASE)
-_MERMAID = re.compile(r"((?:`{3,}|~{3,})[^\n]*?)mermaid", re.IGNORECASE)
 
 
 def safe_markdown(text: str, *, diagrams: Collection[str] = ()) -> str:
@@ -43,16 +43,44 @@ def safe_markdown(text: str, *, diagrams: Collection[str] = ()) -> str:
 
 
 def _app_diagrams(lines: list[str], diagrams: Collection[str]) -> frozenset[int]:
-    """The lines that open a ```` ```mermaid ```` block whose text is exactly one of ``diagrams``."""
+    """The lines that open a ```` ```mermaid ```` block whose text is exactly one of ``diagrams``.
+    Linear: each block is read once (an opening line inside a block is the block's text)."""
     wanted = {d.strip("\n") for d in diagrams if d.strip()}
+    longest = max((len(w) for w in wanted), default=0)
     keep = set()
-    for i, line in enumerate(lines if wanted else ()):
-        if line.rstrip("\r\n") != "```mermaid":
+    closers = [j for j, line in enumerate(lines) if wanted and line.rstrip("\r\n") == "```"]
+    i = 0
+    while wanted and i < len(lines):
+        if lines[i].rstrip("\r\n") != "```mermaid":
+            i += 1
             continue
-        end = next((j for j in range(i + 1, len(lines)) if lines[j].rstrip("\r\n") == "```"), None)
-        if end is not None and "".join(lines[i + 1 : end]).strip("\n") in wanted:
+        k = bisect_right(closers, i)
+        if k == len(closers):
+            break
+        end = closers[k]
+        size = sum(len(line) for line in lines[i + 1 : end])
+        if size <= longest + 2 * (end - i) and "".join(lines[i + 1 : end]).strip("\n") in wanted:
             keep.add(i)
+        i = end + 1
     return frozenset(keep)
+
+
+_FENCE_RUN = re.compile(r"`{3,}|~{3,}")
+_WORD = re.compile("mermaid", re.IGNORECASE)
+
+
+def _relabel_mermaid(line: str) -> str:
+    """Every ``mermaid`` that follows a fence run on the line becomes ``text`` (as
+    ``_MERMAID.sub(r"\\1text", line)`` would, without its rescan of the line from every fence run)."""
+    out: list[str] = []
+    pos = 0
+    while (run := _FENCE_RUN.search(line, pos)) is not None:
+        word = _WORD.search(line, run.end())
+        if word is None:
+            break
+        out.append(line[pos : word.start()] + "text")
+        pos = word.end()
+    return "".join(out) + line[pos:]
 
 
 def _render(
@@ -62,7 +90,7 @@ def _render(
     ``keep``: the lines (by index) that open one of the app's own diagrams."""
     out: list[str] = []
     for index, raw in enumerate(lines):
-        line = _MERMAID.sub(r"\1text", raw) if index not in keep and "mermaid" in raw.lower() else raw
+        line = _relabel_mermaid(raw) if index not in keep and "mermaid" in raw.lower() else raw
         match = _FENCE.match(line.rstrip("\r\n"))
         if fence is None:
             if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
@@ -84,14 +112,17 @@ class MarkdownStream:
     Streamed reasoning and answers are re-rendered on every UI frame; rendering the whole text each time
     is quadratic (2.4 MB of reasoning cost seconds of CPU). Rendering is line by line, the only state
     carried between lines is the open fence, so a completed line is rendered once and kept; each
-    :meth:`value` renders only the unfinished last line. ``value()`` equals
-    ``safe_markdown(text.strip())`` of everything fed so far (leading and trailing whitespace dropped).
+    :meth:`value` renders only the unfinished last line, of which it shows the first
+    :data:`PENDING_SHOWN` characters (a line that never ends must not cost every frame its whole length).
+    ``value()`` equals ``safe_markdown(text.strip())`` of everything fed so far (leading and trailing
+    whitespace dropped) whenever the last line is shorter than that.
     """
 
     def __init__(self, text: str = "") -> None:
         self._rendered = ""  # completed lines, rendered
         self._fence: str | None = None
-        self._pending = ""  # the unfinished last line
+        self._pending: list[str] = []  # the unfinished last line, in the pieces it came in
+        self._head = ""  # its first PENDING_SHOWN characters
         self._started = False  # leading whitespace is dropped (the text is shown stripped)
         self._value: str | None = ""
         if text:
@@ -104,12 +135,18 @@ class MarkdownStream:
                 return
             self._started = True
         self._value = None
-        lines = (self._pending + text).splitlines(keepends=True)
+        if _BREAK.search(text) is None and not (self._pending and self._pending[-1].endswith("\r")):
+            self._pending.append(text)  # the last line grows: nothing to render yet
+            if len(self._head) < PENDING_SHOWN:
+                self._head += text[: PENDING_SHOWN - len(self._head)]
+            return
+        lines = ("".join(self._pending) + text).splitlines(keepends=True)
         last = lines[-1] if lines else ""
         if last and (not last.endswith(("\n", "\r", *_OTHER_BREAKS)) or last.endswith("\r")):
-            self._pending = lines.pop()  # a lone "\r" may be the first half of "\r\n"
+            pending = lines.pop()  # a lone "\r" may be the first half of "\r\n"
+            self._pending, self._head = [pending], pending[:PENDING_SHOWN]
         else:
-            self._pending = ""
+            self._pending, self._head = [], ""
         if lines:
             rendered, self._fence = _render(lines, self._fence)
             self._rendered += rendered
@@ -117,9 +154,13 @@ class MarkdownStream:
     def value(self) -> str:
         """The text so far, safe to display (cached until the next :meth:`feed`)."""
         if self._value is None:
-            tail = _render([self._pending], self._fence)[0] if self._pending else ""
+            tail = _render([self._head], self._fence)[0] if self._head else ""
             self._value = (self._rendered + tail).rstrip()
         return self._value
+
+
+PENDING_SHOWN = 8192
+_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 # What str.splitlines() also ends a line on, besides "\n" and "\r".

@@ -24,6 +24,7 @@ from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.tools.registry import REQUIRED, TOOLS, ToolSpec
 from agent_core.web.budget import Admission, Payer, SpaceBudget, visitor_key
+from agent_core.web.limits import too_long
 from agent_core.wiring import open_analysis, uses_model
 
 
@@ -57,7 +58,8 @@ class RepositoryApi:
     async def _call(
         self, tool: str, repository: str, request: gr.Request | None, **arguments: Any
     ) -> dict[str, Any]:
-        refused = self._budget.use_tool(client_key(request))
+        refused = too_long("en", ("target", repository), *(("argument", v) for v in arguments.values()))
+        refused = refused or self._budget.use_tool(client_key(request))
         if refused:
             raise gr.Error(refused)
         try:
@@ -84,6 +86,9 @@ class RepositoryApi:
             question: Optional focus for the report, e.g. "How is it tested?". A Chinese question gets a
                 Chinese report.
         """
+        refused = too_long("en", ("target", repository), ("question", question))
+        if refused is not None:
+            raise gr.Error(refused)
         payer = Payer(owner_model=uses_model(self._settings), owner_github=True)
         admission = self._budget.admit(client_key(request), payer)
         if isinstance(admission, str):

@@ -16,6 +16,7 @@ from agent_core.web.controls import chaos_text, form_error, run_buttons
 from agent_core.web.handlers import Handlers
 from agent_core.web.i18n import t, ui_language
 from agent_core.web.layout import examples_update
+from agent_core.web.limits import too_long
 from agent_core.web.markdown import one_line
 from agent_core.web.outcome import report_pane
 from agent_core.web.page import Frame
@@ -73,7 +74,10 @@ class PanelHandlers:
 
         Keys arrive here and go into the session's settings only: never logged nor sent back."""
         s = self.runs.session(session)
-        error = form_error(provider_name, model_name, url, s.lang)
+        fields = (provider_name, model_name, url, key, token)
+        error = too_long(s.lang, *(("setting", value) for value in fields)) or form_error(
+            provider_name, model_name, url, s.lang
+        )
         if error is None:
             try:
                 s.apply_settings(

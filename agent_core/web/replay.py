@@ -13,17 +13,18 @@ lists them.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 from agent_core.clock import Clock, SystemClock
 from agent_core.errors import UserInputError
-from agent_core.events import Event, event_from_dict
+from agent_core.events import Event, ToolCallStarted, event_from_dict
 from agent_core.grammar import grammar_errors
 
 DEFAULT_MAX_GAP = 2.0
 RECORDINGS_DIR = Path(__file__).resolve().parents[2] / "recordings"
-MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+MAX_UPLOAD_BYTES = 2 * 1024 * 1024  # a long real run's trace is a few hundred KB
 
 
 async def replay(
@@ -48,19 +49,67 @@ async def replay(
         yield event
 
 
+MAX_EVENTS = 20_000  # a long model run streams a few thousand deltas
+MAX_TOOL_CALLS = 500  # every one is a trace item that every frame shows again
+MAX_FIELD_CHARS = 256 * 1024  # one text field (a report, a preview)
+MAX_NESTING = 12  # dicts and lists inside one event (tool arguments)
+
+
+REPLAY_CPU_SECONDS = 15.0  # of the server's CPU per replay (a replay is a demo: seconds, not minutes)
+
+
+class CpuMeter:
+    """CPU seconds of this thread spent inside ``with meter:`` blocks, against a limit.
+
+    The replay handler renders each frame inside one (synchronous code: no other task runs meanwhile, so
+    the thread's CPU time between entry and exit is the frame's own)."""
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self.used = 0.0
+        self._entered = 0.0
+
+    @property
+    def exceeded(self) -> bool:
+        return self.used > self.limit
+
+    def __enter__(self) -> CpuMeter:
+        self._entered = time.thread_time()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.used += time.thread_time() - self._entered
+
+
 def parse_recording(text: str) -> list[Event]:
-    """Events from JSON Lines text; a clear :class:`UserInputError` for a file that is not a trace."""
+    """Events from JSON Lines text; a clear :class:`UserInputError` for a file that is not a trace.
+
+    An uploaded trace is untrusted: its shape is checked before any event is built or rendered — at
+    most :data:`MAX_EVENTS` events and :data:`MAX_TOOL_CALLS` tool calls, every text field at most
+    :data:`MAX_FIELD_CHARS` characters, nesting at most :data:`MAX_NESTING` deep — then the events
+    against the grammar (:mod:`agent_core.grammar`). Each check is linear in the file."""
     events: list[Event] = []
+    calls = 0
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
+        if len(events) >= MAX_EVENTS:
+            raise UserInputError(f"the trace holds more than {MAX_EVENTS:,} events")
         try:
-            events.append(event_from_dict(json.loads(line)))
-        except (ValueError, TypeError, AttributeError) as exc:
+            value = json.loads(line)
+            _check_shape(value, number)
+            events.append(event_from_dict(value))
+        except (ValueError, TypeError, AttributeError, RecursionError) as exc:
+            if isinstance(exc, UserInputError):
+                raise
             raise UserInputError(
                 f"line {number} is not a repo-analyst event ({type(exc).__name__})",
                 hint="upload a trace .jsonl exported by this app or written by dump_events",
             ) from exc
+        if isinstance(events[-1], ToolCallStarted):
+            calls += 1
+            if calls > MAX_TOOL_CALLS:
+                raise UserInputError(f"the trace holds more than {MAX_TOOL_CALLS:,} tool calls")
     if not events:
         raise UserInputError("the file holds no events")
     errors = grammar_errors(events, complete=False)  # a trace exported after Stop has no end
@@ -70,6 +119,29 @@ def parse_recording(text: str) -> list[Event]:
             hint="upload a complete trace .jsonl exported by this app or written by dump_events",
         )
     return events
+
+
+def _check_shape(value: object, number: int) -> None:
+    """Refuse an event whose text fields or nesting are over the limits (see :func:`parse_recording`)."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            if len(item) > MAX_FIELD_CHARS:
+                raise UserInputError(
+                    f"line {number} has a text of {len(item):,} characters (at most {MAX_FIELD_CHARS:,})"
+                )
+            continue
+        children = item.items() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        if depth > MAX_NESTING:
+            raise UserInputError(f"line {number} is nested more than {MAX_NESTING} deep")
+        for child in children:
+            if isinstance(child, tuple):  # a dict's (key, value)
+                stack.extend((part, depth + 1) for part in child)
+            else:
+                stack.append((child, depth + 1))
 
 
 def load_recording(path: Path) -> list[Event]:

@@ -1,0 +1,178 @@
+"""Issue 20's attacks against the app in hosted mode, and what another visitor's page request costs
+meanwhile: ``PYTHONPATH=. python bench/hosted_attacks.py`` (the code of this checkout; point PYTHONPATH
+at another checkout to measure that one, e.g. the code before the fix).
+
+Offline figures are CPU seconds (``time.process_time``) of one call; served figures are the latency of
+``GET /config`` for a second visitor (another address) while the attacker's requests are in flight,
+and the time of a whole analysis by that visitor. Everything runs on 127.0.0.1 over the GitHub emulator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from agent_core import events as ev
+from agent_core.settings import Settings
+from agent_core.web.markdown import safe_markdown
+from agent_core.web.render import TraceView
+from agent_core.web.replay import parse_recording
+from testing.app import running_app
+from testing.emulator.github import GitHubEmulator
+from testing.emulator.gitrepo import sample_python_project
+
+
+def cpu(fn: Callable[[], object]) -> tuple[float, str]:
+    start = time.process_time()
+    try:
+        fn()
+        outcome = "accepted"
+    except Exception as exc:  # noqa: BLE001 - a bench reports what happened
+        outcome = f"refused ({str(exc)[:60]})"
+    return time.process_time() - start, outcome
+
+
+def forged_trace(calls: int) -> str:
+    events: list[ev.Event] = [
+        ev.RunStarted(t=0, run_id="r", targets=("a/b",), question="", model="m", mode="model"),
+        ev.TurnStarted(t=0, turn=1),
+        ev.TurnFinished(t=0, turn=1, tool_calls=calls),
+    ]
+    for i in range(calls):
+        events.append(ev.ToolCallStarted(t=0, call_id=f"c{i}", tool="get_file_tree", arguments={}, turn=1))
+        events.append(
+            ev.ToolCallFinished(
+                t=0, call_id=f"c{i}", tool="get_file_tree", turn=1, ok=True, preview="{}", duration_s=0
+            )
+        )
+    return "\n".join(json.dumps(ev.event_to_dict(e)) for e in events)
+
+
+def tree_call(preview: str) -> None:
+    view = TraceView()
+    for event in (
+        ev.RunStarted(t=0, run_id="r", targets=("a/b",), question="", model="m", mode="model"),
+        ev.TurnStarted(t=0, turn=1),
+        ev.TurnFinished(t=0, turn=1, tool_calls=1),
+        ev.ToolCallStarted(t=0, call_id="c1", tool="get_file_tree", arguments={}, turn=1),
+        ev.ToolCallFinished(
+            t=0, call_id="c1", tool="get_file_tree", turn=1, ok=True, preview=preview, duration_s=0
+        ),
+    ):
+        view.apply(event)
+    view.messages()
+
+
+def offline() -> None:
+    print("## offline: CPU seconds of one call")
+    for n in (8_000, 20_000):
+        spent, _ = cpu(lambda n=n: safe_markdown("[" * n))
+        print(f"- safe_markdown of '[' x {n:,}: {spent:.3f} CPU-s")
+    preview = '{"files":1,,' + "[" * 10_000 + "," * 10_000
+    spent, _ = cpu(lambda: tree_call(preview))
+    print(f"- the trace item of a get_file_tree call with a forged 20 KB preview: {spent:.3f} CPU-s")
+    trace = forged_trace(6_000)
+    spent, outcome = cpu(lambda: parse_recording(trace))
+    print(
+        f"- loading a forged trace of 6,000 tool calls ({len(trace) / 1e6:.1f} MB): {spent:.3f} CPU-s, {outcome}"
+    )
+
+
+def page_latency(url: str, address: str, stop: threading.Event, samples: list[float]) -> None:
+    with httpx.Client(base_url=url, timeout=120) as http:
+        while not stop.is_set():
+            start = time.perf_counter()
+            http.get("config", headers={"x-forwarded-for": address})
+            samples.append(time.perf_counter() - start)
+            time.sleep(0.05)
+
+
+def analysis_seconds(url: str, address: str, downloads: Path) -> float:
+    from gradio_client import Client  # type: ignore[import-untyped]
+
+    client = Client(url, verbose=False, analytics_enabled=False, download_files=str(downloads))
+    client.headers["X-Forwarded-For"] = address
+    start = time.perf_counter()
+    client.predict("acme/widgets", "", api_name="/run_analysis")
+    return time.perf_counter() - start
+
+
+def under_attack(url: str, name: str, attack: Callable[[], None], downloads: Path) -> None:
+    samples: list[float] = []
+    stop = threading.Event()
+    watcher = threading.Thread(target=page_latency, args=(url, "198.51.100.2", stop, samples))
+    attacker = threading.Thread(target=attack)
+    attacker.start()
+    time.sleep(0.2)
+    watcher.start()
+    legit = analysis_seconds(url, "198.51.100.3", downloads)
+    attacker.join(timeout=180)
+    stop.set()
+    watcher.join()
+    worst = max(samples) if samples else float("nan")
+    median = statistics.median(samples) if samples else float("nan")
+    still = " (attack still running after 180 s)" if attacker.is_alive() else ""
+    print(
+        f"- {name}: another visitor's GET /config median {median * 1000:.0f} ms, worst {worst * 1000:.0f} ms "
+        f"over {len(samples)} requests; their analysis took {legit:.2f} s{still}"
+    )
+
+
+def served(question_chars: int, joins: int) -> None:
+    print("## served: a second visitor while one attacks (hosted mode, 127.0.0.1)")
+    with tempfile.TemporaryDirectory() as tmp, GitHubEmulator() as emu:
+        root = Path(tmp)
+        emu.add_repo("acme/widgets", sample_python_project(root / "widgets"))
+        emu.limit_unauthenticated = 1_000_000
+        env = {
+            "SPACE_ID": "bench/hosted",
+            "GITHUB_API_URL": emu.base_url,
+            "CACHE_DIR": str(root / "cache"),
+            "LOG_LEVEL": "ERROR",
+            "RUNS_PER_HOUR": "1000",
+            "MAX_CONCURRENT_RUNS": "4",
+        }
+        with running_app(Settings.from_env(env, dotenv_path=None)) as url:
+            downloads = root / "d"
+            analysis_seconds(url, "198.51.100.4", downloads)  # warm: imports, caches, the first session
+            under_attack(url, "idle", lambda: None, downloads)
+
+            def brackets() -> None:
+                from gradio_client import Client
+
+                client = Client(url, verbose=False, analytics_enabled=False, download_files=str(downloads))
+                client.headers["X-Forwarded-For"] = "203.0.113.9"
+                client.predict("nope/nope", "[" * question_chars, api_name="/run_analysis")
+
+            under_attack(url, f"a question of '[' x {question_chars:,}", brackets, downloads)
+
+            def flood() -> None:
+                body = {"data": [], "fn_index": 0, "session_hash": "flood", "event_data": None}
+                with httpx.Client(base_url=url, timeout=30) as http:
+                    for _ in range(joins):
+                        http.post(
+                            "gradio_api/queue/join", json=body, headers={"x-forwarded-for": "203.0.113.9"}
+                        )
+
+            under_attack(url, f"{joins:,} queue/join calls from one address", flood, downloads)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--question-chars", type=int, default=20_000)
+    parser.add_argument("--joins", type=int, default=2_000)
+    args = parser.parse_args()
+    offline()
+    served(args.question_chars, args.joins)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""Is a function's work linear in its input? CPU time (``time.process_time``, never the wall clock) at a
+size and at ``factor`` times that size.
+
+Linear work grows by about ``factor``, quadratic by ``factor`` squared; :func:`growth` starts small and
+doubles the size until one call costs at least ``floor`` CPU seconds (below that the timer's resolution
+and the machine's noise decide), then measures the big size, each the fastest of ``repeat`` calls. The
+adversarial inputs that once made a renderer quadratic are in :data:`ATTACKS`; ``tests/test_linear_work.py``
+feeds them (and hypothesis's own mixtures of :data:`TOKENS`) to every renderer and parser of the page,
+``python -m testing.linear`` prints the figures.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+# The pieces of Markdown and JSON that scanners trip over, and text of other scripts.
+TOKENS = (
+    "[", "]", "(", ")", "![", "`", "``", "*", "_", "<", ">", "\\", " ", "\t", "[a](", "](x)", "](",
+    "[`a`](https://evil.example/a/b.py)", '"', "'", "~~~", "```", "mermaid", "文档", "中", "http://x/",
+    "{", "}", ",", ":", "#", "|", "-", "a",
+)  # fmt: skip
+
+# name -> the repeated unit of an input that was (or could be) quadratic
+ATTACKS = {
+    "brackets": "[",
+    "images": "![",
+    "unclosed link targets": "[a](x(",
+    "balanced link targets": "[a](x()",
+    "angle targets": "[a](<x",
+    "open titles": '[a](b "',
+    "paren titles": "[a](b (",
+    "nested links": "[[a](b)",
+    "backtick runs": "`a``b",
+    "lone backticks": "x`",
+    "asterisks": "*_",
+    "mermaid after fences": "```mermaid",
+    "CJK": "文档[中](",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Growth:
+    size: int
+    factor: int
+    small_s: float
+    big_s: float
+
+    @property
+    def ratio(self) -> float:
+        return self.big_s / max(self.small_s, 1e-9)
+
+    def linear(self, tolerance: float = 2.0) -> bool:
+        """Within ``tolerance`` times linear growth (quadratic is ``factor`` times linear)."""
+        return (self.small_s < 0.001 and self.big_s < 0.05) or self.ratio < self.factor * tolerance
+
+    def __str__(self) -> str:
+        return (
+            f"{self.size:,} -> {self.size * self.factor:,} chars: {self.small_s * 1000:.1f} -> "
+            f"{self.big_s * 1000:.1f} CPU-ms (x{self.ratio:.1f}, linear x{self.factor})"
+        )
+
+
+def cpu_seconds(fn: Callable[[str], object], text: str, *, repeat: int = 3) -> float:
+    """The fastest of ``repeat`` calls ``fn(text)``, in CPU seconds of this process."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        fn(text)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def growth(
+    fn: Callable[[str], object],
+    make: Callable[[int], str],
+    *,
+    start: int = 1000,
+    factor: int = 4,
+    floor: float = 0.02,
+    cap: int = 1 << 18,
+) -> Growth:
+    """How ``fn``'s CPU time grows from ``make(n)`` to ``make(n * factor)`` (see the module docstring)."""
+    n = start
+    small = cpu_seconds(fn, make(n))
+    while small < floor and n * factor * 2 <= cap:
+        n *= 2
+        small = cpu_seconds(fn, make(n))
+    return Growth(size=n, factor=factor, small_s=small, big_s=cpu_seconds(fn, make(n * factor)))
+
+
+def repeated(unit: str) -> Callable[[int], str]:
+    """``unit`` repeated to ``n`` characters (at least once)."""
+    return lambda n: unit * max(1, n // max(1, len(unit)))
