@@ -51,6 +51,7 @@ from agent_core.events import (
     event_to_dict,
     load_events,
 )
+from agent_core.ledger import Coverage
 from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.wiring import OpenedAnalysis, open_analysis
@@ -64,6 +65,7 @@ __all__ = [
     "Component",
     "ConfigurationError",
     "CostEstimate",
+    "Coverage",
     "Diagnosis",
     "DiagramDrawn",
     "Event",

@@ -69,7 +69,14 @@ async def analyze(target: str, question: str = "", *, settings: Settings | None 
             if isinstance(event, ev.RunFinished):
                 language: Language = detect_language(question, (settings or Settings()).report_language)
                 appended = diagrams if event.writer == "model" else ()  # a written report has them in it
-                return full_report(event.report, check, event.degraded_reasons, language, diagrams=appended)
+                return full_report(
+                    event.report,
+                    check,
+                    event.degraded_reasons,
+                    language,
+                    diagrams=appended,
+                    coverage=event.stats.coverage,
+                )
             if isinstance(event, ev.RunFailed):
                 raise AgentCoreError(event.message, hint=event.hint)
     raise AgentCoreError("the analysis ended without a result")

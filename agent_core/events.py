@@ -9,21 +9,20 @@ tool_call_started(call_id) -> tool_retry* -> tool_call_finished(call_id). A run 
 preceded by ``claims_checked`` (the app's own check of the report's claims against the observations)
 and one ``diagram`` per repository (the architecture graph, every path checked; each consumer compiles
 it to Mermaid). :func:`event_to_dict` / :func:`event_from_dict` map an event to one JSON object with a
-``kind`` field and back; :func:`dump_events` / :func:`load_events` save a run as JSON Lines.
+``kind`` field and back; :func:`dump_events` / :func:`load_events` save a run as JSON Lines (all in
+:mod:`agent_core.event_json`, re-exported here).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, get_args
 
 from agent_core.cost import CostPart
+from agent_core.ledger import Coverage
 from agent_core.repo import RunScope
-from agent_core.tree_shape import TreeSummary, tree_summary_from_dict
+from agent_core.tree_shape import TreeSummary
 
 Mode = Literal["model", "planner"]
 
@@ -47,6 +46,7 @@ class RunStats:
     claims_verified: int = 0
     claims_contradicted: int = 0
     claims_unchecked: int = 0
+    coverage: tuple[Coverage, ...] = ()  # what was read of each repository (agent_core.ledger)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -341,60 +341,13 @@ Event: TypeAlias = (
 EVENT_TYPES: Mapping[str, type[Event]] = {cls.kind: cls for cls in get_args(Event)}
 
 
-def event_to_dict(event: Event) -> dict[str, Any]:
-    """One JSON-ready object; ``kind`` first."""
-    data = dataclasses.asdict(event)
-    if isinstance(event, ToolCallStarted):
-        data["arguments"] = dict(event.arguments)
-    return {"kind": data.pop("kind"), **data}
+# Serialisation lives in agent_core.event_json (it needs every class above), re-exported here.
+from agent_core.event_json import (  # noqa: E402
+    dump_events,
+    dumps_event,
+    event_from_dict,
+    event_to_dict,
+    load_events,
+)
 
-
-def event_from_dict(data: Mapping[str, Any]) -> Event:
-    """Inverse of :func:`event_to_dict`; unknown keys are ignored (forward compatibility)."""
-    kind = data.get("kind")
-    cls = EVENT_TYPES.get(str(kind))
-    if cls is None:
-        raise ValueError(f"unknown event kind: {kind!r}")
-    names = {f.name for f in dataclasses.fields(cls)}
-    values = {k: v for k, v in data.items() if k in names and k != "kind"}
-    if cls is ToolCallFinished and values.get("tree") is not None:
-        values["tree"] = tree_summary_from_dict(values["tree"])
-    if cls is RunFinished:
-        stats = values.get("stats", {})
-        parts = tuple(_fields_of(CostPart, p) for p in stats.get("cost_parts", ()))
-        values["stats"] = replace(_fields_of(RunStats, stats), cost_parts=parts)
-        values["degraded_reasons"] = tuple(values.get("degraded_reasons", ()))
-    if cls in (RunFinished, RunFailed) and values.get("diagnosis") is not None:
-        values["diagnosis"] = _fields_of(Diagnosis, values["diagnosis"])
-    if cls is RunStarted:
-        values["targets"] = tuple(values.get("targets", ()))
-        values["scopes"] = tuple(_fields_of(RunScope, scope) for scope in values.get("scopes", ()))
-        if (estimate := values.get("estimate")) is not None:
-            parts = tuple(_fields_of(CostPart, p) for p in estimate.get("parts", ()))
-            values["estimate"] = replace(_fields_of(CostEstimate, estimate), parts=parts)
-    if cls is ClaimsChecked:
-        values["claims"] = tuple(_fields_of(CheckedClaim, c) for c in values.get("claims", ()))
-        values["key_facts"] = tuple(_fields_of(KeyFact, f) for f in values.get("key_facts", ()))
-    if cls is DiagramDrawn:
-        values["components"] = tuple(_fields_of(Component, c) for c in values.get("components", ()))
-        values["relations"] = tuple(_fields_of(Relation, r) for r in values.get("relations", ()))
-        values["dropped"] = tuple(values.get("dropped", ()))
-    return cls(**values)
-
-
-def _fields_of(cls: type[Any], data: Mapping[str, Any]) -> Any:
-    return cls(**{k: v for k, v in data.items() if k in {f.name for f in dataclasses.fields(cls)}})
-
-
-def dumps_event(event: Event) -> str:
-    return json.dumps(event_to_dict(event), ensure_ascii=False, separators=(",", ":"))
-
-
-def dump_events(events: Iterable[Event], path: Path) -> None:
-    """Save a run as JSON Lines (one event per line)."""
-    path.write_text("".join(dumps_event(event) + "\n" for event in events), encoding="utf-8")
-
-
-def load_events(path: Path) -> list[Event]:
-    """Load a run saved by :func:`dump_events`."""
-    return [event_from_dict(json.loads(x)) for x in path.read_text("utf-8").splitlines() if x.strip()]
+__all__ = ["dump_events", "dumps_event", "event_from_dict", "event_to_dict", "load_events"]  # re-exported

@@ -25,6 +25,7 @@ from rich.text import Text
 from agent_core import events as ev
 from agent_core.cost import CostPart
 from agent_core.diagnosis import explain
+from agent_core.report.coverage import coverage_lines
 from agent_core.report.export import diagram_section
 from agent_core.tree_shape import TreeSummary
 
@@ -274,6 +275,8 @@ class TerminalRenderer:
             f"{s.elapsed_s:.1f}s",
             "dim",
         )
+        for line in coverage_lines(s.coverage, language):
+            self._line(f"  {line}", "dim")
         priced = [p for p in s.cost_parts if p.tokens and p.usd_per_mtok_high]
         if priced:
             self._line(

@@ -25,8 +25,9 @@ SECTIONS = {
     "events": "bench.event_cpu",
     "modelcalls": "bench.modelcalls",
 }
-# Run only when asked for (--only): it needs a real model and takes tens of minutes on a laptop's CPU.
-OPTIONAL = {"realmodel": "bench.realmodel", "realrepos": "bench.realrepos"}
+# Run only when asked for (--only): realmodel needs a real model and takes tens of minutes on a laptop's
+# CPU; bigtree needs real git trees on the machine (/work/.mirror, or BIGTREE_SOURCES).
+OPTIONAL = {"realmodel": "bench.realmodel", "realrepos": "bench.realrepos", "bigtree": "bench.bigtree"}
 log = logging.getLogger("bench")
 
 
@@ -59,8 +60,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--baseline",
-        help="concurrency, modelcalls: another checkout of the app (e.g. `git worktree add /tmp/base "
-        "main`), measured side by side with this one",
+        help="concurrency, modelcalls, bigtree: another checkout of the app (e.g. `git worktree add "
+        "/tmp/base main`), measured side by side with this one",
     )
     return parser.parse_args(argv)
 

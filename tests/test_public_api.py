@@ -16,6 +16,7 @@ def test_public_api_is_pinned() -> None:
             "Component",
             "ConfigurationError",
             "CostEstimate",
+            "Coverage",
             "Diagnosis",
             "DiagramDrawn",
             "Event",

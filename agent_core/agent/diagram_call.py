@@ -36,6 +36,7 @@ from agent_core import events as ev
 from agent_core.agent.context import Conversation, Message
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.model_turn import ModelDriver
+from agent_core.agent.offload import off_loop
 from agent_core.agent.run import Run
 from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.llm import TurnComplete, Usage
@@ -149,7 +150,7 @@ class Diagrams:
 
 async def _proposals(run: Run, driver: ModelDriver, messages: list[Message], reserve: int) -> list[Drawn]:
     drawn = []
-    for index, fallback in enumerate(tree_diagrams(run)):
+    for index, fallback in enumerate(await off_loop(tree_diagrams, run)):
         facts = _facts(run, index)
         why = _not_asked(run, driver, facts)
         if why is not None:

@@ -5,7 +5,8 @@ A report the deterministic writer produced is streamed like a model's (one repor
 so every consumer renders all reports the same way. Before ``run_finished`` the app checks the report's
 claims against the observations (``claims_checked``). What the app says about a report — the data gaps
 (``degraded_reasons``), the key facts and the claim check — travels beside the writer's text, never
-inside it, so no model output can be mistaken for it (see :mod:`agent_core.report.export`).
+inside it, so no model output can be mistaken for it (see :mod:`agent_core.report.export`). The
+diagram and the claim check are computed in a worker thread (:mod:`~agent_core.agent.offload`).
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from typing import Literal
 
 from agent_core import events as ev
 from agent_core.agent.diagram_call import diagram_event, diagram_texts, tree_diagrams
+from agent_core.agent.offload import off_loop
 from agent_core.agent.run import Run
 from agent_core.agent.turn_words import completed_note
 from agent_core.diagnosis import Failure, diagnose_results, explain
 from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.llm.prices import CostRange
 from agent_core.report.claims import check_report
+from agent_core.report.coverage import run_coverage
 from agent_core.report.diagram import Graph
 from agent_core.report.words import Language, Words
 from agent_core.report.words_en import EN
@@ -53,17 +56,19 @@ async def finish(
     async for event in run.parts.sink.drain():
         yield event
     if diagrams is None:
-        diagrams = tree_diagrams(run)
+        diagrams = await off_loop(tree_diagrams, run)
         for graph in diagrams:
             yield diagram_event(run, graph)
     skip = diagram_texts(diagrams, run)
-    check = replace(check_report(report, run.parts.scope, run.parts.toolbox.results, skip=skip), t=run.t())
+    results = tuple(run.parts.toolbox.results)
+    check = replace(await off_loop(check_report, report, run.parts.scope, results, skip=skip), t=run.t())
     yield check
     stats = replace(
         run.stats(cost),
         claims_verified=check.verified,
         claims_contradicted=check.contradicted,
         claims_unchecked=check.unchecked,
+        coverage=await off_loop(run_coverage, run.parts.scope, results),
     )
     reasons = list(dict.fromkeys([*run.state.degraded, *problems]))
     yield ev.RunFinished(

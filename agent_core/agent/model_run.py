@@ -39,6 +39,7 @@ from agent_core.agent.endings import (
 )
 from agent_core.agent.flow import Result, Step, events_only
 from agent_core.agent.model_turn import ModelDriver, TurnOutcome
+from agent_core.agent.offload import off_loop
 from agent_core.agent.planner_run import planner_turns
 from agent_core.agent.prompts import report_request, use_tools_request
 from agent_core.agent.replies import native_step, react_step
@@ -220,7 +221,7 @@ async def _finish_without_answer(
     if not gathered_anything(run):
         yield failed(run)
         return
-    report = written_report(run, reason=reason)
+    report = await off_loop(written_report, run, reason=reason)
     run.state.degraded.append(f"report written by the deterministic writer: {reason}")
     async for event in finish(run, report, writer="fallback", cost=driver.cost(run)):
         yield event

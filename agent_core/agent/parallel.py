@@ -18,6 +18,7 @@ from typing import Any
 
 from agent_core import events as ev
 from agent_core.agent.flow import Result, Step
+from agent_core.agent.offload import off_loop
 from agent_core.agent.sink import EventSink
 from agent_core.repomodel import model_of, tree_summary
 from agent_core.sources.models import FileTree
@@ -48,7 +49,8 @@ async def run_parallel(
 
     async def one(call: PendingCall) -> ToolResult:
         result = await toolbox.execute(call.call_id, call.tool, call.arguments)
-        sink.put(finished_event(sink.t(), turn, result))
+        # off the loop: a tree's event carries its repository model, built here first for a new tree
+        sink.put(await off_loop(finished_event, sink.t(), turn, result))
         return result
 
     tasks = [asyncio.create_task(one(call)) for call in calls]

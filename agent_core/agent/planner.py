@@ -2,7 +2,8 @@
 
 The same loop runs with or without a model; without one, :class:`OfflinePlanner` proposes the calls.
 It is deterministic (sorted choices, no randomness, no model) and derives every decision from the
-results so far, so it holds no state besides its configuration::
+results so far, so it holds no state besides its configuration and, per tree seen, what it derived from
+it (:mod:`~agent_core.agent.tree_paths`, once, in time linear in the entries)::
 
     turn 1  every repository at once: the overview of the tool registry (get_repo_info, get_file_tree,
             get_commits(30), get_languages: each spec's ``overview`` arguments)
@@ -23,13 +24,14 @@ TLS, the network), the planner proposes nothing more for it: the next calls woul
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from agent_core.agent.question import describe_question, offline, question_reads
-from agent_core.errors import InvalidArgumentError
-from agent_core.repo import RepoRef, normalize_path
+from agent_core.agent.tree_paths import TreePaths, tree_paths, usable
+from agent_core.repo import RepoRef
+from agent_core.repomodel import RepoModel, model_of
 from agent_core.report.relevance import QUESTION_READS
 from agent_core.sources.models import DirListing, FileTree
 from agent_core.tools.executor import ToolResult
@@ -122,6 +124,8 @@ class OfflinePlanner:
         self._max_files = max_files_per_repo
         self._max_question = max_question_reads
         self._run_start = run_start
+        # what each tree seen yields (keyed by identity; the tree is kept so that the key stays its own)
+        self._memo: dict[int, tuple[FileTree, TreePaths, list[str]]] = {}
 
     def next_step(self, results: Sequence[ToolResult]) -> PlanStep | None:
         """The next turn given every result so far (all repositories), or None when done."""
@@ -154,13 +158,13 @@ class OfflinePlanner:
         tree = _root_tree(results)
         if tree is not None:  # a scoped run's folder is planned as if it were the root, then re-rooted
             base = f"{tree.path}/" if tree.path else ""
-            entries = [(e.path.removeprefix(base), e.type) for e in tree.entries]
+            paths, asked = self._derived(tree, base)
             focus = [
                 _Pick(call=_call("read_file", repo, path=f), label=f, kind="question")
                 for f in [tree.focus]
                 if f
             ]
-            picks = [*self._bounded(_picks_from_paths(repo, entries)), *self._for_question(repo, entries)]
+            picks = [*self._bounded(_picks_from_paths(repo, paths)), *self._for_question(repo, asked)]
             return [*focus, *(_rooted(p, base) for p in picks)]
         tree_result = next((r for r in reversed(results) if r.tool == "get_file_tree"), None)
         if tree_result is None or not _worth_listing(results):
@@ -170,7 +174,7 @@ class OfflinePlanner:
         if listing is None:
             return [_Pick(call=root_call, label="the root folder", kind="root")]
         # A root listing cannot show CI files one level down: list the workflows folder instead.
-        picks = _picks_from_paths(repo, [(e.path or e.name, e.type) for e in listing.entries])
+        picks = _picks_from_paths(repo, tree_paths((e.path or e.name, e.type) for e in listing.entries))
         if any(e.name == ".github" and e.type == "dir" for e in listing.entries):
             picks.append(
                 _Pick(
@@ -184,13 +188,28 @@ class OfflinePlanner:
     def _bounded(self, picks: list[_Pick]) -> list[_Pick]:
         return picks[: self._max_files]
 
-    def _for_question(self, repo: RepoRef, entries: Iterable[tuple[str, str]]) -> list[_Pick]:
+    def _derived(self, tree: FileTree, base: str) -> tuple[TreePaths, list[str]]:
+        """The tree's paths (under ``base``, re-rooted) by role and the question's reads in it, derived
+        once per tree: the same tree comes back with every later step, and deriving is linear in its
+        entries."""
+        memo = self._memo.get(id(tree))
+        if memo is None or memo[0] is not tree:
+            paths = tree_paths((e.path.removeprefix(base), e.type) for e in tree.entries)
+            model = model_of(tree)  # built once per tree; the vendored and generated answer no concept
+            skip = _not_own(model, base)
+            asked = question_reads(self._question, paths.files, budget=self._max_question, skip=skip)
+            memo = self._memo[id(tree)] = (tree, paths, asked)
+        return memo[1], memo[2]
+
+    def _for_question(self, repo: RepoRef, asked: Sequence[str]) -> list[_Pick]:
         """The reads the question needs, at most ``max_question_reads`` (some may be made already)."""
-        files = [path for path, kind in entries if kind == "file" and _usable(path)]
         return [
-            _Pick(call=_call("read_file", repo, path=path), label=path, kind="question")
-            for path in question_reads(self._question, files, budget=self._max_question)
+            _Pick(call=_call("read_file", repo, path=path), label=path, kind="question") for path in asked
         ]
+
+
+def _not_own(model: RepoModel, base: str) -> Callable[[str], bool]:
+    return lambda path: not model.is_own(base + path)
 
 
 def _unique(picks: Iterable[_Pick]) -> list[_Pick]:
@@ -208,7 +227,7 @@ def _first_calls(repo: RepoRef) -> list[PlannedCall]:
 def basic_reads(repo: RepoRef, tree: FileTree) -> list[PlannedCall]:
     """What every analysis reads first: the README and, per ecosystem, its most telling top-level
     manifest (``pyproject.toml`` before ``setup.cfg`` before ``requirements.txt``...)."""
-    files = sorted(e.path for e in tree.entries if e.type == "file" and "/" not in e.path and _usable(e.path))
+    files = sorted(e.path for e in tree.entries if e.type == "file" and "/" not in e.path and usable(e.path))
     readme = sorted((p for p in files if notable_role(p) == "readme"), key=_readme_rank)[:1]
     primary: dict[str, str] = {}
     for path in sorted((p for p in files if notable_role(p) == "manifest"), key=_manifest_rank):
@@ -228,21 +247,20 @@ def _ecosystem(path: str) -> str:
     return next((kind for kind, pattern in _ECOSYSTEMS if pattern.match(name)), name)
 
 
-def _picks_from_paths(repo: RepoRef, entries: Iterable[tuple[str, str]]) -> list[_Pick]:
+def _picks_from_paths(repo: RepoRef, paths: TreePaths) -> list[_Pick]:
     """README, manifests, CI, LICENSE and the tests folder, most important first.
 
     The order makes the per-repository bound cut the least useful calls: a monorepo's many nested
     manifests come after the license and the tests folder.
     """
-    files = sorted(path for path, kind in entries if kind == "file" and _usable(path))
-    dirs = {path for path, kind in entries if kind == "dir"}
-    readme = sorted((p for p in files if notable_role(p) == "readme"), key=_readme_rank)[:1]
-    manifests = sorted((p for p in files if notable_role(p) == "manifest"), key=_manifest_rank)
+    readme = sorted(paths.role("readme"), key=_readme_rank)[:1]
+    manifests = sorted(paths.role("manifest"), key=_manifest_rank)
     root_manifests = [p for p in manifests if "/" not in p]
     nested_manifests = [p for p in manifests if "/" in p]
-    ci = sorted((p for p in files if notable_role(p) == "ci"), key=_ci_rank)
-    licenses = sorted((p for p in files if "/" not in p and _LICENSE.match(p)), key=lambda p: (len(p), p))[:1]
-    tests = [name for name in TEST_DIRS if name in dirs][:1]
+    ci = sorted(paths.role("ci"), key=_ci_rank)
+    roots = [p for p in paths.files if "/" not in p]
+    licenses = sorted((p for p in roots if _LICENSE.match(p)), key=lambda p: (len(p), p))[:1]
+    tests = [name for name in TEST_DIRS if name in paths.top_dirs][:1]
 
     def read(path: str, kind: str, label: str) -> _Pick:
         return _Pick(call=_call("read_file", repo, path=path), label=label, kind=kind)
@@ -254,7 +272,7 @@ def _picks_from_paths(repo: RepoRef, entries: Iterable[tuple[str, str]]) -> list
         *(read(p, "ci", p) for p in ci[:1]),
         *(read(p, "license", p) for p in licenses),
         *(
-            read(p, "attributes", p) for p in files if p == ".gitattributes"
+            read(p, "attributes", p) for p in roots if p == ".gitattributes"
         ),  # the repository model's overrides
         *(_Pick(call=_call("list_directory", repo, path=t), label=f"{t}/", kind="tests") for t in tests),
         *(read(p, "manifest", p) for p in root_manifests[head:]),
@@ -342,14 +360,6 @@ def _worth_listing(results: Sequence[ToolResult]) -> bool:
     non-degraded failure of get_repo_info, e.g. not found): then every listing would fail too."""
     info = next((r for r in reversed(results) if r.tool == "get_repo_info"), None)
     return info is None or info.ok or info.degraded
-
-
-def _usable(path: str) -> bool:
-    """Whether the tools would accept ``path`` (a hostile name must not become a refused call)."""
-    try:
-        return normalize_path(path) == path
-    except InvalidArgumentError:
-        return False
 
 
 def _ci_rank(path: str) -> tuple[bool, bool, str]:

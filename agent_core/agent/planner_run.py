@@ -7,7 +7,7 @@ report. The same tools, the same events as a model's run::
     report turn (the written report streamed) -> run_finished      or run_failed: nothing gathered
 
 :func:`planner_turns` is also the fallback's way to gather data when a model failed before anything
-was gathered.
+was gathered. The plan and the report are derived in a worker thread (:mod:`~agent_core.agent.offload`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 from agent_core import events as ev
 from agent_core.agent.endings import failed, finish, written_report
 from agent_core.agent.flow import events_only
+from agent_core.agent.offload import off_loop
 from agent_core.agent.parallel import PendingCall
 from agent_core.agent.planner import OfflinePlanner
 from agent_core.agent.run import Run
@@ -29,7 +30,8 @@ async def planner_run(run: Run) -> AsyncIterator[ev.Event]:
     if not any(r.ok for r in run.results()) and not run.state.turn_base:
         yield failed(run)
         return
-    async for event in finish(run, written_report(run), writer="planner", cost=NO_COST):
+    report = await off_loop(written_report, run)
+    async for event in finish(run, report, writer="planner", cost=NO_COST):
         yield event
 
 
@@ -42,7 +44,7 @@ async def planner_turns(run: Run, *, within_limits: bool = True) -> AsyncIterato
     planner = OfflinePlanner(run.parts.scope, question=run.question, run_start=run.state.results_base)
     clock = run.parts.clock
     while (run.limit_reached() if within_limits else run.time_limit_reached()) is None:
-        step = planner.next_step(run.parts.toolbox.results)
+        step = await off_loop(planner.next_step, tuple(run.parts.toolbox.results))
         if step is None:
             break
         turn = run.next_turn()

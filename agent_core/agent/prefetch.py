@@ -22,6 +22,7 @@ from typing import Any
 from agent_core import events as ev
 from agent_core.agent.brief import write_brief
 from agent_core.agent.flow import Result, Step, events_only
+from agent_core.agent.offload import off_loop
 from agent_core.agent.parallel import PendingCall
 from agent_core.agent.planner import PlannedCall, basic_reads
 from agent_core.agent.run import Run
@@ -62,7 +63,7 @@ async def gather_basics(run: Run, *, brief_tokens: int) -> Step[str]:
         async for event in _turn(run, reads, f"Reading what every analysis needs: {files}."):
             yield event
     budget_chars = int(brief_tokens * _CHARS_PER_TOKEN)
-    yield Result(value=write_brief(scope, run.results(), max_chars=budget_chars))
+    yield Result(value=await off_loop(write_brief, scope, tuple(run.results()), max_chars=budget_chars))
 
 
 async def _turn(run: Run, calls: list[PlannedCall], thought: str) -> AsyncIterator[ev.Event]:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from agent_core.report.claim_finders import find_claims
+from agent_core.report.concepts import BY_NAME, CONCEPTS, ConceptName, shows
 from agent_core.report.facts import TEST_FILE, Facts, link
 from agent_core.report.inert import code, inline, plain
 from agent_core.report.outline import (
@@ -54,8 +55,10 @@ def answer(facts: Facts, words: Words) -> list[str]:
         _matches(facts, words, term, said) for term, said in zip(asked.terms, asked.written, strict=True)
     ]
     files = facts.evidence.files
-    chosen = question_files(asked, facts.paths)
-    relevant = [*(p for t in asked.topics for p in topic_files(t, facts.paths))]
+    model = facts.model
+    skip = (lambda p: not model.is_own(p)) if model is not None else None
+    chosen = question_files(asked, facts.paths, skip=skip)
+    relevant = [*(p for t in asked.topics for p in topic_files(t, facts.paths, skip))]
     relevant += [p for term in asked.terms for p in term_files(term, facts.paths)]
     read = [link(facts, p) for p in dict.fromkeys([*chosen, *relevant]) if p in files]
     unread = [link(facts, p) for p in dict.fromkeys(relevant) if p not in files]
@@ -155,7 +158,33 @@ def _cli(facts: Facts, words: Words) -> list[str]:
     return [words.a_cli, *items] if items else []
 
 
-_TOPICS: dict[Topic, Callable[[Facts, Words], list[str]]] = {"tests": _tests, "ci": _ci, "cli": _cli}
+def _concept(name: ConceptName) -> Callable[[Facts, Words], list[str]]:
+    """The block of a concept (:mod:`~agent_core.report.concepts`): each file that answers it, and what
+    the ones read show (a build backend, a base image, a licence's first line)."""
+    concept = BY_NAME[name]
+
+    def block(facts: Facts, words: Words) -> list[str]:
+        at = 1 if words.language == "zh" else 0
+        model = facts.model
+        skip = (lambda p: not model.is_own(p)) if model is not None else None
+        items = []
+        for path in topic_files(name, facts.paths, skip):
+            content = facts.evidence.files.get(path)
+            said = shows(name, path, content.text) if content is not None and content.text else []
+            items.append(f"- {link(facts, path)}" + (f" — {words.sep.join(said)}" if said else ""))
+        if items:
+            return [concept.heading[at], *items]
+        return [concept.heading[at], concept.none[at]] if facts.tree_complete else []
+
+    return block
+
+
+_TOPICS: dict[Topic, Callable[[Facts, Words], list[str]]] = {
+    "tests": _tests,
+    "ci": _ci,
+    "cli": _cli,
+    **{c.name: _concept(c.name) for c in CONCEPTS},
+}
 
 
 # -- terms -------------------------------------------------------------------------------------------------

@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent_core import events as ev
+from agent_core.ledger import Coverage
 from agent_core.report.claims import annotate
+from agent_core.report.coverage import coverage_lines
 from agent_core.report.diagram import diagram_block, graph_of
 from agent_core.report.inert import plain
 from agent_core.report.sections import DIAGRAM
@@ -99,14 +101,18 @@ def full_report(
     language: Language = "en",
     *,
     diagrams: Sequence[ev.DiagramDrawn] = (),
+    coverage: Sequence[Coverage] = (),
 ) -> str:
     """The report (annotated), the architecture diagrams to append to it (a model's report: see
-    :func:`diagram_section`) and the app's appendix: key facts, data gaps, the claim check."""
+    :func:`diagram_section`) and the app's appendix: how much was read (``coverage``, the run's
+    ledger), key facts, data gaps, the claim check."""
     words = _WORDS.get(language, _WORDS["en"])
     out = [annotate(report, check).rstrip(), ""]
     if section := diagram_section(diagrams, language):
         out += [section.rstrip(), ""]
     out += ["---", "", f"## {words.title}", ""]
+    if coverage:
+        out += [*coverage_lines(coverage, language), ""]
     if check is not None and check.key_facts:
         out += [f"**{words.facts}**", ""]
         labels = FACT_LABELS.get(language, FACT_LABELS["en"])

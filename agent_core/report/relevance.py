@@ -12,16 +12,21 @@ the Answer section says which of them were read and what they show.
 
 from __future__ import annotations
 
+import bisect
+import itertools
+import operator
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from agent_core.report.concepts import BY_NAME, CONCEPTS, concept_files
 from agent_core.report.facts import TEST_DIRS, TEST_FILE
 from agent_core.tools.observe import notable_role
 
-Topic = Literal["tests", "ci", "cli"]
+Topic = Literal["tests", "ci", "cli", "build", "deps", "license", "deploy", "config", "docs"]
 QUESTION_READS = 6  # files the offline planner reads for one question, per repository
+CI_DEPTH = 2  # notable_role names no file deeper than .github/workflows/<file>: deeper paths are skipped
 
 _TOPICS: tuple[tuple[Topic, re.Pattern[str]], ...] = (
     (
@@ -43,11 +48,13 @@ _TOPICS: tuple[tuple[Topic, re.Pattern[str]], ...] = (
         "cli",
         re.compile(
             r"\b(cli|command[\s-]?line|commands?|entry[\s-]?points?|arguments?|args|argparse|flags|"
-            r"options|sub-?commands?|terminal|console)\b|命令行|入口|参数|终端",
+            r"options|sub-?commands?|terminal|console|main|executables?|binar(?:y|ies)|launch\w*)\b"
+            r"|命令行|入口|参数|终端|启动|主程序",
             re.IGNORECASE,
         ),
     ),
 )
+_ALL_TOPICS: tuple[tuple[Topic, re.Pattern[str]], ...] = (*_TOPICS, *((c.name, c.asked) for c in CONCEPTS))
 _STOPWORDS = frozenset(
     re.findall(
         r"\S+",
@@ -55,8 +62,8 @@ _STOPWORDS = frozenset(
         class classes code codebase could define defined defines describe did do does done evaluate
         explain file files find for from function functions get give handle handled handles handling has
         have how i implement implementation implemented implements in is it its live lives located logic
-        me module modules of on or overview part parts please project repo repository review should show
-        some summarise summarize summary tell that the there these this those to use used uses using was
+        me module modules of on or overview part parts please project repo repository review run runs should show
+        some summarise summarize summary tell that the there these this those to under use used uses using was
         we what what's where where's which who why will with work works would write you""",
     )
 )
@@ -108,13 +115,17 @@ class Asked:
 
 
 def read_question(question: str) -> Asked:
-    """The topics and terms of ``question``; a question about testing asks about CI too."""
-    topics = [topic for topic, pattern in _TOPICS if pattern.search(question)]
+    """The topics and terms of ``question``; a question about testing asks about CI too. Topics are
+    taken in order, each from what the ones before left ("configures the build" is the build, not
+    configuration)."""
+    topics: list[Topic] = []
+    rest = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", question)  # CircuitBreaker: two words
+    for topic, pattern in _ALL_TOPICS:
+        if pattern.search(rest):
+            topics.append(topic)
+            rest = pattern.sub(" | ", rest)
     if "tests" in topics and "ci" not in topics:
         topics.insert(1, "ci")
-    rest = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", question)  # CircuitBreaker: two words
-    for _topic, pattern in _TOPICS:
-        rest = pattern.sub(" | ", rest)
     terms: dict[tuple[str, ...], str] = {}
     for chunk in re.split(
         r"[^A-Za-z0-9\s_-]|\b(?:" + "|".join(sorted(_STOPWORDS)) + r")\b", rest, flags=re.I
@@ -123,7 +134,7 @@ def read_question(question: str) -> Asked:
         if words and any(len(w) > 2 for w in words):
             terms.setdefault(tuple(stem(w) for w in words), " ".join(words))
     for chinese, english in _GLOSSARY:
-        if chinese in question:
+        if chinese in rest:
             terms.setdefault(english, chinese)
     return Asked(topics=tuple(topics), terms=tuple(terms), written=tuple(terms.values()))
 
@@ -185,10 +196,45 @@ def is_test_path(path: str) -> bool:
     return bool(TEST_FILE.search(parts[-1])) or any(p in TEST_DIRS for p in parts[:-1])
 
 
+def _needle(word: str) -> str:
+    """What a file name must contain (lower-cased) for ``word`` to name one of its tokens (:func:`_same`).
+
+    A token's stem without its last letter begins the name's raw word ("retry" from "retries": "retr"),
+    and a match shares at least the word's first four letters, or the whole word when it is shorter."""
+    return word[: max(1, min(4, len(word) - 1))]
+
+
+def names_containing(needles: Iterable[str], paths: Iterable[str]) -> list[str]:
+    """The paths whose file name, lower-cased, contains one of ``needles`` (lower-case), in their order.
+
+    ``str.find`` runs over all the paths joined at once, so the work in Python is per match, not per
+    path: a 100,000-path tree costs a few milliseconds per word. (NUL cannot be in a git path; a path
+    holding one anyway is only looked at, never matched, and the offsets stay right: each path is
+    measured after lower-casing.)"""
+    paths = paths if isinstance(paths, Sequence) else list(paths)
+    low = list(map(str.lower, paths))
+    text = "\0".join(low)
+    ends = list(map(operator.add, itertools.accumulate(map(len, low)), itertools.count()))  # exclusive
+    found: set[int] = set()
+    for needle in needles:
+        position = text.find(needle)
+        while position >= 0:  # at most twice per path: once in its folders, once in its name
+            i = bisect.bisect_left(ends, position)
+            name = ends[i] - len(low[i]) + low[i].rfind("/") + 1
+            if position < name:
+                position = text.find(needle, name)
+                continue
+            if position + len(needle) <= ends[i]:
+                found.add(i)
+            position = text.find(needle, ends[i] + 1)
+    return [paths[i] for i in sorted(found)]
+
+
 def term_files(term: Sequence[str], paths: Iterable[str]) -> list[str]:
     """The paths matching ``term``, best first: higher score, source code before other files, and the
-    code before its tests."""
-    scored = [(term_score(term, p), p) for p in paths]
+    code before its tests. Linear in the paths: a substring test leaves out the names no word can
+    match before any of them is split into stemmed words."""
+    scored = [(term_score(term, p), p) for p in names_containing([_needle(word) for word in term], paths)]
     return [
         p
         for s, p in sorted(
@@ -198,25 +244,36 @@ def term_files(term: Sequence[str], paths: Iterable[str]) -> list[str]:
     ]
 
 
-def topic_files(topic: Topic, paths: Sequence[str]) -> list[str]:
-    """The files that show ``topic``, most telling first."""
+def topic_files(topic: Topic, paths: Sequence[str], skip: Callable[[str], bool] | None = None) -> list[str]:
+    """The files that show ``topic``, most telling first (a concept's: :mod:`~agent_core.report.concepts`;
+    ``skip``: paths that never answer one, the vendored and generated)."""
     if topic == "ci":
-        return sorted((p for p in paths if notable_role(p) == "ci"), key=_ci_rank)
+        near = (p for p in paths if p.count("/") <= CI_DEPTH)
+        return sorted((p for p in near if notable_role(p) == "ci"), key=_ci_rank)
     if topic == "tests":
         config = [p for p in paths if _TEST_CONFIG.match(p.rsplit("/", 1)[-1]) and _near_root(p)]
         config.sort(key=lambda p: (p.rsplit("/", 1)[-1].lower() in ("pyproject.toml", "package.json"), p))
         named = [p for p in paths if TEST_FILE.search(p.rsplit("/", 1)[-1])]
         tests = sorted(named or [p for p in paths if is_test_path(p) and _SOURCE.search(p)], key=_test_rank)
         return [*config, *(p for p in tests[:1] if p not in config)]
+    if topic in BY_NAME:
+        return concept_files(topic, paths, skip)
     entries = [p for p in paths if _ENTRY_NAMES.match(p.rsplit("/", 1)[-1]) and not is_test_path(p)]
     entries += [p for p in paths if re.match(r"^(bin|cmd)/", p) and p not in entries]
     return sorted(entries, key=lambda p: (p.count("/"), not p.endswith("__main__.py"), p))[:8]
 
 
-def question_files(asked: Asked, paths: Sequence[str], *, budget: int = QUESTION_READS) -> list[str]:
+def question_files(
+    asked: Asked,
+    paths: Sequence[str],
+    *,
+    budget: int = QUESTION_READS,
+    skip: Callable[[str], bool] | None = None,
+) -> list[str]:
     """What to read for ``asked``: each topic's and each term's files, merged in turns (one of each
-    in order, then the second of each...) so that no part of the question starves, at most ``budget``."""
-    lists = [topic_files(t, paths) for t in asked.topics] + [term_files(t, paths) for t in asked.terms]
+    in order, then the second of each...) so that no part of the question starves, at most ``budget``.
+    ``skip``: paths no concept is answered by (the vendored and generated)."""
+    lists = [topic_files(t, paths, skip) for t in asked.topics] + [term_files(t, paths) for t in asked.terms]
     chosen: list[str] = []
     for rank in range(max((len(x) for x in lists), default=0)):
         for files in lists:

@@ -16,6 +16,7 @@ model's mistake becomes an observation that says exactly what was wrong.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -214,7 +215,8 @@ async def _get_commits(source: RepoSource, call: ToolCall, limits: ToolLimits) -
 async def _file_tree(source: RepoSource, call: ToolCall, limits: ToolLimits) -> ToolOutput:
     sourced = await source.get_file_tree(call.repo, call.args.get("path", ""))
     max_entries = call.args.get("max_entries", limits.tree_max_entries)
-    return _output(sourced, summarise_tree(sourced.value, max_entries=max_entries))
+    # A worker thread: summarising a 100,000-entry tree on the event loop would stall every other request.
+    return _output(sourced, await asyncio.to_thread(summarise_tree, sourced.value, max_entries=max_entries))
 
 
 async def _languages(source: RepoSource, call: ToolCall, limits: ToolLimits) -> ToolOutput:

@@ -1,9 +1,8 @@
 """The browser app's labels in English and Chinese: one dict per language and :func:`t` to look one up.
 
-Only what the page itself says lives here (buttons, headings, status texts, table columns). Reports
-follow the report-language setting of the core; repository content is never translated.
-A key missing from a language falls back to English; a key missing everywhere is returned as is, so a
-typo shows up on the page instead of crashing a handler.
+Only what the page itself says lives here (buttons, headings, status texts, table columns); reports follow
+the core's report-language setting; repository content is never translated. A key missing from a language
+falls back to English; one missing everywhere is returned as is (a typo shows, a handler never crashes).
 """
 
 from __future__ import annotations
@@ -145,6 +144,7 @@ _EN: Mapping[str, str] = types.MappingProxyType(
         "stat_tokens": "Tokens in / out",
         "stat_cost": "Cost",
         "stat_elapsed": "Elapsed",
+        "stat_coverage": "Read",
         "stat_unknown": "—",
         "cost_estimate": "estimate {low} – {high} (up to its budget of {budget:,} tokens)",
         "cost_unknown": "unknown (no price known for this model)",
@@ -324,6 +324,7 @@ _ZH: Mapping[str, str] = types.MappingProxyType(
         "stat_tokens": "输入 / 输出 token",
         "stat_cost": "费用",
         "stat_elapsed": "耗时",
+        "stat_coverage": "读取范围",
         "cost_estimate": "预估 {low} – {high}（最多用完 {budget:,} token 的预算）",
         "cost_unknown": "未知（没有该模型的价格）",
         "cost_prices": "{date} 的价格",

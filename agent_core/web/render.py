@@ -363,9 +363,9 @@ class TraceView:
         """The ``.md`` export: the report (a model's with its diagrams) and the app's appendix."""
         if not isinstance(self.result, ev.RunFinished):
             return self.report_text()
-        result, appended = self.result, self._diagrams.appended(self.result)
+        r, shown = self.result, self._diagrams.appended(self.result)
         lang: Literal["en", "zh"] = "zh" if self.lang == "zh" else "en"
-        return full_report(result.report, self.claims, result.degraded_reasons, lang, diagrams=appended)
+        return full_report(r.report, self.claims, r.degraded_reasons, lang, diagrams=shown, coverage=r.stats.coverage)  # fmt: skip
 
     def stats_rows(self) -> list[tuple[str, str]]:
         rows = self._stats.rows(self.lang, self._now, mode=self.started.mode if self.started else None)

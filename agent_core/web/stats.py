@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from agent_core import events as ev
 from agent_core.cost import CostPart
+from agent_core.report.coverage import coverage_lines
 from agent_core.web.i18n import t
 
 
@@ -67,6 +68,10 @@ class LiveStats:
             (t("stat_cost", lang), cost),
             *([(t("stat_cost_parts", lang), parts)] if parts else []),
             (t("stat_elapsed", lang), f"{(f.elapsed_s if f else elapsed):.1f} s"),
+            *(
+                (t("stat_coverage", lang), line)
+                for line in coverage_lines(f.coverage if f else (), "zh" if lang == "zh" else "en")
+            ),
         ]
 
     def cost(self, lang: str, *, mode: str | None) -> str:

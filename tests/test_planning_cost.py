@@ -1,0 +1,162 @@
+"""The offline planner's work is linear in the tree and done once per tree, and the CPU-heavy steps of a
+run (the plan, the written report, the diagram, the claim check, the ledger) run off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_core.agent import endings, parallel, planner
+from agent_core.agent.planner import OfflinePlanner
+from agent_core.agent.tree_paths import usable
+from agent_core.errors import InvalidArgumentError
+from agent_core.repo import RepoRef, normalize_path
+from agent_core.report.relevance import names_containing
+from agent_core.settings import Settings
+from agent_core.sources.models import FileTree, TreeEntry
+from agent_core.tools.executor import ToolResult
+from agent_core.tools.registry import overview_calls
+from testing.analysis import analysis
+from testing.emulator.gitrepo import make_repo
+
+REPO = RepoRef(owner="acme", name="big")
+
+
+class CountedEntries(tuple[TreeEntry, ...]):
+    """A tree's entries that count how many of them anyone visits."""
+
+    visits = 0
+
+    def __iter__(self) -> Iterator[TreeEntry]:
+        for entry in super().__iter__():
+            CountedEntries.visits += 1
+            yield entry
+
+
+def synthetic_entries(n: int) -> list[TreeEntry]:
+    """``n`` entries shaped like a monorepo: packages with sources, tests, manifests and docs."""
+    entries = [TreeEntry(path=p, type="file") for p in ("README.md", "package.json", "LICENSE")]
+    package = 0
+    while len(entries) < n:
+        base = f"packages/p{package}"
+        entries += [TreeEntry(path=base, type="dir"), TreeEntry(path=f"{base}/package.json", type="file")]
+        entries += [TreeEntry(path=f"{base}/src/m{i}.ts", type="file") for i in range(12)]
+        entries += [TreeEntry(path=f"{base}/src/m{i}.spec.ts", type="file") for i in range(4)]
+        package += 1
+    return entries[:n]
+
+
+def overview(tree: FileTree) -> tuple[ToolResult, ...]:
+    return tuple(
+        ToolResult(
+            call_id=str(i),
+            tool=tool,
+            arguments=arguments,
+            ok=True,
+            observation={},
+            repo=REPO,
+            value=tree if tool == "get_file_tree" else None,
+        )
+        for i, (tool, arguments) in enumerate(overview_calls(REPO))
+    )
+
+
+def plan(entries: list[TreeEntry], question: str) -> float:
+    tree = FileTree(ref="main", path="", entries=tuple(entries))
+    results = overview(tree)
+    started = time.process_time()
+    steps = OfflinePlanner([REPO], question=question)
+    steps.next_step(results)
+    steps.next_step(results)
+    return time.process_time() - started
+
+
+@pytest.mark.parametrize("question", ["", "How is it tested? Where is the module loader?"])
+def test_planning_cpu_grows_linearly_with_the_tree(question: str) -> None:
+    small, large = synthetic_entries(20_000), synthetic_entries(40_000)
+    plan(small, question)  # warm: regular expressions compiled, caches filled
+    # The least of several runs: a busy machine only ever adds time, never takes it away.
+    ratio = min(plan(large, question) for _ in range(7)) / min(plan(small, question) for _ in range(7))
+    assert ratio <= 2.4, ratio
+
+
+def test_the_tree_is_derived_once_however_many_steps_read_it() -> None:
+    entries = CountedEntries(synthetic_entries(5_000))
+    tree = FileTree(ref="main", path="", entries=entries)
+    results = overview(tree)
+    steps = OfflinePlanner([REPO], question="How is it tested?")
+    CountedEntries.visits = 0
+    first = steps.next_step(results)
+    assert first is not None
+    once = CountedEntries.visits
+    assert once <= 3 * len(entries)  # a pass for the plan's paths, the repository model's passes
+    for _ in range(3):
+        steps.next_step(results)
+    assert CountedEntries.visits == once  # and no more, however many steps
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from([*"ab./~\\?#%:C \x00\x7f\x1f_-é", "..", "./", "\u2028", "．"]), max_size=10).map(
+        "".join
+    )
+)
+def test_a_usable_path_is_exactly_one_normalize_path_keeps(path: str) -> None:
+    try:
+        expected = normalize_path(path) == path
+    except InvalidArgumentError:
+        expected = False
+    assert usable(path) is expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.text(alphabet=st.sampled_from(list("aAbİ/x\0.")), max_size=8), max_size=12),
+    st.lists(st.sampled_from(["a", "b", "x", "/", "i\u0307"]), min_size=1, max_size=3).map("".join),
+)
+def test_names_containing_matches_a_per_path_search(paths: list[str], needle: str) -> None:
+    expected = [p for p in paths if needle in p[p.rfind("/") + 1 :].lower()]
+    assert names_containing([needle], paths) == expected
+
+
+async def test_the_heavy_steps_run_in_worker_threads_not_on_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spy around each real step records the thread it ran in (the steps themselves are the real ones)."""
+    threads: dict[str, set[int]] = {}
+
+    def spy(module: Any, name: str) -> None:
+        real: Callable[..., Any] = getattr(module, name)
+
+        def recorded(*args: Any, **kwargs: Any) -> Any:
+            threads.setdefault(name, set()).add(threading.get_ident())
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, recorded)
+
+    for name in ("write_report", "check_report", "tree_diagrams", "run_coverage"):
+        spy(endings, name)
+    spy(planner, "tree_paths")
+    spy(parallel, "finished_event")  # a tree's event carries its repository model
+    root = make_repo(tmp_path / "svc", {"README.md": "# svc\n", "pyproject.toml": "[project]\nname='svc'\n"})
+    async with analysis(Settings(cache_dir=tmp_path / "cache"), str(root)) as run:
+        await run.ask("How is it tested?")
+    loop_thread = threading.get_ident()
+    assert asyncio.get_running_loop() is not None
+    assert set(threads) == {
+        "write_report",
+        "check_report",
+        "tree_diagrams",
+        "run_coverage",
+        "tree_paths",
+        "finished_event",
+    }
+    assert all(loop_thread not in seen for seen in threads.values()), threads
