@@ -36,7 +36,7 @@ class TreeSummary:
     vendored: tuple[tuple[str, int], ...] = ()  # the vendored roots
     generated_files: int = 0
     tests: int = 0
-    test_conventions: tuple[tuple[str, int], ...] = ()  # ("_test.go", 1013), most first
+    test_conventions: tuple[tuple[str, int], ...] = ()  # ("*_test.go", 1013), most first
     test_packages: int = 0
     roles: tuple[tuple[str, int], ...] = ()  # files per role
     top_level: tuple[TreeFolder, ...] = ()

@@ -71,7 +71,7 @@ def test_a_go_service_vendored_code_is_counted_apart_from_the_projects_own() -> 
     assert model.role_of("go.sum") == "generated"
     assert not model.is_own("vendor/github.com/lib0/pkg/f00.go")
     assert model.tests.files == 6
-    assert model.tests.by_convention == (("_test.go", 6),)
+    assert model.tests.by_convention == (("*_test.go", 6),)
     assert model.tests.packages == 3
     assert model.role_of("plugins/x/spec/schema.json") == "source"
     assert [(p.path, p.ecosystem) for p in model.packages] == [("", "go")]  # vendored go.mod files left out
@@ -93,11 +93,11 @@ def test_the_report_says_the_models_counts_in_english_and_chinese() -> None:
         "- 48 files in 19 folders, of which 30 vendored (`vendor/`) and 1 generated: 17 are the project's own."
         in structure
     )
-    assert "- **Tests:** 6 `_test.go` files across 3 packages." in structure
+    assert "- **Tests:** 6 `*_test.go` files across 3 packages." in structure
     assert "- `vendor/` — 30 files (0 own) — vendored (not the project's own)" not in structure
     assert "- `vendor/` — 30 files — vendored (not the project's own)" in structure
     assert "- `plugins/` — 1 file — source code" in structure
-    assert "Tests are present: 6 `_test.go` files across 3 packages." in section(report, "Strengths")
+    assert "Tests are present: 6 `*_test.go` files across 3 packages." in section(report, "Strengths")
     assert "A tests folder is present" not in report  # no stray spec/ taken as the tests
     assert "| Files |" not in report  # one repository: no table
 
@@ -106,7 +106,7 @@ def test_the_report_says_the_models_counts_in_english_and_chinese() -> None:
         "共 48 个文件、19 个目录，其中 30 个为第三方代码（`vendor/`）、1 个为生成文件：项目自身的文件为 17 个。"
         in chinese
     )
-    assert "**测试：** 3 个包中共有 6 个 `_test.go` 文件。" in chinese
+    assert "**测试：** 3 个包中共有 6 个 `*_test.go` 文件。" in chinese
     assert "- `vendor/` — 30 个文件 — 第三方代码（非项目自身）" in chinese
 
 
@@ -117,7 +117,7 @@ def test_the_brief_gives_the_model_the_same_counts() -> None:
         in brief
     )
     assert "vendor/ (30 files, vendored)" in brief
-    assert "Tests: 6 files across 3 packages (6 _test.go)." in brief
+    assert "Tests: 6 files across 3 packages (6 *_test.go)." in brief
     assert "CI: GitHub Actions (.github/workflows/ci.yml)." in brief
 
 
@@ -391,7 +391,7 @@ def test_the_models_observation_of_a_tree_has_the_models_counts_and_the_cut_firs
     assert next(iter(observation)) == "truncated"  # before anything a cut could drop
     assert (observation["files"], observation["own_files"], observation["generated_files"]) == (48, 17, 1)
     assert observation["vendored"] == [{"path": "vendor", "files": 30}]
-    assert observation["tests"] == {"files": 6, "packages": 3, "by_convention": {"_test.go": 6}}
+    assert observation["tests"] == {"files": 6, "packages": 3, "by_convention": {"*_test.go": 6}}
     assert observation["ci"] == ["GitHub Actions"]
     vendor = next(e for e in observation["top_level"] if e["name"] == "vendor")
     assert vendor == {"name": "vendor", "type": "dir", "files": 30, "own_files": 0, "role": "vendored"}

@@ -49,7 +49,7 @@ def test_the_tool_call_event_carries_the_models_counts_and_the_preview_renders_t
         "```text",
         "files: 52 · folders: 5",
         "the project's own: 11 · vendored: 40 (vendor/) · generated: 1",
-        "tests: 4 files in 2 packages (4 _test.go)",
+        "tests: 4 files in 2 packages (4 *_test.go)",
         "vendor/ 40 vendored · internal/ 8 · cmd/ 1",
         "top-level files: 3",
         "```",

@@ -245,7 +245,7 @@ def build_name(lower: str) -> bool:
 def test_name(name: str) -> str | None:
     """The test convention a file name follows (its label, e.g. ``_test.go``, ``*.spec.ts``), or None."""
     if name.endswith("_test.go"):
-        return "_test.go"
+        return "*_test.go"
     dot = name.rfind(".")
     if dot <= 0:
         return None

@@ -22,7 +22,7 @@ class FolderCount(NamedTuple):
 
 
 class ConventionCount(NamedTuple):
-    """A test convention and how many files follow it, e.g. ``("_test.go", 1013)``."""
+    """A test convention and how many files follow it, e.g. ``("*_test.go", 1013)``."""
 
     label: str
     files: int
