@@ -231,6 +231,24 @@ def test_a_subfolder_report_is_about_its_folder_only_when_its_paths_are_there(tm
     ] == [False]
 
 
+def test_a_path_climbing_out_of_the_folder_names_the_repository_s_file(tmp_path: Path) -> None:
+    """A subfolder report names the repository's CI from its folder (``../../.github/…``): that file."""
+    truth = Truth.read(go_service(tmp_path / "shop"), scope="internal/store")
+    judged = judge(
+        "- Continuous integration is configured: `../../.github/workflows/ci.yml`.\n"
+        "- [`../../.github/workflows/ci.yml`](https://github.com/acme/shop/blob/main/internal/store/"
+        "../../.github/workflows/ci.yml)\n"
+        "- `../../.github/workflows/missing.yml`, `../../../LICENSE`\n",
+        truth,
+        "acme/shop",
+    )
+    paths = [(s.text, s.verdict, s.resolved) for s in judged.statements if s.kind == "path"]
+    ci = ".github/workflows/ci.yml"
+    assert paths == [(f"../../{ci}", True, ci), (f"internal/store/../../{ci}", True, ci)]  # none else true
+    assert "CI" not in judged.missing
+    assert "CI" in judge("- `store.go`\n", truth, "acme/shop").missing
+
+
 def test_the_cut_tree_repeats_real_trees_under_top_level_folders(tmp_path: Path) -> None:
     mirror = tmp_path / "mirror"
     go_service(mirror / "docker+cli" / "repo", bare=True)
