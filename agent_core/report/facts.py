@@ -9,6 +9,7 @@ thing was actually fetched.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -372,9 +373,12 @@ def risks(facts: Facts, words: Words) -> list[Finding]:
 
 def link(facts: Facts, path: str) -> str:
     """A file cited: a link to its page on GitHub, or just the path for a local repository."""
-    base = facts.link_base
+    base, root = facts.link_base, facts.evidence.root
     if base is None:
         return code(path)
+    if root and path.startswith("../"):  # outside a scoped run's folder: the URL without "..", from the root
+        top = base.removesuffix(f"{quote(root)}/")
+        return f"[{code(path)}]({top}{quote(posixpath.normpath(f'{root}/{path}'), safe='/')})"
     return f"[{code(path)}]({base}{quote(path, safe='/')})"
 
 
