@@ -121,18 +121,10 @@ class Row:
 
 
 def has_coverage(events: list[ev.Event]) -> bool:
-    """The run carries a coverage ledger: an event of its own, or a non-empty ``*coverage*`` field on
-    any event or on the run's stats (the ledger is being added; until then: no)."""
-    for event in events:
-        if "coverage" in event.kind:
-            return True
-        for holder in (event, getattr(event, "stats", None)):
-            if holder is None or not dataclasses.is_dataclass(holder):
-                continue
-            for f in dataclasses.fields(holder):
-                if "coverage" in f.name and getattr(holder, f.name) not in (None, "", (), {}, 0):
-                    return True
-    return False
+    """The run carries a coverage ledger: the finished run's ``RunStats.coverage`` names at least one
+    repository (read by structure, never from the report's text)."""
+    last = events[-1] if events else None
+    return isinstance(last, ev.RunFinished) and bool(last.stats.coverage)
 
 
 def failed_tools(events: list[ev.Event]) -> list[str]:

@@ -12,6 +12,7 @@ repeated in the judge. ``scope`` narrows what is "the repository" to one folder 
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import subprocess
 import tomllib
@@ -164,23 +165,17 @@ class Truth:
 
     def exists(self, path: str) -> bool:
         """``path`` is a file or folder of the commit, from the root or from the scope."""
-        path = path.strip().removeprefix("./").strip("/")
-        if not path:
-            return False
-        candidates = [path] + ([f"{self.scope}/{path}"] if self.scope else [])
-        return any(c in self.files or c in self.dirs for c in candidates)
+        return bool(path.strip().removeprefix("./").strip("/")) and bool(self.resolutions(path))
 
     def resolve(self, path: str) -> str | None:
-        path = path.strip().removeprefix("./").strip("/")
-        for c in ([f"{self.scope}/{path}"] if self.scope else []) + [path]:
-            if c in self.files or c in self.dirs:
-                return c
-        return None
+        return next(iter(self.resolutions(path)), None)
 
     def resolutions(self, path: str) -> list[str]:
-        """Every path ``path`` may name: from the scope and from the root."""
+        """Every path ``path`` may name: from the scope (``../`` climbs out of it) and from the root."""
         path = path.strip().removeprefix("./").strip("/")
-        candidates = ([f"{self.scope}/{path}"] if self.scope else []) + [path]
+        candidates = [
+            posixpath.normpath(c) for c in ([f"{self.scope}/{path}"] if self.scope else []) + [path]
+        ]
         return [c for c in candidates if c in self.files or c in self.dirs]
 
     def exists_deeper(self, path: str) -> bool:

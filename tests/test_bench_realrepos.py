@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from agent_core import events as ev
+from agent_core.ledger import Coverage
 from bench.config import BenchConfig
 from bench.realrepos import CUT_FOLDERS, cut_tree, has_coverage, measure
 from bench.realrepos_judge import about_folder, claim_check_errors, judge, names_every_top_folder
@@ -230,6 +231,24 @@ def test_a_subfolder_report_is_about_its_folder_only_when_its_paths_are_there(tm
     ] == [False]
 
 
+def test_a_path_climbing_out_of_the_folder_names_the_repository_s_file(tmp_path: Path) -> None:
+    """A subfolder report names the repository's CI from its folder (``../../.github/…``): that file."""
+    truth = Truth.read(go_service(tmp_path / "shop"), scope="internal/store")
+    judged = judge(
+        "- Continuous integration is configured: `../../.github/workflows/ci.yml`.\n"
+        "- [`../../.github/workflows/ci.yml`](https://github.com/acme/shop/blob/main/internal/store/"
+        "../../.github/workflows/ci.yml)\n"
+        "- `../../.github/workflows/missing.yml`, `../../../LICENSE`\n",
+        truth,
+        "acme/shop",
+    )
+    paths = [(s.text, s.verdict, s.resolved) for s in judged.statements if s.kind == "path"]
+    ci = ".github/workflows/ci.yml"
+    assert paths == [(f"../../{ci}", True, ci), (f"internal/store/../../{ci}", True, ci)]  # none else true
+    assert "CI" not in judged.missing
+    assert "CI" in judge("- `store.go`\n", truth, "acme/shop").missing
+
+
 def test_the_cut_tree_repeats_real_trees_under_top_level_folders(tmp_path: Path) -> None:
     mirror = tmp_path / "mirror"
     go_service(mirror / "docker+cli" / "repo", bare=True)
@@ -246,16 +265,18 @@ def test_the_cut_tree_repeats_real_trees_under_top_level_folders(tmp_path: Path)
     assert not complete and len(missing) == CUT_FOLDERS - 2 and "ts-03" in missing
 
 
-@dataclass(frozen=True, kw_only=True)
-class _FinishedWithLedger:
-    kind: str = "run_finished"
-    coverage: str = "8 of 10 own files read"
-
-
-def test_the_coverage_line_is_read_from_the_events_structure() -> None:
-    finished = ev.RunFinished(t=1.0, report="# r", degraded=False)
-    assert not has_coverage([finished])
-    assert has_coverage([_FinishedWithLedger()])  # type: ignore[list-item]
+def test_the_coverage_line_is_read_from_the_run_stats_structure() -> None:
+    finished = ev.RunFinished(t=1.0, report="# r\n\nCoverage: 8 of 10 own files read", degraded=False)
+    assert not has_coverage([finished])  # the words alone are not a ledger
+    ledger = Coverage(repo="o/r", files_read=8, bytes_read=100, own_files=10, own_bytes=900, folders_listed=2)
+    with_ledger = ev.RunFinished(t=1.0, report="# r", degraded=False, stats=ev.RunStats(coverage=(ledger,)))
+    assert has_coverage(
+        [
+            ev.RunStarted(t=0.0, run_id="x", targets=("o/r",), question="", model="m", mode="planner"),
+            with_ledger,
+        ]
+    )
+    assert not has_coverage([])
 
 
 def test_the_section_runs_on_a_small_repository_and_skips_what_is_absent(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ contradicts itself (issue 19)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,11 @@ import pytest
 from agent_core import events as ev
 from agent_core.repo import RepoRef
 from agent_core.report.claim_finders import find_claims
+from agent_core.report.claim_names import path_like
 from agent_core.report.claims import check_report
+from agent_core.report.model_words import model_words
+from agent_core.report.words_en import EN
+from agent_core.report.words_zh import ZH
 from agent_core.settings import Settings
 from agent_core.sources.licenses import combine, same_license, spdx
 from agent_core.tools.executor import ToolResult
@@ -372,3 +377,12 @@ def test_licence_statements_read_as_spdx_expressions_and_combine() -> None:
         False,
         False,
     ]
+
+
+def test_a_test_convention_named_in_the_report_is_no_path_claim() -> None:
+    """`_test.go` labels a convention and the no-tests line names conventions: neither claims a file."""
+    assert not path_like("_test.go") and not path_like("*_test.go")
+    assert path_like("pkg/a_test.go") and path_like("_config.yml")
+    for words in (EN, ZH):
+        no_tests = model_words(words).no_tests
+        assert not [span for span in re.findall(r"`([^`]+)`", no_tests) if path_like(span)]

@@ -109,6 +109,26 @@ async def test_a_subfolder_url_on_a_ref_with_a_slash_scopes_the_offline_report(
     assert EN.r_no_ci not in report and EN.r_no_license not in report
 
 
+async def test_a_subfolder_report_names_the_repository_s_ci_outside_the_folder(
+    emu: GitHubEmulator, tmp_path: Path
+) -> None:
+    """The repository's CI runs for the folder: the root and workflows listings show it, and the report
+    names it from the folder (``../../``), leading to the file; the claim check does not contradict it."""
+    events = await _run(emu, tmp_path, "https://github.com/acme/mono/tree/feature/x/pkg/parser")
+    listed = [
+        e.arguments["path"]
+        for e in events
+        if isinstance(e, ev.ToolCallStarted) and e.tool == "list_directory"
+    ]
+    assert "" in listed and ".github/workflows" in listed
+    report = _report(events)
+    assert "Continuous integration is configured: [`../../.github/workflows/ci.yml`]" in report
+    assert "(https://github.com/acme/mono/blob/feature/x/.github/workflows/ci.yml)" in report  # no ".." in it
+    (check,) = [e for e in events if isinstance(e, ev.ClaimsChecked)]
+    assert check.contradicted == 0
+    assert "`cmd/`" not in report and "`docs/`" not in report  # the root listing is not the subject
+
+
 async def test_the_scope_is_in_the_export(emu: GitHubEmulator, tmp_path: Path) -> None:
     events = await _run(emu, tmp_path, "https://github.com/acme/mono/tree/feature/x/pkg/parser")
     path = tmp_path / "trace.jsonl"

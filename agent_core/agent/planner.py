@@ -165,7 +165,8 @@ class OfflinePlanner:
                 if f
             ]
             picks = [*self._bounded(_picks_from_paths(repo, paths)), *self._for_question(repo, asked)]
-            return [*focus, *(_rooted(p, base) for p in picks)]
+            outside = _repository_ci(repo, results) if base else []
+            return [*focus, *(_rooted(p, base) for p in picks), *outside]
         tree_result = next((r for r in reversed(results) if r.tool == "get_file_tree"), None)
         if tree_result is None or not _worth_listing(results):
             return []
@@ -173,16 +174,8 @@ class OfflinePlanner:
         listing = _listing(results, _key(root_call))
         if listing is None:
             return [_Pick(call=root_call, label="the root folder", kind="root")]
-        # A root listing cannot show CI files one level down: list the workflows folder instead.
         picks = _picks_from_paths(repo, tree_paths((e.path or e.name, e.type) for e in listing.entries))
-        if any(e.name == ".github" and e.type == "dir" for e in listing.entries):
-            picks.append(
-                _Pick(
-                    call=_call("list_directory", repo, path=".github/workflows"),
-                    label=".github/workflows/",
-                    kind="ci",
-                )
-            )
+        picks += _workflows(repo, listing)
         return [_Pick(call=root_call, label="the root folder", kind="root"), *self._bounded(picks)]
 
     def _bounded(self, picks: list[_Pick]) -> list[_Pick]:
@@ -313,6 +306,24 @@ def _rooted(pick: _Pick, base: str) -> _Pick:
     path = base + str(pick.call.arguments.get("path", ""))
     call = PlannedCall(tool=pick.call.tool, arguments={**pick.call.arguments, "path": path})
     return _Pick(call=call, label=base + pick.label, kind=pick.kind)
+
+
+def _repository_ci(repo: RepoRef, results: Sequence[ToolResult]) -> list[_Pick]:
+    """A scoped run's folder seldom holds the CI that runs for it: the repository's root listing, then
+    its workflows folder when the root shows one."""
+    root_call = _call("list_directory", repo, path="")
+    listing = _listing(results, _key(root_call))
+    if listing is None:
+        return [_Pick(call=root_call, label="the repository's root folder", kind="root")]
+    return _workflows(repo, listing)
+
+
+def _workflows(repo: RepoRef, listing: DirListing) -> list[_Pick]:
+    """A root listing cannot show CI files one level down: the workflows folder, when there is one."""
+    if not any(e.name == ".github" and e.type == "dir" for e in listing.entries):
+        return []
+    call = _call("list_directory", repo, path=".github/workflows")
+    return [_Pick(call=call, label=".github/workflows/", kind="ci")]
 
 
 def _call(tool: str, repo: RepoRef, **arguments: Any) -> PlannedCall:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from agent_core.repomodel.conventions import test_name
 from agent_core.sources.licenses import LICENSE_FILE
 
 # A module or package name: a Go module path (a domain, then a path: github.com/stretchr/testify,
@@ -28,6 +29,8 @@ KNOWN_FILES = re.compile(
 def path_like(text: str) -> bool:
     text = text.strip()
     if not _PATH_LIKE.match(text) or text.startswith("-") or re.fullmatch(r"v?\d+(\.\d+)*", text):
+        return False
+    if text.startswith("_") and test_name(text) == f"*{text}":  # a test convention (`_test.go`), no file
         return False
     return (
         "/" in text.strip("/")

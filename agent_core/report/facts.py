@@ -9,6 +9,7 @@ thing was actually fetched.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -53,6 +54,7 @@ class Evidence:
     attempted: frozenset[str] = frozenset()  # tools called for this repository, whatever the outcome
     gaps: tuple[str, ...] = ()  # stale and degraded results, described
     root: str = ""  # a scoped run's folder: the paths above are relative to it (report/scoped.py)
+    ci_outside: tuple[str, ...] = ()  # a scoped run's repository CI files, from its folder ("../…")
 
 
 def gather(repo: RepoRef, results: Sequence[ToolResult], words: Words) -> Evidence:
@@ -298,8 +300,9 @@ def _activity(commits: CommitList | None) -> Activity | None:
 def strengths(facts: Facts, words: Words) -> list[str]:
     """Sentences on what the data shows to be in good shape (CI, tests, license, docs, activity)."""
     ev, out = facts.evidence, []
-    if facts.ci:
-        out.append(words.s_ci.format(join_names([link(facts, p) for p in facts.ci], words)))
+    ci = facts.ci or facts.evidence.ci_outside  # a scoped run: the repository's CI runs for its folder
+    if ci:
+        out.append(words.s_ci.format(join_names([link(facts, p) for p in ci], words)))
     if facts.test_runners:
         out.append(words.s_runner.format(join_names([link(facts, p) for p in facts.test_runners], words)))
     tested = tests_phrase(facts.model, words) if facts.model is not None else None
@@ -370,9 +373,12 @@ def risks(facts: Facts, words: Words) -> list[Finding]:
 
 def link(facts: Facts, path: str) -> str:
     """A file cited: a link to its page on GitHub, or just the path for a local repository."""
-    base = facts.link_base
+    base, root = facts.link_base, facts.evidence.root
     if base is None:
         return code(path)
+    if root and path.startswith("../"):  # outside a scoped run's folder: the URL without "..", from the root
+        top = base.removesuffix(f"{quote(root)}/")
+        return f"[{code(path)}]({top}{quote(posixpath.normpath(f'{root}/{path}'), safe='/')})"
     return f"[{code(path)}]({base}{quote(path, safe='/')})"
 
 

@@ -56,8 +56,8 @@ _EN = ModelWords(
     tests="{0} {1} {3} across {2} {4}",
     tests_mixed="{0} {3} across {1} {4} ({2})",
     tests_line="**Tests:** {}.",
-    # No code spans: a convention named here is no path the repository claims to have.
-    no_tests="**Tests:** none found by the usual conventions (names ending in _test.go or .test.ts, starting with test_, a tests folder…).",
+    # conventions, not paths: a folder named in a code span (`tests/`) would be a claim that it exists
+    no_tests="**Tests:** none found by the usual conventions (`*_test.go`, `*.test.ts`, `test_*.py`, a `tests` folder…).",
     tests_strength="Tests are present: {}.",
     packages="**Packages and modules:** {} ({}).",
     workspace="{} of them members of the npm workspaces",
@@ -93,7 +93,7 @@ _ZH = ModelWords(
     tests="{2} 个包中共有 {0} 个 {1} 文件",
     tests_mixed="{1} 个包中共有 {0} 个测试文件（{2}）",
     tests_line="**测试：** {}。",
-    no_tests="**测试：** 按常见约定（以 _test.go 或 .test.ts 结尾、以 test_ 开头的文件名，tests 文件夹…）未发现测试。",
+    no_tests="**测试：** 按常见约定（`*_test.go`、`*.test.ts`、`test_*.py`、`tests` 目录…）未发现测试。",
     tests_strength="存在测试：{}。",
     packages="**代码包与模块：** {} 个（{}）。",
     workspace="其中 {} 个是 npm 工作区成员",

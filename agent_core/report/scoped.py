@@ -4,6 +4,7 @@ The source gives the folder's tree with paths from the repository root (so every
 permalink stays exact). The report, the diagram and the claim check describe the folder as the project:
 :func:`reroot` keeps the tree, the files and the listings inside the folder, with paths relative to it,
 and records the folder in :attr:`~agent_core.report.facts.Evidence.root` so links lead back to it.
+The repository's CI files seen in its root listings run for the folder too: kept as ``../`` paths.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from agent_core.report.inert import code, plain
 from agent_core.report.outline import definitions, summary
 from agent_core.report.words import Words
 from agent_core.sources.models import FileContent, TreeEntry
+from agent_core.tools.observe import notable_role
 
 if TYPE_CHECKING:
     from agent_core.report.facts import Evidence
@@ -50,6 +52,19 @@ def reroot(evidence: Evidence) -> Evidence:
             if k.startswith(base) or k == tree.path
         },
         root=tree.path,
+        ci_outside=_ci_outside(evidence, tree.path),
+    )
+
+
+def _ci_outside(evidence: Evidence, folder: str) -> tuple[str, ...]:
+    """The CI files the repository's root and workflows listings show, as paths from ``folder``."""
+    listings = [evidence.listings.get(k) for k in ("", ".github/workflows")]
+    return tuple(
+        posixpath.relpath(e.path, folder)
+        for listing in listings
+        if listing is not None
+        for e in listing.entries
+        if e.type == "file" and notable_role(e.path) == "ci"
     )
 
 
