@@ -6,8 +6,13 @@ twice the size with generous tolerance; never wall-clock windows)."""
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 
 from agent_core.repo import RepoRef
 from agent_core.report import diagram_tree, verdicts
@@ -15,6 +20,7 @@ from agent_core.report.claim_finders import Found
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.relevance import topic_files
 from agent_core.report.words_en import EN
+from agent_core.sources import local
 from agent_core.sources.models import FileTree, TreeEntry
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.registry import overview_calls
@@ -125,3 +131,28 @@ def test_entry_points_are_linear_in_the_paths() -> None:
     assert topic_files("entry", small)[:1] == ["bin/t0/main.py"]
     ratio = cpu(lambda: topic_files("entry", large)) / cpu(lambda: topic_files("entry", small))
     assert ratio <= 3.0, ratio  # quadratic would be about 4
+
+
+async def test_a_local_tree_is_parsed_off_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    subprocess.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/app.py").write_text("print(1)\n")
+    subprocess.run(["git", "-C", str(tmp_path), "add", "-A"], check=True)
+    subprocess.run(
+        ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"],
+        check=True,
+    )
+    parsed_on: list[threading.Thread] = []
+    real = local._file_tree
+
+    def spy(out: bytes, commit: str, path: str) -> FileTree:
+        parsed_on.append(threading.current_thread())
+        return real(out, commit, path)
+
+    monkeypatch.setattr(local, "_file_tree", spy)
+    source = await local.LocalGitSource.open(tmp_path)
+    tree = (await source.get_file_tree(source.repo_ref)).value
+    assert [e.path for e in tree.entries] == ["src", "src/app.py"]
+    assert parsed_on and threading.current_thread() not in parsed_on  # a worker thread, not the loop's
