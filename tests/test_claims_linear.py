@@ -20,7 +20,7 @@ from agent_core.report.claim_finders import Found
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.relevance import topic_files
 from agent_core.report.words_en import EN
-from agent_core.sources import local
+from agent_core.sources import local, local_facts
 from agent_core.sources.models import FileTree, TreeEntry
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.registry import overview_calls
@@ -156,3 +156,27 @@ async def test_a_local_tree_is_parsed_off_the_event_loop(
     tree = (await source.get_file_tree(source.repo_ref)).value
     assert [e.path for e in tree.entries] == ["src", "src/app.py"]
     assert parsed_on and threading.current_thread() not in parsed_on  # a worker thread, not the loop's
+
+
+async def test_local_languages_are_counted_off_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    subprocess.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True)
+    (tmp_path / "app.py").write_text("print(1)\n")
+    subprocess.run(["git", "-C", str(tmp_path), "add", "-A"], check=True)
+    subprocess.run(
+        ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"],
+        check=True,
+    )
+    counted_on: list[threading.Thread] = []
+    real = local_facts._count
+
+    def spy(out: bytes) -> dict[str, int]:
+        counted_on.append(threading.current_thread())
+        return real(out)
+
+    monkeypatch.setattr(local_facts, "_count", spy)
+    source = await local.LocalGitSource.open(tmp_path)
+    found = (await source.get_languages(source.repo_ref)).value
+    assert "Python" in found.bytes_by_language
+    assert counted_on and threading.current_thread() not in counted_on  # a worker thread, not the loop's
