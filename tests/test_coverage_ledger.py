@@ -63,13 +63,15 @@ LEDGER = Coverage(
 
 def test_the_line_says_read_of_own_listed_and_never_looked_at_in_both_languages() -> None:
     assert coverage_line(LEDGER) == (
-        "Read 8 of 4,134 of the project's own files (61 KB of 12.3 MB); listed 3 folder(s); "
-        "never looked at: `cmd/`, `internal/`."
+        "Read 8 of 4,134 of the project's own files (61 KB of 12.3 MB); listed 3 folders; "
+        "nothing read in: `cmd/`, `internal/`."
     )
     zh = coverage_line(LEDGER, "zh")
-    assert "4,134" in zh and "从未查看" in zh and "`cmd/`" in zh
+    assert "4,134" in zh and "未读取其中任何内容" in zh and "`cmd/`" in zh
     cut = Coverage(**{**LEDGER.__dict__, "truncated": True, "unvisited": tuple(f"d{i}" for i in range(12))})
     assert "at least 4,134" in coverage_line(cut) and "and 4 more" in coverage_line(cut)
+    for listed, said in ((0, "listed no folder;"), (1, "listed 1 folder;")):
+        assert said in coverage_line(Coverage(**{**LEDGER.__dict__, "folders_listed": listed}))
     unknown = Coverage(
         repo="a/b", files_read=2, bytes_read=10, own_files=None, own_bytes=None, folders_listed=0
     )
@@ -80,7 +82,7 @@ def test_the_line_says_read_of_own_listed_and_never_looked_at_in_both_languages(
 def test_a_hostile_folder_name_stays_inert_in_the_line() -> None:
     hostile = Coverage(**{**LEDGER.__dict__, "unvisited": ("x`<img src=y onerror=z>",)})
     line = coverage_line(hostile)
-    assert "<img" not in line and "never looked at:" in line  # escaped, as all repository text
+    assert "<img" not in line and "nothing read in:" in line  # escaped, as all repository text
 
 
 def finished(coverage: tuple[Coverage, ...]) -> ev.RunFinished:

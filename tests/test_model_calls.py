@@ -243,8 +243,8 @@ def test_cache_hit_prices_are_dated_sourced_and_below_the_input_price() -> None:
     flash = price_of("deepseek", "deepseek-flash")
     assert flash is not None
     cost = cost_range(flash, prompt_tokens=10_000, completion_tokens=1_000, cached_tokens=8_000)
-    assert cost.low_usd == pytest.approx((8_000 * 0.003 + 2_000 * 0.15 + 1_000 * 0.60) / 1e6)
-    assert cost.high_usd == pytest.approx((8_000 * 0.006 + 2_000 * 0.30 + 1_000 * 1.20) / 1e6)
+    assert cost.low_usd == pytest.approx((8_000 * 0.03 + 2_000 * 0.15 + 1_000 * 0.60) / 1e6)
+    assert cost.high_usd == pytest.approx((8_000 * 0.06 + 2_000 * 0.30 + 1_000 * 1.20) / 1e6)
     assert [(p.what, p.tokens) for p in cost.parts] == [
         ("cached_input", 8_000),
         ("input", 2_000),
@@ -275,13 +275,13 @@ async def test_a_run_shows_cached_and_uncached_input_and_the_cost_at_each_price(
     assert isinstance(started, ev.RunStarted) and isinstance(finished, ev.RunFinished)
     assert started.estimate is not None
     assert [(p.what, p.usd_per_mtok_high) for p in started.estimate.parts] == [
-        ("cached_input", 0.006),
+        ("cached_input", 0.06),
         ("input", 0.30),
         ("output", 1.20),
     ]
     stats = finished.stats
     assert (stats.prompt_tokens, stats.cached_prompt_tokens) == (3_000, 1_536)
-    assert stats.cost_usd == pytest.approx((1_536 * 0.006 + 1_464 * 0.30 + 350 * 1.20) / 1e6)
+    assert stats.cost_usd == pytest.approx((1_536 * 0.06 + 1_464 * 0.30 + 350 * 1.20) / 1e6)
     assert [(p.what, p.tokens) for p in stats.cost_parts] == [
         ("cached_input", 1_536),
         ("input", 1_464),
@@ -294,12 +294,12 @@ async def test_a_run_shows_cached_and_uncached_input_and_the_cost_at_each_price(
     assert ev.event_from_dict(json.loads(ev.dumps_event(started))) == started
 
     for lang, cached, by_price in (
-        ("en", "3,000 (1,536 cached) / 350", "cached input 1,536 × $0.003–0.006/M = "),
-        ("zh", "3,000（缓存命中 1,536）/ 350", "缓存命中输入 1,536 × $0.003–0.006/百万 = "),
+        ("en", "3,000 (1,536 cached) / 350", "cached input 1,536 × $0.03–0.06/M = "),
+        ("zh", "3,000（缓存命中 1,536）/ 350", "缓存命中输入 1,536 × $0.03–0.06/百万 = "),
     ):
         view = TraceView(lang=lang)
         view.apply(started)
-        assert "$0.003–0.006/" in dict(view.stats_rows())["Cost by price" if lang == "en" else "按价格的费用"]
+        assert "$0.03–0.06/" in dict(view.stats_rows())["Cost by price" if lang == "en" else "按价格的费用"]
         for event in events[1:]:
             view.apply(event)
         rows = dict(view.stats_rows())
@@ -314,8 +314,8 @@ async def test_a_run_shows_cached_and_uncached_input_and_the_cost_at_each_price(
         renderer.render(event)
     printed = out.getvalue()
     assert "3000 (1536 cached)+350 tokens" in printed
-    assert "cost by price: cached input 1,536 × $0.003-0.006/M" in printed
-    assert "estimated cost:" in printed and "cached input $0.003-0.006/M" in printed
+    assert "cost by price: cached input 1,536 × $0.03-0.06/M" in printed
+    assert "estimated cost:" in printed and "cached input $0.03-0.06/M" in printed
 
 
 def _titles(events: list[ev.Event], lang: str) -> list[str]:

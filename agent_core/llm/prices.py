@@ -83,10 +83,11 @@ PRICE_TABLE: Mapping[str, ProviderPrices] = types.MappingProxyType(
                     "deepseek-v4-pro": (0.66, 1.32, 1.98, 3.96),
                 }
             ),
-            # Cache hits (usage.prompt_cache_hit_tokens), off-peak to peak: 2% of the miss price for
-            # Flash, 1/30 for V4 Pro (the same page, as quoted on 2026-10-27 by third-party summaries).
+            # Cache hits (usage.prompt_cache_hit_tokens), off-peak to peak. The provider's page could not be
+            # read from here; third-party copies of it disagree (Flash: 2% or 20% of the miss price; V4 Pro:
+            # 1/120 or 1/12). We take the higher of each, so a cost computed here is never below the bill.
             cache_hits=types.MappingProxyType(
-                {"deepseek-flash": (0.003, 0.006), "deepseek-v4-pro": (0.022, 0.044)}
+                {"deepseek-flash": (0.03, 0.06), "deepseek-v4-pro": (0.055, 0.11)}
             ),
         ),
         # Standard tier (not Batch, Flex or Priority).

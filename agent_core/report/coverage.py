@@ -7,7 +7,7 @@ generated, and the top-level folders) into a :class:`~agent_core.ledger.Coverage
 (the app's words, outside any model's Markdown), the page's stats and the CLI::
 
     Read 8 of 4,134 of the project's own files (61 KB of 12.3 MB); listed 3 folders;
-    never looked at: `cmd/`, `internal/`
+    nothing read in: `cmd/`, `internal/`
 """
 
 from __future__ import annotations
@@ -29,8 +29,10 @@ _WORDS: Mapping[str, Mapping[str, str]] = {
         "read": "Read {read:,} of {own:,} of the project's own files ({bytes_read} of {own_bytes})",
         "read_bound": "Read {read:,} of at least {own:,} of the project's own files ({bytes_read} read)",
         "read_only": "Read {read:,} files ({bytes_read}); the tree was not read, so the project's size is unknown",
-        "listed": "listed {count:,} folder(s)",
-        "never": "never looked at: {names}",
+        "listed": "listed {count:,} folders",
+        "listed_one": "listed 1 folder",
+        "listed_none": "listed no folder",
+        "never": "nothing read in: {names}",
         "more": "{names} and {more:,} more",
         "all": "looked into every top-level folder",
         "sep": "; ",
@@ -43,7 +45,9 @@ _WORDS: Mapping[str, Mapping[str, str]] = {
         "read_bound": "读取了项目自有的至少 {own:,} 个文件中的 {read:,} 个（已读 {bytes_read}）",
         "read_only": "读取了 {read:,} 个文件（{bytes_read}）；未读取文件树，项目规模未知",
         "listed": "列出了 {count:,} 个文件夹",
-        "never": "从未查看：{names}",
+        "listed_one": "列出了 1 个文件夹",
+        "listed_none": "未列出文件夹",
+        "never": "未读取其中任何内容：{names}",
         "more": "{names} 等另外 {more:,} 个",
         "all": "每个顶层文件夹都查看过",
         "sep": "；",
@@ -105,7 +109,8 @@ def coverage_line(coverage: Coverage, language: Language = "en", *, several: boo
             bytes_read=size,
             own_bytes=human_bytes(coverage.own_bytes or 0),
         )
-    parts = [head, w["listed"].format(count=coverage.folders_listed)]
+    listed = {0: "listed_none", 1: "listed_one"}.get(coverage.folders_listed, "listed")
+    parts = [head, w[listed].format(count=coverage.folders_listed)]
     if coverage.own_files is not None and coverage.top_folders:
         names = w["comma"].join(code(f"{n}/") for n in coverage.unvisited[:_SHOWN])
         more = len(coverage.unvisited) - _SHOWN
