@@ -24,6 +24,7 @@ from urllib.parse import quote
 from agent_core.events import Component, Relation
 from agent_core.report.diagram import MAX_NODES, Graph, cap
 from agent_core.report.facts import Facts
+from agent_core.report.path_index import index_of, suffixes
 from agent_core.report.words import Language, Words
 
 
@@ -176,6 +177,13 @@ def _is_code(path: str) -> bool:
     return posixpath.splitext(path)[1].lower() in CODE_EXTENSIONS
 
 
+def _ancestors(folder: str) -> Iterator[str]:
+    """``folder`` and the folders above it (``a/b`` → ``a/b``, ``a``); none for the root ``""``."""
+    while folder:
+        yield folder
+        folder = posixpath.dirname(folder)
+
+
 def _packages(facts: Facts) -> list[str]:
     """Folders that hold code and are not tests, docs, tooling...: top level (one down in containers),
     most code first; with three or fewer, the main one's code folders are shown instead of it (and it
@@ -187,26 +195,30 @@ def _packages(facts: Facts) -> list[str]:
         if _is_code(p) and (model is None or model.role_of(p) == "source")
     }
 
-    def holds_code(folder: str) -> bool:
-        return any(d == folder or d.startswith(folder + "/") for d in code_dirs)
+    with_code = {a for d in code_dirs for a in _ancestors(d)}  # one pass, not folders × code folders
+    counts: dict[str, int] = {}  # own code files under each folder
+    for p in facts.paths:
+        if _is_code(p) and (model is None or model.is_own(p)):
+            for folder in _ancestors(posixpath.dirname(p)):
+                counts[folder] = counts.get(folder, 0) + 1
+    children: dict[str, list[str]] = {}
+    for d in facts.dirs:
+        children.setdefault(posixpath.dirname(d), []).append(d)
 
     def candidates(folders: Sequence[str]) -> list[str]:
-        return [d for d in folders if holds_code(d) and not _ignored(d.rsplit("/", 1)[-1])]
+        return [d for d in folders if d in with_code and not _ignored(d.rsplit("/", 1)[-1])]
 
     def code_files(folder: str) -> int:
-        return sum(1 for p in facts.paths if p.startswith(folder + "/") and _is_code(p) and is_own(p))
-
-    def is_own(path: str) -> bool:
-        return model is None or model.is_own(path)
+        return counts.get(folder, 0)
 
     top = [d for d in facts.dirs if "/" not in d]
     found: list[str] = []
     for folder in candidates(top):
-        inner = candidates([d for d in facts.dirs if posixpath.dirname(d) == folder])
+        inner = candidates(children.get(folder, []))
         found += inner if folder.lower() in _CONTAINERS and inner else [folder]
     found.sort(key=lambda p: (-code_files(p), p))
     if found and len(found) <= 3:  # few packages: the main one's inside says more
-        inner = candidates([d for d in facts.dirs if posixpath.dirname(d) == found[0]])
+        inner = candidates(children.get(found[0], []))
         if len(inner) >= 2:
             own = any(posixpath.dirname(p) == found[0] and _is_code(p) for p in facts.paths)
             inner.sort(key=lambda p: (-code_files(p), p))
@@ -314,7 +326,12 @@ def _imported(path: str, text: str, facts: Facts) -> Iterator[str]:
             yield posixpath.normpath(posixpath.join(folder, target))
     elif ext == ".go":
         for target in _GO_IMPORT.findall(text):
-            yield from (d for d in facts.dirs if target.endswith("/" + d))
+            dirs = _dir_set(facts)  # a lookup per suffix, not a scan of every folder per import
+            yield from sorted(d for d in suffixes(target) if d in dirs)
+
+
+def _dir_set(facts: Facts) -> set[str]:
+    return index_of(facts).derived("dirs", lambda: set(facts.dirs))  # type: ignore[return-value]
 
 
 def _python_module(module: str, folder: str) -> Iterator[str]:

@@ -259,7 +259,8 @@ def topic_files(topic: Topic, paths: Sequence[str], skip: Callable[[str], bool] 
     if topic in BY_NAME:
         return concept_files(topic, paths, skip)
     entries = [p for p in paths if _ENTRY_NAMES.match(p.rsplit("/", 1)[-1]) and not is_test_path(p)]
-    entries += [p for p in paths if re.match(r"^(bin|cmd)/", p) and p not in entries]
+    listed = set(entries)  # a set: ``p not in entries`` was paths × entries
+    entries += [p for p in paths if re.match(r"^(bin|cmd)/", p) and p not in listed]
     return sorted(entries, key=lambda p: (p.count("/"), not p.endswith("__main__.py"), p))[:8]
 
 

@@ -16,6 +16,7 @@ from agent_core.report.claim_finders import Found
 from agent_core.report.facts import Facts
 from agent_core.report.licensing import project_license
 from agent_core.report.manifests import NOTABLE_DEPENDENCIES, Manifest
+from agent_core.report.path_index import index_of
 from agent_core.report.phrases import parse_date
 from agent_core.report.scoped import in_scope, whole_tree
 from agent_core.sources.languages import is_vendored
@@ -214,15 +215,19 @@ def _declared(
         )
     if present:
         return "verified", f"declared in {where}"
-    manifests = [
-        p
-        for p in facts.paths
-        if not is_vendored(p) and (is_parsed_manifest(p) or notable_role(p) == "manifest")
-    ]
+    manifests: list[str] = index_of(facts).derived("manifests", lambda: _manifest_paths(facts))  # type: ignore[assignment]
     all_read = all(p in facts.evidence.files for p in manifests)
     if all_read and category in _RUNTIME_CATEGORIES:
         return "contradicted", f"not among the dependencies in {where}"
     return "unchecked", f"not in {where}"
+
+
+def _manifest_paths(facts: Facts) -> list[str]:
+    return [
+        p
+        for p in facts.paths
+        if not is_vendored(p) and (is_parsed_manifest(p) or notable_role(p) == "manifest")
+    ]
 
 
 def _module_key(name: str) -> str:
@@ -255,17 +260,16 @@ def _repository_names(facts: Facts) -> set[str]:
 def locate(path: str, facts: Facts) -> str | None:
     """Where ``path`` is in the tree: itself, the one file it names by a shorter path, or a top-level
     file it names without its extension ("README" for ``README.md``)."""
-    known = set(facts.paths) | set(facts.dirs) | set(facts.evidence.files)  # files read exist too
+    index = index_of(facts)
     path = in_scope(path, facts.evidence)  # a scoped run's paths are relative to its folder
-    if path in known:
+    if path in index.known:
         return path
-    lower = {p.lower(): p for p in known}
-    if path.lower() in lower:
-        return lower[path.lower()]
-    stems = [p for p in facts.paths if "/" not in p and p.lower().startswith(path.lower() + ".")]
+    if path.lower() in index.lower:
+        return index.lower[path.lower()]
+    stems = [p for p in index.top if p.lower().startswith(path.lower() + ".")]
     if "/" not in path and "." not in path and stems:
         return stems[0]
-    tails = [p for p in known if p.endswith("/" + path)]
+    tails = index.tails.get(path, [])
     return (
         tails[0] if len(tails) == 1 else (f"{len(tails)} places, e.g. {sorted(tails)[0]}" if tails else None)
     )

@@ -25,6 +25,7 @@ Where it differs from GitHub, on purpose:
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import posixpath
 from dataclasses import dataclass
@@ -317,12 +318,8 @@ class LocalGitSource:
                 raise self._not_found(path, repo, hint="the repository is empty")
             return FileTree(ref=None, path="", entries=(), empty_repository=True)
         tree = (await self._dir_entry(commit, path, repo)).oid if path else commit
-        entries = parse_ls_tree(await self._cli.output(["ls-tree", "-r", "-t", "-l", "-z", tree]))
-        return FileTree(
-            ref=commit,
-            path=path,
-            entries=tuple(TreeEntry(path=_join(path, e.path), type=e.type, size=e.size) for e in entries),
-        )
+        out = await self._cli.output(["ls-tree", "-r", "-t", "-l", "-z", tree])
+        return await asyncio.to_thread(_file_tree, out, commit, path)  # off the loop: others' pages answer
 
     async def _get_languages(self, repo: RepoRef) -> Languages:
         commit = await self._commit(repo)
@@ -373,6 +370,11 @@ class LocalGitSource:
 
     def _not_found(self, path: str, repo: RepoRef, *, hint: str | None = None) -> NotFoundError:
         return NotFoundError(f"'{path}' not found in local repository {repo.full_name}", hint=hint)
+
+
+def _file_tree(out: bytes, commit: str, path: str) -> FileTree:  # CPU seconds for 100,000 records
+    entries = tuple(TreeEntry(path=_join(path, e.path), type=e.type, size=e.size) for e in parse_ls_tree(out))
+    return FileTree(ref=commit, path=path, entries=entries)
 
 
 def _clean_path(path: str) -> str:

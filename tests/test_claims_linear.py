@@ -1,0 +1,182 @@
+"""The claim check and the report's tree walks are linear in the tree: a check per claim is a lookup,
+not a scan of every path (``locate``, ``_declared``), and the diagram's package folders, the Go imports
+and the entry points are found in one pass (counted visits of the tree's paths, or CPU-time ratios at
+twice the size with generous tolerance; never wall-clock windows)."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_core.repo import RepoRef
+from agent_core.report import diagram_tree, verdicts
+from agent_core.report.claim_finders import Found
+from agent_core.report.facts import Facts, build_facts, gather
+from agent_core.report.relevance import topic_files
+from agent_core.report.words_en import EN
+from agent_core.sources import local, local_facts
+from agent_core.sources.models import FileTree, TreeEntry
+from agent_core.tools.executor import ToolResult
+from agent_core.tools.registry import overview_calls
+
+REPO = RepoRef(owner="acme", name="big")
+
+
+class Counted(tuple[str, ...]):
+    """Paths that count how many of them anyone visits."""
+
+    visits = 0
+
+    def __iter__(self) -> Iterator[str]:
+        for path in super().__iter__():
+            Counted.visits += 1
+            yield path
+
+
+def entries(n: int, folders: int = 40) -> list[TreeEntry]:
+    """``n`` entries: ``folders`` top-level packages of Go sources, tests and a manifest each."""
+    made = [TreeEntry(path="README.md", type="file"), TreeEntry(path="go.mod", type="file")]
+    per = max(1, n // folders)
+    for f in range(folders):
+        made += [TreeEntry(path=f"pkg{f}", type="dir"), TreeEntry(path=f"pkg{f}/sub", type="dir")]
+        made += [TreeEntry(path=f"pkg{f}/package.json", type="file")]
+        made += [TreeEntry(path=f"pkg{f}/sub/m{i}.go", type="file") for i in range(per)]
+    return made[:n]
+
+
+def facts_of(n: int) -> Facts:
+    tree = FileTree(ref="main", path="", entries=tuple(entries(n)))
+    results = tuple(
+        ToolResult(
+            call_id=str(i),
+            tool=tool,
+            arguments=arguments,
+            ok=True,
+            observation={},
+            repo=REPO,
+            value=tree if tool == "get_file_tree" else None,
+        )
+        for i, (tool, arguments) in enumerate(overview_calls(REPO))
+    )
+    facts = build_facts(gather(REPO, results, EN))
+    return dataclasses.replace(facts, paths=Counted(facts.paths), dirs=Counted(facts.dirs))
+
+
+def visits(run: object) -> int:
+    Counted.visits = 0
+    assert callable(run)
+    run()
+    return Counted.visits
+
+
+def test_locating_many_paths_visits_the_tree_once() -> None:
+    facts = facts_of(4000)
+    asked = [f"sub/m{i}.go" for i in range(60)] + ["nowhere/at/all.txt", "README", "PKG3/SUB"]
+    found = [verdicts.locate(path, facts) for path in asked]
+    assert (
+        found[0] == "39 places, e.g. pkg0/sub/m0.go" and found[-2] == "README.md" and found[-1] == "pkg3/sub"
+    )
+    assert found[-3] is None
+    again = visits(lambda: [verdicts.locate(path, facts) for path in asked])
+    assert again == 0  # the index is built once per facts
+    fresh = facts_of(4000)
+    once = visits(lambda: [verdicts.locate(path, fresh) for path in asked])
+    assert 0 < once <= 3 * (len(fresh.paths) + len(fresh.dirs))  # not claims × paths
+
+
+def test_unfound_dependencies_list_the_manifests_once() -> None:
+    facts = facts_of(4000)
+    claims = [
+        Found(kind="dependency", subject="dependency", value=f"dep{i}", start=0, end=1) for i in range(50)
+    ]
+    spent = visits(lambda: [verdicts._declared(f, False, "web", [], facts) for f in claims])
+    assert 0 < spent <= 4 * len(facts.paths)  # the index once, not claims × paths
+    assert verdicts._declared(claims[0], False, "web", [], facts)[0] in ("contradicted", "unchecked")
+
+
+def test_package_folders_are_found_in_one_pass() -> None:
+    facts = facts_of(8000)
+    spent = visits(lambda: diagram_tree._packages(facts))
+    assert diagram_tree._packages(facts)[:2] == ["pkg0", "pkg1"]
+    assert 0 < spent <= 4 * (len(facts.paths) + len(facts.dirs))  # not folders × paths
+
+
+def test_go_imports_are_looked_up_not_scanned() -> None:
+    facts = facts_of(4000)
+    text = "import (\n" + "".join(f'\t"example.com/x/pkg{i}/sub"\n' for i in range(40)) + ")\n"
+    named = list(diagram_tree._imported("main.go", text, facts))
+    assert named[:2] == ["pkg0/sub", "pkg1/sub"]
+    assert visits(lambda: list(diagram_tree._imported("main.go", text, facts))) <= len(facts.dirs)
+
+
+def cpu(run: object, repeat: int = 5) -> float:
+    assert callable(run)
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.process_time()
+        run()
+        best = min(best, time.process_time() - started)
+    return best
+
+
+def test_entry_points_are_linear_in_the_paths() -> None:
+    small = [f"bin/t{i}/main.py" for i in range(3000)]
+    large = [f"bin/t{i}/main.py" for i in range(6000)]
+    assert topic_files("entry", small)[:1] == ["bin/t0/main.py"]
+    ratio = cpu(lambda: topic_files("entry", large)) / cpu(lambda: topic_files("entry", small))
+    assert ratio <= 3.0, ratio  # quadratic would be about 4
+
+
+async def test_a_local_tree_is_parsed_off_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    subprocess.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/app.py").write_text("print(1)\n")
+    subprocess.run(["git", "-C", str(tmp_path), "add", "-A"], check=True)
+    subprocess.run(
+        ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"],
+        check=True,
+    )
+    parsed_on: list[threading.Thread] = []
+    real = local._file_tree
+
+    def spy(out: bytes, commit: str, path: str) -> FileTree:
+        parsed_on.append(threading.current_thread())
+        return real(out, commit, path)
+
+    monkeypatch.setattr(local, "_file_tree", spy)
+    source = await local.LocalGitSource.open(tmp_path)
+    tree = (await source.get_file_tree(source.repo_ref)).value
+    assert [e.path for e in tree.entries] == ["src", "src/app.py"]
+    assert parsed_on and threading.current_thread() not in parsed_on  # a worker thread, not the loop's
+
+
+async def test_local_languages_are_counted_off_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    subprocess.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True)
+    (tmp_path / "app.py").write_text("print(1)\n")
+    subprocess.run(["git", "-C", str(tmp_path), "add", "-A"], check=True)
+    subprocess.run(
+        ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"],
+        check=True,
+    )
+    counted_on: list[threading.Thread] = []
+    real = local_facts._count
+
+    def spy(out: bytes) -> dict[str, int]:
+        counted_on.append(threading.current_thread())
+        return real(out)
+
+    monkeypatch.setattr(local_facts, "_count", spy)
+    source = await local.LocalGitSource.open(tmp_path)
+    found = (await source.get_languages(source.repo_ref)).value
+    assert "Python" in found.bytes_by_language
+    assert counted_on and threading.current_thread() not in counted_on  # a worker thread, not the loop's
