@@ -11,6 +11,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from testing.analysis import diagram_attempt
 from testing.app import running_app
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo
@@ -42,10 +43,15 @@ TREE = set(FILES) | {"/".join(p.split("/")[:i]) for p in FILES for i in range(1,
 
 
 def scripted(body: dict[str, Any]) -> Turn:
-    """Explore, report; then, asked for the diagram, a proposal with an invented path, then without."""
+    """Explore, report; the diagram (asked beside the report turn) gets a proposal with an invented path,
+    then, on its retry, the proposal without it. A proposal asked beside an earlier turn (which explores
+    further) hangs until the run cancels it."""
+    attempt = diagram_attempt(body)
+    if attempt is not None:
+        if sum(m["role"] == "tool" for m in body["messages"]) < 3 + len(READS):
+            return Turn(hang=True)
+        return Turn.final(json.dumps(PROPOSAL if attempt == 1 else FIXED), usage=(400, 60))
     asked = sum(1 for m in body["messages"] if m["role"] == "assistant")
-    if "architecture of a software repository" in body["messages"][0]["content"]:
-        return Turn.final(json.dumps(PROPOSAL if asked == 0 else FIXED), usage=(400, 60))
     if asked == 0:
         return Turn.calls(("get_repo_info", S), ("get_file_tree", S), ("get_commits", S))
     if asked == 1:
