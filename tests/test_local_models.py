@@ -20,6 +20,7 @@ import pytest
 from agent_core import events as ev
 from agent_core.agent.turn_words import completed_note, cut_reason, partial_reason
 from agent_core.errors import LLMError
+from agent_core.grammar import check_grammar
 from agent_core.llm import OpenAIChatModel, RepetitionGuard, make_openai_client, resolve_model_config
 from agent_core.settings import Settings
 from agent_core.web.render import TraceView
@@ -240,14 +241,23 @@ async def test_the_run_deadline_keeps_the_partial_report_marked_and_completed(
     with ScriptedModelServer(turns, waits=held) as server:
         settings = make_settings(emulator, tmp_path, server, max_wall_seconds=300.0)
         async with analysis(settings, clock=clock) as harness:
-            task = asyncio.create_task(harness.ask("What is this project?"))
+            seen: list[ev.Event] = []
+
+            async def consume() -> None:
+                async for event in harness.opened.analysis.run("What is this project?"):
+                    seen.append(event)  # as it comes, so the test can wait for what the run has read
+
+            task = asyncio.create_task(consume())
             assert await asyncio.to_thread(held.wait_held, 1)
             held.release(40)  # 40 more pieces of 8 characters: the report has begun
-            while len(held.requested) < 41:
+            # Wait until the run has READ them (a busy machine's client lags the server), then end its time.
+            while sum(len(e.text) for e in seen if isinstance(e, ev.TextDelta)) < 300:
                 await asyncio.sleep(0.01)
             clock.skip(10_000)  # the run's time is up while the model still writes
             held.open()
             await task
+            check_grammar(seen)
+            harness.events.extend(seen)
     finished = harness.finished
     assert finished.writer == "model"
     assert finished.report.startswith(REPORT_START)
