@@ -12,7 +12,6 @@ The public API, re-exported explicitly (pinned by ``tests/test_public_api.py``):
 
 from agent_core.agent.accounting import RunLimits
 from agent_core.agent.analysis import Analysis
-from agent_core.api import analyze, run_agent, stream_analysis
 from agent_core.errors import (
     AgentCoreError,
     ConfigurationError,
@@ -52,9 +51,10 @@ from agent_core.events import (
     load_events,
 )
 from agent_core.ledger import Coverage
-from agent_core.services import Services
 from agent_core.settings import Settings
-from agent_core.wiring import OpenedAnalysis, open_analysis
+from agent_core.top.api import analyze, run_agent, stream_analysis
+from agent_core.top.services import Services
+from agent_core.top.wiring import OpenedAnalysis, open_analysis
 
 __all__ = [
     "AgentCoreError",

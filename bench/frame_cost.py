@@ -18,8 +18,8 @@ import gradio as gr
 from gradio.state_holder import SessionState
 
 from agent_core import events as ev
-from agent_core.services import Services
 from agent_core.settings import Settings
+from agent_core.top.services import Services
 from agent_core.web.bindings import bind
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import SpaceBudget

@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 from agent_core import events as ev  # noqa: E402
 from agent_core.events import dump_events  # noqa: E402
-from agent_core.services import Services  # noqa: E402
 from agent_core.settings import Settings  # noqa: E402
-from agent_core.wiring import open_analysis  # noqa: E402
+from agent_core.top.services import Services  # noqa: E402
+from agent_core.top.wiring import open_analysis  # noqa: E402
 from testing.emulator.github import GitHubEmulator  # noqa: E402
 from testing.emulator.gitrepo import CommitSpec, make_repo, sample_python_project  # noqa: E402
 from testing.emulator.model_server import ScriptedModelServer, Turn  # noqa: E402

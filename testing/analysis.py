@@ -16,9 +16,9 @@ from agent_core.agent.diagram_call import REQUEST_MARK
 from agent_core.clock import Clock
 from agent_core.grammar import check_grammar
 from agent_core.llm import OpenAIChatModel, resolve_model_config
-from agent_core.services import Services
 from agent_core.settings import Settings
-from agent_core.wiring import OpenedAnalysis, open_analysis, sampling, uses_model
+from agent_core.top.services import Services
+from agent_core.top.wiring import OpenedAnalysis, open_analysis, sampling, uses_model
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.model_server import JSONDict, Router, ScriptedModelServer, Turn
 

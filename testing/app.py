@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from agent_core.clock import Clock
-from agent_core.services import Services
 from agent_core.settings import Settings
+from agent_core.top.services import Services
 
 
 def free_port() -> int:

@@ -13,7 +13,7 @@ from agent_core.resilience import BreakerBoard, RetryPolicy
 from agent_core.settings import Settings
 from agent_core.sources.github import GitHubSource
 from agent_core.tools.executor import FaultInjector, Toolbox
-from agent_core.wiring import new_board, toolbox_config
+from agent_core.top.wiring import new_board, toolbox_config
 from testing.clock import FakeClock
 from testing.emulator.github import GitHubEmulator
 

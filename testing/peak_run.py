@@ -18,10 +18,10 @@ import sys
 from pathlib import Path
 
 from agent_core import events as ev
-from agent_core.services import Services
 from agent_core.settings import Settings
+from agent_core.top.services import Services
+from agent_core.top.wiring import open_analysis
 from agent_core.web.browser_session import BrowserSession
-from agent_core.wiring import open_analysis
 
 
 def peak_rss_mib() -> float:

@@ -11,7 +11,7 @@ import pytest
 
 from agent_core import AgentCoreError, analyze, run_agent, stream_analysis
 from agent_core import events as ev
-from agent_core.cli import main as cli_main
+from agent_core.top.cli import main as cli_main
 from testing.analysis import make_settings
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.model_server import ScriptedModelServer, Turn

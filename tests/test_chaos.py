@@ -15,7 +15,7 @@ from agent_core.settings import Settings
 from agent_core.sources.local import LocalGitSource
 from agent_core.tools.chaos import ChaosMonkey, ChaosSettings
 from agent_core.tools.executor import Toolbox
-from agent_core.wiring import toolbox_config
+from agent_core.top.wiring import toolbox_config
 from testing.clock import FakeClock
 from testing.emulator.github import GitHubEmulator
 from testing.github import make_http, make_toolbox

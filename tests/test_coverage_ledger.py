@@ -12,7 +12,7 @@ from agent_core.ledger import Coverage
 from agent_core.report.coverage import coverage_line, human_bytes
 from agent_core.report.export import full_report
 from agent_core.settings import Settings
-from agent_core.terminal import TerminalRenderer
+from agent_core.top.terminal import TerminalRenderer
 from agent_core.web.render import TraceView
 from testing.analysis import analysis
 from testing.emulator.gitrepo import make_repo

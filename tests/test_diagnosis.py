@@ -17,8 +17,8 @@ import pytest
 from agent_core import events as ev
 from agent_core.diagnosis import connection_cause, explain
 from agent_core.github.http import GitHubHTTP
-from agent_core.services import Services
-from agent_core.wiring import new_board, open_analysis
+from agent_core.top.services import Services
+from agent_core.top.wiring import new_board, open_analysis
 from testing.analysis import make_settings, run_once
 from testing.app import free_port
 from testing.clock import FakeClock

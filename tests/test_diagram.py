@@ -30,7 +30,7 @@ from agent_core.report.diagram_tree import _imported as imported_paths
 from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import build_facts, gather
 from agent_core.report.words_en import EN
-from agent_core.terminal import TerminalRenderer
+from agent_core.top.terminal import TerminalRenderer
 from agent_core.web.markdown import safe_markdown
 from agent_core.web.render import TraceView
 from testing.analysis import diagram_attempt, diagram_replies, make_settings, run_once

@@ -18,8 +18,8 @@ import pytest
 
 from agent_core import events as ev
 from agent_core.resilience import BreakerSnapshot, BreakerState
-from agent_core.services import Services
 from agent_core.settings import Settings
+from agent_core.top.services import Services
 from agent_core.web.batching import DEFAULT_INTERVAL, batched
 from agent_core.web.breakers import TICK_SECONDS, breaker_value
 from agent_core.web.browser_session import BrowserSession

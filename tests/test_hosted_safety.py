@@ -31,8 +31,8 @@ import pytest
 
 from agent_core import events as ev
 from agent_core.clock import SystemClock
-from agent_core.services import Services
 from agent_core.settings import Settings
+from agent_core.top.services import Services
 from agent_core.web import markdown, replay_handler
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import SpaceBudget

@@ -32,11 +32,11 @@ import pytest
 from agent_core import events as ev
 from agent_core.clock import SystemClock
 from agent_core.errors import ConfigurationError, LLMError
-from agent_core.services import Services
 from agent_core.settings import Settings
+from agent_core.top.services import Services
+from agent_core.top.wiring import open_analysis
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import RunBudget, visitor_key
-from agent_core.wiring import open_analysis
 from testing.app import running_app
 from testing.clock import FakeClock
 from testing.emulator.github import GitHubEmulator

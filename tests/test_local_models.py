@@ -23,9 +23,9 @@ from agent_core.errors import LLMError
 from agent_core.grammar import check_grammar
 from agent_core.llm import OpenAIChatModel, RepetitionGuard, make_openai_client, resolve_model_config
 from agent_core.settings import Settings
+from agent_core.top.wiring import build_model, sampling
 from agent_core.web.render import TraceView
 from agent_core.web.stats import step_usage
-from agent_core.wiring import build_model, sampling
 from testing.analysis import analysis, make_settings, run_once
 from testing.clock import HeldWaits, SkippingClock, run_in_virtual_time
 from testing.emulator.github import GitHubEmulator

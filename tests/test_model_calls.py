@@ -21,9 +21,9 @@ from agent_core.events import Component
 from agent_core.llm import TurnAccumulator
 from agent_core.llm.prices import PRICE_TABLE, cost_range, price_of
 from agent_core.report.diagram import MAX_NODES, Proposal
-from agent_core.terminal import TerminalRenderer
+from agent_core.top.terminal import TerminalRenderer
+from agent_core.top.wiring import build_model
 from agent_core.web.render import TraceView
-from agent_core.wiring import build_model
 from testing.analysis import analysis, diagram_attempt, make_settings
 from testing.clock import HeldWaits
 from testing.emulator.github import GitHubEmulator

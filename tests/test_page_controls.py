@@ -21,8 +21,8 @@ from gradio_client import Client  # type: ignore[import-untyped]
 
 from agent_core import events as ev
 from agent_core.agent.prompts import detect_language
-from agent_core.services import Services
 from agent_core.settings import Settings
+from agent_core.top.services import Services
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import SpaceBudget
 from agent_core.web.controls import form_error, run_controls

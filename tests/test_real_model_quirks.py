@@ -261,7 +261,7 @@ async def test_every_call_failing_then_the_model_failing_gathers_the_basics(
 def test_a_local_model_gets_time_enough_for_a_turn() -> None:
     from agent_core.llm import resolve_model_config
     from agent_core.settings import Settings
-    from agent_core.wiring import run_limits, turn_timeout
+    from agent_core.top.wiring import run_limits, turn_timeout
 
     local = resolve_model_config(
         provider="custom", base_url="http://127.0.0.1:8190/v1", model="local", api_key="x"

@@ -31,7 +31,7 @@ from agent_core.sources.models import (
     TreeEntry,
 )
 from agent_core.tools.executor import Toolbox, ToolResult
-from agent_core.wiring import new_board, toolbox_config
+from agent_core.top.wiring import new_board, toolbox_config
 from testing.emulator.gitrepo import CommitSpec, make_repo
 
 DEMO = RepoRef(owner="octo", name="demo")

@@ -17,12 +17,12 @@ from agent_core import stream_analysis
 from agent_core.errors import InvalidTargetError, PermissionDeniedError
 from agent_core.repo import RunScope
 from agent_core.report.words_en import EN
-from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.sources.targets import parse_target
+from agent_core.top.services import Services
+from agent_core.top.wiring import open_analysis
 from agent_core.web.render import TraceView
 from agent_core.web.trace_items import scope_items
-from agent_core.wiring import open_analysis
 from testing.analysis import make_settings, run_once
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import git_env, make_repo

@@ -33,13 +33,13 @@ from agent_core import events as ev
 from agent_core.clock import SystemClock
 from agent_core.errors import ConfigurationError, InvalidArgumentError, InvalidTargetError
 from agent_core.repo import normalize_path, repo_api_path, validate_owner, validate_repo_name
-from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.sources.mentions import find_repo_mentions
 from agent_core.sources.targets import parse_target
 from agent_core.tools.registry import TOOLS
+from agent_core.top.services import Services
+from agent_core.top.wiring import open_analysis, resolve_targets, uses_model
 from agent_core.web.browser_session import BrowserSession
-from agent_core.wiring import open_analysis, resolve_targets, uses_model
 from testing.app import running_app
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo

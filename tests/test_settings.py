@@ -8,7 +8,7 @@ import pytest
 
 from agent_core.errors import ConfigurationError
 from agent_core.settings import Settings
-from agent_core.wiring import uses_model
+from agent_core.top.wiring import uses_model
 
 
 def test_defaults_and_contract_names(tmp_path: Path) -> None:

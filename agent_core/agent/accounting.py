@@ -18,7 +18,7 @@ from agent_core.tools.executor import ToolResult
 
 @dataclass(frozen=True, kw_only=True)
 class RunLimits:
-    """The guardrails of a run (from Settings: :func:`agent_core.wiring.run_limits`)."""
+    """The guardrails of a run (from Settings: :func:`agent_core.top.wiring.run_limits`)."""
 
     max_turns: int
     max_tool_calls: int

@@ -7,7 +7,7 @@ produced, ``run_failed``. With a model the ReAct loop drives the tools
 (:mod:`~agent_core.agent.planner_run`): the same tools, the same events. The grammar of the stream is
 the one :mod:`agent_core.events` states (and :mod:`agent_core.grammar` checks).
 
-An analysis is built by the composition root (:func:`agent_core.wiring.open_analysis`) with its parts
+An analysis is built by the composition root (:func:`agent_core.top.wiring.open_analysis`) with its parts
 already connected: the event sink first, then the client, toolbox and breakers reporting into it.
 Cancelling the consumer (the UI's Stop) cancels every tool call in flight: each step awaits or cancels
 its tasks in ``finally``.

@@ -5,7 +5,7 @@ the breaker board, the retry loop and the GitHub client) and put events on a que
 generator forwards as they happen. The sink also owns the run's clock origin (``t``) and remembers the
 latest rate limit it was told about (the run's stats report it).
 
-The sink is built first, by the composition root (:mod:`agent_core.wiring`), so every part that
+The sink is built first, by the composition root (:mod:`agent_core.top.wiring`), so every part that
 reports into it (the GitHub client, the toolbox, the breaker board) is handed its listeners when it is
 built: nothing is wired after construction.
 """

@@ -44,7 +44,7 @@ _MAX_EXPONENT = 60
 @dataclass(frozen=True, kw_only=True)
 class RetryPolicy:
     """How hard to try. Every bound is enforced; none is optional, and none has a default here: the
-    values come from Settings (:func:`agent_core.wiring.retry_policy`)."""
+    values come from Settings (:func:`agent_core.top.wiring.retry_policy`)."""
 
     max_attempts: int
     """Total attempts, including the first."""

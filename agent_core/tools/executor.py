@@ -95,7 +95,7 @@ class FaultInjector(Protocol):
 
 @dataclass(frozen=True, kw_only=True)
 class ToolboxConfig:
-    """How hard the toolbox tries (from Settings: :func:`agent_core.wiring.toolbox_config`)."""
+    """How hard the toolbox tries (from Settings: :func:`agent_core.top.wiring.toolbox_config`)."""
 
     retry: RetryPolicy
     rate_limit_max_wait: float

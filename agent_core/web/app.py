@@ -1,7 +1,7 @@
 """The browser app: the page, its handlers and bindings over one process's services, and how it launches.
 
 :func:`build_app` is the web package's composition root: it builds the process-wide
-:class:`~agent_core.wiring.Services` (unless given), the hosted-mode budget, the page
+:class:`~agent_core.top.wiring.Services` (unless given), the hosted-mode budget, the page
 (:mod:`~agent_core.web.page`), its handlers (:mod:`~agent_core.web.handlers`) and bindings
 (:mod:`~agent_core.web.bindings`), and the public API functions that are also the MCP tools
 (:mod:`~agent_core.web.mcp`). This package is the only one that imports Gradio.
@@ -15,8 +15,9 @@ from typing import Any
 
 import gradio as gr
 
-from agent_core.services import Services
 from agent_core.settings import Settings
+from agent_core.top.services import Services
+from agent_core.top.wiring import OpenedAnalysis
 from agent_core.web.bindings import bind
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import SpaceBudget
@@ -26,7 +27,6 @@ from agent_core.web.mcp import RepositoryApi
 from agent_core.web.queue_gate import gate_middleware
 from agent_core.web.replay import bundled_recordings
 from agent_core.web.sessions import SessionTable
-from agent_core.wiring import OpenedAnalysis
 
 logger = logging.getLogger("repo_analyst.app")
 

@@ -30,6 +30,14 @@ from agent_core.llm.providers import PRESETS
 from agent_core.resilience import BreakerSnapshot
 from agent_core.settings import Settings
 from agent_core.tools.chaos import ChaosMonkey
+from agent_core.top.wiring import (
+    OpenedAnalysis,
+    model_endpoint,
+    new_board,
+    owner_github,
+    owner_model,
+    uses_model,
+)
 from agent_core.web.budget import Payer
 from agent_core.web.i18n import t
 from agent_core.web.markdown import one_line
@@ -38,14 +46,6 @@ from agent_core.web.render import TraceView
 from agent_core.web.stats import format_clock
 from agent_core.web.stop import ActiveRun
 from agent_core.web.trace_items import Message
-from agent_core.wiring import (
-    OpenedAnalysis,
-    model_endpoint,
-    new_board,
-    owner_github,
-    owner_model,
-    uses_model,
-)
 
 logger = logging.getLogger(__name__)
 

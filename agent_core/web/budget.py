@@ -7,7 +7,7 @@ from :func:`visitor_key` (the address the platform's proxy appends, never what t
 * per visitor, in a sliding hour: run starts (:class:`RunBudget`, ``RUNS_PER_HOUR``), replays
   (:data:`REPLAYS_PER_HOUR`) and public tool calls (``RUNS_PER_HOUR × MAX_TOOL_CALLS``), and one run or
   replay at a time;
-* for the whole Space: the process-wide :class:`~agent_core.wiring.SpaceQuotas` (owner-paid runs,
+* for the whole Space: the process-wide :class:`~agent_core.top.wiring.SpaceQuotas` (owner-paid runs,
   model tokens, GitHub requests), which the composition root also hands to the GitHub client.
 
 A run is admitted with :meth:`SpaceBudget.admit` (a :class:`Admission`, or the refusal's text) and
@@ -25,8 +25,8 @@ from typing import Any
 
 from agent_core.clock import Clock, SystemClock
 from agent_core.settings import Settings
+from agent_core.top.wiring import SpaceQuotas
 from agent_core.web.i18n import t
-from agent_core.wiring import SpaceQuotas
 
 WINDOW_SECONDS = 3600.0
 REPLAYS_PER_HOUR = 20  # per visitor (or RUNS_PER_HOUR, if more); each also bounded in CPU (web/replay.py)

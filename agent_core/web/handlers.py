@@ -1,6 +1,6 @@
 """The page's event handlers. They only render events: every decision lives in ``agent_core``.
 
-A run's handler opens an analysis through the composition root (:func:`agent_core.wiring.open_analysis`)
+A run's handler opens an analysis through the composition root (:func:`agent_core.top.wiring.open_analysis`)
 with the browser session's settings, breakers and chaos monkey, then turns its events into frames
 (:meth:`Handlers.stream`); the trace, report, stats and breaker rows come from
 :mod:`~agent_core.web.render`. What a browser session owns is a
@@ -21,8 +21,9 @@ import gradio as gr
 
 from agent_core import events as ev
 from agent_core.errors import AgentCoreError
-from agent_core.services import Services
 from agent_core.settings import Settings
+from agent_core.top.services import Services
+from agent_core.top.wiring import open_analysis, owner_github, owner_model, resolve_targets
 from agent_core.web.batching import batched
 from agent_core.web.breakers import TICK_SECONDS, needs_ticking
 from agent_core.web.browser_session import BrowserSession
@@ -38,7 +39,6 @@ from agent_core.web.page import Frame, Page
 from agent_core.web.replay import CpuMeter
 from agent_core.web.sessions import SessionTable
 from agent_core.web.stop import ActiveRun
-from agent_core.wiring import open_analysis, owner_github, owner_model, resolve_targets
 
 logger = logging.getLogger("repo_analyst.app")
 

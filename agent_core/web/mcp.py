@@ -20,12 +20,12 @@ import gradio as gr
 
 from agent_core import events as ev
 from agent_core.errors import AgentCoreError
-from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.tools.registry import REQUIRED, TOOLS, ToolSpec
+from agent_core.top.services import Services
+from agent_core.top.wiring import open_analysis, uses_model
 from agent_core.web.budget import Admission, Payer, SpaceBudget, visitor_key
 from agent_core.web.limits import too_long
-from agent_core.wiring import open_analysis, uses_model
 
 
 def client_key(request: gr.Request | None) -> str:

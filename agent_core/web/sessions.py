@@ -15,8 +15,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from agent_core.clock import Clock
+from agent_core.top.wiring import OpenedAnalysis
 from agent_core.web.browser_session import BrowserSession
-from agent_core.wiring import OpenedAnalysis
 
 IDLE_SECONDS = 1800.0
 MAX_SESSIONS = 200  # sessions holding a trace or an analysis at once

@@ -37,7 +37,6 @@ from agent_core.agent.sink import EventSink
 from agent_core.clock import Clock
 from agent_core.errors import InvalidTargetError
 from agent_core.github.client import GitHubClient
-from agent_core.hosting import SpaceQuotas, model_endpoint, owner_github, owner_model
 from agent_core.llm import (
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_WALL_SECONDS,
@@ -51,7 +50,6 @@ from agent_core.llm import (
 )
 from agent_core.repo import RepoRef, RunScope
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
-from agent_core.services import Services
 from agent_core.settings import Settings
 from agent_core.sources.base import RepoSource
 from agent_core.sources.github import GitHubSource
@@ -62,6 +60,8 @@ from agent_core.sources.targets import MAX_TARGETS, Target, parse_targets
 from agent_core.tools.executor import FaultInjector, Toolbox, ToolboxConfig
 from agent_core.tools.failures import breaker_key
 from agent_core.tools.registry import TOOL_NAMES, ToolLimits, tool_schemas
+from agent_core.top.hosting import SpaceQuotas, model_endpoint, owner_github, owner_model
+from agent_core.top.services import Services
 
 __all__ = [
     "OpenedAnalysis",

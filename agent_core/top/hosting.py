@@ -1,7 +1,7 @@
 """Who pays on a public Space: the Space's hourly quotas, and whose credentials a session uses.
 
 On a Hugging Face Space (``SPACE_ID``) strangers spend the owner's model key and GitHub quota. The
-composition root (:mod:`agent_core.wiring`) builds one :class:`SpaceQuotas` per process and decides with
+composition root (:mod:`agent_core.top.wiring`) builds one :class:`SpaceQuotas` per process and decides with
 :func:`owner_github` and :func:`model_endpoint` which session draws from it, which may read private
 repositories (none that the owner's token opens) and which model endpoint needs the guarded pool.
 """

@@ -1,6 +1,6 @@
 """``python -m agent_core TARGET [QUESTION]``: the live trace in a terminal, or JSON Lines with ``--json``.
 
-On a terminal the trace is styled and the report rendered as Markdown (:mod:`agent_core.terminal`); piped,
+On a terminal the trace is styled and the report rendered as Markdown (:mod:`agent_core.top.terminal`); piped,
 the same trace is plain text and the report raw. At default verbosity the core's own log lines are not
 shown (the trace already says what they say: breakers, retries); ``-v`` shows them all.
 
@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import TextIO
 
 from agent_core import events as ev
-from agent_core.api import stream_analysis
 from agent_core.errors import AgentCoreError
 from agent_core.events import dumps_event
 from agent_core.settings import Settings
-from agent_core.terminal import TerminalRenderer
+from agent_core.top.api import stream_analysis
+from agent_core.top.terminal import TerminalRenderer
 
 logger = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 The GitHub HTTP pool over the persistent cache, the model connection pool every session's model client
 shares (and a guarded one for endpoints visitors chose on a Space), the context windows endpoints
 reported, and on a Space the hourly quotas every visitor draws from. Built once by the app or the CLI
-(or :func:`agent_core.stream_analysis`), handed to :func:`agent_core.wiring.open_analysis` for each run.
+(or :func:`agent_core.stream_analysis`), handed to :func:`agent_core.top.wiring.open_analysis` for each run.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import httpx2
 
 from agent_core.clock import Clock, SystemClock
 from agent_core.github.http import GitHubHTTP
-from agent_core.hosting import SpaceQuotas
 from agent_core.llm import (
     LOCAL_TURN_SECONDS,
     PRESET_HOSTS,
@@ -25,6 +24,7 @@ from agent_core.llm import (
 )
 from agent_core.llm.window import discover_context_window
 from agent_core.settings import Settings
+from agent_core.top.hosting import SpaceQuotas
 
 
 class Services:
