@@ -17,6 +17,7 @@ import pytest
 
 from agent_core import events as ev
 from agent_core.github.ratelimit import RateLimit
+from agent_core.grammar import check_grammar
 from agent_core.resilience.quota import HourlyQuota
 from agent_core.settings import Settings
 from agent_core.shared_state import KEY_PREFIX, SharedQuota, SharedState, refusal
@@ -103,6 +104,20 @@ def test_two_instances_admit_exactly_runs_per_hour_under_concurrent_starts(
     assert budgets[1].runs.remaining("ip:198.51.100.1") == 5  # another visitor is counted apart
     clock.advance(3600)
     assert budgets[1].runs.try_start("ip:203.0.113.7").allowed  # the window slid on both
+
+
+def test_two_instances_take_a_shared_quota_exactly_under_concurrent_takes(redis_server: RedisServer) -> None:
+    clock = FakeClock()
+    a, b = quota_pair("redis", redis_server, clock, limit=5)
+    start = threading.Barrier(40)
+
+    def take(index: int) -> bool:
+        start.wait()
+        return (a if index % 2 else b).take(1)
+
+    with ThreadPoolExecutor(max_workers=40) as pool:
+        assert sum(pool.map(take, range(40))) == 5
+    assert a.remaining() == 0 == b.remaining()
 
 
 def test_the_space_quotas_are_shared_by_the_instances(redis_server: RedisServer, tmp_path: Path) -> None:
@@ -192,12 +207,19 @@ def test_the_rate_limit_view_keeps_the_most_spent_state_of_a_window(redis_server
 async def test_redis_killed_mid_run_the_run_ends_with_a_report_and_says_so(
     emulator: GitHubEmulator, redis_server: RedisServer, tmp_path: Path
 ) -> None:
+    events: list[ev.Event] = []
     async with analysis(make_settings(emulator, tmp_path, redis_url=redis_server.url)) as run:
-        redis_server.stop()
-        events = await run.ask("")
+        async for event in run.opened.analysis.run(""):
+            events.append(event)
+            if isinstance(event, ev.ToolCallFinished) and redis_server.running:
+                redis_server.stop()  # after the first tool call, with more to come
+    check_grammar(events)
+    assert not redis_server.running
     assert isinstance(events[-1], ev.RunFinished) and events[-1].report
     notices = [e for e in events if isinstance(e, ev.Notice) and "Redis" in e.message]
     assert [n.level for n in notices] == ["warning"]  # one, not one per request
+    first_call = next(i for i, e in enumerate(events) if isinstance(e, ev.ToolCallFinished))
+    assert events.index(notices[0]) > first_call
 
 
 def test_hosted_admission_refuses_with_the_reason_while_redis_is_down_then_reconnects(
@@ -290,3 +312,28 @@ def test_redis_url_is_checked_and_never_shown() -> None:
     assert "hunter2" not in repr(settings)
     with pytest.raises(Exception, match="REDIS_URL"):
         Settings.from_env({"REDIS_URL": "http://127.0.0.1"}, dotenv_path=None)
+
+
+# -- where the package sits ---------------------------------------------------------------------------------
+
+
+def test_the_shared_state_sits_under_the_top_floor() -> None:
+    """It plugs into the seams below (the ground floor, resilience's quota, github's HTTP values) and only
+    the top floor and the page build it: nothing below the top floor imports it."""
+    from tests.test_layering import GROUND, imports, module_name, offenders, python_files
+
+    allowed = GROUND | {
+        "agent_core.resilience.quota",
+        "agent_core.github.http",
+        "agent_core.github.ratelimit",
+    }
+    found = [
+        f"{module_name(p)} imports {n}"
+        for p in python_files("agent_core/shared_state")
+        for n in imports(p)
+        if n.startswith("agent_core.") and not n.startswith("agent_core.shared_state") and n not in allowed
+    ]
+    assert found == []
+    below = ("agent_core/agent", "agent_core/report", "agent_core/tools", "agent_core/sources")
+    below += ("agent_core/github", "agent_core/llm", "agent_core/resilience", "agent_core/repomodel")
+    assert offenders(below, ("agent_core.shared_state",)) == []
