@@ -20,7 +20,14 @@ from agent_core.github.ratelimit import RateLimit
 from agent_core.grammar import check_grammar
 from agent_core.resilience.quota import HourlyQuota
 from agent_core.settings import Settings
-from agent_core.shared_state import KEY_PREFIX, SharedQuota, SharedRunBudget, SharedState, refusal
+from agent_core.shared_state import (
+    KEY_PREFIX,
+    SharedQuota,
+    SharedRateLimits,
+    SharedRunBudget,
+    SharedState,
+    refusal,
+)
 from agent_core.top.services import Services
 from agent_core.web.budget import Payer, SpaceBudget
 from testing.analysis import analysis, make_settings
@@ -251,6 +258,29 @@ def test_the_rate_limit_view_keeps_the_most_spent_state_of_a_window(
     hb._rate_limits.record("anonymous", seen(59, reset + 3600))  # a new window replaces it
     assert ha.rate_limit(None) == seen(59, reset + 3600)
     assert ha.scope("t0ken") == hb.scope("t0ken")  # one scope secret: the partitions agree
+
+
+def test_another_replicas_exhaustion_is_seen_within_a_second_and_its_first_read_at_once(
+    made: Instances, redis_server: RedisServer
+) -> None:
+    clock = FakeClock()
+    a, b = (SharedRateLimits(made.shared(redis_server, clock), clock=clock) for _ in range(2))
+    reset = clock.wall() + 600
+
+    def seen(remaining: int) -> RateLimit:
+        return RateLimit(
+            limit=5000, remaining=remaining, used=None, reset_at=reset, resource="core", authenticated=True
+        )
+
+    a.record("t-x", seen(4000))
+    assert b.get("t-x", "core") == seen(4000)  # b's first read goes to Redis
+    a.record("t-x", seen(3990))  # not written: the same window, plenty left, within the second
+    a.record("t-x", seen(0))  # exhausted: written at once
+    assert b.get("t-x", "core") == seen(4000)  # b reads Redis at most once a second
+    clock.advance(1.0)
+    assert b.get("t-x", "core") == seen(0)
+    b.record("t-x", seen(0))
+    assert a.get("t-x", "core") == seen(0)
 
 
 # -- Redis going away and coming back -----------------------------------------------------------------
