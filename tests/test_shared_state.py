@@ -286,11 +286,14 @@ def test_another_replicas_exhaustion_is_seen_within_a_second_and_its_first_read_
 # -- Redis going away and coming back -----------------------------------------------------------------
 
 
+@pytest.mark.parametrize("space_id", [None, "owner/space"])
 async def test_redis_killed_mid_run_the_run_ends_with_a_report_and_says_so(
-    emulator: GitHubEmulator, redis_server: RedisServer, tmp_path: Path
+    space_id: str | None, emulator: GitHubEmulator, redis_server: RedisServer, tmp_path: Path
 ) -> None:
+    """Locally, and on a Space (whose admitted run finishes on the replica's own GitHub count)."""
     events: list[ev.Event] = []
-    async with analysis(make_settings(emulator, tmp_path, redis_url=redis_server.url)) as run:
+    settings = make_settings(emulator, tmp_path, redis_url=redis_server.url, space_id=space_id)
+    async with analysis(settings) as run:
         async for event in run.opened.analysis.run(""):
             events.append(event)
             if isinstance(event, ev.ToolCallFinished) and redis_server.running:
@@ -298,6 +301,7 @@ async def test_redis_killed_mid_run_the_run_ends_with_a_report_and_says_so(
     check_grammar(events)
     assert not redis_server.running
     assert isinstance(events[-1], ev.RunFinished) and events[-1].report
+    assert events[-1].diagnosis is None
     notices = [e for e in events if isinstance(e, ev.Notice) and "Redis" in e.message]
     assert [n.level for n in notices] == ["warning"]  # one, not one per request
     first_call = next(i for i, e in enumerate(events) if isinstance(e, ev.ToolCallFinished))
