@@ -355,6 +355,8 @@ def test_foreign_values_under_our_keys_are_treated_as_absent(
     clock = FakeClock()
     state = made.shared(redis_server, clock)
     state.sync.set(f"{KEY_PREFIX}quota:space-runs", "not a sorted set")
+    state.sync.set(f"{KEY_PREFIX}quota:space-github:total", "NaN-ish")  # a string, not a number: recounted
+    state.sync.zadd(f"{KEY_PREFIX}budget:runs", {"ip:198.51.100.1": clock.wall()})  # the visitor table
     state.sync.hset(f"{KEY_PREFIX}budget:runs:ip:203.0.113.7", "x", "y")
     state.sync.set(f"{KEY_PREFIX}ratelimit:anonymous:core", b"\xff{not json")
     state.sync.set(f"{KEY_PREFIX}scope-secret", "short")
@@ -369,6 +371,9 @@ def test_foreign_values_under_our_keys_are_treated_as_absent(
         assert len(state.sync.get(f"{KEY_PREFIX}scope-secret") or b"") == 32
         assert state.health.up
     assert sum("unreadable value" in r.getMessage() for r in caplog.records) >= 3
+    # Only the key of the wrong type was dropped: the visitor table (the right type) kept its entry.
+    assert state.sync.zscore(f"{KEY_PREFIX}budget:runs", "ip:198.51.100.1") is not None
+    assert services.quotas is not None and services.quotas.github.take(1)
 
 
 async def test_a_garbage_cache_entry_is_a_miss(made: Instances, redis_server: RedisServer) -> None:
