@@ -28,9 +28,11 @@ from agent_core.shared_state import (
     SharedState,
     refusal,
 )
+from agent_core.shared_state.notices import WORDS
 from agent_core.top.services import Services
 from agent_core.web.budget import Payer, SpaceBudget
 from testing.analysis import analysis, make_settings
+from testing.app import free_port
 from testing.clock import FakeClock
 from testing.emulator.github import GitHubEmulator
 from testing.redis_server import RedisServer, redis_server_path
@@ -306,6 +308,25 @@ async def test_redis_killed_mid_run_the_run_ends_with_a_report_and_says_so(
     assert [n.level for n in notices] == ["warning"]  # one, not one per request
     first_call = next(i for i, e in enumerate(events) if isinstance(e, ev.ToolCallFinished))
     assert events.index(notices[0]) > first_call
+
+
+async def test_redis_unreachable_at_start_the_app_serves_and_each_run_says_so_once(
+    emulator: GitHubEmulator, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    nowhere = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
+    with caplog.at_level(logging.INFO, logger="agent_core.shared_state"):
+        for language in ("en", "zh"):
+            settings = make_settings(
+                emulator, tmp_path / language, redis_url=nowhere, report_language=language
+            )
+            async with analysis(settings) as run:
+                events = await run.ask("")
+            assert isinstance(events[-1], ev.RunFinished) and events[-1].report
+            notices = [e.message for e in events if isinstance(e, ev.Notice) and "Redis" in e.message]
+            assert notices == [WORDS[language][False]]
+    assert [r.levelname for r in caplog.records if r.name == "agent_core.shared_state.health"] == [
+        "WARNING"
+    ] * 2
 
 
 def test_hosted_admission_refuses_with_the_reason_while_redis_is_down_then_reconnects(
