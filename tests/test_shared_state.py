@@ -30,6 +30,7 @@ from agent_core.shared_state import (
 )
 from agent_core.shared_state.notices import WORDS
 from agent_core.top.services import Services
+from agent_core.top.wiring import open_analysis
 from agent_core.web.budget import Payer, SpaceBudget
 from testing.analysis import analysis, make_settings
 from testing.app import free_port
@@ -327,6 +328,19 @@ async def test_redis_unreachable_at_start_the_app_serves_and_each_run_says_so_on
     assert [r.levelname for r in caplog.records if r.name == "agent_core.shared_state.health"] == [
         "WARNING"
     ] * 2
+
+
+async def test_a_closed_analysis_stops_listening_to_the_replicas_health(
+    made: Instances, emulator: GitHubEmulator, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    settings = make_settings(emulator, tmp_path, redis_url=redis_server.url)
+    services = made.services(settings, FakeClock())
+    assert services.shared is not None
+    opened = await open_analysis(services, "acme/widgets", "", settings=settings)
+    assert len(services.shared.health._listeners) == 1
+    await opened.aclose()
+    assert services.shared.health._listeners == []
+    await services.aclose()
 
 
 def test_hosted_admission_refuses_with_the_reason_while_redis_is_down_then_reconnects(
