@@ -381,6 +381,29 @@ def test_local_mode_has_no_budgets_to_fail_so_it_serves_while_redis_is_down(
     assert open_quota.take(2) and not open_quota.take(1)  # counted in this process meanwhile
 
 
+async def test_the_cache_skips_a_dead_redis_and_probes_it_itself_so_hishel_logs_one_failure(
+    made: Instances, redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = FakeClock()
+    services = made.services(Settings(redis_url=redis_server.url, cache_dir=None), clock)  # type: ignore[arg-type]
+    assert services.shared is not None
+    storage = services.github_http.storage
+    assert storage is not None
+    assert await storage.get_entries("k") == []
+    redis_server.stop()
+    with caplog.at_level(logging.INFO):
+        for _ in range(3):  # the first fails (hishel logs it), the others skip Redis
+            assert await storage.get_entries("k") == []
+        clock.advance(5.0)
+        assert await storage.get_entries("k") == []  # the probe (our PING) fails: hishel is not asked
+        redis_server.start()
+        clock.advance(5.0)
+        assert await storage.get_entries("k") == []
+    assert services.shared.health.up
+    assert len([r for r in caplog.records if r.name.startswith("hishel")]) == 1
+    await services.aclose()
+
+
 # -- garbage under our keys ---------------------------------------------------------------------------------
 
 

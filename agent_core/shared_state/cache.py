@@ -3,7 +3,9 @@ GitHub request, and the scope secret that partitions it by token, the same for e
 
 hishel keeps the cache logic (keys, freshness, revalidation, chunked bodies, expiry); this module only
 decides whether to use it. While :class:`~agent_core.shared_state.health.Health` says Redis is down,
-lookups are misses and answers pass through unstored, with no call to Redis and nothing logged. Bodies of
+lookups are misses and answers pass through unstored, with no call to Redis and nothing logged; the
+probe after each pause is our own PING, so hishel (which logs every Redis error it catches) meets Redis
+only when it was up a moment ago. Bodies of
 entries found are read at lookup, so a Redis that dies mid-read, a body deleted under a reader, or a
 value that is not hishel's (garbage under our prefix) is a miss there, never an error in the middle of
 a GitHub response. Redis's ``maxmemory`` (with an ``allkeys-lru`` policy) bounds the cache's size.
@@ -85,12 +87,12 @@ class SharedCacheStorage(hishel.AsyncBaseStorage):
         ttl: float | None = None,
         tti: float | None = None,
     ) -> Entry:
-        if not self._shared.health.ready():
+        if not await self._shared.usable():
             return Entry(id=uuid.uuid4(), request=request, response=response)  # served, not stored
         return await self._inner.create_entry(request, response, key, ttl=ttl, tti=tti)
 
     async def get_entries(self, key: str) -> list[Entry]:
-        if not self._shared.health.ready():
+        if not await self._shared.usable():
             return []
         try:
             return [await self._read(entry) for entry in await self._inner.get_entries(key)]
@@ -111,11 +113,11 @@ class SharedCacheStorage(hishel.AsyncBaseStorage):
         return replace(entry, response=replace(entry.response, stream=_replay(chunks)))
 
     async def update_headers(self, id: uuid.UUID, headers: Headers) -> None:
-        if self._shared.health.ready():
+        if await self._shared.usable():
             await self._inner.update_headers(id, headers)
 
     async def remove_entry(self, id: uuid.UUID) -> None:
-        if self._shared.health.ready():
+        if await self._shared.usable():
             await self._inner.remove_entry(id)
 
     async def close(self) -> None:
