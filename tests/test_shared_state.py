@@ -124,6 +124,25 @@ def test_a_quota_keeps_hourly_quotas_contract_across_replicas(
     assert b.take(40) and a.remaining() == 0
 
 
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+def test_a_refund_gives_back_the_newest_takes_first(
+    made: Instances, kind: str, redis_server: RedisServer
+) -> None:
+    clock = FakeClock()
+    a, b = quota_pair(made, kind, redis_server, clock, limit=100)
+    for amount in (10, 20, 30):
+        assert a.take(amount)
+        clock.advance(100)
+    b.refund(35)  # the 30 whole, then 5 of the 20
+    assert a.remaining() == 75
+    clock.advance(3600 - 300)  # the 10 leaves the window
+    assert b.remaining() == 85
+    clock.advance(100)  # the 15 left of the 20 leaves too
+    assert a.remaining() == 100
+    b.refund(5)  # nothing left to give back: nothing changes
+    assert a.remaining() == 100
+
+
 def test_two_instances_admit_exactly_runs_per_hour_under_concurrent_starts(
     made: Instances, redis_server: RedisServer, tmp_path: Path
 ) -> None:

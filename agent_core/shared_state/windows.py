@@ -65,15 +65,15 @@ elseif op == 'charge' then
   add(amount)
 elseif op == 'refund' then
   local left = amount
-  local newest = redis.call('ZREVRANGE', takes, 0, -1, 'WITHSCORES')
-  for i = 1, #newest, 2 do
-    if left <= 0 then break end
-    local member, score = newest[i], newest[i + 1]
+  while left > 0 do  -- newest first; each take given back whole is removed, so this is linear in them
+    local newest = redis.call('ZREVRANGE', takes, 0, 0, 'WITHSCORES')
+    if #newest == 0 then break end
+    local member, score = newest[1], newest[2]
     local n = size(member)
     local back = math.min(n, left)
     redis.call('ZREM', takes, member)
     if n - back > 0 then
-      redis.call('ZADD', takes, score, string.format('%.6f:%d:%s', tonumber(score), n - back, nonce .. i))
+      redis.call('ZADD', takes, score, string.format('%.6f:%d:%s', tonumber(score), n - back, nonce))
     end
     used = used - back
     left = left - back
