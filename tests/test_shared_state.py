@@ -461,6 +461,9 @@ async def test_a_garbage_cache_entry_is_a_miss(made: Instances, redis_server: Re
     key = "k"
     services.shared.sync.zadd(f"{KEY_PREFIX}http:idx:{key}", {"not-a-uuid": 1e12})  # type: ignore[union-attr]
     assert await storage.get_entries(key) == []
+    services.shared.sync.set(f"{KEY_PREFIX}http:idx:{key}", "a string where hishel keeps a sorted set")  # type: ignore[union-attr]
+    assert await storage.get_entries(key) == []
+    assert services.shared.sync.exists(f"{KEY_PREFIX}http:idx:{key}") == 0  # type: ignore[union-attr]
     await services.aclose()
 
 
