@@ -40,6 +40,7 @@ from agent_core.web.handlers import Handlers
 from agent_core.web.layout import layout
 from agent_core.web.markdown import safe_markdown
 from agent_core.web.page import Page
+from agent_core.web.panels import PanelHandlers
 from agent_core.web.queue_gate import QueueGate
 from agent_core.web.replay import RECORDINGS_DIR, load_recording
 from agent_core.web.replay_handler import ReplayHandler
@@ -91,6 +92,7 @@ class PageHandlers:
             page, settings=settings, services=self.services, budget=self.budget, recordings={}
         )
         self.replays = ReplayHandler(self.runs)
+        self.panels = PanelHandlers(self.runs)
         self.page = page
 
     async def last(self, frames: AsyncIterator[dict[Any, Any]]) -> BrowserSession:
@@ -290,7 +292,9 @@ def owner_model_reply(body: dict[str, Any]) -> Turn:
 
 
 async def test_3_follow_ups_are_paid_by_the_analysis_they_continue(sample_repo: Path, tmp_path: Path) -> None:
-    """9 of 9 follow-ups ran on the owner's key after junk keys were pasted, the Space cap untouched."""
+    """9 of 9 follow-ups ran on the owner's key after junk keys were pasted, the Space cap untouched.
+
+    Now the settings panel closes the analysis the moment the payer changes, and says so."""
     with GitHubEmulator() as emu, ScriptedModelServer(responder=owner_model_reply) as model:
         emu.add_repo("acme/widgets", sample_repo)
         emu.limit_unauthenticated = 100_000
@@ -301,8 +305,17 @@ async def test_3_follow_ups_are_paid_by_the_analysis_they_continue(sample_repo: 
         try:
             s = await app.last(app.runs.run_analysis("acme/widgets", "", None, visitor(REAL_A)))
             assert s.can_follow_up
+            opened = s.opened
+            assert opened is not None
             owner_requests = len(model.chat_requests)
-            s.apply_settings(api_key="sk-junk-visitor-key", github_token="ghp_junk")
+            p = app.page
+            frame = await app.panels.apply_settings(
+                "custom", "scripted-model", "", "sk-junk-visitor-key", "ghp_junk", 10, "auto", s
+            )
+            closed_at_once = s.opened is None and s.opened_payer is None
+            assert "changed who pays" in frame[p.settings.feedback]
+            assert "changed who pays" in phase(frame[p.status.line])
+            assert frame[p.trace.followup]["interactive"] is False
             refusals = []
             for i in range(9):
                 s = await app.last(app.runs.ask_followup(f"and {i}?", s, visitor(REAL_A)))
@@ -311,9 +324,26 @@ async def test_3_follow_ups_are_paid_by_the_analysis_they_continue(sample_repo: 
             await app.services.aclose()
     follow_ups_on_owner = len(model.chat_requests) - owner_requests
     print(f"owner-paid model requests after the visitor changed settings: {follow_ups_on_owner}")
+    assert closed_at_once
     assert follow_ups_on_owner == 0
-    assert all("changed who pays" in r for r in refusals[:1])
-    assert not s.can_follow_up  # the analysis was closed
+    assert all("Run an analysis first" in r for r in refusals)
+    assert not s.can_follow_up
+
+
+async def test_3_settings_that_keep_the_payer_keep_the_analysis(sample_repo: Path, tmp_path: Path) -> None:
+    with GitHubEmulator() as emu, ScriptedModelServer(responder=owner_model_reply) as model:
+        emu.add_repo("acme/widgets", sample_repo)
+        emu.limit_unauthenticated = 100_000
+        app = PageHandlers(settings_from(hosted_env(emu, model, tmp_path, RUNS_PER_HOUR="20")))
+        try:
+            s = await app.last(app.runs.run_analysis("acme/widgets", "", None, visitor(REAL_A)))
+            before = len(model.chat_requests)
+            frame = await app.panels.apply_settings("custom", "scripted-model", "", "", "", 5, "zh", s)
+            assert s.opened is not None and "changed who pays" not in frame[app.page.settings.feedback]
+            s = await app.last(app.runs.ask_followup("and tests?", s, visitor(REAL_A)))
+        finally:
+            await app.services.aclose()
+    assert len(model.chat_requests) > before  # the follow-up ran on the same payer's analysis
 
 
 async def test_3_a_follow_up_on_the_owner_key_counts_against_the_space_cap(

@@ -25,20 +25,11 @@ from agent_core.agent.model_turn import LLM_BREAKER
 from agent_core.clock import Clock
 from agent_core.errors import ConfigurationError
 from agent_core.events import dump_events
-from agent_core.llm import PRESET_HOSTS, check_visitor_url, resolve_model_config
-from agent_core.llm.providers import PRESETS
 from agent_core.resilience import BreakerSnapshot
 from agent_core.settings import Settings
 from agent_core.tools.chaos import ChaosMonkey
-from agent_core.top.wiring import (
-    OpenedAnalysis,
-    model_endpoint,
-    new_board,
-    owner_github,
-    owner_model,
-    uses_model,
-)
-from agent_core.web.budget import Payer
+from agent_core.top.payer import Payer, hides_model_host, model_label, session_settings, shows_quota
+from agent_core.top.wiring import OpenedAnalysis, new_board, uses_model
 from agent_core.web.i18n import t
 from agent_core.web.markdown import one_line
 from agent_core.web.outcome import failed_phase, finished_phase
@@ -48,28 +39,6 @@ from agent_core.web.stop import ActiveRun
 from agent_core.web.trace_items import Message
 
 logger = logging.getLogger(__name__)
-
-
-def model_label(settings: Settings) -> str:
-    """``deepseek-flash via DeepSeek``; raises ConfigurationError for unusable model settings."""
-    config = resolve_model_config(
-        provider=settings.llm_provider,
-        base_url=settings.llm_base_url,
-        model=settings.llm_model,
-        api_key=settings.api_key,
-        hf_token=settings.hf_token,
-    )
-    preset = PRESETS.get(config.provider)
-    return f"{config.model} via {preset.label if preset else config.provider}"
-
-
-def _provider(settings: Settings) -> str | None:
-    """The preset these settings' provider resolves to (None when they name no usable one)."""
-    try:
-        return model_label(settings).rpartition(" via ")[2]
-    except ConfigurationError:
-        name = (settings.llm_provider or "").lower()
-        return PRESETS[name].label if name in PRESETS else None
 
 
 class BrowserSession:
@@ -149,7 +118,13 @@ class BrowserSession:
     @property
     def _own_quota(self) -> bool:
         """Whether the GitHub quota this session spends is its own to see (not a Space owner's)."""
-        return not (self.base.hosted and owner_github(self.base, self.settings))
+        return shows_quota(self.base, self.settings)
+
+    @property
+    def payer(self) -> Payer:
+        """Who pays for this session's runs: the opened analysis's payer while one is open (its follow-ups
+        run on its keys), else whoever the current settings make pay."""
+        return self.opened_payer or Payer.of(self.base, self.settings)
 
     def observe(self, event: ev.Event) -> None:
         """Fold one event into the current trace and the session's status. On a Space, a diagnosis of
@@ -172,12 +147,7 @@ class BrowserSession:
             diagnosis is not None
             and diagnosis.source == "model"
             and diagnosis.host is not None
-            and self.base.hosted
-            and (
-                self.opened_payer.owner_model
-                if self.opened_payer is not None
-                else owner_model(self.base, self.settings)
-            )
+            and hides_model_host(self.base, self.payer)
         )
 
     def messages(self) -> list[Message]:
@@ -191,58 +161,28 @@ class BrowserSession:
     # -- settings ---------------------------------------------------------------------------------
 
     def apply_settings(self, **overrides: object) -> Settings:
-        """Apply the settings panel (blank key fields keep the operator's keys); validate the model.
+        """Apply the settings panel's fields (:func:`~agent_core.top.payer.session_settings`: blank key
+        fields keep the operator's keys, the hosted rules on keys and endpoints). Raises
+        ConfigurationError (nothing changed) for settings the model layer refuses."""
+        self.settings = session_settings(self.base, overrides)
+        return self.settings
 
-        In hosted mode ``max_turns`` cannot exceed the operator's, and the operator's model keys stay
-        with the operator's model: a visitor who points the model elsewhere without pasting a key gets
-        no key (the offline planner, or a keyless provider), and one who keeps the operator's endpoint
-        gets the operator's provider, base URL and model whatever they typed (the key pays for them).
-        A visitor's own endpoint must be https on a public host (checked again when connecting).
-        Raises ConfigurationError (nothing changed) for settings the model layer refuses.
-        """
-        changes = {k: v for k, v in overrides.items() if v is not None}
-        for secret in ("api_key", "github_token"):
-            value = changes.get(secret)
-            if not (isinstance(value, str) and value.strip()):
-                changes.pop(secret, None)
-            else:
-                changes[secret] = value.strip()
-        for name in ("llm_provider", "llm_model", "llm_base_url"):
-            if name in overrides:
-                value = overrides[name]
-                changes[name] = value.strip() if isinstance(value, str) and value.strip() else None
-        if "max_turns" in changes:
-            turns = int(str(changes["max_turns"]))
-            changes["max_turns"] = min(turns, self.base.max_turns) if self.base.hosted else max(1, turns)
-        if self.base.hosted and changes.get("llm_base_url") is None:
-            # The page never shows the owner's base URL: blank, with the owner's provider, means "theirs".
-            chosen = self.base.with_overrides(llm_provider=changes.get("llm_provider"), llm_base_url=None)
-            if _provider(chosen) == _provider(self.base):
-                changes["llm_base_url"] = self.base.llm_base_url
-        candidate = self.base.with_overrides(**changes)
-        if self.base.hosted:
-            candidate = self._hosted(candidate, own_key="api_key" in changes)
-        candidate.validate()
-        if uses_model(candidate):
-            model_label(candidate)  # raises ConfigurationError for an unusable combination
-        self.settings = candidate
-        return candidate
+    @property
+    def payer_changed(self) -> bool:
+        """An analysis is open on other accounts than the current settings would spend."""
+        return self.opened_payer is not None and self.opened_payer != Payer.of(self.base, self.settings)
 
-    def _hosted(self, candidate: Settings, *, own_key: bool) -> Settings:
-        base = self.base
-        endpoint = model_endpoint(candidate)
-        elsewhere = endpoint != model_endpoint(base)
-        if not own_key and elsewhere:
-            # Else the Space would send its owner's key to whatever server a stranger typed in.
-            candidate = candidate.with_overrides(api_key=None, hf_token=None)
-        elif not own_key:
-            # The owner's key pays: the owner's model, whatever name the visitor typed.
-            return candidate.with_overrides(
-                llm_provider=base.llm_provider, llm_base_url=base.llm_base_url, llm_model=base.llm_model
-            )
-        if elsewhere and endpoint is not None and uses_model(candidate):
-            check_visitor_url(endpoint, trusted_hosts=PRESET_HOSTS)
-        return candidate
+    async def change_settings(self, **overrides: object) -> bool:
+        """:meth:`apply_settings`, then, when the new settings change who pays, close the opened analysis
+        at once (its follow-ups would run on the old payer's keys), unless a run streams on it (that run
+        was admitted and counted under its payer; the follow-up handler refuses the next one). Whether
+        it closed the analysis."""
+        self.apply_settings(**overrides)
+        if not self.payer_changed or self.running:
+            return False
+        await self.close_analysis()
+        self.phase = t("followup_payer_changed", self.lang)
+        return True
 
     # -- what the page shows ------------------------------------------------------------------------
 

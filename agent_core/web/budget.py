@@ -25,6 +25,7 @@ from typing import Any
 
 from agent_core.clock import Clock, SystemClock
 from agent_core.settings import Settings
+from agent_core.top.payer import Payer
 from agent_core.top.wiring import SpaceQuotas
 from agent_core.web.i18n import t
 
@@ -129,14 +130,6 @@ class RunBudget:
         with self._lock:
             starts = self._starts.get(key, ())
             return self.runs_per_hour - sum(1 for s in starts if s > now - self._window)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Payer:
-    """Whose accounts a run spends: the owner's model key, the owner's GitHub quota (token or address)."""
-
-    owner_model: bool
-    owner_github: bool
 
 
 @dataclass(frozen=True, kw_only=True)
