@@ -24,7 +24,7 @@ from agent_core import events as ev
 from agent_core.settings import Settings
 from agent_core.web.markdown import safe_markdown
 from agent_core.web.render import TraceView
-from agent_core.web.replay import parse_recording
+from agent_core.web.replay import MAX_EVENTS, MAX_TOOL_CALLS, MAX_UPLOAD_BYTES, parse_recording
 from testing.app import running_app
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import sample_python_project
@@ -54,6 +54,34 @@ def forged_trace(calls: int) -> str:
             )
         )
     return "\n".join(json.dumps(ev.event_to_dict(e)) for e in events)
+
+
+def max_size_trace(*, preview_chars: int = 750, delta_chars: int = 12) -> str:
+    """A trace at the upload limits (:mod:`agent_core.web.replay`): :data:`MAX_EVENTS` events, of them
+    :data:`MAX_TOOL_CALLS` tool calls with previews of ``preview_chars``, the rest reasoning and a report
+    streamed in deltas of ``delta_chars``; the defaults fill :data:`MAX_UPLOAD_BYTES` (just under)."""
+    start = ev.RunStarted(t=0, run_id="r", targets=("acme/widgets",), question="?", model="m", mode="model")
+    events: list[ev.Event] = [start]
+    turns, calls = 20, 0
+    for turn in range(1, turns + 1):
+        events.append(ev.TurnStarted(t=turn, turn=turn))
+        events.extend(ev.ReasoningDelta(t=turn, turn=turn, text="thinking ") for _ in range(20))
+        events.append(ev.TurnFinished(t=turn, turn=turn, tool_calls=MAX_TOOL_CALLS // turns))
+        for _ in range(MAX_TOOL_CALLS // turns):
+            calls += 1
+            path = f"src/m{calls}.py"
+            body = json.dumps({"path": path, "text": "x = 1\n" * (preview_chars // 6)})
+            events.append(ev.ToolCallStarted(t=turn, call_id=f"c{calls}", tool="read_file", arguments={"path": path}, turn=turn))  # fmt: skip
+            events.append(ev.ToolCallFinished(t=turn, call_id=f"c{calls}", tool="read_file", turn=turn, ok=True, preview=body, duration_s=0.1))  # fmt: skip
+    last = turns + 1
+    events.append(ev.TurnStarted(t=last, turn=last, purpose="report"))
+    line = ("word " * delta_chars)[: delta_chars - 1] + "\n"
+    events.extend(ev.TextDelta(t=last, turn=last, text=line) for _ in range(MAX_EVENTS - len(events) - 2))
+    events.append(ev.TurnFinished(t=last, turn=last, tool_calls=0))
+    events.append(ev.RunFinished(t=last, report=line * 1000, degraded=False))
+    text = "\n".join(json.dumps(ev.event_to_dict(e)) for e in events)
+    assert len(text.encode()) <= MAX_UPLOAD_BYTES, len(text.encode())
+    return text
 
 
 def tree_call(preview: str) -> None:

@@ -42,9 +42,10 @@ from agent_core.web.markdown import safe_markdown
 from agent_core.web.page import Page
 from agent_core.web.panels import PanelHandlers
 from agent_core.web.queue_gate import QueueGate
-from agent_core.web.replay import RECORDINGS_DIR, load_recording
+from agent_core.web.replay import MAX_EVENTS, RECORDINGS_DIR, load_recording, parse_recording
 from agent_core.web.replay_handler import ReplayHandler
 from agent_core.web.sessions import SessionTable
+from bench.hosted_attacks import max_size_trace
 from testing.app import release_gradio_loops, running_app
 from testing.clock import FakeClock
 from testing.emulator.github import GitHubEmulator
@@ -442,6 +443,83 @@ def test_4_a_finished_session_retains_under_2_mib() -> None:
     print(f"retained per finished replay session: {finished:.2f} MiB; once released: {after:.3f} MiB")
     assert finished < 2.0
     assert after < 0.1
+
+
+def max_replay_session(trace: str, *, settle: bool = True) -> BrowserSession:
+    """A replay of a trace at the upload limits, finished as the replay handler finishes it."""
+    s = BrowserSession(Settings(space_id="s/s"), clock=FakeClock())
+    s.replaying = "max"
+    s.start_view(keep_history=False)
+    for event in parse_recording(trace):  # parsed per session, as each upload is
+        s.observe(event)
+    assert s.view is not None
+    s.messages()
+    s.view.report_markdown()
+    s.view.checked_markdown()
+    s.view.stats_markdown()
+    if settle:
+        s.settle()
+    return s
+
+
+def test_4_a_maximum_size_replay_retains_under_2_mib_once_finished() -> None:
+    """A 2 MB trace of 20,000 events and 500 tool calls kept ~5.5 MiB per session as event objects;
+    a finished run's trace now lives in its export file, and the downloads still get it whole."""
+    trace = max_size_trace()
+    sessions: list[BrowserSession] = []
+
+    def made(*, settle: bool) -> Callable[[], BrowserSession]:
+        def make() -> BrowserSession:
+            sessions.append(max_replay_session(trace, settle=settle))
+            return sessions[-1]
+
+        return make
+
+    try:
+        held = retained_per_session(made(settle=False), count=2)
+        settled = retained_per_session(made(settle=True), count=2)
+        exported = sessions[-1].export_files()
+        assert exported is not None
+        assert len(exported[1].read_text(encoding="utf-8").splitlines()) == MAX_EVENTS
+    finally:
+        for s in sessions:
+            s.discard()
+    print(f"retained per finished max-size replay session: {held:.2f} MiB -> {settled:.2f} MiB settled")
+    assert settled < 2.0 < held
+
+
+async def test_4_a_finished_analysis_retains_under_2_mib(sample_repo: Path, tmp_path: Path) -> None:
+    with GitHubEmulator() as emu:
+        emu.add_repo("acme/widgets", sample_repo)
+        emu.limit_unauthenticated = 100_000
+        app = PageHandlers(settings_from(hosted_env(emu, None, tmp_path, RUNS_PER_HOUR="20")))
+        sessions: list[BrowserSession] = []
+        try:
+            for _ in range(2):  # warm: imports, the HTTP cache, the process's first analysis
+                sessions.append(
+                    await app.last(app.runs.run_analysis("acme/widgets", "", None, visitor(REAL_A)))
+                )
+            gc.collect()
+            tracemalloc.start()
+            try:
+                base = tracemalloc.get_traced_memory()[0]
+                for i in range(3):
+                    address = f"198.51.100.{20 + i}"
+                    sessions.append(
+                        await app.last(app.runs.run_analysis("acme/widgets", "", None, visitor(address)))
+                    )
+                gc.collect()
+                per_session = (tracemalloc.get_traced_memory()[0] - base) / 3 / (1024 * 1024)
+            finally:
+                tracemalloc.stop()
+            assert all(s.view is not None and s.view.events == [] for s in sessions)  # settled
+            assert all(s.can_follow_up for s in sessions)
+        finally:
+            for s in sessions:
+                s.discard()
+            await app.services.aclose()
+    print(f"retained per finished analysis session: {per_session:.3f} MiB")
+    assert per_session < 2.0
 
 
 def test_5_the_downloads_step_writes_one_pair_per_run() -> None:

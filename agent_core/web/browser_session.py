@@ -63,6 +63,7 @@ class BrowserSession:
         self.run: ActiveRun | None = None  # the run being streamed, which Stop cancels
         self._export_dir: Path | None = None
         self._exported: tuple[TraceView, int, Path, Path] | None = None  # the view, its event count, files
+        self._settled: TraceView | None = None  # a finished view whose events moved to its export (settle)
         self._exports_written = 0
         self._started_at = clock.monotonic()  # when the current trace began (a stopped step's duration)
 
@@ -241,12 +242,14 @@ class BrowserSession:
         """``report.md`` and ``trace.jsonl`` of the current run, written once per run (however often the
         downloads step asks) and replacing the previous run's: a session holds one pair at most. None
         before any run."""
-        view = self.view
-        if view is None or not view.events:
+        view, exported = self.view, self._exported
+        if view is None:
             return None
-        exported = self._exported
-        if exported is not None and exported[0] is view and exported[1] == len(view.events):
+        written = exported is not None and exported[0] is view
+        if exported is not None and written and (view is self._settled or exported[1] == len(view.events)):
             return exported[2], exported[3]
+        if not view.events:
+            return None
         self._remove_exports()
         if self._export_dir is None:
             self._export_dir = Path(tempfile.mkdtemp(prefix="repo-analyst-"))
@@ -258,6 +261,19 @@ class BrowserSession:
         dump_events(view.events, trace)
         self._exported = (view, len(view.events), report, trace)
         return report, trace
+
+    def settle(self) -> None:
+        """The run ended: its trace moves to its export file and out of memory (a replay's can be 20,000
+        events, ~5 MiB as objects: issue 20 wants < 2 MiB per finished session). The page and the
+        downloads step read the view's rendered state and the files, never the events again. Blocking
+        (it writes the files): the handlers call it off the event loop, before the run lets go of the
+        session."""
+        view = self.view
+        if view is None or not view.finished or view is self._settled or not view.events:
+            return
+        self.export_files()
+        view.events.clear()
+        self._settled = view
 
     def _remove_exports(self) -> None:
         if self._exported is not None:
@@ -272,7 +288,7 @@ class BrowserSession:
 
     def discard(self, schedule: Callable[[OpenedAnalysis], None] | None = None) -> None:
         """The browser session ended: drop files, hand the open analysis to ``schedule`` for closing."""
-        self._exported = None
+        self._exported = self._settled = None
         if self._export_dir is not None:
             shutil.rmtree(self._export_dir, ignore_errors=True)
             self._export_dir = None

@@ -12,6 +12,7 @@ clickable when in :mod:`~agent_core.web.controls`, how a run's end is worded in 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
@@ -141,6 +142,7 @@ class Handlers:
             s.observe(
                 ev.RunFailed(t=at, message="internal error: the run stopped", hint="see the server log")
             )
+        await asyncio.to_thread(s.settle)  # the finished trace to its export file, out of memory
         yield self.frame(s, table=table)
 
     def busy(self, s: BrowserSession) -> Frame:
