@@ -234,6 +234,30 @@ async def test_2_a_replay_is_stopped_by_its_cpu_meter(
     assert not app.budget._running  # the visitor may start again
 
 
+async def test_2_an_upload_is_parsed_off_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parsing and checking a 2 MB trace is seconds of CPU: on the event loop it held every visitor's
+    requests that long. The loop thread now parses no line of it."""
+    import threading
+
+    parsed_on: list[int] = []
+    original = replay_handler.load_recording
+
+    def recording(path: Path) -> list[ev.Event]:
+        parsed_on.append(threading.get_ident())
+        return original(path)
+
+    monkeypatch.setattr(replay_handler, "load_recording", recording)
+    app = PageHandlers(Settings(space_id="s/s", cache_dir=tmp_path / "c"))
+    try:
+        s = await app.last(app.replays.run_replay(None, str(RECORDING), 1000.0, None, visitor(REAL_A)))
+    finally:
+        await app.services.aclose()
+    assert s.view is not None and s.view.finished
+    assert len(parsed_on) == 1 and threading.get_ident() not in parsed_on
+
+
 def test_2_replays_are_one_at_a_time_and_counted_per_visitor() -> None:
     clock = FakeClock()
     budget = SpaceBudget(Settings(space_id="s/s", runs_per_hour=1), None, clock=clock)
