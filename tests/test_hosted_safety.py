@@ -441,6 +441,23 @@ def test_4_the_traces_held_in_all_sessions_are_bounded() -> None:
     assert [s.view is None for s in sessions] == [True, True, False, False, False]
 
 
+def test_4_a_request_costs_the_session_table_constant_work() -> None:
+    """Every request touches the table: it summed the events of all sessions and copied the table on
+    each touch (work growing with the sessions held). Now a touch looks at the sessions it releases."""
+    clock = FakeClock()
+    table = SessionTable(clock, idle_s=600, max_sessions=1_000)
+    sessions = [BrowserSession(Settings(), clock=clock) for _ in range(500)]
+    for s in sessions:
+        table.touch(s)
+    before = table.visited
+    for s in sessions[-100:]:
+        table.touch(s)
+    assert table.visited - before <= 100  # one look per touch: the least recent session stays
+    clock.advance(601)
+    table.touch(sessions[0])  # 499 expired: each is looked at once, released once
+    assert len(table) == 1 and table.released == 499
+
+
 def retained_per_session(make: Callable[[], BrowserSession], count: int = 8) -> float:
     gc.collect()
     tracemalloc.start()

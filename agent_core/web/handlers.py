@@ -143,6 +143,7 @@ class Handlers:
                 ev.RunFailed(t=at, message="internal error: the run stopped", hint="see the server log")
             )
         await asyncio.to_thread(s.settle)  # the finished trace to its export file, out of memory
+        self.sessions.touch(s)  # what the session holds now
         yield self.frame(s, table=table)
 
     def busy(self, s: BrowserSession) -> Frame:
