@@ -3,9 +3,10 @@
 A :class:`BrowserSession` lives in the session's ``gr.State``: its settings (keys pasted in the settings
 panel stay here, server-side, and nowhere else), its own :class:`BreakerBoard` and
 :class:`ChaosMonkey`, the :class:`OpenedAnalysis` that follow-up questions continue, the trace of the
-current run and the messages of earlier runs in the same conversation. Process-wide things (the HTTP
-pool, the cache) belong to :class:`agent_core.agent.session.Services`, never to a session.
-
+current run and the messages of earlier runs in the same conversation, and the run's lifecycle (one at
+a time, Stop, settling a finished trace into its export file). Process-wide things (the HTTP pool, the
+cache) belong to :class:`agent_core.top.services.Services`, never to a session. Who pays and which
+model, endpoint and key the settings may reach are decided in :mod:`agent_core.top.payer`.
 """
 
 from __future__ import annotations
