@@ -19,7 +19,7 @@
 #   PYTHON              the interpreter for app.py (default: python)
 # Readiness is polled (Redis PING, each app's /config, the proxy's /config), never waited for by time.
 # Once ready it prints one line "replicas: ready http://127.0.0.1:PORT/ ..." and writes REPLICAS_DIR/apps
-# ("number port pid" per local replica). If any process exits, the others are stopped and it exits 1.
+# ("number port pid" per local replica) and REPLICAS_DIR/pids ("name pid", every process it started). If any process exits, the others are stopped and it exits 1.
 set -euo pipefail
 
 usage() { echo "usage: $0 N [PORT]   (N >= 0 local app processes; PORT for the proxy, default 7860)" >&2; exit 2; }
@@ -45,6 +45,8 @@ else
   RUN=$(mktemp -d -t replicas.XXXXXX); KEEP_RUN=0
 fi
 PIDS=()
+started() { PIDS+=("$2"); echo "$1 $2" >> "$RUN/pids"; }  # name pid: what stop_all will stop
+: > "$RUN/pids"
 stopping=0
 stop_all() {
   (( stopping )) && return; stopping=1
@@ -93,7 +95,7 @@ if [[ -z ${REDIS_URL:-} ]]; then
   REDIS_PORT=${PORTS[$COUNT]}
   redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no \
     --dir "$RUN" --logfile "$RUN/redis.log" --daemonize no &
-  PIDS+=($!)
+  started redis "$!"
   wait_for redis-server "$!" redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping
   export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
 fi
@@ -104,7 +106,7 @@ for ((i = 1; i <= COUNT; i++)); do
   app_port=${PORTS[$((i - 1))]}
   (cd "$ROOT" && GRADIO_SERVER_NAME=${GRADIO_SERVER_NAME:-127.0.0.1} GRADIO_SERVER_PORT=$app_port \
     exec "$PYTHON" app.py) > "$RUN/app-$i.log" 2>&1 &
-  PIDS+=($!)
+  started "app-$i" "$!"
   echo "$i $app_port $!" >> "$RUN/apps"
   SERVERS+=("127.0.0.1:$app_port")
 done
@@ -175,7 +177,7 @@ UPLOAD_MB=$(( ${MAX_UPLOAD_MB:-5} + 1 ))
 } > "$RUN/nginx/nginx.conf"
 nginx -t -q -p "$RUN/nginx" -c "$RUN/nginx/nginx.conf" -e "$RUN/nginx/error.log"
 nginx -p "$RUN/nginx" -c "$RUN/nginx/nginx.conf" -e "$RUN/nginx/error.log" -g "daemon off;" &
-PIDS+=($!)
+started nginx "$!"
 wait_for nginx "$!" http_ok "http://127.0.0.1:$PORT/config"
 
 echo "replicas: ready http://127.0.0.1:$PORT/ ($COUNT local + ${#REMOTE[@]} remote app processes," \
