@@ -33,7 +33,7 @@ import secrets
 from collections.abc import Callable
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import hishel
 import httpx
@@ -58,6 +58,28 @@ SCOPE_SECRET_FILE = "scope-secret"  # noqa: S105 - a file name, not a secret
 ResponseObserver = Callable[[httpx.Response], None]
 
 
+class RateLimitView(Protocol):
+    """Where the last rate limit seen per credential scope and resource is kept: this process
+    (:class:`LocalRateLimits`) or every replica (``agent_core.shared_state.SharedRateLimits``)."""
+
+    def record(self, scope: str, limit: RateLimit) -> None: ...
+
+    def get(self, scope: str, resource: str) -> RateLimit | None: ...
+
+
+class LocalRateLimits:
+    """The rate-limit view of this process alone."""
+
+    def __init__(self) -> None:
+        self._limits: dict[tuple[str, str], RateLimit] = {}
+
+    def record(self, scope: str, limit: RateLimit) -> None:
+        self._limits[(scope, limit.resource)] = limit
+
+    def get(self, scope: str, resource: str) -> RateLimit | None:
+        return self._limits.get((scope, resource))
+
+
 def exchange_cost(response: httpx.Response) -> CallCost:
     """What one exchange through the stack cost, from hishel's ``caching`` status.
 
@@ -75,7 +97,7 @@ def exchange_cost(response: httpx.Response) -> CallCost:
     return CallCost(requests=1)
 
 
-def _scope_secret(cache_dir: Path | None) -> bytes:
+def local_scope_secret(cache_dir: Path | None) -> bytes:
     """The key of the scope fingerprints: kept beside the cache (so entries survive a restart), readable
     by this user only; a fresh one per process without a cache."""
     if cache_dir is None:
@@ -88,7 +110,7 @@ def _scope_secret(cache_dir: Path | None) -> bytes:
         if len(secret) >= 32:
             return secret
         path.unlink()
-        return _scope_secret(cache_dir)
+        return local_scope_secret(cache_dir)
     secret = secrets.token_bytes(32)
     with os.fdopen(fd, "wb") as handle:
         handle.write(secret)
@@ -135,23 +157,29 @@ class GitHubHTTP:
         read_timeout: float = 15.0,
         transport: httpx.AsyncBaseTransport | None = None,
         max_connections: int = 20,
+        storage: hishel.AsyncBaseStorage | None = None,
+        scope_secret: bytes | None = None,
+        rate_limits: RateLimitView | None = None,
     ) -> None:
+        """``storage``, ``scope_secret`` and ``rate_limits`` replace the process's own (a SQLite cache
+        under ``cache_dir``, the secret beside it, a dict) with ones every replica shares."""
         self.api_url = api_url.rstrip("/")
         self._base = httpx.URL(self.api_url + "/")
         wire = WireTransport(
             transport or httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=max_connections))
         )
-        self.storage: hishel.AsyncBaseStorage | None = None
+        self.storage: hishel.AsyncBaseStorage | None = storage
         outer: httpx.AsyncBaseTransport = wire
-        if cache_dir is not None:
+        if cache_dir is not None and (storage is None or scope_secret is None):
             cache_dir.mkdir(parents=True, exist_ok=True)
-        self._secret = _scope_secret(cache_dir)
-        if cache_dir is not None:
+        self._secret = scope_secret or local_scope_secret(cache_dir)
+        if cache_dir is not None and storage is None:
             self.storage = hishel.AsyncSqliteStorage(
                 database_path=cache_dir / "github-http-cache.db",
                 default_ttl=CACHE_TTL_SECONDS,
                 max_size=cache_max_bytes,
             )
+        if self.storage is not None:
             outer = AsyncCacheTransport(wire, storage=self.storage, rfc=hishel.CacheOptions(shared=False))
         self.client = httpx.AsyncClient(
             transport=outer,
@@ -163,7 +191,7 @@ class GitHubHTTP:
                 "X-GitHub-Api-Version": API_VERSION,
             },
         )
-        self._rate_limits: dict[tuple[str, str], RateLimit] = {}
+        self._rate_limits: RateLimitView = rate_limits or LocalRateLimits()
 
     def same_origin(self, url: httpx.URL) -> bool:
         """True when ``url`` is on the configured API host and under its base path."""
@@ -195,11 +223,12 @@ class GitHubHTTP:
     def record_rate_limit(self, scope: str, response: httpx.Response) -> RateLimit | None:
         limit = parse_rate_limit(response.headers, authenticated=scope != "anonymous")
         if limit is not None:
-            self._rate_limits[(scope, limit.resource)] = limit
+            self._rate_limits.record(scope, limit)
         return limit
 
     def rate_limit(self, token: str | None, resource: str = "core") -> RateLimit | None:
-        return self._rate_limits.get((self.scope(token), resource))
+        """The last limit seen for ``token``'s scope: by this process, or by any replica when shared."""
+        return self._rate_limits.get(self.scope(token), resource)
 
     async def newest_stored(
         self, url: str, *, scope: str, accept: str

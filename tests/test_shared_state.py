@@ -1,0 +1,292 @@
+"""The replicas' shared state (``REDIS_URL``) against a real ``redis-server`` on 127.0.0.1.
+
+Two "app instances" are two :class:`Services` (each its own connections, cache folder and clock) on the
+same Redis URL, over the GitHub emulator. Windows move on a :class:`FakeClock`, never the wall clock.
+Skipped, with the reason, when ``/usr/bin/redis-server`` is missing (CI installs it).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from agent_core import events as ev
+from agent_core.github.ratelimit import RateLimit
+from agent_core.resilience.quota import HourlyQuota
+from agent_core.settings import Settings
+from agent_core.shared_state import KEY_PREFIX, SharedQuota, SharedState, refusal
+from agent_core.top.services import Services
+from agent_core.web.budget import Payer, SpaceBudget
+from testing.analysis import analysis, make_settings
+from testing.clock import FakeClock
+from testing.emulator.github import GitHubEmulator
+from testing.redis_server import RedisServer, redis_server_path
+
+_BINARY = redis_server_path()
+pytestmark = pytest.mark.skipif(
+    _BINARY is None, reason="redis-server is not installed (apt-get install redis-server)"
+)
+
+OWNER_PAID = Payer(owner_model=False, owner_github=True)
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    assert _BINARY is not None
+    server = RedisServer(_BINARY)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def shared(server: RedisServer, clock: FakeClock) -> SharedState:
+    return SharedState.from_url(server.url, clock=clock)
+
+
+# -- the windows: HourlyQuota's contract, in one process and across replicas -------------------------------
+
+
+def quota_pair(
+    kind: str, server: RedisServer, clock: FakeClock, limit: int
+) -> tuple[HourlyQuota, HourlyQuota]:
+    """Two handles on one quota: the same object in memory, two replicas' connections with Redis."""
+    if kind == "memory":
+        quota = HourlyQuota(limit, clock=clock)
+        return quota, quota
+    return (
+        SharedQuota(shared(server, clock), "q", limit, clock=clock),
+        SharedQuota(shared(server, clock), "q", limit, clock=clock),
+    )
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+def test_a_quota_keeps_hourly_quotas_contract_across_replicas(kind: str, redis_server: RedisServer) -> None:
+    clock = FakeClock()
+    a, b = quota_pair(kind, redis_server, clock, limit=100)
+    assert a.take_up_to(60) == 60
+    clock.advance(600)
+    assert b.take_up_to(60) == 40  # what is left, whoever asks
+    assert a.take_up_to(1) == 0 and not b.take(1)
+    assert b.retry_after() == pytest.approx(3000.0)
+    b.refund(30)  # newest first: the 40 of b's take becomes 10
+    assert a.remaining() == 30
+    a.charge(50)  # an overshoot cannot be refused
+    assert b.remaining() == 0
+    clock.advance(3000)  # the first take (60) leaves the window
+    assert a.remaining() == 40
+    assert b.take(40) and a.remaining() == 0
+
+
+def test_two_instances_admit_exactly_runs_per_hour_under_concurrent_starts(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    clock = FakeClock()
+    settings = Settings(space_id="o/s", runs_per_hour=5, redis_url=redis_server.url, cache_dir=tmp_path)
+    budgets = [SpaceBudget(settings, Services(settings, clock=clock).quotas, clock=clock) for _ in range(2)]
+    start = threading.Barrier(40)
+
+    def try_start(index: int) -> bool:
+        start.wait()
+        return budgets[index % 2].runs.try_start("ip:203.0.113.7").allowed
+
+    with ThreadPoolExecutor(max_workers=40) as pool:
+        admitted = list(pool.map(try_start, range(40)))
+    assert sum(admitted) == 5
+    assert budgets[0].runs.remaining("ip:203.0.113.7") == 0 == budgets[1].runs.remaining("ip:203.0.113.7")
+    assert budgets[1].runs.remaining("ip:198.51.100.1") == 5  # another visitor is counted apart
+    clock.advance(3600)
+    assert budgets[1].runs.try_start("ip:203.0.113.7").allowed  # the window slid on both
+
+
+def test_the_space_quotas_are_shared_by_the_instances(redis_server: RedisServer, tmp_path: Path) -> None:
+    clock = FakeClock()
+    settings = Settings(space_id="o/s", space_runs_per_hour=3, redis_url=redis_server.url, cache_dir=tmp_path)
+    a, b = (Services(settings, clock=clock).quotas for _ in range(2))
+    assert a is not None and b is not None
+    assert a.runs.take(2) and b.runs.take(1) and not a.runs.take(1)
+    assert b.runs.remaining() == 0
+
+
+# -- the HTTP cache and the rate-limit view ---------------------------------------------------------------
+
+
+def counted(emu: GitHubEmulator) -> int:
+    return sum(1 for r in emu.requests if r.counted)
+
+
+async def test_a_reanalysis_on_another_instance_costs_no_counted_request(
+    emulator: GitHubEmulator, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    first = make_settings(emulator, tmp_path / "a", redis_url=redis_server.url)
+    async with analysis(first) as run:
+        await run.ask("")
+        assert isinstance(run.events[-1], ev.RunFinished)
+    spent_by_a = counted(emulator)
+    assert spent_by_a > 0
+    # B: another process's Services, another cache folder (no SQLite file in common): only Redis is shared.
+    second = make_settings(emulator, tmp_path / "b", redis_url=redis_server.url)
+    async with analysis(second) as run:
+        await run.ask("")
+        assert isinstance(run.events[-1], ev.RunFinished)
+    assert counted(emulator) == spent_by_a
+
+
+async def test_without_a_shared_cache_the_other_instance_pays_again(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """The control of the test above: the same two runs with REDIS_URL unset (today's behaviour)."""
+    async with analysis(make_settings(emulator, tmp_path / "a")) as run:
+        await run.ask("")
+    spent_by_a = counted(emulator)
+    async with analysis(make_settings(emulator, tmp_path / "b")) as run:
+        assert run.opened.analysis is not None
+        await run.ask("")
+    assert counted(emulator) == 2 * spent_by_a
+
+
+async def test_an_instance_started_after_another_spent_the_quota_says_so_before_its_first_request(
+    emulator: GitHubEmulator, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    emulator.exhaust()
+    async with analysis(make_settings(emulator, tmp_path / "a", redis_url=redis_server.url)) as run:
+        await run.ask("")
+    seen_by_a = len(emulator.requests)
+    assert seen_by_a > 0
+    async with analysis(make_settings(emulator, tmp_path / "b", redis_url=redis_server.url)) as run:
+        events = await run.ask("")
+    assert len(emulator.requests) == seen_by_a  # B refused before asking GitHub anything
+    limits = [e for e in events if isinstance(e, ev.RunFailed | ev.RunFinished)]
+    diagnosis = limits[-1].diagnosis
+    assert diagnosis is not None and diagnosis.cause == "rate_limit"
+
+
+def test_the_rate_limit_view_keeps_the_most_spent_state_of_a_window(redis_server: RedisServer) -> None:
+    clock = FakeClock()
+    a, b = (Services(Settings(redis_url=redis_server.url, cache_dir=None), clock=clock) for _ in range(2))  # type: ignore[arg-type]
+    ha, hb = a.github_http, b.github_http
+    reset = clock.wall() + 600
+
+    def seen(remaining: int, reset_at: float) -> RateLimit:
+        return RateLimit(
+            limit=60, remaining=remaining, used=None, reset_at=reset_at, resource="core", authenticated=False
+        )
+
+    ha._rate_limits.record("anonymous", seen(10, reset))
+    hb._rate_limits.record("anonymous", seen(30, reset))  # an older answer of the same window arrives late
+    assert hb.rate_limit(None) == seen(10, reset)
+    hb._rate_limits.record("anonymous", seen(59, reset + 3600))  # a new window replaces it
+    assert ha.rate_limit(None) == seen(59, reset + 3600)
+    assert ha.scope("t0ken") == hb.scope("t0ken")  # one scope secret: the partitions agree
+
+
+# -- Redis going away and coming back -----------------------------------------------------------------
+
+
+async def test_redis_killed_mid_run_the_run_ends_with_a_report_and_says_so(
+    emulator: GitHubEmulator, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    async with analysis(make_settings(emulator, tmp_path, redis_url=redis_server.url)) as run:
+        redis_server.stop()
+        events = await run.ask("")
+    assert isinstance(events[-1], ev.RunFinished) and events[-1].report
+    notices = [e for e in events if isinstance(e, ev.Notice) and "Redis" in e.message]
+    assert [n.level for n in notices] == ["warning"]  # one, not one per request
+
+
+def test_hosted_admission_refuses_with_the_reason_while_redis_is_down_then_reconnects(
+    redis_server: RedisServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = FakeClock()
+    settings = Settings(space_id="o/s", redis_url=redis_server.url, cache_dir=tmp_path)
+    services = Services(settings, clock=clock)
+    budget = SpaceBudget(settings, services.quotas, clock=clock)
+    first = budget.admit("ip:203.0.113.7", OWNER_PAID)
+    assert not isinstance(first, str)
+    budget.release(first, tokens_used=0)
+    redis_server.stop()
+    with caplog.at_level(logging.INFO, logger="agent_core.shared_state"):
+        assert budget.admit("ip:203.0.113.7", OWNER_PAID) == refusal("en")
+        assert budget.admit("ip:203.0.113.7", OWNER_PAID, lang="zh") == refusal("zh")
+        redis_server.start()
+        assert budget.admit("ip:203.0.113.7", OWNER_PAID) == refusal("en")  # skipped until the pause is over
+        clock.advance(5.0)
+        second = budget.admit("ip:203.0.113.7", OWNER_PAID)
+    assert not isinstance(second, str), second
+    changes = [r.levelname for r in caplog.records if r.name == "agent_core.shared_state.health"]
+    assert changes == ["WARNING", "INFO"]  # one line per change of state, none per refused call
+    # The restarted server saved nothing (--save ""): it knows only the run admitted after it came back.
+    assert budget.runs.remaining("ip:203.0.113.7") == settings.runs_per_hour - 1
+
+
+def test_local_mode_has_no_budgets_to_fail_so_it_serves_while_redis_is_down(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    clock = FakeClock()
+    settings = Settings(redis_url=redis_server.url, cache_dir=tmp_path)
+    services = Services(settings, clock=clock)
+    redis_server.stop()
+    budget = SpaceBudget(settings, services.quotas, clock=clock)
+    assert not isinstance(budget.admit("ip:127.0.0.1", OWNER_PAID), str)
+    open_quota = SharedQuota(shared(redis_server, clock), "local", 2, clock=clock, fail_closed=False)
+    assert open_quota.take(2) and not open_quota.take(1)  # counted in this process meanwhile
+
+
+# -- garbage under our keys ---------------------------------------------------------------------------------
+
+
+def test_foreign_values_under_our_keys_are_treated_as_absent(
+    redis_server: RedisServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = FakeClock()
+    state = shared(redis_server, clock)
+    state.sync.set(f"{KEY_PREFIX}quota:space-runs", "not a sorted set")
+    state.sync.hset(f"{KEY_PREFIX}budget:runs:ip:203.0.113.7", "x", "y")
+    state.sync.set(f"{KEY_PREFIX}ratelimit:anonymous:core", b"\xff{not json")
+    state.sync.set(f"{KEY_PREFIX}scope-secret", "short")
+    state.sync.zadd(f"{KEY_PREFIX}http:idx:whatever", {"not-a-uuid": 1e12})
+    settings = Settings(space_id="o/s", redis_url=redis_server.url, cache_dir=tmp_path)
+    services = Services(settings, clock=clock)
+    budget = SpaceBudget(settings, services.quotas, clock=clock)
+    with caplog.at_level(logging.WARNING, logger="agent_core.shared_state"):
+        assert not isinstance(budget.admit("ip:203.0.113.7", OWNER_PAID), str)
+        http = services.github_http
+        assert http.rate_limit(None) is None
+        assert len(state.sync.get(f"{KEY_PREFIX}scope-secret") or b"") == 32
+        assert state.health.up
+    assert sum("unreadable value" in r.getMessage() for r in caplog.records) >= 3
+
+
+async def test_a_garbage_cache_entry_is_a_miss(redis_server: RedisServer) -> None:
+    clock = FakeClock()
+    services = Services(Settings(redis_url=redis_server.url, cache_dir=None), clock=clock)  # type: ignore[arg-type]
+    storage = services.github_http.storage
+    assert storage is not None
+    key = "k"
+    services.shared.sync.zadd(f"{KEY_PREFIX}http:idx:{key}", {"not-a-uuid": 1e12})  # type: ignore[union-attr]
+    assert await storage.get_entries(key) == []
+    await services.aclose()
+
+
+# -- REDIS_URL unset: today's behaviour -----------------------------------------------------------------
+
+
+def test_without_redis_url_nothing_is_shared(tmp_path: Path) -> None:
+    services = Services(Settings(cache_dir=tmp_path))
+    assert services.shared is None
+    assert type(services.github_http.storage).__name__ == "AsyncSqliteStorage"
+    assert (tmp_path / "scope-secret").is_file()
+
+
+def test_redis_url_is_checked_and_never_shown() -> None:
+    settings = Settings.from_env({"REDIS_URL": "redis://:hunter2@127.0.0.1:6379/0"}, dotenv_path=None)
+    assert settings.redis_url == "redis://:hunter2@127.0.0.1:6379/0"
+    assert "hunter2" not in repr(settings)
+    with pytest.raises(Exception, match="REDIS_URL"):
+        Settings.from_env({"REDIS_URL": "http://127.0.0.1"}, dotenv_path=None)
