@@ -21,7 +21,8 @@ from collections import Counter
 from pathlib import Path
 
 from bench.app_server import cpu_seconds, served_app
-from bench.concurrency import analyse, new_client
+from bench.concurrency import new_client
+from bench.replicas import analyse
 from bench.config import BenchConfig
 
 
@@ -64,8 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--planner", action="store_true", help="no model key: the deterministic planner")
     parser.add_argument("--py-spy", action="store_true", help="sample the app with py-spy while it runs")
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--raw", type=Path, help="also keep py-spy's collapsed stacks in this file")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    extra = {"API_KEY": ""} if args.planner else {}
+    blank = ("API_KEY", "LLM_PROVIDER", "LLM_BASE_URL", "LLM_MODEL")
+    extra = dict.fromkeys(blank, "") if args.planner else {}
     with tempfile.TemporaryDirectory(prefix="profile-app-") as folder, served_app(
         BenchConfig(), Path(folder), **extra
     ) as app:
@@ -76,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         raw = Path(folder) / "profile.txt"
         spy = None
         if args.py_spy and shutil.which("py-spy"):
-            command = ["py-spy", "record", "-p", str(app.pid), "-f", "raw", "-o", str(raw), "-r", "250"]
+            command = ["py-spy", "record", "-p", str(app.pid), "-f", "raw", "-o", str(raw), "-r", "250", "--gil"]
             spy = subprocess.Popen([*command, "--nonblocking"], stdout=subprocess.DEVNULL)
             time.sleep(1.0)  # py-spy attaches before the first timed run
         used = cpu_seconds(app.pid)
@@ -90,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
             spy.send_signal(signal.SIGINT)
             spy.wait(timeout=60)
             lines += profile(raw, args.top)
+            if args.raw:
+                shutil.copyfile(raw, args.raw)
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 

@@ -14,6 +14,7 @@
 #
 # Knobs (environment):
 #   REDIS_URL           use this Redis (e.g. one shared by several machines) instead of starting one
+#   CACHE_DIR           each replica's local cache goes in CACHE_DIR/replica-N (default ~/.cache/repo-analyst)
 #   REPLICAS_UPSTREAMS  more replicas already running elsewhere, "host:port host:port" (several machines)
 #   REPLICAS_DIR        where configs, logs and the `apps` table go (default: a temporary folder, removed)
 #   PYTHON              the interpreter for app.py (default: python)
@@ -35,7 +36,7 @@ READY_SECONDS=${REPLICAS_READY_SECONDS:-300}
 for tool in nginx "$PYTHON"; do
   command -v "$tool" >/dev/null || { echo "replicas: $tool is not installed" >&2; exit 3; }
 done
-if [[ -z ${REDIS_URL:-} ]]; then
+if [[ -z ${REDIS_URL:-} ]] && (( COUNT > 0 )); then
   command -v redis-server >/dev/null || { echo "replicas: redis-server is not installed" >&2; exit 3; }
 fi
 
@@ -91,7 +92,8 @@ http_ok() {  # url: 200 within 2 s (the app's own runtime, so no curl is needed)
   "$PYTHON" -c 'import sys, urllib.request as u; u.urlopen(sys.argv[1], timeout=2).read(1)' "$1"
 }
 
-if [[ -z ${REDIS_URL:-} ]]; then
+CACHE_BASE=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/repo-analyst}
+if [[ -z ${REDIS_URL:-} ]] && (( COUNT > 0 )); then
   REDIS_PORT=${PORTS[$COUNT]}
   redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no \
     --dir "$RUN" --logfile "$RUN/redis.log" --daemonize no &
@@ -104,8 +106,10 @@ fi
 SERVERS=()
 for ((i = 1; i <= COUNT; i++)); do
   app_port=${PORTS[$((i - 1))]}
+  # Each replica its own CACHE_DIR: the local SQLite cache is one process's (with REDIS_URL the shared
+  # cache lives in Redis; if Redis is down each replica reads GitHub itself).
   (cd "$ROOT" && GRADIO_SERVER_NAME=${GRADIO_SERVER_NAME:-127.0.0.1} GRADIO_SERVER_PORT=$app_port \
-    exec "$PYTHON" app.py) > "$RUN/app-$i.log" 2>&1 &
+    CACHE_DIR="$CACHE_BASE/replica-$i" exec "$PYTHON" app.py) > "$RUN/app-$i.log" 2>&1 &
   started "app-$i" "$!"
   echo "$i $app_port $!" >> "$RUN/apps"
   SERVERS+=("127.0.0.1:$app_port")
@@ -181,7 +185,7 @@ started nginx "$!"
 wait_for nginx "$!" http_ok "http://127.0.0.1:$PORT/config"
 
 echo "replicas: ready http://127.0.0.1:$PORT/ ($COUNT local + ${#REMOTE[@]} remote app processes," \
-  "Redis at ${REDIS_URL##*@}, logs in $RUN)"  # never the password before an @
+  "Redis at ${REDIS_URL:+${REDIS_URL##*@}}, logs in $RUN)"  # never the password before an @
 set +e
 wait -n "${PIDS[@]}"
 status=$?

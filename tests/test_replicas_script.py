@@ -103,6 +103,8 @@ def replicas(tmp_path: Path) -> Iterator[Replicas]:
                 except subprocess.TimeoutExpired:
                     os.killpg(process.pid, signal.SIGKILL)
                     process.wait()
+            assert process.stdout is not None
+            process.stdout.close()
 
 
 def _alive(pid: int) -> bool:
