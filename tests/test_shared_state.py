@@ -17,9 +17,17 @@ import pytest
 
 from agent_core import events as ev
 from agent_core.github.ratelimit import RateLimit
+from agent_core.grammar import check_grammar
 from agent_core.resilience.quota import HourlyQuota
 from agent_core.settings import Settings
-from agent_core.shared_state import KEY_PREFIX, SharedQuota, SharedState, refusal
+from agent_core.shared_state import (
+    KEY_PREFIX,
+    SharedQuota,
+    SharedRateLimits,
+    SharedRunBudget,
+    SharedState,
+    refusal,
+)
 from agent_core.top.services import Services
 from agent_core.web.budget import Payer, SpaceBudget
 from testing.analysis import analysis, make_settings
@@ -35,6 +43,28 @@ pytestmark = pytest.mark.skipif(
 OWNER_PAID = Payer(owner_model=False, owner_github=True)
 
 
+class Instances:
+    """What a test builds on the Redis URL (connections, Services), closed when the test ends."""
+
+    def __init__(self) -> None:
+        self.built: list[SharedState] = []
+
+    def shared(self, server: RedisServer, clock: FakeClock) -> SharedState:
+        state = SharedState.from_url(server.url, clock=clock)
+        self.built.append(state)
+        return state
+
+    def services(self, settings: Settings, clock: FakeClock) -> Services:
+        services = Services(settings, clock=clock)
+        if services.shared is not None:
+            self.built.append(services.shared)
+        return services
+
+    def close(self) -> None:
+        for state in self.built:
+            state.close()
+
+
 @pytest.fixture
 def redis_server() -> Iterator[RedisServer]:
     assert _BINARY is not None
@@ -46,30 +76,37 @@ def redis_server() -> Iterator[RedisServer]:
         server.close()
 
 
-def shared(server: RedisServer, clock: FakeClock) -> SharedState:
-    return SharedState.from_url(server.url, clock=clock)
+@pytest.fixture
+def made() -> Iterator[Instances]:
+    instances = Instances()
+    try:
+        yield instances
+    finally:
+        instances.close()
 
 
 # -- the windows: HourlyQuota's contract, in one process and across replicas -------------------------------
 
 
 def quota_pair(
-    kind: str, server: RedisServer, clock: FakeClock, limit: int
+    made: Instances, kind: str, server: RedisServer, clock: FakeClock, limit: int
 ) -> tuple[HourlyQuota, HourlyQuota]:
     """Two handles on one quota: the same object in memory, two replicas' connections with Redis."""
     if kind == "memory":
         quota = HourlyQuota(limit, clock=clock)
         return quota, quota
     return (
-        SharedQuota(shared(server, clock), "q", limit, clock=clock),
-        SharedQuota(shared(server, clock), "q", limit, clock=clock),
+        SharedQuota(made.shared(server, clock), "q", limit, clock=clock),
+        SharedQuota(made.shared(server, clock), "q", limit, clock=clock),
     )
 
 
 @pytest.mark.parametrize("kind", ["memory", "redis"])
-def test_a_quota_keeps_hourly_quotas_contract_across_replicas(kind: str, redis_server: RedisServer) -> None:
+def test_a_quota_keeps_hourly_quotas_contract_across_replicas(
+    made: Instances, kind: str, redis_server: RedisServer
+) -> None:
     clock = FakeClock()
-    a, b = quota_pair(kind, redis_server, clock, limit=100)
+    a, b = quota_pair(made, kind, redis_server, clock, limit=100)
     assert a.take_up_to(60) == 60
     clock.advance(600)
     assert b.take_up_to(60) == 40  # what is left, whoever asks
@@ -85,11 +122,11 @@ def test_a_quota_keeps_hourly_quotas_contract_across_replicas(kind: str, redis_s
 
 
 def test_two_instances_admit_exactly_runs_per_hour_under_concurrent_starts(
-    redis_server: RedisServer, tmp_path: Path
+    made: Instances, redis_server: RedisServer, tmp_path: Path
 ) -> None:
     clock = FakeClock()
     settings = Settings(space_id="o/s", runs_per_hour=5, redis_url=redis_server.url, cache_dir=tmp_path)
-    budgets = [SpaceBudget(settings, Services(settings, clock=clock).quotas, clock=clock) for _ in range(2)]
+    budgets = [SpaceBudget(settings, made.services(settings, clock).quotas, clock=clock) for _ in range(2)]
     start = threading.Barrier(40)
 
     def try_start(index: int) -> bool:
@@ -105,10 +142,45 @@ def test_two_instances_admit_exactly_runs_per_hour_under_concurrent_starts(
     assert budgets[1].runs.try_start("ip:203.0.113.7").allowed  # the window slid on both
 
 
-def test_the_space_quotas_are_shared_by_the_instances(redis_server: RedisServer, tmp_path: Path) -> None:
+def test_two_instances_take_a_shared_quota_exactly_under_concurrent_takes(
+    made: Instances, redis_server: RedisServer
+) -> None:
+    clock = FakeClock()
+    a, b = quota_pair(made, "redis", redis_server, clock, limit=5)
+    start = threading.Barrier(40)
+
+    def take(index: int) -> bool:
+        start.wait()
+        return (a if index % 2 else b).take(1)
+
+    with ThreadPoolExecutor(max_workers=40) as pool:
+        assert sum(pool.map(take, range(40))) == 5
+    assert a.remaining() == 0 == b.remaining()
+
+
+def test_a_full_visitor_table_refuses_new_visitors_on_every_instance_but_not_known_ones(
+    made: Instances,
+    redis_server: RedisServer,
+) -> None:
+    clock = FakeClock()
+    a, b = (
+        SharedRunBudget(made.shared(redis_server, clock), "runs", 3, clock=clock, max_keys=2)
+        for _ in range(2)
+    )
+    assert a.try_start("ip:1").allowed and b.try_start("ip:2").allowed
+    refused = a.try_start("ip:3")
+    assert (refused.allowed, refused.busy, refused.retry_after) == (False, True, 3600.0)
+    assert b.try_start("ip:1").allowed  # a known visitor is never pushed out
+    clock.advance(3600)
+    assert b.try_start("ip:3").allowed
+
+
+def test_the_space_quotas_are_shared_by_the_instances(
+    made: Instances, redis_server: RedisServer, tmp_path: Path
+) -> None:
     clock = FakeClock()
     settings = Settings(space_id="o/s", space_runs_per_hour=3, redis_url=redis_server.url, cache_dir=tmp_path)
-    a, b = (Services(settings, clock=clock).quotas for _ in range(2))
+    a, b = (made.services(settings, clock).quotas for _ in range(2))
     assert a is not None and b is not None
     assert a.runs.take(2) and b.runs.take(1) and not a.runs.take(1)
     assert b.runs.remaining() == 0
@@ -167,9 +239,11 @@ async def test_an_instance_started_after_another_spent_the_quota_says_so_before_
     assert diagnosis is not None and diagnosis.cause == "rate_limit"
 
 
-def test_the_rate_limit_view_keeps_the_most_spent_state_of_a_window(redis_server: RedisServer) -> None:
+def test_the_rate_limit_view_keeps_the_most_spent_state_of_a_window(
+    made: Instances, redis_server: RedisServer
+) -> None:
     clock = FakeClock()
-    a, b = (Services(Settings(redis_url=redis_server.url, cache_dir=None), clock=clock) for _ in range(2))  # type: ignore[arg-type]
+    a, b = (made.services(Settings(redis_url=redis_server.url, cache_dir=None), clock) for _ in range(2))  # type: ignore[arg-type]
     ha, hb = a.github_http, b.github_http
     reset = clock.wall() + 600
 
@@ -186,26 +260,56 @@ def test_the_rate_limit_view_keeps_the_most_spent_state_of_a_window(redis_server
     assert ha.scope("t0ken") == hb.scope("t0ken")  # one scope secret: the partitions agree
 
 
+def test_another_replicas_exhaustion_is_seen_within_a_second_and_its_first_read_at_once(
+    made: Instances, redis_server: RedisServer
+) -> None:
+    clock = FakeClock()
+    a, b = (SharedRateLimits(made.shared(redis_server, clock), clock=clock) for _ in range(2))
+    reset = clock.wall() + 600
+
+    def seen(remaining: int) -> RateLimit:
+        return RateLimit(
+            limit=5000, remaining=remaining, used=None, reset_at=reset, resource="core", authenticated=True
+        )
+
+    a.record("t-x", seen(4000))
+    assert b.get("t-x", "core") == seen(4000)  # b's first read goes to Redis
+    a.record("t-x", seen(3990))  # not written: the same window, plenty left, within the second
+    a.record("t-x", seen(0))  # exhausted: written at once
+    assert b.get("t-x", "core") == seen(4000)  # b reads Redis at most once a second
+    clock.advance(1.0)
+    assert b.get("t-x", "core") == seen(0)
+    b.record("t-x", seen(0))
+    assert a.get("t-x", "core") == seen(0)
+
+
 # -- Redis going away and coming back -----------------------------------------------------------------
 
 
 async def test_redis_killed_mid_run_the_run_ends_with_a_report_and_says_so(
     emulator: GitHubEmulator, redis_server: RedisServer, tmp_path: Path
 ) -> None:
+    events: list[ev.Event] = []
     async with analysis(make_settings(emulator, tmp_path, redis_url=redis_server.url)) as run:
-        redis_server.stop()
-        events = await run.ask("")
+        async for event in run.opened.analysis.run(""):
+            events.append(event)
+            if isinstance(event, ev.ToolCallFinished) and redis_server.running:
+                redis_server.stop()  # after the first tool call, with more to come
+    check_grammar(events)
+    assert not redis_server.running
     assert isinstance(events[-1], ev.RunFinished) and events[-1].report
     notices = [e for e in events if isinstance(e, ev.Notice) and "Redis" in e.message]
     assert [n.level for n in notices] == ["warning"]  # one, not one per request
+    first_call = next(i for i, e in enumerate(events) if isinstance(e, ev.ToolCallFinished))
+    assert events.index(notices[0]) > first_call
 
 
 def test_hosted_admission_refuses_with_the_reason_while_redis_is_down_then_reconnects(
-    redis_server: RedisServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    made: Instances, redis_server: RedisServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     clock = FakeClock()
     settings = Settings(space_id="o/s", redis_url=redis_server.url, cache_dir=tmp_path)
-    services = Services(settings, clock=clock)
+    services = made.services(settings, clock)
     budget = SpaceBudget(settings, services.quotas, clock=clock)
     first = budget.admit("ip:203.0.113.7", OWNER_PAID)
     assert not isinstance(first, str)
@@ -226,15 +330,15 @@ def test_hosted_admission_refuses_with_the_reason_while_redis_is_down_then_recon
 
 
 def test_local_mode_has_no_budgets_to_fail_so_it_serves_while_redis_is_down(
-    redis_server: RedisServer, tmp_path: Path
+    made: Instances, redis_server: RedisServer, tmp_path: Path
 ) -> None:
     clock = FakeClock()
     settings = Settings(redis_url=redis_server.url, cache_dir=tmp_path)
-    services = Services(settings, clock=clock)
+    services = made.services(settings, clock)
     redis_server.stop()
     budget = SpaceBudget(settings, services.quotas, clock=clock)
     assert not isinstance(budget.admit("ip:127.0.0.1", OWNER_PAID), str)
-    open_quota = SharedQuota(shared(redis_server, clock), "local", 2, clock=clock, fail_closed=False)
+    open_quota = SharedQuota(made.shared(redis_server, clock), "local", 2, clock=clock, fail_closed=False)
     assert open_quota.take(2) and not open_quota.take(1)  # counted in this process meanwhile
 
 
@@ -242,17 +346,17 @@ def test_local_mode_has_no_budgets_to_fail_so_it_serves_while_redis_is_down(
 
 
 def test_foreign_values_under_our_keys_are_treated_as_absent(
-    redis_server: RedisServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    made: Instances, redis_server: RedisServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     clock = FakeClock()
-    state = shared(redis_server, clock)
+    state = made.shared(redis_server, clock)
     state.sync.set(f"{KEY_PREFIX}quota:space-runs", "not a sorted set")
     state.sync.hset(f"{KEY_PREFIX}budget:runs:ip:203.0.113.7", "x", "y")
     state.sync.set(f"{KEY_PREFIX}ratelimit:anonymous:core", b"\xff{not json")
     state.sync.set(f"{KEY_PREFIX}scope-secret", "short")
     state.sync.zadd(f"{KEY_PREFIX}http:idx:whatever", {"not-a-uuid": 1e12})
     settings = Settings(space_id="o/s", redis_url=redis_server.url, cache_dir=tmp_path)
-    services = Services(settings, clock=clock)
+    services = made.services(settings, clock)
     budget = SpaceBudget(settings, services.quotas, clock=clock)
     with caplog.at_level(logging.WARNING, logger="agent_core.shared_state"):
         assert not isinstance(budget.admit("ip:203.0.113.7", OWNER_PAID), str)
@@ -263,9 +367,9 @@ def test_foreign_values_under_our_keys_are_treated_as_absent(
     assert sum("unreadable value" in r.getMessage() for r in caplog.records) >= 3
 
 
-async def test_a_garbage_cache_entry_is_a_miss(redis_server: RedisServer) -> None:
+async def test_a_garbage_cache_entry_is_a_miss(made: Instances, redis_server: RedisServer) -> None:
     clock = FakeClock()
-    services = Services(Settings(redis_url=redis_server.url, cache_dir=None), clock=clock)  # type: ignore[arg-type]
+    services = made.services(Settings(redis_url=redis_server.url, cache_dir=None), clock)  # type: ignore[arg-type]
     storage = services.github_http.storage
     assert storage is not None
     key = "k"
@@ -277,11 +381,12 @@ async def test_a_garbage_cache_entry_is_a_miss(redis_server: RedisServer) -> Non
 # -- REDIS_URL unset: today's behaviour -----------------------------------------------------------------
 
 
-def test_without_redis_url_nothing_is_shared(tmp_path: Path) -> None:
+async def test_without_redis_url_nothing_is_shared(tmp_path: Path) -> None:
     services = Services(Settings(cache_dir=tmp_path))
     assert services.shared is None
     assert type(services.github_http.storage).__name__ == "AsyncSqliteStorage"
     assert (tmp_path / "scope-secret").is_file()
+    await services.aclose()
 
 
 def test_redis_url_is_checked_and_never_shown() -> None:
@@ -290,3 +395,28 @@ def test_redis_url_is_checked_and_never_shown() -> None:
     assert "hunter2" not in repr(settings)
     with pytest.raises(Exception, match="REDIS_URL"):
         Settings.from_env({"REDIS_URL": "http://127.0.0.1"}, dotenv_path=None)
+
+
+# -- where the package sits ---------------------------------------------------------------------------------
+
+
+def test_the_shared_state_sits_under_the_top_floor() -> None:
+    """It plugs into the seams below (the ground floor, resilience's quota, github's HTTP values) and only
+    the top floor and the page build it: nothing below the top floor imports it."""
+    from tests.test_layering import GROUND, imports, module_name, offenders, python_files
+
+    allowed = GROUND | {
+        "agent_core.resilience.quota",
+        "agent_core.github.http",
+        "agent_core.github.ratelimit",
+    }
+    found = [
+        f"{module_name(p)} imports {n}"
+        for p in python_files("agent_core/shared_state")
+        for n in imports(p)
+        if n.startswith("agent_core.") and not n.startswith("agent_core.shared_state") and n not in allowed
+    ]
+    assert found == []
+    below = ("agent_core/agent", "agent_core/report", "agent_core/tools", "agent_core/sources")
+    below += ("agent_core/github", "agent_core/llm", "agent_core/resilience", "agent_core/repomodel")
+    assert offenders(below, ("agent_core.shared_state",)) == []

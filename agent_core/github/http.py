@@ -3,22 +3,24 @@
 Layers, outermost first::
 
     httpx.AsyncClient(follow_redirects=False, split timeouts, our headers)
-      └─ hishel AsyncCacheTransport   persistent SQLite cache under CACHE_DIR: fresh answers cost no
-         │                            request, stale ones are revalidated with If-None-Match (304)
+      └─ hishel AsyncCacheTransport   persistent SQLite cache under CACHE_DIR (with REDIS_URL: the storage
+         │                            every replica shares, given by top/services.py): fresh answers cost
+         │                            no request, stale ones are revalidated with If-None-Match (304)
          └─ WireTransport             adds Authorization from the request's extensions (the token never
             │                         reaches the cache file) and reports rate-limit headers
             └─ httpx.AsyncHTTPTransport   (or a transport injected by tests)
 
 The store is shared by every visitor of the process, so it is treated as shared: the cache KEY of every
 request holds its credential scope (:meth:`GitHubHTTP.scope`, an HMAC of the token under a secret kept
-next to the cache, never the token) and its ``Accept``, so one identity's answers (a private repository
+next to the cache, or in Redis for every replica, never the token) and its ``Accept``, so one identity's answers (a private repository
 read with someone's token) are never served to another, whatever ``Vary`` the upstream sends or omits
 (a proxy, GitHub Enterprise, an emulator). Requests also carry the scope as ``X-Auth-Scope`` and the wire
 layer rewrites ``Vary: Authorization`` to ``Vary: X-Auth-Scope`` (a second, RFC-shaped layer); the
 stale-cache fallback looks entries up with the same keys (:meth:`GitHubHTTP.cache_key`).
 Bodies are read with a cap (:data:`MAX_JSON_BYTES`, or the caller's for raw files): the rest of a
 longer answer is never downloaded. Everything per run (token, memo, renames, stats) lives in
-:class:`agent_core.github.client.GitHubClient`; this object is shared by all sessions of a process.
+:class:`agent_core.github.client.GitHubClient`; this object is shared by all sessions of a process, and
+the last rate limit seen per scope (:class:`RateLimitView`) by every replica when it is given a shared one.
 What a request cost is read off hishel's ``caching`` status by the client (:func:`exchange_cost`), never
 counted on the side.
 """

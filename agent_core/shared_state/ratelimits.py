@@ -8,6 +8,13 @@ same window a lower ``remaining`` does (responses of concurrent replicas arrive 
 
 The scope in the key is the token's keyed fingerprint (:meth:`GitHubHTTP.scope`), never the token. When
 Redis cannot be used the replica's own view (what it saw itself) answers.
+
+Every response carries the headers and every request reads the view, so both are throttled to keep Redis
+off the hot path (each call is a blocking round trip of a few hundred microseconds): a replica writes
+when a window starts, when little is left (:data:`LOW_FRACTION`) and otherwise at most every
+:data:`REFRESH_SECONDS` per key; it reads Redis on its first request and then at most every
+:data:`REFRESH_SECONDS`, answering in between with the most spent of what it read and what it saw itself.
+Another replica's exhaustion is therefore seen within that second, never later.
 """
 
 from __future__ import annotations
@@ -36,6 +43,15 @@ return 1
 """
 
 KEEP_AFTER_RESET = 60.0  # seconds a view outlives its window's reset
+REFRESH_SECONDS = 1.0  # longest a replica goes without writing or reading a changed view
+LOW_FRACTION = 0.1  # at or below this fraction of the limit left, every change is written at once
+
+
+def most_spent(a: RateLimit | None, b: RateLimit | None) -> RateLimit | None:
+    """The later window's view, and within one window the one with less left."""
+    if a is None or b is None:
+        return a or b
+    return min(a, b, key=lambda limit: (-limit.reset_at, limit.remaining))
 
 
 class SharedRateLimits:
@@ -46,12 +62,30 @@ class SharedRateLimits:
         self._clock = clock
         self._local = LocalRateLimits()
         self._script = shared.sync.register_script(_RECORD_LUA)
+        self._written: dict[str, tuple[float, float]] = {}  # key -> (when, the reset written)
+        self._read: dict[str, tuple[float, RateLimit | None]] = {}  # key -> (when, what Redis held)
 
     def _key(self, scope: str, resource: str) -> str:
         return self._shared.key("ratelimit", scope, resource)
 
+    def _due(self, key: str, limit: RateLimit) -> bool:
+        now = self._clock.monotonic()
+        written = self._written.get(key)
+        low = limit.remaining <= limit.limit * LOW_FRACTION
+        if (
+            written is not None
+            and not low
+            and written[1] == limit.reset_at
+            and now - written[0] < REFRESH_SECONDS
+        ):
+            return False
+        self._written[key] = (now, limit.reset_at)
+        return True
+
     def record(self, scope: str, limit: RateLimit) -> None:
         self._local.record(scope, limit)
+        if not self._due(self._key(scope, limit.resource), limit):
+            return
         lifetime = max(KEEP_AFTER_RESET, limit.reset_at - self._clock.wall() + KEEP_AFTER_RESET)
         args: list[str | int] = [
             json.dumps(asdict(limit)),
@@ -67,12 +101,20 @@ class SharedRateLimits:
 
     def get(self, scope: str, resource: str) -> RateLimit | None:
         key = self._key(scope, resource)
+        now = self._clock.monotonic()
+        read = self._read.get(key)
+        if read is None or now - read[0] >= REFRESH_SECONDS:
+            read = self._read[key] = (now, self._fetch(key))
+        return most_spent(read[1], self._local.get(scope, resource))
+
+    def _fetch(self, key: str) -> RateLimit | None:
+        """What Redis holds under ``key`` (None: nothing, unreadable, or Redis cannot be used)."""
         try:
             raw = self._shared.call(lambda client: client.get(key))
         except SharedStateError:
-            return self._local.get(scope, resource)
+            return None
         if raw is None:
-            return self._local.get(scope, resource)
+            return None
         try:
             value = json.loads(raw)
             return RateLimit(
@@ -85,4 +127,4 @@ class SharedRateLimits:
             )
         except (ValueError, TypeError, KeyError, AttributeError):
             self._shared.garbage(key, "not a rate limit")
-            return self._local.get(scope, resource)
+            return None

@@ -205,7 +205,8 @@ class StartDecision:
     retry_after: float
     busy: bool = False
     unavailable: bool = False
-    """Refused because Redis could not be used (hosted mode fails closed)."""
+    """Refused because Redis could not be used (hosted mode fails closed); ``busy`` too, so a caller that
+    knows only ``busy`` says "try again shortly", not "you used your budget"."""
 
     @property
     def retry_after_minutes(self) -> int:
@@ -258,7 +259,9 @@ class SharedRunBudget:
         except SharedStateError:
             if self._fail_closed:
                 wait = self._shared.health.retry_after()
-                return StartDecision(allowed=False, remaining=0, retry_after=wait, unavailable=True)
+                return StartDecision(
+                    allowed=False, remaining=0, retry_after=wait, busy=True, unavailable=True
+                )
             return StartDecision(allowed=True, remaining=self.runs_per_hour, retry_after=0.0)
         if verdict == "ok":
             return StartDecision(allowed=True, remaining=remaining, retry_after=0.0)
