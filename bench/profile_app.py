@@ -22,8 +22,8 @@ from pathlib import Path
 
 from bench.app_server import cpu_seconds, served_app
 from bench.concurrency import new_client
-from bench.replicas import analyse
 from bench.config import BenchConfig
+from bench.replicas import analyse
 
 
 def profile(raw: Path, top: int) -> list[str]:
@@ -69,9 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     blank = ("API_KEY", "LLM_PROVIDER", "LLM_BASE_URL", "LLM_MODEL")
     extra = dict.fromkeys(blank, "") if args.planner else {}
-    with tempfile.TemporaryDirectory(prefix="profile-app-") as folder, served_app(
-        BenchConfig(), Path(folder), **extra
-    ) as app:
+    with (
+        tempfile.TemporaryDirectory(prefix="profile-app-") as folder,
+        served_app(BenchConfig(), Path(folder), **extra) as app,
+    ):
         client = new_client(app)
         warm, *timed = app.add_repos("profile", args.runs + 1)
         if problem := analyse(client, warm):
@@ -79,7 +80,19 @@ def main(argv: list[str] | None = None) -> int:
         raw = Path(folder) / "profile.txt"
         spy = None
         if args.py_spy and shutil.which("py-spy"):
-            command = ["py-spy", "record", "-p", str(app.pid), "-f", "raw", "-o", str(raw), "-r", "250", "--gil"]
+            command = [
+                "py-spy",
+                "record",
+                "-p",
+                str(app.pid),
+                "-f",
+                "raw",
+                "-o",
+                str(raw),
+                "-r",
+                "250",
+                "--gil",
+            ]
             spy = subprocess.Popen([*command, "--nonblocking"], stdout=subprocess.DEVNULL)
             time.sleep(1.0)  # py-spy attaches before the first timed run
         used = cpu_seconds(app.pid)
@@ -88,7 +101,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise SystemExit(f"a run failed: {problem}")
         per_run = (cpu_seconds(app.pid) - used) / max(1, args.runs)
         client.close()
-        lines = [f"app CPU per analysis: {per_run:.4f} s (mean of {args.runs}, {'planner' if args.planner else 'scripted model'})"]
+        lines = [
+            f"app CPU per analysis: {per_run:.4f} s (mean of {args.runs}, {'planner' if args.planner else 'scripted model'})"
+        ]
         if spy is not None:
             spy.send_signal(signal.SIGINT)
             spy.wait(timeout=60)

@@ -238,9 +238,7 @@ def burst(stack: Stack, sessions: int, prefix: str) -> Burst:
     cpu = stack.cpu() - cpu_before
     for client in clients:
         client.close()
-    return Burst(
-        sessions=sessions, latencies=latencies, failures=failures, wall=wall, cpu=cpu, spread=spread
-    )
+    return Burst(sessions=sessions, latencies=latencies, failures=failures, wall=wall, cpu=cpu, spread=spread)
 
 
 def budget_runs(stack: Stack, asked: int) -> tuple[int, list[str]]:
@@ -316,11 +314,14 @@ def measure(config: BenchConfig, workdir: Path) -> Section:
         ran, refused = budget_runs(stacks["hosted"], HOSTED_RUNS_PER_HOUR + 2)
         first, second = warm_requests(stacks["2"])
         loads.append(load_average())
-    return section(config, alone, bursts, (ran, refused), (first, second), loads)
+    return section(
+        config, alone=alone, bursts=bursts, budget=(ran, refused), warm=(first, second), loads=loads
+    )
 
 
 def section(
     config: BenchConfig,
+    *,
     alone: dict[str, float],
     bursts: dict[str, list[Burst]],
     budget: tuple[int, list[str]],
