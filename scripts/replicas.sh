@@ -15,7 +15,8 @@
 # Knobs (environment):
 #   REDIS_URL           use this Redis (e.g. one shared by several machines) instead of starting one
 #   CACHE_DIR           each replica's local cache goes in CACHE_DIR/replica-N (default ~/.cache/repo-analyst)
-#   REPLICAS_UPSTREAMS  more replicas already running elsewhere, "host:port host:port" (several machines)
+#   REPLICAS_UPSTREAMS  more replicas already running elsewhere, "ip:port ip:port" (several machines; IP
+#                       addresses, not host names: who served is read from the address nginx connected to)
 #   REPLICAS_DIR        where configs, logs and the `apps` table go (default: a temporary folder, removed)
 #   PYTHON              the interpreter for app.py (default: python)
 # Readiness is polled (Redis PING, each app's /config, the proxy's /config), never waited for by time.
