@@ -28,9 +28,12 @@ from agent_core.shared_state import (
     SharedState,
     refusal,
 )
+from agent_core.shared_state.notices import WORDS
 from agent_core.top.services import Services
+from agent_core.top.wiring import open_analysis
 from agent_core.web.budget import Payer, SpaceBudget
 from testing.analysis import analysis, make_settings
+from testing.app import free_port
 from testing.clock import FakeClock
 from testing.emulator.github import GitHubEmulator
 from testing.redis_server import RedisServer, redis_server_path
@@ -119,6 +122,25 @@ def test_a_quota_keeps_hourly_quotas_contract_across_replicas(
     clock.advance(3000)  # the first take (60) leaves the window
     assert a.remaining() == 40
     assert b.take(40) and a.remaining() == 0
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+def test_a_refund_gives_back_the_newest_takes_first(
+    made: Instances, kind: str, redis_server: RedisServer
+) -> None:
+    clock = FakeClock()
+    a, b = quota_pair(made, kind, redis_server, clock, limit=100)
+    for amount in (10, 20, 30):
+        assert a.take(amount)
+        clock.advance(100)
+    b.refund(35)  # the 30 whole, then 5 of the 20
+    assert a.remaining() == 75
+    clock.advance(3600 - 300)  # the 10 leaves the window
+    assert b.remaining() == 85
+    clock.advance(100)  # the 15 left of the 20 leaves too
+    assert a.remaining() == 100
+    b.refund(5)  # nothing left to give back: nothing changes
+    assert a.remaining() == 100
 
 
 def test_two_instances_admit_exactly_runs_per_hour_under_concurrent_starts(
@@ -286,11 +308,14 @@ def test_another_replicas_exhaustion_is_seen_within_a_second_and_its_first_read_
 # -- Redis going away and coming back -----------------------------------------------------------------
 
 
+@pytest.mark.parametrize("space_id", [None, "owner/space"])
 async def test_redis_killed_mid_run_the_run_ends_with_a_report_and_says_so(
-    emulator: GitHubEmulator, redis_server: RedisServer, tmp_path: Path
+    space_id: str | None, emulator: GitHubEmulator, redis_server: RedisServer, tmp_path: Path
 ) -> None:
+    """Locally, and on a Space (whose admitted run finishes on the replica's own GitHub count)."""
     events: list[ev.Event] = []
-    async with analysis(make_settings(emulator, tmp_path, redis_url=redis_server.url)) as run:
+    settings = make_settings(emulator, tmp_path, redis_url=redis_server.url, space_id=space_id)
+    async with analysis(settings) as run:
         async for event in run.opened.analysis.run(""):
             events.append(event)
             if isinstance(event, ev.ToolCallFinished) and redis_server.running:
@@ -298,10 +323,43 @@ async def test_redis_killed_mid_run_the_run_ends_with_a_report_and_says_so(
     check_grammar(events)
     assert not redis_server.running
     assert isinstance(events[-1], ev.RunFinished) and events[-1].report
+    assert events[-1].diagnosis is None
     notices = [e for e in events if isinstance(e, ev.Notice) and "Redis" in e.message]
     assert [n.level for n in notices] == ["warning"]  # one, not one per request
     first_call = next(i for i, e in enumerate(events) if isinstance(e, ev.ToolCallFinished))
     assert events.index(notices[0]) > first_call
+
+
+async def test_redis_unreachable_at_start_the_app_serves_and_each_run_says_so_once(
+    emulator: GitHubEmulator, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    nowhere = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
+    with caplog.at_level(logging.INFO, logger="agent_core.shared_state"):
+        for language in ("en", "zh"):
+            settings = make_settings(
+                emulator, tmp_path / language, redis_url=nowhere, report_language=language
+            )
+            async with analysis(settings) as run:
+                events = await run.ask("")
+            assert isinstance(events[-1], ev.RunFinished) and events[-1].report
+            notices = [e.message for e in events if isinstance(e, ev.Notice) and "Redis" in e.message]
+            assert notices == [WORDS[language][False]]
+    assert [r.levelname for r in caplog.records if r.name == "agent_core.shared_state.health"] == [
+        "WARNING"
+    ] * 2
+
+
+async def test_a_closed_analysis_stops_listening_to_the_replicas_health(
+    made: Instances, emulator: GitHubEmulator, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    settings = make_settings(emulator, tmp_path, redis_url=redis_server.url)
+    services = made.services(settings, FakeClock())
+    assert services.shared is not None
+    opened = await open_analysis(services, "acme/widgets", "", settings=settings)
+    assert len(services.shared.health._listeners) == 1
+    await opened.aclose()
+    assert services.shared.health._listeners == []
+    await services.aclose()
 
 
 def test_hosted_admission_refuses_with_the_reason_while_redis_is_down_then_reconnects(
@@ -342,6 +400,29 @@ def test_local_mode_has_no_budgets_to_fail_so_it_serves_while_redis_is_down(
     assert open_quota.take(2) and not open_quota.take(1)  # counted in this process meanwhile
 
 
+async def test_the_cache_skips_a_dead_redis_and_probes_it_itself_so_hishel_logs_one_failure(
+    made: Instances, redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = FakeClock()
+    services = made.services(Settings(redis_url=redis_server.url, cache_dir=None), clock)  # type: ignore[arg-type]
+    assert services.shared is not None
+    storage = services.github_http.storage
+    assert storage is not None
+    assert await storage.get_entries("k") == []
+    redis_server.stop()
+    with caplog.at_level(logging.INFO):
+        for _ in range(3):  # the first fails (hishel logs it), the others skip Redis
+            assert await storage.get_entries("k") == []
+        clock.advance(5.0)
+        assert await storage.get_entries("k") == []  # the probe (our PING) fails: hishel is not asked
+        redis_server.start()
+        clock.advance(5.0)
+        assert await storage.get_entries("k") == []
+    assert services.shared.health.up
+    assert len([r for r in caplog.records if r.name.startswith("hishel")]) == 1
+    await services.aclose()
+
+
 # -- garbage under our keys ---------------------------------------------------------------------------------
 
 
@@ -351,6 +432,8 @@ def test_foreign_values_under_our_keys_are_treated_as_absent(
     clock = FakeClock()
     state = made.shared(redis_server, clock)
     state.sync.set(f"{KEY_PREFIX}quota:space-runs", "not a sorted set")
+    state.sync.set(f"{KEY_PREFIX}quota:space-github:total", "NaN-ish")  # a string, not a number: recounted
+    state.sync.zadd(f"{KEY_PREFIX}budget:runs", {"ip:198.51.100.1": clock.wall()})  # the visitor table
     state.sync.hset(f"{KEY_PREFIX}budget:runs:ip:203.0.113.7", "x", "y")
     state.sync.set(f"{KEY_PREFIX}ratelimit:anonymous:core", b"\xff{not json")
     state.sync.set(f"{KEY_PREFIX}scope-secret", "short")
@@ -365,6 +448,9 @@ def test_foreign_values_under_our_keys_are_treated_as_absent(
         assert len(state.sync.get(f"{KEY_PREFIX}scope-secret") or b"") == 32
         assert state.health.up
     assert sum("unreadable value" in r.getMessage() for r in caplog.records) >= 3
+    # Only the key of the wrong type was dropped: the visitor table (the right type) kept its entry.
+    assert state.sync.zscore(f"{KEY_PREFIX}budget:runs", "ip:198.51.100.1") is not None
+    assert services.quotas is not None and services.quotas.github.take(1)
 
 
 async def test_a_garbage_cache_entry_is_a_miss(made: Instances, redis_server: RedisServer) -> None:
@@ -375,6 +461,9 @@ async def test_a_garbage_cache_entry_is_a_miss(made: Instances, redis_server: Re
     key = "k"
     services.shared.sync.zadd(f"{KEY_PREFIX}http:idx:{key}", {"not-a-uuid": 1e12})  # type: ignore[union-attr]
     assert await storage.get_entries(key) == []
+    services.shared.sync.set(f"{KEY_PREFIX}http:idx:{key}", "a string where hishel keeps a sorted set")  # type: ignore[union-attr]
+    assert await storage.get_entries(key) == []
+    assert services.shared.sync.exists(f"{KEY_PREFIX}http:idx:{key}") == 0  # type: ignore[union-attr]
     await services.aclose()
 
 

@@ -104,6 +104,7 @@ def local_scope_secret(cache_dir: Path | None) -> bytes:
     by this user only; a fresh one per process without a cache."""
     if cache_dir is None:
         return secrets.token_bytes(32)
+    cache_dir.mkdir(parents=True, exist_ok=True)
     path = cache_dir / SCOPE_SECRET_FILE
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -172,7 +173,7 @@ class GitHubHTTP:
         )
         self.storage: hishel.AsyncBaseStorage | None = storage
         outer: httpx.AsyncBaseTransport = wire
-        if cache_dir is not None and (storage is None or scope_secret is None):
+        if cache_dir is not None and storage is None:
             cache_dir.mkdir(parents=True, exist_ok=True)
         self._secret = scope_secret or local_scope_secret(cache_dir)
         if cache_dir is not None and storage is None:

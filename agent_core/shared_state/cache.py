@@ -3,7 +3,9 @@ GitHub request, and the scope secret that partitions it by token, the same for e
 
 hishel keeps the cache logic (keys, freshness, revalidation, chunked bodies, expiry); this module only
 decides whether to use it. While :class:`~agent_core.shared_state.health.Health` says Redis is down,
-lookups are misses and answers pass through unstored, with no call to Redis and nothing logged. Bodies of
+lookups are misses and answers pass through unstored, with no call to Redis and nothing logged; the
+probe after each pause is our own PING, so hishel (which logs every Redis error it catches) meets Redis
+only when it was up a moment ago. Bodies of
 entries found are read at lookup, so a Redis that dies mid-read, a body deleted under a reader, or a
 value that is not hishel's (garbage under our prefix) is a miss there, never an error in the middle of
 a GitHub response. Redis's ``maxmemory`` (with an ``allkeys-lru`` policy) bounds the cache's size.
@@ -43,17 +45,26 @@ class _WatchedRedis(aioredis.Redis):
     (hishel catches its own Redis errors, so this is where a failure is seen)."""
 
     health: Health
+    foreign: set[str]
+    """Keys a command found another type under (``WRONGTYPE``): not hishel's, to be dropped."""
 
     async def execute_command(self, *args: Any, **options: Any) -> Any:
         try:
             result = await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
-        except aioredis.ResponseError:
+        except aioredis.ResponseError as exc:
+            if str(exc).startswith("WRONGTYPE") and len(args) > 1:
+                key = args[1]
+                self.foreign.add(key.decode(errors="replace") if isinstance(key, bytes) else str(key))
             raise
         except REDIS_ERRORS as exc:
             self.health.failed(exc)
             raise
         self.health.succeeded()
         return result
+
+
+async def _delete_async(client: aioredis.Redis, *, key: str) -> Any:
+    return await client.delete(key)
 
 
 async def _replay(chunks: list[bytes]) -> AsyncIterator[bytes]:
@@ -69,6 +80,8 @@ class SharedCacheStorage(hishel.AsyncBaseStorage):
         self._shared = shared
         client = _WatchedRedis(connection_pool=shared.aio.connection_pool)
         client.health = shared.health
+        client.foreign = set()
+        self._client = client
         self._inner = hishel.AsyncRedisStorage(
             client,
             default_ttl=default_ttl,
@@ -85,22 +98,36 @@ class SharedCacheStorage(hishel.AsyncBaseStorage):
         ttl: float | None = None,
         tti: float | None = None,
     ) -> Entry:
-        if not self._shared.health.ready():
+        if not await self._shared.usable():
             return Entry(id=uuid.uuid4(), request=request, response=response)  # served, not stored
         return await self._inner.create_entry(request, response, key, ttl=ttl, tti=tti)
 
     async def get_entries(self, key: str) -> list[Entry]:
-        if not self._shared.health.ready():
+        if not await self._shared.usable():
             return []
         try:
-            return [await self._read(entry) for entry in await self._inner.get_entries(key)]
+            entries = [await self._read(entry) for entry in await self._inner.get_entries(key)]
         except REDIS_ERRORS as exc:
-            if not isinstance(exc, aioredis.ResponseError):
-                self._shared.health.failed(exc)
+            self._shared.health.failed(exc)
             return []
         except _UNREADABLE as exc:
             self._shared.garbage(self._shared.key("http", "idx", key), type(exc).__name__)
             return []
+        await self._drop_foreign()
+        return entries
+
+    async def _drop_foreign(self) -> None:
+        """Drop the values of another type hishel met (logged once each), so that the next answer can be
+        stored there instead of failing to be, request after request."""
+        while self._client.foreign:
+            key = self._client.foreign.pop()
+            if not key.startswith(self._shared.key("http")):
+                continue  # never touch what is not under our prefix
+            self._shared.garbage(key, "not hishel's")
+            try:
+                await self._shared.acall(partial(_delete_async, key=key))
+            except SharedStateError:
+                return
 
     async def _read(self, entry: Entry) -> Entry:
         """The entry with its body read now (see the module docstring)."""
@@ -111,11 +138,11 @@ class SharedCacheStorage(hishel.AsyncBaseStorage):
         return replace(entry, response=replace(entry.response, stream=_replay(chunks)))
 
     async def update_headers(self, id: uuid.UUID, headers: Headers) -> None:
-        if self._shared.health.ready():
+        if await self._shared.usable():
             await self._inner.update_headers(id, headers)
 
     async def remove_entry(self, id: uuid.UUID) -> None:
-        if self._shared.health.ready():
+        if await self._shared.usable():
             await self._inner.remove_entry(id)
 
     async def close(self) -> None:

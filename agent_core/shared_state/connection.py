@@ -127,6 +127,21 @@ class SharedState:
         self.health.succeeded()
         return result
 
+    async def usable(self) -> bool:
+        """Whether to use Redis now, for callers that cannot see its errors (hishel catches and logs
+        them): up, or the pause is over and a PING, this caller's probe, got an answer."""
+        if self.health.up:
+            return True
+        if not self.health.ready():
+            return False
+        try:
+            await self.aio.ping()
+        except REDIS_ERRORS as exc:
+            self.health.failed(exc)
+            return False
+        self.health.succeeded()
+        return True
+
     def garbage(self, key: str, what: str) -> None:
         """A value under ``key`` is not ours (or not in this version's format): logged once per key."""
         with self._lock:

@@ -22,8 +22,10 @@ from __future__ import annotations
 import math
 import secrets
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+import redis
 from redis.commands.core import Script
 
 from agent_core.clock import Clock
@@ -63,15 +65,15 @@ elseif op == 'charge' then
   add(amount)
 elseif op == 'refund' then
   local left = amount
-  local newest = redis.call('ZREVRANGE', takes, 0, -1, 'WITHSCORES')
-  for i = 1, #newest, 2 do
-    if left <= 0 then break end
-    local member, score = newest[i], newest[i + 1]
+  while left > 0 do  -- newest first; each take given back whole is removed, so this is linear in them
+    local newest = redis.call('ZREVRANGE', takes, 0, 0, 'WITHSCORES')
+    if #newest == 0 then break end
+    local member, score = newest[1], newest[2]
     local n = size(member)
     local back = math.min(n, left)
     redis.call('ZREM', takes, member)
     if n - back > 0 then
-      redis.call('ZADD', takes, score, string.format('%.6f:%d:%s', tonumber(score), n - back, nonce .. i))
+      redis.call('ZADD', takes, score, string.format('%.6f:%d:%s', tonumber(score), n - back, nonce))
     end
     used = used - back
     left = left - back
@@ -121,14 +123,31 @@ def _nonce() -> str:
     return secrets.token_hex(6)
 
 
-def _script_call(shared: SharedState, script: Script, keys: list[str], args: list[Any]) -> Any:
-    """Run ``script``; a value of another type under one of ``keys`` (not ours) is logged once, dropped
-    (treated as absent) and the script run again."""
+def _type_of(client: redis.Redis, *, key: str) -> Any:
+    return client.type(key)
+
+
+def _delete(client: redis.Redis, *, key: str) -> Any:
+    return client.delete(key)
+
+
+def _decoded(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _script_call(
+    shared: SharedState, script: Script, keys: list[str], types: tuple[str, ...], args: list[Any]
+) -> Any:
+    """Run ``script`` over ``keys`` (of Redis ``types``); a key holding another type (not ours) is logged
+    once, dropped (treated as absent) and the script run again."""
     try:
         return shared.call(lambda client: script(keys=keys, args=args, client=client))
     except UnreadableValueError:
-        shared.garbage(keys[0], "a value of another type")
-        shared.call(lambda client: client.delete(*keys))
+        for key, expected in zip(keys, types, strict=True):
+            found = _decoded(shared.call(partial(_type_of, key=key)))
+            if found not in (expected, "none"):
+                shared.garbage(key, f"a {found} where a {expected} belongs")
+                shared.call(partial(_delete, key=key))
         return shared.call(lambda client: script(keys=keys, args=args, client=client))
 
 
@@ -154,7 +173,7 @@ class SharedQuota(HourlyQuota):
 
     def _run(self, op: str, amount: int = 0, minimum: int = 0) -> float:
         args = [op, repr(self._clock.wall()), repr(self._window), self.limit, amount, minimum, _nonce()]
-        reply = _script_call(self._shared, self._script, self._keys, args)
+        reply = _script_call(self._shared, self._script, self._keys, ("zset", "string"), args)
         try:
             return float(reply)
         except (TypeError, ValueError):
@@ -242,7 +261,7 @@ class SharedRunBudget:
     def _run(self, op: str, key: str) -> tuple[str, int, float]:
         keys = [self._shared.key("budget", self._name, key), self._shared.key("budget", self._name)]
         args = [op, repr(self._clock.wall()), repr(self._window), self.runs_per_hour, self._max_keys, key]
-        reply = _script_call(self._shared, self._script, keys, [*args, _nonce()])
+        reply = _script_call(self._shared, self._script, keys, ("zset", "zset"), [*args, _nonce()])
         try:
             verdict, remaining, wait = (
                 part.decode() if isinstance(part, bytes) else str(part) for part in reply

@@ -61,15 +61,17 @@ class SpaceQuotas:
     def from_settings(
         cls, settings: Settings, clock: Clock, shared: SharedState | None = None
     ) -> SpaceQuotas:
-        def quota(name: str, limit: int) -> HourlyQuota:
+        def quota(name: str, limit: int, *, fail_closed: bool = True) -> HourlyQuota:
             if shared is None:
                 return HourlyQuota(limit, clock=clock)
-            return SharedQuota(shared, f"space-{name}", limit, clock=clock)
+            return SharedQuota(shared, f"space-{name}", limit, clock=clock, fail_closed=fail_closed)
 
         return cls(
             runs=quota("runs", settings.space_runs_per_hour),
             tokens=quota("tokens", settings.space_tokens_per_hour),
-            github=quota("github", settings.space_github_requests_per_hour),
+            # Drawn by runs already admitted: while Redis is down they finish on this replica's own count
+            # (new runs are refused at admission, by the runs quota, which fails closed).
+            github=quota("github", settings.space_github_requests_per_hour, fail_closed=False),
             shared=shared,
         )
 
