@@ -495,9 +495,9 @@ def max_replay_session(trace: str, *, settle: bool = True) -> BrowserSession:
         s.observe(event)
     assert s.view is not None
     s.messages()
-    s.view.report_markdown()
-    s.view.checked_markdown()
-    s.view.stats_markdown()
+    s.view.report.markdown()
+    s.view.report.checked_markdown()
+    s.view.stats.markdown()
     if settle:
         s.settle()
     return s
