@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 from agent_core import events as ev
 from agent_core.report.export import FACT_LABELS, VERDICT_MARKS
-from agent_core.web.i18n import t
 from agent_core.web.markdown import one_line
+from agent_core.words import t
 
 _MAX_ROWS = 40
 

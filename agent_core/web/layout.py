@@ -17,7 +17,7 @@ from agent_core.resilience import BreakerSnapshot
 from agent_core.settings import Settings
 from agent_core.web.breakers import STATE_STYLES, TICK_SECONDS, breaker_columns, breaker_table
 from agent_core.web.browser_session import BrowserSession
-from agent_core.web.i18n import UI_LANGUAGES, t
+from agent_core.web.i18n import UI_LANGUAGES
 from agent_core.web.page import (
     ChaosPanel,
     Inputs,
@@ -30,6 +30,7 @@ from agent_core.web.page import (
     chaos_choices,
     heading_text,
 )
+from agent_core.words import t
 
 REPORT_LANGUAGES = (("auto", "auto"), ("English", "en"), ("中文", "zh"))
 CHECKOUT = Path(__file__).resolve().parents[2]

@@ -29,7 +29,6 @@ from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.web.breakers import breaker_label
 from agent_core.web.checked import checked_markdown
 from agent_core.web.diagrams import RunDiagrams
-from agent_core.web.i18n import t
 from agent_core.web.markdown import MarkdownStream, one_line, safe_markdown
 from agent_core.web.stats import LiveStats, prompt_progress, step_usage
 from agent_core.web.trace_items import (
@@ -46,6 +45,7 @@ from agent_core.web.trace_items import (
     scope_items,
     short_args,
 )
+from agent_core.words import t
 
 # ------------------------------------------------------------------------------------------ the view
 

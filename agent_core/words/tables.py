@@ -1,0 +1,38 @@
+"""Every area's table joined into one per language; a key said by two areas is refused at import.
+
+An area is one module per language (``page_en.py`` + ``page_zh.py``, ``report_en.py`` + ``report_zh.py``, ...):
+one concept each, so a module stays readable and two engineers adding words rarely touch the same file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Literal
+
+from agent_core.words import page_en, page_zh, report_en, report_zh
+
+Language = Literal["en", "zh"]
+LANGUAGES: tuple[Language, ...] = ("en", "zh")
+
+AREAS: Mapping[Language, tuple[Mapping[str, str], ...]] = MappingProxyType(
+    {
+        "en": (page_en.PAGE, report_en.REPORT),
+        "zh": (page_zh.PAGE, report_zh.REPORT),
+    }
+)
+
+
+def joined(areas: tuple[Mapping[str, str], ...]) -> Mapping[str, str]:
+    """The areas as one table; a key two areas both say is an error (one would silently hide the other)."""
+    table: dict[str, str] = {}
+    for area in areas:
+        if twice := table.keys() & area.keys():
+            raise ValueError(f"words said by two areas: {sorted(twice)}")
+        table.update(area)
+    return MappingProxyType(table)
+
+
+TABLES: Mapping[Language, Mapping[str, str]] = MappingProxyType(
+    {language: joined(AREAS[language]) for language in LANGUAGES}
+)
