@@ -211,7 +211,7 @@ def test_export_writes_the_report_and_the_trace(tmp_path: Path) -> None:
     report, trace = files
     written = report.read_text(encoding="utf-8")
     assert written.startswith("# Report <b>\n\n---\n")  # the report as written, then the app's appendix
-    assert "## Checked by Repo Analyst (not by the model)" in written
+    assert "## ✔ Checked by Repo Analyst, not by the model" in written
     assert load_recording(trace)[-1] == ev.RunFinished(t=1, report="# Report <b>", degraded=False)
     assert "sk-never" not in report.read_text() + trace.read_text()
     session.discard()

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from agent_core.repo import RepoRef
 from agent_core.report.sections import section_titles
-from agent_core.report.words import Language
+from agent_core.words import Language
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 

@@ -4,7 +4,7 @@ there is."""
 
 from __future__ import annotations
 
-from agent_core.report.words import Language
+from agent_core.words import Language
 
 _CUT = {
     "en": "the model started repeating itself at line {line}; the rest was cut",

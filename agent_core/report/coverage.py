@@ -18,9 +18,8 @@ from agent_core.ledger import Coverage
 from agent_core.repo import RepoRef
 from agent_core.report.facts import gather, repo_model
 from agent_core.report.inert import code
-from agent_core.report.words import Language
-from agent_core.report.words_en import EN
 from agent_core.tools.executor import ToolResult
+from agent_core.words import Language, words_for
 
 _SHOWN = 8  # unvisited folders named in the line; the rest are counted
 
@@ -60,7 +59,7 @@ _WORDS: Mapping[str, Mapping[str, str]] = {
 
 def coverage_of(repo: RepoRef, results: Sequence[ToolResult]) -> Coverage:
     """What the results read of ``repo``, against its repository model (when its tree was read)."""
-    evidence = gather(repo, results, EN)
+    evidence = gather(repo, results, words_for("en"))
     files = evidence.files
     bytes_read = sum(len(c.text.encode("utf-8", "replace")) for c in files.values() if c.text is not None)
     model = repo_model(evidence)

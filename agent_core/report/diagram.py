@@ -38,7 +38,7 @@ from agent_core import events as ev
 from agent_core.events import Component, Relation
 from agent_core.report.inert import code, plain
 from agent_core.report.phrases import shorten
-from agent_core.report.words import Language, Words
+from agent_core.words import Language, Words
 
 __all__ = [
     "MAX_NODES",

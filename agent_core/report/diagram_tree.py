@@ -25,7 +25,7 @@ from agent_core.events import Component, Relation
 from agent_core.report.diagram import MAX_NODES, Graph, cap
 from agent_core.report.facts import Facts
 from agent_core.report.path_index import index_of, suffixes
-from agent_core.report.words import Language, Words
+from agent_core.words import Language, Words
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -117,7 +117,7 @@ def tree_graph(facts: Facts, words: Words) -> Graph:
     kept: list[Component] = []
     extras: list[Component] = []
     for path, kind in _special(facts):
-        role = words.roles.get(kind, kind)
+        role = words(f"role_{kind}") if words.has(f"role_{kind}") else kind
         component = Component(name="CI" if kind == "ci" else _name(path), path=path, role=role)
         (kept if kind in ("tests", "docs", "ci") else extras).append(component)
         if kind == "ci":

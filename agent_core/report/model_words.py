@@ -15,7 +15,7 @@ from types import MappingProxyType
 
 from agent_core.repomodel import RepoModel, Role, TopFolder
 from agent_core.report.inert import code
-from agent_core.report.words import Language, Words
+from agent_core.words import Language, Words
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -140,8 +140,8 @@ def files_line(model: RepoModel, words: Words) -> str:
     if model.vendored_files:
         roots = [code(f"{root.path}/") for root in model.vendored[:MAX_VENDORED]]
         if len(model.vendored) > MAX_VENDORED:
-            roots.append(words.more.format(len(model.vendored) - MAX_VENDORED).strip())
-        where = words.sep.join(roots) or words.unknown
+            roots.append(words("more", len(model.vendored) - MAX_VENDORED).strip())
+        where = words("sep").join(roots) or words("unknown")
         parts.append(said.vendored_part.format(count(model.vendored_files), where))
     if model.generated_files:
         parts.append(said.generated_part.format(count(model.generated_files)))
@@ -162,8 +162,10 @@ def tests_phrase(model: RepoModel, words: Words) -> str | None:
         return said.tests.format(count(tests.files), label, count(tests.packages), *units)
     shown = [f"{count(n)} {code(label)}" for label, n in tests.by_convention[:MAX_CONVENTIONS]]
     if len(tests.by_convention) > MAX_CONVENTIONS:
-        shown.append(words.more.format(len(tests.by_convention) - MAX_CONVENTIONS).strip())
-    return said.tests_mixed.format(count(tests.files), count(tests.packages), words.sep.join(shown), *units)
+        shown.append(words("more", len(tests.by_convention) - MAX_CONVENTIONS).strip())
+    return said.tests_mixed.format(
+        count(tests.files), count(tests.packages), words("sep").join(shown), *units
+    )
 
 
 def tests_line(model: RepoModel, words: Words) -> str:
@@ -184,7 +186,7 @@ def packages_line(model: RepoModel, words: Words) -> str | None:
     members = sum(1 for p in model.packages if p.member_of_workspace)
     if members:
         parts.append(said.workspace.format(members))
-    return said.packages.format(count(len(model.packages)), words.sep.join(parts))
+    return said.packages.format(count(len(model.packages)), words("sep").join(parts))
 
 
 def ci_line(model: RepoModel, words: Words) -> str | None:
@@ -192,7 +194,7 @@ def ci_line(model: RepoModel, words: Words) -> str | None:
         return None
     said = model_words(words)
     systems = [said.ci_system.format(s.name, files_count(len(s.paths), words)) for s in model.ci]
-    return said.ci.format(words.sep.join(systems))
+    return said.ci.format(words("sep").join(systems))
 
 
 def files_cell(model: RepoModel, words: Words) -> str:
@@ -200,7 +202,7 @@ def files_cell(model: RepoModel, words: Words) -> str:
     total = count(model.files)
     if model.own_files == model.files:
         return total
-    return total + words.paren.format(model_words(words).own_short.format(count(model.own_files)))
+    return total + words("paren", model_words(words).own_short.format(count(model.own_files)))
 
 
 def folder_files(folder: TopFolder, words: Words) -> str:
@@ -208,7 +210,7 @@ def folder_files(folder: TopFolder, words: Words) -> str:
     total = files_count(folder.files, words)
     if folder.own_files in (folder.files, 0):
         return total
-    return total + words.paren.format(model_words(words).own_short.format(count(folder.own_files)))
+    return total + words("paren", model_words(words).own_short.format(count(folder.own_files)))
 
 
 def role_label(role: Role, words: Words) -> str:
@@ -217,4 +219,4 @@ def role_label(role: Role, words: Words) -> str:
 
 def files_count(n: int, words: Words) -> str:
     """ "1 file", "4,134 files" in the report's language."""
-    return words.files[0 if n == 1 else 1].format(count(n))
+    return words("files_one" if n == 1 else "files_many", count(n))

@@ -10,15 +10,15 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Literal
 
-from agent_core.words import page_en, page_zh, report_en, report_zh
+from agent_core.words import checked_en, checked_zh, page_en, page_zh, report_en, report_zh
 
 Language = Literal["en", "zh"]
 LANGUAGES: tuple[Language, ...] = ("en", "zh")
 
 AREAS: Mapping[Language, tuple[Mapping[str, str], ...]] = MappingProxyType(
     {
-        "en": (page_en.PAGE, report_en.REPORT),
-        "zh": (page_zh.PAGE, report_zh.REPORT),
+        "en": (page_en.PAGE, checked_en.CHECKED, report_en.REPORT),
+        "zh": (page_zh.PAGE, checked_zh.CHECKED, report_zh.REPORT),
     }
 )
 
