@@ -19,7 +19,6 @@ from agent_core.repo import RepoRef
 from agent_core.report.claim_finders import find_claims
 from agent_core.report.claim_names import path_like
 from agent_core.report.claims import check_report
-from agent_core.report.model_words import model_words
 from agent_core.settings import Settings
 from agent_core.sources.licenses import combine, same_license, spdx
 from agent_core.tools.executor import ToolResult
@@ -383,5 +382,5 @@ def test_a_test_convention_named_in_the_report_is_no_path_claim() -> None:
     assert not path_like("_test.go") and not path_like("*_test.go")
     assert path_like("pkg/a_test.go") and path_like("_config.yml")
     for words in (words_for("en"), words_for("zh")):
-        no_tests = model_words(words).no_tests
+        no_tests = words("model_no_tests")
         assert not [span for span in re.findall(r"`([^`]+)`", no_tests) if path_like(span)]

@@ -6,7 +6,9 @@ import string
 
 import pytest
 
-from agent_core.words import LANGUAGES, t, words_for
+from agent_core.diagnosis import CAUSES, explain
+from agent_core.events import Diagnosis
+from agent_core.words import LANGUAGES, Language, t, words_for
 from agent_core.words.tables import AREAS, TABLES, joined
 
 
@@ -24,14 +26,24 @@ def test_every_language_says_every_key() -> None:
     }
 
 
+# Chinese has no plural: these sentences leave out English's number-agreement words (a verb, units),
+# which are filled in but unused; a translation may never use a field English does not give.
+AGREEMENT_UNSAID = {"zh": {"model_of_which", "model_tests", "model_tests_mixed"}}
+
+
 @pytest.mark.parametrize("language", [lang for lang in LANGUAGES if lang != "en"])
-def test_every_translation_has_the_english_placeholders(language: str) -> None:
+def test_every_translation_has_the_english_placeholders(language: Language) -> None:
+    unsaid = AGREEMENT_UNSAID.get(language, set())
     differ = {
-        key: (placeholders(text), placeholders(TABLES[language][key]))  # type: ignore[index]
+        key: (placeholders(text), placeholders(TABLES[language][key]))
         for key, text in TABLES["en"].items()
-        if placeholders(text) != placeholders(TABLES[language][key])  # type: ignore[index]
+        if placeholders(text) != placeholders(TABLES[language][key]) and key not in unsaid
     }
     assert differ == {}
+    extra = {
+        key: set(placeholders(TABLES[language][key])) - set(placeholders(TABLES["en"][key])) for key in unsaid
+    }
+    assert extra == {key: set() for key in unsaid}
 
 
 def test_the_areas_are_disjoint_and_a_key_said_twice_is_refused() -> None:
@@ -52,3 +64,12 @@ def test_lookup_formats_binds_a_language_and_never_crashes_on_a_typo() -> None:
     assert words.has("recommend_no_ci")
     assert not words.has("recommend_nothing")
     assert words_for(None).language == "en"
+
+
+def test_every_cause_is_explained_in_every_language() -> None:
+    keys = {f"cause_{cause}_{part}" for cause in CAUSES for part in ("what", "next")}
+    assert {language: sorted(keys - set(TABLES[language])) for language in LANGUAGES} == {
+        language: [] for language in LANGUAGES
+    }
+    quota = Diagnosis(cause="space_quota", source="github", reset_at=0.0)
+    assert explain(quota, "zh").what == "本 Space 本小时的 GitHub 请求已用完（到 00:00 UTC 为止）。"

@@ -22,7 +22,7 @@ from agent_core.repo import RepoRef
 from agent_core.repomodel import RepoModel, model_of, workspace_globs
 from agent_core.report.inert import code, plain
 from agent_core.report.manifests import Manifest, read_manifests
-from agent_core.report.model_words import model_words, tests_phrase
+from agent_core.report.model_words import tests_phrase
 from agent_core.report.phrases import day, files_phrase, join_names, parse_date
 from agent_core.report.scoped import reroot
 from agent_core.sources.licenses import UNNAMED
@@ -307,7 +307,7 @@ def strengths(facts: Facts, words: Words) -> list[str]:
         out.append(words("s_runner", join_names([link(facts, p) for p in facts.test_runners], words)))
     tested = tests_phrase(facts.model, words) if facts.model is not None else None
     if tested:
-        out.append(model_words(words).tests_strength.format(tested))
+        out.append(words("model_tests_strength", tested))
     elif facts.tests_dir:
         count = sum(1 for p in facts.paths if p.startswith(f"{facts.tests_dir}/"))
         out.append(words("s_tests", code(f"{facts.tests_dir}/"), files_phrase(count, words)))

@@ -10,15 +10,44 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Literal
 
-from agent_core.words import checked_en, checked_zh, page_en, page_zh, report_en, report_zh
+from agent_core.words import (
+    checked_en,
+    checked_zh,
+    diagnosis_en,
+    diagnosis_zh,
+    diagram_en,
+    diagram_zh,
+    page_en,
+    page_zh,
+    repomodel_en,
+    repomodel_zh,
+    report_en,
+    report_zh,
+)
 
 Language = Literal["en", "zh"]
 LANGUAGES: tuple[Language, ...] = ("en", "zh")
 
+# One line per language, the areas in the same order: page, claim check, report, repository
+# model, diagram, diagnosis.
 AREAS: Mapping[Language, tuple[Mapping[str, str], ...]] = MappingProxyType(
     {
-        "en": (page_en.PAGE, checked_en.CHECKED, report_en.REPORT),
-        "zh": (page_zh.PAGE, checked_zh.CHECKED, report_zh.REPORT),
+        "en": (
+            page_en.PAGE,
+            checked_en.CHECKED,
+            report_en.REPORT,
+            repomodel_en.REPOMODEL,
+            diagram_en.DIAGRAM,
+            diagnosis_en.DIAGNOSIS,
+        ),
+        "zh": (
+            page_zh.PAGE,
+            checked_zh.CHECKED,
+            report_zh.REPORT,
+            repomodel_zh.REPOMODEL,
+            diagram_zh.DIAGRAM,
+            diagnosis_zh.DIAGNOSIS,
+        ),
     }
 )
 
