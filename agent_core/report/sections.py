@@ -33,22 +33,20 @@ from agent_core.report.model_words import (
 from agent_core.report.phrases import MAX_NAMES, day, join_names, parse_date, readme_summary
 from agent_core.sources.models import TopFolder as CutFolder
 from agent_core.tools.observe import notable_role
-from agent_core.words import Language, Words
+from agent_core.words import Language, Words, t
 
 Renderer = Callable[[Facts, Words], list[str]]
 
 
 @dataclass(frozen=True, kw_only=True)
 class Section:
-    key: str
-    title_en: str
-    title_zh: str
+    key: str  # its title is the words' section_<key>
     render: Renderer
     asked: bool = False  # only in a report that answers a question
     model_writes: bool = True  # False: the app adds it to a model's report itself (the model is not asked)
 
     def title(self, language: Language) -> str:
-        return self.title_zh if language == "zh" else self.title_en
+        return t(f"section_{self.key}", language)
 
 
 def _overview(facts: Facts, words: Words) -> list[str]:
@@ -338,17 +336,15 @@ def _blocks(*blocks: list[str]) -> list[str]:
 
 
 SECTIONS: tuple[Section, ...] = (
-    Section(key="answer", title_en="Answer", title_zh="回答", render=answer, asked=True),
-    Section(key="overview", title_en="Overview", title_zh="概述", render=_overview),
-    Section(key="tech_stack", title_en="Tech stack", title_zh="技术栈", render=_tech_stack),
-    Section(key="structure", title_en="Architecture and structure", title_zh="架构与结构", render=_structure),
-    Section(
-        key="diagram", title_en="Architecture diagram", title_zh="架构图", render=_diagram, model_writes=False
-    ),
-    Section(key="activity", title_en="Development activity", title_zh="开发活跃度", render=_development),
-    Section(key="strengths", title_en="Strengths", title_zh="优势", render=_strengths_section),
-    Section(key="risks", title_en="Risks", title_zh="风险", render=_risks_section),
-    Section(key="recommendations", title_en="Recommendations", title_zh="建议", render=_advice),
+    Section(key="answer", render=answer, asked=True),
+    Section(key="overview", render=_overview),
+    Section(key="tech_stack", render=_tech_stack),
+    Section(key="structure", render=_structure),
+    Section(key="diagram", render=_diagram, model_writes=False),
+    Section(key="activity", render=_development),
+    Section(key="strengths", render=_strengths_section),
+    Section(key="risks", render=_risks_section),
+    Section(key="recommendations", render=_advice),
 )
 
 

@@ -234,5 +234,14 @@ REPORT: Mapping[str, str] = MappingProxyType(
         "model_reason_open": "the model endpoint failed repeatedly and its circuit breaker is open",
         "model_reason_no_tools": "the model answered without using the tools",
         "model_reason_unknown": "the model could not be reached",
+        "section_answer": "Answer",
+        "section_overview": "Overview",
+        "section_tech_stack": "Tech stack",
+        "section_structure": "Architecture and structure",
+        "section_diagram": "Architecture diagram",
+        "section_activity": "Development activity",
+        "section_strengths": "Strengths",
+        "section_risks": "Risks",
+        "section_recommendations": "Recommendations",
     }
 )

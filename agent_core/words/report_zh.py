@@ -234,5 +234,14 @@ REPORT: Mapping[str, str] = MappingProxyType(
         "model_reason_open": "模型接口多次失败，熔断器已打开",
         "model_reason_no_tools": "模型没有使用工具就直接作答",
         "model_reason_unknown": "无法连接到模型",
+        "section_answer": "回答",
+        "section_overview": "概述",
+        "section_tech_stack": "技术栈",
+        "section_structure": "架构与结构",
+        "section_diagram": "架构图",
+        "section_activity": "开发活跃度",
+        "section_strengths": "优势",
+        "section_risks": "风险",
+        "section_recommendations": "建议",
     }
 )

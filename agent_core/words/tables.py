@@ -13,6 +13,8 @@ from typing import Literal
 from agent_core.words import (
     checked_en,
     checked_zh,
+    coverage_en,
+    coverage_zh,
     diagnosis_en,
     diagnosis_zh,
     diagram_en,
@@ -23,13 +25,15 @@ from agent_core.words import (
     repomodel_zh,
     report_en,
     report_zh,
+    turns_en,
+    turns_zh,
 )
 
 Language = Literal["en", "zh"]
 LANGUAGES: tuple[Language, ...] = ("en", "zh")
 
 # One line per language, the areas in the same order: page, claim check, report, repository
-# model, diagram, diagnosis.
+# model, diagram, diagnosis, coverage, model turns.
 AREAS: Mapping[Language, tuple[Mapping[str, str], ...]] = MappingProxyType(
     {
         "en": (
@@ -39,6 +43,8 @@ AREAS: Mapping[Language, tuple[Mapping[str, str], ...]] = MappingProxyType(
             repomodel_en.REPOMODEL,
             diagram_en.DIAGRAM,
             diagnosis_en.DIAGNOSIS,
+            coverage_en.COVERAGE,
+            turns_en.TURNS,
         ),
         "zh": (
             page_zh.PAGE,
@@ -47,6 +53,8 @@ AREAS: Mapping[Language, tuple[Mapping[str, str], ...]] = MappingProxyType(
             repomodel_zh.REPOMODEL,
             diagram_zh.DIAGRAM,
             diagnosis_zh.DIAGNOSIS,
+            coverage_zh.COVERAGE,
+            turns_zh.TURNS,
         ),
     }
 )
