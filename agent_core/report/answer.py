@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from agent_core.report.claim_finders import find_claims
-from agent_core.report.concepts import BY_NAME, CONCEPTS, ConceptName, shows
+from agent_core.report.concepts import CONCEPTS, ConceptName, shows
 from agent_core.report.facts import TEST_FILE, Facts, link
 from agent_core.report.inert import code, inline, plain
 from agent_core.report.outline import (
@@ -159,10 +159,8 @@ def _cli(facts: Facts, words: Words) -> list[str]:
 def _concept(name: ConceptName) -> Callable[[Facts, Words], list[str]]:
     """The block of a concept (:mod:`~agent_core.report.concepts`): each file that answers it, and what
     the ones read show (a build backend, a base image, a licence's first line)."""
-    concept = BY_NAME[name]
 
     def block(facts: Facts, words: Words) -> list[str]:
-        at = 1 if words.language == "zh" else 0
         model = facts.model
         skip = (lambda p: not model.is_own(p)) if model is not None else None
         items = []
@@ -171,8 +169,10 @@ def _concept(name: ConceptName) -> Callable[[Facts, Words], list[str]]:
             said = shows(name, path, content.text) if content is not None and content.text else []
             items.append(f"- {link(facts, path)}" + (f" — {words('sep').join(said)}" if said else ""))
         if items:
-            return [concept.heading[at], *items]
-        return [concept.heading[at], concept.none[at]] if facts.tree_complete else []
+            return [words(f"concept_{name}_heading"), *items]
+        return (
+            [words(f"concept_{name}_heading"), words(f"concept_{name}_none")] if facts.tree_complete else []
+        )
 
     return block
 

@@ -54,5 +54,9 @@ DIAGNOSIS: Mapping[str, str] = MappingProxyType(
         "unnamed_github": "GitHub",
         "unnamed_model": "of this Space",
         "unnamed_repo": "The repository",
+        "target_no_ref": "{repo} has no branch or tag {ref}",
+        "target_no_ref_hint": "check the URL, or paste the repository's own URL to read its default branch",
+        "target_no_path": "{repo} has no {path} at {ref}",
+        "target_no_path_hint": "check the path and the branch, or paste the folder's URL from GitHub",
     }
 )

@@ -54,5 +54,9 @@ DIAGNOSIS: Mapping[str, str] = MappingProxyType(
         "unnamed_github": "GitHub",
         "unnamed_model": "（本 Space 的）",
         "unnamed_repo": "该仓库",
+        "target_no_ref": "{repo} 没有名为 {ref} 的分支或标签",
+        "target_no_ref_hint": "请检查链接，或粘贴仓库本身的链接以读取默认分支",
+        "target_no_path": "{repo} 在 {ref} 上没有 {path}",
+        "target_no_path_hint": "请检查路径和分支，或从 GitHub 复制该文件夹的链接",
     }
 )

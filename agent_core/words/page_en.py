@@ -193,5 +193,13 @@ PAGE: Mapping[str, str] = MappingProxyType(
         "settings_refused": "Not applied: {message}",
         "example_target": "Repository",
         "example_question": "Question",
+        "limit_name_target": "The repository field",
+        "limit_name_question": "The question",
+        "limit_name_followup": "The follow-up question",
+        "limit_name_setting": "A settings field",
+        "limit_name_argument": "A tool argument",
+        "limit_name_upload_name": "The uploaded file's name",
+        "limit_too_long": "{name} is too long ({size} characters; at most {limit}).",
+        "example_question_architecture": "What is the architecture? Is it well maintained?",
     }
 )

@@ -170,5 +170,13 @@ PAGE: Mapping[str, str] = MappingProxyType(
         "example_target": "仓库",
         "example_question": "问题",
         "stat_unknown": "—",
+        "limit_name_target": "仓库一栏",
+        "limit_name_question": "问题",
+        "limit_name_followup": "追问",
+        "limit_name_setting": "某个设置项",
+        "limit_name_argument": "某个工具参数",
+        "limit_name_upload_name": "上传文件的名称",
+        "limit_too_long": "{name}太长（{size} 个字符；最多 {limit} 个）。",
+        "example_question_architecture": "这个项目的架构是怎样的？维护得好吗？",
     }
 )

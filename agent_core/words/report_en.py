@@ -243,5 +243,17 @@ REPORT: Mapping[str, str] = MappingProxyType(
         "section_strengths": "Strengths",
         "section_risks": "Risks",
         "section_recommendations": "Recommendations",
+        "concept_build_heading": "**Build configuration:**",
+        "concept_build_none": "No build configuration file was found in the tree.",
+        "concept_deps_heading": "**Dependencies:**",
+        "concept_deps_none": "No dependency manifest was found in the tree.",
+        "concept_license_heading": "**Licensing:**",
+        "concept_license_none": "No licence file was found at the root of the tree.",
+        "concept_deploy_heading": "**Deployment:**",
+        "concept_deploy_none": "No deployment file (Dockerfile, Kubernetes, Helm, Procfile...) was found.",
+        "concept_config_heading": "**Configuration:**",
+        "concept_config_none": "No configuration file (settings, config/, .env.example...) was found.",
+        "concept_docs_heading": "**Documentation:**",
+        "concept_docs_none": "No documentation was found in the tree.",
     }
 )

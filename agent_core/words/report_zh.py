@@ -243,5 +243,17 @@ REPORT: Mapping[str, str] = MappingProxyType(
         "section_strengths": "优势",
         "section_risks": "风险",
         "section_recommendations": "建议",
+        "concept_build_heading": "**构建配置：**",
+        "concept_build_none": "文件树中未发现构建配置文件。",
+        "concept_deps_heading": "**依赖：**",
+        "concept_deps_none": "文件树中未发现依赖清单。",
+        "concept_license_heading": "**许可：**",
+        "concept_license_none": "文件树根目录中未发现许可文件。",
+        "concept_deploy_heading": "**部署：**",
+        "concept_deploy_none": "未发现部署文件（Dockerfile、Kubernetes、Helm、Procfile 等）。",
+        "concept_config_heading": "**配置：**",
+        "concept_config_none": "未发现配置文件（settings、config/、.env.example 等）。",
+        "concept_docs_heading": "**文档：**",
+        "concept_docs_none": "文件树中未发现文档。",
     }
 )
