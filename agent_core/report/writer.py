@@ -68,7 +68,7 @@ def write_report(
     several = len(facts) > 1
     labels = {s.repo.lower(): s.label() for s in scopes}  # "owner/repo · pkg/parser @ main"
     names = plain(", ".join(labels.get(repo.key(), repo.full_name) for repo in scope))
-    out = [f"# {(words('title_many') if several else words('title_one')).format(names)}", ""]
+    out = [f"# {words('title_many' if several else 'title_one', names)}", ""]
     for pointed in scopes:  # what the URL narrowed the run to, said before anything else
         template = words("report_scope_file") if pointed.kind == "blob" else words("report_scope_folder")
         out += [
