@@ -15,10 +15,8 @@ from typing import Any
 import gradio as gr
 
 from agent_core.tools.registry import TOOL_NAMES
-from agent_core.web.i18n import UI_LANGUAGES
 from agent_core.words import t
 
-REPORT_LANGUAGES = (("auto", "auto"), *UI_LANGUAGES.items())
 CHECKOUT = Path(__file__).resolve().parents[2]
 Frame = dict[Any, Any]
 
