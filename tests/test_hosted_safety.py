@@ -347,8 +347,8 @@ def replayed_session(clock: FakeClock | None = None) -> BrowserSession:
         s.observe(event)
     s.messages()
     assert s.view is not None
-    s.view.report_markdown()
-    s.view.checked_markdown()
+    s.view.report.markdown()
+    s.view.report.checked_markdown()
     return s
 
 
@@ -471,7 +471,7 @@ def test_7_a_recording_diagram_with_a_forged_link_base_links_nowhere_else() -> N
     for event in events:
         s.observe(event)
     assert s.view is not None
-    shown = s.view.report_markdown() + s.view.export_text()
+    shown = s.view.report.markdown() + s.view.report.export_text()
     assert "evil.example" not in shown
     assert "src/app.py" in shown
 

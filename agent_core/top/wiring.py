@@ -25,6 +25,7 @@ private repository; a model endpoint other than the owner's is reached only thro
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +52,7 @@ from agent_core.llm import (
 from agent_core.repo import RepoRef, RunScope
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
 from agent_core.settings import Settings
+from agent_core.shared_state import watch_health
 from agent_core.sources.base import RepoSource
 from agent_core.sources.github import GitHubSource
 from agent_core.sources.local import LocalGitSource
@@ -169,9 +171,12 @@ class OpenedAnalysis:
     """An :class:`Analysis` and what it holds onto; :meth:`aclose` lets go of it."""
 
     analysis: Analysis
+    unwatch: Callable[[], None] = lambda: None
+    """Stops telling the run's trace about the shared state's health (``REDIS_URL``)."""
 
     async def aclose(self) -> None:
         """Detach the analysis from the session's breaker board (which outlives it)."""
+        self.unwatch()
         self.analysis.close()
 
 
@@ -353,7 +358,11 @@ async def open_analysis(
         diagram_from_model=s.diagram_from_model,
         scopes=[*local_scopes, *(pointed.event() for pointed in scopes)],
     )
-    return OpenedAnalysis(analysis=analysis)
+    if services.shared is None:
+        return OpenedAnalysis(analysis=analysis)
+    lang = s.report_language if s.report_language != "auto" else fallback_language
+    unwatch = watch_health(services.shared.health, sink.put, sink.t, lang)
+    return OpenedAnalysis(analysis=analysis, unwatch=unwatch)
 
 
 def _pointed_at(scope: Scope) -> str:

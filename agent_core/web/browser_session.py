@@ -250,7 +250,7 @@ class BrowserSession:
         """The live board (a replay: the recording's breakers); without a model the model's row is
         left out (it cannot change)."""
         if self.replaying is not None and self.view is not None:
-            recorded = {snap.name: snap for snap in self.view.breaker_snapshots()}
+            recorded = {snap.name: snap for snap in self.view.stats.breaker_snapshots()}
             with_llm = self.view.started is not None and self.view.started.mode == "model"
             board = new_board(self.base, self.clock)
             if with_llm and not any(name.startswith(LLM_BREAKER) for name in recorded):
@@ -314,7 +314,7 @@ class BrowserSession:
         stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{self._exports_written}"
         report = self._export_dir / f"report-{stamp}.md"
         trace = self._export_dir / f"trace-{stamp}.jsonl"
-        report.write_text(view.export_text(), encoding="utf-8")
+        report.write_text(view.report.export_text(), encoding="utf-8")
         dump_events(view.events, trace)
         self._exported = (view, len(view.events), report, trace)
         return report, trace
@@ -328,7 +328,7 @@ class BrowserSession:
     @property
     def has_report(self) -> bool:
         """The current run wrote some report text (finished, or partial when stopped): worth downloading."""
-        return self.view is not None and bool(self.view.export_text().strip())
+        return self.view is not None and bool(self.view.report.export_text().strip())
 
     def discard(self, schedule: Callable[[OpenedAnalysis], None] | None = None) -> None:
         """The browser session ended: drop files, hand the open analysis to ``schedule`` for closing."""

@@ -108,8 +108,8 @@ class Handlers:
         return {
             p.trace.chatbot: s.messages(),
             p.report.markdown: report_pane(view, s.lang),
-            p.report.checked: view.checked_markdown() if view is not None else "",
-            p.status.stats: view.stats_markdown() if view is not None else "",
+            p.report.checked: view.report.checked_markdown() if view is not None else "",
+            p.status.stats: view.stats.markdown() if view is not None else "",
             p.status.line: self.line(s),
         }
 
@@ -181,7 +181,7 @@ class Handlers:
                 async for out in frames:
                     yield out
         finally:
-            self.budget.release(admission, tokens_used=view.tokens_used() if view is not None else 0)
+            self.budget.release(admission, tokens_used=view.stats.tokens_used() if view is not None else 0)
 
     # -- runs -----------------------------------------------------------------------------------------
 

@@ -58,5 +58,8 @@ DIAGNOSIS: Mapping[str, str] = MappingProxyType(
         "target_no_ref_hint": "check the URL, or paste the repository's own URL to read its default branch",
         "target_no_path": "{repo} has no {path} at {ref}",
         "target_no_path_hint": "check the path and the branch, or paste the folder's URL from GitHub",
+        "redis_down": "Redis, the state this app's replicas share, is unreachable: this run goes on without the shared HTTP cache and with this replica's own view of GitHub's rate limit. It reconnects by itself.",
+        "redis_back": "Redis is reachable again: the shared HTTP cache and rate-limit view are back.",
+        "redis_refusal": "This Space cannot count what visitors spend right now (Redis, its shared store, is unreachable), so no analysis starts; try again in a minute.",
     }
 )

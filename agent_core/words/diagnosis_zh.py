@@ -58,5 +58,8 @@ DIAGNOSIS: Mapping[str, str] = MappingProxyType(
         "target_no_ref_hint": "请检查链接，或粘贴仓库本身的链接以读取默认分支",
         "target_no_path": "{repo} 在 {ref} 上没有 {path}",
         "target_no_path_hint": "请检查路径和分支，或从 GitHub 复制该文件夹的链接",
+        "redis_down": "无法连接 Redis（本应用各副本共享的状态）：本次运行继续进行，但不使用共享的 HTTP 缓存，GitHub 速率限制只按本副本所见计算。连接恢复后会自动重连。",
+        "redis_back": "Redis 已恢复连接：共享的 HTTP 缓存和速率限制视图已恢复。",
+        "redis_refusal": "此 Space 暂时无法计算访客的用量（共享存储 Redis 无法连接），因此不会开始分析；请一分钟后再试。",
     }
 )
