@@ -3,7 +3,8 @@
 On a Hugging Face Space (``SPACE_ID``) strangers spend the owner's model key and GitHub quota. The
 composition root (:mod:`agent_core.top.wiring`) builds one :class:`SpaceQuotas` per process and decides with
 :func:`owner_github` and :func:`model_endpoint` which session draws from it, which may read private
-repositories (none that the owner's token opens) and which model endpoint needs the guarded pool.
+repositories (none that the owner's token opens) and which model endpoint needs the guarded pool. What
+a session's settings may be, and who pays for its runs, is decided beside it in :mod:`agent_core.top.payer`.
 """
 
 from __future__ import annotations

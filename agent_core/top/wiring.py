@@ -63,6 +63,7 @@ from agent_core.tools.executor import FaultInjector, Toolbox, ToolboxConfig
 from agent_core.tools.failures import breaker_key
 from agent_core.tools.registry import TOOL_NAMES, ToolLimits, tool_schemas
 from agent_core.top.hosting import SpaceQuotas, model_endpoint, owner_github, owner_model
+from agent_core.top.payer import visitor_endpoint
 from agent_core.top.services import Services
 
 __all__ = [
@@ -239,7 +240,7 @@ def build_model(
 def model_pool(services: Services, settings: Settings) -> tuple[httpx2.AsyncClient, bool]:
     """The connection pool a session's model uses, and whether its endpoint is trusted: the owner's
     endpoint over the shared pool, any other endpoint on a Space over the guarded one (untrusted)."""
-    visitor = services.settings.hosted and model_endpoint(settings) != model_endpoint(services.settings)
+    visitor = visitor_endpoint(services.settings, settings)
     return (services.visitor_llm_http, False) if visitor else (services.llm_http, True)
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from agent_core.clock import Clock, SystemClock
 from agent_core.settings import Settings
 from agent_core.shared_state import SharedRunBudget, refusal
+from agent_core.top.payer import Payer
 from agent_core.top.wiring import SpaceQuotas
 from agent_core.words import t
 
@@ -136,14 +137,6 @@ def _budget(quotas: SpaceQuotas | None, name: str, limit: int, clock: Clock) -> 
     """Counted in this process, or by every replica when the Space's quotas are shared (``REDIS_URL``)."""
     shared = quotas.visitor_budget(name, limit, clock) if quotas is not None else None
     return shared or RunBudget(limit, clock=clock)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Payer:
-    """Whose accounts a run spends: the owner's model key, the owner's GitHub quota (token or address)."""
-
-    owner_model: bool
-    owner_github: bool
 
 
 @dataclass(frozen=True, kw_only=True)
