@@ -28,10 +28,10 @@ from agent_core.shared_state import (
     SharedState,
     refusal,
 )
-from agent_core.shared_state.notices import WORDS
 from agent_core.top.services import Services
 from agent_core.top.wiring import open_analysis
 from agent_core.web.budget import Payer, SpaceBudget
+from agent_core.words import t
 from testing.analysis import analysis, make_settings
 from testing.app import free_port
 from testing.clock import FakeClock
@@ -343,7 +343,7 @@ async def test_redis_unreachable_at_start_the_app_serves_and_each_run_says_so_on
                 events = await run.ask("")
             assert isinstance(events[-1], ev.RunFinished) and events[-1].report
             notices = [e.message for e in events if isinstance(e, ev.Notice) and "Redis" in e.message]
-            assert notices == [WORDS[language][False]]
+            assert notices == [t("redis_down", language)]
     assert [r.levelname for r in caplog.records if r.name == "agent_core.shared_state.health"] == [
         "WARNING"
     ] * 2

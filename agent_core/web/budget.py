@@ -28,7 +28,7 @@ from agent_core.settings import Settings
 from agent_core.shared_state import SharedRunBudget, refusal
 from agent_core.top.payer import Payer
 from agent_core.top.wiring import SpaceQuotas
-from agent_core.web.i18n import t
+from agent_core.words import t
 
 WINDOW_SECONDS = 3600.0
 REPLAYS_PER_HOUR = 20  # per visitor (or RUNS_PER_HOUR, if more); each also bounded in CPU (web/replay.py)

@@ -32,7 +32,6 @@ from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import Admission, SpaceBudget
 from agent_core.web.controls import idle_controls, run_buttons, run_controls
 from agent_core.web.frames import BreakerTable
-from agent_core.web.i18n import t
 from agent_core.web.limits import too_long
 from agent_core.web.markdown import one_line
 from agent_core.web.mcp import client_key
@@ -41,6 +40,7 @@ from agent_core.web.page import Frame, Page
 from agent_core.web.replay import CpuMeter
 from agent_core.web.sessions import SessionTable
 from agent_core.web.stop import ActiveRun
+from agent_core.words import t
 
 logger = logging.getLogger("repo_analyst.app")
 

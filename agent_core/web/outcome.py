@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from agent_core import events as ev
 from agent_core.diagnosis import explain
-from agent_core.web.i18n import t
 from agent_core.web.markdown import safe_markdown
 from agent_core.web.render import TraceView
+from agent_core.words import t
 
 
 def explanation(diagnosis: ev.Diagnosis, lang: str) -> str:

@@ -25,7 +25,6 @@ from typing import assert_never
 
 from agent_core import events as ev
 from agent_core.web.breakers import breaker_label
-from agent_core.web.i18n import t
 from agent_core.web.markdown import one_line, safe_markdown
 from agent_core.web.report_view import ReportView
 from agent_core.web.stats import prompt_progress, step_usage
@@ -42,6 +41,7 @@ from agent_core.web.trace_items import (
     scope_items,
     short_args,
 )
+from agent_core.words import t
 
 # ------------------------------------------------------------------------------------------ the view
 

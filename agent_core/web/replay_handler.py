@@ -20,12 +20,12 @@ import gradio as gr
 from agent_core.errors import UserInputError
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.handlers import Handlers
-from agent_core.web.i18n import t
 from agent_core.web.limits import too_long
 from agent_core.web.mcp import client_key
 from agent_core.web.page import Frame
 from agent_core.web.replay import REPLAY_CPU_SECONDS, CpuMeter, load_recording, replay
 from agent_core.web.stop import ActiveRun
+from agent_core.words import t
 
 
 class ReplayHandler:

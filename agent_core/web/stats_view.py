@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from agent_core import events as ev
 from agent_core.resilience import BreakerSnapshot, BreakerState
-from agent_core.web.i18n import t
 from agent_core.web.stats import LiveStats
 from agent_core.web.trace_items import BreakerRow
+from agent_core.words import t
 
 
 class StatsView:
