@@ -22,8 +22,8 @@ from agent_core.report.relevance import topic_files
 from agent_core.report.words_en import EN
 from agent_core.sources import local, local_facts
 from agent_core.sources.models import FileTree, TreeEntry
-from agent_core.tools.executor import ToolResult
 from agent_core.tools.registry import overview_calls
+from agent_core.tools.results import ToolResult
 
 REPO = RepoRef(owner="acme", name="big")
 

@@ -24,7 +24,7 @@ from agent_core.report.words_en import EN
 from agent_core.report.words_zh import ZH
 from agent_core.settings import Settings
 from agent_core.sources.licenses import combine, same_license, spdx
-from agent_core.tools.executor import ToolResult
+from agent_core.tools.results import ToolResult
 from testing.analysis import analysis, make_settings, run_once
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo

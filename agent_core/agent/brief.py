@@ -16,8 +16,8 @@ from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.phrases import day, parse_date, shorten
 from agent_core.report.words_en import EN
 from agent_core.sources.models import FileContent, FileTree, TopFolder
-from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
+from agent_core.tools.results import ToolResult
 
 HEADER = (
     "Evidence the tools gathered before your first turn (these calls are done; do not repeat them — "

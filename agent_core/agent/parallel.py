@@ -22,7 +22,8 @@ from agent_core.agent.offload import off_loop
 from agent_core.agent.sink import EventSink
 from agent_core.repomodel import model_of, tree_summary
 from agent_core.sources.models import FileTree
-from agent_core.tools.executor import Toolbox, ToolResult
+from agent_core.tools.executor import Toolbox
+from agent_core.tools.results import ToolResult
 
 PREVIEW_CHARS = 4000
 

@@ -34,9 +34,9 @@ from agent_core.repo import RepoRef
 from agent_core.repomodel import RepoModel, model_of
 from agent_core.report.relevance import QUESTION_READS
 from agent_core.sources.models import DirListing, FileTree
-from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
 from agent_core.tools.registry import COMMITS_IN_OVERVIEW, overview_calls
+from agent_core.tools.results import ToolResult
 
 TEST_DIRS = ("tests", "test", "spec", "__tests__")
 _MAX_CI_FILES = 2

@@ -30,8 +30,9 @@ from agent_core.report.words_en import EN
 from agent_core.report.words_zh import ZH
 from agent_core.resilience import BreakerBoard
 from agent_core.sources.models import FileTree
-from agent_core.tools.executor import Toolbox, ToolResult
+from agent_core.tools.executor import Toolbox
 from agent_core.tools.observe import cut_for_model
+from agent_core.tools.results import ToolResult
 
 Feed = Literal["native", "text", "none"]
 """How tool results go back to the model: as ``tool`` messages, as text observations, or not at all

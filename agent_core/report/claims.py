@@ -26,7 +26,7 @@ from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.phrases import parse_date
 from agent_core.report.scoped import link_path, whole_tree
 from agent_core.report.words_en import EN
-from agent_core.tools.executor import ToolResult
+from agent_core.tools.results import ToolResult
 
 _LINE_ANCHOR = re.compile(r"^L\d+(?:-L\d+)?$")
 

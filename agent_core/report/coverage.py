@@ -20,7 +20,7 @@ from agent_core.report.facts import gather, repo_model
 from agent_core.report.inert import code
 from agent_core.report.words import Language
 from agent_core.report.words_en import EN
-from agent_core.tools.executor import ToolResult
+from agent_core.tools.results import ToolResult
 
 _SHOWN = 8  # unvisited folders named in the line; the rest are counted
 

@@ -28,8 +28,8 @@ from agent_core.report.scoped import reroot
 from agent_core.report.words import Words
 from agent_core.sources.licenses import UNNAMED
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
-from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
+from agent_core.tools.results import ToolResult
 
 LARGE_FILE_BYTES = 5 * 1024 * 1024
 # Kept for the offline answer's file relevance (report/relevance.py, answer.py); the report's own test

@@ -42,7 +42,7 @@ from agent_core.report.sections import SECTIONS, primary_language
 from agent_core.report.words import Language, Words
 from agent_core.report.words_en import EN
 from agent_core.report.words_zh import ZH
-from agent_core.tools.executor import ToolResult
+from agent_core.tools.results import ToolResult
 
 
 def write_report(

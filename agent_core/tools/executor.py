@@ -45,42 +45,9 @@ from agent_core.resilience import BreakerBoard, BreakerState, RetryDetails, Retr
 from agent_core.sources.base import RepoSource
 from agent_core.tools.failures import FailureMemory, breaker_key, classify, failure_reason
 from agent_core.tools.registry import BY_NAME, ToolCall, ToolLimits, ToolOutput, ToolSpec, tool_schemas
+from agent_core.tools.results import ToolResult
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, kw_only=True)
-class ToolResult:
-    """What one call produced: an observation for the model and metadata for the UI."""
-
-    call_id: str
-    tool: str
-    arguments: Mapping[str, Any]
-    ok: bool
-    observation: dict[str, Any]
-    value: Any = None  # the typed source value (planner and report writer read it)
-    repo: RepoRef | None = None
-    duration_s: float = 0.0
-    http_requests: int = 0
-    attempts: int = 0
-    from_cache: bool = False
-    memo: bool = False
-    stale: bool = False
-    stale_age_s: float | None = None
-    degraded: bool = False
-    error: str | None = None
-    cause: str | None = None  # the diagnosis key of the failure (agent_core.diagnosis), when known
-    host: str | None = None  # the host that failed, when known
-    reset_at: float | None = None  # a rate limit's reset (UTC epoch seconds)
-    source: str = "github"  # the kind of source the call read ("github", "local")
-
-    @property
-    def cost(self) -> CallCost:
-        """What the call cost, as the UI shows it (requests, and whether the cache answered)."""
-        return CallCost(requests=self.http_requests, cache_hits=int(self.from_cache))
-
-    def observation_text(self) -> str:
-        return json.dumps(self.observation, ensure_ascii=False, separators=(",", ":"))
 
 
 RetryListener = Callable[[str, str, RetryDetails], None]
