@@ -55,6 +55,7 @@ from agent_core.report.words import Words
 from agent_core.report.words_en import EN
 from agent_core.report.words_zh import ZH
 from agent_core.resilience import Outcome
+from agent_core.tools.registry import GET_FILE_TREE, READ_FILE
 
 _MAX_PATHS = 150  # folders (and top-level files) listed for the model
 REQUEST_MARK = "Draw the architecture of "
@@ -119,7 +120,7 @@ class Diagrams:
         if self._task is not None or run.follow_up or not run.parts.diagram_from_model:
             return
         read = {r.tool for r in run.parts.toolbox.results if r.ok}
-        if not driver.concurrent or not {"get_file_tree", "read_file"} <= read:
+        if not driver.concurrent or not {GET_FILE_TREE, READ_FILE} <= read:
             return  # no tree to check a proposal against, or no file read yet: the model explores on
         messages = list(run.parts.conversation.messages)
         reserve = driver.estimate(messages) + driver.max_tokens  # the report turn's share of the budget

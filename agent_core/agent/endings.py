@@ -30,9 +30,10 @@ from agent_core.report.words import Language, Words
 from agent_core.report.words_en import EN
 from agent_core.report.words_zh import ZH
 from agent_core.report.writer import write_report
+from agent_core.tools.registry import GET_FILE_TREE, GET_LANGUAGES, GET_REPO_INFO
 
 Writer = Literal["model", "planner", "fallback"]
-WHOLE_REPOSITORY_TOOLS = frozenset({"get_repo_info", "get_file_tree", "get_languages"})
+WHOLE_REPOSITORY_TOOLS = frozenset({GET_REPO_INFO, GET_FILE_TREE, GET_LANGUAGES})
 """Calls that read the repository itself: their 404 means the repository is missing or private."""
 
 

@@ -35,7 +35,14 @@ from agent_core.repomodel import RepoModel, model_of
 from agent_core.report.relevance import QUESTION_READS
 from agent_core.sources.models import DirListing, FileTree
 from agent_core.tools.observe import notable_role
-from agent_core.tools.registry import COMMITS_IN_OVERVIEW, overview_calls
+from agent_core.tools.registry import (
+    COMMITS_IN_OVERVIEW,
+    GET_FILE_TREE,
+    GET_REPO_INFO,
+    LIST_DIRECTORY,
+    READ_FILE,
+    overview_calls,
+)
 from agent_core.tools.results import ToolResult
 
 TEST_DIRS = ("tests", "test", "spec", "__tests__")
@@ -160,17 +167,17 @@ class OfflinePlanner:
             base = f"{tree.path}/" if tree.path else ""
             paths, asked = self._derived(tree, base)
             focus = [
-                _Pick(call=_call("read_file", repo, path=f), label=f, kind="question")
+                _Pick(call=_call(READ_FILE, repo, path=f), label=f, kind="question")
                 for f in [tree.focus]
                 if f
             ]
             picks = [*self._bounded(_picks_from_paths(repo, paths)), *self._for_question(repo, asked)]
             outside = _repository_ci(repo, results) if base else []
             return [*focus, *(_rooted(p, base) for p in picks), *outside]
-        tree_result = next((r for r in reversed(results) if r.tool == "get_file_tree"), None)
+        tree_result = next((r for r in reversed(results) if r.tool == GET_FILE_TREE), None)
         if tree_result is None or not _worth_listing(results):
             return []
-        root_call = _call("list_directory", repo, path="")
+        root_call = _call(LIST_DIRECTORY, repo, path="")
         listing = _listing(results, _key(root_call))
         if listing is None:
             return [_Pick(call=root_call, label="the root folder", kind="root")]
@@ -196,9 +203,7 @@ class OfflinePlanner:
 
     def _for_question(self, repo: RepoRef, asked: Sequence[str]) -> list[_Pick]:
         """The reads the question needs, at most ``max_question_reads`` (some may be made already)."""
-        return [
-            _Pick(call=_call("read_file", repo, path=path), label=path, kind="question") for path in asked
-        ]
+        return [_Pick(call=_call(READ_FILE, repo, path=path), label=path, kind="question") for path in asked]
 
 
 def _not_own(model: RepoModel, base: str) -> Callable[[str], bool]:
@@ -225,7 +230,7 @@ def basic_reads(repo: RepoRef, tree: FileTree) -> list[PlannedCall]:
     primary: dict[str, str] = {}
     for path in sorted((p for p in files if notable_role(p) == "manifest"), key=_manifest_rank):
         primary.setdefault(_ecosystem(path), path)
-    return [_call("read_file", repo, path=path) for path in [*readme, *primary.values()]]
+    return [_call(READ_FILE, repo, path=path) for path in [*readme, *primary.values()]]
 
 
 _ECOSYSTEMS = (
@@ -256,7 +261,7 @@ def _picks_from_paths(repo: RepoRef, paths: TreePaths) -> list[_Pick]:
     tests = [name for name in TEST_DIRS if name in paths.top_dirs][:1]
 
     def read(path: str, kind: str, label: str) -> _Pick:
-        return _Pick(call=_call("read_file", repo, path=path), label=label, kind=kind)
+        return _Pick(call=_call(READ_FILE, repo, path=path), label=label, kind=kind)
 
     head = _MAX_ROOT_MANIFESTS_FIRST
     return [
@@ -267,7 +272,7 @@ def _picks_from_paths(repo: RepoRef, paths: TreePaths) -> list[_Pick]:
         *(
             read(p, "attributes", p) for p in roots if p == ".gitattributes"
         ),  # the repository model's overrides
-        *(_Pick(call=_call("list_directory", repo, path=t), label=f"{t}/", kind="tests") for t in tests),
+        *(_Pick(call=_call(LIST_DIRECTORY, repo, path=t), label=f"{t}/", kind="tests") for t in tests),
         *(read(p, "manifest", p) for p in root_manifests[head:]),
         *(read(p, "ci", p) for p in ci[1:_MAX_CI_FILES]),
         *(read(p, "manifest", p) for p in nested_manifests),
@@ -288,10 +293,10 @@ def _describe(repo: RepoRef, picks: Sequence[_Pick], *, several: bool, purpose: 
         ("question", f"for {purpose}: {{}}"),
     )
     for kind, template in wording:
-        labels = [p.label for p in picks if p.kind == kind and p.call.tool == "read_file"]
+        labels = [p.label for p in picks if p.kind == kind and p.call.tool == READ_FILE]
         if labels:
             groups.append(template.format(", ".join(labels)))
-    listed = [p.label for p in picks if p.call.tool == "list_directory" and p.kind != "root"]
+    listed = [p.label for p in picks if p.call.tool == LIST_DIRECTORY and p.kind != "root"]
     verb = "Reading " + "; ".join(groups) if groups else ""
     listing = ("listing " if groups else "Listing ") + ", ".join(listed) if listed else ""
     body = " and ".join(part for part in (verb, listing) if part)
@@ -311,7 +316,7 @@ def _rooted(pick: _Pick, base: str) -> _Pick:
 def _repository_ci(repo: RepoRef, results: Sequence[ToolResult]) -> list[_Pick]:
     """A scoped run's folder seldom holds the CI that runs for it: the repository's root listing, then
     its workflows folder when the root shows one."""
-    root_call = _call("list_directory", repo, path="")
+    root_call = _call(LIST_DIRECTORY, repo, path="")
     listing = _listing(results, _key(root_call))
     if listing is None:
         return [_Pick(call=root_call, label="the repository's root folder", kind="root")]
@@ -322,7 +327,7 @@ def _workflows(repo: RepoRef, listing: DirListing) -> list[_Pick]:
     """A root listing cannot show CI files one level down: the workflows folder, when there is one."""
     if not any(e.name == ".github" and e.type == "dir" for e in listing.entries):
         return []
-    call = _call("list_directory", repo, path=".github/workflows")
+    call = _call(LIST_DIRECTORY, repo, path=".github/workflows")
     return [_Pick(call=call, label=".github/workflows/", kind="ci")]
 
 
@@ -346,7 +351,7 @@ def _root_tree(results: Sequence[ToolResult]) -> FileTree | None:
     scoped run's is its folder's (``tree.path``)."""
     for result in reversed(results):
         if (
-            result.tool == "get_file_tree"
+            result.tool == GET_FILE_TREE
             and result.ok
             and isinstance(result.value, FileTree)
             and not result.arguments.get("path")
@@ -369,7 +374,7 @@ def _listing(results: Sequence[ToolResult], key: CallKey) -> DirListing | None:
 def _worth_listing(results: Sequence[ToolResult]) -> bool:
     """Fall back to a root listing unless the repository itself is known to be missing (a plain,
     non-degraded failure of get_repo_info, e.g. not found): then every listing would fail too."""
-    info = next((r for r in reversed(results) if r.tool == "get_repo_info"), None)
+    info = next((r for r in reversed(results) if r.tool == GET_REPO_INFO), None)
     return info is None or info.ok or info.degraded
 
 

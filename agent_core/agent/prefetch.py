@@ -29,7 +29,7 @@ from agent_core.agent.run import Run
 from agent_core.repo import RepoRef
 from agent_core.sources.models import DirListing, FileTree
 from agent_core.tools.observe import notable_role
-from agent_core.tools.registry import overview_calls
+from agent_core.tools.registry import GET_FILE_TREE, LIST_DIRECTORY, READ_FILE, overview_calls
 
 _CHARS_PER_TOKEN = 3.0  # the brief's size is set in characters; ~3.3 per token for English and code
 
@@ -83,7 +83,7 @@ async def _turn(run: Run, calls: list[PlannedCall], thought: str) -> AsyncIterat
 def scoped_reads(repo: RepoRef, tree: FileTree) -> list[PlannedCall]:
     """The basic reads of a tree; of a scoped run's folder as if it were the root (its README, its own
     manifests), and first the file a ``/blob/`` URL named."""
-    focus = [PlannedCall(tool="read_file", arguments=_at(repo, tree.focus))] if tree.focus else []
+    focus = [PlannedCall(tool=READ_FILE, arguments=_at(repo, tree.focus))] if tree.focus else []
     if not tree.path:
         return [*focus, *basic_reads(repo, tree)]
     base = f"{tree.path}/"
@@ -120,7 +120,7 @@ _MAX_ANCESTORS = 4  # folders listed up the path (closest first), the root alway
 def _ancestor_listings(repo: RepoRef, path: str) -> list[PlannedCall]:
     parts = path.split("/")[:-1]
     ancestors = [*["/".join(parts[:i]) for i in range(len(parts), 0, -1)][: _MAX_ANCESTORS - 1], ""]
-    return [PlannedCall(tool="list_directory", arguments=_at(repo, folder)) for folder in ancestors]
+    return [PlannedCall(tool=LIST_DIRECTORY, arguments=_at(repo, folder)) for folder in ancestors]
 
 
 def _nearest_manifest(run: Run, repo: RepoRef, path: str) -> list[PlannedCall]:
@@ -138,7 +138,7 @@ def _nearest_manifest(run: Run, repo: RepoRef, path: str) -> list[PlannedCall]:
             else []
         )
         if found:
-            return [PlannedCall(tool="read_file", arguments=_at(repo, found[0]))]
+            return [PlannedCall(tool=READ_FILE, arguments=_at(repo, found[0]))]
     return []
 
 
@@ -149,14 +149,14 @@ def _has_attributes(tree: FileTree) -> bool:
 
 def _attributes(repo: RepoRef) -> PlannedCall:
     return PlannedCall(
-        tool="read_file", arguments={"owner": repo.owner, "repo": repo.name, "path": ".gitattributes"}
+        tool=READ_FILE, arguments={"owner": repo.owner, "repo": repo.name, "path": ".gitattributes"}
     )
 
 
 def _tree(run: Run, key: str) -> FileTree | None:
     for result in reversed(run.results()):
         if (
-            result.tool == "get_file_tree"
+            result.tool == GET_FILE_TREE
             and result.ok
             and result.repo is not None
             and result.repo.key() == key

@@ -44,7 +44,15 @@ from agent_core.repo import RepoRef
 from agent_core.resilience import BreakerBoard, BreakerState, RetryDetails, RetryPolicy, call_with_retry
 from agent_core.sources.base import RepoSource
 from agent_core.tools.failures import FailureMemory, breaker_key, classify, failure_reason
-from agent_core.tools.registry import BY_NAME, ToolCall, ToolLimits, ToolOutput, ToolSpec, tool_schemas
+from agent_core.tools.registry import (
+    BY_NAME,
+    GET_REPO_INFO,
+    ToolCall,
+    ToolLimits,
+    ToolOutput,
+    ToolSpec,
+    tool_schemas,
+)
 from agent_core.tools.results import ToolResult
 
 logger = logging.getLogger(__name__)
@@ -309,7 +317,7 @@ class Toolbox:
 
     def _learn_alias(self, call: ToolCall, value: Any) -> None:
         full_name = getattr(value, "full_name", None)
-        if call.tool == "get_repo_info" and isinstance(full_name, str):
+        if call.tool == GET_REPO_INFO and isinstance(full_name, str):
             self.add_alias(full_name, call.repo)
 
     def _costs(self, cost: CallCost, started: float) -> dict[str, Any]:

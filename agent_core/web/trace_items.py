@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent_core import events as ev
+from agent_core.tools.registry import GET_FILE_TREE
 from agent_core.web.i18n import t
 from agent_core.web.markdown import MarkdownStream, fenced, format_age, one_line
 from agent_core.web.tree_preview import tree_preview
@@ -141,7 +142,7 @@ def call_badges(event: ev.ToolCallFinished) -> list[str]:
 def call_preview(event: ev.ToolCallFinished, lang: str = "en") -> str:
     """What a finished call shows: a file tree as a short summary (:mod:`~agent_core.web.tree_preview`),
     any other result as its fenced preview."""
-    if event.tool == "get_file_tree" and event.ok:
+    if event.tool == GET_FILE_TREE and event.ok:
         return tree_preview(event, lang)
     return fenced(event.preview)
 
