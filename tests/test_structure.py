@@ -7,9 +7,16 @@ preview parsed back, a breaker name split apart, each fails here.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from pathlib import Path
 
-from agent_core.tools.registry import TOOL_NAMES
+from agent_core import events as ev
+from agent_core.agent.sink import EventSink
+from agent_core.event_json import event_from_dict, event_to_dict
+from agent_core.resilience import BreakerBoard, BreakerConfig, BreakerName
+from agent_core.tools.failures import breaker_key
+from agent_core.tools.registry import READ_FILE, TOOL_NAMES
+from testing.clock import FakeClock
 from tests.test_layering import ROOT, module_name, python_files
 
 
@@ -36,8 +43,86 @@ def test_tool_names_are_written_only_in_the_registry() -> None:
     assert tool_name_literals(outside) == []
 
 
+_PARSERS = {"loads", "split", "rsplit", "partition", "rpartition", "search", "match", "fullmatch", "findall"}
+_PARSERS |= {"finditer", "sub", "startswith", "removeprefix", "index", "find"}
+_CONSUMERS = ("agent_core/web", "agent_core/top", "agent_core/report", "agent_core/agent", "bench")
+
+
+def _reads(node: ast.AST, attrs: set[str]) -> bool:
+    return any(
+        (isinstance(n, ast.Attribute) and n.attr in attrs) or (isinstance(n, ast.Name) and n.id in attrs)
+        for n in ast.walk(node)
+    )
+
+
+def parsed_fields(paths: list[Path], fields: set[str], root: Path = ROOT) -> list[str]:
+    """Every call that parses ``x.<field>``: ``json.loads(x.preview)``, ``x.breaker.partition(":")``, a
+    regex over it... (a field only passed on, shown, measured or compared is fine)."""
+    found = []
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                continue
+            if node.func.attr not in _PARSERS:
+                continue
+            if _reads(node.func.value, fields) or any(_reads(arg, fields) for arg in node.args):
+                found.append(f"{module_name(path, root)}:{node.lineno} {ast.unparse(node)[:80]}")
+    return found
+
+
+def test_no_consumer_parses_a_preview_or_splits_a_breaker_name() -> None:
+    fields = {"preview", "breaker"}
+    assert parsed_fields(python_files(*_CONSUMERS), fields) == []
+    breaker_names = {"name"}  # a snapshot's or a change's name: read .source / .subject instead
+    web_breakers = [p for p in python_files("agent_core/web", "agent_core/top") if "breaker" in p.read_text()]
+    assert [f for f in parsed_fields(web_breakers, breaker_names) if "partition" in f or "split" in f] == []
+
+
+def test_the_parse_check_sees_json_loads_and_a_split(tmp_path: Path) -> None:
+    folder = tmp_path / "agent_core"
+    folder.mkdir()
+    probe = folder / "probe.py"
+    probe.write_text(
+        "data = json.loads(event.preview)\n"
+        "tool = event.breaker.partition(':')[2]\n"
+        "shown = fenced(event.preview)\n"
+        "size = len(event.preview)\n"
+    )
+    assert parsed_fields([probe], {"preview", "breaker"}, root=tmp_path) == [
+        "agent_core.probe:1 json.loads(event.preview)",
+        "agent_core.probe:2 event.breaker.partition(':')",
+    ]
+
+
 def test_the_tool_name_check_sees_a_literal(tmp_path: Path) -> None:
     folder = tmp_path / "agent_core"
     folder.mkdir()
     (folder / "probe.py").write_text('if call.tool == "read_file":\n    """read_file in prose"""\n')
     assert tool_name_literals([folder / "probe.py"], root=tmp_path) == ["agent_core.probe:1 'read_file'"]
+
+
+# -- breaker names: built in one place, never split ------------------------------------------------------
+
+
+async def test_a_breaker_name_is_built_once_and_its_parts_travel_to_the_event() -> None:
+    clock = FakeClock()
+    board = BreakerBoard(config=BreakerConfig(failure_threshold=1, open_seconds=5.0), clock=clock)
+    sink = EventSink(clock=clock, breakers=board)
+    name = breaker_key("github", READ_FILE)
+    assert str(name) == "github:read_file"
+    assert str(BreakerName(source="model")) == "model"
+    permit = board.get(name).acquire()
+    permit.failure("HTTP 503")
+    (snapshot,) = board.snapshot()
+    assert (snapshot.name, snapshot.source, snapshot.subject) == ("github:read_file", "github", "read_file")
+    event = await sink.get()
+    assert isinstance(event, ev.BreakerChanged)
+    assert (event.breaker, event.source, event.subject, event.new) == (
+        "github:read_file",
+        "github",
+        "read_file",
+        "open",
+    )
+    assert event_from_dict(event_to_dict(event)) == event
+    old = {k: v for k, v in event_to_dict(event).items() if k not in ("source", "subject")}
+    assert event_from_dict(old) == replace(event, source="", subject="")  # an older trace still loads

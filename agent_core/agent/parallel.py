@@ -23,7 +23,7 @@ from agent_core.agent.sink import EventSink
 from agent_core.repomodel import model_of, tree_summary
 from agent_core.sources.models import FileTree
 from agent_core.tools.executor import Toolbox
-from agent_core.tools.results import ToolResult
+from agent_core.tools.results import ToolResult, shape_of
 
 PREVIEW_CHARS = 4000
 
@@ -101,6 +101,7 @@ def finished_event(t: float, turn: int, r: ToolResult) -> ev.ToolCallFinished:
         error=r.error,
         cause=r.cause if not r.ok else None,
         tree=tree_summary(model_of(r.value)) if r.ok and isinstance(r.value, FileTree) else None,
+        shape=shape_of(r.value) if r.ok else None,
     )
 
 

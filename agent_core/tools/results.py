@@ -8,12 +8,22 @@ the machinery that produces them.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from agent_core.cost import CallCost
 from agent_core.repo import RepoRef
+from agent_core.result_shape import (
+    CommitsShape,
+    FileShape,
+    InfoShape,
+    LanguagesShape,
+    ListingShape,
+    ResultShape,
+)
+from agent_core.sources.models import CommitList, DirListing, FileContent, Languages, RepoInfo
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,3 +58,48 @@ class ToolResult:
 
     def observation_text(self) -> str:
         return json.dumps(self.observation, ensure_ascii=False, separators=(",", ":"))
+
+
+def shape_of(value: Any) -> ResultShape | None:
+    """The typed shape of a source value (``ToolCallFinished.shape``); None for a tree (it has its own,
+    :mod:`agent_core.tree_shape`) and for anything else."""
+    match value:
+        case FileContent():
+            return FileShape(
+                path=value.path,
+                content=value.kind,
+                size=value.size,
+                start_line=value.start_line,
+                end_line=value.end_line,
+                total_lines=value.total_lines,
+                cut=value.truncated,
+                next_line=value.next_offset,
+            )
+        case DirListing():
+            kinds = Counter(entry.type for entry in value.entries)
+            files, dirs = kinds["file"], kinds["dir"]
+            other = len(value.entries) - files - dirs
+            return ListingShape(path=value.path, files=files, dirs=dirs, other=other, cut=value.truncated)
+        case RepoInfo():
+            return InfoShape(
+                full_name=value.full_name,
+                default_branch=value.default_branch,
+                language=value.language,
+                license=value.license,
+                stars=value.stars,
+                archived=bool(value.archived),
+                renamed_from=value.renamed_from,
+            )
+        case CommitList():
+            return CommitsShape(
+                commits=len(value.commits),
+                authors=len({c.author for c in value.commits if c.author}),
+                newest=value.commits[0].date if value.commits else None,
+                more=value.has_more,
+                empty_repository=value.empty_repository,
+            )
+        case Languages():
+            total = sum(value.bytes_by_language.values()) or 1
+            ranked = sorted(value.bytes_by_language.items(), key=lambda kv: -kv[1])
+            return LanguagesShape(languages=tuple((name, round(100 * n / total, 1)) for name, n in ranked))
+    return None

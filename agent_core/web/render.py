@@ -25,7 +25,7 @@ from typing import Literal, assert_never
 from agent_core import events as ev
 from agent_core.report.claims import annotate
 from agent_core.report.export import full_report
-from agent_core.resilience import BreakerSnapshot, BreakerState
+from agent_core.resilience import BreakerSnapshot
 from agent_core.web.breakers import breaker_label
 from agent_core.web.checked import checked_markdown
 from agent_core.web.diagrams import RunDiagrams
@@ -245,14 +245,9 @@ class TraceView:
     def _breaker(self, event: ev.BreakerChanged) -> None:
         old = self._breakers.get(event.breaker)
         failed = event.new != "closed"
-        self._breakers[event.breaker] = BreakerRow(
-            state=event.new,
-            failures=event.failures,
-            last_error=event.reason if failed else (old.last_error if old else None),
-            retry_after_s=event.retry_after_s,
-            at=event.t,
-        )
-        name = breaker_label(event.breaker, self.lang)
+        last_error = event.reason if failed else (old.last_error if old else None)
+        self._breakers[event.breaker] = BreakerRow(event=event, last_error=last_error)
+        name = breaker_label(event.source, event.subject, event.breaker, self.lang)
         text = t("breaker_line", self.lang, name=name, old=event.old, new=event.new, reason=event.reason)
         detail = t("breaker_detail", self.lang, failures=event.failures)
         if event.new == "open":
@@ -387,13 +382,4 @@ class TraceView:
     def breaker_snapshots(self, at: float | None = None) -> list[BreakerSnapshot]:
         """Breakers as the events tell them, ``retry_after`` counted down to ``at`` (default: latest t)."""
         now = self._now if at is None else at
-        return [
-            BreakerSnapshot(
-                name=name,
-                state=BreakerState(row.state),
-                failures=row.failures,
-                last_error=row.last_error,
-                retry_after=max(0.0, row.retry_after_s - (now - row.at)) if row.state == "open" else 0.0,
-            )
-            for name, row in self._breakers.items()
-        ]
+        return [row.snapshot(now) for row in self._breakers.values()]

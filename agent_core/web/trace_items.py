@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent_core import events as ev
+from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.tools.registry import GET_FILE_TREE
 from agent_core.web.i18n import t
 from agent_core.web.markdown import MarkdownStream, fenced, format_age, one_line
@@ -114,11 +115,23 @@ class Call(Item):
 
 @dataclass(kw_only=True)
 class BreakerRow:
-    state: str
-    failures: int
+    """A breaker as its latest event tells it (a replay has no live board)."""
+
+    event: ev.BreakerChanged
     last_error: str | None
-    retry_after_s: float
-    at: float
+
+    def snapshot(self, now: float) -> BreakerSnapshot:
+        """The row as the breaker table takes it, ``retry_after`` counted down to ``now``."""
+        e = self.event
+        return BreakerSnapshot(
+            name=e.breaker,
+            source=e.source,
+            subject=e.subject,
+            state=BreakerState(e.new),
+            failures=e.failures,
+            last_error=self.last_error,
+            retry_after=max(0.0, e.retry_after_s - (now - e.t)) if e.new == "open" else 0.0,
+        )
 
 
 def call_badges(event: ev.ToolCallFinished) -> list[str]:
