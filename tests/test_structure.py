@@ -10,13 +10,24 @@ import ast
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from agent_core import events as ev
 from agent_core.agent.sink import EventSink
+from agent_core.errors import InvalidTargetError
 from agent_core.event_json import event_from_dict, event_to_dict
+from agent_core.llm import resolve_model_config
 from agent_core.resilience import BreakerBoard, BreakerConfig, BreakerName
+from agent_core.settings import Settings
+from agent_core.sources.targets import MAX_TARGETS
 from agent_core.tools.failures import breaker_key
 from agent_core.tools.registry import READ_FILE, TOOL_NAMES
+from agent_core.top.services import Services
+from agent_core.top.wiring import open_analysis, resolve_targets
+from agent_core.web.browser_session import model_label
+from testing.analysis import make_settings
 from testing.clock import FakeClock
+from testing.github import GitHubEmulator
 from tests.test_layering import ROOT, module_name, python_files
 
 
@@ -126,3 +137,51 @@ async def test_a_breaker_name_is_built_once_and_its_parts_travel_to_the_event() 
     assert event_from_dict(event_to_dict(event)) == event
     old = {k: v for k, v in event_to_dict(event).items() if k not in ("source", "subject")}
     assert event_from_dict(old) == replace(event, source="", subject="")  # an older trace still loads
+
+
+# -- parsed values travel parsed -----------------------------------------------------------------------
+
+
+async def test_open_analysis_opens_parsed_targets_as_they_are(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    services = Services(make_settings(emulator, tmp_path))
+    try:
+        parsed = resolve_targets(services, "acme/widgets", "")
+        opened = await open_analysis(services, parsed, "how does it compare with acme/gadgets?")
+        assert [r.full_name for r in opened.analysis.scope] == ["acme/widgets"]  # the question: not again
+        await opened.aclose()
+        with pytest.raises(InvalidTargetError):
+            await open_analysis(services, [])
+        with pytest.raises(InvalidTargetError):
+            await open_analysis(services, parsed * (MAX_TARGETS + 1))
+    finally:
+        await services.aclose()
+
+
+def test_the_model_configuration_is_assembled_from_settings_in_one_method() -> None:
+    settings = Settings(
+        llm_provider="custom", llm_base_url="http://127.0.0.1:9/v1", llm_model="m", api_key="k"
+    )
+    assert settings.model_config() == {
+        "provider": "custom",
+        "base_url": "http://127.0.0.1:9/v1",
+        "model": "m",
+        "api_key": "k",
+        "hf_token": None,
+    }
+    assert settings.model_config(keys=False)["api_key"] is None
+    assert resolve_model_config(**settings.model_config()).base_url == "http://127.0.0.1:9/v1"
+    sites = [
+        f"{module_name(path)}:{node.lineno}"
+        for path in python_files("agent_core")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and any(isinstance(k.value, ast.Attribute) and k.value.attr == "llm_provider" for k in node.keywords)
+        and "resolve_model_config" in ast.unparse(node.func)
+    ]
+    assert sites == []
+    assert model_label(settings) == (
+        "m",
+        "Custom OpenAI-compatible endpoint",
+    )  # the parts, never "m via Custom" split again
