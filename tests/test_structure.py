@@ -17,6 +17,7 @@ from agent_core.agent.sink import EventSink
 from agent_core.errors import InvalidTargetError
 from agent_core.event_json import event_from_dict, event_to_dict
 from agent_core.llm import resolve_model_config
+from agent_core.repo import Renames, RepoRef
 from agent_core.resilience import BreakerBoard, BreakerConfig, BreakerName
 from agent_core.settings import Settings
 from agent_core.sources.targets import MAX_TARGETS
@@ -185,3 +186,16 @@ def test_the_model_configuration_is_assembled_from_settings_in_one_method() -> N
         "m",
         "Custom OpenAI-compatible endpoint",
     )  # the parts, never "m via Custom" split again
+
+
+def test_one_map_of_renamed_repositories_answers_every_question_about_a_rename() -> None:
+    renames = Renames()
+    typed = RepoRef(owner="Acme", name="Widgets")
+    assert not renames.learn_name(typed, "acme/widgets")  # the same name, other case: no rename
+    assert renames.current(typed) is typed and renames.typed("acme/gadgets") == "acme/gadgets"
+    assert renames.learn_name(typed, "acme/Gadgets")
+    assert renames.current(typed) == RepoRef(owner="acme", name="Gadgets")
+    assert renames.typed("ACME/gadgets") == "acme/widgets"  # the new name reads the repository typed
+    assert renames.id_path(typed) is None
+    renames.learn_id_path("ACME/widgets", "/repositories/7")
+    assert renames.id_path(typed) == "/repositories/7"

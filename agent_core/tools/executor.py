@@ -40,7 +40,7 @@ from agent_core.errors import (
     TransientError,
     UserInputError,
 )
-from agent_core.repo import RepoRef
+from agent_core.repo import Renames, RepoRef
 from agent_core.resilience import BreakerBoard, BreakerState, RetryDetails, RetryPolicy, call_with_retry
 from agent_core.sources.base import RepoSource
 from agent_core.tools.failures import FailureMemory, breaker_key, classify, failure_reason
@@ -92,10 +92,11 @@ class Toolbox:
         rng: Callable[[], float] = random.random,
         on_retry: RetryListener | None = None,
         faults: FaultInjector | None = None,
+        renames: Renames | None = None,
     ) -> None:
         self._sources = {key.lower(): source for key, source in sources.items()}
         self._scope = {repo.key(): repo for repo in scope}
-        self._aliases: dict[str, str] = {}
+        self._renames = renames if renames is not None else Renames()  # shared with the GitHub client
         self._breakers = breakers
         self._clock = clock
         self._config = config
@@ -114,7 +115,7 @@ class Toolbox:
     def add_alias(self, alias: str, target: RepoRef) -> None:
         """A rename learned during the run: the new name reads the same repository."""
         if target.key() in self._scope:
-            self._aliases[alias.lower()] = target.key()
+            self._renames.learn_name(target, alias)
 
     async def execute(self, call_id: str, tool: str, arguments: str | Mapping[str, Any] | None) -> ToolResult:
         """Run one call; never raises except on cancellation."""
@@ -165,7 +166,7 @@ class Toolbox:
         return self._record(result)
 
     def _in_scope(self, repo: RepoRef) -> str:
-        key = self._aliases.get(repo.key(), repo.key())
+        key = self._renames.typed(repo.key())
         if key not in self._scope:
             named = ", ".join(r.full_name for r in self._scope.values())
             raise OutOfScopeError(

@@ -49,7 +49,7 @@ from agent_core.llm import (
     model_configured,
     resolve_model_config,
 )
-from agent_core.repo import RepoRef, RunScope
+from agent_core.repo import Renames, RepoRef, RunScope
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
 from agent_core.settings import Settings
 from agent_core.sources.base import RepoSource
@@ -278,6 +278,7 @@ async def open_analysis(
     board = breakers or new_board(s, clock)
     sink = EventSink(clock, board)
     github: GitHubClient | None = None
+    renames = Renames()  # the client learns a rename, the toolbox lets the new name in: one map
     sources: dict[str, RepoSource] = {}
     scope: list[RepoRef] = []
     notes: list[str] = []
@@ -302,6 +303,7 @@ async def open_analysis(
                     clock=clock,
                     on_rate_limit=sink.on_rate_limit,
                     quota=services.quotas.github if services.quotas is not None and owners else None,
+                    renames=renames,
                 )
             ref = target.repo_ref()
             # On a Space the owner's token must not open the owner's private repositories to strangers
@@ -328,6 +330,7 @@ async def open_analysis(
         config=toolbox_config(s),
         on_retry=sink.on_retry,
         faults=chaos,
+        renames=renames,
     )
     driver = None
     if model is not None:
