@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 GROUND = {"agent_core.events", "agent_core.errors", "agent_core.clock", "agent_core.settings"}
 GROUND |= {"agent_core.cost", "agent_core.repo", "agent_core.grammar", "agent_core.tree_shape"}
-GROUND |= {"agent_core.ledger", "agent_core.event_json", "agent_core.result_shape"}
+GROUND |= {"agent_core.ledger", "agent_core.event_json", "agent_core.result_shape", "agent_core.tool_call"}
 
 
 def python_files(*folders: str, root: Path = ROOT) -> list[Path]:

@@ -21,6 +21,7 @@ from agent_core.repo import Renames, RepoRef
 from agent_core.resilience import BreakerBoard, BreakerConfig, BreakerName
 from agent_core.settings import Settings
 from agent_core.sources.targets import MAX_TARGETS
+from agent_core.tool_call import ToolCallRequest
 from agent_core.tools.failures import breaker_key
 from agent_core.tools.registry import READ_FILE, TOOL_NAMES
 from agent_core.top.services import Services
@@ -199,3 +200,25 @@ def test_one_map_of_renamed_repositories_answers_every_question_about_a_rename()
     assert renames.id_path(typed) is None
     renames.learn_id_path("ACME/widgets", "/repositories/7")
     assert renames.id_path(typed) == "/repositories/7"
+
+
+def test_a_tool_call_has_one_type() -> None:
+    """Classes holding a call's arguments: the one request type, the event (whose field names recorded
+    traces keep), the result and the page's item; no ``PendingCall``/``PlannedCall`` with renamed fields."""
+    holders = [
+        f"{module_name(path)}.{node.name}"
+        for path in python_files("agent_core")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef)
+        and {"arguments"}
+        <= {t.target.id for t in node.body if isinstance(t, ast.AnnAssign) and isinstance(t.target, ast.Name)}
+    ]
+    assert holders == [
+        "agent_core.events.ToolCallStarted",  # the event
+        "agent_core.tool_call.ToolCallRequest",  # the call
+        "agent_core.tools.results.ToolResult",  # what a call produced
+        "agent_core.web.trace_items.Call",  # the page's item showing it
+    ]
+    call = ToolCallRequest(tool=READ_FILE, arguments='{"path": "a"}', call_id="c")
+    assert call.args == {"path": "a"}
+    assert ToolCallRequest(tool=READ_FILE, arguments="{oops").args == {}

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from agent_core import events as ev
@@ -22,21 +21,15 @@ from agent_core.agent.offload import off_loop
 from agent_core.agent.sink import EventSink
 from agent_core.repomodel import model_of, tree_summary
 from agent_core.sources.models import FileTree
+from agent_core.tool_call import ToolCallRequest
 from agent_core.tools.executor import Toolbox
 from agent_core.tools.results import ToolResult, shape_of
 
 PREVIEW_CHARS = 4000
 
 
-@dataclass(frozen=True, kw_only=True)
-class PendingCall:
-    call_id: str
-    tool: str
-    arguments: str | Mapping[str, Any]
-
-
 async def run_parallel(
-    toolbox: Toolbox, sink: EventSink, calls: Sequence[PendingCall], *, turn: int
+    toolbox: Toolbox, sink: EventSink, calls: Sequence[ToolCallRequest], *, turn: int
 ) -> Step[list[ToolResult]]:
     """Yield started events, then every queued event until all calls finished, then the results."""
     for call in calls:
@@ -48,7 +41,7 @@ async def run_parallel(
             turn=turn,
         )
 
-    async def one(call: PendingCall) -> ToolResult:
+    async def one(call: ToolCallRequest) -> ToolResult:
         result = await toolbox.execute(call.call_id, call.tool, call.arguments)
         # off the loop: a tree's event carries its repository model, built here first for a new tree
         sink.put(await off_loop(finished_event, sink.t(), turn, result))
@@ -69,7 +62,7 @@ async def run_parallel(
 
 
 async def run_one_by_one(
-    toolbox: Toolbox, sink: EventSink, calls: Sequence[PendingCall], *, turn: int
+    toolbox: Toolbox, sink: EventSink, calls: Sequence[ToolCallRequest], *, turn: int
 ) -> Step[list[ToolResult]]:
     """Like :func:`run_parallel`, but each call starts only when the previous one has finished."""
     results: list[ToolResult] = []

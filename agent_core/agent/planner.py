@@ -34,6 +34,7 @@ from agent_core.repo import RepoRef
 from agent_core.repomodel import RepoModel, model_of
 from agent_core.report.relevance import QUESTION_READS
 from agent_core.sources.models import DirListing, FileTree
+from agent_core.tool_call import ToolCallRequest
 from agent_core.tools.observe import notable_role
 from agent_core.tools.registry import (
     COMMITS_IN_OVERVIEW,
@@ -65,17 +66,11 @@ _LICENSE = re.compile(r"^(license|licence|copying)([.-][\w.-]+)?$", re.IGNORECAS
 
 
 @dataclass(frozen=True, kw_only=True)
-class PlannedCall:
-    tool: str
-    arguments: dict[str, Any]
-
-
-@dataclass(frozen=True, kw_only=True)
 class PlanStep:
     """One turn: the calls to run concurrently, and one or two sentences saying why (shown to the user)."""
 
     thought: str
-    calls: tuple[PlannedCall, ...]
+    calls: tuple[ToolCallRequest, ...]
 
 
 CallKey = tuple[str, str, str, tuple[tuple[str, str], ...]]
@@ -101,7 +96,7 @@ def call_key(tool: str, arguments: Mapping[str, Any]) -> CallKey:
 class _Pick:
     """A chosen follow-up call and how to describe it."""
 
-    call: PlannedCall
+    call: ToolCallRequest
     label: str  # what the user reads: "README.md", "tests/", "the root folder"
     kind: str  # readme, manifest, ci, license, tests, root, question
 
@@ -145,7 +140,7 @@ class OfflinePlanner:
                 f"{COMMITS_IN_OVERVIEW} most recent commits, all in parallel."
             )
             return PlanStep(thought=thought, calls=tuple(first))
-        calls: list[PlannedCall] = []
+        calls: list[ToolCallRequest] = []
         sentences: list[str] = []
         for repo in self._scope:
             mine = [r for r in results if _belongs(r, repo)]
@@ -218,11 +213,11 @@ def _unique(picks: Iterable[_Pick]) -> list[_Pick]:
     return list(unique.values())
 
 
-def _first_calls(repo: RepoRef) -> list[PlannedCall]:
-    return [PlannedCall(tool=tool, arguments=arguments) for tool, arguments in overview_calls(repo)]
+def _first_calls(repo: RepoRef) -> list[ToolCallRequest]:
+    return [ToolCallRequest(tool=tool, arguments=arguments) for tool, arguments in overview_calls(repo)]
 
 
-def basic_reads(repo: RepoRef, tree: FileTree) -> list[PlannedCall]:
+def basic_reads(repo: RepoRef, tree: FileTree) -> list[ToolCallRequest]:
     """What every analysis reads first: the README and, per ecosystem, its most telling top-level
     manifest (``pyproject.toml`` before ``setup.cfg`` before ``requirements.txt``...)."""
     files = sorted(e.path for e in tree.entries if e.type == "file" and "/" not in e.path and usable(e.path))
@@ -308,8 +303,8 @@ def _rooted(pick: _Pick, base: str) -> _Pick:
     """A pick planned inside a scoped folder, with its path from the repository root again."""
     if not base:
         return pick
-    path = base + str(pick.call.arguments.get("path", ""))
-    call = PlannedCall(tool=pick.call.tool, arguments={**pick.call.arguments, "path": path})
+    path = base + str(pick.call.args.get("path", ""))
+    call = ToolCallRequest(tool=pick.call.tool, arguments={**pick.call.args, "path": path})
     return _Pick(call=call, label=base + pick.label, kind=pick.kind)
 
 
@@ -331,12 +326,12 @@ def _workflows(repo: RepoRef, listing: DirListing) -> list[_Pick]:
     return [_Pick(call=call, label=".github/workflows/", kind="ci")]
 
 
-def _call(tool: str, repo: RepoRef, **arguments: Any) -> PlannedCall:
-    return PlannedCall(tool=tool, arguments={"owner": repo.owner, "repo": repo.name, **arguments})
+def _call(tool: str, repo: RepoRef, **arguments: Any) -> ToolCallRequest:
+    return ToolCallRequest(tool=tool, arguments={"owner": repo.owner, "repo": repo.name, **arguments})
 
 
-def _key(call: PlannedCall) -> CallKey:
-    return call_key(call.tool, call.arguments)
+def _key(call: ToolCallRequest) -> CallKey:
+    return call_key(call.tool, call.args)
 
 
 def _belongs(result: ToolResult, repo: RepoRef) -> bool:
