@@ -24,9 +24,9 @@ from agent_core.sources.targets import MAX_TARGETS
 from agent_core.tool_call import ToolCallRequest
 from agent_core.tools.failures import breaker_key
 from agent_core.tools.registry import READ_FILE, TOOL_NAMES
+from agent_core.top.payer import model_label
 from agent_core.top.services import Services
 from agent_core.top.wiring import open_analysis, resolve_targets
-from agent_core.web.browser_session import model_label
 from testing.analysis import make_settings
 from testing.clock import FakeClock
 from testing.github import GitHubEmulator
