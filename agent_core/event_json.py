@@ -17,6 +17,7 @@ from agent_core import events as ev
 from agent_core.cost import CostPart
 from agent_core.ledger import coverage_from_dict
 from agent_core.repo import RunScope
+from agent_core.result_shape import result_shape_from_dict
 from agent_core.tree_shape import tree_summary_from_dict
 
 
@@ -38,6 +39,8 @@ def event_from_dict(data: Mapping[str, Any]) -> ev.Event:
     values = {k: v for k, v in data.items() if k in names and k != "kind"}
     if cls is ev.ToolCallFinished and values.get("tree") is not None:
         values["tree"] = tree_summary_from_dict(values["tree"])
+    if cls is ev.ToolCallFinished and values.get("shape") is not None:
+        values["shape"] = result_shape_from_dict(values["shape"])
     if cls is ev.RunFinished:
         stats = dict(values.get("stats", {}))
         stats["coverage"] = tuple(coverage_from_dict(c) for c in stats.get("coverage", ()))

@@ -22,6 +22,7 @@ from typing import Any, Literal, TypeAlias, get_args
 from agent_core.cost import CostPart
 from agent_core.ledger import Coverage
 from agent_core.repo import RunScope
+from agent_core.result_shape import ResultShape
 from agent_core.tree_shape import TreeSummary
 
 Mode = Literal["model", "planner"]
@@ -169,18 +170,21 @@ class ToolCallFinished:
     error: str | None = None
     cause: str | None = None  # why it failed, as a key (agent_core.diagnosis.CAUSES), when known
     tree: TreeSummary | None = None  # a get_file_tree result's shape (None: another tool, or an old trace)
+    shape: ResultShape | None = None  # any other result's (None: a tree, a failure, or an old trace)
 
 
 @dataclass(frozen=True, kw_only=True)
 class BreakerChanged:
     kind: Literal["breaker_changed"] = "breaker_changed"
     t: float
-    breaker: str
+    breaker: str  # the name for people ("github:read_file"); consumers read the parts below
     old: str
     new: str
     reason: str
     failures: int = 0
     retry_after_s: float = 0.0
+    source: str = ""  # "github", "local", "model" ("" in a trace recorded before the parts were carried)
+    subject: str = ""  # the tool or the model endpoint ("" for the source as a whole)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -190,3 +190,38 @@ def preview(value: object) -> str:
     if len(shown) > _PREVIEW_CHARS:
         shown = shown[: _PREVIEW_CHARS - 2] + "…" + shown[0]
     return shown
+
+
+class Renames:
+    """The ONE map of the repositories renamed during a run, by the name the user typed (lower case):
+    the current name (from the repository's info) and, once a 301 said it, the ``/repositories/{id}``
+    path that reads it without another redirect. The GitHub client and the toolbox of a run share one,
+    so a rename is learned once and every reader sees it."""
+
+    def __init__(self) -> None:
+        self._current: dict[str, RepoRef] = {}  # typed key -> the repository's current name
+        self._typed: dict[str, str] = {}  # current key -> typed key
+        self._id_paths: dict[str, str] = {}  # typed key -> "/repositories/{id}"
+
+    def learn_name(self, typed: RepoRef, full_name: str) -> bool:
+        """``typed`` is now called ``full_name`` ("owner/name"); False when that is no rename."""
+        owner, _, name = full_name.partition("/")
+        if not owner or not name or full_name.lower() == typed.key():
+            return False
+        self._current[typed.key()] = RepoRef(owner=owner, name=name)
+        self._typed[full_name.lower()] = typed.key()
+        return True
+
+    def learn_id_path(self, typed_key: str, id_path: str) -> None:
+        self._id_paths[typed_key.lower()] = id_path
+
+    def current(self, repo: RepoRef) -> RepoRef:
+        """The repository's current name when a rename was learned, else ``repo``."""
+        return self._current.get(repo.key(), repo)
+
+    def typed(self, key: str) -> str:
+        """The key the user typed for a repository's current name ``key``, else ``key`` itself."""
+        return self._typed.get(key.lower(), key.lower())
+
+    def id_path(self, repo: RepoRef) -> str | None:
+        return self._id_paths.get(repo.key())

@@ -19,7 +19,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from dotenv import dotenv_values
 
@@ -33,6 +33,17 @@ def default_cache_dir(environ: Mapping[str, str]) -> Path:
     """Per-user cache folder: ``$XDG_CACHE_HOME/repo-analyst`` or ``~/.cache/repo-analyst``."""
     base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "repo-analyst"
+
+
+class ModelSettings(TypedDict):
+    """The model these settings choose, in the keywords :func:`agent_core.llm.resolve_model_config`
+    takes (which resolves it against the provider presets: the ground floor knows no presets)."""
+
+    provider: str | None
+    base_url: str | None
+    model: str | None
+    api_key: str | None
+    hf_token: str | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -120,6 +131,18 @@ class Settings:
         """Where the server listens: ``GRADIO_SERVER_NAME`` (or ``HOST``), else every interface on a
         Space (the platform's proxy must reach it) and loopback anywhere else."""
         return self.gradio_server_name or ("0.0.0.0" if self.hosted else "127.0.0.1")  # noqa: S104
+
+    def model_config(self, *, keys: bool = True) -> ModelSettings:
+        """The model configuration as these settings choose it, assembled here and nowhere else:
+        ``resolve_model_config(**settings.model_config())``. ``keys=False``: which endpoint, not who pays
+        (the keys left out)."""
+        return ModelSettings(
+            provider=self.llm_provider,
+            base_url=self.llm_base_url,
+            model=self.llm_model,
+            api_key=self.api_key if keys else None,
+            hf_token=self.hf_token if keys else None,
+        )
 
     def with_overrides(self, **changes: Any) -> Settings:
         """A copy with some fields changed (per-session keys, max turns, language...)."""

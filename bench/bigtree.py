@@ -54,7 +54,7 @@ import json, sys, time
 from agent_core.agent.planner import OfflinePlanner
 from agent_core.repo import RepoRef
 from agent_core.sources.models import FileTree, TreeEntry
-from agent_core.tools.executor import ToolResult
+from agent_core.tools.results import ToolResult
 from agent_core.tools.registry import overview_calls
 
 lines = open(sys.argv[1], encoding="utf-8").read().split("\\0")

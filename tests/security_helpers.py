@@ -15,8 +15,8 @@ from urllib.parse import unquote
 
 from hypothesis import strategies as st
 
-from agent_core.tools.executor import ToolResult
 from agent_core.tools.registry import BY_NAME
+from agent_core.tools.results import ToolResult
 from testing.emulator.github import GitHubEmulator, RecordedRequest
 from testing.emulator.gitrepo import CommitSpec, make_repo
 from testing.emulator.model_server import Turn

@@ -17,7 +17,7 @@ from agent_core.report.relevance import question_files, read_question, stem
 from agent_core.report.writer import write_report
 from agent_core.settings import Settings
 from agent_core.sources.models import FileTree, RepoInfo, TreeEntry
-from agent_core.tools.executor import ToolResult
+from agent_core.tools.results import ToolResult
 from testing.analysis import analysis, make_settings
 from testing.app import free_port
 from testing.clock import FakeClock

@@ -18,7 +18,7 @@ from agent_core.report.claim_finders import find_claims
 from agent_core.report.claims import annotate, check_report
 from agent_core.report.export import full_report
 from agent_core.settings import Settings
-from agent_core.tools.executor import ToolResult
+from agent_core.tools.results import ToolResult
 from agent_core.top.terminal import TerminalRenderer
 from agent_core.web.checked import checked_markdown
 from testing.analysis import run_once

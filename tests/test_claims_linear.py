@@ -21,8 +21,8 @@ from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.relevance import topic_files
 from agent_core.sources import local, local_facts
 from agent_core.sources.models import FileTree, TreeEntry
-from agent_core.tools.executor import ToolResult
 from agent_core.tools.registry import overview_calls
+from agent_core.tools.results import ToolResult
 from agent_core.words import words_for
 
 REPO = RepoRef(owner="acme", name="big")

@@ -21,7 +21,7 @@ from agent_core.report.claim_names import path_like
 from agent_core.report.claims import check_report
 from agent_core.settings import Settings
 from agent_core.sources.licenses import combine, same_license, spdx
-from agent_core.tools.executor import ToolResult
+from agent_core.tools.results import ToolResult
 from agent_core.words import words_for
 from testing.analysis import analysis, make_settings, run_once
 from testing.emulator.github import GitHubEmulator

@@ -25,7 +25,7 @@ from agent_core.sources import cut_trees
 from agent_core.sources.github import GitHubSource
 from agent_core.sources.models import FileTree, TopFolder, TreeEntry
 from agent_core.sources.scope import resolve_scope
-from agent_core.tools.executor import ToolResult
+from agent_core.tools.results import ToolResult
 from agent_core.words import words_for
 from testing.analysis import make_settings
 from testing.emulator.github import GitHubEmulator

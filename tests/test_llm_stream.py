@@ -180,7 +180,7 @@ def test_standard_openai_tool_call_fragments() -> None:
         ToolCallDelta(index=0, id=None, name=None, arguments_delta='th": "README.md"}'),
     ]
     assert turn.tool_calls == (
-        ToolCallRequest(id="call_a", name="read_file", arguments='{"path": "README.md"}'),
+        ToolCallRequest(call_id="call_a", tool="read_file", arguments='{"path": "README.md"}'),
     )
     assert turn.finish_reason == "tool_calls"
     assert turn.content == ""
@@ -206,8 +206,8 @@ def test_several_calls_interleaved_in_one_chunk() -> None:
         ]
     )
     assert turn.tool_calls == (
-        ToolCallRequest(id="a", name="list_dir", arguments='{"path": ""}'),
-        ToolCallRequest(id="b", name="read_file", arguments='{"path": "x.py"}'),
+        ToolCallRequest(call_id="a", tool="list_dir", arguments='{"path": ""}'),
+        ToolCallRequest(call_id="b", tool="read_file", arguments='{"path": "x.py"}'),
     )
 
 
@@ -215,7 +215,7 @@ def test_calls_are_returned_in_index_order_even_if_they_start_out_of_order() -> 
     accumulator = ToolCallAccumulator()
     accumulator.feed([call_fragment(1, id="b", name="second", arguments="{}")])
     accumulator.feed([call_fragment(0, id="a", name="first", arguments="{}")])
-    assert [call.name for call in accumulator.result()] == ["first", "second"]
+    assert [call.tool for call in accumulator.result()] == ["first", "second"]
 
 
 def test_ollama_repeats_role_id_and_name_on_every_delta() -> None:
@@ -240,7 +240,7 @@ def test_ollama_repeats_role_id_and_name_on_every_delta() -> None:
             chunk(delta=repeated, finish="stop"),
         ]
     )
-    assert turn.tool_calls == (ToolCallRequest(id="call_x", name="calc", arguments='{"a": 1}'),)
+    assert turn.tool_calls == (ToolCallRequest(call_id="call_x", tool="calc", arguments='{"a": 1}'),)
     assert turn.content == ""
     assert [p for p in parts if isinstance(p, ToolCallDelta)] == [
         ToolCallDelta(index=0, id="call_x", name="calc", arguments_delta='{"a":'),
@@ -254,7 +254,7 @@ def test_first_non_empty_id_wins() -> None:
     accumulator.feed([call_fragment(0, id="", name="f", arguments="{")])
     accumulator.feed([call_fragment(0, id="real", arguments="}")])
     accumulator.feed([call_fragment(0, id="other")])
-    assert accumulator.result() == (ToolCallRequest(id="real", name="f", arguments="{}"),)
+    assert accumulator.result() == (ToolCallRequest(call_id="real", tool="f", arguments="{}"),)
 
 
 def test_missing_index_falls_back_to_id_then_to_the_last_call() -> None:
@@ -274,8 +274,8 @@ def test_missing_index_falls_back_to_id_then_to_the_last_call() -> None:
         ]
     )
     assert turn.tool_calls == (
-        ToolCallRequest(id="a", name="first", arguments='{"x": 1}'),
-        ToolCallRequest(id="b", name="second", arguments="{}"),
+        ToolCallRequest(call_id="a", tool="first", arguments='{"x": 1}'),
+        ToolCallRequest(call_id="b", tool="second", arguments="{}"),
     )
 
 
@@ -283,7 +283,7 @@ def test_missing_index_falls_back_to_id_then_to_the_last_call() -> None:
 def test_null_or_empty_arguments_become_an_empty_object(arguments: str | None) -> None:
     accumulator = ToolCallAccumulator()
     accumulator.feed([call_fragment(0, id="a", name="list_repos", arguments=arguments)])
-    assert accumulator.result() == (ToolCallRequest(id="a", name="list_repos", arguments="{}"),)
+    assert accumulator.result() == (ToolCallRequest(call_id="a", tool="list_repos", arguments="{}"),)
 
 
 def test_calls_without_ids_get_stable_generated_ids() -> None:
@@ -292,7 +292,7 @@ def test_calls_without_ids_get_stable_generated_ids() -> None:
         accumulator.feed([call_fragment(0, name="one", arguments="{}"), call_fragment(1, name="two")])
         return accumulator.result()
 
-    assert [call.id for call in run()] == ["call_0", "call_1"]
+    assert [call.call_id for call in run()] == ["call_0", "call_1"]
     assert run() == run()
 
 
@@ -522,7 +522,7 @@ async def test_tool_turn_sends_tools_with_auto_choice(make_model: ModelFactory) 
         parts = await collect(make_model(server.base_url), tools=TOOLS)
     final = parts[-1]
     assert isinstance(final, TurnComplete)
-    assert final.turn.tool_calls == (ToolCallRequest(id="c1", name="read_file", arguments="{}"),)
+    assert final.turn.tool_calls == (ToolCallRequest(call_id="c1", tool="read_file", arguments="{}"),)
     assert server.bodies[0]["tools"] == TOOLS
     assert server.bodies[0]["tool_choice"] == "auto"
 
@@ -760,11 +760,11 @@ async def test_provider_quirks_end_to_end(turn: Turn, make_model: ModelFactory) 
         server.assert_exhausted()
     final = parts[-1]
     assert isinstance(final, TurnComplete)
-    names = [call.name for call in final.turn.tool_calls]
+    names = [call.tool for call in final.turn.tool_calls]
     assert names == [spec.name for spec in turn.tool_calls]
     for call, spec in zip(final.turn.tool_calls, turn.tool_calls, strict=True):
         assert json.loads(call.arguments) == json.loads(spec.arguments)
-        assert call.id.startswith("call_")
+        assert call.call_id.startswith("call_")
     assert final.turn.reasoning == turn.reasoning
     if turn.usage is not None:
         assert final.turn.usage == Usage(prompt_tokens=30, completion_tokens=9, cached_prompt_tokens=10)

@@ -27,7 +27,7 @@ from agent_core.settings import Settings
 from agent_core.sources.local import LocalGitSource
 from agent_core.sources.manifest_files import PARSE_MAX_BYTES
 from agent_core.sources.models import FileContent
-from agent_core.tools.executor import ToolResult
+from agent_core.tools.results import ToolResult
 from testing.analysis import analysis, make_settings
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo

@@ -24,7 +24,7 @@ from agent_core.sources.models import (
     RepoInfo,
     TreeEntry,
 )
-from agent_core.tools.executor import ToolResult
+from agent_core.tools.results import ToolResult
 
 FLASK = RepoRef(owner="pallets", name="flask")
 ROCKET = RepoRef(owner="rwf2", name="Rocket")

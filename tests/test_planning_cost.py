@@ -22,8 +22,8 @@ from agent_core.repo import RepoRef, normalize_path
 from agent_core.report.relevance import names_containing
 from agent_core.settings import Settings
 from agent_core.sources.models import FileTree, TreeEntry
-from agent_core.tools.executor import ToolResult
 from agent_core.tools.registry import overview_calls
+from agent_core.tools.results import ToolResult
 from testing.analysis import analysis
 from testing.emulator.gitrepo import make_repo
 

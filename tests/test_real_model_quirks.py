@@ -54,7 +54,7 @@ REPORT = "# acme/widgets\n\nCounts words; 42 stars, MIT licensed, written in Pyt
 )
 def test_every_shape_of_a_call_written_in_content_is_read(content: str) -> None:
     (call,) = calls_in_content(content, TOOL_NAMES)
-    assert call.name == "read_file"
+    assert call.tool == "read_file"
     assert json.loads(call.arguments) == {**W, "path": "README.md"}
 
 

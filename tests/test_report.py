@@ -30,7 +30,8 @@ from agent_core.sources.models import (
     RepoInfo,
     TreeEntry,
 )
-from agent_core.tools.executor import Toolbox, ToolResult
+from agent_core.tools.executor import Toolbox
+from agent_core.tools.results import ToolResult
 from agent_core.top.wiring import new_board, toolbox_config
 from testing.emulator.gitrepo import CommitSpec, make_repo
 

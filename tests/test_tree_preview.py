@@ -8,8 +8,8 @@ from agent_core import events as ev
 from agent_core.agent.parallel import finished_event, preview
 from agent_core.repomodel import build_repo_model, tree_summary
 from agent_core.sources.models import FileTree, TreeEntry
-from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import summarise_tree
+from agent_core.tools.results import ToolResult
 from agent_core.top.terminal import TerminalRenderer
 from agent_core.web.trace_items import call_preview
 from agent_core.web.tree_preview import tree_preview

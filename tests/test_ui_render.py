@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -421,19 +422,35 @@ def test_breaker_table_rows() -> None:
     snapshots = [
         BreakerSnapshot(
             name="model:api.deepseek.com",
+            source="model",
+            subject="api.deepseek.com",
             state=BreakerState.OPEN,
             failures=3,
             last_error="x\ny",
             retry_after=0.0,
         ),
         BreakerSnapshot(
-            name="local:read_file", state=BreakerState.HALF_OPEN, failures=3, last_error="t", retry_after=0
+            name="local:read_file",
+            source="local",
+            subject="read_file",
+            state=BreakerState.HALF_OPEN,
+            failures=3,
+            last_error="t",
+            retry_after=0,
         ),
         BreakerSnapshot(
-            name="github:read_file", state=BreakerState.CLOSED, failures=0, last_error=None, retry_after=0
+            name="github:read_file",
+            source="github",
+            subject="read_file",
+            state=BreakerState.CLOSED,
+            failures=0,
+            last_error=None,
+            retry_after=0,
         ),
         BreakerSnapshot(
             name="github:get_commits",
+            source="github",
+            subject="get_commits",
             state=BreakerState.OPEN,
             failures=3,
             last_error="HTTP 503",
@@ -448,6 +465,8 @@ def test_breaker_table_rows() -> None:
     ]
     assert breaker_table(snapshots[1:2], lang="zh")[0][0] == "本地 · read_file"
     assert breaker_columns() == ["breaker", "state", "failures", "last error", "next probe"]
+    by_hand = replace(snapshots[2], source="", subject="")  # or from a trace older than the parts
+    assert breaker_table([by_hand])[0][0] == "github:read_file"  # shown as named, never split
     assert needs_ticking(snapshots[3:4])  # OPEN, counting down
     assert not needs_ticking(snapshots[0:1])  # OPEN, probe due: waits for a call
     assert needs_ticking(snapshots[3:])  # HALF_OPEN

@@ -13,7 +13,7 @@ from agent_core import events as ev
 from agent_core.github.ratelimit import RateLimit
 from agent_core.llm.prices import CostRange
 from agent_core.llm.stream import Usage
-from agent_core.tools.executor import ToolResult
+from agent_core.tools.results import ToolResult
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -35,7 +35,8 @@ from agent_core.agent.turn_words import beyond_brief
 from agent_core.clock import Clock
 from agent_core.repo import RepoRef, RunScope
 from agent_core.resilience import BreakerBoard
-from agent_core.tools.executor import Toolbox, ToolResult
+from agent_core.tools.executor import Toolbox
+from agent_core.tools.results import ToolResult
 
 
 class Analysis:

@@ -15,8 +15,9 @@ from agent_core.repomodel import RepoModel
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.phrases import day, parse_date, shorten
 from agent_core.sources.models import FileContent, FileTree, TopFolder
-from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
+from agent_core.tools.registry import GET_COMMITS, GET_FILE_TREE, GET_REPO_INFO
+from agent_core.tools.results import ToolResult
 from agent_core.words import words_for
 
 HEADER = (
@@ -64,7 +65,7 @@ def _summary(facts: Facts) -> str:
             "archived" if info.archived else "",
         ]
         lines.append("Repository: " + "; ".join(k for k in known if k) + ".")
-    elif "get_repo_info" in ev.attempted:
+    elif GET_REPO_INFO in ev.attempted:
         lines.append("Repository info could not be fetched.")
     lines += _tree_lines(facts)
     lines += _commit_lines(facts)
@@ -94,7 +95,7 @@ def _tree_lines(facts: Facts) -> list[str]:
     packages, CI, manifests."""
     tree, model = facts.evidence.tree, facts.model
     if tree is None:
-        return ["The file tree could not be fetched."] if "get_file_tree" in facts.evidence.attempted else []
+        return ["The file tree could not be fetched."] if GET_FILE_TREE in facts.evidence.attempted else []
     if tree.empty_repository or model is None:
         return ["The repository is empty (nothing committed)."]
     cut = {folder.path: folder for folder in tree.top_level}  # a cut tree's recovered lower bounds
@@ -156,7 +157,7 @@ def _packages(model: RepoModel) -> str:
 def _commit_lines(facts: Facts) -> list[str]:
     commits, act = facts.evidence.commits, facts.activity
     if commits is None:
-        return ["Recent commits could not be fetched."] if "get_commits" in facts.evidence.attempted else []
+        return ["Recent commits could not be fetched."] if GET_COMMITS in facts.evidence.attempted else []
     if act is None or not commits.commits:
         return ["No commits."]
     recent = "; ".join(

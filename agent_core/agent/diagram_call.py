@@ -53,6 +53,7 @@ from agent_core.report.diagram import (
 from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.resilience import Outcome
+from agent_core.tools.registry import GET_FILE_TREE, READ_FILE
 from agent_core.words import Words, words_for
 
 _MAX_PATHS = 150  # folders (and top-level files) listed for the model
@@ -119,7 +120,7 @@ class Diagrams:
         if self._task is not None or run.follow_up or not run.parts.diagram_from_model:
             return
         read = {r.tool for r in run.state.all_results if r.ok}
-        if not driver.concurrent or not {"get_file_tree", "read_file"} <= read:
+        if not driver.concurrent or not {GET_FILE_TREE, READ_FILE} <= read:
             return  # no tree to check a proposal against, or no file read yet: the model explores on
         messages = list(run.parts.conversation.messages)
         reserve = driver.estimate(messages) + driver.max_tokens  # the report turn's share of the budget

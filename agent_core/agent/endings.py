@@ -27,10 +27,11 @@ from agent_core.report.claims import check_report
 from agent_core.report.coverage import run_coverage
 from agent_core.report.diagram import Graph
 from agent_core.report.writer import write_report
+from agent_core.tools.registry import GET_FILE_TREE, GET_LANGUAGES, GET_REPO_INFO
 from agent_core.words import Language, words_for
 
 Writer = Literal["model", "planner", "fallback"]
-WHOLE_REPOSITORY_TOOLS = frozenset({"get_repo_info", "get_file_tree", "get_languages"})
+WHOLE_REPOSITORY_TOOLS = frozenset({GET_REPO_INFO, GET_FILE_TREE, GET_LANGUAGES})
 """Calls that read the repository itself: their 404 means the repository is missing or private."""
 
 

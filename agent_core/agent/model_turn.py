@@ -54,22 +54,23 @@ from agent_core.llm import (
 )
 from agent_core.llm.prices import LOCAL_PROVIDERS, CostRange, cost_range
 from agent_core.llm.providers import PRESET_HOSTS
-from agent_core.resilience import Outcome
+from agent_core.resilience import BreakerName, Outcome
 
 LLM_BREAKER = "model"
 """The model's breaker when its endpoint is unknown (a model built outside the presets)."""
 
 
-def model_breaker(base_url: str | None) -> str:
+def model_breaker(base_url: str | None) -> BreakerName:
     """One breaker per model endpoint: "model:api.deepseek.com" for a provider's public API, else
     "model:endpoint-<6 hex digits of the URL>" (events, exports and the page never carry a private
     endpoint's address, which on a Space is the owner's). Another endpoint starts afresh."""
     if not base_url:
-        return LLM_BREAKER
+        return BreakerName(source=LLM_BREAKER)
     host = urlsplit(base_url).hostname or ""
     if host in PRESET_HOSTS:
-        return f"{LLM_BREAKER}:{host}"
-    return f"{LLM_BREAKER}:endpoint-{hashlib.blake2s(base_url.encode(), digest_size=3).hexdigest()}"
+        return BreakerName(source=LLM_BREAKER, subject=host)
+    digest = hashlib.blake2s(base_url.encode(), digest_size=3).hexdigest()
+    return BreakerName(source=LLM_BREAKER, subject=f"endpoint-{digest}")
 
 
 TEXT_STOP = ("Observation:",)

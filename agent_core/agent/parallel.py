@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from agent_core import events as ev
@@ -22,20 +22,15 @@ from agent_core.agent.offload import off_loop
 from agent_core.agent.sink import EventSink
 from agent_core.repomodel import model_of, tree_summary
 from agent_core.sources.models import FileTree
-from agent_core.tools.executor import Toolbox, ToolResult
+from agent_core.tool_call import ToolCallRequest
+from agent_core.tools.executor import Toolbox
+from agent_core.tools.results import ToolResult, shape_of
 
 PREVIEW_CHARS = 4000
 
 
-@dataclass(frozen=True, kw_only=True)
-class PendingCall:
-    call_id: str
-    tool: str
-    arguments: str | Mapping[str, Any]
-
-
 async def run_parallel(
-    toolbox: Toolbox, sink: EventSink, calls: Sequence[PendingCall], *, turn: int
+    toolbox: Toolbox, sink: EventSink, calls: Sequence[ToolCallRequest], *, turn: int
 ) -> Step[list[ToolResult]]:
     """Yield started events, then every queued event until all calls finished, then the results."""
     for call in calls:
@@ -47,7 +42,7 @@ async def run_parallel(
             turn=turn,
         )
 
-    async def one(call: PendingCall) -> ToolResult:
+    async def one(call: ToolCallRequest) -> ToolResult:
         result = await toolbox.execute(call.call_id, call.tool, call.arguments)
         # off the loop: a tree's event carries its repository model, built here first for a new tree;
         # stamped when it is queued, so that the trace's times stay in order whatever the thread took
@@ -70,7 +65,7 @@ async def run_parallel(
 
 
 async def run_one_by_one(
-    toolbox: Toolbox, sink: EventSink, calls: Sequence[PendingCall], *, turn: int
+    toolbox: Toolbox, sink: EventSink, calls: Sequence[ToolCallRequest], *, turn: int
 ) -> Step[list[ToolResult]]:
     """Like :func:`run_parallel`, but each call starts only when the previous one has finished."""
     results: list[ToolResult] = []
@@ -102,6 +97,7 @@ def finished_event(t: float, turn: int, r: ToolResult) -> ev.ToolCallFinished:
         error=r.error,
         cause=r.cause if not r.ok else None,
         tree=tree_summary(model_of(r.value)) if r.ok and isinstance(r.value, FileTree) else None,
+        shape=shape_of(r.value) if r.ok else None,
     )
 
 

@@ -34,9 +34,17 @@ from agent_core.repo import RepoRef
 from agent_core.repomodel import RepoModel, model_of
 from agent_core.report.relevance import QUESTION_READS
 from agent_core.sources.models import DirListing, FileTree
-from agent_core.tools.executor import ToolResult
+from agent_core.tool_call import ToolCallRequest
 from agent_core.tools.observe import notable_role
-from agent_core.tools.registry import COMMITS_IN_OVERVIEW, overview_calls
+from agent_core.tools.registry import (
+    COMMITS_IN_OVERVIEW,
+    GET_FILE_TREE,
+    GET_REPO_INFO,
+    LIST_DIRECTORY,
+    READ_FILE,
+    overview_calls,
+)
+from agent_core.tools.results import ToolResult
 
 TEST_DIRS = ("tests", "test", "spec", "__tests__")
 _MAX_CI_FILES = 2
@@ -58,17 +66,11 @@ _LICENSE = re.compile(r"^(license|licence|copying)([.-][\w.-]+)?$", re.IGNORECAS
 
 
 @dataclass(frozen=True, kw_only=True)
-class PlannedCall:
-    tool: str
-    arguments: dict[str, Any]
-
-
-@dataclass(frozen=True, kw_only=True)
 class PlanStep:
     """One turn: the calls to run concurrently, and one or two sentences saying why (shown to the user)."""
 
     thought: str
-    calls: tuple[PlannedCall, ...]
+    calls: tuple[ToolCallRequest, ...]
 
 
 CallKey = tuple[str, str, str, tuple[tuple[str, str], ...]]
@@ -94,7 +96,7 @@ def call_key(tool: str, arguments: Mapping[str, Any]) -> CallKey:
 class _Pick:
     """A chosen follow-up call and how to describe it."""
 
-    call: PlannedCall
+    call: ToolCallRequest
     label: str  # what the user reads: "README.md", "tests/", "the root folder"
     kind: str  # readme, manifest, ci, license, tests, root, question
 
@@ -138,7 +140,7 @@ class OfflinePlanner:
                 f"{COMMITS_IN_OVERVIEW} most recent commits, all in parallel."
             )
             return PlanStep(thought=thought, calls=tuple(first))
-        calls: list[PlannedCall] = []
+        calls: list[ToolCallRequest] = []
         sentences: list[str] = []
         for repo in self._scope:
             mine = [r for r in results if _belongs(r, repo)]
@@ -160,17 +162,17 @@ class OfflinePlanner:
             base = f"{tree.path}/" if tree.path else ""
             paths, asked = self._derived(tree, base)
             focus = [
-                _Pick(call=_call("read_file", repo, path=f), label=f, kind="question")
+                _Pick(call=_call(READ_FILE, repo, path=f), label=f, kind="question")
                 for f in [tree.focus]
                 if f
             ]
             picks = [*self._bounded(_picks_from_paths(repo, paths)), *self._for_question(repo, asked)]
             outside = _repository_ci(repo, results) if base else []
             return [*focus, *(_rooted(p, base) for p in picks), *outside]
-        tree_result = next((r for r in reversed(results) if r.tool == "get_file_tree"), None)
+        tree_result = next((r for r in reversed(results) if r.tool == GET_FILE_TREE), None)
         if tree_result is None or not _worth_listing(results):
             return []
-        root_call = _call("list_directory", repo, path="")
+        root_call = _call(LIST_DIRECTORY, repo, path="")
         listing = _listing(results, _key(root_call))
         if listing is None:
             return [_Pick(call=root_call, label="the root folder", kind="root")]
@@ -196,9 +198,7 @@ class OfflinePlanner:
 
     def _for_question(self, repo: RepoRef, asked: Sequence[str]) -> list[_Pick]:
         """The reads the question needs, at most ``max_question_reads`` (some may be made already)."""
-        return [
-            _Pick(call=_call("read_file", repo, path=path), label=path, kind="question") for path in asked
-        ]
+        return [_Pick(call=_call(READ_FILE, repo, path=path), label=path, kind="question") for path in asked]
 
 
 def _not_own(model: RepoModel, base: str) -> Callable[[str], bool]:
@@ -213,11 +213,11 @@ def _unique(picks: Iterable[_Pick]) -> list[_Pick]:
     return list(unique.values())
 
 
-def _first_calls(repo: RepoRef) -> list[PlannedCall]:
-    return [PlannedCall(tool=tool, arguments=arguments) for tool, arguments in overview_calls(repo)]
+def _first_calls(repo: RepoRef) -> list[ToolCallRequest]:
+    return [ToolCallRequest(tool=tool, arguments=arguments) for tool, arguments in overview_calls(repo)]
 
 
-def basic_reads(repo: RepoRef, tree: FileTree) -> list[PlannedCall]:
+def basic_reads(repo: RepoRef, tree: FileTree) -> list[ToolCallRequest]:
     """What every analysis reads first: the README and, per ecosystem, its most telling top-level
     manifest (``pyproject.toml`` before ``setup.cfg`` before ``requirements.txt``...)."""
     files = sorted(e.path for e in tree.entries if e.type == "file" and "/" not in e.path and usable(e.path))
@@ -225,7 +225,7 @@ def basic_reads(repo: RepoRef, tree: FileTree) -> list[PlannedCall]:
     primary: dict[str, str] = {}
     for path in sorted((p for p in files if notable_role(p) == "manifest"), key=_manifest_rank):
         primary.setdefault(_ecosystem(path), path)
-    return [_call("read_file", repo, path=path) for path in [*readme, *primary.values()]]
+    return [_call(READ_FILE, repo, path=path) for path in [*readme, *primary.values()]]
 
 
 _ECOSYSTEMS = (
@@ -256,7 +256,7 @@ def _picks_from_paths(repo: RepoRef, paths: TreePaths) -> list[_Pick]:
     tests = [name for name in TEST_DIRS if name in paths.top_dirs][:1]
 
     def read(path: str, kind: str, label: str) -> _Pick:
-        return _Pick(call=_call("read_file", repo, path=path), label=label, kind=kind)
+        return _Pick(call=_call(READ_FILE, repo, path=path), label=label, kind=kind)
 
     head = _MAX_ROOT_MANIFESTS_FIRST
     return [
@@ -267,7 +267,7 @@ def _picks_from_paths(repo: RepoRef, paths: TreePaths) -> list[_Pick]:
         *(
             read(p, "attributes", p) for p in roots if p == ".gitattributes"
         ),  # the repository model's overrides
-        *(_Pick(call=_call("list_directory", repo, path=t), label=f"{t}/", kind="tests") for t in tests),
+        *(_Pick(call=_call(LIST_DIRECTORY, repo, path=t), label=f"{t}/", kind="tests") for t in tests),
         *(read(p, "manifest", p) for p in root_manifests[head:]),
         *(read(p, "ci", p) for p in ci[1:_MAX_CI_FILES]),
         *(read(p, "manifest", p) for p in nested_manifests),
@@ -288,10 +288,10 @@ def _describe(repo: RepoRef, picks: Sequence[_Pick], *, several: bool, purpose: 
         ("question", f"for {purpose}: {{}}"),
     )
     for kind, template in wording:
-        labels = [p.label for p in picks if p.kind == kind and p.call.tool == "read_file"]
+        labels = [p.label for p in picks if p.kind == kind and p.call.tool == READ_FILE]
         if labels:
             groups.append(template.format(", ".join(labels)))
-    listed = [p.label for p in picks if p.call.tool == "list_directory" and p.kind != "root"]
+    listed = [p.label for p in picks if p.call.tool == LIST_DIRECTORY and p.kind != "root"]
     verb = "Reading " + "; ".join(groups) if groups else ""
     listing = ("listing " if groups else "Listing ") + ", ".join(listed) if listed else ""
     body = " and ".join(part for part in (verb, listing) if part)
@@ -303,15 +303,15 @@ def _rooted(pick: _Pick, base: str) -> _Pick:
     """A pick planned inside a scoped folder, with its path from the repository root again."""
     if not base:
         return pick
-    path = base + str(pick.call.arguments.get("path", ""))
-    call = PlannedCall(tool=pick.call.tool, arguments={**pick.call.arguments, "path": path})
+    path = base + str(pick.call.args.get("path", ""))
+    call = ToolCallRequest(tool=pick.call.tool, arguments={**pick.call.args, "path": path})
     return _Pick(call=call, label=base + pick.label, kind=pick.kind)
 
 
 def _repository_ci(repo: RepoRef, results: Sequence[ToolResult]) -> list[_Pick]:
     """A scoped run's folder seldom holds the CI that runs for it: the repository's root listing, then
     its workflows folder when the root shows one."""
-    root_call = _call("list_directory", repo, path="")
+    root_call = _call(LIST_DIRECTORY, repo, path="")
     listing = _listing(results, _key(root_call))
     if listing is None:
         return [_Pick(call=root_call, label="the repository's root folder", kind="root")]
@@ -322,16 +322,16 @@ def _workflows(repo: RepoRef, listing: DirListing) -> list[_Pick]:
     """A root listing cannot show CI files one level down: the workflows folder, when there is one."""
     if not any(e.name == ".github" and e.type == "dir" for e in listing.entries):
         return []
-    call = _call("list_directory", repo, path=".github/workflows")
+    call = _call(LIST_DIRECTORY, repo, path=".github/workflows")
     return [_Pick(call=call, label=".github/workflows/", kind="ci")]
 
 
-def _call(tool: str, repo: RepoRef, **arguments: Any) -> PlannedCall:
-    return PlannedCall(tool=tool, arguments={"owner": repo.owner, "repo": repo.name, **arguments})
+def _call(tool: str, repo: RepoRef, **arguments: Any) -> ToolCallRequest:
+    return ToolCallRequest(tool=tool, arguments={"owner": repo.owner, "repo": repo.name, **arguments})
 
 
-def _key(call: PlannedCall) -> CallKey:
-    return call_key(call.tool, call.arguments)
+def _key(call: ToolCallRequest) -> CallKey:
+    return call_key(call.tool, call.args)
 
 
 def _belongs(result: ToolResult, repo: RepoRef) -> bool:
@@ -346,7 +346,7 @@ def _root_tree(results: Sequence[ToolResult]) -> FileTree | None:
     scoped run's is its folder's (``tree.path``)."""
     for result in reversed(results):
         if (
-            result.tool == "get_file_tree"
+            result.tool == GET_FILE_TREE
             and result.ok
             and isinstance(result.value, FileTree)
             and not result.arguments.get("path")
@@ -369,7 +369,7 @@ def _listing(results: Sequence[ToolResult], key: CallKey) -> DirListing | None:
 def _worth_listing(results: Sequence[ToolResult]) -> bool:
     """Fall back to a root listing unless the repository itself is known to be missing (a plain,
     non-degraded failure of get_repo_info, e.g. not found): then every listing would fail too."""
-    info = next((r for r in reversed(results) if r.tool == "get_repo_info"), None)
+    info = next((r for r in reversed(results) if r.tool == GET_REPO_INFO), None)
     return info is None or info.ok or info.degraded
 
 

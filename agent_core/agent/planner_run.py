@@ -12,11 +12,12 @@ was gathered. The plan and the report are derived in a worker thread (:mod:`~age
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from agent_core import events as ev
 from agent_core.agent.endings import failed, finish, written_report
 from agent_core.agent.flow import Flow, events_only
 from agent_core.agent.offload import off_loop
-from agent_core.agent.parallel import PendingCall
 from agent_core.agent.planner import OfflinePlanner
 from agent_core.agent.run import Run
 from agent_core.llm.prices import NO_COST
@@ -56,9 +57,6 @@ async def planner_turns(run: Run, *, within_limits: bool = True) -> Flow:
             finish_reason="tool_calls",
             duration_s=clock.monotonic() - started,
         )
-        calls = [
-            PendingCall(call_id=f"plan-{turn}-{i}", tool=c.tool, arguments=dict(c.arguments))
-            for i, c in enumerate(step.calls, 1)
-        ]
+        calls = [replace(c, call_id=f"plan-{turn}-{i}") for i, c in enumerate(step.calls, 1)]
         async for event in events_only(run.tool_turn(calls, feed="none")):
             yield event

@@ -23,13 +23,13 @@ from agent_core.agent.accounting import Added
 from agent_core.agent.brief import write_brief
 from agent_core.agent.flow import Flow, Result, Step, events_only
 from agent_core.agent.offload import off_loop
-from agent_core.agent.parallel import PendingCall
-from agent_core.agent.planner import PlannedCall, basic_reads
+from agent_core.agent.planner import basic_reads
 from agent_core.agent.run import Run
 from agent_core.repo import RepoRef
 from agent_core.sources.models import DirListing, FileTree
+from agent_core.tool_call import ToolCallRequest
 from agent_core.tools.observe import notable_role
-from agent_core.tools.registry import overview_calls
+from agent_core.tools.registry import GET_FILE_TREE, LIST_DIRECTORY, READ_FILE, overview_calls
 
 _CHARS_PER_TOKEN = 3.0  # the brief's size is set in characters; ~3.3 per token for English and code
 
@@ -38,7 +38,7 @@ async def gather_basics(run: Run, *, brief_tokens: int) -> Step[str]:
     """The prefetch turns; the result is the brief for the model's first message."""
     scope = run.parts.scope
     first = [
-        PlannedCall(tool=tool, arguments=arguments)
+        ToolCallRequest(tool=tool, arguments=arguments)
         for repo in scope
         for tool, arguments in overview_calls(repo, prefetch=True)
     ]
@@ -53,37 +53,34 @@ async def gather_basics(run: Run, *, brief_tokens: int) -> Step[str]:
     unfounded = [(repo, tree) for repo, tree in trees if tree.path and not _has_manifest(reads, repo)]
     if unfounded:  # a folder without a manifest: the nearest one up its path tells what it belongs to
         lists = [call for repo, tree in unfounded for call in _ancestor_listings(repo, tree.path)]
-        folders = ", ".join(f"{c.arguments['path'] or '/'}" for c in lists)
+        folders = ", ".join(f"{c.args['path'] or '/'}" for c in lists)
         async for event in _turn(run, lists, f"Looking up the path for the nearest manifest: {folders}."):
             yield event
         reads += [call for repo, tree in unfounded for call in _nearest_manifest(run, repo, tree.path)]
     reads += [_attributes(repo) for repo, tree in trees if _has_attributes(tree)]
     if reads:
-        files = ", ".join(sorted({str(c.arguments["path"]) for c in reads}))
+        files = ", ".join(sorted({str(c.args["path"]) for c in reads}))
         async for event in _turn(run, reads, f"Reading what every analysis needs: {files}."):
             yield event
     budget_chars = int(brief_tokens * _CHARS_PER_TOKEN)
     yield Result(value=await off_loop(write_brief, scope, tuple(run.results()), max_chars=budget_chars))
 
 
-async def _turn(run: Run, calls: list[PlannedCall], thought: str) -> Flow:
+async def _turn(run: Run, calls: list[ToolCallRequest], thought: str) -> Flow:
     turn = run.next_turn()
     yield Added(free_turns=1)
     yield ev.TurnStarted(t=run.t(), turn=turn, purpose="prefetch")
     yield ev.ReasoningDelta(t=run.t(), turn=turn, text=thought)
     yield ev.TurnFinished(t=run.t(), turn=turn, tool_calls=len(calls), finish_reason="tool_calls")
-    pending = [
-        PendingCall(call_id=f"basics-{turn}-{i}", tool=c.tool, arguments=dict(c.arguments))
-        for i, c in enumerate(calls, 1)
-    ]
+    pending = [replace(c, call_id=f"basics-{turn}-{i}") for i, c in enumerate(calls, 1)]
     async for event in events_only(run.tool_turn(pending, feed="none")):
         yield event
 
 
-def scoped_reads(repo: RepoRef, tree: FileTree) -> list[PlannedCall]:
+def scoped_reads(repo: RepoRef, tree: FileTree) -> list[ToolCallRequest]:
     """The basic reads of a tree; of a scoped run's folder as if it were the root (its README, its own
     manifests), and first the file a ``/blob/`` URL named."""
-    focus = [PlannedCall(tool="read_file", arguments=_at(repo, tree.focus))] if tree.focus else []
+    focus = [ToolCallRequest(tool=READ_FILE, arguments=_at(repo, tree.focus))] if tree.focus else []
     if not tree.path:
         return [*focus, *basic_reads(repo, tree)]
     base = f"{tree.path}/"
@@ -95,21 +92,21 @@ def scoped_reads(repo: RepoRef, tree: FileTree) -> list[PlannedCall]:
         ),
     )
     calls = [
-        PlannedCall(tool=c.tool, arguments={**c.arguments, "path": base + str(c.arguments["path"])})
+        ToolCallRequest(tool=c.tool, arguments={**c.args, "path": base + str(c.args["path"])})
         for c in basic_reads(repo, inner)
     ]
-    return [*focus, *(c for c in calls if c.arguments["path"] != tree.focus)]
+    return [*focus, *(c for c in calls if c.args["path"] != tree.focus)]
 
 
 def _at(repo: RepoRef, path: str) -> dict[str, Any]:
     return {"owner": repo.owner, "repo": repo.name, "path": path}
 
 
-def _has_manifest(calls: list[PlannedCall], repo: RepoRef) -> bool:
+def _has_manifest(calls: list[ToolCallRequest], repo: RepoRef) -> bool:
     return any(
-        c.arguments.get("owner") == repo.owner
-        and c.arguments.get("repo") == repo.name
-        and notable_role(str(c.arguments.get("path"))) == "manifest"
+        c.args.get("owner") == repo.owner
+        and c.args.get("repo") == repo.name
+        and notable_role(str(c.args.get("path"))) == "manifest"
         for c in calls
     )
 
@@ -117,13 +114,13 @@ def _has_manifest(calls: list[PlannedCall], repo: RepoRef) -> bool:
 _MAX_ANCESTORS = 4  # folders listed up the path (closest first), the root always among them
 
 
-def _ancestor_listings(repo: RepoRef, path: str) -> list[PlannedCall]:
+def _ancestor_listings(repo: RepoRef, path: str) -> list[ToolCallRequest]:
     parts = path.split("/")[:-1]
     ancestors = [*["/".join(parts[:i]) for i in range(len(parts), 0, -1)][: _MAX_ANCESTORS - 1], ""]
-    return [PlannedCall(tool="list_directory", arguments=_at(repo, folder)) for folder in ancestors]
+    return [ToolCallRequest(tool=LIST_DIRECTORY, arguments=_at(repo, folder)) for folder in ancestors]
 
 
-def _nearest_manifest(run: Run, repo: RepoRef, path: str) -> list[PlannedCall]:
+def _nearest_manifest(run: Run, repo: RepoRef, path: str) -> list[ToolCallRequest]:
     """A read of the manifest in the closest folder above ``path`` that has one (none found: no read)."""
     listings = {
         r.value.path: r.value
@@ -131,14 +128,14 @@ def _nearest_manifest(run: Run, repo: RepoRef, path: str) -> list[PlannedCall]:
         if r.ok and isinstance(r.value, DirListing) and r.repo is not None and r.repo.key() == repo.key()
     }
     for call in _ancestor_listings(repo, path):
-        listing = listings.get(str(call.arguments["path"]))
+        listing = listings.get(str(call.args["path"]))
         found = (
             sorted(e.path for e in listing.entries if e.type == "file" and notable_role(e.name) == "manifest")
             if listing
             else []
         )
         if found:
-            return [PlannedCall(tool="read_file", arguments=_at(repo, found[0]))]
+            return [ToolCallRequest(tool=READ_FILE, arguments=_at(repo, found[0]))]
     return []
 
 
@@ -147,16 +144,16 @@ def _has_attributes(tree: FileTree) -> bool:
     return any(e.path == ".gitattributes" for e in tree.entries)
 
 
-def _attributes(repo: RepoRef) -> PlannedCall:
-    return PlannedCall(
-        tool="read_file", arguments={"owner": repo.owner, "repo": repo.name, "path": ".gitattributes"}
+def _attributes(repo: RepoRef) -> ToolCallRequest:
+    return ToolCallRequest(
+        tool=READ_FILE, arguments={"owner": repo.owner, "repo": repo.name, "path": ".gitattributes"}
     )
 
 
 def _tree(run: Run, key: str) -> FileTree | None:
     for result in reversed(run.results()):
         if (
-            result.tool == "get_file_tree"
+            result.tool == GET_FILE_TREE
             and result.ok
             and result.repo is not None
             and result.repo.key() == key

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 
 from agent_core.report.relevance import QUESTION_READS, Asked, Topic, question_files, read_question
-from agent_core.tools.executor import ToolResult
+from agent_core.tools.results import ToolResult
 
 CONNECTIVITY_CAUSES = frozenset({"dns", "tls", "network"})
 _TOPIC_LABELS: Mapping[Topic, str] = MappingProxyType(

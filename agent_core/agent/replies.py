@@ -16,7 +16,6 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_core.agent.parallel import PendingCall
 from agent_core.agent.run import Run
 from agent_core.llm import ModelTurn, ReactFormatError, ToolCallRequest, format_observation, parse_react
 from agent_core.llm.content_calls import calls_in_content
@@ -28,7 +27,7 @@ class Step:
     """What one reply means: a report, or calls to run (and a note for the people watching)."""
 
     report: str | None = None
-    calls: list[PendingCall] = field(default_factory=list)
+    calls: list[ToolCallRequest] = field(default_factory=list)
     notice: str | None = None
 
 
@@ -57,9 +56,7 @@ def native_step(run: Run, turn: ModelTurn) -> Step:
         # reasoning_content in every later request, or the API answers 400.
         message["reasoning_content"] = turn.reasoning
     conversation.add(message)
-    return Step(
-        calls=[PendingCall(call_id=c.id, tool=c.name, arguments=c.arguments) for c in calls], notice=notice
-    )
+    return Step(calls=list(calls), notice=notice)
 
 
 def react_step(run: Run, turn: ModelTurn) -> Step:
@@ -75,11 +72,14 @@ def react_step(run: Run, turn: ModelTurn) -> Step:
         kept = [f"Thought: {step.thought}"] if step.thought else []
         kept += [f"Action: {step.action}", f"Action Input: {json.dumps(arguments, ensure_ascii=False)}"]
         conversation.add({"role": "assistant", "content": "\n".join(kept)})
-        return Step(calls=[PendingCall(call_id=f"react-{run.turn}", tool=step.action, arguments=arguments)])
+        return Step(
+            calls=[ToolCallRequest(call_id=f"react-{run.turn}", tool=step.action, arguments=arguments)]
+        )
     conversation.add({"role": "assistant", "content": turn.content})
     final = (step.final or "").strip()
     return Step(report=final or None)
 
 
 def _wire_call(call: ToolCallRequest) -> dict[str, Any]:
-    return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+    arguments = call.arguments if isinstance(call.arguments, str) else json.dumps(dict(call.arguments))
+    return {"id": call.call_id, "type": "function", "function": {"name": call.tool, "arguments": arguments}}

@@ -18,7 +18,7 @@ from agent_core import events as ev
 from agent_core.agent.accounting import Added, RunLimits, RunState, data_problems, limit_reached, run_stats
 from agent_core.agent.context import COMPACTED_MARK, Conversation
 from agent_core.agent.flow import Flow, Result, Step
-from agent_core.agent.parallel import PendingCall, run_one_by_one, run_parallel
+from agent_core.agent.parallel import run_one_by_one, run_parallel
 from agent_core.agent.planner import call_key
 from agent_core.agent.sink import EventSink
 from agent_core.clock import Clock
@@ -27,8 +27,10 @@ from agent_core.llm.prices import CostRange
 from agent_core.repo import RepoRef, RunScope
 from agent_core.resilience import BreakerBoard
 from agent_core.sources.models import FileTree
-from agent_core.tools.executor import Toolbox, ToolResult
+from agent_core.tool_call import ToolCallRequest
+from agent_core.tools.executor import Toolbox
 from agent_core.tools.observe import cut_for_model
+from agent_core.tools.results import ToolResult
 from agent_core.words import Language, words_for
 
 T = TypeVar("T")
@@ -143,7 +145,7 @@ class Run:
 
     # -- a turn of tool calls -------------------------------------------------------------------------
 
-    async def tool_turn(self, calls: Sequence[PendingCall], *, feed: Feed) -> Step[list[ToolResult]]:
+    async def tool_turn(self, calls: Sequence[ToolCallRequest], *, feed: Feed) -> Step[list[ToolResult]]:
         """Run the calls of a turn (concurrently unless configured otherwise), streaming their events;
         the observations go back into the conversation in call order. The result: the calls' results
         (calls over the tool-call limit are skipped, and told so)."""
@@ -213,7 +215,7 @@ class Run:
                 return None if COMPACTED_MARK in str(message.get("content", "")) else original.call_id
         return None
 
-    def _observe(self, call: PendingCall, text: str, feed: Feed) -> None:
+    def _observe(self, call: ToolCallRequest, text: str, feed: Feed) -> None:
         conversation = self.parts.conversation
         if feed == "text":
             conversation.add({"role": "user", "content": format_observation(call.tool, text)})

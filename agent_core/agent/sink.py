@@ -64,6 +64,8 @@ class EventSink:
             ev.BreakerChanged(
                 t=self.t(),
                 breaker=change.name,
+                source=change.source,
+                subject=change.subject,
                 old=str(change.old),
                 new=str(change.new),
                 reason=change.reason,

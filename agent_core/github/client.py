@@ -53,7 +53,7 @@ from agent_core.github.http import (
     read_capped,
 )
 from agent_core.github.ratelimit import RateLimit, classify_limit
-from agent_core.repo import RepoRef, repo_api_path
+from agent_core.repo import Renames, RepoRef, repo_api_path
 from agent_core.resilience import HourlyQuota
 
 logger = logging.getLogger(__name__)
@@ -89,8 +89,10 @@ class GitHubClient:
         clock: Clock | None = None,
         on_rate_limit: Callable[[RateLimit], None] | None = None,
         quota: HourlyQuota | None = None,
+        renames: Renames | None = None,
     ) -> None:
-        """``quota``: the hourly allowance each request to GitHub draws from (a public Space's)."""
+        """``quota``: the hourly allowance each request to GitHub draws from (a public Space's);
+        ``renames``: the run's map of renamed repositories (its toolbox reads the same)."""
         self._http = http
         self._token = token or None
         self._scope = http.scope(self._token)
@@ -98,8 +100,7 @@ class GitHubClient:
         self._clock = clock or SystemClock()
         self._on_rate_limit = on_rate_limit
         self._memo: dict[tuple[str, str], asyncio.Future[GitHubResponse]] = {}
-        self._moved: dict[str, str] = {}  # "owner/name" (lower) -> "/repositories/{id}"
-        self._canonical: dict[str, RepoRef] = {}  # "owner/name" (lower) -> canonical ref
+        self.renames = renames if renames is not None else Renames()  # shared with the run's toolbox
         self._info_inflight: dict[str, asyncio.Future[None]] = {}
         self.cache_only = False
 
@@ -115,19 +116,17 @@ class GitHubClient:
 
     def canonical(self, repo: RepoRef) -> RepoRef:
         """The repository's current name when a rename was learned in this run, else ``repo``."""
-        return self._canonical.get(repo.key(), repo)
+        return self.renames.current(repo)
 
     def learn_canonical(self, typed: RepoRef, full_name: str) -> None:
-        owner, _, name = full_name.partition("/")
-        if owner and name and full_name.lower() != typed.key():
-            self._canonical[typed.key()] = RepoRef(owner=owner, name=name)
+        if self.renames.learn_name(typed, full_name):
             logger.info("repository %s is now %s", typed.full_name, full_name)
 
     def repo_path(self, repo: RepoRef, *segments: str, path: str | None = None) -> str:
         """``/repos/{owner}/{repo}/...`` with validated, percent-encoded parts; after a learned rename,
         ``/repositories/{id}/...`` so no further redirect is paid."""
         built = repo_api_path(repo.owner, repo.name, *segments, path=path)
-        moved = self._moved.get(repo.key())
+        moved = self.renames.id_path(repo)
         if moved is None:
             return built
         # ``built`` starts with /repos/{owner}/{name}/: keep what follows the first three segments.
@@ -167,7 +166,7 @@ class GitHubClient:
                 finally:
                     gate.set_result(None)
                     self._info_inflight.pop(key, None)
-        elif key not in self._moved and (gate := self._info_inflight.get(key)) is not None:
+        elif self.renames.id_path(repo) is None and (gate := self._info_inflight.get(key)) is not None:
             await asyncio.shield(gate)
         return await self.get(
             self.repo_path(repo, *segments, path=path), params=params, accept=accept, max_bytes=max_bytes
@@ -295,7 +294,7 @@ class GitHubClient:
         old = re.match(r"^/repos/([^/]+)/([^/]+)", old_path)
         new = _REPOSITORIES_RE.match(new_path)
         if old and new:
-            self._moved[f"{old.group(1)}/{old.group(2)}".lower()] = f"/repositories/{new.group(1)}"
+            self.renames.learn_id_path(f"{old.group(1)}/{old.group(2)}", f"/repositories/{new.group(1)}")
 
     def _interpret(self, response: httpx.Response, cost: CallCost) -> GitHubResponse:
         status = response.status_code

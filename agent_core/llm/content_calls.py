@@ -45,8 +45,8 @@ def calls_in_content(
     if len(prose) > _MAX_PROSE or _HEADING.search(prose):
         return []
     return [
-        ToolCallRequest(id=f"{id_prefix}-{i}", name=name, arguments=arguments)
-        for i, (name, arguments) in enumerate((c.name, c.arguments) for c in found)
+        ToolCallRequest(call_id=f"{id_prefix}-{i}", tool=c.tool, arguments=c.arguments)
+        for i, c in enumerate(found)
     ]
 
 
@@ -70,7 +70,7 @@ def _call(item: Any, tools: Collection[str]) -> ToolCallRequest | None:
         raw = {}
     if not isinstance(raw, dict):
         return None
-    return ToolCallRequest(id="", name=name, arguments=json.dumps(raw, ensure_ascii=False))
+    return ToolCallRequest(tool=name, arguments=json.dumps(raw, ensure_ascii=False))
 
 
 def _json_values(text: str) -> Iterator[tuple[int, int, Any]]:

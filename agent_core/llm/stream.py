@@ -22,6 +22,8 @@ from typing import Any, Literal
 
 from openai.types.chat import ChatCompletionChunk
 
+from agent_core.tool_call import ToolCallRequest
+
 from .degeneration import Degeneration, RepetitionGuard
 
 __all__ = [
@@ -37,19 +39,6 @@ __all__ = [
     "TurnComplete",
     "Usage",
 ]
-
-
-@dataclass(frozen=True, kw_only=True)
-class ToolCallRequest:
-    """One complete tool call asked for by the model.
-
-    ``arguments`` is the raw JSON text as streamed (never empty: a call without arguments gets ``"{}"``);
-    parsing and validating it is the tool layer's job, because models do send invalid JSON.
-    """
-
-    id: str
-    name: str
-    arguments: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -154,8 +143,8 @@ class _CallBuilder:
     def build(self) -> ToolCallRequest:
         arguments = "".join(self.arguments)
         return ToolCallRequest(
-            id=self.id or f"call_{self.ordinal}",
-            name=self.name,
+            call_id=self.id or f"call_{self.ordinal}",
+            tool=self.name,
             arguments=arguments if arguments.strip() else "{}",
         )
 

@@ -25,7 +25,7 @@ from agent_core.report.claim_finders import Found, find_claims
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.phrases import parse_date
 from agent_core.report.scoped import link_path, whole_tree
-from agent_core.tools.executor import ToolResult
+from agent_core.tools.results import ToolResult
 from agent_core.words import words_for
 
 _LINE_ANCHOR = re.compile(r"^L\d+(?:-L\d+)?$")

@@ -18,7 +18,7 @@ from agent_core.ledger import Coverage
 from agent_core.repo import RepoRef
 from agent_core.report.facts import gather, repo_model
 from agent_core.report.inert import code
-from agent_core.tools.executor import ToolResult
+from agent_core.tools.results import ToolResult
 from agent_core.words import Language, words_for
 
 _SHOWN = 8  # unvisited folders named in the line; the rest are counted

@@ -27,8 +27,8 @@ from agent_core.report.phrases import day, files_phrase, join_names, parse_date
 from agent_core.report.scoped import reroot
 from agent_core.sources.licenses import UNNAMED
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
-from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
+from agent_core.tools.results import ToolResult
 from agent_core.words import Words
 
 LARGE_FILE_BYTES = 5 * 1024 * 1024

@@ -23,7 +23,7 @@ from agent_core.words import Words
 
 if TYPE_CHECKING:
     from agent_core.report.facts import Evidence
-    from agent_core.tools.executor import ToolResult
+    from agent_core.tools.results import ToolResult
 
 
 def reroot(evidence: Evidence) -> Evidence:

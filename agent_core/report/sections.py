@@ -33,6 +33,7 @@ from agent_core.report.model_words import (
 from agent_core.report.phrases import MAX_NAMES, day, join_names, parse_date, readme_summary
 from agent_core.sources.models import TopFolder as CutFolder
 from agent_core.tools.observe import notable_role
+from agent_core.tools.registry import GET_COMMITS, GET_REPO_INFO
 from agent_core.words import Language, Words, t
 
 Renderer = Callable[[Facts, Words], list[str]]
@@ -66,7 +67,7 @@ def _overview(facts: Facts, words: Words) -> list[str]:
     if info is not None and info.fork:
         notes.append(words("is_fork"))
     return _blocks(
-        [words("no_info")] if info is None and "get_repo_info" in ev.attempted else [],
+        [words("no_info")] if info is None and GET_REPO_INFO in ev.attempted else [],
         [words("description", said)],
         [words("from_readme", link(facts, readme.path), inline(summary))] if readme and summary else [],
         [f"- {label}{words('colon')}{value}" for label, value in _key_facts(facts, words)],
@@ -242,7 +243,7 @@ def _diagram(facts: Facts, words: Words) -> list[str]:
 def _development(facts: Facts, words: Words) -> list[str]:
     ev, act = facts.evidence, facts.activity
     if ev.commits is None:
-        return [words("commits_failed") if "get_commits" in ev.attempted else words("not_examined")]
+        return [words("commits_failed") if GET_COMMITS in ev.attempted else words("not_examined")]
     if act is None or act.count == 0:
         return [words("no_commits")]
     out = [

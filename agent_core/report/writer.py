@@ -39,7 +39,7 @@ from agent_core.report.phrases import (
 )
 from agent_core.report.scoped import file_lines
 from agent_core.report.sections import SECTIONS, primary_language
-from agent_core.tools.executor import ToolResult
+from agent_core.tools.results import ToolResult
 from agent_core.words import Language, Words, words_for
 
 # The comparison table's rows, top to bottom: their labels' keys in agent_core.words.

@@ -3,7 +3,7 @@
 Both are generic (they know nothing about HTTP) and take an injected :class:`agent_core.clock.Clock`.
 The usual composition is retry outside, breaker inside::
 
-    await call_with_retry(lambda: board.get("read_file").call(fetch, classify=classify), ...)
+    await call_with_retry(lambda: board.get(BreakerName(source="github", subject="read_file")).call(fetch, classify=classify), ...)
 
 with ``retry_on`` answering ``None`` for :class:`agent_core.errors.CircuitOpenError`, so a refusal
 is never retried in a tight loop.
@@ -12,6 +12,7 @@ is never retried in a tight loop.
 from agent_core.resilience.breaker import (
     BreakerBoard,
     BreakerConfig,
+    BreakerName,
     BreakerSnapshot,
     BreakerState,
     CircuitBreaker,
@@ -32,6 +33,7 @@ from agent_core.resilience.retry import (
 __all__ = [
     "BreakerBoard",
     "BreakerConfig",
+    "BreakerName",
     "BreakerSnapshot",
     "BreakerState",
     "CircuitBreaker",

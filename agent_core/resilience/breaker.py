@@ -77,6 +77,19 @@ class BreakerConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class BreakerName:
+    """What a breaker guards: a ``source`` ("github", "local", "model") and a ``subject`` in it (a tool,
+    a model endpoint; "" for the source as a whole). Its text, ``github:read_file``, is built here and
+    nowhere else, and never split again: whoever needs the parts reads them from the snapshot or event."""
+
+    source: str
+    subject: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.subject}" if self.subject else self.source
+
+
+@dataclass(frozen=True, kw_only=True)
 class StateChange:
     """One transition, as told to listeners."""
 
@@ -87,6 +100,8 @@ class StateChange:
     """Human words, e.g. "3 consecutive failures: HTTP 503" or "probe failed: timeout"."""
     at: float
     """``clock.monotonic()`` at the change."""
+    source: str = ""  # the parts of a :class:`BreakerName` ("" for a breaker named by a plain string)
+    subject: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -99,6 +114,8 @@ class BreakerSnapshot:
     """Short text of the last failure; kept after the breaker closes again."""
     retry_after: float
     """Seconds until the next probe is allowed; 0.0 unless OPEN."""
+    source: str = ""  # the parts of a :class:`BreakerName` ("" for a breaker named by a plain string)
+    subject: str = ""
 
 
 Listener = Callable[[StateChange], None]
@@ -138,13 +155,16 @@ class CircuitBreaker:
 
     def __init__(
         self,
-        name: str,
+        name: BreakerName | str,
         *,
         config: BreakerConfig,
         clock: Clock,
         listeners: Sequence[Listener] = (),
     ) -> None:
-        self.name = name
+        self.name = str(name)
+        self._parts = (
+            {"source": name.source, "subject": name.subject} if isinstance(name, BreakerName) else {}
+        )
         self._config = config
         self._clock = clock
         self._listeners: list[Listener] = list(listeners)
@@ -167,6 +187,7 @@ class CircuitBreaker:
             failures=self._failures,
             last_error=self._last_error,
             retry_after=self._open_remaining() if self._state is BreakerState.OPEN else 0.0,
+            **self._parts,
         )
 
     def add_listener(self, listener: Listener) -> Callable[[], None]:
@@ -254,7 +275,10 @@ class CircuitBreaker:
             self._opened_at = now
         log = logger.warning if new is BreakerState.OPEN else logger.info
         log("breaker %s: %s -> %s (%s)", self.name, old, new, reason)
-        _notify(self._listeners, StateChange(name=self.name, old=old, new=new, reason=reason, at=now))
+        _notify(
+            self._listeners,
+            StateChange(name=self.name, old=old, new=new, reason=reason, at=now, **self._parts),
+        )
 
 
 class BreakerBoard:
@@ -270,11 +294,11 @@ class BreakerBoard:
         self._breakers: dict[str, CircuitBreaker] = {}
         self._listeners: list[Listener] = []
 
-    def get(self, name: str) -> CircuitBreaker:
-        breaker = self._breakers.get(name)
+    def get(self, name: BreakerName | str) -> CircuitBreaker:
+        breaker = self._breakers.get(str(name))
         if breaker is None:
             breaker = CircuitBreaker(name, config=self._config, clock=self._clock, listeners=(self._publish,))
-            self._breakers[name] = breaker
+            self._breakers[str(name)] = breaker
         return breaker
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:

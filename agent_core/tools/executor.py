@@ -40,47 +40,22 @@ from agent_core.errors import (
     TransientError,
     UserInputError,
 )
-from agent_core.repo import RepoRef
+from agent_core.repo import Renames, RepoRef
 from agent_core.resilience import BreakerBoard, BreakerState, RetryDetails, RetryPolicy, call_with_retry
 from agent_core.sources.base import RepoSource
 from agent_core.tools.failures import FailureMemory, breaker_key, classify, failure_reason
-from agent_core.tools.registry import BY_NAME, ToolCall, ToolLimits, ToolOutput, ToolSpec, tool_schemas
+from agent_core.tools.registry import (
+    BY_NAME,
+    GET_REPO_INFO,
+    ToolCall,
+    ToolLimits,
+    ToolOutput,
+    ToolSpec,
+    tool_schemas,
+)
+from agent_core.tools.results import ToolResult
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, kw_only=True)
-class ToolResult:
-    """What one call produced: an observation for the model and metadata for the UI."""
-
-    call_id: str
-    tool: str
-    arguments: Mapping[str, Any]
-    ok: bool
-    observation: dict[str, Any]
-    value: Any = None  # the typed source value (planner and report writer read it)
-    repo: RepoRef | None = None
-    duration_s: float = 0.0
-    http_requests: int = 0
-    attempts: int = 0
-    from_cache: bool = False
-    memo: bool = False
-    stale: bool = False
-    stale_age_s: float | None = None
-    degraded: bool = False
-    error: str | None = None
-    cause: str | None = None  # the diagnosis key of the failure (agent_core.diagnosis), when known
-    host: str | None = None  # the host that failed, when known
-    reset_at: float | None = None  # a rate limit's reset (UTC epoch seconds)
-    source: str = "github"  # the kind of source the call read ("github", "local")
-
-    @property
-    def cost(self) -> CallCost:
-        """What the call cost, as the UI shows it (requests, and whether the cache answered)."""
-        return CallCost(requests=self.http_requests, cache_hits=int(self.from_cache))
-
-    def observation_text(self) -> str:
-        return json.dumps(self.observation, ensure_ascii=False, separators=(",", ":"))
 
 
 RetryListener = Callable[[str, str, RetryDetails], None]
@@ -117,10 +92,11 @@ class Toolbox:
         rng: Callable[[], float] = random.random,
         on_retry: RetryListener | None = None,
         faults: FaultInjector | None = None,
+        renames: Renames | None = None,
     ) -> None:
         self._sources = {key.lower(): source for key, source in sources.items()}
         self._scope = {repo.key(): repo for repo in scope}
-        self._aliases: dict[str, str] = {}
+        self._renames = renames if renames is not None else Renames()  # shared with the GitHub client
         self._breakers = breakers
         self._clock = clock
         self._config = config
@@ -138,7 +114,7 @@ class Toolbox:
     def add_alias(self, alias: str, target: RepoRef) -> None:
         """A rename learned during the run: the new name reads the same repository."""
         if target.key() in self._scope:
-            self._aliases[alias.lower()] = target.key()
+            self._renames.learn_name(target, alias)
 
     async def execute(self, call_id: str, tool: str, arguments: str | Mapping[str, Any] | None) -> ToolResult:
         """Run one call; never raises except on cancellation."""
@@ -187,7 +163,7 @@ class Toolbox:
         return result
 
     def _in_scope(self, repo: RepoRef) -> str:
-        key = self._aliases.get(repo.key(), repo.key())
+        key = self._renames.typed(repo.key())
         if key not in self._scope:
             named = ", ".join(r.full_name for r in self._scope.values())
             raise OutOfScopeError(
@@ -339,7 +315,7 @@ class Toolbox:
 
     def _learn_alias(self, call: ToolCall, value: Any) -> None:
         full_name = getattr(value, "full_name", None)
-        if call.tool == "get_repo_info" and isinstance(full_name, str):
+        if call.tool == GET_REPO_INFO and isinstance(full_name, str):
             self.add_alias(full_name, call.repo)
 
     def _costs(self, cost: CallCost, started: float) -> dict[str, Any]:

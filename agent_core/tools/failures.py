@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from agent_core.errors import AgentCoreError, CircuitOpenError, GitHubError, RateLimitError, TransientError
-from agent_core.resilience import Outcome
+from agent_core.resilience import BreakerName, Outcome
 
 
-def breaker_key(source: str, tool: str) -> str:
+def breaker_key(source: str, tool: str) -> BreakerName:
     """The breaker of one tool on one kind of source ("github:read_file", "local:read_file"): a failing
     GitHub never blocks a local repository, nor one tool another."""
-    return f"{source}:{tool}"
+    return BreakerName(source=source, subject=tool)
 
 
 def classify(error: BaseException) -> Outcome:
@@ -40,17 +40,17 @@ class FailureMemory:
     explained by what opened it (one per toolbox: a run's own failures)."""
 
     def __init__(self) -> None:
-        self._causes: dict[str, tuple[str | None, str | None]] = {}
+        self._causes: dict[BreakerName, tuple[str | None, str | None]] = {}
 
-    def saw(self, error: GitHubError, key: str) -> None:
+    def saw(self, error: GitHubError, key: BreakerName) -> None:
         if classify(error) is Outcome.FAILURE:
             self._causes[key] = (error.cause, error.host)
 
-    def diagnose(self, exc: BaseException, key: str) -> dict[str, Any]:
+    def diagnose(self, exc: BaseException, key: BreakerName) -> dict[str, Any]:
         """The :class:`~agent_core.tools.executor.ToolResult` fields of a failed call's cause: the error's
         own, or for an open breaker the failure that opened it (``github_paused`` when this run did not
         see it)."""
-        source = key.partition(":")[0]
+        source = key.source
         if isinstance(exc, RateLimitError):
             limit = "space_quota" if exc.kind == "space" else exc.cause
             return {"cause": limit, "host": exc.host, "reset_at": exc.reset_at, "source": source}

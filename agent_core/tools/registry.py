@@ -27,6 +27,14 @@ from agent_core.repo import RepoRef, normalize_path, validate_owner, validate_re
 from agent_core.sources.base import RepoSource, Sourced
 from agent_core.tools.observe import summarise_tree
 
+# The tools' names: every other module uses these constants, never the strings (tests/test_structure.py).
+GET_REPO_INFO: Final = "get_repo_info"
+GET_FILE_TREE: Final = "get_file_tree"
+LIST_DIRECTORY: Final = "list_directory"
+READ_FILE: Final = "read_file"
+GET_COMMITS: Final = "get_commits"
+GET_LANGUAGES: Final = "get_languages"
+
 REQUIRED: Final = object()
 """A parameter an MCP client must give (no default)."""
 
@@ -229,7 +237,7 @@ COMMITS_IN_OVERVIEW = 30
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
-        name="get_repo_info",
+        name=GET_REPO_INFO,
         description=(
             "Repository metadata: description, default branch, primary language, license, topics, stars, "
             "forks, open issues, creation and last push dates. Call it first for each repository."
@@ -244,7 +252,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         prefetch=True,
     ),
     ToolSpec(
-        name="get_file_tree",
+        name=GET_FILE_TREE,
         description=(
             "The whole file tree in ONE request: file/dir counts, top-level entries with file counts, the "
             "largest subdirectories, notable files (README, license, manifests, CI, Dockerfile) and a "
@@ -277,7 +285,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         prefetch=True,
     ),
     ToolSpec(
-        name="list_directory",
+        name=LIST_DIRECTORY,
         description=(
             "The entries of one directory (name, type, size). Use it to look inside a specific folder; "
             "path '' or omitted is the repository root."
@@ -295,7 +303,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         run=_list_directory,
     ),
     ToolSpec(
-        name="read_file",
+        name=READ_FILE,
         description=(
             "The text of one file, a page at a time (long files are cut with a note saying how much was left "
             "out and the start_line to continue from). Use it for README, manifests (pyproject.toml, "
@@ -332,7 +340,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         run=_read_file,
     ),
     ToolSpec(
-        name="get_commits",
+        name=GET_COMMITS,
         description=(
             "Recent commits (date, author, first line of the message), newest first. Use it to judge "
             "development activity and who maintains the project."
@@ -354,7 +362,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         prefetch=True,
     ),
     ToolSpec(
-        name="get_languages",
+        name=GET_LANGUAGES,
         description="Bytes of code per programming language, with percentages.",
         mcp_summary="Bytes of code per programming language in a repository, with percentages.",
         params=(),

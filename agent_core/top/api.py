@@ -20,6 +20,7 @@ from agent_core.llm import OpenAIChatModel, resolve_model_config
 from agent_core.report.export import full_report
 from agent_core.settings import Settings
 from agent_core.sources.mentions import find_repo_mentions
+from agent_core.sources.targets import Target
 from agent_core.top.services import Services
 from agent_core.top.wiring import open_analysis, sampling, turn_timeout
 from agent_core.words import Language
@@ -95,14 +96,12 @@ async def run_agent(
     base = str(http.base_url).rstrip("/")
     if base:
         settings = settings.with_overrides(github_api_url=base)
-    mentions = find_repo_mentions(query)
-    if not mentions:
+    targets: str | list[Target] = find_repo_mentions(query)  # parsed: opened as they are
+    if not targets:
         match = re.search(r"[\w.-]+/[\w.-]+", query)
         if match is None:
             raise InvalidTargetError("the query names no repository (expected owner/repo or a GitHub URL)")
-        target = match.group(0)
-    else:
-        target = " ".join(m.full_name for m in mentions)
+        targets = match.group(0)  # text, parsed once by open_analysis
     config = resolve_model_config(
         provider=None, base_url=str(llm.base_url), model=model, api_key=llm.api_key, hf_token=None
     )
@@ -118,7 +117,7 @@ async def run_agent(
     services = Services(settings)
     try:
         opened = await open_analysis(
-            services, target, query, settings=settings, model=chat, model_config=config
+            services, targets, query, settings=settings, model=chat, model_config=config
         )
         report: str | None = None
         failure: ev.RunFailed | None = None

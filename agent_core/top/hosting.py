@@ -22,12 +22,7 @@ from agent_core.shared_state import SharedQuota, SharedRunBudget, SharedState
 def model_endpoint(settings: Settings) -> str | None:
     """The model base URL these settings resolve to (None if they resolve to none)."""
     try:
-        config = resolve_model_config(
-            provider=settings.llm_provider,
-            base_url=settings.llm_base_url,
-            model=settings.llm_model,
-            api_key=None,
-        )
+        config = resolve_model_config(**settings.model_config(keys=False))
     except ConfigurationError:
         return None
     return config.base_url

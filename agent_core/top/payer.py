@@ -42,17 +42,12 @@ class Payer:
         return cls(owner_model=owner_model(base, session), owner_github=owner_github(base, session))
 
 
-def model_label(settings: Settings) -> str:
-    """``deepseek-flash via DeepSeek``; raises ConfigurationError for unusable model settings."""
-    config = resolve_model_config(
-        provider=settings.llm_provider,
-        base_url=settings.llm_base_url,
-        model=settings.llm_model,
-        api_key=settings.api_key,
-        hf_token=settings.hf_token,
-    )
+def model_label(settings: Settings) -> tuple[str, str]:
+    """``("deepseek-flash", "DeepSeek")``: the model and its provider, as the status line says them ("…
+    via …"); raises ConfigurationError for unusable model settings."""
+    config = resolve_model_config(**settings.model_config())
     preset = PRESETS.get(config.provider)
-    return f"{config.model} via {preset.label if preset else config.provider}"
+    return config.model, preset.label if preset else config.provider
 
 
 def _keyed(settings: Settings) -> bool:
@@ -64,7 +59,7 @@ def _keyed(settings: Settings) -> bool:
 def _provider(settings: Settings) -> str | None:
     """The preset these settings' provider resolves to (None when they name no usable one)."""
     try:
-        return model_label(settings).rpartition(" via ")[2]
+        return model_label(settings)[1]
     except ConfigurationError:
         name = (settings.llm_provider or "").lower()
         return PRESETS[name].label if name in PRESETS else None

@@ -12,10 +12,9 @@ terminal), and nothing is parsed as rich markup (lines are :class:`rich.text.Tex
 
 from __future__ import annotations
 
-import json
 import logging
 import re
-from typing import TextIO
+from typing import TextIO, assert_never
 
 from rich.console import Console
 from rich.markdown import Markdown
@@ -28,6 +27,14 @@ from agent_core.diagnosis import explain
 from agent_core.report.checked import checked_heading, checked_summary
 from agent_core.report.coverage import coverage_lines
 from agent_core.report.export import diagram_section
+from agent_core.result_shape import (
+    CommitsShape,
+    FileShape,
+    InfoShape,
+    LanguagesShape,
+    ListingShape,
+    ResultShape,
+)
 from agent_core.tree_shape import TreeSummary
 from agent_core.words import t
 
@@ -35,7 +42,6 @@ logger = logging.getLogger(__name__)
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _RESULT_CHARS = 140
-_SCALARS = (str, int, float, bool)
 
 
 def inert(text: str) -> str:
@@ -43,29 +49,34 @@ def inert(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
-def summarize(preview: str, limit: int = _RESULT_CHARS) -> str:
-    """A tool result in one short line: ``key=value`` for its scalars, ``key: N items`` for its lists.
-
-    ``preview`` is the observation as (possibly cut) JSON; what does not parse is shown squeezed."""
-    try:
-        data = json.loads(preview)
-    except json.JSONDecodeError:
-        squeezed = re.sub(r"\s+", " ", preview.split("\n… (", 1)[0]).strip(" {}")
-        return _cut(squeezed, limit)
-    if not isinstance(data, dict):
-        return _cut(json.dumps(data, ensure_ascii=False), limit)
-    parts: list[str] = []
-    for key, value in data.items():
-        if key in ("ok", "text", "sha") or value is None:
-            continue
-        if isinstance(value, _SCALARS):
-            shown = str(value)
-            parts.append(f"{key}={shown[:40] + '…' if len(shown) > 40 else shown}")
-        elif isinstance(value, list | dict):
-            parts.append(f"{key}: {len(value)} item{'s' if len(value) != 1 else ''}")
-    if isinstance(data.get("text"), str):
-        parts.append(f"{len(data['text']):,} characters")
-    return _cut(", ".join(parts), limit)
+def shape_line(shape: ResultShape | None, limit: int = _RESULT_CHARS) -> str:
+    """A tool result in one short line, from its typed shape (nothing when a trace has none)."""
+    match shape:
+        case FileShape():
+            said = [shape.path, shape.content if shape.content != "file" else "", f"{shape.size:,} bytes"]
+            if shape.start_line is not None and shape.end_line is not None:
+                said.append(f"lines {shape.start_line}-{shape.end_line} of {shape.total_lines or '?'}")
+            if shape.cut:
+                said.append(f"cut: continue at line {shape.next_line}")
+        case ListingShape():
+            said = [shape.path or "/", f"{shape.files:,} files", f"{shape.dirs:,} folders"]
+            said.append("cut at 1,000 entries" if shape.cut else "")
+        case InfoShape():
+            said = [shape.full_name, shape.language or "", shape.license or "", f"{shape.stars or 0:,} stars"]
+            said.append(f"renamed from {shape.renamed_from}" if shape.renamed_from else "")
+            said.append("archived" if shape.archived else "")
+        case CommitsShape():
+            said = [
+                f"{shape.commits:,} commits by {shape.authors:,} authors",
+                f"newest {shape.newest or '?'}",
+            ]
+        case LanguagesShape():
+            said = [f"{name} {percent}%" for name, percent in shape.languages[:4]]
+        case None:
+            said = []
+        case _:
+            assert_never(shape)
+    return _cut(", ".join(part for part in said if part), limit)
 
 
 def tree_line(tree: TreeSummary) -> str:
@@ -214,13 +225,13 @@ class TerminalRenderer:
             badges.append("DEGRADED")
         head = f"   {'✓' if event.ok else '✗'} {event.tool} [{' · '.join(badges)}]"
         if event.ok:
-            said = tree_line(event.tree) if event.tree is not None else summarize(event.preview)
+            said = tree_line(event.tree) if event.tree is not None else shape_line(event.shape)
             self._line(f"{head}  {said}", "green" if not event.stale else "yellow")
         else:
             self._line(f"{head}  {event.error or ''}", "red")
 
     def _breaker(self, event: ev.BreakerChanged) -> None:
-        tool = event.breaker.partition(":")[2] or event.breaker
+        tool = event.subject or event.breaker
         if event.new == "open":
             self._open_tools.add(tool)
         else:

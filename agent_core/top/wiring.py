@@ -25,7 +25,7 @@ private repository; a model endpoint other than the owner's is reached only thro
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,7 +49,7 @@ from agent_core.llm import (
     model_configured,
     resolve_model_config,
 )
-from agent_core.repo import RepoRef, RunScope
+from agent_core.repo import Renames, RepoRef, RunScope
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
 from agent_core.settings import Settings
 from agent_core.shared_state import watch_health
@@ -194,6 +194,11 @@ def resolve_targets(services: Services, text: str, question: str = "") -> list[T
         if mention.full_name.lower() not in seen:
             targets.append(mention)
             seen.add(mention.full_name.lower())
+    return counted(targets, settings)
+
+
+def counted(targets: Sequence[Target], settings: Settings) -> list[Target]:
+    """``targets`` when there is at least one and no more than :data:`MAX_TARGETS`."""
     if not targets:
         raise InvalidTargetError(
             "Expected a GitHub repository like https://github.com/owner/repo or owner/repo"
@@ -201,7 +206,7 @@ def resolve_targets(services: Services, text: str, question: str = "") -> list[T
         )
     if len(targets) > MAX_TARGETS:
         raise InvalidTargetError(f"At most {MAX_TARGETS} repositories can be analysed together")
-    return targets
+    return list(targets)
 
 
 def build_model(
@@ -212,13 +217,7 @@ def build_model(
     ``trusted=False`` (an endpoint a visitor chose) reports its failures by class only."""
     if not uses_model(settings):
         return None, None
-    config = resolve_model_config(
-        provider=settings.llm_provider,
-        base_url=settings.llm_base_url,
-        model=settings.llm_model,
-        api_key=settings.api_key,
-        hf_token=settings.hf_token,
-    )
+    config = resolve_model_config(**settings.model_config())
     deadline = turn_timeout(settings, config)
     client = make_openai_client(
         base_url=config.base_url, api_key=config.api_key or "none", timeout=deadline, http_client=http_client
@@ -255,7 +254,7 @@ def session_model(services: Services, settings: Settings) -> tuple[ChatModel | N
 
 async def open_analysis(
     services: Services,
-    target_text: str,
+    targets: str | Sequence[Target],
     question: str = "",
     *,
     settings: Settings | None = None,
@@ -265,7 +264,10 @@ async def open_analysis(
     model_config: ModelConfig | None = None,
     fallback_language: str = "en",
 ) -> OpenedAnalysis:
-    """Parse the targets, open their sources and return a ready :class:`Analysis`.
+    """Open the targets' sources and return a ready :class:`Analysis`.
+
+    ``targets`` are parsed already (:func:`resolve_targets`: the page checks them before it counts a
+    run, and opens them as they are), or text to resolve with the question's mentions (the API, MCP).
 
     ``settings`` overrides the services' settings for this session (keys pasted in the UI, max turns);
     ``breakers`` is the session's board (a fresh one otherwise); ``model`` replaces the model built
@@ -275,10 +277,15 @@ async def open_analysis(
     """
     s = settings or services.settings
     clock = services.clock
-    targets = resolve_targets(services, target_text, question)
+    targets = (
+        resolve_targets(services, targets, question)
+        if isinstance(targets, str)
+        else counted(targets, services.settings)
+    )
     board = breakers or new_board(s, clock)
     sink = EventSink(clock, board)
     github: GitHubClient | None = None
+    renames = Renames()  # the client learns a rename, the toolbox lets the new name in: one map
     sources: dict[str, RepoSource] = {}
     scope: list[RepoRef] = []
     notes: list[str] = []
@@ -303,6 +310,7 @@ async def open_analysis(
                     clock=clock,
                     on_rate_limit=sink.on_rate_limit,
                     quota=services.quotas.github if services.quotas is not None and owners else None,
+                    renames=renames,
                 )
             ref = target.repo_ref()
             # On a Space the owner's token must not open the owner's private repositories to strangers
@@ -329,6 +337,7 @@ async def open_analysis(
         config=toolbox_config(s),
         on_retry=sink.on_retry,
         faults=chaos,
+        renames=renames,
     )
     driver = None
     if model is not None:

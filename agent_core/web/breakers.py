@@ -31,9 +31,7 @@ def breaker_table(snapshots: Iterable[BreakerSnapshot], *, lang: str = "en") -> 
     empty otherwise.
     """
     rows: list[list[Any]] = []
-    for snap in sorted(
-        snapshots, key=lambda s: SOURCE_ORDER.get(s.name.partition(":")[0], len(SOURCE_ORDER))
-    ):
+    for snap in sorted(snapshots, key=lambda s: SOURCE_ORDER.get(s.source, len(SOURCE_ORDER))):
         state = str(snap.state).upper()
         if snap.state is BreakerState.OPEN:
             probe = f"{snap.retry_after:.0f} s" if snap.retry_after >= 0.5 else t("probe_due", lang)
@@ -41,7 +39,7 @@ def breaker_table(snapshots: Iterable[BreakerSnapshot], *, lang: str = "en") -> 
             probe = ""
         rows.append(
             [
-                breaker_label(snap.name, lang),
+                breaker_label(snap.source, snap.subject, snap.name, lang),
                 state,
                 snap.failures,
                 flat_text(snap.last_error or "", 100),
@@ -66,13 +64,13 @@ def breaker_value(snapshots: Iterable[BreakerSnapshot], lang: str = "en") -> dic
     }
 
 
-def breaker_label(name: str, lang: str = "en") -> str:
-    """ "github:read_file" → "GitHub · read_file", "model:api.deepseek.com" → "model · api.deepseek.com";
-    a name without a source (a breaker built by hand) stays as it is."""
-    source, sep, rest = name.partition(":")
-    if not sep or source not in SOURCE_ORDER:
-        return t(f"source_{name}", lang) if name in SOURCE_ORDER else name
-    return f"{t(f'source_{source}', lang)} · {rest}"
+def breaker_label(source: str, subject: str, name: str, lang: str = "en") -> str:
+    """("github", "read_file") → "GitHub · read_file", ("model", "api.deepseek.com") → "model ·
+    api.deepseek.com", from the breaker's parts (never by splitting its ``name``); a breaker without
+    a known source (built by hand, or in a trace recorded before the parts were carried) shows its name."""
+    if source not in SOURCE_ORDER:
+        return name
+    return f"{t(f'source_{source}', lang)} · {subject}" if subject else t(f"source_{source}", lang)
 
 
 def breaker_columns(lang: str = "en") -> list[str]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TypeGuard
 
 from agent_core import events as ev
-from agent_core.agent.model_turn import LLM_BREAKER
+from agent_core.agent.model_turn import LLM_BREAKER, model_breaker
 from agent_core.clock import Clock
 from agent_core.errors import ConfigurationError
 from agent_core.events import dump_events
@@ -195,14 +195,14 @@ class BrowserSession:
             recorded = {snap.name: snap for snap in self.view.stats.breaker_snapshots()}
             with_llm = self.view.started is not None and self.view.started.mode == "model"
             board = new_board(self.base, self.clock)
-            if with_llm and not any(name.startswith(LLM_BREAKER) for name in recorded):
-                board.get(LLM_BREAKER)  # the recording's model endpoint, never in trouble
+            if with_llm and not any(snap.source == LLM_BREAKER for snap in recorded.values()):
+                board.get(model_breaker(None))  # the recording's model endpoint, never in trouble
             idle = {snap.name: snap for snap in board.snapshot()}
             snaps = list((idle | recorded).values())
         else:
             snaps = self.breakers.snapshot()
             with_llm = uses_model(self.settings)
-        return [s for s in snaps if with_llm or not s.name.startswith(LLM_BREAKER)]
+        return [s for s in snaps if with_llm or s.source != LLM_BREAKER]
 
     def status_line(self, *, allowance: str | None = None) -> str:
         """Mode, GitHub identity and quota (on a Space: what is left of its budget, never the owner's
@@ -217,11 +217,10 @@ class BrowserSession:
             mode = t("status_planner", lang)
         else:
             try:
-                label = model_label(s)
+                model, provider = model_label(s)
             except ConfigurationError as exc:
                 mode = f"⚠️ {exc}"
             else:
-                model, _, provider = label.partition(" via ")
                 mode = t("status_model", lang, model=one_line(model), provider=one_line(provider))
         parts = [mode]
         if self.replaying is None:

@@ -211,8 +211,8 @@ class Handlers:
         s.start_view(keep_history=False, request="\n\n".join(p for p in (target_text, question_text) if p))
         s.phase = t("status_running", s.lang)
         yield self.opening_frame(s)
-        try:
-            resolve_targets(self.services, target_text, question_text)  # counted only for usable input
+        try:  # counted only for usable input; opened as parsed here
+            targets = resolve_targets(self.services, target_text, question_text)
         except AgentCoreError as exc:
             s.view = None
             yield self.refuse(s, str(exc))
@@ -226,7 +226,7 @@ class Handlers:
         try:
             s.opened = await open_analysis(
                 self.services,
-                target_text,
+                targets,
                 question_text,
                 settings=s.settings,
                 breakers=s.breakers,

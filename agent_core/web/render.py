@@ -210,7 +210,7 @@ class TraceView:
                 self._close_step(step, event.t)
 
     def _breaker(self, event: ev.BreakerChanged) -> None:
-        name = breaker_label(event.breaker, self.lang)
+        name = breaker_label(event.source, event.subject, event.breaker, self.lang)
         text = t("breaker_line", self.lang, name=name, old=event.old, new=event.new, reason=event.reason)
         detail = t("breaker_detail", self.lang, failures=event.failures)
         if event.new == "open":

@@ -8,7 +8,7 @@ limit), ``tokens_used()`` (what the run spent, for the Space's budget) and ``bre
 from __future__ import annotations
 
 from agent_core import events as ev
-from agent_core.resilience import BreakerSnapshot, BreakerState
+from agent_core.resilience import BreakerSnapshot
 from agent_core.web.stats import LiveStats
 from agent_core.web.trace_items import BreakerRow
 from agent_core.words import t
@@ -46,13 +46,8 @@ class StatsView:
             case ev.BreakerChanged():
                 old = self._breakers.get(event.breaker)
                 failed = event.new != "closed"
-                self._breakers[event.breaker] = BreakerRow(
-                    state=event.new,
-                    failures=event.failures,
-                    last_error=event.reason if failed else (old.last_error if old else None),
-                    retry_after_s=event.retry_after_s,
-                    at=event.t,
-                )
+                last_error = event.reason if failed else (old.last_error if old else None)
+                self._breakers[event.breaker] = BreakerRow(event=event, last_error=last_error)
             case ev.DiagramDrawn():
                 stats.tokens_in += event.prompt_tokens
                 stats.tokens_out += event.completion_tokens
@@ -81,13 +76,4 @@ class StatsView:
     def breaker_snapshots(self, at: float | None = None) -> list[BreakerSnapshot]:
         """Breakers as the events tell them, ``retry_after`` counted down to ``at`` (default: latest t)."""
         now = self.now if at is None else at
-        return [
-            BreakerSnapshot(
-                name=name,
-                state=BreakerState(row.state),
-                failures=row.failures,
-                last_error=row.last_error,
-                retry_after=max(0.0, row.retry_after_s - (now - row.at)) if row.state == "open" else 0.0,
-            )
-            for name, row in self._breakers.items()
-        ]
+        return [row.snapshot(now) for row in self._breakers.values()]

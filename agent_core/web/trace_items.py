@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent_core import events as ev
+from agent_core.resilience import BreakerSnapshot, BreakerState
+from agent_core.tools.registry import GET_FILE_TREE
 from agent_core.web.markdown import MarkdownStream, fenced, format_age, one_line
 from agent_core.web.tree_preview import tree_preview
 from agent_core.words import t
@@ -113,11 +115,23 @@ class Call(Item):
 
 @dataclass(kw_only=True)
 class BreakerRow:
-    state: str
-    failures: int
+    """A breaker as its latest event tells it (a replay has no live board)."""
+
+    event: ev.BreakerChanged
     last_error: str | None
-    retry_after_s: float
-    at: float
+
+    def snapshot(self, now: float) -> BreakerSnapshot:
+        """The row as the breaker table takes it, ``retry_after`` counted down to ``now``."""
+        e = self.event
+        return BreakerSnapshot(
+            name=e.breaker,
+            source=e.source,
+            subject=e.subject,
+            state=BreakerState(e.new),
+            failures=e.failures,
+            last_error=self.last_error,
+            retry_after=max(0.0, e.retry_after_s - (now - e.t)) if e.new == "open" else 0.0,
+        )
 
 
 def call_badges(event: ev.ToolCallFinished) -> list[str]:
@@ -141,7 +155,7 @@ def call_badges(event: ev.ToolCallFinished) -> list[str]:
 def call_preview(event: ev.ToolCallFinished, lang: str = "en") -> str:
     """What a finished call shows: a file tree as a short summary (:mod:`~agent_core.web.tree_preview`),
     any other result as its fenced preview."""
-    if event.tool == "get_file_tree" and event.ok:
+    if event.tool == GET_FILE_TREE and event.ok:
         return tree_preview(event, lang)
     return fenced(event.preview)
 
