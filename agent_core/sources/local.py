@@ -94,6 +94,9 @@ class LocalGitSource:
         self._max_file_bytes = max_file_bytes
         self._layout_cache: _Layout | None = None
         self._cli = GitCli(self._root, git=git, label=self.repo_ref.full_name)
+        # bytes per language by commit, shared by the views (get_repo_info names the first language,
+        # get_languages all): counting a 100,000-entry tree is seconds of CPU, done once per commit
+        self._language_counts: dict[str, asyncio.Future[dict[str, int]]] = {}
 
     @classmethod
     async def open(
@@ -196,7 +199,7 @@ class LocalGitSource:
         created_at = pushed_at = language = license_id = None
         if commit is not None:
             created_at, pushed_at = await dates(self._cli, commit)
-            language = next(iter(await languages(self._cli, commit)), None)
+            language = next(iter(await self._languages(commit)), None)
             license_id = await license_of(self._cli, commit)
         return RepoInfo(
             full_name=self.repo_ref.full_name,
@@ -323,7 +326,15 @@ class LocalGitSource:
 
     async def _get_languages(self, repo: RepoRef) -> Languages:
         commit = await self._commit(repo)
-        return Languages(bytes_by_language=await languages(self._cli, commit) if commit else {})
+        return Languages(bytes_by_language=await self._languages(commit) if commit else {})
+
+    async def _languages(self, commit: str) -> dict[str, int]:
+        """:func:`languages` of ``commit``, counted once however many calls ask at the same time or later
+        (a count that failed or was cancelled is counted again)."""
+        counting = self._language_counts.get(commit)
+        if counting is None or (counting.done() and (counting.cancelled() or counting.exception())):
+            counting = self._language_counts[commit] = asyncio.ensure_future(languages(self._cli, commit))
+        return dict(await asyncio.shield(counting))
 
     # -- git plumbing --------------------------------------------------------------------------------
 
