@@ -37,7 +37,7 @@ from agent_core.errors import InvalidArgumentError, InvalidTargetError, NotFound
 from agent_core.repo import RepoRef
 from agent_core.sources.base import Sourced
 from agent_core.sources.content import DEFAULT_MAX_FILE_BYTES, check_page_args, decode_text, page_file
-from agent_core.sources.gitcli import Blob, GitCli, LsTreeEntry, parse_ls_tree
+from agent_core.sources.gitcli import Blob, GitCli, LsTreeEntry, entry_type, ls_tree_records, parse_ls_tree
 from agent_core.sources.local_facts import (
     current_branch,
     dates,
@@ -384,7 +384,12 @@ class LocalGitSource:
 
 
 def _file_tree(out: bytes, commit: str, path: str) -> FileTree:  # CPU seconds for 100,000 records
-    entries = tuple(TreeEntry(path=_join(path, e.path), type=e.type, size=e.size) for e in parse_ls_tree(out))
+    entries = tuple(
+        TreeEntry(
+            path=_join(path, name), type=entry_type(mode, kind), size=None if size == "-" else int(size)
+        )
+        for mode, kind, _oid, size, name in ls_tree_records(out)
+    )
     return FileTree(ref=commit, path=path, entries=entries)
 
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agent_core.sources.content import decode_text
-from agent_core.sources.gitcli import GitCli, LsTreeEntry, parse_ls_tree
+from agent_core.sources.gitcli import GitCli, LsTreeEntry, entry_type, ls_tree_records, parse_ls_tree
 from agent_core.sources.languages import count_languages
 from agent_core.sources.licenses import (
     LICENSE_FILES,
@@ -29,7 +29,11 @@ async def languages(cli: GitCli, commit: str) -> dict[str, int]:
 
 
 def _count(out: bytes) -> dict[str, int]:
-    return count_languages((e.path, e.size or 0) for e in parse_ls_tree(out) if e.type == "file")
+    return count_languages(
+        (path, int(size) if size != "-" else 0)
+        for mode, kind, _oid, size, path in ls_tree_records(out)
+        if entry_type(mode, kind) == "file"
+    )
 
 
 async def current_branch(cli: GitCli) -> str | None:
