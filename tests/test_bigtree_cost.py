@@ -23,6 +23,7 @@ from agent_core.report.facts import TEST_FILE
 from agent_core.report.path_index import index_of
 from agent_core.report.relevance import is_test_name
 from agent_core.sources import local
+from agent_core.sources.gitcli import parse_ls_tree
 from agent_core.sources.local import LocalGitSource
 from agent_core.sources.models import FileTree, TreeEntry
 from agent_core.tools import observe
@@ -177,3 +178,18 @@ async def test_a_local_repository_counts_its_languages_once(
     assert info.value.language == next(iter(languages.value.bytes_by_language))
     assert again.value == languages.value
     assert counted.count == 1  # get_repo_info and get_languages each counted the whole tree before
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from([b"a", b"/", b"\xc3\xa9", b"\xc3", b"\xff", b" ", b"\xe4\xb8"]), min_size=1
+        ).map(b"".join),
+        max_size=6,
+    )
+)
+def test_a_tree_listing_decodes_each_path_as_alone(paths: list[bytes]) -> None:
+    out = b"".join(b"100644 blob %040d 7\t%s\0" % (i, p) for i, p in enumerate(paths))
+    assert [e.path for e in parse_ls_tree(out)] == [p.decode("utf-8", errors="replace") for p in paths]
+    assert all(e.size == 7 and e.type == "file" for e in parse_ls_tree(out))
