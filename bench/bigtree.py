@@ -201,7 +201,9 @@ def latency_during_analysis(url: str, target: str) -> tuple[list[float], list[fl
     busy: list[float] = []
     stop = threading.Event()
     prober = threading.Thread(target=probe, args=(url, stop, busy), name="probe")
-    client = Client(url, verbose=False, analytics_enabled=False, download_files=False)
+    client = Client(  # a generous timeout: on a busy shared machine the page's config can take seconds
+        url, verbose=False, analytics_enabled=False, download_files=False, httpx_kwargs={"timeout": 120.0}
+    )
     try:
         started = time.perf_counter()
         prober.start()
