@@ -22,7 +22,7 @@ from agent_core.report import diagram_tree
 from agent_core.report.facts import TEST_FILE
 from agent_core.report.path_index import index_of
 from agent_core.report.relevance import is_test_name
-from agent_core.sources import local
+from agent_core.sources import local_facts
 from agent_core.sources.gitcli import parse_ls_tree
 from agent_core.sources.local import LocalGitSource
 from agent_core.sources.models import FileTree, TreeEntry
@@ -166,8 +166,8 @@ def test_the_diagram_folder_set_builds_no_suffix_map() -> None:
 async def test_a_local_repository_counts_its_languages_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    counted = Calls(local.languages)
-    monkeypatch.setattr(local, "languages", counted)
+    counted = Calls(local_facts.languages)
+    monkeypatch.setattr(local_facts, "languages", counted)
     root = make_repo(
         tmp_path / "svc", {"README.md": "# svc\n", "svc/app.py": "print(1)\n", "main.go": "package main\n"}
     )

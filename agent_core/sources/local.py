@@ -37,12 +37,13 @@ from agent_core.errors import InvalidArgumentError, InvalidTargetError, NotFound
 from agent_core.repo import RepoRef
 from agent_core.sources.base import Sourced
 from agent_core.sources.content import DEFAULT_MAX_FILE_BYTES, check_page_args, decode_text, page_file
-from agent_core.sources.gitcli import Blob, GitCli, LsTreeEntry, entry_type, ls_tree_records, parse_ls_tree
+from agent_core.sources.gitcli import Blob, GitCli, LsTreeEntry, parse_ls_tree
 from agent_core.sources.local_facts import (
+    LanguageCounts,
     current_branch,
     dates,
     description,
-    languages,
+    file_tree,
     license_of,
     size_kb,
     utc_from_iso,
@@ -56,7 +57,6 @@ from agent_core.sources.models import (
     FileTree,
     Languages,
     RepoInfo,
-    TreeEntry,
 )
 
 __all__ = ["DEFAULT_MAX_FILE_BYTES", "LocalGitSource"]
@@ -94,9 +94,7 @@ class LocalGitSource:
         self._max_file_bytes = max_file_bytes
         self._layout_cache: _Layout | None = None
         self._cli = GitCli(self._root, git=git, label=self.repo_ref.full_name)
-        # bytes per language by commit, shared by the views (get_repo_info names the first language,
-        # get_languages all): counting a 100,000-entry tree is seconds of CPU, done once per commit
-        self._language_counts: dict[str, asyncio.Future[dict[str, int]]] = {}
+        self._language_counts = LanguageCounts()  # shared by the views: get_repo_info and get_languages
 
     @classmethod
     async def open(
@@ -199,7 +197,7 @@ class LocalGitSource:
         created_at = pushed_at = language = license_id = None
         if commit is not None:
             created_at, pushed_at = await dates(self._cli, commit)
-            language = next(iter(await self._languages(commit)), None)
+            language = next(iter(await self._language_counts.of(self._cli, commit)), None)
             license_id = await license_of(self._cli, commit)
         return RepoInfo(
             full_name=self.repo_ref.full_name,
@@ -322,19 +320,12 @@ class LocalGitSource:
             return FileTree(ref=None, path="", entries=(), empty_repository=True)
         tree = (await self._dir_entry(commit, path, repo)).oid if path else commit
         out = await self._cli.output(["ls-tree", "-r", "-t", "-l", "-z", tree])
-        return await asyncio.to_thread(_file_tree, out, commit, path)  # off the loop: others' pages answer
+        return await asyncio.to_thread(file_tree, out, commit, path)  # off the loop: others' pages answer
 
     async def _get_languages(self, repo: RepoRef) -> Languages:
         commit = await self._commit(repo)
-        return Languages(bytes_by_language=await self._languages(commit) if commit else {})
-
-    async def _languages(self, commit: str) -> dict[str, int]:
-        """:func:`languages` of ``commit``, counted once however many calls ask at the same time or later
-        (a count that failed or was cancelled is counted again)."""
-        counting = self._language_counts.get(commit)
-        if counting is None or (counting.done() and (counting.cancelled() or counting.exception())):
-            counting = self._language_counts[commit] = asyncio.ensure_future(languages(self._cli, commit))
-        return dict(await asyncio.shield(counting))
+        counts = await self._language_counts.of(self._cli, commit) if commit else {}
+        return Languages(bytes_by_language=counts)
 
     # -- git plumbing --------------------------------------------------------------------------------
 
@@ -381,16 +372,6 @@ class LocalGitSource:
 
     def _not_found(self, path: str, repo: RepoRef, *, hint: str | None = None) -> NotFoundError:
         return NotFoundError(f"'{path}' not found in local repository {repo.full_name}", hint=hint)
-
-
-def _file_tree(out: bytes, commit: str, path: str) -> FileTree:  # CPU seconds for 100,000 records
-    entries = tuple(
-        TreeEntry(
-            path=_join(path, name), type=entry_type(mode, kind), size=None if size == "-" else int(size)
-        )
-        for mode, kind, _oid, size, name in ls_tree_records(out)
-    )
-    return FileTree(ref=commit, path=path, entries=entries)
 
 
 def _clean_path(path: str) -> str:

@@ -18,6 +18,7 @@ from agent_core.sources.licenses import (
     detect_license,
     is_license_file,
 )
+from agent_core.sources.models import FileTree, TreeEntry
 
 _DEFAULT_DESCRIPTION = "Unnamed repository;"  # what `git init` writes into `description`
 
@@ -26,6 +27,34 @@ async def languages(cli: GitCli, commit: str) -> dict[str, int]:
     out = await cli.output(["ls-tree", "-r", "-l", "-z", commit])
     # CPU seconds for a 100,000-entry tree: in a worker thread, so other pages' requests still answer.
     return await asyncio.to_thread(_count, out)
+
+
+class LanguageCounts:
+    """Bytes per language by commit (:func:`languages`), counted once however many calls ask, at the
+    same time or later: a 100,000-entry tree is seconds of CPU. A count that failed or was cancelled is
+    counted again."""
+
+    def __init__(self) -> None:
+        self._counting: dict[str, asyncio.Future[dict[str, int]]] = {}
+
+    async def of(self, cli: GitCli, commit: str) -> dict[str, int]:
+        counting = self._counting.get(commit)
+        if counting is None or (counting.done() and (counting.cancelled() or counting.exception())):
+            counting = self._counting[commit] = asyncio.ensure_future(languages(cli, commit))
+        return dict(await asyncio.shield(counting))
+
+
+def file_tree(out: bytes, commit: str, path: str) -> FileTree:
+    """The tree of ``git ls-tree -r -t -l -z`` output under ``path`` (CPU seconds for 100,000 records)."""
+    entries = tuple(
+        TreeEntry(
+            path=f"{path}/{name}" if path else name,
+            type=entry_type(mode, kind),
+            size=None if size == "-" else int(size),
+        )
+        for mode, kind, _oid, size, name in ls_tree_records(out)
+    )
+    return FileTree(ref=commit, path=path, entries=entries)
 
 
 def _count(out: bytes) -> dict[str, int]:
