@@ -1,7 +1,8 @@
 """The paths a plan is chosen from, derived from a tree in one pass: linear in its entries.
 
-:func:`tree_paths` keeps the files, sorted, the top-level folders and the notable files by role
-(:func:`~agent_core.tools.observe.notable_role`). The planner derives it once per tree
+:func:`tree_paths` keeps the files (in the tree's order: whoever picks from them ranks its picks by a
+key ending in the path, and the question's reads sort them), the top-level folders and the notable
+files by role (:func:`~agent_core.tools.observe.notable_role`). The planner derives it once per tree
 (:class:`~agent_core.agent.planner.OfflinePlanner`). Whether the tools would accept a path
 (:func:`usable`) is asked only of the few paths that may become a call, not of every file: on a
 100,000-entry tree the whole derivation is a few tens of milliseconds of CPU.
@@ -26,8 +27,8 @@ PLAIN_PATH = re.compile(rf"(?:(?![A-Za-z]:)(?!~[A-Za-z0-9._-]*(?:/|\Z)){SEGMENT}
 
 @dataclass(frozen=True, kw_only=True)
 class TreePaths:
-    """What the plan is chosen from: every file (sorted; check :func:`usable` before calling a tool on
-    one), the top-level folders, and the usable notable files
+    """What the plan is chosen from: every file (in the tree's order; check :func:`usable` before
+    calling a tool on one), the top-level folders, and the usable notable files
     (:func:`~agent_core.tools.observe.notable_role`) by role."""
 
     files: tuple[str, ...]
@@ -47,7 +48,6 @@ def tree_paths(entries: Iterable[tuple[str, str]]) -> TreePaths:
             files.append(path)
         elif kind == "dir" and "/" not in path:
             top_dirs.add(path)
-    files.sort()
     notable: dict[str, list[str]] = {}
     for path in files:
         role = notable_role(path) if path.count("/") <= CI_DEPTH else None
