@@ -6,17 +6,20 @@ the reports are written here to hold every kind of claim, true and false, in Eng
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
 
 from agent_core import events as ev
 from agent_core.repo import RepoRef
+from agent_core.report.checked import checked_summary
 from agent_core.report.claim_finders import find_claims
 from agent_core.report.claims import annotate, check_report
 from agent_core.report.export import full_report
 from agent_core.settings import Settings
 from agent_core.tools.executor import ToolResult
+from agent_core.top.terminal import TerminalRenderer
 from agent_core.web.checked import checked_markdown
 from testing.analysis import run_once
 from testing.emulator.github import GitHubEmulator
@@ -149,11 +152,22 @@ def test_the_key_facts_and_the_panel_are_the_apps_and_quote_the_report_inertly(
     assert panel.startswith("#### ✔ Checked by Repo Analyst, not by the model")
     assert "✗ forks: 9 — observed: 0" in panel and "Data gaps" in panel and "<img" not in panel
     exported = full_report(report, check, ["get_languages(): no data (down)"])
-    assert (
-        exported.startswith("It has 9 forks")
-        and "\n---\n\n## Checked by Repo Analyst (not by the model)" in exported
-    )
+    assert exported.startswith("It has 9 forks")
+    assert "\n---\n\n## ✔ Checked by Repo Analyst, not by the model\n" in exported
     assert "| ✗ | forks: 9 | 0 |" in exported
+    # One wording of the check for the page, the export and the CLI.
+    summary = "Claims held against the observations: 1 ✓ verified · 1 ✗ contradicted · 0 ? not checkable"
+    assert checked_summary(check, "en") == summary
+    assert f"**{summary}**" in panel and f"**{summary}**" in exported
+    terminal = io.StringIO()
+    TerminalRenderer(terminal, rich=False).render(check)
+    assert f"✔ Checked by Repo Analyst, not by the model · {summary}" in terminal.getvalue()
+    assert "✗ forks: 9 — observed: 0" in terminal.getvalue()
+    zh = checked_markdown(check, [], "zh", finished=True)
+    assert (
+        zh.startswith("#### ✔ 由 Repo Analyst 核对，而非模型") and f"**{checked_summary(check, 'zh')}**" in zh
+    )
+    assert checked_summary(check, "zh") in full_report(report, check, [], "zh")
 
 
 async def test_every_report_is_checked_before_run_finished(emulator: GitHubEmulator, tmp_path: Path) -> None:

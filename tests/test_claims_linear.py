@@ -19,11 +19,11 @@ from agent_core.report import diagram_tree, verdicts
 from agent_core.report.claim_finders import Found
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.relevance import topic_files
-from agent_core.report.words_en import EN
 from agent_core.sources import local, local_facts
 from agent_core.sources.models import FileTree, TreeEntry
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.registry import overview_calls
+from agent_core.words import words_for
 
 REPO = RepoRef(owner="acme", name="big")
 
@@ -64,7 +64,7 @@ def facts_of(n: int) -> Facts:
         )
         for i, (tool, arguments) in enumerate(overview_calls(REPO))
     )
-    facts = build_facts(gather(REPO, results, EN))
+    facts = build_facts(gather(REPO, results, words_for("en")))
     return dataclasses.replace(facts, paths=Counted(facts.paths), dirs=Counted(facts.dirs))
 
 

@@ -19,12 +19,10 @@ from agent_core.repo import RepoRef
 from agent_core.report.claim_finders import find_claims
 from agent_core.report.claim_names import path_like
 from agent_core.report.claims import check_report
-from agent_core.report.model_words import model_words
-from agent_core.report.words_en import EN
-from agent_core.report.words_zh import ZH
 from agent_core.settings import Settings
 from agent_core.sources.licenses import combine, same_license, spdx
 from agent_core.tools.executor import ToolResult
+from agent_core.words import words_for
 from testing.analysis import analysis, make_settings, run_once
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo
@@ -383,6 +381,6 @@ def test_a_test_convention_named_in_the_report_is_no_path_claim() -> None:
     """`_test.go` labels a convention and the no-tests line names conventions: neither claims a file."""
     assert not path_like("_test.go") and not path_like("*_test.go")
     assert path_like("pkg/a_test.go") and path_like("_config.yml")
-    for words in (EN, ZH):
-        no_tests = model_words(words).no_tests
+    for words in (words_for("en"), words_for("zh")):
+        no_tests = words("model_no_tests")
         assert not [span for span in re.findall(r"`([^`]+)`", no_tests) if path_like(span)]

@@ -21,13 +21,12 @@ from agent_core.github.http import GitHubHTTP
 from agent_core.repo import RepoRef
 from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import build_facts, gather
-from agent_core.report.words_en import EN
-from agent_core.report.words_zh import ZH
 from agent_core.sources import cut_trees
 from agent_core.sources.github import GitHubSource
 from agent_core.sources.models import FileTree, TopFolder, TreeEntry
 from agent_core.sources.scope import resolve_scope
 from agent_core.tools.executor import ToolResult
+from agent_core.words import words_for
 from testing.analysis import make_settings
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo
@@ -203,7 +202,10 @@ def test_the_diagram_draws_a_partly_listed_folder_as_such() -> None:
         call_id="c1", tool="get_file_tree", arguments={"owner": "acme", "repo": "mono"}, repo=REPO, ok=True,
         value=tree, observation={},
     )  # fmt: skip
-    for words, said in ((EN, "partly listed (tree cut)"), (ZH, "未完整列出（文件树被截断）")):
+    for words, said in (
+        (words_for("en"), "partly listed (tree cut)"),
+        (words_for("zh"), "未完整列出（文件树被截断）"),
+    ):
         graph = tree_graph(build_facts(gather(REPO, [result], words)), words)
         roles = {c.path: c.role for c in graph.components}
         assert roles.get("huge") == said

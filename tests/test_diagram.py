@@ -29,10 +29,10 @@ from agent_core.report.diagram import (
 from agent_core.report.diagram_tree import _imported as imported_paths
 from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import build_facts, gather
-from agent_core.report.words_en import EN
 from agent_core.top.terminal import TerminalRenderer
 from agent_core.web.markdown import safe_markdown
 from agent_core.web.render import TraceView
+from agent_core.words import words_for
 from testing.analysis import diagram_attempt, diagram_replies, make_settings, run_once
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo
@@ -103,8 +103,8 @@ async def test_the_tree_graph_shows_packages_tests_docs_ci_entry_points_and_impo
     shop: GitHubEmulator, tmp_path: Path
 ) -> None:
     run = await run_once(make_settings(shop, tmp_path, None), target="acme/shop")  # tree + README only
-    facts = build_facts(gather(run.opened.analysis.scope[0], run.opened.analysis.results, EN))
-    offline = tree_graph(facts, EN)
+    facts = build_facts(gather(run.opened.analysis.scope[0], run.opened.analysis.results, words_for("en")))
+    offline = tree_graph(facts, words_for("en"))
     paths = {c.path for c in offline.components}
     assert {
         "shop/core",
@@ -122,8 +122,8 @@ async def test_the_tree_graph_shows_packages_tests_docs_ci_entry_points_and_impo
     with ScriptedModelServer([*explore(), Turn.final("# acme/shop\n\nA shop.\n")]) as server:
         run = await run_once(make_settings(shop, tmp_path, server), target="acme/shop")
         server.assert_exhausted()
-    facts = build_facts(gather(run.opened.analysis.scope[0], run.opened.analysis.results, EN))
-    graph = tree_graph(facts, EN)
+    facts = build_facts(gather(run.opened.analysis.scope[0], run.opened.analysis.results, words_for("en")))
+    graph = tree_graph(facts, words_for("en"))
     arrows = {(r.source, r.target, r.label) for r in graph.relations}
     assert {
         ("shop/core", "shop/payments", "imports"),  # absolute import
@@ -142,7 +142,7 @@ async def test_the_tree_graph_shows_packages_tests_docs_ci_entry_points_and_impo
 
 
 def test_javascript_relative_imports_count_too() -> None:
-    facts = build_facts(gather(RepoRef(owner="acme", name="shop"), [], EN))
+    facts = build_facts(gather(RepoRef(owner="acme", name="shop"), [], words_for("en")))
     text = 'import a from "./api/x";\nconst b = require("../lib/y")'
     assert list(imported_paths("web/src/index.ts", text, facts)) == ["web/src/api/x", "web/lib/y"]
 
@@ -279,10 +279,10 @@ async def test_the_model_proposes_unknown_paths_are_dropped_and_said_back_once(
     view = TraceView()
     for event in run.events:
         view.apply(event)
-    shown = view.report_markdown()
+    shown = view.report.markdown()
     assert f"## Architecture diagram\n\n```mermaid\n{mermaid}\n```" in shown
     assert f"https://github.com/acme/shop/tree/{diagram.commit}/shop/payments" in shown
-    exported = view.export_text()
+    exported = view.report.export_text()
     assert exported.index(f"```mermaid\n{mermaid}\n```") < exported.index("\n---\n")
     terminal = io.StringIO()
     renderer = TerminalRenderer(terminal, rich=False)
@@ -307,7 +307,7 @@ async def test_garbage_falls_back_to_the_tree_graph_without_a_retry(
     view = TraceView()
     for event in run.events:
         view.apply(event)
-    assert f"```mermaid\n{compile_mermaid(graph_of(diagram))}\n```" in view.report_markdown()
+    assert f"```mermaid\n{compile_mermaid(graph_of(diagram))}\n```" in view.report.markdown()
 
 
 async def test_the_offline_report_has_the_section_and_the_check_ignores_it(
@@ -316,7 +316,7 @@ async def test_the_offline_report_has_the_section_and_the_check_ignores_it(
     run = await run_once(make_settings(shop, tmp_path, None), target="acme/shop")
     (diagram,) = run.of(ev.DiagramDrawn)
     report = run.finished.report
-    block = "\n".join(diagram_block(graph_of(diagram), EN))
+    block = "\n".join(diagram_block(graph_of(diagram), words_for("en")))
     assert diagram.source == "tree" and block in report
     analysis = run.opened.analysis
     unskipped = check_report(report, analysis.scope, analysis.results)

@@ -7,6 +7,7 @@ The map and the reasons are in docs/ARCHITECTURE.md.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 GROUND = {"agent_core.events", "agent_core.errors", "agent_core.clock", "agent_core.settings"}
 GROUND |= {"agent_core.cost", "agent_core.repo", "agent_core.grammar", "agent_core.tree_shape"}
 GROUND |= {"agent_core.ledger", "agent_core.event_json"}
+GROUND |= {"agent_core.words"} | {
+    f"agent_core.words.{p.stem}" for p in (ROOT / "agent_core" / "words").glob("*.py") if p.stem != "__init__"
+}
 
 
 def python_files(*folders: str, root: Path = ROOT) -> list[Path]:
@@ -144,3 +148,57 @@ def test_the_checker_sees_forbidden_imports_absolute_and_relative(tmp_path: Path
         "agent_core.github.probe imports agent_core.sources.base",
         "agent_core.github.relative imports agent_core.agent",
     ]
+
+
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+# Where Chinese characters may stand outside the words package, and why: they read text, they do not say it.
+HAN_READERS = {
+    "agent_core.report.claim_finders": "patterns that find numbers claimed in Chinese reports (千, 万, 星标 ...)",
+    "agent_core.report.verdicts": "Chinese dates and number units read back from a claim (年, 月, 万)",
+    "agent_core.report.relevance": "Chinese question words mapped to the files that answer them",
+    "agent_core.report.concepts": "Chinese question words that ask for a concept (构建, 依赖, 许可 ...)",
+    "agent_core.sources.targets": "the Chinese words that join two repositories in one request (和, 与, 对比)",
+    "agent_core.web.i18n": "the language selector names each language in itself (中文)",
+    "agent_core.llm.tokens": "the CJK ranges whose characters count as tokens of their own",
+    "bench.realrepos_judge": "patterns that judge reports written in Chinese (依赖, 测试, 至少 ...)",
+}
+
+
+def han_literals(path: Path, root: Path = ROOT) -> list[str]:
+    """The string constants of ``path`` holding Han characters, docstrings left out (they explain)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        f"{module_name(path, root)}:{node.lineno} {node.value[:40]!r}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and _HAN.search(node.value)
+    ]
+
+
+def test_no_module_outside_the_words_package_says_chinese() -> None:
+    outside = [
+        p for p in python_files("agent_core", "bench", "scripts") if "words" not in p.relative_to(ROOT).parts
+    ]
+    found = [line for p in outside if module_name(p) not in HAN_READERS for line in han_literals(p)]
+    assert found == []
+
+
+def test_every_reader_of_chinese_still_reads_it() -> None:
+    stale = [name for name in HAN_READERS if not han_literals(ROOT / (name.replace(".", "/") + ".py"))]
+    assert stale == []
+
+
+def test_the_chinese_scan_sees_literals_but_not_docstrings(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text('"""报告 module doc."""\nX = f"{1} 个文件"\nY = "ok"\n', encoding="utf-8")
+    assert han_literals(probe, root=tmp_path) == ["probe:2 ' 个文件'"]

@@ -24,11 +24,11 @@ from agent_core.repomodel import (
 from agent_core.repomodel.memo import memoised_trees
 from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import build_facts, gather
-from agent_core.report.words_en import EN
 from agent_core.report.writer import write_report
 from agent_core.sources.local import LocalGitSource
 from agent_core.sources.models import FileTree, TreeEntry
 from agent_core.tools.observe import summarise_tree
+from agent_core.words import words_for
 from testing.emulator.gitrepo import make_repo
 from tests.test_planner import overview
 from tests.test_report import result, section, text_file
@@ -122,9 +122,9 @@ def test_the_brief_gives_the_model_the_same_counts() -> None:
 
 
 def test_the_diagram_draws_no_tests_box_from_a_stray_spec_folder() -> None:
-    facts = build_facts(gather(SVC, go_results(), EN))
+    facts = build_facts(gather(SVC, go_results(), words_for("en")))
     assert facts.tests_dir is None
-    graph = tree_graph(facts, EN)
+    graph = tree_graph(facts, words_for("en"))
     paths = {c.path for c in graph.components}
     assert "plugins/x/spec" not in paths
     assert "vendor" not in paths  # vendored code is not one of the project's packages
@@ -133,9 +133,9 @@ def test_the_diagram_draws_no_tests_box_from_a_stray_spec_folder() -> None:
 
 def test_a_top_level_tests_folder_is_the_diagrams_tests_and_ci_runs_it() -> None:
     tree = tree_of("src/app/core.py", "tests/test_core.py", "tests/conftest.py", ".gitlab-ci.yml")
-    facts = build_facts(gather(SVC, [result("get_file_tree", SVC, tree, path="")], EN))
+    facts = build_facts(gather(SVC, [result("get_file_tree", SVC, tree, path="")], words_for("en")))
     assert facts.tests_dir == "tests"
-    graph = tree_graph(facts, EN)
+    graph = tree_graph(facts, words_for("en"))
     assert any(r.source == "tests" and r.label == "tests" for r in graph.relations)
     assert any(r.source == ".gitlab-ci.yml" and r.target == "tests" for r in graph.relations)
 
@@ -353,7 +353,7 @@ def test_the_model_is_built_once_per_tree_object_and_forgotten_with_it() -> None
     first = model_of(tree)
     assert model_of(tree) is first
     assert model_of(go_service()) is not first  # another tree object: another model
-    build_facts(gather(SVC, [result("get_file_tree", SVC, tree, path="")], EN))
+    build_facts(gather(SVC, [result("get_file_tree", SVC, tree, path="")], words_for("en")))
     assert model_of(tree) is first  # the report asked for the same one
     assert model_of(tree, gitattributes="vendor/** -linguist-vendored\n") is not first
     del tree, first

@@ -16,13 +16,13 @@ from agent_core import events as ev
 from agent_core import stream_analysis
 from agent_core.errors import InvalidTargetError, PermissionDeniedError
 from agent_core.repo import RunScope
-from agent_core.report.words_en import EN
 from agent_core.settings import Settings
 from agent_core.sources.targets import parse_target
 from agent_core.top.services import Services
 from agent_core.top.wiring import open_analysis
 from agent_core.web.render import TraceView
 from agent_core.web.trace_items import scope_items
+from agent_core.words import words_for
 from testing.analysis import make_settings, run_once
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import git_env, make_repo
@@ -106,7 +106,7 @@ async def test_a_subfolder_url_on_a_ref_with_a_slash_scopes_the_offline_report(
     assert whole != report and "`cmd/`" in whole
     # CI and the licence live at the repository's root, outside the folder: their absence from the folder
     # is no absence from the repository (the real-repository bench judged "No CI" there false).
-    assert EN.r_no_ci not in report and EN.r_no_license not in report
+    assert words_for("en")("r_no_ci") not in report and words_for("en")("r_no_license") not in report
 
 
 async def test_a_subfolder_report_names_the_repository_s_ci_outside_the_folder(

@@ -14,10 +14,10 @@ from agent_core.repo import RepoRef
 from agent_core.repomodel import RepoModel
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.phrases import day, parse_date, shorten
-from agent_core.report.words_en import EN
 from agent_core.sources.models import FileContent, FileTree, TopFolder
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
+from agent_core.words import words_for
 
 HEADER = (
     "Evidence the tools gathered before your first turn (these calls are done; do not repeat them — "
@@ -30,7 +30,7 @@ _MAX_PACKAGES = 12
 
 def write_brief(scope: Sequence[RepoRef], results: Sequence[ToolResult], *, max_chars: int) -> str:
     """The brief for every repository in ``scope``, at most about ``max_chars`` characters."""
-    facts = [build_facts(gather(repo, results, EN)) for repo in scope]
+    facts = [build_facts(gather(repo, results, words_for("en"))) for repo in scope]
     summaries = [_summary(f) for f in facts]
     room = max(0, max_chars - len(HEADER) - sum(len(s) for s in summaries))
     per_repo = room // max(1, len(facts))

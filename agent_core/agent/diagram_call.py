@@ -52,10 +52,8 @@ from agent_core.report.diagram import (
 )
 from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import Facts, build_facts, gather
-from agent_core.report.words import Words
-from agent_core.report.words_en import EN
-from agent_core.report.words_zh import ZH
 from agent_core.resilience import Outcome
+from agent_core.words import Words, words_for
 
 _MAX_PATHS = 150  # folders (and top-level files) listed for the model
 REQUEST_MARK = "Draw the architecture of "
@@ -332,4 +330,4 @@ def _facts(run: Run, index: int) -> Facts:
 
 
 def _words(run: Run) -> Words:
-    return ZH if run.language == "zh" else EN
+    return words_for(run.language)

@@ -26,10 +26,8 @@ from agent_core.llm.prices import CostRange
 from agent_core.report.claims import check_report
 from agent_core.report.coverage import run_coverage
 from agent_core.report.diagram import Graph
-from agent_core.report.words import Language, Words
-from agent_core.report.words_en import EN
-from agent_core.report.words_zh import ZH
 from agent_core.report.writer import write_report
+from agent_core.words import Language, words_for
 
 Writer = Literal["model", "planner", "fallback"]
 WHOLE_REPOSITORY_TOOLS = frozenset({"get_repo_info", "get_file_tree", "get_languages"})
@@ -89,7 +87,7 @@ def written_report(run: Run, *, reason: str | None = None) -> str:
     note = None
     if reason is not None:
         count = sum(r.ok for r in run.state.all_results)
-        note = words_for(run.language).fallback_note.format(reason=reason, count=count)
+        note = words_for(run.language)("fallback_note", reason=reason, count=count)
     return write_report(
         scope=run.parts.scope,
         question=run.question,
@@ -121,12 +119,12 @@ def _heading(text: str) -> str:
 
 def model_reason(error: BaseException | None, language: Language) -> str:
     """Why the model wrote no report, in the report's language: its failure's kind, in words."""
-    reasons = words_for(language).model_reasons
+    words = words_for(language)
     if isinstance(error, CircuitOpenError):
-        return reasons["open"]
-    if isinstance(error, LLMError):
-        return reasons.get(error.kind, reasons["unknown"])
-    return reasons["unknown"]
+        return words("model_reason_open")
+    if isinstance(error, LLMError) and words.has(f"model_reason_{error.kind}"):
+        return words(f"model_reason_{error.kind}")
+    return words("model_reason_unknown")
 
 
 def failed(run: Run) -> ev.RunFailed:
@@ -171,7 +169,3 @@ def gathered_anything(run: Run) -> bool:
 def _paragraphs(text: str) -> list[str]:
     pieces = text.split("\n\n")
     return [p + ("\n\n" if i < len(pieces) - 1 else "") for i, p in enumerate(pieces)]
-
-
-def words_for(language: Language) -> Words:
-    return ZH if language == "zh" else EN

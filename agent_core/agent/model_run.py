@@ -34,7 +34,6 @@ from agent_core.agent.endings import (
     finish,
     gathered_anything,
     model_reason,
-    words_for,
     written_report,
 )
 from agent_core.agent.flow import Flow, Result, Step, events_only
@@ -46,6 +45,7 @@ from agent_core.agent.replies import native_step, react_step
 from agent_core.agent.run import Run
 from agent_core.llm import ModelTurn, ReactFormatError, parse_react
 from agent_core.report.diagram import Graph
+from agent_core.words import words_for
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -151,7 +151,7 @@ async def _explore(run: Run, driver: ModelDriver, diagrams: Diagrams, *, nudged:
             yield Added(degraded=(f"the model's report was cut at its {driver.max_tokens:,}-token limit",))
         yield Result(value=_After(report=reply.report, nudged=nudged))
     elif nudged:  # a second answer from memory: not a report anyone can trust
-        reason = words_for(run.language).model_reasons["no_tools"]
+        reason = words_for(run.language)("model_reason_no_tools")
         yield Result(value=_After(stop_reason=reason, nudged=True, ignored_tools=True))
     else:
         yield _ask_to_use_tools(run)

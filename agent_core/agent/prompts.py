@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from agent_core.repo import RepoRef
 from agent_core.report.sections import section_titles
-from agent_core.report.words import Language
+from agent_core.words import Language, t
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -62,22 +62,12 @@ When you have enough evidence, answer with the final report only (no tool calls)
 
 def report_request(language: Language, reason: str) -> str:
     """Asked once, without tools, when a limit stops exploration."""
-    if language == "zh":
-        return f"探索已停止（{reason}）。请立即根据已经获得的观察结果撰写最终报告，不要再调用工具；明确指出缺失的信息。"
-    return (
-        f"Exploration has stopped ({reason}). Write the final report now from the observations you already "
-        "have, without calling tools; state clearly what could not be examined."
-    )
+    return t("to_model_report_request", language, reason=reason)
 
 
 def use_tools_request(language: Language) -> str:
     """Sent once when the model answers before any observation exists: nothing it wrote was checked."""
-    if language == "zh":
-        return "你还没有调用任何工具，因此上面的回答无法核实。请先调用工具（例如 get_repo_info 和 get_file_tree）获取事实，再根据观察结果撰写报告。"
-    return (
-        "You have not called any tool yet, so nothing in that answer was checked. Call the tools first "
-        "(for example get_repo_info and get_file_tree) and write the report from what they return."
-    )
+    return t("to_model_use_tools", language)
 
 
 def task_message(question: str, scope: Sequence[RepoRef], target_notes: Sequence[str] = ()) -> str:

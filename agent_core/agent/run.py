@@ -25,13 +25,11 @@ from agent_core.clock import Clock
 from agent_core.llm import format_observation
 from agent_core.llm.prices import CostRange
 from agent_core.repo import RepoRef, RunScope
-from agent_core.report.words import Language
-from agent_core.report.words_en import EN
-from agent_core.report.words_zh import ZH
 from agent_core.resilience import BreakerBoard
 from agent_core.sources.models import FileTree
 from agent_core.tools.executor import Toolbox, ToolResult
 from agent_core.tools.observe import cut_for_model
+from agent_core.words import Language, words_for
 
 T = TypeVar("T")
 
@@ -166,7 +164,8 @@ class Run:
             self._observe(call, json.dumps(refusal), feed)
         for result in results:  # a cut tree: say what its top level cost and that counts are lower bounds
             if isinstance(result.value, FileTree) and result.value.top_level and not result.memo:
-                message = (ZH if self.language == "zh" else EN).tree_cut_notice.format(
+                message = words_for(self.language)(
+                    "tree_cut_notice",
                     result.repo.full_name if result.repo else "?",
                     len(result.value.top_level),
                     result.value.recovered_requests,

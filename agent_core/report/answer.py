@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from agent_core.report.claim_finders import find_claims
-from agent_core.report.concepts import BY_NAME, CONCEPTS, ConceptName, shows
+from agent_core.report.concepts import CONCEPTS, ConceptName, shows
 from agent_core.report.facts import TEST_FILE, Facts, link
 from agent_core.report.inert import code, inline, plain
 from agent_core.report.outline import (
@@ -38,7 +38,7 @@ from agent_core.report.relevance import (
     term_files,
     topic_files,
 )
-from agent_core.report.words import Words
+from agent_core.words import Words
 
 
 def answer(facts: Facts, words: Words) -> list[str]:
@@ -47,9 +47,9 @@ def answer(facts: Facts, words: Words) -> list[str]:
         return []
     asked = read_question(facts.question)
     if asked.empty:
-        return [words.a_nothing]
+        return [words("a_nothing")]
     if not facts.paths:
-        return [words.a_no_tree]
+        return [words("a_no_tree")]
     blocks = [_TOPICS[topic](facts, words) for topic in asked.topics]
     blocks += [
         _matches(facts, words, term, said) for term, said in zip(asked.terms, asked.written, strict=True)
@@ -63,9 +63,9 @@ def answer(facts: Facts, words: Words) -> list[str]:
     read = [link(facts, p) for p in dict.fromkeys([*chosen, *relevant]) if p in files]
     unread = [link(facts, p) for p in dict.fromkeys(relevant) if p not in files]
     listed = [code(f"{p}/") for p in sorted(facts.evidence.listings) if p and "tests" in asked.topics]
-    footer = [words.a_read.format(join_names(read, words))] if read else []
-    footer += [words.a_listed.format(join_names(listed, words))] if listed else []
-    footer += [words.a_beyond.format(QUESTION_READS, join_names(unread, words, cap=10))] if unread else []
+    footer = [words("a_read", join_names(read, words))] if read else []
+    footer += [words("a_listed", join_names(listed, words))] if listed else []
+    footer += [words("a_beyond", QUESTION_READS, join_names(unread, words, cap=10))] if unread else []
     return _blocks(*blocks, ["".join(footer).strip()] if footer else [])
 
 
@@ -77,14 +77,14 @@ def _tests(facts: Facts, words: Words) -> list[str]:
     if facts.tests_dir:
         count = sum(1 for p in facts.paths if p.startswith(f"{facts.tests_dir}/"))
         where = code(f"{facts.tests_dir}/")
-        said = words.a_tests_dir.format(where, files_phrase(count, words), files_phrase(named, words))
+        said = words("a_tests_dir", where, files_phrase(count, words), files_phrase(named, words))
     elif named:
-        said = words.a_test_files.format(files_phrase(named, words))
+        said = words("a_test_files", files_phrase(named, words))
     elif facts.tree_complete:
-        return [words.a_tests.format(words.a_no_tests)]
+        return [words("a_tests", words("a_no_tests"))]
     else:
-        return [words.a_tests.format(words.a_tests_unknown)]
-    return [words.a_tests.format(said + _frameworks(facts, words))]
+        return [words("a_tests", words("a_tests_unknown"))]
+    return [words("a_tests", said + _frameworks(facts, words))]
 
 
 def _frameworks(facts: Facts, words: Words) -> str:
@@ -101,20 +101,18 @@ def _frameworks(facts: Facts, words: Words) -> str:
         used.setdefault("go test", [])
     names = list(dict.fromkeys([*used, *declared]))
     if not names:
-        return words.a_framework_unknown
+        return words("a_framework_unknown")
     parts = []
     for name in names:
-        where = (
-            [words.a_declared.format(join_names(declared[name], words, cap=3))] if name in declared else []
-        )
-        where += [words.a_seen.format(join_names(used[name], words, cap=4))] if used.get(name) else []
-        parts.append(plain(name) + (words.paren.format(words.semi.join(where)) if where else ""))
-    return words.a_framework.format(words.sep.join(parts))
+        where = [words("a_declared", join_names(declared[name], words, cap=3))] if name in declared else []
+        where += [words("a_seen", join_names(used[name], words, cap=4))] if used.get(name) else []
+        parts.append(plain(name) + (words("paren", words("semi").join(where)) if where else ""))
+    return words("a_framework", words("sep").join(parts))
 
 
 def _ci(facts: Facts, words: Words) -> list[str]:
     if facts.ci is None:
-        return [words.a_ci, words.a_ci_unknown]
+        return [words("a_ci"), words("a_ci_unknown")]
     items = []
     for path in topic_files("ci", facts.paths):
         content = facts.evidence.files.get(path)
@@ -124,18 +122,18 @@ def _ci(facts: Facts, words: Words) -> list[str]:
         run = commands(content.text)
         about = summary(path, content.text)
         line = (
-            words.a_runs.format(link(facts, path), join_names([code(c) for c in run], words))
+            words("a_runs", link(facts, path), join_names([code(c) for c in run], words))
             if run
-            else words.a_ran.format(link(facts, path))
+            else words("a_ran", link(facts, path))
         )
         items.append(f"- {line}" + _quote(about, line))
-    items += [f"- {words.a_runner.format(link(facts, p))}" for p in facts.test_runners]
-    return [words.a_ci, *items] if items else [words.a_ci, words.a_no_ci]
+    items += [f"- {words('a_runner', link(facts, p))}" for p in facts.test_runners]
+    return [words("a_ci"), *items] if items else [words("a_ci"), words("a_no_ci")]
 
 
 def _cli(facts: Facts, words: Words) -> list[str]:
     items = [
-        f"- {words.a_script.format(link(facts, m.path), code(name), code(target))}"
+        f"- {words('a_script', link(facts, m.path), code(name), code(target))}"
         for m in facts.manifests
         for name, target in m.scripts
     ]
@@ -147,34 +145,34 @@ def _cli(facts: Facts, words: Words) -> list[str]:
         parts = []
         library = parser_library(content.text)
         if library:
-            parts.append(words.a_parses.format(code(library)))
+            parts.append(words("a_parses", code(library)))
             declared = options(content.text)
             if declared:
-                parts.append(words.a_options.format(join_names([code(o) for o in declared], words)))
-        line = f"- {link(facts, path)}" + (f" — {words.semi.join(parts)}" if parts else "")
-        items.append(line + _quote(summary(path, content.text), line, lead=words.semi if parts else " — "))
+                parts.append(words("a_options", join_names([code(o) for o in declared], words)))
+        line = f"- {link(facts, path)}" + (f" — {words('semi').join(parts)}" if parts else "")
+        items.append(line + _quote(summary(path, content.text), line, lead=words("semi") if parts else " — "))
     if not items and not entries and facts.tree_complete:
-        return [words.a_cli, words.a_no_entry]
-    return [words.a_cli, *items] if items else []
+        return [words("a_cli"), words("a_no_entry")]
+    return [words("a_cli"), *items] if items else []
 
 
 def _concept(name: ConceptName) -> Callable[[Facts, Words], list[str]]:
     """The block of a concept (:mod:`~agent_core.report.concepts`): each file that answers it, and what
     the ones read show (a build backend, a base image, a licence's first line)."""
-    concept = BY_NAME[name]
 
     def block(facts: Facts, words: Words) -> list[str]:
-        at = 1 if words.language == "zh" else 0
         model = facts.model
         skip = (lambda p: not model.is_own(p)) if model is not None else None
         items = []
         for path in topic_files(name, facts.paths, skip):
             content = facts.evidence.files.get(path)
             said = shows(name, path, content.text) if content is not None and content.text else []
-            items.append(f"- {link(facts, path)}" + (f" — {words.sep.join(said)}" if said else ""))
+            items.append(f"- {link(facts, path)}" + (f" — {words('sep').join(said)}" if said else ""))
         if items:
-            return [concept.heading[at], *items]
-        return [concept.heading[at], concept.none[at]] if facts.tree_complete else []
+            return [words(f"concept_{name}_heading"), *items]
+        return (
+            [words(f"concept_{name}_heading"), words(f"concept_{name}_none")] if facts.tree_complete else []
+        )
 
     return block
 
@@ -193,7 +191,7 @@ _TOPICS: dict[Topic, Callable[[Facts, Words], list[str]]] = {
 def _matches(facts: Facts, words: Words, term: Sequence[str], said: str) -> list[str]:
     found = term_files(term, facts.paths)
     if not found:
-        return [words.a_no_match.format(plain(said, limit=80))]
+        return [words("a_no_match", plain(said, limit=80))]
     items = []
     for path in found:
         content = facts.evidence.files.get(path)
@@ -205,19 +203,19 @@ def _matches(facts: Facts, words: Words, term: Sequence[str], said: str) -> list
         tests = [n for n in names if n.startswith("test")] if is_test else []
         if tests:
             count = len(re.findall(r"^(?:async\s+)?def\s+test", content.text, flags=re.MULTILINE))
-            parts.append(words.a_test_count.format(count or len(tests)))
+            parts.append(words("a_test_count", count or len(tests)))
         names = [n for n in names if n not in tests]
         if names:
-            parts.append(words.a_defines.format(join_names([code(n) for n in names], words)))
+            parts.append(words("a_defines", join_names([code(n) for n in names], words)))
         if content.truncated and content.end_line:
-            parts.append(words.a_partial.format(content.end_line))
-        role = words.paren.format(words.a_test_role) if is_test else ""
+            parts.append(words("a_partial", content.end_line))
+        role = words("paren", words("a_test_role")) if is_test else ""
         line = f"- {link(facts, path)}{role}"
         about = _quote(summary(path, content.text), line)
         items.append(
-            line + about + ((words.semi if about else " — ") + words.semi.join(parts) if parts else "")
+            line + about + ((words("semi") if about else " — ") + words("semi").join(parts) if parts else "")
         )
-    return [words.a_matches.format(plain(said, limit=80)), *items] if items else []
+    return [words("a_matches", plain(said, limit=80)), *items] if items else []
 
 
 def _quote(about: str | None, line: str, *, lead: str = " — ") -> str:

@@ -25,8 +25,8 @@ from agent_core.report.claim_finders import Found, find_claims
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.phrases import parse_date
 from agent_core.report.scoped import link_path, whole_tree
-from agent_core.report.words_en import EN
 from agent_core.tools.executor import ToolResult
+from agent_core.words import words_for
 
 _LINE_ANCHOR = re.compile(r"^L\d+(?:-L\d+)?$")
 
@@ -168,7 +168,7 @@ def _link(found: Found, repos: Sequence[_Repo]) -> ev.CheckedClaim | None:
 
 
 def _repo(ref: RepoRef, results: Sequence[ToolResult]) -> _Repo:
-    facts = build_facts(gather(ref, results, EN))
+    facts = build_facts(gather(ref, results, words_for("en")))
     commits = facts.evidence.commits
     commit = commits.commits[0].sha if commits is not None and commits.commits else None
     if (

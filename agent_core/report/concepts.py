@@ -25,8 +25,8 @@ class Concept:
     name: ConceptName
     asked: re.Pattern[str]  # words of a question that ask for it
     files: re.Pattern[str]  # a path (lower-cased) that answers it
-    heading: tuple[str, str]  # English, Chinese
-    none: tuple[str, str]  # nothing found in a complete tree
+    # its words (agent_core.words): concept_<name>_heading, and concept_<name>_none when a complete tree
+    # has no file for it
     limit: int = 6
 
 
@@ -48,8 +48,6 @@ CONCEPTS: tuple[Concept, ...] = (
             r"build\.zig|workspace(\.bazel)?|build(\.bazel)?|(webpack|vite|rollup|esbuild|tsup)\.config\.[cm]?[jt]s|"
             r"tsconfig\.json|package\.json|go\.mod|magefile\.go|noxfile\.py|tox\.ini)$"
         ),
-        heading=("**Build configuration:**", "**构建配置：**"),
-        none=("No build configuration file was found in the tree.", "文件树中未发现构建配置文件。"),
     ),
     Concept(
         name="deps",
@@ -63,15 +61,11 @@ CONCEPTS: tuple[Concept, ...] = (
             r"cargo\.toml|go\.mod|pom\.xml|build\.gradle(\.kts)?|gemfile|composer\.json|environment\.ya?ml|"
             r"pubspec\.yaml|mix\.exs|deno\.json)$|^requirements/[\w.-]+\.txt$"
         ),
-        heading=("**Dependencies:**", "**依赖：**"),
-        none=("No dependency manifest was found in the tree.", "文件树中未发现依赖清单。"),
     ),
     Concept(
         name="license",
         asked=re.compile(r"\b(licen[cs](?:e[ds]?|ing)|copyright|spdx)\b|许可|协议|版权|授权", re.IGNORECASE),
         files=_files(r"^(licen[cs]e|copying|notice|unlicense)([.-][\w.-]+)?$"),
-        heading=("**Licensing:**", "**许可：**"),
-        none=("No licence file was found at the root of the tree.", "文件树根目录中未发现许可文件。"),
     ),
     Concept(
         name="deploy",
@@ -86,11 +80,6 @@ CONCEPTS: tuple[Concept, ...] = (
             r"skaffold\.ya?ml|kustomization\.ya?ml|chart\.yaml|[\w.-]+\.tf)$|"
             r"^(k8s|kubernetes|deploy|deployment|deployments|helm|charts|manifests)/[^/]+\.(ya?ml|json)$"
         ),
-        heading=("**Deployment:**", "**部署：**"),
-        none=(
-            "No deployment file (Dockerfile, Kubernetes, Helm, Procfile...) was found.",
-            "未发现部署文件（Dockerfile、Kubernetes、Helm、Procfile 等）。",
-        ),
     ),
     Concept(
         name="config",
@@ -103,11 +92,6 @@ CONCEPTS: tuple[Concept, ...] = (
             r"config\.(py|ya?ml|json|toml|ini|go|rs|ts|js)|appsettings(\.\w+)?\.json|"
             r"application(-\w+)?\.(properties|ya?ml))$|^(config|conf|configs|settings)/[^/]+$"
         ),
-        heading=("**Configuration:**", "**配置：**"),
-        none=(
-            "No configuration file (settings, config/, .env.example...) was found.",
-            "未发现配置文件（settings、config/、.env.example 等）。",
-        ),
     ),
     Concept(
         name="docs",
@@ -118,8 +102,6 @@ CONCEPTS: tuple[Concept, ...] = (
             r"^(readme(\.\w+)?|contributing(\.\w+)?|mkdocs\.ya?ml|docs?/(index|readme|conf)\.\w+|"
             r"docs?/[^/]+\.(md|rst|txt)|documentation/[^/]+\.(md|rst))$"
         ),
-        heading=("**Documentation:**", "**文档：**"),
-        none=("No documentation was found in the tree.", "文件树中未发现文档。"),
     ),
 )
 BY_NAME = {c.name: c for c in CONCEPTS}

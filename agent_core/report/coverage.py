@@ -12,55 +12,21 @@ generated, and the top-level folders) into a :class:`~agent_core.ledger.Coverage
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from agent_core.ledger import Coverage
 from agent_core.repo import RepoRef
 from agent_core.report.facts import gather, repo_model
 from agent_core.report.inert import code
-from agent_core.report.words import Language
-from agent_core.report.words_en import EN
 from agent_core.tools.executor import ToolResult
+from agent_core.words import Language, words_for
 
 _SHOWN = 8  # unvisited folders named in the line; the rest are counted
-
-_WORDS: Mapping[str, Mapping[str, str]] = {
-    "en": {
-        "read": "Read {read:,} of {own:,} of the project's own files ({bytes_read} of {own_bytes})",
-        "read_bound": "Read {read:,} of at least {own:,} of the project's own files ({bytes_read} read)",
-        "read_only": "Read {read:,} files ({bytes_read}); the tree was not read, so the project's size is unknown",
-        "listed": "listed {count:,} folders",
-        "listed_one": "listed 1 folder",
-        "listed_none": "listed no folder",
-        "never": "nothing read in: {names}",
-        "more": "{names} and {more:,} more",
-        "all": "looked into every top-level folder",
-        "sep": "; ",
-        "comma": ", ",
-        "end": ".",
-        "repo": "{repo}: ",
-    },
-    "zh": {
-        "read": "读取了项目自有的 {own:,} 个文件中的 {read:,} 个（{bytes_read} / {own_bytes}）",
-        "read_bound": "读取了项目自有的至少 {own:,} 个文件中的 {read:,} 个（已读 {bytes_read}）",
-        "read_only": "读取了 {read:,} 个文件（{bytes_read}）；未读取文件树，项目规模未知",
-        "listed": "列出了 {count:,} 个文件夹",
-        "listed_one": "列出了 1 个文件夹",
-        "listed_none": "未列出文件夹",
-        "never": "未读取其中任何内容：{names}",
-        "more": "{names} 等另外 {more:,} 个",
-        "all": "每个顶层文件夹都查看过",
-        "sep": "；",
-        "comma": "、",
-        "end": "。",
-        "repo": "{repo}：",
-    },
-}
 
 
 def coverage_of(repo: RepoRef, results: Sequence[ToolResult]) -> Coverage:
     """What the results read of ``repo``, against its repository model (when its tree was read)."""
-    evidence = gather(repo, results, EN)
+    evidence = gather(repo, results, words_for("en"))
     files = evidence.files
     bytes_read = sum(len(c.text.encode("utf-8", "replace")) for c in files.values() if c.text is not None)
     model = repo_model(evidence)
@@ -97,28 +63,31 @@ def run_coverage(scope: Sequence[RepoRef], results: Sequence[ToolResult]) -> tup
 
 def coverage_line(coverage: Coverage, language: Language = "en", *, several: bool = False) -> str:
     """One sentence (Markdown, folder names as code spans) for the report, the page and the CLI."""
-    w = _WORDS.get(language, _WORDS["en"])
+    w = words_for(language)
     size = human_bytes(coverage.bytes_read)
     if coverage.own_files is None:
-        head = w["read_only"].format(read=coverage.files_read, bytes_read=size)
+        head = w("coverage_read_only", read=coverage.files_read, bytes_read=size)
     else:
-        template = w["read_bound"] if coverage.truncated else w["read"]
-        head = template.format(
+        template = "coverage_read_bound" if coverage.truncated else "coverage_read"
+        head = w(
+            template,
             read=coverage.files_read,
             own=coverage.own_files,
             bytes_read=size,
             own_bytes=human_bytes(coverage.own_bytes or 0),
         )
-    listed = {0: "listed_none", 1: "listed_one"}.get(coverage.folders_listed, "listed")
-    parts = [head, w[listed].format(count=coverage.folders_listed)]
+    listed = {0: "coverage_listed_none", 1: "coverage_listed_one"}.get(
+        coverage.folders_listed, "coverage_listed"
+    )
+    parts = [head, w(listed, count=coverage.folders_listed)]
     if coverage.own_files is not None and coverage.top_folders:
-        names = w["comma"].join(code(f"{n}/") for n in coverage.unvisited[:_SHOWN])
+        names = w("coverage_comma").join(code(f"{n}/") for n in coverage.unvisited[:_SHOWN])
         more = len(coverage.unvisited) - _SHOWN
         if more > 0:
-            names = w["more"].format(names=names, more=more)
-        parts.append(w["never"].format(names=names) if coverage.unvisited else w["all"])
-    where = w["repo"].format(repo=code(coverage.repo)) if several else ""
-    return where + w["sep"].join(parts) + w["end"]
+            names = w("coverage_more", names=names, more=more)
+        parts.append(w("coverage_never", names=names) if coverage.unvisited else w("coverage_all"))
+    where = w("coverage_repo", repo=code(coverage.repo)) if several else ""
+    return where + w("coverage_sep").join(parts) + w("coverage_end")
 
 
 def coverage_lines(ledger: Sequence[Coverage], language: Language = "en") -> list[str]:

@@ -30,7 +30,6 @@ import unicodedata
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
-from types import MappingProxyType
 from typing import Any, Literal
 from urllib.parse import quote
 
@@ -38,7 +37,7 @@ from agent_core import events as ev
 from agent_core.events import Component, Relation
 from agent_core.report.inert import code, plain
 from agent_core.report.phrases import shorten
-from agent_core.report.words import Language, Words
+from agent_core.words import Words
 
 __all__ = [
     "MAX_NODES",
@@ -142,46 +141,19 @@ def compile_mermaid(graph: Graph) -> str:
 # -- the report's section ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
-class _Words:
-    drawn_by_tree: str
-    drawn_by_model: str
-    at_commit: str
-    none: str
-
-
-_WORDS: Mapping[Language, _Words] = MappingProxyType(
-    {
-        "en": _Words(
-            drawn_by_tree="Drawn by the app from the tree and the imports of the files read",
-            drawn_by_model="Proposed by the model, every path checked against the tree",
-            at_commit=", at commit {}",
-            none="No diagram: the repository's tree was not read.",
-        ),
-        "zh": _Words(
-            drawn_by_tree="由应用根据文件树和已读文件的导入关系绘制",
-            drawn_by_model="由模型提议，每个路径都已对照文件树核对",
-            at_commit="，提交 {}",
-            none="没有架构图：未读取仓库的文件树。",
-        ),
-    }
-)
-
-
 def diagram_block(graph: Graph, words: Words) -> list[str]:
     """The diagram as Markdown lines: the Mermaid block, one line per component (its name, a link to its
     folder at the analysed commit, its role) and where the diagram comes from."""
-    said = _WORDS[words.language]
     if not graph.components:
-        return [said.none]
+        return [words("diagram_none")]
     lines = ["```mermaid", compile_mermaid(graph), "```", ""]
     for c in graph.components:
         url = graph.url(c)
         where = f"[{code(c.path)}]({url})" if url else code(c.path)
         role = f" — {plain(c.role, limit=_ROLE_MAX)}" if c.role.strip() else ""
         lines.append(f"- **{plain(c.name, limit=_NAME_MAX)}** — {where}{role}")
-    origin = said.drawn_by_model if graph.source == "model" else said.drawn_by_tree
-    commit = said.at_commit.format(code(graph.commit[:12])) if graph.commit else ""
+    origin = words("diagram_drawn_by_model") if graph.source == "model" else words("diagram_drawn_by_tree")
+    commit = words("diagram_at_commit", code(graph.commit[:12])) if graph.commit else ""
     return [*lines, "", f"*{origin}{commit}.*"]
 
 

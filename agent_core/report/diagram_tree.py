@@ -16,8 +16,7 @@ import posixpath
 import re
 import tomllib
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
 from types import MappingProxyType
 from urllib.parse import quote
 
@@ -25,7 +24,7 @@ from agent_core.events import Component, Relation
 from agent_core.report.diagram import MAX_NODES, Graph, cap
 from agent_core.report.facts import Facts
 from agent_core.report.path_index import index_of, suffixes
-from agent_core.report.words import Language, Words
+from agent_core.words import Words
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -56,91 +55,50 @@ _MAX_ENTRIES = 3
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
-@dataclass(frozen=True, kw_only=True)
-class _Words:
-    package: str
-    entry: str
-    imports: str
-    tests: str
-    runs: str
-    documents: str
-    uses: str
-    starts: str
-    part_of: str
-    cut: str  # a top-level folder GitHub's cut left partly listed
-
-
-_WORDS: Mapping[Language, _Words] = MappingProxyType(
-    {
-        "en": _Words(
-            package="package",
-            entry="entry point",
-            imports="imports",
-            tests="tests",
-            runs="runs",
-            documents="documents",
-            uses="uses",
-            starts="starts",
-            part_of="part of",
-            cut="partly listed (tree cut)",
-        ),
-        "zh": _Words(
-            package="代码包",
-            entry="入口",
-            imports="导入",
-            tests="测试",
-            runs="运行",
-            documents="说明",
-            uses="使用",
-            starts="启动",
-            part_of="属于",
-            cut="未完整列出（文件树被截断）",
-        ),
-    }
-)
-
-
 def tree_graph(facts: Facts, words: Words) -> Graph:
     """The deterministic diagram of one repository (no components when no file path is known): the
     packages first, then tests, docs and CI, then entry points, then examples and tooling, as many of the
     last two kinds as leave room under the node cap."""
-    said = _WORDS[words.language]
     packages = _packages(facts)
     main = packages[0] if packages else None
-    entries = [Component(name=p, path=p, role=said.entry) for p in _entry_points(facts, packages)]
-    relations = _import_relations(facts, packages, [e.path for e in entries], said)
+    entries = [Component(name=p, path=p, role=words("diagram_entry")) for p in _entry_points(facts, packages)]
+    relations = _import_relations(facts, packages, [e.path for e in entries], words)
     for entry in entries:
         owner = _owner(entry.path, packages) or main
         if owner is not None and not any(r.source == entry.path for r in relations):
-            relations.append(Relation(source=entry.path, target=owner, label=said.starts))
+            relations.append(Relation(source=entry.path, target=owner, label=words("diagram_starts")))
     tested = {r.source for r in relations}
     kept: list[Component] = []
     extras: list[Component] = []
     for path, kind in _special(facts):
-        role = words.roles.get(kind, kind)
+        role = words(f"role_{kind}") if words.has(f"role_{kind}") else kind
         component = Component(name="CI" if kind == "ci" else _name(path), path=path, role=role)
         (kept if kind in ("tests", "docs", "ci") else extras).append(component)
         if kind == "ci":
-            relations.append(Relation(source=path, target=facts.tests_dir or main or path, label=said.runs))
+            relations.append(
+                Relation(source=path, target=facts.tests_dir or main or path, label=words("diagram_runs"))
+            )
         elif kind == "tests" and path not in tested:
             roots = [p for p in packages if _owner(p, [q for q in packages if q != p]) is None]
-            relations += [Relation(source=path, target=p, label=said.tests) for p in roots[:3]]
+            relations += [Relation(source=path, target=p, label=words("diagram_tests")) for p in roots[:3]]
         elif main is not None and kind != "tests":
-            label = said.documents if kind == "docs" else said.uses
+            label = words("diagram_documents") if kind == "docs" else words("diagram_uses")
             relations.append(Relation(source=path, target=main, label=label))
     linked = {p for r in relations for p in (r.source, r.target)}
     for package in packages:  # a sub-package nothing read links: at least its place
         parent = _owner(package, [q for q in packages if q != package])
         if parent is not None and package not in linked:
-            relations.append(Relation(source=package, target=parent, label=said.part_of))
+            relations.append(Relation(source=package, target=parent, label=words("diagram_part_of")))
     shown = {*packages, *(c.path for c in kept)}
     tree = facts.evidence.tree
     partial = [f.path for f in (tree.top_level if tree else ()) if not f.complete and f.path not in shown]
-    kept += [Component(name=_name(p), path=p, role=said.cut) for p in partial]  # named, though cut
+    kept += [
+        Component(name=_name(p), path=p, role=words("diagram_cut")) for p in partial
+    ]  # named, though cut
     room = max(1, MAX_NODES - len(packages) - len(kept))
     entries = entries[:room]
     extras = extras[: max(0, room - len(entries))]
-    components = [Component(name=_name(p), path=p, role=said.package) for p in packages]
+    components = [Component(name=_name(p), path=p, role=words("diagram_package")) for p in packages]
     graph = Graph(
         repo=facts.evidence.repo.full_name,
         source="tree",
@@ -293,7 +251,7 @@ _GO_IMPORT = re.compile(r'^\s*(?:import\s+)?(?:[\w.]+\s+)?"([\w.\-/]+)"\s*$', re
 
 
 def _import_relations(
-    facts: Facts, packages: Sequence[str], entries: Sequence[str], said: _Words
+    facts: Facts, packages: Sequence[str], entries: Sequence[str], words: Words
 ) -> list[Relation]:
     """``imports`` arrows between the components that the files read show (most imports first)."""
     owners = [*packages, *entries, *(d for d, _kind in _special(facts))]
@@ -306,9 +264,9 @@ def _import_relations(
             owner = _owner(target, packages)
             if owner is not None and owner != source:
                 counts[(source, owner)] += 1
-    label = {d: said.tests for d, kind in _special(facts) if kind == "tests"}
+    label = {d: words("diagram_tests") for d, kind in _special(facts) if kind == "tests"}
     return [
-        Relation(source=s, target=t, label=label.get(s, said.imports))
+        Relation(source=s, target=t, label=label.get(s, words("diagram_imports")))
         for (s, t), _n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     ]
 

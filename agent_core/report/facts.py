@@ -22,14 +22,14 @@ from agent_core.repo import RepoRef
 from agent_core.repomodel import RepoModel, model_of, workspace_globs
 from agent_core.report.inert import code, plain
 from agent_core.report.manifests import Manifest, read_manifests
-from agent_core.report.model_words import model_words, tests_phrase
+from agent_core.report.model_words import tests_phrase
 from agent_core.report.phrases import day, files_phrase, join_names, parse_date
 from agent_core.report.scoped import reroot
-from agent_core.report.words import Words
 from agent_core.sources.licenses import UNNAMED
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
 from agent_core.tools.executor import ToolResult
 from agent_core.tools.observe import notable_role
+from agent_core.words import Words
 
 LARGE_FILE_BYTES = 5 * 1024 * 1024
 # Kept for the offline answer's file relevance (report/relevance.py, answer.py); the report's own test
@@ -105,9 +105,9 @@ def _belongs(result: ToolResult, repo: RepoRef) -> bool:
 def _gap(result: ToolResult, words: Words) -> str | None:
     what = call_label(result)
     if result.stale:
-        return words.stale_item.format(what)
+        return words("stale_item", what)
     if result.degraded:
-        return words.degraded_item.format(what, plain(result.error or words.unknown, limit=120))
+        return words("degraded_item", what, plain(result.error or words("unknown"), limit=120))
     return None
 
 
@@ -302,72 +302,70 @@ def strengths(facts: Facts, words: Words) -> list[str]:
     ev, out = facts.evidence, []
     ci = facts.ci or facts.evidence.ci_outside  # a scoped run: the repository's CI runs for its folder
     if ci:
-        out.append(words.s_ci.format(join_names([link(facts, p) for p in ci], words)))
+        out.append(words("s_ci", join_names([link(facts, p) for p in ci], words)))
     if facts.test_runners:
-        out.append(words.s_runner.format(join_names([link(facts, p) for p in facts.test_runners], words)))
+        out.append(words("s_runner", join_names([link(facts, p) for p in facts.test_runners], words)))
     tested = tests_phrase(facts.model, words) if facts.model is not None else None
     if tested:
-        out.append(model_words(words).tests_strength.format(tested))
+        out.append(words("model_tests_strength", tested))
     elif facts.tests_dir:
         count = sum(1 for p in facts.paths if p.startswith(f"{facts.tests_dir}/"))
-        out.append(words.s_tests.format(code(f"{facts.tests_dir}/"), files_phrase(count, words)))
+        out.append(words("s_tests", code(f"{facts.tests_dir}/"), files_phrase(count, words)))
     elif facts.test_files:
-        out.append(words.s_test_files.format(files_phrase(facts.test_files, words)))
+        out.append(words("s_test_files", files_phrase(facts.test_files, words)))
     license_id = ev.info.license if ev.info else None
     license_id = None if (license_id or "").lower() in UNNAMED else license_id  # GitHub's NOASSERTION
     if license_id:
-        out.append(words.s_license.format(plain(license_id)))
+        out.append(words("s_license", plain(license_id)))
     elif facts.license_files:
-        out.append(
-            words.s_license_file.format(join_names([link(facts, p) for p in facts.license_files], words))
-        )
+        out.append(words("s_license_file", join_names([link(facts, p) for p in facts.license_files], words)))
     readme = ev.files.get(facts.readme or "")
     if readme is not None and (readme.total_lines or 0) >= 20:
-        out.append(words.s_readme.format(link(facts, readme.path), readme.total_lines))
+        out.append(words("s_readme", link(facts, readme.path), readme.total_lines))
     if facts.docs_dir:
-        out.append(words.s_docs.format(code(f"{facts.docs_dir}/")))
+        out.append(words("s_docs", code(f"{facts.docs_dir}/")))
     act = facts.activity
     if act and act.per_week and act.per_week >= 1 and act.first and act.last:
         week = f"{act.per_week:.1f}"
-        out.append(words.s_activity.format(act.count, day(act.first), day(act.last), week, day(act.last)))
+        out.append(words("s_activity", act.count, day(act.first), day(act.last), week, day(act.last)))
     if act and len(act.authors) >= 3:
-        out.append(words.s_contributors.format(len(act.authors)))
+        out.append(words("s_contributors", len(act.authors)))
     return out
 
 
 def risks(facts: Facts, words: Words) -> list[Finding]:
     """What the data shows to be missing or worrying; an absence only when it was checkable."""
     ev = facts.evidence
-    gaps = [("data", words.r_data.format(words.semi.join(ev.gaps)))] if ev.gaps else []
+    gaps = [("data", words("r_data", words("semi").join(ev.gaps)))] if ev.gaps else []
     if (ev.commits is not None and ev.commits.empty_repository) or (
         ev.tree is not None and ev.tree.empty_repository
     ):
-        return [("empty", words.r_empty), *gaps]
+        return [("empty", words("r_empty")), *gaps]
     out: list[Finding] = []
     if ev.info is not None and ev.info.archived:
-        out.append(("archived", words.r_archived))
+        out.append(("archived", words("r_archived")))
     if facts.license_files == () and not (ev.info and ev.info.license):
-        out.append(("no_license", words.r_no_license))
+        out.append(("no_license", words("r_no_license")))
     if facts.ci == () and not facts.test_runners:
-        out.append(("no_ci", words.r_no_ci))
+        out.append(("no_ci", words("r_no_ci")))
     if facts.test_files == 0 and not facts.tests_dir:
-        out.append(("no_tests", words.r_no_tests))
+        out.append(("no_tests", words("r_no_tests")))
     if facts.root_complete and facts.readme is None and facts.paths:
-        out.append(("no_readme", words.r_no_readme))
+        out.append(("no_readme", words("r_no_readme")))
     readme = ev.files.get(facts.readme or "")
     if readme is not None and readme.total_lines is not None and readme.total_lines < 10:
-        out.append(("short_readme", words.r_short_readme.format(readme.total_lines)))
+        out.append(("short_readme", words("r_short_readme", readme.total_lines)))
     act = facts.activity
     if act and act.count >= 2 and len(act.authors) == 1 and act.authors[0][0]:
-        who = plain(act.authors[0][0] or words.unknown)
-        out.append(("single_author", words.r_single_author.format(act.count, who)))
+        who = plain(act.authors[0][0] or words("unknown"))
+        out.append(("single_author", words("r_single_author", act.count, who)))
     if facts.large_files:
-        big = [link(facts, p) + words.paren.format(f"{s / 1048576:.1f} MB") for p, s in facts.large_files]
-        out.append(("large_files", words.r_large_files.format(words.sep.join(big))))
+        big = [link(facts, p) + words("paren", f"{s / 1048576:.1f} MB") for p, s in facts.large_files]
+        out.append(("large_files", words("r_large_files", words("sep").join(big))))
     checks = (("license", facts.license_files), ("ci", facts.ci), ("tests", facts.test_files))
-    unchecked = [words.checks[name] for name, known in checks if known is None]
+    unchecked = [words(f"check_{name}") for name, known in checks if known is None]
     if unchecked:
-        out.append(("unchecked", words.r_unchecked.format(words.sep.join(unchecked))))
+        out.append(("unchecked", words("r_unchecked", words("sep").join(unchecked))))
     return [*out, *gaps]
 
 

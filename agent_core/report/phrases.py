@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from agent_core.report.words import Words
+from agent_core.words import Words
 
 MAX_NAMES = 25  # longer lists end with "and N more"
 README_CHARS = 600
@@ -51,13 +51,13 @@ def _clean_inline(text: str) -> str:
 
 def join_names(items: Sequence[str], words: Words, *, cap: int = MAX_NAMES) -> str:
     """Already-rendered items joined, the tail replaced by "and N more"."""
-    shown = words.sep.join(items[:cap])
-    return shown + words.more.format(len(items) - cap) if len(items) > cap else shown
+    shown = words("sep").join(items[:cap])
+    return shown + words("more", len(items) - cap) if len(items) > cap else shown
 
 
 def files_phrase(count: int, words: Words) -> str:
     """ "1 file", "N files" in the report's language."""
-    return words.files[0 if count == 1 else 1].format(count)
+    return words("files_one" if count == 1 else "files_many", count)
 
 
 def shorten(text: str, limit: int) -> str:

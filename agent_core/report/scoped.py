@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 from agent_core.repo import RunScope
 from agent_core.report.inert import code, plain
 from agent_core.report.outline import definitions, summary
-from agent_core.report.words import Words
 from agent_core.sources.models import FileContent, TreeEntry
 from agent_core.tools.observe import notable_role
+from agent_core.words import Words
 
 if TYPE_CHECKING:
     from agent_core.report.facts import Evidence
@@ -108,13 +108,20 @@ def file_lines(scope: RunScope, results: Sequence[ToolResult], words: Words) -> 
     if read is None:
         return []
     if read.text is None:
-        return [words.file_not_text.format(code(scope.path), read.kind), ""]
+        return [words("file_not_text", code(scope.path), read.kind), ""]
     count = read.total_lines or 0
-    lines = [words.file_size.format(code(scope.path), words.line_counts[count != 1].format(count), read.size)]
+    lines = [
+        words(
+            "file_size",
+            code(scope.path),
+            words("lines_many" if count != 1 else "lines_one", count),
+            read.size,
+        )
+    ]
     said = summary(scope.path, read.text)
     if said:
-        lines.append(words.file_says.format(plain(said, limit=200)))
+        lines.append(words("file_says", plain(said, limit=200)))
     names = definitions(scope.path, read.text)
     if names:
-        lines.append(words.file_defines.format(", ".join(code(n) for n in names)))
+        lines.append(words("file_defines", ", ".join(code(n) for n in names)))
     return [" ".join(lines), ""]

@@ -3,7 +3,7 @@ renderer, in the order the report (and the model's prompt) uses them. The Answer
 (:mod:`~agent_core.report.answer`) is only in a report that answers a question.
 
 A renderer turns one repository's :class:`~agent_core.report.facts.Facts` into Markdown lines, in the
-language of the :class:`~agent_core.report.words.Words` it is given. Repository text is untrusted:
+language of the :class:`~agent_core.words.Words` it is given. Repository text is untrusted:
 whatever comes from it goes through :func:`~agent_core.report.inert.plain` or
 :func:`~agent_core.report.inert.code`.
 """
@@ -31,136 +31,132 @@ from agent_core.report.model_words import (
     tests_line,
 )
 from agent_core.report.phrases import MAX_NAMES, day, join_names, parse_date, readme_summary
-from agent_core.report.words import Language, Words
 from agent_core.sources.models import TopFolder as CutFolder
 from agent_core.tools.observe import notable_role
+from agent_core.words import Language, Words, t
 
 Renderer = Callable[[Facts, Words], list[str]]
 
 
 @dataclass(frozen=True, kw_only=True)
 class Section:
-    key: str
-    title_en: str
-    title_zh: str
+    key: str  # its title is the words' section_<key>
     render: Renderer
     asked: bool = False  # only in a report that answers a question
     model_writes: bool = True  # False: the app adds it to a model's report itself (the model is not asked)
 
     def title(self, language: Language) -> str:
-        return self.title_zh if language == "zh" else self.title_en
+        return t(f"section_{self.key}", language)
 
 
 def _overview(facts: Facts, words: Words) -> list[str]:
     ev, info = facts.evidence, facts.evidence.info
     described = description(facts)
-    said = words.unknown
+    said = words("unknown")
     if described is not None:
         text, manifest = described
-        said = plain(text, limit=300) + (
-            words.from_manifest.format(link(facts, manifest)) if manifest else ""
-        )
+        said = plain(text, limit=300) + (words("from_manifest", link(facts, manifest)) if manifest else "")
     readme = ev.files.get(facts.readme or "")
     summary = readme_summary(readme.text) if readme is not None and readme.text else None
     notes = []
     if info is not None and info.renamed_from:
-        notes.append(words.renamed.format(code(info.renamed_from), code(info.full_name)))
+        notes.append(words("renamed", code(info.renamed_from), code(info.full_name)))
     if info is not None and info.archived:
-        notes.append(words.archived)
+        notes.append(words("archived"))
     if info is not None and info.fork:
-        notes.append(words.is_fork)
+        notes.append(words("is_fork"))
     return _blocks(
-        [words.no_info] if info is None and "get_repo_info" in ev.attempted else [],
-        [words.description.format(said)],
-        [words.from_readme.format(link(facts, readme.path), inline(summary))] if readme and summary else [],
-        [f"- {label}{words.colon}{value}" for label, value in _key_facts(facts, words)],
+        [words("no_info")] if info is None and "get_repo_info" in ev.attempted else [],
+        [words("description", said)],
+        [words("from_readme", link(facts, readme.path), inline(summary))] if readme and summary else [],
+        [f"- {label}{words('colon')}{value}" for label, value in _key_facts(facts, words)],
         notes,
     )
 
 
 def _key_facts(facts: Facts, words: Words) -> list[tuple[str, str]]:
     info = facts.evidence.info
-    unknown = words.unknown
+    unknown = words("unknown")
 
     def number(value: int | None) -> str:
         return f"{value:,}" if value is not None else unknown
 
     topics = info.topics if info else None
     rows = [
-        (words.primary_language, plain(primary_language(facts) or unknown)),
-        (words.stars, number(info.stars if info else None)),
-        (words.forks, number(info.forks if info else None)),
-        (words.open_issues, number(info.open_issues if info else None)),
-        (words.license, _license_text(facts, words)),
-        (words.default_branch, code(info.default_branch) if info and info.default_branch else unknown),
-        (words.created, _iso_day(info.created_at if info else None, unknown)),
-        (words.last_push, _iso_day(info.pushed_at if info else None, unknown)),
+        (words("primary_language"), plain(primary_language(facts) or unknown)),
+        (words("stars"), number(info.stars if info else None)),
+        (words("forks"), number(info.forks if info else None)),
+        (words("open_issues"), number(info.open_issues if info else None)),
+        (words("license"), _license_text(facts, words)),
+        (words("default_branch"), code(info.default_branch) if info and info.default_branch else unknown),
+        (words("created"), _iso_day(info.created_at if info else None, unknown)),
+        (words("last_push"), _iso_day(info.pushed_at if info else None, unknown)),
         (
-            words.topics,
-            unknown if topics is None else join_names([code(t) for t in topics], words) or words.none,
+            words("topics"),
+            unknown if topics is None else join_names([code(t) for t in topics], words) or words("none"),
         ),
     ]
     if info is not None and info.homepage:
-        rows.append((words.homepage, code(info.homepage)))
+        rows.append((words("homepage"), code(info.homepage)))
     return rows
 
 
 def _tech_stack(facts: Facts, words: Words) -> list[str]:
     ev = facts.evidence
     manifests = [
-        words.manifest_line.format(link(facts, m.path), _manifest_text(m, words)) for m in facts.manifests
+        words("manifest_line", link(facts, m.path), _manifest_text(m, words)) for m in facts.manifests
     ]
     unread = [link(facts, p) for p in facts.paths if notable_role(p) == "manifest" and p not in ev.files]
     none_found = not manifests and not unread and (ev.tree is not None or facts.root_complete)
     notable = [
-        code(name) + words.paren.format(words.categories[category])
+        code(name) + words("paren", words(f"category_{category}"))
         for name, category in notable_dependencies(facts.manifests)
     ]
     tooling = [link(facts, p) for p in facts.paths if notable_role(p) in ("build", "container")]
     return _blocks(
-        [words.languages.format(_languages(ev, words))],
-        [words.manifests, *manifests] if manifests else [],
-        [words.unread_manifests.format(join_names(unread, words))] if unread else [],
-        [words.no_manifests] if none_found else [],
-        [words.notable.format(join_names(notable, words))] if notable else [],
-        [words.tooling.format(join_names(tooling, words))] if tooling else [],
+        [words("languages", _languages(ev, words))],
+        [words("manifests"), *manifests] if manifests else [],
+        [words("unread_manifests", join_names(unread, words))] if unread else [],
+        [words("no_manifests")] if none_found else [],
+        [words("notable", join_names(notable, words))] if notable else [],
+        [words("tooling", join_names(tooling, words))] if tooling else [],
     )
 
 
 def _manifest_text(manifest: Manifest, words: Words) -> str:
     if manifest.status == "unparsed":
-        return words.unparsed
+        return words("unparsed")
     if manifest.status == "invalid":
-        return words.invalid.format(plain(manifest.detail or words.unknown, limit=120))
+        return words("invalid", plain(manifest.detail or words("unknown"), limit=120))
     parts = []
     if manifest.name and manifest.go_version:  # a Go module: its path and Go version
-        go = words.paren.format(f"Go {plain(manifest.go_version, limit=20)}")
-        parts.append(words.module.format(code(manifest.name)) + go)
+        go = words("paren", f"Go {plain(manifest.go_version, limit=20)}")
+        parts.append(words("module", code(manifest.name)) + go)
     if manifest.runtime:
-        parts.append(words.runtime_deps.format(len(manifest.runtime), _deps_text(manifest.runtime, words)))
+        parts.append(words("runtime_deps", len(manifest.runtime), _deps_text(manifest.runtime, words)))
     if manifest.dev:
-        parts.append(words.dev_deps.format(len(manifest.dev), _deps_text(manifest.dev, words)))
+        parts.append(words("dev_deps", len(manifest.dev), _deps_text(manifest.dev, words)))
     if manifest.docs:
-        parts.append(words.docs_deps.format(len(manifest.docs), _deps_text(manifest.docs, words)))
+        parts.append(words("docs_deps", len(manifest.docs), _deps_text(manifest.docs, words)))
     if manifest.groups:
         groups = [
             code(name)
-            + words.paren.format(
-                words.group_kinds[group_kind(name)] + words.colon + _deps_text(deps, words, cap=10)
+            + words(
+                "paren", words(f"group_{group_kind(name)}") + words("colon") + _deps_text(deps, words, cap=10)
             )
             for name, deps in manifest.groups
         ]
-        parts.append(words.groups.format(words.sep.join(groups)))
+        parts.append(words("groups", words("sep").join(groups)))
     if manifest.workspaces:
         members = join_names([code(m) for m in manifest.workspaces], words)
-        parts.append(words.workspaces.format(len(manifest.workspaces), members))
+        parts.append(words("workspaces", len(manifest.workspaces), members))
     if manifest.indirect:
-        parts.append(words.indirect.format(manifest.indirect))
+        parts.append(words("indirect", manifest.indirect))
     if manifest.build_backend:
-        parts.append(words.build_backend.format(code(manifest.build_backend)))
+        parts.append(words("build_backend", code(manifest.build_backend)))
     if manifest.partial:
-        parts.append(words.partial)
-    return words.semi.join(parts) or words.no_deps
+        parts.append(words("partial"))
+    return words("semi").join(parts) or words("no_deps")
 
 
 _MAX_TOP_DIRS = 30
@@ -171,27 +167,27 @@ def _structure(facts: Facts, words: Words) -> list[str]:
     project's own), tests by convention, packages, CI, then each top-level folder with its role."""
     tree, model = facts.evidence.tree, facts.model
     if tree is not None and tree.empty_repository:
-        return [words.empty_repo]
+        return [words("empty_repo")]
     if tree is None or model is None:
         return _listings(facts, words)
     cut = {folder.path: folder for folder in tree.top_level}  # a cut tree's recovered top level
     dir_lines = [
-        words.top_dir.format(code(f"{top.name}/"), _top_files(top, cut, words), role_label(top.role, words))
+        words("top_dir", code(f"{top.name}/"), _top_files(top, cut, words), role_label(top.role, words))
         for top in model.top_level[:_MAX_TOP_DIRS]
     ]
     if len(model.top_level) > _MAX_TOP_DIRS:
-        dir_lines.append(f"- …{words.more.format(len(model.top_level) - _MAX_TOP_DIRS)}")
+        dir_lines.append(f"- …{words('more', len(model.top_level) - _MAX_TOP_DIRS)}")
     top_files = [code(p.rsplit("/", 1)[-1]) for p in model.top_files]
     notable = _notable_files(facts, words)
     summary = [files_line(model, words), tests_line(model, words), packages_line(model, words)]
-    stated_cut = [words.tree_cut.format(len(tree.top_level), tree.recovered_requests)] if cut else []
+    stated_cut = [words("report_tree_cut", len(tree.top_level), tree.recovered_requests)] if cut else []
     return _blocks(
         stated_cut,
         [f"- {line}" for line in (*summary, ci_line(model, words)) if line],
         dir_lines,
-        [words.top_files.format(join_names(top_files, words))] if top_files else [],
-        [words.notable_files.format(notable)] if notable else [],
-        [words.truncated] if tree.truncated and not tree.top_level else [],
+        [words("top_files", join_names(top_files, words))] if top_files else [],
+        [words("notable_files", notable)] if notable else [],
+        [words("truncated")] if tree.truncated and not tree.top_level else [],
     )
 
 
@@ -201,25 +197,26 @@ def _top_files(top: ModelFolder, cut: Mapping[str, CutFolder], words: Words) -> 
     if folder is None:
         return folder_files(top, words)
     files = files_count(max(top.files, folder.files_at_least), words)
-    return files if folder.complete else words.at_least.format(files)
+    return files if folder.complete else words("at_least", files)
 
 
 def _listings(facts: Facts, words: Words) -> list[str]:
     """Without a tree: what the folder listings show, or that nothing is known."""
     listings = facts.evidence.listings
     if "" not in listings:
-        return [words.no_tree]
+        return [words("no_tree")]
     root = listings[""]
     out = [
-        words.root_only.format(
+        words(
+            "root_only",
             join_names([code(e.name + ("/" if e.type == "dir" else "")) for e in root.entries], words)
-            or words.none
+            or words("none"),
         )
     ]
     for path, listing in sorted(listings.items()):
         if path:
-            names = join_names([code(e.name) for e in listing.entries], words, cap=10) or words.none
-            out += ["", words.listing.format(code(f"{path}/"), names)]
+            names = join_names([code(e.name) for e in listing.entries], words, cap=10) or words("none")
+            out += ["", words("listing", code(f"{path}/"), names)]
     return out
 
 
@@ -231,11 +228,11 @@ def _notable_files(facts: Facts, words: Words) -> str:
             by_role.setdefault(role, []).append(path)
     order = ("readme", "license", "manifest", "ci", "container", "docs", "build")
     parts = [
-        f"{words.roles[role]}{words.colon}{join_names([link(facts, p) for p in by_role[role]], words, cap=8)}"
+        f"{words(f'role_{role}')}{words('colon')}{join_names([link(facts, p) for p in by_role[role]], words, cap=8)}"
         for role in order
         if role in by_role
     ]
-    return words.semi.join(parts)
+    return words("semi").join(parts)
 
 
 def _diagram(facts: Facts, words: Words) -> list[str]:
@@ -245,55 +242,57 @@ def _diagram(facts: Facts, words: Words) -> list[str]:
 def _development(facts: Facts, words: Words) -> list[str]:
     ev, act = facts.evidence, facts.activity
     if ev.commits is None:
-        return [words.commits_failed if "get_commits" in ev.attempted else words.not_examined]
+        return [words("commits_failed") if "get_commits" in ev.attempted else words("not_examined")]
     if act is None or act.count == 0:
-        return [words.no_commits]
+        return [words("no_commits")]
     out = [
-        f"- {words.last_commit.format(day(act.last) if act.last else words.unknown)}",
-        f"- {words.first_commit.format(day(act.first) if act.first else words.unknown)}",
+        f"- {words('last_commit', day(act.last) if act.last else words('unknown'))}",
+        f"- {words('first_commit', day(act.first) if act.first else words('unknown'))}",
     ]
     span = act.span_days
-    sample = words.sample.format(act.count)
+    sample = words("sample", act.count)
     if span is not None:
-        sample += words.same_day if span < 1 else words.span.format(round(span))
+        sample += words("same_day") if span < 1 else words("span", round(span))
     out.append(f"- {sample}")
     if act.per_week is not None:
-        out.append(f"- {words.cadence.format(f'{act.per_week:.1f}')}")
-    top = [plain(name or words.unknown) + words.paren.format(count) for name, count in act.authors[:5]]
-    out.append(f"- {words.authors.format(join_names(top, words, cap=5))}")
+        out.append(f"- {words('cadence', f'{act.per_week:.1f}')}")
+    top = [plain(name or words("unknown")) + words("paren", count) for name, count in act.authors[:5]]
+    out.append(f"- {words('authors', join_names(top, words, cap=5))}")
     if act.has_more:
-        out.append(f"- {words.has_more}")
+        out.append(f"- {words('has_more')}")
     commits = ev.commits.commits[:5]
-    out += ["", words.latest]
+    out += ["", words("latest")]
     for commit in commits:
-        who = plain(commit.author) if commit.author else words.unknown
-        out.append(f"- {_iso_day(commit.date, words.unknown)} — {plain(commit.message, limit=100)} — {who}")
+        who = plain(commit.author) if commit.author else words("unknown")
+        out.append(
+            f"- {_iso_day(commit.date, words('unknown'))} — {plain(commit.message, limit=100)} — {who}"
+        )
     return out
 
 
 def _strengths_section(facts: Facts, words: Words) -> list[str]:
-    return [f"- {s}" for s in strengths(facts, words)] or [words.no_strengths]
+    return [f"- {s}" for s in strengths(facts, words)] or [words("no_strengths")]
 
 
 def _risks_section(facts: Facts, words: Words) -> list[str]:
-    return [f"- {text}" for _kind, text in risks(facts, words)] or [words.no_risks]
+    return [f"- {text}" for _kind, text in risks(facts, words)] or [words("no_risks")]
 
 
 def _advice(facts: Facts, words: Words) -> list[str]:
     kinds = dict.fromkeys(kind for kind, _text in risks(facts, words))
-    return [f"- {words.recommend[kind]}" for kind in kinds if kind in words.recommend] or [
-        words.no_recommendations
+    return [f"- {words(f'recommend_{kind}')}" for kind in kinds if words.has(f"recommend_{kind}")] or [
+        words("no_recommendations")
     ]
 
 
 def _languages(evidence: Evidence, words: Words) -> str:
     if evidence.languages is None:
         primary = evidence.info.language if evidence.info else None
-        said = f"{words.primary_language}{words.colon}{plain(primary)}" if primary else None
-        return words.unknown + words.paren.format(said) if said else words.unknown
+        said = f"{words('primary_language')}{words('colon')}{plain(primary)}" if primary else None
+        return words("unknown") + words("paren", said) if said else words("unknown")
     total = sum(evidence.languages.bytes_by_language.values())
     if not total:
-        return words.no_languages
+        return words("no_languages")
     ranked = sorted(evidence.languages.bytes_by_language.items(), key=lambda kv: (-kv[1], kv[0]))
     return join_names([f"{plain(lang)} {100 * n / total:.1f}%" for lang, n in ranked], words, cap=10)
 
@@ -315,7 +314,7 @@ def _license_text(facts: Facts, words: Words) -> str:
         return plain(info.license)
     if facts.license_files:
         return join_names([link(facts, p) for p in facts.license_files], words)
-    return words.none if facts.license_files == () else words.unknown
+    return words("none") if facts.license_files == () else words("unknown")
 
 
 def _deps_text(deps: Sequence[Dependency], words: Words, *, cap: int = MAX_NAMES) -> str:
@@ -337,17 +336,15 @@ def _blocks(*blocks: list[str]) -> list[str]:
 
 
 SECTIONS: tuple[Section, ...] = (
-    Section(key="answer", title_en="Answer", title_zh="回答", render=answer, asked=True),
-    Section(key="overview", title_en="Overview", title_zh="概述", render=_overview),
-    Section(key="tech_stack", title_en="Tech stack", title_zh="技术栈", render=_tech_stack),
-    Section(key="structure", title_en="Architecture and structure", title_zh="架构与结构", render=_structure),
-    Section(
-        key="diagram", title_en="Architecture diagram", title_zh="架构图", render=_diagram, model_writes=False
-    ),
-    Section(key="activity", title_en="Development activity", title_zh="开发活跃度", render=_development),
-    Section(key="strengths", title_en="Strengths", title_zh="优势", render=_strengths_section),
-    Section(key="risks", title_en="Risks", title_zh="风险", render=_risks_section),
-    Section(key="recommendations", title_en="Recommendations", title_zh="建议", render=_advice),
+    Section(key="answer", render=answer, asked=True),
+    Section(key="overview", render=_overview),
+    Section(key="tech_stack", render=_tech_stack),
+    Section(key="structure", render=_structure),
+    Section(key="diagram", render=_diagram, model_writes=False),
+    Section(key="activity", render=_development),
+    Section(key="strengths", render=_strengths_section),
+    Section(key="risks", render=_risks_section),
+    Section(key="recommendations", render=_advice),
 )
 
 

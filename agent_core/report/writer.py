@@ -39,10 +39,14 @@ from agent_core.report.phrases import (
 )
 from agent_core.report.scoped import file_lines
 from agent_core.report.sections import SECTIONS, primary_language
-from agent_core.report.words import Language, Words
-from agent_core.report.words_en import EN
-from agent_core.report.words_zh import ZH
 from agent_core.tools.executor import ToolResult
+from agent_core.words import Language, Words, words_for
+
+# The comparison table's rows, top to bottom: their labels' keys in agent_core.words.
+_TABLE_ROWS = (
+    *("row_description", "row_language", "row_license", "row_stars", "row_forks"),
+    *("row_last_commit", "row_ci", "row_tests", "row_files"),
+)
 
 
 def write_report(
@@ -59,14 +63,14 @@ def write_report(
     level-2 headings in order (each repository under its own level-3 heading when there are several,
     plus a side-by-side table), and a final "Data sources" section listing every call. ``scopes``: the
     folders or files the user's URLs pointed at, named in the title."""
-    words = ZH if language == "zh" else EN
+    words = words_for(language)
     facts = [build_facts(gather(repo, results, words), question=question) for repo in scope]
     several = len(facts) > 1
     labels = {s.repo.lower(): s.label() for s in scopes}  # "owner/repo · pkg/parser @ main"
     names = plain(", ".join(labels.get(repo.key(), repo.full_name) for repo in scope))
-    out = [f"# {(words.title_many if several else words.title_one).format(names)}", ""]
+    out = [f"# {words('title_many' if several else 'title_one', names)}", ""]
     for pointed in scopes:  # what the URL narrowed the run to, said before anything else
-        template = words.scope_file if pointed.kind == "blob" else words.scope_folder
+        template = words("report_scope_file") if pointed.kind == "blob" else words("report_scope_folder")
         out += [
             f"> ℹ {template.format(code(pointed.path or '/'), code(pointed.ref), plain(pointed.repo))}",
             "",
@@ -83,7 +87,7 @@ def write_report(
             if several:
                 out += [f"### {plain(fact.evidence.repo.full_name)}", ""]
             out += [*section.render(fact, words), ""]
-    out += [f"## {words.data_sources}", "", *_sources(results, words)]
+    out += [f"## {words('data_sources')}", "", *_sources(results, words)]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -96,25 +100,28 @@ def _preface(
         dict.fromkeys(g for f in facts for g in f.evidence.gaps)
     )
     if gaps:
-        out += [f"> {words.warning.format(words.semi.join(gaps))}", ""]
+        out += [f"> {words('warning', words('semi').join(gaps))}", ""]
     if note:
         out += [f"> ℹ {plain(note, limit=500)}", ""]
     if question.strip():
-        out += [words.question.format(plain(question, limit=300)), ""]
+        out += [words("question", plain(question, limit=300)), ""]
     return out
 
 
 def _comparison(facts: Sequence[Facts], words: Words) -> list[str]:
-    header = [words.aspect, *(f.evidence.repo.full_name for f in facts)]
+    header = [words("aspect"), *(f.evidence.repo.full_name for f in facts)]
     columns = [_table_column(f, words) for f in facts]
-    rows = [[label, *(column[i] for column in columns)] for i, label in enumerate(words.table_rows)]
+    rows = [
+        [label, *(column[i] for column in columns)]
+        for i, label in enumerate(words(key) for key in _TABLE_ROWS)
+    ]
     lines = [_row(header), "|" + "---|" * len(header), *(_row(row) for row in rows)]
-    return [words.side_by_side, "", *lines, ""]
+    return [words("side_by_side"), "", *lines, ""]
 
 
 def _table_column(facts: Facts, words: Words) -> list[str]:
     info, tree, act = facts.evidence.info, facts.evidence.tree, facts.activity
-    unknown = words.unknown
+    unknown = words("unknown")
 
     def number(value: int | None) -> str:
         return f"{value:,}" if value is not None else unknown
@@ -122,16 +129,16 @@ def _table_column(facts: Facts, words: Words) -> list[str]:
     if info is not None and info.license:
         license_id = info.license
     else:
-        license_id = unknown if facts.license_files is None else words.none
+        license_id = unknown if facts.license_files is None else words("none")
         license_id = facts.license_files[0] if facts.license_files else license_id
     ci = _presence(facts.ci, len(facts.ci or ()), words)
     if not facts.ci and facts.test_runners:
-        ci = words.yes_which.format(", ".join(facts.test_runners))
+        ci = words("yes_which", ", ".join(facts.test_runners))
     model = facts.model
     if model is not None and model.tests.files:
-        tests = words.yes_which.format(files_count(model.tests.files, words))
+        tests = words("yes_which", files_count(model.tests.files, words))
     elif facts.tests_dir:
-        tests = words.yes_which.format(f"{facts.tests_dir}/")
+        tests = words("yes_which", f"{facts.tests_dir}/")
     else:
         tests = _presence(facts.test_files, facts.test_files, words)
     return [
@@ -150,8 +157,8 @@ def _table_column(facts: Facts, words: Words) -> list[str]:
 def _presence(found: object, detail: object, words: Words) -> str:
     """A table cell for something that is there ("yes (detail)"), absent ("no") or unknown (None)."""
     if found is None:
-        return words.unknown
-    return words.yes_which.format(detail) if found else words.no
+        return words("unknown")
+    return words("yes_which", detail) if found else words("no")
 
 
 def _row(cells: Sequence[str]) -> str:
@@ -160,18 +167,18 @@ def _row(cells: Sequence[str]) -> str:
 
 def _sources(results: Sequence[ToolResult], words: Words) -> list[str]:
     if not results:
-        return [words.no_calls]
+        return [words("no_calls")]
     out = []
     for result in results:
         if result.stale:
-            mark = words.mark_stale
+            mark = words("mark_stale")
         elif result.degraded:
-            mark = words.mark_degraded
+            mark = words("mark_degraded")
         else:
-            mark = words.mark_ok if result.ok else words.mark_failed
+            mark = words("mark_ok") if result.ok else words("mark_failed")
         line = f"- {mark} · {call_label(result)}"
         if result.memo:
-            line += f" ({words.mark_memo})"
+            line += f" ({words('mark_memo')})"
         if result.error and (result.stale or not result.ok):
             line += f" — {plain(result.error, limit=160)}"
         out.append(line)

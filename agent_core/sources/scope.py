@@ -28,6 +28,7 @@ from agent_core.github.client import GitHubClient
 from agent_core.repo import RepoRef, RunScope, normalize_path, preview
 from agent_core.sources.base import RepoSource, Sourced
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
+from agent_core.words import t
 
 __all__ = ["FolderScoped", "Scope", "resolve_scope"]
 
@@ -136,24 +137,17 @@ def _ref_name(item: dict[str, Any], space: str) -> str:
 
 
 def _unknown_ref(repo: RepoRef, ref: str) -> InvalidTargetError:
-    shown = preview(ref)
-    error = InvalidTargetError(
-        f"{repo.full_name} has no branch or tag {shown}",
-        hint="check the URL, or paste the repository's own URL to read its default branch",
-    )
-    error.zh = (
-        f"{repo.full_name} 没有名为 {shown} 的分支或标签（请检查链接，或粘贴仓库本身的链接以读取默认分支）"
-    )
-    return error
+    return _said("target_no_ref", repo=repo.full_name, ref=preview(ref))
 
 
 def _unknown_path(repo: RepoRef, ref: str, path: str) -> InvalidTargetError:
-    shown, at = preview(path), preview(ref)
-    error = InvalidTargetError(
-        f"{repo.full_name} has no {shown} at {at}",
-        hint="check the path and the branch, or paste the folder's URL from GitHub",
-    )
-    error.zh = f"{repo.full_name} 在 {at} 上没有 {shown}（请检查路径和分支，或从 GitHub 复制该文件夹的链接）"
+    return _said("target_no_path", repo=repo.full_name, ref=preview(ref), path=preview(path))
+
+
+def _said(key: str, **values: str) -> InvalidTargetError:
+    """The error ``key`` in English (message and hint) with its Chinese text beside it."""
+    error = InvalidTargetError(t(key, "en", **values), hint=t(f"{key}_hint", "en"))
+    error.zh = f"{t(key, 'zh', **values)}（{t(f'{key}_hint', 'zh')}）"
     return error
 
 

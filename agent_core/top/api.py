@@ -18,11 +18,11 @@ from agent_core.agent.prompts import detect_language
 from agent_core.errors import AgentCoreError, InvalidTargetError
 from agent_core.llm import OpenAIChatModel, resolve_model_config
 from agent_core.report.export import full_report
-from agent_core.report.words import Language
 from agent_core.settings import Settings
 from agent_core.sources.mentions import find_repo_mentions
 from agent_core.top.services import Services
 from agent_core.top.wiring import open_analysis, sampling, turn_timeout
+from agent_core.words import Language
 
 
 async def stream_analysis(

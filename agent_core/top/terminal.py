@@ -25,9 +25,11 @@ from rich.text import Text
 from agent_core import events as ev
 from agent_core.cost import CostPart
 from agent_core.diagnosis import explain
+from agent_core.report.checked import checked_heading, checked_summary
 from agent_core.report.coverage import coverage_lines
 from agent_core.report.export import diagram_section
 from agent_core.tree_shape import TreeSummary
+from agent_core.words import t
 
 logger = logging.getLogger(__name__)
 
@@ -233,14 +235,10 @@ class TerminalRenderer:
 
     def _claims(self, event: ev.ClaimsChecked) -> None:
         self._line("")
-        self._line(
-            f"✔ checked by the app: {event.verified} verified, {event.contradicted} contradicted, "
-            f"{event.unchecked} not checkable",
-            "bold",
-        )
+        self._line(f"{checked_heading('en')} · {checked_summary(event, 'en')}", "bold")
         for claim in event.claims:
             if claim.verdict == "contradicted":
-                self._line(f"  ✗ {claim.claim} — observed: {claim.observed}", "red")
+                self._line(f"  ✗ {claim.claim} — {t('checked_observed', 'en')} {claim.observed}", "red")
 
     def _diagram(self, event: ev.DiagramDrawn) -> None:
         self._diagrams.append(event)

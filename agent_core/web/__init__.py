@@ -10,6 +10,6 @@ batching      a run's events grouped into UI frames (urgent ones at once, text b
 browser_session  BrowserSession: what one browser session owns (settings and keys, breakers, chaos)
 replay        recorded runs played back with their original timing; the bundled recordings
 budget        RunBudget: runs per hour per visitor in hosted mode
-i18n          the page's labels in English and Chinese
+i18n          the interface-language selector (the words themselves: agent_core.words)
 mcp           RepositoryApi: the public API / MCP tools (made from the tool registry) and ``analyze``
 """

@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agent_core.resilience import BreakerSnapshot, BreakerState
-from agent_core.web.i18n import t
 from agent_core.web.markdown import flat_text
+from agent_core.words import t
 
 SOURCE_ORDER: Mapping[str, int] = types.MappingProxyType({"github": 0, "local": 1, "model": 2})
 """The table's groups, in order: GitHub's tools, a local repository's tools, the model endpoint."""

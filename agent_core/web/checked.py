@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent_core import events as ev
-from agent_core.report.export import FACT_LABELS, VERDICT_MARKS
-from agent_core.web.i18n import t
+from agent_core.report.checked import VERDICT_MARKS, checked_heading, checked_summary, fact_label
 from agent_core.web.markdown import one_line
+from agent_core.words import t
 
 _MAX_ROWS = 40
 
@@ -25,27 +25,19 @@ def checked_markdown(
     """The panel's Markdown ("" before anything is known)."""
     if check is None and not reasons:
         return t("checked_pending", lang) if not finished else ""
-    out = [f"#### ✔ {t('checked_title', lang)}"]
+    out = [f"#### {checked_heading(lang)}"]
     if check is not None and check.key_facts:
-        labels = FACT_LABELS.get(lang, FACT_LABELS["en"])
         several = len({f.repo for f in check.key_facts}) > 1
         facts = [
             (f"{one_line(f.repo, 40)} · " if several else "")
-            + f"{labels.get(f.label, f.label)} **{one_line(f.value, 40)}**"
+            + f"{fact_label(f.label, lang)} **{one_line(f.value, 40)}**"
             for f in check.key_facts
         ]
         out.append(" · ".join(facts))
     if reasons:
         out.append(f"**⚠ {t('checked_gaps', lang)}:** " + "; ".join(one_line(r, 160) for r in reasons[:8]))
     if check is not None:
-        counts = t(
-            "checked_counts",
-            lang,
-            verified=check.verified,
-            contradicted=check.contradicted,
-            unchecked=check.unchecked,
-        )
-        out.append(f"**{t('checked_claims', lang)}:** {counts}")
+        out.append(f"**{checked_summary(check, lang)}**")
         rows = sorted(check.claims, key=lambda c: ("contradicted", "unchecked", "verified").index(c.verdict))
         lines = [
             f"- {VERDICT_MARKS[c.verdict]} {one_line(c.claim, 90)}"

@@ -17,9 +17,9 @@ import gradio as gr
 
 from agent_core.llm import PRESETS
 from agent_core.web.browser_session import BrowserSession
-from agent_core.web.i18n import t
 from agent_core.web.markdown import one_line
 from agent_core.web.page import Frame, Page
+from agent_core.words import t
 
 
 def run_buttons(page: Page, lang: str, *, running: bool) -> Frame:

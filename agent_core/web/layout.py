@@ -17,7 +17,7 @@ from agent_core.resilience import BreakerSnapshot
 from agent_core.settings import Settings
 from agent_core.web.breakers import STATE_STYLES, TICK_SECONDS, breaker_columns, breaker_table
 from agent_core.web.browser_session import BrowserSession
-from agent_core.web.i18n import UI_LANGUAGES, t
+from agent_core.web.i18n import UI_LANGUAGES
 from agent_core.web.page import (
     ChaosPanel,
     Inputs,
@@ -30,8 +30,9 @@ from agent_core.web.page import (
     chaos_choices,
     heading_text,
 )
+from agent_core.words import t
 
-REPORT_LANGUAGES = (("auto", "auto"), ("English", "en"), ("中文", "zh"))
+REPORT_LANGUAGES = (("auto", "auto"), *UI_LANGUAGES.items())
 CHECKOUT = Path(__file__).resolve().parents[2]
 
 
@@ -42,7 +43,7 @@ def examples(settings: Settings) -> list[list[str]]:
         ["https://github.com/ambv/black", "Was this repository renamed or moved?"],
         ["BurntSushi/ripgrep", "How is the CLI structured?"],
         ["pallets/flask fastapi/fastapi", "Compare their architecture and maintenance."],
-        ["pallets/flask", "这个项目的架构是怎样的？维护得好吗？"],
+        ["pallets/flask", t("example_question_architecture", "zh")],
     ]
     if settings.allow_local_paths:
         rows.insert(0, [str(CHECKOUT), "How is this project tested?"])

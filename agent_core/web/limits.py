@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from agent_core.words import t
+
 MAX_CHARS: Mapping[str, int] = {
     "target": 1_000,  # several repository URLs
     "question": 2_000,
@@ -20,28 +22,12 @@ MAX_CHARS: Mapping[str, int] = {
 }
 
 
-# What each field is called in the refusal, in English and 中文.
-_NAMES: Mapping[str, tuple[str, str]] = {
-    "target": ("The repository field", "仓库一栏"),
-    "question": ("The question", "问题"),
-    "followup": ("The follow-up question", "追问"),
-    "setting": ("A settings field", "某个设置项"),
-    "argument": ("A tool argument", "某个工具参数"),
-    "upload_name": ("The uploaded file's name", "上传文件的名称"),
-}
-_TOO_LONG = {
-    "en": "{name} is too long ({size} characters; at most {limit}).",
-    "zh": "{name}太长（{size} 个字符；最多 {limit} 个）。",
-}
-
-
 def too_long(lang: str, *fields: tuple[str, object]) -> str | None:
     """The refusal's text for the first field over its limit, else None. ``fields``: (a kind of
     :data:`MAX_CHARS`, the value) pairs; values that are not text pass (their handler checks them)."""
     for kind, value in fields:
         limit = MAX_CHARS[kind]
         if isinstance(value, str) and len(value) > limit:
-            name = _NAMES[kind][1 if lang == "zh" else 0]
-            text = _TOO_LONG["zh" if lang == "zh" else "en"]
-            return text.format(name=name, size=f"{len(value):,}", limit=f"{limit:,}")
+            name = t(f"limit_name_{kind}", lang)
+            return t("limit_too_long", lang, name=name, size=f"{len(value):,}", limit=f"{limit:,}")
     return None

@@ -15,9 +15,8 @@ from typing import Any
 import gradio as gr
 
 from agent_core.tools.registry import TOOL_NAMES
-from agent_core.web.i18n import t
+from agent_core.words import t
 
-REPORT_LANGUAGES = (("auto", "auto"), ("English", "en"), ("中文", "zh"))
 CHECKOUT = Path(__file__).resolve().parents[2]
 Frame = dict[Any, Any]
 

@@ -10,6 +10,7 @@ frames (:class:`~agent_core.web.handlers.Handlers`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator
 from pathlib import Path
@@ -19,12 +20,12 @@ import gradio as gr
 from agent_core.errors import UserInputError
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.handlers import Handlers
-from agent_core.web.i18n import t
 from agent_core.web.limits import too_long
 from agent_core.web.mcp import client_key
 from agent_core.web.page import Frame
 from agent_core.web.replay import REPLAY_CPU_SECONDS, CpuMeter, load_recording, replay
 from agent_core.web.stop import ActiveRun
+from agent_core.words import t
 
 
 class ReplayHandler:
@@ -69,8 +70,8 @@ class ReplayHandler:
         if path is None:
             yield self.runs.refuse(s, t("replay_choice", s.lang) + "?")
             return
-        try:
-            events = load_recording(path)
+        try:  # parsing and checking up to 2 MB is seconds of CPU: off the event loop, which serves everyone
+            events = await asyncio.to_thread(load_recording, path)
         except UserInputError as exc:
             yield self.runs.refuse(s, str(exc))
             return

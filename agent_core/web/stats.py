@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from agent_core import events as ev
 from agent_core.cost import CostPart
 from agent_core.report.coverage import coverage_lines
-from agent_core.web.i18n import t
+from agent_core.words import t
 
 
 @dataclass(kw_only=True)

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent_core import events as ev
-from agent_core.web.i18n import t
 from agent_core.web.markdown import MarkdownStream, fenced, format_age, one_line
 from agent_core.web.tree_preview import tree_preview
+from agent_core.words import t
 
 Message = dict[str, Any]
 Status = Literal["pending", "done"]

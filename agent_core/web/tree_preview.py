@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from agent_core import events as ev
 from agent_core.tree_shape import TreeSummary
-from agent_core.web.i18n import t
 from agent_core.web.markdown import fenced
+from agent_core.words import t
 
 TOP_FOLDERS = 6
 VENDORED_ROOTS = 3

@@ -1,0 +1,17 @@
+"""What the app says about a model turn it cut or stopped, and what it says to the model, in English."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+TURNS: Mapping[str, str] = MappingProxyType(
+    {
+        "turn_cut": "the model started repeating itself at line {line}; the rest was cut",
+        "turn_partial": "partial report: the model was stopped before it finished (the run's time limit, or its stream stopped); the sections it did not reach were written by the app from the observations",
+        "turn_completed": "*The model was stopped before it finished; the sections below were written by the app from the observations.*",
+        "to_model_beyond_brief": "The brief above holds only the basics (metadata, the file tree, the README and the manifests). If the request needs anything else (a function, a setting, how something works), first call read_file on the files the tree suggests, then answer from what you read and cite those files.",
+        "to_model_report_request": "Exploration has stopped ({reason}). Write the final report now from the observations you already have, without calling tools; state clearly what could not be examined.",
+        "to_model_use_tools": "You have not called any tool yet, so nothing in that answer was checked. Call the tools first (for example get_repo_info and get_file_tree) and write the report from what they return.",
+    }
+)

@@ -1,0 +1,17 @@
+"""What the app says about a model turn it cut or stopped, and what it says to the model, in Chinese."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+TURNS: Mapping[str, str] = MappingProxyType(
+    {
+        "turn_cut": "模型从第 {line} 行开始重复自己，其余部分已截去",
+        "turn_partial": "报告不完整：模型在写完之前被停止（达到运行时间限制，或其输出流中断）；它未写到的部分由应用根据观察结果补写",
+        "turn_completed": "*模型在写完之前被停止；以下部分由应用根据观察结果补写。*",
+        "to_model_beyond_brief": "上面的简报只包含基本信息（元数据、文件树、README 和清单文件）。如果问题需要其他内容（某个函数、某项配置、某个机制如何工作），请先对文件树中相关的文件调用 read_file，再根据读到的内容回答，并注明这些文件。",
+        "to_model_report_request": "探索已停止（{reason}）。请立即根据已经获得的观察结果撰写最终报告，不要再调用工具；明确指出缺失的信息。",
+        "to_model_use_tools": "你还没有调用任何工具，因此上面的回答无法核实。请先调用工具（例如 get_repo_info 和 get_file_tree）获取事实，再根据观察结果撰写报告。",
+    }
+)
