@@ -14,7 +14,9 @@ another version of the planner side by side.
 (b) Another page's latency: the app (``python app.py``, no model key: the offline planner) analyses the
 100,000-entry repository as a local path (over the GitHub emulator a tree this size is past the
 client's 16 MB answer cap, and past GitHub's own 7 MB cut); meanwhile another client asks the same
-server for ``/config`` every 50 ms. p50 and max of those answers while the analysis ran, and idle before.
+server for ``/config`` every 50 ms. p50 and max of those answers while the analysis ran, and idle before;
+the app process's CPU seconds over the analysis, less the probes' (each costs what one did idle): a
+busy shared machine stretches wall times and latencies far more than CPU time.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -137,9 +140,19 @@ def plan_cpu(checkout: Path, entries: Path, question: str, runs: int) -> list[fl
     return [float(x) for x in json.loads(done.stdout)]
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU seconds (user + system) process ``pid`` has spent so far; NaN where /proc is missing."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextlib.contextmanager
-def offline_app(workdir: Path, checkout: Path) -> Iterator[str]:
-    """``python app.py`` of ``checkout`` with no model key (the offline planner); yields its URL."""
+def offline_app(workdir: Path, checkout: Path) -> Iterator[tuple[str, int]]:
+    """``python app.py`` of ``checkout`` with no model key (the offline planner); yields its URL and
+    process id."""
     workdir.mkdir(parents=True, exist_ok=True)
     env = {
         k: v for k, v in os.environ.items() if k not in _SCRUBBED and k not in ("API_KEY", "OPENAI_API_KEY")
@@ -164,7 +177,7 @@ def offline_app(workdir: Path, checkout: Path) -> Iterator[str]:
     try:
         url = f"http://127.0.0.1:{port}/"
         _wait_ready(process, url, log)
-        yield url
+        yield url, process.pid
     finally:
         _stop(process)
 
@@ -179,19 +192,37 @@ def probe(url: str, stop: threading.Event, latencies: list[float]) -> None:
             stop.wait(PROBE_EVERY)
 
 
-def latency_during_analysis(url: str, target: str) -> tuple[list[float], list[float], float, str]:
-    """Idle latencies, latencies while ``target`` is analysed, the analysis's wall time, its status."""
+@dataclass(frozen=True, kw_only=True)
+class Latencies:
+    """What another page saw while the app analysed the big tree, and what the analysis cost."""
+
+    idle: list[float]  # /config latencies before the analysis
+    busy: list[float]  # and during it
+    wall: float  # the analysis's wall time
+    cpu: float  # the app's CPU seconds over the analysis, less the probes' (their idle cost each)
+    done: str  # "ok", or what went wrong
+
+
+def latency_during_analysis(url: str, pid: int, target: str) -> Latencies:
+    """``/config`` latencies idle and while ``target`` is analysed; the analysis's wall and CPU time."""
     idle: list[float] = []
     stop = threading.Event()
     timer = threading.Timer(2.0, stop.set)
+    with httpx.Client(trust_env=False, timeout=120.0) as warm:  # the first answers build caches: not idle
+        for _ in range(3):
+            warm.get(url + "config").raise_for_status()
+    spent = cpu_seconds(pid)
     timer.start()
     probe(url, stop, idle)
+    per_probe = (cpu_seconds(pid) - spent) / max(1, len(idle))
     busy: list[float] = []
     stop = threading.Event()
     prober = threading.Thread(target=probe, args=(url, stop, busy), name="probe")
-    client = Client(url, verbose=False, analytics_enabled=False, download_files=False)
+    client = Client(  # a generous timeout: on a busy shared machine the page's config can take seconds
+        url, verbose=False, analytics_enabled=False, download_files=False, httpx_kwargs={"timeout": 120.0}
+    )
     try:
-        started = time.perf_counter()
+        started, spent = time.perf_counter(), cpu_seconds(pid)
         prober.start()
         _chatbot, report, _stats, status, *_ = client.predict(target, "", api_name="/run_analysis")
         wall = time.perf_counter() - started
@@ -199,8 +230,11 @@ def latency_during_analysis(url: str, target: str) -> tuple[list[float], list[fl
         stop.set()
         prober.join()
         client.close()
+    cpu = cpu_seconds(pid) - spent - per_probe * len(busy)
     done = "ok" if str(report).startswith("# ") else f"no report: {str(status)[-200:]!r}"
-    return idle, busy, wall, done
+    if "the tree was not read" in str(report):  # the coverage line: a tool timed out on a busy machine
+        done += ", but the tree was not read"
+    return Latencies(idle=idle, busy=busy, wall=wall, cpu=cpu, done=done)
 
 
 def measure(config: BenchConfig, workdir: Path) -> Section:
@@ -225,7 +259,7 @@ def measure(config: BenchConfig, workdir: Path) -> Section:
     ]
     for name, checkout in versions.items():
         for question in ("", QUESTION):
-            spent = plan_cpu(checkout, workdir / "entries", question, runs if name == "this" else 1)
+            spent = plan_cpu(checkout, workdir / "entries", question, runs)
             value = statistics.median(spent)
             mine = name == "this"
             metrics.append(
@@ -239,15 +273,15 @@ def measure(config: BenchConfig, workdir: Path) -> Section:
                 )
             )
     for name, checkout in versions.items():
-        with offline_app(workdir / f"app-{name}", checkout) as url:
-            idle, busy, wall, done = latency_during_analysis(url, str(repo))
+        with offline_app(workdir / f"app-{name}", checkout) as (url, pid):
+            seen = latency_during_analysis(url, pid, str(repo))
         mine = name == "this"
-        worst = max(busy, default=float("nan"))
+        worst = max(seen.busy, default=float("nan"))
         metrics += [
-            Metric(name=f"{name}: /config latency idle, p50", value=statistics.median(idle), unit="s"),
+            Metric(name=f"{name}: /config latency idle, p50", value=statistics.median(seen.idle), unit="s"),
             Metric(
                 name=f"{name}: /config latency during the analysis, p50",
-                value=statistics.median(busy),
+                value=statistics.median(seen.busy),
                 unit="s",
             ),
             Metric(
@@ -257,7 +291,10 @@ def measure(config: BenchConfig, workdir: Path) -> Section:
                 target=f"≤ {LATENCY_TARGET_S}" if mine else "",
                 met=worst <= LATENCY_TARGET_S if mine else None,
             ),
-            Metric(name=f"{name}: the analysis's wall time", value=wall, unit="s"),
+            Metric(name=f"{name}: the analysis's wall time", value=seen.wall, unit="s"),
+            Metric(
+                name=f"{name}: the app's CPU for the analysis (probes' taken out)", value=seen.cpu, unit="s"
+            ),
         ]
-        notes.append(f"{name}: {len(busy)} requests during a {wall:.1f} s analysis ({done})")
+        notes.append(f"{name}: {len(seen.busy)} requests during a {seen.wall:.1f} s analysis ({seen.done})")
     return Section(key="bigtree", title="Big tree", metrics=metrics, notes=notes)

@@ -145,13 +145,13 @@ async def test_a_local_tree_is_parsed_off_the_event_loop(
         check=True,
     )
     parsed_on: list[threading.Thread] = []
-    real = local._file_tree
+    real = local.file_tree
 
     def spy(out: bytes, commit: str, path: str) -> FileTree:
         parsed_on.append(threading.current_thread())
         return real(out, commit, path)
 
-    monkeypatch.setattr(local, "_file_tree", spy)
+    monkeypatch.setattr(local, "file_tree", spy)
     source = await local.LocalGitSource.open(tmp_path)
     tree = (await source.get_file_tree(source.repo_ref)).value
     assert [e.path for e in tree.entries] == ["src", "src/app.py"]

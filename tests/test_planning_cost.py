@@ -19,6 +19,7 @@ from agent_core.agent.planner import OfflinePlanner
 from agent_core.agent.tree_paths import usable
 from agent_core.errors import InvalidArgumentError
 from agent_core.repo import RepoRef, normalize_path
+from agent_core.repomodel import model_of
 from agent_core.report.relevance import names_containing
 from agent_core.settings import Settings
 from agent_core.sources.models import FileTree, TreeEntry
@@ -72,6 +73,7 @@ def overview(tree: FileTree) -> tuple[ToolResult, ...]:
 def plan(entries: list[TreeEntry], question: str) -> float:
     tree = FileTree(ref="main", path="", entries=tuple(entries))
     results = overview(tree)
+    model_of(tree)  # built when the tree arrives (its tool result's summary), before any planning
     started = time.process_time()
     steps = OfflinePlanner([REPO], question=question)
     steps.next_step(results)

@@ -192,7 +192,8 @@ class OfflinePlanner:
             paths = tree_paths((e.path.removeprefix(base), e.type) for e in tree.entries)
             model = model_of(tree)  # built once per tree; the vendored and generated answer no concept
             skip = _not_own(model, base)
-            asked = question_reads(self._question, paths.files, budget=self._max_question, skip=skip)
+            reads = question_reads(self._question, paths.files, budget=self._max_question, skip=skip)
+            asked = [path for path in reads if usable(path)]  # a name the tools refuse is not asked for
             memo = self._memo[id(tree)] = (tree, paths, asked)
         return memo[1], memo[2]
 
@@ -252,7 +253,7 @@ def _picks_from_paths(repo: RepoRef, paths: TreePaths) -> list[_Pick]:
     nested_manifests = [p for p in manifests if "/" in p]
     ci = sorted(paths.role("ci"), key=_ci_rank)
     roots = [p for p in paths.files if "/" not in p]
-    licenses = sorted((p for p in roots if _LICENSE.match(p)), key=lambda p: (len(p), p))[:1]
+    licenses = sorted((p for p in roots if _LICENSE.match(p) and usable(p)), key=lambda p: (len(p), p))[:1]
     tests = [name for name in TEST_DIRS if name in paths.top_dirs][:1]
 
     def read(path: str, kind: str, label: str) -> _Pick:

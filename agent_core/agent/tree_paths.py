@@ -1,9 +1,11 @@
 """The paths a plan is chosen from, derived from a tree in one pass: linear in its entries.
 
-:func:`tree_paths` keeps the files the tools would accept (:func:`usable`), sorted, the top-level
-folders and the notable files by role (:func:`~agent_core.tools.observe.notable_role`). The planner
-derives it once per tree (:class:`~agent_core.agent.planner.OfflinePlanner`): on a 100,000-entry tree the
-whole derivation is a few hundred milliseconds of CPU, the old per-step rescans were seconds.
+:func:`tree_paths` keeps the files (in the tree's order: whoever picks from them ranks its picks by a
+key ending in the path, and the question's reads sort them), the top-level folders and the notable
+files by role (:func:`~agent_core.tools.observe.notable_role`). The planner derives it once per tree
+(:class:`~agent_core.agent.planner.OfflinePlanner`). Whether the tools would accept a path
+(:func:`usable`) is asked only of the few paths that may become a call, not of every file: on a
+100,000-entry tree the whole derivation is a few tens of milliseconds of CPU.
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ PLAIN_PATH = re.compile(rf"(?:(?![A-Za-z]:)(?!~[A-Za-z0-9._-]*(?:/|\Z)){SEGMENT}
 
 @dataclass(frozen=True, kw_only=True)
 class TreePaths:
-    """What the plan is chosen from: every usable file (sorted), the top-level folders, and the notable
-    files (:func:`~agent_core.tools.observe.notable_role`) by role."""
+    """What the plan is chosen from: every file (in the tree's order; check :func:`usable` before
+    calling a tool on one), the top-level folders, and the usable notable files
+    (:func:`~agent_core.tools.observe.notable_role`) by role."""
 
     files: tuple[str, ...]
     top_dirs: frozenset[str]
@@ -41,15 +44,14 @@ def tree_paths(entries: Iterable[tuple[str, str]]) -> TreePaths:
     files: list[str] = []
     top_dirs: set[str] = set()
     for path, kind in entries:
-        if kind == "file" and usable(path):
+        if kind == "file":
             files.append(path)
         elif kind == "dir" and "/" not in path:
             top_dirs.add(path)
-    files.sort()
     notable: dict[str, list[str]] = {}
     for path in files:
         role = notable_role(path) if path.count("/") <= CI_DEPTH else None
-        if role is not None:
+        if role is not None and usable(path):
             notable.setdefault(role, []).append(path)
     return TreePaths(
         files=tuple(files),

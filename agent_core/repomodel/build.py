@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from agent_core.repomodel import conventions as cv
 from agent_core.repomodel.attributes import Attribute, Overrides, parse_gitattributes
@@ -26,9 +26,20 @@ from agent_core.repomodel.model import (
     TopFolder,
 )
 from agent_core.repomodel.packages import manifest_ecosystem, packages_of
-from agent_core.sources.models import TreeEntry
 
 _ORDER = {role: i for i, role in enumerate(cv.ROLES)}
+
+
+class Entry(Protocol):
+    """What the model reads of a tree's entry (a :class:`~agent_core.sources.models.TreeEntry`, or a
+    lighter record of the same three fields)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def size(self) -> int | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +188,7 @@ def _plain_role(folder: _Folder, facts: _Name, at_root: bool) -> cv.Role:
 
 
 def build_repo_model(
-    entries: Sequence[TreeEntry],
+    entries: Sequence[Entry],
     *,
     root: str = "",
     truncated: bool = False,
@@ -210,7 +221,7 @@ class _Tally:
         self.manifests: list[tuple[str, str]] = []
         self.dirs = 0
 
-    def add_all(self, entries: Iterable[TreeEntry]) -> None:
+    def add_all(self, entries: Iterable[Entry]) -> None:
         """One pass. The hot loop keeps its lookups in local names and the last folder's context at
         hand (a tree lists a folder's files together); inside a vendored or generated folder the name
         is not even looked at (without overrides, the folder decides)."""
@@ -254,7 +265,7 @@ class _Tally:
             else:
                 counts[role] += 1
 
-    def _files(self, entries: Iterable[TreeEntry]) -> list[TreeEntry]:
+    def _files(self, entries: Iterable[Entry]) -> list[Entry]:
         """The files under the root; its folders are counted (and the top-level ones noted) here."""
         prefix = self.prefix
         inside = [e for e in entries if e.path.startswith(prefix)] if prefix else list(entries)

@@ -1,35 +1,63 @@
 """Per-:class:`Facts` lookups of tree paths, built once in one pass so each claim costs a lookup.
 
 Checking a claim used to scan every path of the tree (``locate``'s shorter-path match, the manifest
-list of ``_declared``): claims × paths, minutes on a 100,000-entry tree. :func:`index_of` builds the
-sets and the suffix map once per ``Facts`` object (kept for the last few objects by identity: hashing
-a ``Facts`` would hash its whole tree) and answers the same as the scans did.
+list of ``_declared``): claims × paths, minutes on a 100,000-entry tree. :func:`index_of` keeps one
+:class:`PathIndex` per ``Facts`` object (the last few objects, by identity: hashing a ``Facts`` would
+hash its whole tree); each of its sets and maps is built once, when first asked for (the suffix map
+of a 100,000-entry tree is seconds of CPU the diagram, which needs only the folders, never pays), and
+answers the same as the scans did.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 from agent_core.report.facts import Facts
 
 _KEEP = 4
 
 
-@dataclass
 class PathIndex:
-    """``known``: paths, folders and files read; ``lower``: lower-cased to one of them (the last one a
-    set iteration gives, as the dict comprehension it replaces); ``tails``: every ``a/b`` suffix after a
-    ``/`` to the known paths ending with ``/`` + it; ``top``: top-level file paths in ``facts.paths``
-    order."""
+    """Lookups over one ``Facts``' paths, each built the first time it is used (a diagram asks only for
+    the folders, a claim check for everything). ``known``: paths, folders and files read; ``lower``:
+    lower-cased to one of them (the last one a set iteration gives, as the dict comprehension it
+    replaces); ``tails``: every ``a/b`` suffix after a ``/`` to the known paths ending with ``/`` + it;
+    ``top``: top-level file paths in ``facts.paths`` order."""
 
-    known: set[str]
-    lower: dict[str, str]
-    tails: dict[str, list[str]]
-    top: tuple[str, ...]
-    _derived: dict[str, object] = field(default_factory=dict)
+    def __init__(self, facts: Facts) -> None:
+        self._facts_ref = weakref.ref(facts)  # the cache below keeps indexes, not whole trees, alive
+        self._derived: dict[str, object] = {}
+
+    @property
+    def _facts(self) -> Facts:
+        facts = self._facts_ref()
+        if facts is None:  # only the holder of a Facts asks its index anything
+            raise RuntimeError("the Facts of this index is gone")
+        return facts
+
+    @functools.cached_property
+    def known(self) -> set[str]:
+        facts = self._facts
+        return set(facts.paths) | set(facts.dirs) | set(facts.evidence.files)  # files read exist too
+
+    @functools.cached_property
+    def lower(self) -> dict[str, str]:
+        return {p.lower(): p for p in self.known}
+
+    @functools.cached_property
+    def tails(self) -> dict[str, list[str]]:
+        tails: dict[str, list[str]] = {}
+        for p in self.known:
+            for tail in suffixes(p):
+                tails.setdefault(tail, []).append(p)
+        return tails
+
+    @functools.cached_property
+    def top(self) -> tuple[str, ...]:
+        return tuple(p for p in self._facts.paths if "/" not in p)
 
     def derived(self, name: str, build: Callable[[], object]) -> object:
         """``build()`` once per index (a list of paths derived from the tree, say)."""
@@ -46,20 +74,6 @@ def suffixes(path: str) -> Iterable[str]:
         at = path.find("/", at + 1)
 
 
-def _build(facts: Facts) -> PathIndex:
-    known = set(facts.paths) | set(facts.dirs) | set(facts.evidence.files)  # files read exist too
-    tails: dict[str, list[str]] = {}
-    for p in known:
-        for tail in suffixes(p):
-            tails.setdefault(tail, []).append(p)
-    return PathIndex(
-        known=known,
-        lower={p.lower(): p for p in known},
-        tails=tails,
-        top=tuple(p for p in facts.paths if "/" not in p),
-    )
-
-
 _LOCK = threading.Lock()
 _CACHE: list[tuple[weakref.ref[Facts], PathIndex]] = []
 
@@ -70,7 +84,7 @@ def index_of(facts: Facts) -> PathIndex:
         for ref, index in _CACHE:
             if ref() is facts:
                 return index
-    index = _build(facts)
+    index = PathIndex(facts)
     with _LOCK:
         _CACHE.insert(0, (weakref.ref(facts), index))
         del _CACHE[_KEEP:]

@@ -191,6 +191,24 @@ def term_score(term: Sequence[str], path: str) -> int:
     return score if any(any(_same(w, t) for t in name_tokens) for w in term) else 0
 
 
+# The endings of the names TEST_FILE matches, but ``test_*.py`` (``str.endswith`` over a tuple is one C
+# call: a question about tests asks it of every path of the tree).
+_TEST_ENDINGS = (
+    "_test.py",
+    "_test.go",
+    *(f".{kind}.{ext}" for kind in ("test", "spec") for ext in ("js", "jsx", "ts", "tsx")),
+    "Test.java",
+    "_spec.rb",
+)
+
+
+def is_test_name(path: str) -> bool:
+    """Whether the file name of ``path`` follows a test convention (:data:`TEST_FILE`)."""
+    return path.endswith(_TEST_ENDINGS) or (
+        path.endswith(".py") and path.rpartition("/")[2].startswith("test_")
+    )
+
+
 def is_test_path(path: str) -> bool:
     parts = path.split("/")
     return bool(TEST_FILE.search(parts[-1])) or any(p in TEST_DIRS for p in parts[:-1])
@@ -251,11 +269,13 @@ def topic_files(topic: Topic, paths: Sequence[str], skip: Callable[[str], bool] 
         near = (p for p in paths if p.count("/") <= CI_DEPTH)
         return sorted((p for p in near if notable_role(p) == "ci"), key=_ci_rank)
     if topic == "tests":
-        config = [p for p in paths if _TEST_CONFIG.match(p.rsplit("/", 1)[-1]) and _near_root(p)]
+        near = (p for p in paths if p.count("/") <= 1 and _near_root(p))
+        config = [p for p in near if _TEST_CONFIG.match(p.rpartition("/")[2])]
         config.sort(key=lambda p: (p.rsplit("/", 1)[-1].lower() in ("pyproject.toml", "package.json"), p))
-        named = [p for p in paths if TEST_FILE.search(p.rsplit("/", 1)[-1])]
-        tests = sorted(named or [p for p in paths if is_test_path(p) and _SOURCE.search(p)], key=_test_rank)
-        return [*config, *(p for p in tests[:1] if p not in config)]
+        named = [p for p in paths if is_test_name(p)]
+        tests = named or [p for p in paths if is_test_path(p) and _SOURCE.search(p)]
+        first = min(tests, key=_test_rank, default=None)
+        return [*config, *(p for p in [first] if p is not None and p not in config)]
     if topic in BY_NAME:
         return concept_files(topic, paths, skip)
     entries = [p for p in paths if _ENTRY_NAMES.match(p.rsplit("/", 1)[-1]) and not is_test_path(p)]

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from types import MappingProxyType
+from typing import NamedTuple
 
 from agent_core.repomodel import build_repo_model, role_by_convention
-from agent_core.sources.models import TreeEntry
 
 # Read-only views: module state that cannot be mutated by accident.
 _BY_EXTENSION = MappingProxyType(
@@ -146,6 +146,14 @@ def is_vendored(path: str) -> bool:
     return role_by_convention(path) in ("vendored", "generated")
 
 
+class _File(NamedTuple):
+    """A file as the repository model reads it (a tuple: a 100,000-file count builds 100,000 of them)."""
+
+    path: str
+    type: str
+    size: int
+
+
 def count_languages(files: Iterable[tuple[str, int]]) -> dict[str, int]:
     """Bytes per language over ``(path, size in bytes)`` pairs, largest first.
 
@@ -153,7 +161,7 @@ def count_languages(files: Iterable[tuple[str, int]]) -> dict[str, int]:
     out: vendored, generated and documentation, as the repository model (one pass) assigns roles.
     """
     pairs = list(files)
-    model = build_repo_model(tuple(TreeEntry(path=path, type="file", size=size) for path, size in pairs))
+    model = build_repo_model([_File(path, "file", size) for path, size in pairs])
     totals: dict[str, int] = {}
     for path, size in pairs:
         if model.role_of(path) in _NOT_COUNTED:

@@ -39,10 +39,11 @@ from agent_core.sources.base import Sourced
 from agent_core.sources.content import DEFAULT_MAX_FILE_BYTES, check_page_args, decode_text, page_file
 from agent_core.sources.gitcli import Blob, GitCli, LsTreeEntry, parse_ls_tree
 from agent_core.sources.local_facts import (
+    LanguageCounts,
     current_branch,
     dates,
     description,
-    languages,
+    file_tree,
     license_of,
     size_kb,
     utc_from_iso,
@@ -56,7 +57,6 @@ from agent_core.sources.models import (
     FileTree,
     Languages,
     RepoInfo,
-    TreeEntry,
 )
 
 __all__ = ["DEFAULT_MAX_FILE_BYTES", "LocalGitSource"]
@@ -94,6 +94,7 @@ class LocalGitSource:
         self._max_file_bytes = max_file_bytes
         self._layout_cache: _Layout | None = None
         self._cli = GitCli(self._root, git=git, label=self.repo_ref.full_name)
+        self._language_counts = LanguageCounts()  # shared by the views: get_repo_info and get_languages
 
     @classmethod
     async def open(
@@ -196,7 +197,7 @@ class LocalGitSource:
         created_at = pushed_at = language = license_id = None
         if commit is not None:
             created_at, pushed_at = await dates(self._cli, commit)
-            language = next(iter(await languages(self._cli, commit)), None)
+            language = next(iter(await self._language_counts.of(self._cli, commit)), None)
             license_id = await license_of(self._cli, commit)
         return RepoInfo(
             full_name=self.repo_ref.full_name,
@@ -319,11 +320,12 @@ class LocalGitSource:
             return FileTree(ref=None, path="", entries=(), empty_repository=True)
         tree = (await self._dir_entry(commit, path, repo)).oid if path else commit
         out = await self._cli.output(["ls-tree", "-r", "-t", "-l", "-z", tree])
-        return await asyncio.to_thread(_file_tree, out, commit, path)  # off the loop: others' pages answer
+        return await asyncio.to_thread(file_tree, out, commit, path)  # off the loop: others' pages answer
 
     async def _get_languages(self, repo: RepoRef) -> Languages:
         commit = await self._commit(repo)
-        return Languages(bytes_by_language=await languages(self._cli, commit) if commit else {})
+        counts = await self._language_counts.of(self._cli, commit) if commit else {}
+        return Languages(bytes_by_language=counts)
 
     # -- git plumbing --------------------------------------------------------------------------------
 
@@ -370,11 +372,6 @@ class LocalGitSource:
 
     def _not_found(self, path: str, repo: RepoRef, *, hint: str | None = None) -> NotFoundError:
         return NotFoundError(f"'{path}' not found in local repository {repo.full_name}", hint=hint)
-
-
-def _file_tree(out: bytes, commit: str, path: str) -> FileTree:  # CPU seconds for 100,000 records
-    entries = tuple(TreeEntry(path=_join(path, e.path), type=e.type, size=e.size) for e in parse_ls_tree(out))
-    return FileTree(ref=commit, path=path, entries=entries)
 
 
 def _clean_path(path: str) -> str:

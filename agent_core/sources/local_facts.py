@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agent_core.sources.content import decode_text
-from agent_core.sources.gitcli import GitCli, LsTreeEntry, parse_ls_tree
+from agent_core.sources.gitcli import GitCli, LsTreeEntry, entry_type, ls_tree_records, parse_ls_tree
 from agent_core.sources.languages import count_languages
 from agent_core.sources.licenses import (
     LICENSE_FILES,
@@ -18,6 +18,7 @@ from agent_core.sources.licenses import (
     detect_license,
     is_license_file,
 )
+from agent_core.sources.models import FileTree, TreeEntry
 
 _DEFAULT_DESCRIPTION = "Unnamed repository;"  # what `git init` writes into `description`
 
@@ -28,8 +29,40 @@ async def languages(cli: GitCli, commit: str) -> dict[str, int]:
     return await asyncio.to_thread(_count, out)
 
 
+class LanguageCounts:
+    """Bytes per language by commit (:func:`languages`), counted once however many calls ask, at the
+    same time or later: a 100,000-entry tree is seconds of CPU. A count that failed or was cancelled is
+    counted again."""
+
+    def __init__(self) -> None:
+        self._counting: dict[str, asyncio.Future[dict[str, int]]] = {}
+
+    async def of(self, cli: GitCli, commit: str) -> dict[str, int]:
+        counting = self._counting.get(commit)
+        if counting is None or (counting.done() and (counting.cancelled() or counting.exception())):
+            counting = self._counting[commit] = asyncio.ensure_future(languages(cli, commit))
+        return dict(await asyncio.shield(counting))
+
+
+def file_tree(out: bytes, commit: str, path: str) -> FileTree:
+    """The tree of ``git ls-tree -r -t -l -z`` output under ``path`` (CPU seconds for 100,000 records)."""
+    entries = tuple(
+        TreeEntry(
+            path=f"{path}/{name}" if path else name,
+            type=entry_type(mode, kind),
+            size=None if size == "-" else int(size),
+        )
+        for mode, kind, _oid, size, name in ls_tree_records(out)
+    )
+    return FileTree(ref=commit, path=path, entries=entries)
+
+
 def _count(out: bytes) -> dict[str, int]:
-    return count_languages((e.path, e.size or 0) for e in parse_ls_tree(out) if e.type == "file")
+    return count_languages(
+        (path, int(size) if size != "-" else 0)
+        for mode, kind, _oid, size, path in ls_tree_records(out)
+        if entry_type(mode, kind) == "file"
+    )
 
 
 async def current_branch(cli: GitCli) -> str | None:

@@ -52,20 +52,25 @@ def notable_role(path: str) -> str | None:
     Root-level files count, plus CI files at their conventional places (GitHub Actions, GitLab CI,
     CircleCI, Azure Pipelines, Travis, Jenkins, Drone, AppVeyor, Buildkite, a ``.ci/`` folder of scripts)
     and manifests one level deep (monorepos: ``backend/pyproject.toml``; ``requirements/*.txt``).
+    Deeper paths can only be CI files, so they cost one match (a report asks this of every path).
     """
     low = path.lower()
-    if _REQUIREMENTS_DIR.match(low):
-        return "manifest"
+    depth = low.count("/")
+    if depth > 1:
+        return "ci" if _CI.match(low) or _model_ci(low) else None
+    name = low.rpartition("/")[2]
+    if depth == 1:
+        if _REQUIREMENTS_DIR.match(low) or _MANIFEST.match(name):
+            return "manifest"
+        return "ci" if _CI.match(low) or _model_ci(low) else None
     for role, pattern in _NOTABLE:
-        if role == "ci":
-            if pattern.match(low) or _model_ci(low):
-                return role
-            continue
-        name = low.rsplit("/", 1)[-1]
-        depth = low.count("/")
-        if pattern.match(name) and (depth == 0 or (role == "manifest" and depth == 1)):
+        if pattern.match(name) if role != "ci" else _CI.match(low) or _model_ci(low):
             return role
     return None
+
+
+_CI = dict(_NOTABLE)["ci"]
+_MANIFEST = dict(_NOTABLE)["manifest"]
 
 
 def _model_ci(low: str) -> bool:
