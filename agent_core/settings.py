@@ -37,6 +37,8 @@ def default_cache_dir(environ: Mapping[str, str]) -> Path:
 
 @dataclass(frozen=True, kw_only=True)
 class Settings:
+    """One process's configuration; each field's variable and default are listed in ``.env.example``."""
+
     # GitHub
     github_token: str | None = field(default=None, repr=False)
     github_api_url: str = "https://api.github.com"
