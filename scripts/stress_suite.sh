@@ -36,7 +36,7 @@ failed=0
 results=()
 for run in $(seq 1 "$runs"); do
   started=$(date +%s)
-  python -m pytest -q -p no:cacheprovider
+  python -m pytest -n 2 --dist loadgroup -q -p no:cacheprovider  # the README's command
   status=$?
   elapsed=$(($(date +%s) - started))
   echo "stress run $run/$runs: exit $status, wall ${elapsed}s"
