@@ -104,7 +104,7 @@ def test_each_consumer_shows_the_ledger_from_the_structure() -> None:
             ev.RunStarted(t=0.0, run_id="r", targets=("acme/svc",), question="", model="m", mode="model")
         )
         view.apply(event)
-        assert coverage_line(LEDGER, lang) in view.stats_markdown()  # type: ignore[arg-type]
+        assert coverage_line(LEDGER, lang) in view.stats.markdown()  # type: ignore[arg-type]
     # the CLI
     out = io.StringIO()
     TerminalRenderer(out, rich=False).render(event)

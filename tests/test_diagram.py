@@ -279,10 +279,10 @@ async def test_the_model_proposes_unknown_paths_are_dropped_and_said_back_once(
     view = TraceView()
     for event in run.events:
         view.apply(event)
-    shown = view.report_markdown()
+    shown = view.report.markdown()
     assert f"## Architecture diagram\n\n```mermaid\n{mermaid}\n```" in shown
     assert f"https://github.com/acme/shop/tree/{diagram.commit}/shop/payments" in shown
-    exported = view.export_text()
+    exported = view.report.export_text()
     assert exported.index(f"```mermaid\n{mermaid}\n```") < exported.index("\n---\n")
     terminal = io.StringIO()
     renderer = TerminalRenderer(terminal, rich=False)
@@ -307,7 +307,7 @@ async def test_garbage_falls_back_to_the_tree_graph_without_a_retry(
     view = TraceView()
     for event in run.events:
         view.apply(event)
-    assert f"```mermaid\n{compile_mermaid(graph_of(diagram))}\n```" in view.report_markdown()
+    assert f"```mermaid\n{compile_mermaid(graph_of(diagram))}\n```" in view.report.markdown()
 
 
 async def test_the_offline_report_has_the_section_and_the_check_ignores_it(
