@@ -48,6 +48,8 @@ class ModelSettings(TypedDict):
 
 @dataclass(frozen=True, kw_only=True)
 class Settings:
+    """One process's configuration; each field's variable and default are listed in ``.env.example``."""
+
     # GitHub
     github_token: str | None = field(default=None, repr=False)
     github_api_url: str = "https://api.github.com"

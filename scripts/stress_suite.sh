@@ -3,6 +3,7 @@
 #
 #     scripts/stress_suite.sh        # three busy runs
 #     scripts/stress_suite.sh 5      # five
+#     scripts/stress_suite.sh 3 tests/test_fault_suite.py --no-cov   # three of some files (pytest's arguments)
 #
 # A test that only passes on a quiet machine waits on the wall clock somewhere: this is how to find it.
 # Prints each run's exit code and wall time; exits non-zero if any run failed. Works from any directory.
@@ -10,9 +11,10 @@ set -uo pipefail
 
 runs="${1:-3}"
 if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]]; then
-  echo "usage: $0 [runs]   (a positive number, default 3)" >&2
+  echo "usage: $0 [runs [pytest arguments...]]   (runs: a positive number, default 3)" >&2
   exit 2
 fi
+shift $(($# > 0 ? 1 : 0))
 cd "$(dirname "$0")/.."
 
 burners=()
@@ -36,7 +38,7 @@ failed=0
 results=()
 for run in $(seq 1 "$runs"); do
   started=$(date +%s)
-  python -m pytest -q -p no:cacheprovider
+  python -m pytest -n 2 --dist loadgroup -q -p no:cacheprovider "$@"  # the README's command
   status=$?
   elapsed=$(($(date +%s) - started))
   echo "stress run $run/$runs: exit $status, wall ${elapsed}s"

@@ -1,17 +1,20 @@
 """Debian's headless Chromium driven by Playwright, for tests and the benchmark.
 
 Never ``playwright install`` (it cannot download here): ``.ci/run`` installs Debian's ``chromium`` and
-Playwright drives it through ``executable_path``. :func:`loopback_context` is a browser context that
-can reach 127.0.0.1 only.
+Playwright drives it through ``executable_path``. ``CHROMIUM_PATH`` names another binary (a machine
+whose Chromium lives elsewhere, or a path that does not exist to try the suite as on a machine without
+one: the browser tests and the benchmark's UI section then skip, saying so). :func:`loopback_context`
+is a browser context that can reach 127.0.0.1 only.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("CHROMIUM_PATH") or "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",

@@ -65,6 +65,26 @@ def _network_kill_switch() -> Iterator[None]:
         socket.socket.connect_ex = original_connect_ex  # type: ignore[method-assign]
 
 
+# --- in parallel (the README's command: ``-n 2 --dist loadgroup``) ---------------------------------
+
+# Each module is one group, which ``loadgroup`` sends to one worker, so that its module-scoped servers,
+# apps and browsers start once. Two exceptions: the tests of SPREAD modules (each builds its own servers,
+# and together they take long) go wherever a worker is free; the modules that start the real local model
+# share one worker, since two llama.cpp servers side by side would halve each other.
+SPREAD = frozenset({"test_fault_suite.py"})
+TOGETHER = {"test_real_model.py": "local-llm", "test_real_model_guard.py": "local-llm"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        name, module = item.path.name, item.nodeid.partition("::")[0]
+        if name not in SPREAD:  # an unmarked test is a unit of its own
+            item.add_marker(pytest.mark.xdist_group(TOGETHER.get(name, module)))
+
+
 # --- shared servers and repositories --------------------------------------------------------------
 
 from pathlib import Path  # noqa: E402

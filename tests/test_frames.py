@@ -43,11 +43,7 @@ def timed_batches(events: AsyncIterator[ev.Event]) -> Timed:
     return run_in_virtual_time(frames())
 
 
-def test_the_default_is_at_most_ten_frames_a_second() -> None:
-    assert pytest.approx(0.1) == DEFAULT_INTERVAL
-
-
-def test_500_text_deltas_in_one_second_make_at_most_eleven_frames() -> None:
+def test_500_text_deltas_in_one_second_make_ten_frames_give_or_take_one() -> None:
     async def run() -> AsyncIterator[ev.Event]:
         yield ev.TurnStarted(t=0.0, turn=1)
         for i in range(500):  # one every 1.9 ms: 0.95 s of streaming
@@ -55,7 +51,7 @@ def test_500_text_deltas_in_one_second_make_at_most_eleven_frames() -> None:
             yield ev.TextDelta(t=i * 0.0019, turn=1, text="word ")
 
     frames = timed_batches(run())
-    assert len(frames) <= 11
+    assert 9 <= len(frames) <= 11  # ten a second: never more, and text is not held back longer either
     assert sum(len(batch) for _, batch in frames) == 501  # nothing lost, order kept
     texts = [e for _, batch in frames for e in batch if isinstance(e, ev.TextDelta)]
     assert [e.t for e in texts] == sorted(e.t for e in texts)

@@ -372,8 +372,10 @@ async def test_latency_and_concurrency_are_observable(server: ScriptedModelServe
         assert await asyncio.to_thread(held.wait_held, 2)  # both wait out their latency at the same time
         assert not both.done()  # and neither is answered before its latency is over
         assert server.in_flight == 2
+        assert not server.wait_idle(0)  # busy: the wait for idleness is not over
         held.open()
         answers = await both
+        assert await asyncio.to_thread(server.wait_idle, PATIENCE)  # ends as the last response does
         third = await stream_all(sdk)
 
     assert sorted("".join(c.delta.content or "" for ch in a for c in ch.choices) for a in answers) == [

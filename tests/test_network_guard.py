@@ -25,9 +25,22 @@ def test_loopback_connect_is_allowed() -> None:
     client = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         client.connect(server.getsockname())
+        accepted, _ = server.accept()
+        with accepted:
+            client.sendall(b"ping")
+            assert accepted.recv(4) == b"ping"  # a real connection: the guard let it through untouched
     finally:
         client.close()
         server.close()
+
+
+def test_connect_ex_is_guarded_too() -> None:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        with pytest.raises(BlockedNetworkError):
+            sock.connect_ex(("198.51.100.1", 443))  # TEST-NET-2: documentation range
+    finally:
+        sock.close()
 
 
 async def test_httpx_to_a_public_host_is_refused() -> None:

@@ -123,7 +123,8 @@ async def test_stop_cancels_the_run_and_its_retries_even_when_the_handler_waits_
         assert run is not None
         pressed = time.monotonic()
         stopped = await h.stop_run(session)
-        settled = time.monotonic() - pressed
+        answered = time.monotonic()
+        settled = answered - pressed
         # The run's task has ended before Stop answers: it can send no request any more.
         assert run.unwound and session.run is None
         rest = [frame async for frame in frames]  # the suspended handler ends by itself, without error
@@ -132,7 +133,9 @@ async def test_stop_cancels_the_run_and_its_retries_even_when_the_handler_waits_
         last = max(r.started for r in emulator.requests)
         lags.append(last - pressed)
         settles.append(settled)
-        assert last - pressed <= 0.2, f"a request {last - pressed:.3f}s after Stop"
+        # Once Stop answered, no request starts: at most the one already sent reaches the server late.
+        late = [r for r in emulator.requests if r.started > answered]
+        assert len(late) <= 1, f"{len(late)} requests after Stop answered"
         assert settled < PATIENCE_S
         assert "**Stopped.**" in stopped[h.page.status.line]
         assert rest and "**Stopped.**" in rest[-1][h.page.status.line]

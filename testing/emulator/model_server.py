@@ -137,6 +137,7 @@ class ScriptedModelServer:
         self._completion_ids = itertools.count(1)
         self._call_ids = itertools.count(1)
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)  # notified when the last response under way ends
         self._stopping = threading.Event()
         self._httpd: LoopbackServer | None = None
 
@@ -213,6 +214,12 @@ class ScriptedModelServer:
         with self._lock:
             return self._max_in_flight
 
+    def wait_idle(self, timeout: float) -> bool:
+        """Block until no chat response is under way; False after ``timeout`` seconds (a bound for a
+        broken test, never reached by a passing one)."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._in_flight == 0, timeout)
+
     def assert_exhausted(self) -> None:
         """Fail if a turn was never requested or a request came that the script did not expect."""
         with self._lock:
@@ -270,8 +277,10 @@ class ScriptedModelServer:
             else:
                 self._answer(handler, turn, body)
         finally:
-            with self._lock:
+            with self._idle:
                 self._in_flight -= 1
+                if self._in_flight == 0:
+                    self._idle.notify_all()
 
     def _next_turn(self, body: JSONDict) -> tuple[Turn | None, str]:
         turn, problem = self._scripted_turn(body)

@@ -162,7 +162,9 @@ def held_readme(browser_env: dict[str, Any]) -> Iterator[HeldWaits]:
 
 
 @pytest.fixture(scope="module")
-def chromium(browser_env: dict[str, Any]) -> Iterator[Any]:
+def chromium() -> Iterator[Any]:
+    """Headless Chromium for one module (a module that serves its own app starts no default one)."""
+    require_browser()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

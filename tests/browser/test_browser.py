@@ -187,10 +187,7 @@ def report_text(page: Any) -> str:
 
 def wait_model_idle(model: ScriptedModelServer) -> None:
     """Until no model response is under way."""
-    deadline = time.monotonic() + PATIENCE_S  # a bound for a broken app, never reached otherwise
-    while model.in_flight and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert model.in_flight == 0, "the model's stream never ended"
+    assert model.wait_idle(PATIENCE_S), "the model's stream never ended"
 
 
 def test_stop_leaves_no_spinner_and_keeps_the_partial_report(
