@@ -16,7 +16,7 @@ its tasks in ``finally``.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -31,7 +31,7 @@ from agent_core.agent.prefetch import gather_basics
 from agent_core.agent.prompts import detect_language, system_prompt, task_message
 from agent_core.agent.run import Parts, Run
 from agent_core.agent.sink import EventSink
-from agent_core.agent.turn_words import beyond_brief
+from agent_core.agent.turn_words import beyond_brief, brief_cut
 from agent_core.clock import Clock
 from agent_core.repo import RepoRef, RunScope
 from agent_core.resilience import BreakerBoard
@@ -134,17 +134,31 @@ class Analysis:
         for message in opening:
             parts.conversation.add(message)
         if self.driver is not None and self._prefetch and not follow_up:
-            async for item in gather_basics(run, brief_tokens=self.driver.budget() // 3):
-                if isinstance(item, Result):
-                    hint = f"\n\n{beyond_brief(run.language)}" if question.strip() else ""
-                    self.parts.conversation.messages[1]["content"] += "\n\n" + item.value + hint
-                else:
-                    yield item
+            async for event in self._brief(run, self.driver):
+                yield event
         body = planner_run(run) if self.driver is None else model_run(run, self.driver)
         async for event in body:
             if isinstance(event, ev.RunFinished):
                 self.report = event.report
             yield event
+
+    async def _brief(self, run: Run, driver: ModelDriver) -> AsyncIterator[ev.Event]:
+        """The basics gathered before the first turn, as a brief in the task message, sized for the
+        first request to be read within a minute at the endpoint's speed (:mod:`~agent_core.agent.pace`);
+        the trace says what a slow endpoint's brief left out."""
+        conversation = self.parts.conversation
+        size = driver.pace.brief_size(budget=driver.budget(), fixed=driver.estimate(conversation.messages))
+        async for item in gather_basics(run, brief_tokens=size.tokens):
+            if not isinstance(item, Result):
+                yield item
+                continue
+            brief = item.value
+            hint = f"\n\n{beyond_brief(run.language)}" if run.question.strip() else ""
+            conversation.messages[1]["content"] += "\n\n" + brief.text + hint
+            if size.by_speed and size.speed is not None:
+                first = driver.estimate(conversation.messages)
+                said = brief_cut(size, brief, first_request=first, language=run.language)
+                yield ev.Notice(t=run.t(), level="info", message=said)
 
     def close(self) -> None:
         """Stop listening to the session's breaker board."""

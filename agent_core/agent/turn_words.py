@@ -4,6 +4,8 @@ there is."""
 
 from __future__ import annotations
 
+from agent_core.agent.brief import Brief
+from agent_core.agent.pace import BriefSize
 from agent_core.report.words import Language
 
 _CUT = {
@@ -52,3 +54,43 @@ def beyond_brief(language: Language) -> str:
     """Said after the brief when the user asked a question: small models otherwise answer from the brief
     (or from memory) and never look further."""
     return _BEYOND_BRIEF[language]
+
+
+_BRIEF_CUT = {
+    "en": "Brief cut to {tokens:,} tokens (the whole first request about {first:,}) to start within a minute "
+    "at {speed:,.0f} tokens/s ({how}): {what}",
+    "zh": "简报缩减到 {tokens:,} 个 token（整个首次请求约 {first:,} 个），以便按每秒 {speed:,.0f} 个 token"
+    "（{how}）的速度在一分钟内开始作答：{what}",
+}
+_SPEED_HOW = {
+    "en": ("measured", "assumed until measured"),
+    "zh": ("实测", "尚未实测，按预设估计"),
+}
+_BRIEF_LEFT = {
+    "en": (
+        "{files} shortened",
+        "{files} left out",
+        "the model can read them with read_file.",
+        "nothing quoted was cut.",
+    ),
+    "zh": ("{files} 被截短", "{files} 未收入", "模型可用 read_file 读取。", "引用的文件均未截短。"),
+}
+
+
+def brief_cut(size: BriefSize, brief: Brief, *, first_request: int, language: Language) -> str:
+    """ "Brief cut to 1,650 tokens (the whole first request about 2,400) to start within a minute at 40
+    tokens/s (assumed until measured): README.md shortened, setup.cfg left out; the model can read them
+    with read_file." """
+    shortened, left_out, read, nothing = _BRIEF_LEFT[language]
+    sep = "，" if language == "zh" else ", "
+    semi = "；" if language == "zh" else "; "
+    parts = [shortened.format(files=sep.join(brief.shortened))] if brief.shortened else []
+    parts += [left_out.format(files=sep.join(brief.left_out))] if brief.left_out else []
+    what = semi.join([*parts, read]) if parts else nothing
+    return _BRIEF_CUT[language].format(
+        tokens=size.tokens,
+        first=first_request,
+        speed=size.speed or 0,
+        how=_SPEED_HOW[language][0 if size.measured else 1],
+        what=what,
+    )

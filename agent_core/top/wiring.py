@@ -33,6 +33,7 @@ import httpx2
 from agent_core.agent.accounting import RunLimits
 from agent_core.agent.analysis import Analysis
 from agent_core.agent.model_turn import ModelDriver, model_breaker
+from agent_core.agent.prompts import tool_list
 from agent_core.agent.sink import EventSink
 from agent_core.clock import Clock
 from agent_core.errors import InvalidTargetError
@@ -48,6 +49,7 @@ from agent_core.llm import (
     model_configured,
     resolve_model_config,
 )
+from agent_core.llm.prices import LOCAL_PROVIDERS
 from agent_core.repo import RepoRef, RunScope
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
 from agent_core.settings import Settings
@@ -59,7 +61,7 @@ from agent_core.sources.scope import FolderScoped, Scope, folder_within, resolve
 from agent_core.sources.targets import MAX_TARGETS, Target, parse_targets
 from agent_core.tools.executor import FaultInjector, Toolbox, ToolboxConfig
 from agent_core.tools.failures import breaker_key
-from agent_core.tools.registry import TOOL_NAMES, ToolLimits, tool_schemas
+from agent_core.tools.registry import TOOL_NAMES, ToolLimits
 from agent_core.top.hosting import SpaceQuotas, model_endpoint, owner_github, owner_model
 from agent_core.top.services import Services
 
@@ -328,14 +330,17 @@ async def open_analysis(
     if model is not None:
         pool, _ = model_pool(services, s)
         window = await services.context_window(s, model_config, pool) if model_config is not None else None
+        window = window or s.llm_context_window or DEFAULT_CONTEXT_WINDOW
+        local = model_config is not None and model_config.provider in LOCAL_PROVIDERS
         driver = ModelDriver(
             model,
             config=model_config,
-            tool_schemas=tool_schemas(),
+            tool_schemas=tool_list(window, local=local),
             tool_protocol=s.tool_protocol,
-            window=window or s.llm_context_window or DEFAULT_CONTEXT_WINDOW,
+            window=window,
             max_tokens=s.llm_max_tokens,
             budget=s.context_budget_tokens,
+            speeds=services.prompt_speeds,
         )
     analysis = Analysis(
         scope=scope,
