@@ -90,6 +90,7 @@ class Seen:
     """What the events of one run say, whatever it was asked."""
 
     first_token_s: float | None  # of the first model turn (after the brief, when there is one)
+    first_prompt_tokens: int | None = None  # what that turn read (the endpoint's count)
     explored: int  # tool calls the model made itself (after the brief)
     read_after_brief: tuple[str, ...]  # paths those calls read, successfully
     verified: int
@@ -113,6 +114,7 @@ class Seen:
         done = events[-1]
         return cls(
             first_token_s=model_turns[0].first_token_s if model_turns else None,
+            first_prompt_tokens=model_turns[0].prompt_tokens if model_turns else None,
             explored=len(own),
             read_after_brief=read,
             verified=check.verified if check else 0,
@@ -124,6 +126,8 @@ class Seen:
 
     def line(self) -> str:
         first = "no token" if self.first_token_s is None else f"first token {self.first_token_s:.0f} s"
+        if self.first_prompt_tokens:
+            first += f" (first request {self.first_prompt_tokens:,} tokens)"
         return (
             f"{first}; {self.explored} tool calls after the brief; claims {self.verified} verified / "
             f"{self.contradicted} contradicted; {self.loops_cut} loops cut"
@@ -316,13 +320,15 @@ async def explore(
     report = done.report if isinstance(done, ev.RunFinished) else ""
     seen = Seen.of(run.events)
     names = {p.rsplit("/", 1)[-1] for p in seen.read_after_brief if p}
-    cited = {n for n in names if n and n in report}
+    writer = done.writer if isinstance(done, ev.RunFinished) else "none (run_failed)"
+    # the model's answer (whole or partial), not the deterministic writer's, which cites what was read
+    cited = {n for n in names if n and n in report} if writer == "model" else set()
     return Explored(
         repo=real.full_name,
         question=question,
         seen=seen,
         wall=wall,
-        writer=done.writer if isinstance(done, ev.RunFinished) else "none (run_failed)",
+        writer=writer,
         cites_read_file=bool(cited),
         right_file=any(a in cited for a in answers),
     )

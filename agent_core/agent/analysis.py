@@ -153,7 +153,8 @@ class Analysis:
                 yield item
                 continue
             brief = item.value
-            hint = f"\n\n{beyond_brief(run.language)}" if run.question.strip() else ""
+            example = self.scope[0].full_name if driver.pace.local and len(self.scope) == 1 else None
+            hint = f"\n\n{beyond_brief(run.language, example)}" if run.question.strip() else ""
             conversation.messages[1]["content"] += "\n\n" + brief.text + hint
             if size.by_speed and size.speed is not None:
                 first = driver.estimate(conversation.messages)

@@ -87,6 +87,11 @@ class Pace:
         self._endpoint = f"{config.base_url} {config.model}" if config is not None else ""
         self._assumed = config.prompt_speed if config is not None else None
 
+    @property
+    def local(self) -> bool:
+        """A server on the user's own CPU (its preset assumes a slow prompt speed): a small model."""
+        return self._assumed is not None
+
     def speed(self) -> tuple[float | None, bool]:
         """(prompt tokens/s, whether measured); (None, False) when neither measured nor assumed."""
         measured = self._speeds.get(self._endpoint)

@@ -4,6 +4,8 @@ there is."""
 
 from __future__ import annotations
 
+import json
+
 from agent_core.agent.brief import Brief
 from agent_core.agent.pace import BriefSize
 from agent_core.report.words import Language
@@ -50,10 +52,24 @@ _BEYOND_BRIEF = {
 }
 
 
-def beyond_brief(language: Language) -> str:
+_CALL_EXAMPLE = {
+    "en": "To read a file, reply with only this JSON (the path taken from the tree above): {call}",
+    "zh": "要读取文件，只需回复下面这段 JSON（路径取自上面的文件树）：{call}",
+}
+
+
+def beyond_brief(language: Language, repo: str | None = None) -> str:
     """Said after the brief when the user asked a question: small models otherwise answer from the brief
-    (or from memory) and never look further."""
-    return _BEYOND_BRIEF[language]
+    (or from memory) and never look further. With ``repo`` ("owner/name"; for a small local model) it
+    ends with the call to write, in the JSON small models write anyway."""
+    if repo is None:
+        return _BEYOND_BRIEF[language]
+    owner, name = repo.split("/", 1)
+    path = "<文件树中的路径>" if language == "zh" else "<a path from the tree>"
+    call = json.dumps(
+        {"name": "read_file", "arguments": {"owner": owner, "repo": name, "path": path}}, ensure_ascii=False
+    )
+    return f"{_BEYOND_BRIEF[language]}\n{_CALL_EXAMPLE[language].format(call=call)}"
 
 
 _BRIEF_CUT = {
