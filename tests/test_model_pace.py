@@ -39,6 +39,7 @@ README = "# docs\n\nA documentation generator.\n\n" + "".join(
     f"## Part {i}\n\nThis part explains feature number {i} of the generator in some detail.\n\n"
     for i in range(400)
 )
+WINDOW = 16_384  # the window leaves the brief ~3,800 tokens: what cuts it is the speed
 REPORT = "# acme/docs\n\n## Overview\nA documentation generator (README.md).\n"
 
 
@@ -82,10 +83,13 @@ async def brief_run(
 ) -> tuple[list[ev.Event], str, list[dict[str, object]]]:
     """A run with the evidence first: its events, its first user message, and every request's tools."""
     with ScriptedModelServer([turn]) as server:
-        settings = make_settings(emu, tmp_path, server, prefetch=True, llm_context_window=SMALL_WINDOW)
+        settings = make_settings(emu, tmp_path, server, prefetch=True, llm_context_window=WINDOW)
         services = services or Services(settings)
-        async with opened(services, settings, provider) as events:
-            server.assert_exhausted()
+        try:
+            async with opened(services, settings, provider) as events:
+                server.assert_exhausted()
+        finally:
+            await services.aclose()
         return events, first_user_message(server), [(r.body or {})["tools"] for r in server.chat_requests]
 
 
@@ -96,7 +100,9 @@ async def test_a_slow_endpoints_brief_is_cut_to_start_within_a_minute_and_the_tr
     docs_emulator: GitHubEmulator, tmp_path: Path
 ) -> None:
     fast_events, fast_brief, _ = await brief_run(docs_emulator, tmp_path / "a", "custom", Turn.final(REPORT))
-    slow_events, slow_brief, _ = await brief_run(docs_emulator, tmp_path / "b", "llamacpp", Turn.final(REPORT))
+    slow_events, slow_brief, _ = await brief_run(
+        docs_emulator, tmp_path / "b", "llamacpp", Turn.final(REPORT)
+    )
     assert "README.md" in slow_brief and len(slow_brief) < len(fast_brief) * 0.8
     notices = [n.message for n in slow_events if isinstance(n, ev.Notice) and "Brief cut" in n.message]
     assert len(notices) == 1
@@ -114,14 +120,15 @@ async def test_a_measured_speed_is_remembered_per_endpoint_and_sizes_the_next_br
     # The first run's report turn reads 3,000 fresh tokens in 300 s by the server's progress: 10 tokens/s.
     slow = Turn.final(REPORT, prompt_progress=((0, 3000, 0), (3000, 3000, 300_000)), usage=(3000, 20))
     with ScriptedModelServer([slow, Turn.final(REPORT)]) as server:
-        settings = make_settings(
-            docs_emulator, tmp_path, server, prefetch=True, llm_context_window=SMALL_WINDOW
-        )
+        settings = make_settings(docs_emulator, tmp_path, server, prefetch=True, llm_context_window=WINDOW)
         services = Services(settings)
-        async with opened(services, settings, "llamacpp") as first:
-            pass
-        async with opened(services, settings, "llamacpp") as second:
-            pass
+        try:
+            async with opened(services, settings, "llamacpp") as first:
+                pass
+            async with opened(services, settings, "llamacpp") as second:
+                pass
+        finally:
+            await services.aclose()
         briefs = [str((r.body or {})["messages"][1]["content"]) for r in server.chat_requests]
     said = [n.message for n in [*first, *second] if isinstance(n, ev.Notice) and "Brief cut" in n.message]
     assert "at 40 tokens/s (assumed until measured)" in said[0]
@@ -182,7 +189,7 @@ def test_small_windows_and_local_servers_get_three_tools_in_one_line_each() -> N
         assert names == ["get_repo_info", "get_file_tree", "read_file"]
         assert set(names) <= set(TOOL_NAMES)
         assert all("\n" not in t["function"]["description"] for t in short)
-        assert len(json.dumps(short)) < len(json.dumps(tool_schemas())) / 3
+        assert len(json.dumps(short)) < len(json.dumps(tool_schemas())) / 2
     read = next(t for t in tool_list(SMALL_WINDOW, local=False) if t["function"]["name"] == "read_file")
     assert read["function"]["parameters"]["required"] == ["owner", "repo", "path"]
 
@@ -193,8 +200,12 @@ async def test_a_local_server_is_sent_the_short_list_in_every_request(
     turns = [Turn.calls(("read_file", {**W, "path": "pyproject.toml"})), Turn.final(REPORT)]
     with ScriptedModelServer(turns) as server:
         settings = make_settings(docs_emulator, tmp_path, server, prefetch=True)
-        async with opened(Services(settings), settings, "llamacpp") as events:
-            server.assert_exhausted()
+        services = Services(settings)
+        try:
+            async with opened(services, settings, "llamacpp") as events:
+                server.assert_exhausted()
+        finally:
+            await services.aclose()
         tools = [(r.body or {})["tools"] for r in server.chat_requests]
     assert tools[0] == tools[1] == tool_list(SMALL_WINDOW, local=True)
     assert any(isinstance(e, ev.ToolCallFinished) and e.ok for e in events)

@@ -156,7 +156,7 @@ class Analysis:
             example = self.scope[0].full_name if driver.pace.local and len(self.scope) == 1 else None
             hint = f"\n\n{beyond_brief(run.language, example)}" if run.question.strip() else ""
             conversation.messages[1]["content"] += "\n\n" + brief.text + hint
-            if size.by_speed and size.speed is not None:
+            if size.by_speed and (brief.shortened or brief.left_out):
                 first = driver.estimate(conversation.messages)
                 said = brief_cut(size, brief, first_request=first, language=run.language)
                 yield ev.Notice(t=run.t(), level="info", message=said)

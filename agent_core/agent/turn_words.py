@@ -83,13 +83,8 @@ _SPEED_HOW = {
     "zh": ("实测", "尚未实测，按预设估计"),
 }
 _BRIEF_LEFT = {
-    "en": (
-        "{files} shortened",
-        "{files} left out",
-        "the model can read them with read_file.",
-        "nothing quoted was cut.",
-    ),
-    "zh": ("{files} 被截短", "{files} 未收入", "模型可用 read_file 读取。", "引用的文件均未截短。"),
+    "en": ("{files} shortened", "{files} left out", "the model can read them with read_file."),
+    "zh": ("{files} 被截短", "{files} 未收入", "模型可用 read_file 读取。"),
 }
 
 
@@ -97,12 +92,12 @@ def brief_cut(size: BriefSize, brief: Brief, *, first_request: int, language: La
     """ "Brief cut to 1,650 tokens (the whole first request about 2,400) to start within a minute at 40
     tokens/s (assumed until measured): README.md shortened, setup.cfg left out; the model can read them
     with read_file." """
-    shortened, left_out, read, nothing = _BRIEF_LEFT[language]
+    shortened, left_out, read = _BRIEF_LEFT[language]
     sep = "，" if language == "zh" else ", "
     semi = "；" if language == "zh" else "; "
     parts = [shortened.format(files=sep.join(brief.shortened))] if brief.shortened else []
     parts += [left_out.format(files=sep.join(brief.left_out))] if brief.left_out else []
-    what = semi.join([*parts, read]) if parts else nothing
+    what = semi.join([*parts, read])
     return _BRIEF_CUT[language].format(
         tokens=size.tokens,
         first=first_request,

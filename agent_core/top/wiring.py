@@ -331,11 +331,11 @@ async def open_analysis(
         pool, _ = model_pool(services, s)
         window = await services.context_window(s, model_config, pool) if model_config is not None else None
         window = window or s.llm_context_window or DEFAULT_CONTEXT_WINDOW
-        local = model_config is not None and model_config.provider in LOCAL_PROVIDERS
+        on_cpu = model_config is not None and model_config.provider in LOCAL_PROVIDERS
         driver = ModelDriver(
             model,
             config=model_config,
-            tool_schemas=tool_list(window, local=local),
+            tool_schemas=tool_list(window, local=on_cpu),
             tool_protocol=s.tool_protocol,
             window=window,
             max_tokens=s.llm_max_tokens,
