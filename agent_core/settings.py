@@ -63,6 +63,8 @@ class Settings:
     # Cache
     cache_dir: Path = field(default_factory=lambda: Path.home() / ".cache" / "repo-analyst")
     cache_max_mb: int = 200
+    # Shared state (several replicas): unset, everything lives in this process (the cache in SQLite)
+    redis_url: str | None = field(default=None, repr=False)  # may hold a password
     # Resilience
     retry_max_attempts: int = 4
     retry_base_delay: float = 0.5
@@ -158,6 +160,8 @@ class Settings:
             raise ConfigurationError(f"GITHUB_API_URL must be an http(s) URL, got {self.github_api_url!r}")
         if self.report_language not in ("auto", "en", "zh"):
             raise ConfigurationError("REPORT_LANGUAGE must be auto, en or zh")
+        if self.redis_url is not None and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
+            raise ConfigurationError("REDIS_URL must be a redis://, rediss:// or unix:// URL")
         if self.tool_protocol not in ("auto", "native", "text"):
             raise ConfigurationError("TOOL_PROTOCOL must be auto, native or text")
         for name in (

@@ -26,8 +26,14 @@ SECTIONS = {
     "modelcalls": "bench.modelcalls",
 }
 # Run only when asked for (--only): realmodel needs a real model and takes tens of minutes on a laptop's
-# CPU; bigtree needs real git trees on the machine (/work/.mirror, or BIGTREE_SOURCES).
-OPTIONAL = {"realmodel": "bench.realmodel", "realrepos": "bench.realrepos", "bigtree": "bench.bigtree"}
+# CPU; bigtree needs real git trees on the machine (/work/.mirror, or BIGTREE_SOURCES); replicas starts
+# three stacks of scripts/replicas.sh (redis-server, nginx, five app processes).
+OPTIONAL = {
+    "realmodel": "bench.realmodel",
+    "realrepos": "bench.realrepos",
+    "bigtree": "bench.bigtree",
+    "replicas": "bench.replicas",
+}
 log = logging.getLogger("bench")
 
 

@@ -58,8 +58,8 @@ async def run_events(
 def frame(view: TraceView) -> None:
     """What the app computes for one frame of the trace."""
     view.messages()
-    view.report_markdown()
-    view.stats_markdown()
+    view.report.markdown()
+    view.stats.markdown()
 
 
 def render_cpu(events: Sequence[ev.Event], *, frames: bool) -> float:

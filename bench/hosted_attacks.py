@@ -10,13 +10,19 @@ and the time of a whole analysis by that visitor. Everything runs on 127.0.0.1 o
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import os
 import statistics
+import sys
 import tempfile
 import threading
 import time
+import traceback
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 
 import httpx
 
@@ -24,7 +30,7 @@ from agent_core import events as ev
 from agent_core.settings import Settings
 from agent_core.web.markdown import safe_markdown
 from agent_core.web.render import TraceView
-from agent_core.web.replay import parse_recording
+from agent_core.web.replay import MAX_EVENTS, MAX_TOOL_CALLS, MAX_UPLOAD_BYTES, parse_recording
 from testing.app import running_app
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import sample_python_project
@@ -56,6 +62,34 @@ def forged_trace(calls: int) -> str:
     return "\n".join(json.dumps(ev.event_to_dict(e)) for e in events)
 
 
+def max_size_trace(*, preview_chars: int = 750, delta_chars: int = 12) -> str:
+    """A trace at the upload limits (:mod:`agent_core.web.replay`): :data:`MAX_EVENTS` events, of them
+    :data:`MAX_TOOL_CALLS` tool calls with previews of ``preview_chars``, the rest reasoning and a report
+    streamed in deltas of ``delta_chars``; the defaults fill :data:`MAX_UPLOAD_BYTES` (just under)."""
+    start = ev.RunStarted(t=0, run_id="r", targets=("acme/widgets",), question="?", model="m", mode="model")
+    events: list[ev.Event] = [start]
+    turns, calls = 20, 0
+    for turn in range(1, turns + 1):
+        events.append(ev.TurnStarted(t=turn, turn=turn))
+        events.extend(ev.ReasoningDelta(t=turn, turn=turn, text="thinking ") for _ in range(20))
+        events.append(ev.TurnFinished(t=turn, turn=turn, tool_calls=MAX_TOOL_CALLS // turns))
+        for _ in range(MAX_TOOL_CALLS // turns):
+            calls += 1
+            path = f"src/m{calls}.py"
+            body = json.dumps({"path": path, "text": "x = 1\n" * (preview_chars // 6)})
+            events.append(ev.ToolCallStarted(t=turn, call_id=f"c{calls}", tool="read_file", arguments={"path": path}, turn=turn))  # fmt: skip
+            events.append(ev.ToolCallFinished(t=turn, call_id=f"c{calls}", tool="read_file", turn=turn, ok=True, preview=body, duration_s=0.1))  # fmt: skip
+    last = turns + 1
+    events.append(ev.TurnStarted(t=last, turn=last, purpose="report"))
+    line = ("word " * delta_chars)[: delta_chars - 1] + "\n"
+    events.extend(ev.TextDelta(t=last, turn=last, text=line) for _ in range(MAX_EVENTS - len(events) - 2))
+    events.append(ev.TurnFinished(t=last, turn=last, tool_calls=0))
+    events.append(ev.RunFinished(t=last, report=line * 1000, degraded=False))
+    text = "\n".join(json.dumps(ev.event_to_dict(e)) for e in events)
+    assert len(text.encode()) <= MAX_UPLOAD_BYTES, len(text.encode())
+    return text
+
+
 def tree_call(preview: str) -> None:
     view = TraceView()
     for event in (
@@ -79,11 +113,77 @@ def offline() -> None:
     preview = '{"files":1,,' + "[" * 10_000 + "," * 10_000
     spent, _ = cpu(lambda: tree_call(preview))
     print(f"- the trace item of a get_file_tree call with a forged 20 KB preview: {spent:.3f} CPU-s")
+    trace = max_size_trace()
+    spent, outcome = cpu(lambda: parse_recording(trace))
+    print(
+        f"- checking a maximum-size trace (2 MB, 20,000 events; off the event loop): {spent:.3f} CPU-s, {outcome}"
+    )
     trace = forged_trace(6_000)
     spent, outcome = cpu(lambda: parse_recording(trace))
     print(
         f"- loading a forged trace of 6,000 tool calls ({len(trace) / 1e6:.1f} MB): {spent:.3f} CPU-s, {outcome}"
     )
+
+
+class LoopWatch:
+    """How late the server's event loop runs a 5 ms heartbeat while an attack is served, and what its
+    thread runs whenever it is more than ``late`` seconds late (sampled from ``sys._current_frames()``):
+    the work that holds every visitor's requests, found rather than guessed."""
+
+    def __init__(self, late: float = 0.05) -> None:
+        self.late = late
+        self.thread, self.loop = _server_loop()
+        self.beat = time.perf_counter()
+        self.worst = 0.0
+        self.culprits: Counter[str] = Counter()
+        self._stop = threading.Event()
+        self._watcher = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self) -> LoopWatch:
+        self._clock = time.pthread_getcpuclockid(self.thread)
+        self.cpu = time.clock_gettime(self._clock)  # the loop thread's own CPU time: load does not inflate it
+        self.loop.call_soon_threadsafe(self._heartbeat)
+        self._watcher.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._watcher.join()
+        self.cpu = time.clock_gettime(self._clock) - self.cpu
+
+    def _heartbeat(self) -> None:
+        self.beat = time.perf_counter()
+        if not self._stop.is_set():
+            self.loop.call_later(0.005, self._heartbeat)
+
+    def _watch(self) -> None:
+        while not self._stop.is_set():
+            lag = time.perf_counter() - self.beat
+            self.worst = max(self.worst, lag)
+            frame = sys._current_frames().get(self.thread) if lag > self.late else None
+            ours = [f for f in traceback.extract_stack(frame) if "agent_core" in f.filename] if frame else []
+            if ours:
+                self.culprits[f"{Path(ours[-1].filename).name}:{ours[-1].name}"] += 1
+            time.sleep(0.002)
+
+    def summary(self) -> str:
+        top = ", ".join(f"{name} ({n})" for name, n in self.culprits.most_common(3)) or "none of ours"
+        return (
+            f"the loop thread used {self.cpu:.2f} CPU-s, its worst lag {self.worst * 1000:.0f} ms; "
+            f"our code seen while it was late: {top}"
+        )
+
+
+def _server_loop() -> tuple[int, asyncio.AbstractEventLoop]:
+    """The thread and event loop uvicorn serves the app on (found from the threads' frames)."""
+    for ident, top in sys._current_frames().items():
+        frame: FrameType | None = top if ident != threading.main_thread().ident else None
+        while frame is not None:
+            loop = frame.f_locals.get("self")
+            if frame.f_code.co_name == "run_forever" and isinstance(loop, asyncio.AbstractEventLoop):
+                return ident, loop
+            frame = frame.f_back
+    raise RuntimeError("no server event loop found")
 
 
 def page_latency(url: str, address: str, stop: threading.Event, samples: list[float]) -> None:
@@ -110,24 +210,26 @@ def under_attack(url: str, name: str, attack: Callable[[], None], downloads: Pat
     stop = threading.Event()
     watcher = threading.Thread(target=page_latency, args=(url, "198.51.100.2", stop, samples))
     attacker = threading.Thread(target=attack)
-    attacker.start()
-    time.sleep(0.2)
-    watcher.start()
-    legit = analysis_seconds(url, "198.51.100.3", downloads)
-    attacker.join(timeout=180)
-    stop.set()
-    watcher.join()
+    with LoopWatch() as loop:
+        attacker.start()
+        time.sleep(0.2)
+        watcher.start()
+        legit = analysis_seconds(url, "198.51.100.3", downloads)
+        attacker.join(timeout=180)
+        stop.set()
+        watcher.join()
     worst = max(samples) if samples else float("nan")
     median = statistics.median(samples) if samples else float("nan")
     still = " (attack still running after 180 s)" if attacker.is_alive() else ""
     print(
         f"- {name}: another visitor's GET /config median {median * 1000:.0f} ms, worst {worst * 1000:.0f} ms "
-        f"over {len(samples)} requests; their analysis took {legit:.2f} s{still}"
+        f"over {len(samples)} requests; their analysis took {legit:.2f} s{still}; {loop.summary()}"
     )
 
 
 def served(question_chars: int, joins: int) -> None:
-    print("## served: a second visitor while one attacks (hosted mode, 127.0.0.1)")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"## served: a second visitor while one attacks (hosted mode, 127.0.0.1; load average {load})")
     with tempfile.TemporaryDirectory() as tmp, GitHubEmulator() as emu:
         root = Path(tmp)
         emu.add_repo("acme/widgets", sample_python_project(root / "widgets"))

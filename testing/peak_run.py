@@ -45,7 +45,7 @@ async def run(target: str, question: str) -> dict[str, object]:
                 session.observe(event)
                 session.messages()  # a frame, as the page would render it
                 end = event
-            notes = [str(r.observation.get("note") or "") for r in opened.analysis.toolbox.results]
+            notes = [str(r.observation.get("note") or "") for r in opened.analysis.results]
         finally:
             await opened.aclose()
     finally:

@@ -28,7 +28,7 @@ WIDGETS = RepoRef(owner="acme", name="widgets")
 async def observed(emulator: GitHubEmulator, tmp_path: Path) -> list[ToolResult]:
     """What the offline planner gathered about acme/widgets (42 stars, MIT, Python, 8 commits)."""
     run = await run_once(Settings(github_api_url=emulator.base_url, cache_dir=tmp_path / "cache"), "")
-    return run.opened.analysis.toolbox.results
+    return run.opened.analysis.results
 
 
 def verdicts(

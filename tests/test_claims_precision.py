@@ -161,7 +161,7 @@ async def offline_run(
             )
         async with analysis(settings, target) as run:
             events = await run.ask("")
-            return events, list(run.opened.analysis.toolbox.results), ref
+            return events, list(run.opened.analysis.results), ref
 
 
 def claims_checked(events: list[ev.Event]) -> ev.ClaimsChecked:
@@ -256,7 +256,7 @@ async def test_gpl_on_an_mit_repository_is_still_contradicted(
     emulator: GitHubEmulator, tmp_path: Path
 ) -> None:
     run = await run_once(Settings(github_api_url=emulator.base_url, cache_dir=tmp_path / "cache"), "")
-    results = run.opened.analysis.toolbox.results
+    results = run.opened.analysis.results
 
     got = verdicts(
         "acme/widgets is licensed under GPL-3.0; not MIT. BSD too.",

@@ -90,7 +90,7 @@ async def test_a_priced_run_has_an_estimate_step_usage_and_its_cost(
         view.apply(event)
     titles = [m["metadata"]["title"] for m in view.messages() if "title" in m.get("metadata", {})]
     assert titles[0].startswith("🧠 Step 1 · 1,000 in / 50 out tokens · model ")
-    rows = dict(view.stats_rows())
+    rows = dict(view.stats.rows())
     assert rows["Tokens in / out"] == "3,000 / 350"
     assert rows["Cost"] == f"$0.0007 – $0.0013 (prices of {actual.prices_as_of})"
 
@@ -100,7 +100,7 @@ async def test_the_estimate_shows_while_the_run_streams(emulator: GitHubEmulator
     for lang, words in (("en", "estimate $"), ("zh", "预估 $")):
         view = TraceView(lang=lang)
         view.apply(events[0])
-        cost = view.stats_rows()[6][1]
+        cost = view.stats.rows()[6][1]
         assert cost.startswith(words) and "100,000" in cost, cost
     final = events[-1]
     assert isinstance(final, ev.RunFinished)
@@ -108,7 +108,7 @@ async def test_the_estimate_shows_while_the_run_streams(emulator: GitHubEmulator
     view = TraceView()
     for event in events:
         view.apply(event)
-    assert dict(view.stats_rows())["Cost"] == f"$0.0007 (prices of {PRICE_TABLE['openai'].as_of})"
+    assert dict(view.stats.rows())["Cost"] == f"$0.0007 (prices of {PRICE_TABLE['openai'].as_of})"
 
 
 async def test_an_unpriced_model_says_unknown(emulator: GitHubEmulator, tmp_path: Path) -> None:
@@ -120,7 +120,7 @@ async def test_an_unpriced_model_says_unknown(emulator: GitHubEmulator, tmp_path
         view = TraceView(lang=lang)
         for event in events:
             view.apply(event)
-        assert view.stats_rows()[6][1] in (
+        assert view.stats.rows()[6][1] in (
             "unknown (no price known for this model)",
             "未知（没有该模型的价格）",
         )

@@ -34,11 +34,7 @@ async def test_an_offline_run_carries_its_ledger_against_the_projects_own_files(
     async with analysis(Settings(cache_dir=tmp_path / "cache"), str(root)) as run:
         await run.ask("")
     (ledger,) = run.finished.stats.coverage
-    read = {
-        r.arguments["path"]
-        for r in run.opened.analysis.parts.toolbox.results
-        if r.tool == "read_file" and r.ok
-    }
+    read = {r.arguments["path"] for r in run.opened.analysis.results if r.tool == "read_file" and r.ok}
     assert ledger.files_read == len(read) > 0
     own = [p for p in FILES if not p.startswith("vendor/")]
     assert ledger.own_files == len(own)  # the 30 vendored files are not the project's
@@ -108,7 +104,7 @@ def test_each_consumer_shows_the_ledger_from_the_structure() -> None:
             ev.RunStarted(t=0.0, run_id="r", targets=("acme/svc",), question="", model="m", mode="model")
         )
         view.apply(event)
-        assert coverage_line(LEDGER, lang) in view.stats_markdown()  # type: ignore[arg-type]
+        assert coverage_line(LEDGER, lang) in view.stats.markdown()  # type: ignore[arg-type]
     # the CLI
     out = io.StringIO()
     TerminalRenderer(out, rich=False).render(event)

@@ -103,7 +103,7 @@ async def test_the_tree_graph_shows_packages_tests_docs_ci_entry_points_and_impo
     shop: GitHubEmulator, tmp_path: Path
 ) -> None:
     run = await run_once(make_settings(shop, tmp_path, None), target="acme/shop")  # tree + README only
-    facts = build_facts(gather(run.opened.analysis.scope[0], run.opened.analysis.toolbox.results, EN))
+    facts = build_facts(gather(run.opened.analysis.scope[0], run.opened.analysis.results, EN))
     offline = tree_graph(facts, EN)
     paths = {c.path for c in offline.components}
     assert {
@@ -122,7 +122,7 @@ async def test_the_tree_graph_shows_packages_tests_docs_ci_entry_points_and_impo
     with ScriptedModelServer([*explore(), Turn.final("# acme/shop\n\nA shop.\n")]) as server:
         run = await run_once(make_settings(shop, tmp_path, server), target="acme/shop")
         server.assert_exhausted()
-    facts = build_facts(gather(run.opened.analysis.scope[0], run.opened.analysis.toolbox.results, EN))
+    facts = build_facts(gather(run.opened.analysis.scope[0], run.opened.analysis.results, EN))
     graph = tree_graph(facts, EN)
     arrows = {(r.source, r.target, r.label) for r in graph.relations}
     assert {
@@ -279,10 +279,10 @@ async def test_the_model_proposes_unknown_paths_are_dropped_and_said_back_once(
     view = TraceView()
     for event in run.events:
         view.apply(event)
-    shown = view.report_markdown()
+    shown = view.report.markdown()
     assert f"## Architecture diagram\n\n```mermaid\n{mermaid}\n```" in shown
     assert f"https://github.com/acme/shop/tree/{diagram.commit}/shop/payments" in shown
-    exported = view.export_text()
+    exported = view.report.export_text()
     assert exported.index(f"```mermaid\n{mermaid}\n```") < exported.index("\n---\n")
     terminal = io.StringIO()
     renderer = TerminalRenderer(terminal, rich=False)
@@ -307,7 +307,7 @@ async def test_garbage_falls_back_to_the_tree_graph_without_a_retry(
     view = TraceView()
     for event in run.events:
         view.apply(event)
-    assert f"```mermaid\n{compile_mermaid(graph_of(diagram))}\n```" in view.report_markdown()
+    assert f"```mermaid\n{compile_mermaid(graph_of(diagram))}\n```" in view.report.markdown()
 
 
 async def test_the_offline_report_has_the_section_and_the_check_ignores_it(
@@ -319,8 +319,8 @@ async def test_the_offline_report_has_the_section_and_the_check_ignores_it(
     block = "\n".join(diagram_block(graph_of(diagram), EN))
     assert diagram.source == "tree" and block in report
     analysis = run.opened.analysis
-    unskipped = check_report(report, analysis.scope, analysis.toolbox.results)
-    skipped = check_report(report, analysis.scope, analysis.toolbox.results, skip=[block])
+    unskipped = check_report(report, analysis.scope, analysis.results)
+    skipped = check_report(report, analysis.scope, analysis.results, skip=[block])
     start = report.index(block)
     assert all(not start <= c.start < start + len(block) for c in skipped.claims)
     assert skipped.contradicted == 0 and unskipped.contradicted == 0

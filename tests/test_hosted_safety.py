@@ -40,10 +40,12 @@ from agent_core.web.handlers import Handlers
 from agent_core.web.layout import layout
 from agent_core.web.markdown import safe_markdown
 from agent_core.web.page import Page
+from agent_core.web.panels import PanelHandlers
 from agent_core.web.queue_gate import QueueGate
-from agent_core.web.replay import RECORDINGS_DIR, load_recording
+from agent_core.web.replay import MAX_EVENTS, RECORDINGS_DIR, load_recording, parse_recording
 from agent_core.web.replay_handler import ReplayHandler
 from agent_core.web.sessions import SessionTable
+from bench.hosted_attacks import max_size_trace
 from testing.app import release_gradio_loops, running_app
 from testing.clock import FakeClock
 from testing.emulator.github import GitHubEmulator
@@ -91,6 +93,7 @@ class PageHandlers:
             page, settings=settings, services=self.services, budget=self.budget, recordings={}
         )
         self.replays = ReplayHandler(self.runs)
+        self.panels = PanelHandlers(self.runs)
         self.page = page
 
     async def last(self, frames: AsyncIterator[dict[Any, Any]]) -> BrowserSession:
@@ -231,6 +234,30 @@ async def test_2_a_replay_is_stopped_by_its_cpu_meter(
     assert not app.budget._running  # the visitor may start again
 
 
+async def test_2_an_upload_is_parsed_off_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parsing and checking a 2 MB trace is seconds of CPU: on the event loop it held every visitor's
+    requests that long. The loop thread now parses no line of it."""
+    import threading
+
+    parsed_on: list[int] = []
+    original = replay_handler.load_recording
+
+    def recording(path: Path) -> list[ev.Event]:
+        parsed_on.append(threading.get_ident())
+        return original(path)
+
+    monkeypatch.setattr(replay_handler, "load_recording", recording)
+    app = PageHandlers(Settings(space_id="s/s", cache_dir=tmp_path / "c"))
+    try:
+        s = await app.last(app.replays.run_replay(None, str(RECORDING), 1000.0, None, visitor(REAL_A)))
+    finally:
+        await app.services.aclose()
+    assert s.view is not None and s.view.finished
+    assert len(parsed_on) == 1 and threading.get_ident() not in parsed_on
+
+
 def test_2_replays_are_one_at_a_time_and_counted_per_visitor() -> None:
     clock = FakeClock()
     budget = SpaceBudget(Settings(space_id="s/s", runs_per_hour=1), None, clock=clock)
@@ -290,7 +317,9 @@ def owner_model_reply(body: dict[str, Any]) -> Turn:
 
 
 async def test_3_follow_ups_are_paid_by_the_analysis_they_continue(sample_repo: Path, tmp_path: Path) -> None:
-    """9 of 9 follow-ups ran on the owner's key after junk keys were pasted, the Space cap untouched."""
+    """9 of 9 follow-ups ran on the owner's key after junk keys were pasted, the Space cap untouched.
+
+    Now the settings panel closes the analysis the moment the payer changes, and says so."""
     with GitHubEmulator() as emu, ScriptedModelServer(responder=owner_model_reply) as model:
         emu.add_repo("acme/widgets", sample_repo)
         emu.limit_unauthenticated = 100_000
@@ -301,8 +330,17 @@ async def test_3_follow_ups_are_paid_by_the_analysis_they_continue(sample_repo: 
         try:
             s = await app.last(app.runs.run_analysis("acme/widgets", "", None, visitor(REAL_A)))
             assert s.can_follow_up
+            opened = s.opened
+            assert opened is not None
             owner_requests = len(model.chat_requests)
-            s.apply_settings(api_key="sk-junk-visitor-key", github_token="ghp_junk")
+            p = app.page
+            frame = await app.panels.apply_settings(
+                "custom", "scripted-model", "", "sk-junk-visitor-key", "ghp_junk", 10, "auto", s
+            )
+            closed_at_once = s.opened is None and s.opened_payer is None
+            assert "changed who pays" in frame[p.settings.feedback]
+            assert "changed who pays" in phase(frame[p.status.line])
+            assert frame[p.trace.followup]["interactive"] is False
             refusals = []
             for i in range(9):
                 s = await app.last(app.runs.ask_followup(f"and {i}?", s, visitor(REAL_A)))
@@ -311,9 +349,26 @@ async def test_3_follow_ups_are_paid_by_the_analysis_they_continue(sample_repo: 
             await app.services.aclose()
     follow_ups_on_owner = len(model.chat_requests) - owner_requests
     print(f"owner-paid model requests after the visitor changed settings: {follow_ups_on_owner}")
+    assert closed_at_once
     assert follow_ups_on_owner == 0
-    assert all("changed who pays" in r for r in refusals[:1])
-    assert not s.can_follow_up  # the analysis was closed
+    assert all("Run an analysis first" in r for r in refusals)
+    assert not s.can_follow_up
+
+
+async def test_3_settings_that_keep_the_payer_keep_the_analysis(sample_repo: Path, tmp_path: Path) -> None:
+    with GitHubEmulator() as emu, ScriptedModelServer(responder=owner_model_reply) as model:
+        emu.add_repo("acme/widgets", sample_repo)
+        emu.limit_unauthenticated = 100_000
+        app = PageHandlers(settings_from(hosted_env(emu, model, tmp_path, RUNS_PER_HOUR="20")))
+        try:
+            s = await app.last(app.runs.run_analysis("acme/widgets", "", None, visitor(REAL_A)))
+            before = len(model.chat_requests)
+            frame = await app.panels.apply_settings("custom", "scripted-model", "", "", "", 5, "zh", s)
+            assert s.opened is not None and "changed who pays" not in frame[app.page.settings.feedback]
+            s = await app.last(app.runs.ask_followup("and tests?", s, visitor(REAL_A)))
+        finally:
+            await app.services.aclose()
+    assert len(model.chat_requests) > before  # the follow-up ran on the same payer's analysis
 
 
 async def test_3_a_follow_up_on_the_owner_key_counts_against_the_space_cap(
@@ -347,8 +402,8 @@ def replayed_session(clock: FakeClock | None = None) -> BrowserSession:
         s.observe(event)
     s.messages()
     assert s.view is not None
-    s.view.report_markdown()
-    s.view.checked_markdown()
+    s.view.report.markdown()
+    s.view.report.checked_markdown()
     return s
 
 
@@ -386,6 +441,23 @@ def test_4_the_traces_held_in_all_sessions_are_bounded() -> None:
     assert [s.view is None for s in sessions] == [True, True, False, False, False]
 
 
+def test_4_a_request_costs_the_session_table_constant_work() -> None:
+    """Every request touches the table: it summed the events of all sessions and copied the table on
+    each touch (work growing with the sessions held). Now a touch looks at the sessions it releases."""
+    clock = FakeClock()
+    table = SessionTable(clock, idle_s=600, max_sessions=1_000)
+    sessions = [BrowserSession(Settings(), clock=clock) for _ in range(500)]
+    for s in sessions:
+        table.touch(s)
+    before = table.visited
+    for s in sessions[-100:]:
+        table.touch(s)
+    assert table.visited - before <= 100  # one look per touch: the least recent session stays
+    clock.advance(601)
+    table.touch(sessions[0])  # 499 expired: each is looked at once, released once
+    assert len(table) == 1 and table.released == 499
+
+
 def retained_per_session(make: Callable[[], BrowserSession], count: int = 8) -> float:
     gc.collect()
     tracemalloc.start()
@@ -412,6 +484,83 @@ def test_4_a_finished_session_retains_under_2_mib() -> None:
     print(f"retained per finished replay session: {finished:.2f} MiB; once released: {after:.3f} MiB")
     assert finished < 2.0
     assert after < 0.1
+
+
+def max_replay_session(trace: str, *, settle: bool = True) -> BrowserSession:
+    """A replay of a trace at the upload limits, finished as the replay handler finishes it."""
+    s = BrowserSession(Settings(space_id="s/s"), clock=FakeClock())
+    s.replaying = "max"
+    s.start_view(keep_history=False)
+    for event in parse_recording(trace):  # parsed per session, as each upload is
+        s.observe(event)
+    assert s.view is not None
+    s.messages()
+    s.view.report_markdown()
+    s.view.checked_markdown()
+    s.view.stats_markdown()
+    if settle:
+        s.settle()
+    return s
+
+
+def test_4_a_maximum_size_replay_retains_under_2_mib_once_finished() -> None:
+    """A 2 MB trace of 20,000 events and 500 tool calls kept ~5.5 MiB per session as event objects;
+    a finished run's trace now lives in its export file, and the downloads still get it whole."""
+    trace = max_size_trace()
+    sessions: list[BrowserSession] = []
+
+    def made(*, settle: bool) -> Callable[[], BrowserSession]:
+        def make() -> BrowserSession:
+            sessions.append(max_replay_session(trace, settle=settle))
+            return sessions[-1]
+
+        return make
+
+    try:
+        held = retained_per_session(made(settle=False), count=2)
+        settled = retained_per_session(made(settle=True), count=2)
+        exported = sessions[-1].export_files()
+        assert exported is not None
+        assert len(exported[1].read_text(encoding="utf-8").splitlines()) == MAX_EVENTS
+    finally:
+        for s in sessions:
+            s.discard()
+    print(f"retained per finished max-size replay session: {held:.2f} MiB -> {settled:.2f} MiB settled")
+    assert settled < 2.0 < held
+
+
+async def test_4_a_finished_analysis_retains_under_2_mib(sample_repo: Path, tmp_path: Path) -> None:
+    with GitHubEmulator() as emu:
+        emu.add_repo("acme/widgets", sample_repo)
+        emu.limit_unauthenticated = 100_000
+        app = PageHandlers(settings_from(hosted_env(emu, None, tmp_path, RUNS_PER_HOUR="20")))
+        sessions: list[BrowserSession] = []
+        try:
+            for _ in range(2):  # warm: imports, the HTTP cache, the process's first analysis
+                sessions.append(
+                    await app.last(app.runs.run_analysis("acme/widgets", "", None, visitor(REAL_A)))
+                )
+            gc.collect()
+            tracemalloc.start()
+            try:
+                base = tracemalloc.get_traced_memory()[0]
+                for i in range(3):
+                    address = f"198.51.100.{20 + i}"
+                    sessions.append(
+                        await app.last(app.runs.run_analysis("acme/widgets", "", None, visitor(address)))
+                    )
+                gc.collect()
+                per_session = (tracemalloc.get_traced_memory()[0] - base) / 3 / (1024 * 1024)
+            finally:
+                tracemalloc.stop()
+            assert all(s.view is not None and s.view.events == [] for s in sessions)  # settled
+            assert all(s.can_follow_up for s in sessions)
+        finally:
+            for s in sessions:
+                s.discard()
+            await app.services.aclose()
+    print(f"retained per finished analysis session: {per_session:.3f} MiB")
+    assert per_session < 2.0
 
 
 def test_5_the_downloads_step_writes_one_pair_per_run() -> None:
@@ -471,7 +620,7 @@ def test_7_a_recording_diagram_with_a_forged_link_base_links_nowhere_else() -> N
     for event in events:
         s.observe(event)
     assert s.view is not None
-    shown = s.view.report_markdown() + s.view.export_text()
+    shown = s.view.report.markdown() + s.view.report.export_text()
     assert "evil.example" not in shown
     assert "src/app.py" in shown
 

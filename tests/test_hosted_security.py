@@ -550,7 +550,7 @@ def reasoning_frames(total: int, monkeypatch: pytest.MonkeyPatch) -> int:
         session.observe(ev.ReasoningDelta(t=float(i), turn=1, text=piece))
         session.messages()
         assert session.view is not None
-        session.view.report_markdown()
+        session.view.report.markdown()
     monkeypatch.undo()
     return rendered
 

@@ -82,10 +82,10 @@ def trace(text: str) -> None:
     for event in a_run(text):
         view.apply(event)
     view.messages()
-    view.report_markdown()
-    view.checked_markdown()
-    view.stats_markdown()
-    view.export_text()
+    view.report.markdown()
+    view.report.checked_markdown()
+    view.stats.markdown()
+    view.report.export_text()
 
 
 def replay_loading(text: str) -> None:

@@ -113,7 +113,7 @@ async def test_the_offline_report_names_every_workspace_of_a_cut_package_json(
             settings, target = Settings(cache_dir=tmp_path / "cache"), str(root)
         async with analysis(settings, target) as run:
             events = await run.ask("")
-            results = run.opened.analysis.toolbox.results
+            results = run.opened.analysis.results
 
     read = next(r for r in results if r.tool == "read_file" and r.arguments["path"] == "package.json")
     assert len(read.observation["text"]) <= 6000 and "whole_text" not in read.observation

@@ -299,10 +299,10 @@ async def test_a_run_shows_cached_and_uncached_input_and_the_cost_at_each_price(
     ):
         view = TraceView(lang=lang)
         view.apply(started)
-        assert "$0.03–0.06/" in dict(view.stats_rows())["Cost by price" if lang == "en" else "按价格的费用"]
+        assert "$0.03–0.06/" in dict(view.stats.rows())["Cost by price" if lang == "en" else "按价格的费用"]
         for event in events[1:]:
             view.apply(event)
-        rows = dict(view.stats_rows())
+        rows = dict(view.stats.rows())
         assert cached in rows.values()
         assert any(value.startswith(by_price) for value in rows.values()), rows
     assert any("2,000 in (1,536 cached) / 300 out tokens" in title for title in _titles(events, "en"))

@@ -228,7 +228,7 @@ async def test_with_the_page_in_chinese_and_no_question_the_report_is_chinese(ha
     session.lang = "zh"
     frames = [frame async for frame in h.run_analysis(REPO, "", session, None)]  # type: ignore[arg-type]
     assert isinstance(session.view, object) and session.view is not None
-    report = session.view.report_text()
+    report = session.view.report.text()
     assert re.search(r"##\s*概述|概览|总结", report), report[:300]
     assert "完成" in frames[-1][h.page.status.line]
     assert detect_language("", "auto", "zh") == "zh"

@@ -95,7 +95,7 @@ def test_bundled_recordings_are_complete_runs() -> None:
         for event in events:
             view.apply(event)
         assert view.finished, name
-        assert view.report_text(), name
+        assert view.report.text(), name
         assert not any(m.get("metadata", {}).get("status") == "pending" for m in view.messages()), name
         kinds_seen |= {e.kind for e in events}
     # Together they show the machinery: retries, a breaker opening and closing again, rate limits.

@@ -595,16 +595,16 @@ async def test_planner_and_writer_end_to_end_over_a_real_git_repository(tmp_path
         config=toolbox_config(settings),
     )
     planner = OfflinePlanner(scope)
-    turns = 0
-    while (step := planner.next_step(toolbox.results)) is not None:
+    turns, results = 0, []
+    while (step := planner.next_step(results)) is not None:
         turns += 1
-        await asyncio.gather(
+        results += await asyncio.gather(
             *(toolbox.execute(f"{turns}-{i}", c.tool, c.arguments) for i, c in enumerate(step.calls))
         )
 
     assert turns == 2
-    assert all(r.ok for r in toolbox.results)
-    report = write_report(scope=scope, question="", results=toolbox.results)
+    assert all(r.ok for r in results)
+    report = write_report(scope=scope, question="", results=results)
 
     assert headings(report, 2) == [*section_titles("en"), "Data sources"]
     assert "Wordy counts the words in text files and prints the most common ones." in report

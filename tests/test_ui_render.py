@@ -179,8 +179,8 @@ def test_mid_run_items_are_pending_and_the_trace_says_the_report_streams() -> No
     view = _view(MODEL_RUN[:16])
     messages = view.messages()
     assert messages[-1]["content"] == "✍️ Writing the report — it streams into the report panel."
-    assert view.report_markdown() == "# Flask\n\nA micro framework."
-    assert view.report_text() == "# Flask\n\nA micro framework."
+    assert view.report.markdown() == "# Flask\n\nA micro framework."
+    assert view.report.text() == "# Flask\n\nA micro framework."
     assert _meta(_by_id(messages, "turn-1"))["status"] == "done"
     assert _meta(_by_id(messages, "turn-2"))["status"] == "pending"
 
@@ -193,12 +193,12 @@ def test_text_of_a_turn_that_calls_tools_moves_into_its_step() -> None:
             ev.TextDelta(t=0.2, turn=1, text="Let me look at the tree."),
         ]
     )
-    assert view.report_text() == "Let me look at the tree."  # could still be the answer
+    assert view.report.text() == "Let me look at the tree."  # could still be the answer
     assert view.messages()[-1]["content"].startswith("✍️")
     view.apply(ev.TurnFinished(t=0.3, turn=1, tool_calls=1))
     messages = view.messages()
     assert _by_id(messages, "turn-1")["content"] == "Let me look at the tree."
-    assert view.report_text() == ""
+    assert view.report.text() == ""
     assert messages[-1]["metadata"]["id"] == "turn-1"
 
 
@@ -231,8 +231,8 @@ def test_planner_report_turn_streams_into_the_answer() -> None:
     assert "**error:** breaker open" in call["content"]
     assert not any(_meta(m).get("id") == "turn-2" for m in messages)  # no empty step for the report
     assert messages[-1]["content"].startswith("✍️")
-    assert view.report_markdown() == "# Report"
-    assert [row[1] for row in view.stats_rows()][6] == "$0"  # the planner costs nothing
+    assert view.report.markdown() == "# Report"
+    assert [row[1] for row in view.stats.rows()][6] == "$0"  # the planner costs nothing
 
 
 def test_mark_stopped_leaves_nothing_pending_and_keeps_the_partial_report() -> None:
@@ -246,7 +246,7 @@ def test_mark_stopped_leaves_nothing_pending_and_keeps_the_partial_report() -> N
     assert messages[-1]["metadata"]["title"] == "⏹ Stopped"
     assert messages[-2]["content"].startswith("📄 The report stopped part-way")
     assert view.messages(with_answer=True)[-2] == {"role": "assistant", "content": "Partial findings"}
-    assert view.report_text() == "Partial findings"
+    assert view.report.text() == "Partial findings"
     view.mark_stopped()  # idempotent
     assert len(view.messages()) == len(messages)
 
@@ -310,11 +310,11 @@ def test_html_in_reasoning_reports_and_titles_is_escaped() -> None:
         text = re.sub(r"```json\n.*?\n```", "", text, flags=re.S)  # so are fences
         assert "<img" not in text, message
         assert "<script" not in text, message
-    report = view.report_markdown()
+    report = view.report.markdown()
     assert "&lt;img src=x onerror=" in report
     assert "&lt;script>" in report
     assert "`<b>code</b>`" in report  # code spans are left alone (they render as text)
-    assert view.report_text().count("<img") == 1  # the export keeps the raw report
+    assert view.report.text().count("<img") == 1  # the export keeps the raw report
 
 
 def test_previews_are_fenced_even_when_they_contain_fences() -> None:
@@ -395,7 +395,7 @@ def test_short_args() -> None:
 
 def test_stats_live_and_final() -> None:
     live = _view(MODEL_RUN[:12])
-    rows = dict(live.stats_rows())
+    rows = dict(live.stats.rows())
     assert rows == {
         "Turns": "1",
         "Tool calls": "2",
@@ -406,14 +406,14 @@ def test_stats_live_and_final() -> None:
         "Cost": "unknown (no price known for this model)",
         "Elapsed": "0.4 s",
     }
-    final = dict(_view(MODEL_RUN).stats_rows())
+    final = dict(_view(MODEL_RUN).stats.rows())
     assert final["Turns"] == "2"
     assert final["Tokens in / out"] == "3,200 / 340"
     assert final["Cost"] == "$0.0010"
     assert final["Elapsed"] == "0.6 s"
-    markdown = _view(MODEL_RUN).stats_markdown()
+    markdown = _view(MODEL_RUN).stats.markdown()
     assert "- **Tool calls:** 2" in markdown
-    zh = dict(_view(MODEL_RUN, lang="zh").stats_rows())
+    zh = dict(_view(MODEL_RUN, lang="zh").stats.rows())
     assert zh["工具调用"] == "2"
 
 
@@ -456,13 +456,13 @@ def test_breaker_table_rows() -> None:
 
 def test_breaker_snapshots_from_events_count_down_and_keep_the_last_error() -> None:
     view = _view(MODEL_RUN[:10])
-    (snap,) = view.breaker_snapshots(at=10.40)
+    (snap,) = view.stats.breaker_snapshots(at=10.40)
     assert (snap.name, snap.state, snap.failures, snap.retry_after) == ("get_commits", "open", 3, 20.0)
     view.apply(ev.BreakerChanged(t=31, breaker="get_commits", old="open", new="half_open", reason="probing"))
     view.apply(
         ev.BreakerChanged(t=31.2, breaker="get_commits", old="half_open", new="closed", reason="probe ok")
     )
-    (snap,) = view.breaker_snapshots()
+    (snap,) = view.stats.breaker_snapshots()
     assert snap.state is BreakerState.CLOSED
     assert snap.last_error == "probing"
     assert snap.retry_after == 0.0

@@ -6,7 +6,7 @@ Pure functions over a :class:`RunState` and the run's tool results, so the loop 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_core import events as ev
@@ -27,29 +27,59 @@ class RunLimits:
     observation_max_chars: int
 
 
-@dataclass
+@dataclass(frozen=True, kw_only=True)
+class Added:
+    """What one step adds to its run, as a value in the step's stream: the tokens of a model call, the
+    results of a turn of tool calls, a reason the report is degraded, why the model failed, a turn no
+    model took. The run's loop folds each into a new :class:`RunState` (:meth:`RunState.add`); no step
+    writes the state."""
+
+    usage: Usage | None = None
+    results: tuple[ToolResult, ...] = ()
+    degraded: tuple[str, ...] = ()
+    failure: ev.Diagnosis | None = None
+    free_turns: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
 class RunState:
-    """Counters of one run (a question or a follow-up); the conversation outlives it."""
+    """What one run (a question or a follow-up) has added up so far; the conversation outlives it.
+    Frozen: the loop replaces it with ``state.add(added)``."""
 
     started: float
     turn_base: int
-    results_base: int
+    earlier: tuple[ToolResult, ...] = ()  # the tool results of the analysis's earlier runs
+    results: tuple[ToolResult, ...] = ()  # this run's
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_prompt_tokens: int = 0  # of prompt_tokens, served from the provider's prompt cache
     free_turns: int = 0  # turns no model took (the prefetch): not counted against the turn limit
-    degraded: list[str] = field(default_factory=list)
+    degraded: tuple[str, ...] = ()
     model_failure: ev.Diagnosis | None = None  # why the model wrote no report, when it failed
 
-    def count(self, usage: Usage) -> None:
-        """Add a model call's tokens, as the endpoint reported them."""
-        self.prompt_tokens += usage.prompt_tokens
-        self.completion_tokens += usage.completion_tokens
-        self.cached_prompt_tokens += min(usage.cached_prompt_tokens, usage.prompt_tokens)
+    def add(self, added: Added) -> RunState:
+        """This state with what a step added (tokens as the endpoint reported them)."""
+        usage = added.usage
+        return replace(
+            self,
+            results=self.results + added.results if added.results else self.results,
+            prompt_tokens=self.prompt_tokens + (usage.prompt_tokens if usage else 0),
+            completion_tokens=self.completion_tokens + (usage.completion_tokens if usage else 0),
+            cached_prompt_tokens=self.cached_prompt_tokens
+            + (min(usage.cached_prompt_tokens, usage.prompt_tokens) if usage else 0),
+            free_turns=self.free_turns + added.free_turns,
+            degraded=self.degraded + added.degraded if added.degraded else self.degraded,
+            model_failure=added.failure if added.failure is not None else self.model_failure,
+        )
 
     @property
     def tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def all_results(self) -> tuple[ToolResult, ...]:
+        """Every tool result of the analysis so far: the earlier runs' and this one's."""
+        return self.earlier + self.results
 
 
 def limit_reached(

@@ -35,7 +35,7 @@ from agent_core.agent.turn_words import beyond_brief, brief_cut
 from agent_core.clock import Clock
 from agent_core.repo import RepoRef, RunScope
 from agent_core.resilience import BreakerBoard
-from agent_core.tools.executor import Toolbox
+from agent_core.tools.executor import Toolbox, ToolResult
 
 
 class Analysis:
@@ -78,6 +78,7 @@ class Analysis:
         self._fallback_language = fallback_language  # the report's language when no question sets it
         self._target_notes = list(target_notes)
         self._prefetch = prefetch
+        self._results: tuple[ToolResult, ...] = ()  # every tool result of the runs so far
 
     @property
     def scope(self) -> tuple[RepoRef, ...]:
@@ -86,6 +87,11 @@ class Analysis:
     @property
     def toolbox(self) -> Toolbox:
         return self.parts.toolbox
+
+    @property
+    def results(self) -> tuple[ToolResult, ...]:
+        """Every tool result of the runs so far (each run adds its own when it ends)."""
+        return self._results
 
     @property
     def mode(self) -> ev.Mode:
@@ -110,6 +116,7 @@ class Analysis:
             parts,
             question=question,
             language=detect_language(question, self._language_setting, self._fallback_language),
+            earlier=self._results,
         )
         opening = self._opening(run, follow_up)
         estimate = None
@@ -131,35 +138,44 @@ class Analysis:
             estimate=estimate,
             scopes=parts.scopes,
         )
+        if self.driver is not None and self._prefetch and not follow_up:
+            async for event in self._brief(run, self.driver, opening):
+                if isinstance(event, Result):
+                    opening = event.value
+                else:
+                    yield event
         for message in opening:
             parts.conversation.add(message)
-        if self.driver is not None and self._prefetch and not follow_up:
-            async for event in self._brief(run, self.driver):
-                yield event
         body = planner_run(run) if self.driver is None else model_run(run, self.driver)
-        async for event in body:
-            if isinstance(event, ev.RunFinished):
-                self.report = event.report
-            yield event
+        try:
+            async for event in run.through(body):
+                if isinstance(event, ev.RunFinished):
+                    self.report = event.report
+                yield event
+        finally:
+            self._results = run.state.all_results  # what the next question's run starts from
 
-    async def _brief(self, run: Run, driver: ModelDriver) -> AsyncIterator[ev.Event]:
-        """The basics gathered before the first turn, as a brief in the task message, sized for the
-        first request to be read within a minute at the endpoint's speed (:mod:`~agent_core.agent.pace`);
-        the trace says what a slow endpoint's brief left out."""
-        conversation = self.parts.conversation
-        size = driver.pace.brief_size(budget=driver.budget(), fixed=driver.estimate(conversation.messages))
-        async for item in gather_basics(run, brief_tokens=size.tokens):
+    async def _brief(
+        self, run: Run, driver: ModelDriver, opening: list[dict[str, Any]]
+    ) -> AsyncIterator[ev.Event | Result[list[dict[str, Any]]]]:
+        """The basics gathered before the first turn; the result is the opening with the brief after the
+        task, sized for the first request to be read within a minute at the endpoint's speed
+        (:mod:`~agent_core.agent.pace`). The trace says what a slow endpoint's brief left out."""
+        before = [*self.parts.conversation.messages, *opening]
+        size = driver.pace.brief_size(budget=driver.budget(), fixed=driver.estimate(before))
+        async for item in run.step_through(gather_basics(run, brief_tokens=size.tokens)):
             if not isinstance(item, Result):
                 yield item
                 continue
             brief = item.value
             example = self.scope[0].full_name if driver.pace.local and len(self.scope) == 1 else None
             hint = f"\n\n{beyond_brief(run.language, example)}" if run.question.strip() else ""
-            conversation.messages[1]["content"] += "\n\n" + brief.text + hint
+            opening = _with_brief(opening, brief.text + hint)
             if size.by_speed and (brief.shortened or brief.left_out):
-                first = driver.estimate(conversation.messages)
+                first = driver.estimate([*self.parts.conversation.messages, *opening])
                 said = brief_cut(size, brief, first_request=first, language=run.language)
                 yield ev.Notice(t=run.t(), level="info", message=said)
+        yield Result(value=opening)
 
     def close(self) -> None:
         """Stop listening to the session's breaker board."""
@@ -176,3 +192,10 @@ class Analysis:
             {"role": "system", "content": prompt},
             {"role": "user", "content": task_message(run.question, self.parts.scope, self._target_notes)},
         ]
+
+
+def _with_brief(opening: list[dict[str, Any]], brief: str) -> list[dict[str, Any]]:
+    """The opening messages with the prefetched brief after the task (a new list: the conversation gets
+    the messages once, whole)."""
+    *head, task = opening
+    return [*head, {**task, "content": f"{task['content']}\n\n{brief}"}]

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_core import events as ev
+from agent_core.agent.accounting import Added
 from agent_core.agent.context import Conversation, Message
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.model_turn import ModelDriver
@@ -110,6 +111,7 @@ class Diagrams:
     def __init__(self, run: Run, driver: ModelDriver) -> None:
         self._run, self._driver = run, driver
         self._task: asyncio.Task[list[Drawn]] | None = None
+        self._spent: list[Usage] = []  # the proposals' model calls, not yet added to the run
 
     def start(self) -> None:
         """Ask for the proposals now, beside the turn about to start, from the conversation as it stands;
@@ -118,12 +120,12 @@ class Diagrams:
         run, driver = self._run, self._driver
         if self._task is not None or run.follow_up or not run.parts.diagram_from_model:
             return
-        read = {r.tool for r in run.parts.toolbox.results if r.ok}
+        read = {r.tool for r in run.state.all_results if r.ok}
         if not driver.concurrent or not {"get_file_tree", "read_file"} <= read:
             return  # no tree to check a proposal against, or no file read yet: the model explores on
         messages = list(run.parts.conversation.messages)
         reserve = driver.estimate(messages) + driver.max_tokens  # the report turn's share of the budget
-        self._task = asyncio.create_task(_proposals(run, driver, messages, reserve))
+        self._task = asyncio.create_task(_proposals(run, driver, messages, (reserve, self._spent)))
 
     async def discard(self) -> None:
         """The turn explored further: its observations are not the report's; the proposals are dropped."""
@@ -140,15 +142,36 @@ class Diagrams:
         if task is not None:
             outcomes = await task
         else:
-            outcomes = await _proposals(run, self._driver, list(run.parts.conversation.messages), 0)
+            outcomes = await _proposals(
+                run, self._driver, list(run.parts.conversation.messages), (0, self._spent)
+            )
         for outcome in outcomes:
             yield diagram_event(run, outcome.graph, **outcome.what)
         async for event in run.parts.sink.drain():
             yield event
+        yield self.spent()
         yield Result(value=[outcome.graph for outcome in outcomes])
 
+    def spent(self) -> Added:
+        """The tokens the proposals' calls used since last asked (a discarded proposal's too), for the
+        run's fold."""
+        spent, self._spent[:] = list(self._spent), []
+        return Added(
+            usage=Usage(
+                prompt_tokens=sum(u.prompt_tokens for u in spent),
+                completion_tokens=sum(u.completion_tokens for u in spent),
+                cached_prompt_tokens=sum(min(u.cached_prompt_tokens, u.prompt_tokens) for u in spent),
+            )
+            if spent
+            else None
+        )
 
-async def _proposals(run: Run, driver: ModelDriver, messages: list[Message], reserve: int) -> list[Drawn]:
+
+async def _proposals(
+    run: Run, driver: ModelDriver, messages: list[Message], held: tuple[int, list[Usage]]
+) -> list[Drawn]:
+    """``held``: the tokens held back for the report turn running beside, and the list the calls' usage
+    goes to (the run adds it when the proposals are drawn or discarded)."""
     drawn = []
     for index, fallback in enumerate(await off_loop(tree_diagrams, run)):
         facts = _facts(run, index)
@@ -156,7 +179,7 @@ async def _proposals(run: Run, driver: ModelDriver, messages: list[Message], res
         if why is not None:
             drawn.append(Drawn(graph=fallback, what={"note": why}))
         else:
-            drawn.append(await _propose(run, driver, (messages, reserve), facts, fallback))
+            drawn.append(await _propose(run, driver, (messages, held), facts, fallback))
     return drawn
 
 
@@ -171,24 +194,29 @@ def _not_asked(run: Run, driver: ModelDriver, facts: Facts) -> str | None:
 
 
 async def _propose(
-    run: Run, driver: ModelDriver, asked_with: tuple[list[Message], int], facts: Facts, fallback: Graph
+    run: Run,
+    driver: ModelDriver,
+    asked_with: tuple[list[Message], tuple[int, list[Usage]]],
+    facts: Facts,
+    fallback: Graph,
 ) -> Drawn:
-    """``asked_with``: the conversation the proposal is asked from, and the tokens held back for the
-    report turn running beside it."""
-    conversation, reserve = asked_with
+    """``asked_with``: the conversation the proposal is asked from, the tokens held back for the report
+    turn running beside it, and where its calls' usage goes."""
+    conversation, (reserve, spent) = asked_with
     messages = _fitted(driver, [*conversation, {"role": "user", "content": _request(run, facts, fallback)}])
     attempts, dropped, used = 0, [], (0, 0)
     proposal = Proposal()
     note: str | None = None
     for _attempt in (1, 2):
-        left = run.parts.limits.max_total_tokens - run.state.tokens - reserve
+        unadded = sum(u.prompt_tokens + u.completion_tokens for u in spent)
+        left = run.parts.limits.max_total_tokens - run.state.tokens - unadded - reserve
         if driver.estimate(messages) + driver.max_tokens > left:
             note = "the run's token budget is used up"
             break
         attempts += 1
         asked = await _ask(run, driver, messages)
         if asked.usage is not None:
-            run.state.count(asked.usage)
+            spent.append(asked.usage)
             used = (used[0] + asked.usage.prompt_tokens, used[1] + asked.usage.completion_tokens)
         if asked.text is None:
             note = f"the model call failed: {asked.error}"
@@ -300,7 +328,7 @@ def _feedback(proposal: Proposal) -> str:
 
 
 def _facts(run: Run, index: int) -> Facts:
-    return build_facts(gather(run.parts.scope[index], run.parts.toolbox.results, _words(run)))
+    return build_facts(gather(run.parts.scope[index], run.state.all_results, _words(run)))
 
 
 def _words(run: Run) -> Words:

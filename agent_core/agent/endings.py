@@ -43,9 +43,10 @@ async def finish(
     the graphs of a model's report, already announced (consumers append them); a written report has the
     tree's in it (its table renders them), announced here so that consumers know them as the app's."""
     problems = run.data_problems()
+    ungrounded: tuple[str, ...] = ()
     if writer == "model":
         if not gathered_anything(run):
-            run.state.degraded.append("the report is not grounded in any observation: no tool call succeeded")
+            ungrounded = ("the report is not grounded in any observation: no tool call succeeded",)
     else:
         turn = run.next_turn()
         yield ev.TurnStarted(t=run.t(), turn=turn, purpose="report")
@@ -60,7 +61,7 @@ async def finish(
         for graph in diagrams:
             yield diagram_event(run, graph)
     skip = diagram_texts(diagrams, run)
-    results = tuple(run.parts.toolbox.results)
+    results = run.state.all_results
     check = replace(await off_loop(check_report, report, run.parts.scope, results, skip=skip), t=run.t())
     yield check
     stats = replace(
@@ -70,7 +71,7 @@ async def finish(
         claims_unchecked=check.unchecked,
         coverage=await off_loop(run_coverage, run.parts.scope, results),
     )
-    reasons = list(dict.fromkeys([*run.state.degraded, *problems]))
+    reasons = list(dict.fromkeys([*run.state.degraded, *ungrounded, *problems]))
     yield ev.RunFinished(
         t=run.t(),
         report=report,
@@ -87,12 +88,12 @@ def written_report(run: Run, *, reason: str | None = None) -> str:
     ``reason``, a note saying why the model did not write it."""
     note = None
     if reason is not None:
-        count = sum(r.ok for r in run.parts.toolbox.results)
+        count = sum(r.ok for r in run.state.all_results)
         note = words_for(run.language).fallback_note.format(reason=reason, count=count)
     return write_report(
         scope=run.parts.scope,
         question=run.question,
-        results=run.parts.toolbox.results,
+        results=run.state.all_results,
         language=run.language,
         degraded_reasons=run.data_problems(),
         writer_note=note,
@@ -164,7 +165,7 @@ def data_diagnosis(run: Run) -> ev.Diagnosis | None:
 
 def gathered_anything(run: Run) -> bool:
     """Whether any tool call of the analysis (this run or an earlier one) returned data."""
-    return any(r.ok for r in run.parts.toolbox.results)
+    return any(r.ok for r in run.state.all_results)
 
 
 def _paragraphs(text: str) -> list[str]:

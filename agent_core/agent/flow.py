@@ -11,6 +11,10 @@ produced. The caller forwards the events and keeps the result::
             yield item
 
 No out-parameter, no box filled for someone else to read back: the result travels in the stream.
+What a step adds to its run (tokens, tool results, degradations, the model's failure) travels the same
+way, as :class:`~agent_core.agent.accounting.Added` values that every step forwards like events, up to
+the one fold of the run (:meth:`agent_core.agent.run.Run.through`), which builds the run's next frozen
+state from each.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from agent_core import events as ev
+from agent_core.agent.accounting import Added
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -32,12 +37,16 @@ class Result(Generic[T_co]):
     value: T_co
 
 
-Step = AsyncIterator[ev.Event | Result[T]]
-"""A step: events as they happen, then exactly one :class:`Result`."""
+Step = AsyncIterator[ev.Event | Added | Result[T]]
+"""A step: events (and what it adds to its run) as they happen, then exactly one :class:`Result`."""
+
+Flow = AsyncIterator[ev.Event | Added]
+"""A loop's stream: events and what its steps added, for the run's fold."""
 
 
-async def events_only(step: Step[object]) -> AsyncIterator[ev.Event]:
-    """A step's events, its result dropped (for steps whose result the caller does not need)."""
+async def events_only(step: Step[object]) -> Flow:
+    """A step's events and additions, its result dropped (for steps whose result the caller does not
+    need)."""
     async for item in step:
         if not isinstance(item, Result):
             yield item

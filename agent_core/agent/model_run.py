@@ -23,10 +23,10 @@ nothing observed is sent back once with a request to use the tools.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 
 from agent_core import events as ev
+from agent_core.agent.accounting import Added
 from agent_core.agent.diagram_call import Diagrams
 from agent_core.agent.endings import (
     completed_partial,
@@ -37,7 +37,7 @@ from agent_core.agent.endings import (
     words_for,
     written_report,
 )
-from agent_core.agent.flow import Result, Step, events_only
+from agent_core.agent.flow import Flow, Result, Step, events_only
 from agent_core.agent.model_turn import ModelDriver, TurnOutcome
 from agent_core.agent.offload import off_loop
 from agent_core.agent.planner_run import planner_turns
@@ -60,7 +60,7 @@ class _After:
     partial: bool = False  # the report was stopped before its end
 
 
-async def model_run(run: Run, driver: ModelDriver) -> AsyncIterator[ev.Event]:
+async def model_run(run: Run, driver: ModelDriver) -> Flow:
     diagrams = Diagrams(run, driver)  # asked beside the turn that may be the report
     try:
         async for event in _run(run, driver, diagrams):
@@ -69,7 +69,7 @@ async def model_run(run: Run, driver: ModelDriver) -> AsyncIterator[ev.Event]:
         await diagrams.discard()  # a stopped run (or one without the model's report) cancels them
 
 
-async def _run(run: Run, driver: ModelDriver, diagrams: Diagrams) -> AsyncIterator[ev.Event]:
+async def _run(run: Run, driver: ModelDriver, diagrams: Diagrams) -> Flow:
     after = _After()
     while after.report is None and after.stop_reason is None and after.failure is None:
         if (limit := run.limit_reached()) is not None:
@@ -83,12 +83,13 @@ async def _run(run: Run, driver: ModelDriver, diagrams: Diagrams) -> AsyncIterat
                 yield item
         if after.report is None:
             await diagrams.discard()  # the turn was not the report: asked again beside the next one
+            yield diagrams.spent()
     if after.report is None:
         failure = after.failure.error if after.failure else None
         if after.failure is not None:
-            run.state.model_failure = driver.diagnose(failure)
+            yield Added(failure=driver.diagnose(failure))
         elif after.ignored_tools:
-            run.state.model_failure = replace(driver.diagnose(None), cause="model_no_tools")
+            yield Added(failure=replace(driver.diagnose(None), cause="model_no_tools"))
         reason = after.stop_reason or model_reason(failure, run.language)
         async for event in _finish_without_answer(run, driver, diagrams, after.stop_reason, reason):
             yield event
@@ -99,7 +100,7 @@ async def _run(run: Run, driver: ModelDriver, diagrams: Diagrams) -> AsyncIterat
 
 async def _finish_model(
     run: Run, driver: ModelDriver, diagrams: Diagrams, report: str, *, partial: bool = False
-) -> AsyncIterator[ev.Event]:
+) -> Flow:
     """The model's report to its end, after the architecture diagrams (not for a follow-up's answer: the
     first report has them), asked beside the report turn. They travel beside the report, as ``diagram``
     events, and each consumer appends them (:func:`agent_core.report.export.diagram_section`). A partial
@@ -107,6 +108,7 @@ async def _finish_model(
     graphs: list[Graph] | None = []
     if partial:
         await diagrams.discard()
+        yield diagrams.spent()
         report, graphs = completed_partial(run, report), None
     elif not run.follow_up:
         async for item in diagrams.drawn():
@@ -136,6 +138,7 @@ async def _explore(run: Run, driver: ModelDriver, diagrams: Diagrams, *, nudged:
         yield ev.Notice(t=run.t(), level="info", message=reply.notice)
     if reply.calls:
         await diagrams.discard()  # before the calls run: their observations are not the proposal's
+        yield diagrams.spent()
         async for event in events_only(
             run.tool_turn(reply.calls, feed="text" if driver.text_mode else "native")
         ):
@@ -145,7 +148,7 @@ async def _explore(run: Run, driver: ModelDriver, diagrams: Diagrams, *, nudged:
         yield Result(value=_After(nudged=nudged))  # an unreadable reply: the model was told why
     elif gathered_anything(run):
         if outcome.turn.finish_reason == "length":
-            run.state.degraded.append(f"the model's report was cut at its {driver.max_tokens:,}-token limit")
+            yield Added(degraded=(f"the model's report was cut at its {driver.max_tokens:,}-token limit",))
         yield Result(value=_After(report=reply.report, nudged=nudged))
     elif nudged:  # a second answer from memory: not a report anyone can trust
         reason = words_for(run.language).model_reasons["no_tools"]
@@ -184,7 +187,7 @@ def _ask_to_use_tools(run: Run) -> ev.Notice:
 
 async def _finish_without_answer(
     run: Run, driver: ModelDriver, diagrams: Diagrams, stop_reason: str | None, reason: str
-) -> AsyncIterator[ev.Event]:
+) -> Flow:
     """A limit stopped exploration, or the model failed: ask once without tools (unless the time is up),
     else write it ourselves."""
     in_time = run.time_limit_reached() is None
@@ -209,7 +212,7 @@ async def _finish_without_answer(
             return
         if outcome.error is not None:
             reason = model_reason(outcome.error, run.language)
-            run.state.model_failure = driver.diagnose(outcome.error)
+            yield Added(failure=driver.diagnose(outcome.error))
     if not gathered_anything(run):
         # Nothing usable was gathered (the model failed first, or every call it made failed): GitHub may
         # be fine, so gather the basics without the model, whatever limit the model's run reached.
@@ -222,6 +225,6 @@ async def _finish_without_answer(
         yield failed(run)
         return
     report = await off_loop(written_report, run, reason=reason)
-    run.state.degraded.append(f"report written by the deterministic writer: {reason}")
+    yield Added(degraded=(f"report written by the deterministic writer: {reason}",))
     async for event in finish(run, report, writer="fallback", cost=driver.cost(run)):
         yield event

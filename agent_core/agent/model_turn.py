@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from agent_core import events as ev
+from agent_core.agent.accounting import Added
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.pace import Pace, PromptSpeeds, fitting_budget, measured_speed
 from agent_core.agent.progress import TurnWatch
@@ -40,15 +41,12 @@ from agent_core.diagnosis import model_cause
 from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.llm import (
     ChatModel,
-    ContentDelta,
     ContextExceededError,
     IncompleteStreamError,
     ModelConfig,
     ModelTurn,
     PromptProgress,
-    ReasoningDelta,
     StreamPart,
-    ToolCallDelta,
     ToolsUnsupportedError,
     TurnComplete,
     estimate_messages,
@@ -213,16 +211,16 @@ class ModelDriver:
             yield event
         turn = outcome.turn
         if turn is not None and turn.usage is not None:
-            run.state.count(turn.usage)
+            yield Added(usage=turn.usage)
             counted = estimate_messages(run.parts.conversation.messages[: self._sent]) + self._tools_tokens()
             self._anchor = (self._sent, turn.usage.prompt_tokens - counted)
             self.pace.learn(measured_speed(turn.usage, outcome.prompt_speed, outcome.first_token_s))
         if outcome.error is not None:
-            run.state.degraded.append(f"model failed: {outcome.error}")
+            yield Added(degraded=(f"model failed: {outcome.error}",))
             yield _notice(run, f"Model turn failed: {outcome.error}")
         if turn is not None and turn.degeneration is not None:
             reason = cut_reason(turn.degeneration.line, run.language)
-            run.state.degraded.append(reason)
+            yield Added(degraded=(reason,))
             yield _notice(run, cut_reason(turn.degeneration.line, "en").capitalize() + ".")
         yield ev.TurnFinished(
             t=run.t(),
@@ -316,14 +314,16 @@ class ModelDriver:
                     "the run's time limit was reached before the model's answer", kind="timeout"
                 )
             else:
-                yield _kept(run, "The run's time limit stopped the model mid-report")
+                for kept in _kept(run, "The run's time limit stopped the model mid-report"):
+                    yield kept
         except LLMError as exc:
             failure = self._last_failure = exc
             unavailable = exc.status is None or exc.status >= 500 or exc.status == 429
             outcome = Outcome.FAILURE if unavailable and exc.kind != "context" else Outcome.IGNORED
             if exc.kind in ("timeout", "stream") and (turn := watch.partial()) is not None:
                 failure = None  # the report had begun: keep it rather than write another
-                yield _kept(run, f"The model stream stopped mid-report ({exc})")
+                for kept in _kept(run, f"The model stream stopped mid-report ({exc})"):
+                    yield kept
         finally:
             permit.record(outcome, failure)
         speed = watch.speed.prompt_tokens_per_s if watch.speed else None
@@ -361,31 +361,18 @@ async def _read(
                     yield progress
             elif isinstance(part, TurnComplete):
                 turn = part.turn
-            elif (event := _part_event(run, turn_no, watch, part)) is not None:
+            elif (event := watch.event(part)) is not None:
                 yield event
             if turn is None and run.time_limit_reached() is not None:
                 raise TimeoutError  # the run's time is up: stop the model where it is
     yield Result(value=turn)
 
 
-def _part_event(
-    run: Run, turn_no: int, watch: TurnWatch, part: ReasoningDelta | ContentDelta | ToolCallDelta
-) -> ev.TextDelta | ev.ReasoningDelta | None:
-    """The event for a piece of the model's writing (none for a tool call's pieces), noted by ``watch``."""
-    if isinstance(part, ContentDelta):
-        watch.token(part.text)
-        return ev.TextDelta(t=run.t(), turn=turn_no, text=part.text)
-    watch.token()
-    if isinstance(part, ToolCallDelta):
-        watch.calls_started = True
-        return None
-    return ev.ReasoningDelta(t=run.t(), turn=turn_no, text=part.text)
-
-
-def _kept(run: Run, why: str) -> ev.Notice:
+def _kept(run: Run, why: str) -> tuple[Added, ev.Notice]:
     """A turn stopped mid-report keeps what it wrote: said in the trace and in the report's gaps."""
-    run.state.degraded.append(partial_reason(run.language))
-    return _notice(run, f"{why}; its partial report is kept.")
+    return Added(degraded=(partial_reason(run.language),)), _notice(
+        run, f"{why}; its partial report is kept."
+    )
 
 
 def _time_left(run: Run) -> float:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_core import events as ev
@@ -49,8 +49,10 @@ async def run_parallel(
 
     async def one(call: PendingCall) -> ToolResult:
         result = await toolbox.execute(call.call_id, call.tool, call.arguments)
-        # off the loop: a tree's event carries its repository model, built here first for a new tree
-        sink.put(await off_loop(finished_event, sink.t(), turn, result))
+        # off the loop: a tree's event carries its repository model, built here first for a new tree;
+        # stamped when it is queued, so that the trace's times stay in order whatever the thread took
+        built = await off_loop(finished_event, 0.0, turn, result)
+        sink.put(replace(built, t=sink.t()))
         return result
 
     tasks = [asyncio.create_task(one(call)) for call in calls]

@@ -12,11 +12,9 @@ was gathered. The plan and the report are derived in a worker thread (:mod:`~age
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 from agent_core import events as ev
 from agent_core.agent.endings import failed, finish, written_report
-from agent_core.agent.flow import events_only
+from agent_core.agent.flow import Flow, events_only
 from agent_core.agent.offload import off_loop
 from agent_core.agent.parallel import PendingCall
 from agent_core.agent.planner import OfflinePlanner
@@ -24,7 +22,7 @@ from agent_core.agent.run import Run
 from agent_core.llm.prices import NO_COST
 
 
-async def planner_run(run: Run) -> AsyncIterator[ev.Event]:
+async def planner_run(run: Run) -> Flow:
     async for event in planner_turns(run):
         yield event
     if not any(r.ok for r in run.results()) and not run.state.turn_base:
@@ -35,16 +33,16 @@ async def planner_run(run: Run) -> AsyncIterator[ev.Event]:
         yield event
 
 
-async def planner_turns(run: Run, *, within_limits: bool = True) -> AsyncIterator[ev.Event]:
+async def planner_turns(run: Run, *, within_limits: bool = True) -> Flow:
     """The planner's turns, from the results so far, until it has nothing left or a limit stops it.
 
     ``within_limits=False`` (the fallback gathering after a model gathered nothing usable) ignores the
     limits a model's run may have spent (turns, tool calls, tokens), not the time limit: the planner's
     plan is short and finite, and a report needs its data."""
-    planner = OfflinePlanner(run.parts.scope, question=run.question, run_start=run.state.results_base)
+    planner = OfflinePlanner(run.parts.scope, question=run.question, run_start=len(run.state.earlier))
     clock = run.parts.clock
     while (run.limit_reached() if within_limits else run.time_limit_reached()) is None:
-        step = await off_loop(planner.next_step, tuple(run.parts.toolbox.results))
+        step = await off_loop(planner.next_step, run.state.all_results)
         if step is None:
             break
         turn = run.next_turn()

@@ -15,13 +15,13 @@ The two turns do not count against the model's turn limit.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
 
 from agent_core import events as ev
+from agent_core.agent.accounting import Added
 from agent_core.agent.brief import Brief, brief_of
-from agent_core.agent.flow import Result, Step, events_only
+from agent_core.agent.flow import Flow, Result, Step, events_only
 from agent_core.agent.offload import off_loop
 from agent_core.agent.parallel import PendingCall
 from agent_core.agent.planner import PlannedCall, basic_reads
@@ -66,9 +66,9 @@ async def gather_basics(run: Run, *, brief_tokens: int) -> Step[Brief]:
     yield Result(value=await off_loop(brief_of, scope, tuple(run.results()), max_chars=budget_chars))
 
 
-async def _turn(run: Run, calls: list[PlannedCall], thought: str) -> AsyncIterator[ev.Event]:
+async def _turn(run: Run, calls: list[PlannedCall], thought: str) -> Flow:
     turn = run.next_turn()
-    run.state.free_turns += 1
+    yield Added(free_turns=1)
     yield ev.TurnStarted(t=run.t(), turn=turn, purpose="prefetch")
     yield ev.ReasoningDelta(t=run.t(), turn=turn, text=thought)
     yield ev.TurnFinished(t=run.t(), turn=turn, tool_calls=len(calls), finish_reason="tool_calls")

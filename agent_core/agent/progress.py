@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from agent_core import events as ev
 from agent_core.agent.run import Run
-from agent_core.llm import ModelTurn, PromptProgress, Usage
+from agent_core.llm import ContentDelta, ModelTurn, PromptProgress, ReasoningDelta, ToolCallDelta, Usage
 
 MIN_PARTIAL_CHARS = 200
 """A stopped turn's text shorter than this is not worth keeping as a report (a sentence, a heading)."""
@@ -64,6 +64,19 @@ class TurnWatch:
             self.first_token_s = self._run.parts.clock.monotonic() - self._started
         if text:
             self._text.append(text)
+
+    def event(
+        self, part: ReasoningDelta | ContentDelta | ToolCallDelta
+    ) -> ev.TextDelta | ev.ReasoningDelta | None:
+        """The event for a piece of the model's writing (none for a tool call's pieces), noted."""
+        if isinstance(part, ContentDelta):
+            self.token(part.text)
+            return ev.TextDelta(t=self._run.t(), turn=self._turn, text=part.text)
+        self.token()
+        if isinstance(part, ToolCallDelta):
+            self.calls_started = True
+            return None
+        return ev.ReasoningDelta(t=self._run.t(), turn=self._turn, text=part.text)
 
     def partial(self, usage: Usage | None = None) -> ModelTurn | None:
         """The answer text that arrived, as a turn stopped early; None when there is too little of it or

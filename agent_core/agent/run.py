@@ -10,14 +10,14 @@ and the endings (:mod:`~agent_core.agent.endings`) all work on a ``Run``.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from agent_core import events as ev
-from agent_core.agent.accounting import RunLimits, RunState, data_problems, limit_reached, run_stats
+from agent_core.agent.accounting import Added, RunLimits, RunState, data_problems, limit_reached, run_stats
 from agent_core.agent.context import COMPACTED_MARK, Conversation
-from agent_core.agent.flow import Result, Step
+from agent_core.agent.flow import Flow, Result, Step
 from agent_core.agent.parallel import PendingCall, run_one_by_one, run_parallel
 from agent_core.agent.planner import call_key
 from agent_core.agent.sink import EventSink
@@ -32,6 +32,8 @@ from agent_core.resilience import BreakerBoard
 from agent_core.sources.models import FileTree
 from agent_core.tools.executor import Toolbox, ToolResult
 from agent_core.tools.observe import cut_for_model
+
+T = TypeVar("T")
 
 Feed = Literal["native", "text", "none"]
 """How tool results go back to the model: as ``tool`` messages, as text observations, or not at all
@@ -57,16 +59,41 @@ class Parts:
 class Run:
     """One question's run: the parts, the question, its language and its counters."""
 
-    def __init__(self, parts: Parts, *, question: str, language: Language) -> None:
+    def __init__(
+        self,
+        parts: Parts,
+        *,
+        question: str,
+        language: Language,
+        earlier: tuple[ToolResult, ...] = (),
+    ) -> None:
         self.parts = parts
         self.question = question
         self.language: Language = language
         self.follow_up = bool(parts.conversation.messages)  # an earlier question opened the conversation
         self.state = RunState(
-            started=parts.clock.monotonic(),
-            turn_base=parts.conversation.turns,
-            results_base=len(parts.toolbox.results),
+            started=parts.clock.monotonic(), turn_base=parts.conversation.turns, earlier=earlier
         )
+
+    # -- the fold -------------------------------------------------------------------------------------
+
+    async def through(self, flow: Flow) -> AsyncIterator[ev.Event]:
+        """The run's one fold: each value a step added becomes the run's next (frozen) state; the events
+        pass on. Async generators run on demand, so a step that yields an addition resumes with the
+        state already folded."""
+        async for item in flow:
+            if isinstance(item, Added):
+                self.state = self.state.add(item)
+            else:
+                yield item
+
+    async def step_through(self, step: Step[T]) -> AsyncIterator[ev.Event | Result[T]]:
+        """:meth:`through` for a step whose result the caller keeps."""
+        async for item in step:
+            if isinstance(item, Added):
+                self.state = self.state.add(item)
+            else:
+                yield item
 
     # -- shortcuts ----------------------------------------------------------------------------------
 
@@ -83,9 +110,9 @@ class Run:
 
     # -- bookkeeping --------------------------------------------------------------------------------
 
-    def results(self) -> list[ToolResult]:
+    def results(self) -> tuple[ToolResult, ...]:
         """The tool results of this run (a follow-up does not see the earlier run's as its own)."""
-        return self.parts.toolbox.results[self.state.results_base :]
+        return self.state.results
 
     def data_problems(self) -> list[str]:
         return data_problems(self.results())
@@ -133,7 +160,7 @@ class Run:
             else:
                 yield item
         for call, result in zip(runnable, results, strict=True):
-            self._observe(call, self._for_model(result, feed), feed)
+            self._observe(call, self._for_model(result, feed, results), feed)
         for call in skipped:
             refusal = {"ok": False, "error": "skipped: the tool-call limit for this run was reached"}
             self._observe(call, json.dumps(refusal), feed)
@@ -151,13 +178,14 @@ class Run:
                 level="warning",
                 message=f"Tool-call limit ({parts.limits.max_tool_calls}) reached; {len(skipped)} call(s) skipped.",
             )
+        yield Added(results=tuple(results))
         yield Result(value=results)
 
-    def _for_model(self, result: ToolResult, feed: Feed) -> str:
+    def _for_model(self, result: ToolResult, feed: Feed, turn: Sequence[ToolResult]) -> str:
         """The observation as the model reads it: cut to size, or, for a repeat of a call whose result the
         model still has in its conversation, a short reference instead of the same text again."""
         if result.memo and feed == "native":
-            shown = self._shown_earlier(result)
+            shown = self._shown_earlier(result, turn)
             if shown is not None:
                 return json.dumps(
                     {
@@ -168,11 +196,15 @@ class Run:
                 )
         return cut_for_model(result.observation, self.parts.limits.observation_max_chars)
 
-    def _shown_earlier(self, repeat: ToolResult) -> str | None:
+    def _shown_earlier(self, repeat: ToolResult, turn: Sequence[ToolResult]) -> str | None:
         """The call id of the original of ``repeat`` when its result is still in the conversation, whole."""
         key = call_key(repeat.tool, repeat.arguments)
         original = next(
-            (r for r in self.parts.toolbox.results if not r.memo and call_key(r.tool, r.arguments) == key),
+            (
+                r
+                for r in (*self.state.all_results, *turn)
+                if not r.memo and call_key(r.tool, r.arguments) == key
+            ),
             None,
         )
         if original is None:

@@ -3,22 +3,24 @@
 Layers, outermost first::
 
     httpx.AsyncClient(follow_redirects=False, split timeouts, our headers)
-      └─ hishel AsyncCacheTransport   persistent SQLite cache under CACHE_DIR: fresh answers cost no
-         │                            request, stale ones are revalidated with If-None-Match (304)
+      └─ hishel AsyncCacheTransport   persistent SQLite cache under CACHE_DIR (with REDIS_URL: the storage
+         │                            every replica shares, given by top/services.py): fresh answers cost
+         │                            no request, stale ones are revalidated with If-None-Match (304)
          └─ WireTransport             adds Authorization from the request's extensions (the token never
             │                         reaches the cache file) and reports rate-limit headers
             └─ httpx.AsyncHTTPTransport   (or a transport injected by tests)
 
 The store is shared by every visitor of the process, so it is treated as shared: the cache KEY of every
 request holds its credential scope (:meth:`GitHubHTTP.scope`, an HMAC of the token under a secret kept
-next to the cache, never the token) and its ``Accept``, so one identity's answers (a private repository
+next to the cache, or in Redis for every replica, never the token) and its ``Accept``, so one identity's answers (a private repository
 read with someone's token) are never served to another, whatever ``Vary`` the upstream sends or omits
 (a proxy, GitHub Enterprise, an emulator). Requests also carry the scope as ``X-Auth-Scope`` and the wire
 layer rewrites ``Vary: Authorization`` to ``Vary: X-Auth-Scope`` (a second, RFC-shaped layer); the
 stale-cache fallback looks entries up with the same keys (:meth:`GitHubHTTP.cache_key`).
 Bodies are read with a cap (:data:`MAX_JSON_BYTES`, or the caller's for raw files): the rest of a
 longer answer is never downloaded. Everything per run (token, memo, renames, stats) lives in
-:class:`agent_core.github.client.GitHubClient`; this object is shared by all sessions of a process.
+:class:`agent_core.github.client.GitHubClient`; this object is shared by all sessions of a process, and
+the last rate limit seen per scope (:class:`RateLimitView`) by every replica when it is given a shared one.
 What a request cost is read off hishel's ``caching`` status by the client (:func:`exchange_cost`), never
 counted on the side.
 """
@@ -33,7 +35,7 @@ import secrets
 from collections.abc import Callable
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import hishel
 import httpx
@@ -58,6 +60,28 @@ SCOPE_SECRET_FILE = "scope-secret"  # noqa: S105 - a file name, not a secret
 ResponseObserver = Callable[[httpx.Response], None]
 
 
+class RateLimitView(Protocol):
+    """Where the last rate limit seen per credential scope and resource is kept: this process
+    (:class:`LocalRateLimits`) or every replica (``agent_core.shared_state.SharedRateLimits``)."""
+
+    def record(self, scope: str, limit: RateLimit) -> None: ...
+
+    def get(self, scope: str, resource: str) -> RateLimit | None: ...
+
+
+class LocalRateLimits:
+    """The rate-limit view of this process alone."""
+
+    def __init__(self) -> None:
+        self._limits: dict[tuple[str, str], RateLimit] = {}
+
+    def record(self, scope: str, limit: RateLimit) -> None:
+        self._limits[(scope, limit.resource)] = limit
+
+    def get(self, scope: str, resource: str) -> RateLimit | None:
+        return self._limits.get((scope, resource))
+
+
 def exchange_cost(response: httpx.Response) -> CallCost:
     """What one exchange through the stack cost, from hishel's ``caching`` status.
 
@@ -75,11 +99,12 @@ def exchange_cost(response: httpx.Response) -> CallCost:
     return CallCost(requests=1)
 
 
-def _scope_secret(cache_dir: Path | None) -> bytes:
+def local_scope_secret(cache_dir: Path | None) -> bytes:
     """The key of the scope fingerprints: kept beside the cache (so entries survive a restart), readable
     by this user only; a fresh one per process without a cache."""
     if cache_dir is None:
         return secrets.token_bytes(32)
+    cache_dir.mkdir(parents=True, exist_ok=True)
     path = cache_dir / SCOPE_SECRET_FILE
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -88,7 +113,7 @@ def _scope_secret(cache_dir: Path | None) -> bytes:
         if len(secret) >= 32:
             return secret
         path.unlink()
-        return _scope_secret(cache_dir)
+        return local_scope_secret(cache_dir)
     secret = secrets.token_bytes(32)
     with os.fdopen(fd, "wb") as handle:
         handle.write(secret)
@@ -135,23 +160,29 @@ class GitHubHTTP:
         read_timeout: float = 15.0,
         transport: httpx.AsyncBaseTransport | None = None,
         max_connections: int = 20,
+        storage: hishel.AsyncBaseStorage | None = None,
+        scope_secret: bytes | None = None,
+        rate_limits: RateLimitView | None = None,
     ) -> None:
+        """``storage``, ``scope_secret`` and ``rate_limits`` replace the process's own (a SQLite cache
+        under ``cache_dir``, the secret beside it, a dict) with ones every replica shares."""
         self.api_url = api_url.rstrip("/")
         self._base = httpx.URL(self.api_url + "/")
         wire = WireTransport(
             transport or httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=max_connections))
         )
-        self.storage: hishel.AsyncBaseStorage | None = None
+        self.storage: hishel.AsyncBaseStorage | None = storage
         outer: httpx.AsyncBaseTransport = wire
-        if cache_dir is not None:
+        if cache_dir is not None and storage is None:
             cache_dir.mkdir(parents=True, exist_ok=True)
-        self._secret = _scope_secret(cache_dir)
-        if cache_dir is not None:
+        self._secret = scope_secret or local_scope_secret(cache_dir)
+        if cache_dir is not None and storage is None:
             self.storage = hishel.AsyncSqliteStorage(
                 database_path=cache_dir / "github-http-cache.db",
                 default_ttl=CACHE_TTL_SECONDS,
                 max_size=cache_max_bytes,
             )
+        if self.storage is not None:
             outer = AsyncCacheTransport(wire, storage=self.storage, rfc=hishel.CacheOptions(shared=False))
         self.client = httpx.AsyncClient(
             transport=outer,
@@ -163,7 +194,7 @@ class GitHubHTTP:
                 "X-GitHub-Api-Version": API_VERSION,
             },
         )
-        self._rate_limits: dict[tuple[str, str], RateLimit] = {}
+        self._rate_limits: RateLimitView = rate_limits or LocalRateLimits()
 
     def same_origin(self, url: httpx.URL) -> bool:
         """True when ``url`` is on the configured API host and under its base path."""
@@ -195,11 +226,12 @@ class GitHubHTTP:
     def record_rate_limit(self, scope: str, response: httpx.Response) -> RateLimit | None:
         limit = parse_rate_limit(response.headers, authenticated=scope != "anonymous")
         if limit is not None:
-            self._rate_limits[(scope, limit.resource)] = limit
+            self._rate_limits.record(scope, limit)
         return limit
 
     def rate_limit(self, token: str | None, resource: str = "core") -> RateLimit | None:
-        return self._rate_limits.get((self.scope(token), resource))
+        """The last limit seen for ``token``'s scope: by this process, or by any replica when shared."""
+        return self._rate_limits.get(self.scope(token), resource)
 
     async def newest_stored(
         self, url: str, *, scope: str, accept: str

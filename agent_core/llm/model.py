@@ -201,7 +201,7 @@ class OpenAIChatModel:
         sampling = self._sampling
         try:
             async with asyncio.timeout(self._turn_timeout):
-                return await self._client.chat.completions.create(
+                stream = await self._client.chat.completions.create(
                     model=self.name,
                     messages=cast(Any, messages),
                     tools=cast(Any, tools) if tools else openai.omit,
@@ -219,6 +219,12 @@ class OpenAIChatModel:
             raise self._deadline_error() from exc
         except openai.APIError as exc:
             raise self._error(exc, started=False, tools_sent=bool(tools)) from exc
+        # Chunks as the server's JSON, not SDK objects: TurnAccumulator reads both alike, and building an
+        # SDK object per chunk (openai._models.construct_type) was a quarter of the app's CPU per analysis
+        # (py-spy: `python -m bench.profile_app --py-spy`). The stream reads this before its first chunk;
+        # an SDK that no longer does yields SDK objects again: slower, still right.
+        stream._cast_to = cast(Any, object)
+        return stream
 
     async def _next_chunk(
         self, stream: openai.AsyncStream[openai.types.chat.ChatCompletionChunk]

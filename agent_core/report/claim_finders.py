@@ -39,6 +39,8 @@ _SUBJECTS = {
     "open_issues": r"open issues?|issues? open|未解决的问题|开放的问题|未关闭的问题|open issue count",
     "commits": r"commits?|次提交|个提交",
 }
+_SUBJECT_WORDS = {k: re.compile(v, re.IGNORECASE) for k, v in _SUBJECTS.items()}
+_DIGIT = re.compile(r"\d")  # every number, date and version claim holds one: most lines have none
 _RATE = r"(?!\s*(?:per|a|an|each|every|on average)\b|\s*/|\s*每)"  # "1.1 commits per week": a rate, no count
 _VALUE_AFTER = {
     k: re.compile(rf"{_NUMBER}\s*\+?\s*(?:GitHub\s+)?(?:{v})(?![A-Za-z]){_RATE}", re.IGNORECASE)
@@ -177,7 +179,11 @@ def _line_claims(line: str, base: int) -> list[Found]:
 
 
 def _numbers(line: str, base: int) -> Iterator[Found]:
+    if not _DIGIT.search(line):
+        return
     for subject in _SUBJECTS:
+        if not _SUBJECT_WORDS[subject].search(line):  # both patterns hold the subject's words
+            continue
         patterns = [_VALUE_AFTER[subject]] + ([_VALUE_BEFORE[subject]] if subject in _VALUE_BEFORE else [])
         for pattern in patterns:
             for m in pattern.finditer(line):
@@ -231,6 +237,8 @@ def _languages(line: str, base: int) -> Iterator[Found]:
 
 
 def _dates(line: str, base: int) -> Iterator[Found]:
+    if not _DIGIT.search(line):
+        return
     for subject, pattern in _DATE_CLAIMS.items():
         for m in pattern.finditer(line):
             yield Found(
@@ -239,6 +247,8 @@ def _dates(line: str, base: int) -> Iterator[Found]:
 
 
 def _versions(line: str, base: int) -> Iterator[Found]:
+    if not _DIGIT.search(line):
+        return
     for subject, pattern in (("python", _PYTHON_VERSION), ("package", _PACKAGE_VERSION)):
         for m in pattern.finditer(line):
             group = next(i for i in range(1, (m.lastindex or 0) + 1) if m.group(i))

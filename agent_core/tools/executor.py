@@ -130,7 +130,6 @@ class Toolbox:
         self._memo: dict[str, ToolResult] = {}
         self._inflight: dict[str, asyncio.Future[ToolResult]] = {}
         self._failures = FailureMemory()
-        self.results: list[ToolResult] = []
 
     @staticmethod
     def schemas() -> list[dict[str, Any]]:
@@ -159,21 +158,19 @@ class Toolbox:
         memo_key = call.memo_key()
         if memo_key in self._memo:
             earlier = self._memo[memo_key]
-            return self._record(
-                replace(
-                    earlier,
-                    call_id=call_id,
-                    memo=True,
-                    from_cache=True,
-                    http_requests=0,
-                    attempts=0,
-                    duration_s=self._clock.monotonic() - started,
-                )
+            return replace(
+                earlier,
+                call_id=call_id,
+                memo=True,
+                from_cache=True,
+                http_requests=0,
+                attempts=0,
+                duration_s=self._clock.monotonic() - started,
             )
         pending = self._inflight.get(memo_key)
         if pending is not None:  # the same call is running in parallel: share its answer
             earlier = await asyncio.shield(pending)
-            return self._record(replace(earlier, call_id=call_id, memo=True, http_requests=0, attempts=0))
+            return replace(earlier, call_id=call_id, memo=True, http_requests=0, attempts=0)
         future: asyncio.Future[ToolResult] = asyncio.get_running_loop().create_future()
         self._inflight[memo_key] = future
         try:
@@ -187,7 +184,7 @@ class Toolbox:
         future.set_result(result)
         if result.ok and not result.stale:
             self._memo[memo_key] = result
-        return self._record(result)
+        return result
 
     def _in_scope(self, repo: RepoRef) -> str:
         key = self._aliases.get(repo.key(), repo.key())
@@ -355,21 +352,15 @@ class Toolbox:
     def _refused(
         self, call_id: str, tool: str, arguments: Mapping[str, Any], message: str, started: float
     ) -> ToolResult:
-        return self._record(
-            ToolResult(
-                call_id=call_id,
-                tool=tool,
-                arguments=dict(arguments),
-                ok=False,
-                observation={"ok": False, "error": message},
-                error=message,
-                duration_s=self._clock.monotonic() - started,
-            )
+        return ToolResult(
+            call_id=call_id,
+            tool=tool,
+            arguments=dict(arguments),
+            ok=False,
+            observation={"ok": False, "error": message},
+            error=message,
+            duration_s=self._clock.monotonic() - started,
         )
-
-    def _record(self, result: ToolResult) -> ToolResult:
-        self.results.append(result)
-        return result
 
 
 def _parse_arguments(arguments: str | Mapping[str, Any] | None) -> Mapping[str, Any]:

@@ -3,7 +3,8 @@
 On a Hugging Face Space (``SPACE_ID``) strangers spend the owner's model key and GitHub quota. The
 composition root (:mod:`agent_core.top.wiring`) builds one :class:`SpaceQuotas` per process and decides with
 :func:`owner_github` and :func:`model_endpoint` which session draws from it, which may read private
-repositories (none that the owner's token opens) and which model endpoint needs the guarded pool.
+repositories (none that the owner's token opens) and which model endpoint needs the guarded pool. What
+a session's settings may be, and who pays for its runs, is decided beside it in :mod:`agent_core.top.payer`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from agent_core.errors import ConfigurationError
 from agent_core.llm import model_configured, resolve_model_config
 from agent_core.resilience import HourlyQuota
 from agent_core.settings import Settings
+from agent_core.shared_state import SharedQuota, SharedRunBudget, SharedState
 
 
 def model_endpoint(settings: Settings) -> str | None:
@@ -48,16 +50,38 @@ def owner_github(base: Settings, session: Settings) -> bool:
 
 @dataclass(frozen=True, kw_only=True)
 class SpaceQuotas:
-    """What all visitors of a Space together may spend of the owner's accounts in a sliding hour."""
+    """What all visitors of a Space together may spend of the owner's accounts in a sliding hour: in this
+    process, or in Redis for every replica (``shared``; they fail closed when Redis cannot be used)."""
 
     runs: HourlyQuota
     tokens: HourlyQuota
     github: HourlyQuota
+    shared: SharedState | None = None
 
     @classmethod
-    def from_settings(cls, settings: Settings, clock: Clock) -> SpaceQuotas:
+    def from_settings(
+        cls, settings: Settings, clock: Clock, shared: SharedState | None = None
+    ) -> SpaceQuotas:
+        def quota(name: str, limit: int, *, fail_closed: bool = True) -> HourlyQuota:
+            if shared is None:
+                return HourlyQuota(limit, clock=clock)
+            return SharedQuota(shared, f"space-{name}", limit, clock=clock, fail_closed=fail_closed)
+
         return cls(
-            runs=HourlyQuota(settings.space_runs_per_hour, clock=clock),
-            tokens=HourlyQuota(settings.space_tokens_per_hour, clock=clock),
-            github=HourlyQuota(settings.space_github_requests_per_hour, clock=clock),
+            runs=quota("runs", settings.space_runs_per_hour),
+            tokens=quota("tokens", settings.space_tokens_per_hour),
+            # Drawn by runs already admitted: while Redis is down they finish on this replica's own count
+            # (new runs are refused at admission, by the runs quota, which fails closed).
+            github=quota("github", settings.space_github_requests_per_hour, fail_closed=False),
+            shared=shared,
         )
+
+    def visitor_budget(self, name: str, limit: int, clock: Clock) -> SharedRunBudget | None:
+        """A per-visitor budget every replica counts in (None: none is shared, count in this process)."""
+        if self.shared is None:
+            return None
+        return SharedRunBudget(self.shared, name, limit, clock=clock)
+
+    def unavailable(self) -> bool:
+        """The shared store is down: nothing can be counted, so nothing owner-paid starts."""
+        return self.shared is not None and not self.shared.health.up

@@ -2,8 +2,10 @@
 
 The GitHub HTTP pool over the persistent cache, the model connection pool every session's model client
 shares (and a guarded one for endpoints visitors chose on a Space), the context windows endpoints
-reported, and on a Space the hourly quotas every visitor draws from. Built once by the app or the CLI
-(or :func:`agent_core.stream_analysis`), handed to :func:`agent_core.top.wiring.open_analysis` for each run.
+reported, and on a Space the hourly quotas every visitor draws from. With ``REDIS_URL`` the cache, the
+quotas and the GitHub rate-limit view are the ones every replica shares (:mod:`agent_core.shared_state`).
+Built once by the app or the CLI (or :func:`agent_core.stream_analysis`), handed to
+:func:`agent_core.top.wiring.open_analysis` for each run.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import httpx2
 
 from agent_core.agent.pace import PromptSpeeds
 from agent_core.clock import Clock, SystemClock
-from agent_core.github.http import GitHubHTTP
+from agent_core.github.http import CACHE_TTL_SECONDS, GitHubHTTP, local_scope_secret
 from agent_core.llm import (
     LOCAL_TURN_SECONDS,
     PRESET_HOSTS,
@@ -25,6 +27,7 @@ from agent_core.llm import (
 )
 from agent_core.llm.window import discover_context_window
 from agent_core.settings import Settings
+from agent_core.shared_state import SharedCacheStorage, SharedRateLimits, SharedState, shared_scope_secret
 from agent_core.top.hosting import SpaceQuotas
 
 
@@ -41,7 +44,13 @@ class Services:
         self.settings = settings
         self.clock = clock or SystemClock()
         self.resolver = resolver or system_resolver
-        self.quotas = SpaceQuotas.from_settings(settings, self.clock) if settings.hosted else None
+        self.shared = (
+            SharedState.from_url(settings.redis_url, clock=self.clock) if settings.redis_url else None
+        )
+        """The replicas' shared state (``REDIS_URL``); None: everything lives in this process."""
+        self.quotas = (
+            SpaceQuotas.from_settings(settings, self.clock, self.shared) if settings.hosted else None
+        )
         self._http: GitHubHTTP | None = None
         self._llm_http: httpx2.AsyncClient | None = None
         self._windows: dict[tuple[str, str], int | None] = {}
@@ -68,13 +77,18 @@ class Services:
     @property
     def github_http(self) -> GitHubHTTP:
         if self._http is None:
-            s = self.settings
+            s, shared = self.settings, self.shared
             self._http = GitHubHTTP(
                 api_url=s.github_api_url,
                 cache_dir=s.cache_dir,
                 cache_max_bytes=s.cache_max_mb * 1024 * 1024,
                 connect_timeout=s.github_connect_timeout,
                 read_timeout=s.github_read_timeout,
+                storage=SharedCacheStorage(shared, default_ttl=CACHE_TTL_SECONDS) if shared else None,
+                scope_secret=shared_scope_secret(shared, lambda: local_scope_secret(s.cache_dir))
+                if shared
+                else None,
+                rate_limits=SharedRateLimits(shared, clock=self.clock) if shared else None,
             )
         return self._http
 
@@ -117,3 +131,5 @@ class Services:
         if self._visitor_llm_http is not None:
             await self._visitor_llm_http.aclose()
             self._visitor_llm_http = None
+        if self.shared is not None:
+            await self.shared.aclose()

@@ -25,6 +25,7 @@ private repository; a model endpoint other than the owner's is reached only thro
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +54,7 @@ from agent_core.llm.prices import LOCAL_PROVIDERS
 from agent_core.repo import RepoRef, RunScope
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
 from agent_core.settings import Settings
+from agent_core.shared_state import watch_health
 from agent_core.sources.base import RepoSource
 from agent_core.sources.github import GitHubSource
 from agent_core.sources.local import LocalGitSource
@@ -63,6 +65,7 @@ from agent_core.tools.executor import FaultInjector, Toolbox, ToolboxConfig
 from agent_core.tools.failures import breaker_key
 from agent_core.tools.registry import TOOL_NAMES, ToolLimits
 from agent_core.top.hosting import SpaceQuotas, model_endpoint, owner_github, owner_model
+from agent_core.top.payer import visitor_endpoint
 from agent_core.top.services import Services
 
 __all__ = [
@@ -171,9 +174,12 @@ class OpenedAnalysis:
     """An :class:`Analysis` and what it holds onto; :meth:`aclose` lets go of it."""
 
     analysis: Analysis
+    unwatch: Callable[[], None] = lambda: None
+    """Stops telling the run's trace about the shared state's health (``REDIS_URL``)."""
 
     async def aclose(self) -> None:
         """Detach the analysis from the session's breaker board (which outlives it)."""
+        self.unwatch()
         self.analysis.close()
 
 
@@ -236,7 +242,7 @@ def build_model(
 def model_pool(services: Services, settings: Settings) -> tuple[httpx2.AsyncClient, bool]:
     """The connection pool a session's model uses, and whether its endpoint is trusted: the owner's
     endpoint over the shared pool, any other endpoint on a Space over the guarded one (untrusted)."""
-    visitor = services.settings.hosted and model_endpoint(settings) != model_endpoint(services.settings)
+    visitor = visitor_endpoint(services.settings, settings)
     return (services.visitor_llm_http, False) if visitor else (services.llm_http, True)
 
 
@@ -358,7 +364,11 @@ async def open_analysis(
         diagram_from_model=s.diagram_from_model,
         scopes=[*local_scopes, *(pointed.event() for pointed in scopes)],
     )
-    return OpenedAnalysis(analysis=analysis)
+    if services.shared is None:
+        return OpenedAnalysis(analysis=analysis)
+    lang = s.report_language if s.report_language != "auto" else fallback_language
+    unwatch = watch_health(services.shared.health, sink.put, sink.t, lang)
+    return OpenedAnalysis(analysis=analysis, unwatch=unwatch)
 
 
 def _pointed_at(scope: Scope) -> str:

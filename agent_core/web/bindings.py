@@ -88,7 +88,7 @@ def bind(page: Page, handlers: Handlers, settings: Settings) -> None:
         side.on_provider, [p.settings.provider], [p.settings.model, p.settings.base_url], **quick
     )
     settings_inputs = p.settings.inputs()
-    settings_outputs = [p.state, p.status.line, p.settings.feedback]
+    settings_outputs = [p.state, p.status.line, p.settings.feedback, p.trace.followup, p.trace.ask]
     p.settings.apply.click(side.apply_settings, [*settings_inputs, p.state], settings_outputs, **quick)
     relabelled = list(p.labels("en", hosted_target=False))  # the components whose labels change
     language_outputs = [

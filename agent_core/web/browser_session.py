@@ -3,9 +3,10 @@
 A :class:`BrowserSession` lives in the session's ``gr.State``: its settings (keys pasted in the settings
 panel stay here, server-side, and nowhere else), its own :class:`BreakerBoard` and
 :class:`ChaosMonkey`, the :class:`OpenedAnalysis` that follow-up questions continue, the trace of the
-current run and the messages of earlier runs in the same conversation. Process-wide things (the HTTP
-pool, the cache) belong to :class:`agent_core.agent.session.Services`, never to a session.
-
+current run and the messages of earlier runs in the same conversation, and the run's lifecycle (one at
+a time, Stop, settling a finished trace into its export file). Process-wide things (the HTTP pool, the
+cache) belong to :class:`agent_core.top.services.Services`, never to a session. Who pays and which
+model, endpoint and key the settings may reach are decided in :mod:`agent_core.top.payer`.
 """
 
 from __future__ import annotations
@@ -25,20 +26,11 @@ from agent_core.agent.model_turn import LLM_BREAKER
 from agent_core.clock import Clock
 from agent_core.errors import ConfigurationError
 from agent_core.events import dump_events
-from agent_core.llm import PRESET_HOSTS, check_visitor_url, resolve_model_config
-from agent_core.llm.providers import PRESETS
 from agent_core.resilience import BreakerSnapshot
 from agent_core.settings import Settings
 from agent_core.tools.chaos import ChaosMonkey
-from agent_core.top.wiring import (
-    OpenedAnalysis,
-    model_endpoint,
-    new_board,
-    owner_github,
-    owner_model,
-    uses_model,
-)
-from agent_core.web.budget import Payer
+from agent_core.top.payer import Payer, hides_model_host, model_label, session_settings, shows_quota
+from agent_core.top.wiring import OpenedAnalysis, new_board, uses_model
 from agent_core.web.i18n import t
 from agent_core.web.markdown import one_line
 from agent_core.web.outcome import failed_phase, finished_phase
@@ -48,28 +40,6 @@ from agent_core.web.stop import ActiveRun
 from agent_core.web.trace_items import Message
 
 logger = logging.getLogger(__name__)
-
-
-def model_label(settings: Settings) -> str:
-    """``deepseek-flash via DeepSeek``; raises ConfigurationError for unusable model settings."""
-    config = resolve_model_config(
-        provider=settings.llm_provider,
-        base_url=settings.llm_base_url,
-        model=settings.llm_model,
-        api_key=settings.api_key,
-        hf_token=settings.hf_token,
-    )
-    preset = PRESETS.get(config.provider)
-    return f"{config.model} via {preset.label if preset else config.provider}"
-
-
-def _provider(settings: Settings) -> str | None:
-    """The preset these settings' provider resolves to (None when they name no usable one)."""
-    try:
-        return model_label(settings).rpartition(" via ")[2]
-    except ConfigurationError:
-        name = (settings.llm_provider or "").lower()
-        return PRESETS[name].label if name in PRESETS else None
 
 
 class BrowserSession:
@@ -94,6 +64,7 @@ class BrowserSession:
         self.run: ActiveRun | None = None  # the run being streamed, which Stop cancels
         self._export_dir: Path | None = None
         self._exported: tuple[TraceView, int, Path, Path] | None = None  # the view, its event count, files
+        self._settled: TraceView | None = None  # a finished view whose events moved to its export (settle)
         self._exports_written = 0
         self._started_at = clock.monotonic()  # when the current trace began (a stopped step's duration)
 
@@ -149,7 +120,13 @@ class BrowserSession:
     @property
     def _own_quota(self) -> bool:
         """Whether the GitHub quota this session spends is its own to see (not a Space owner's)."""
-        return not (self.base.hosted and owner_github(self.base, self.settings))
+        return shows_quota(self.base, self.settings)
+
+    @property
+    def payer(self) -> Payer:
+        """Who pays for this session's runs: the opened analysis's payer while one is open (its follow-ups
+        run on its keys), else whoever the current settings make pay."""
+        return self.opened_payer or Payer.of(self.base, self.settings)
 
     def observe(self, event: ev.Event) -> None:
         """Fold one event into the current trace and the session's status. On a Space, a diagnosis of
@@ -172,12 +149,7 @@ class BrowserSession:
             diagnosis is not None
             and diagnosis.source == "model"
             and diagnosis.host is not None
-            and self.base.hosted
-            and (
-                self.opened_payer.owner_model
-                if self.opened_payer is not None
-                else owner_model(self.base, self.settings)
-            )
+            and hides_model_host(self.base, self.payer)
         )
 
     def messages(self) -> list[Message]:
@@ -191,58 +163,28 @@ class BrowserSession:
     # -- settings ---------------------------------------------------------------------------------
 
     def apply_settings(self, **overrides: object) -> Settings:
-        """Apply the settings panel (blank key fields keep the operator's keys); validate the model.
+        """Apply the settings panel's fields (:func:`~agent_core.top.payer.session_settings`: blank key
+        fields keep the operator's keys, the hosted rules on keys and endpoints). Raises
+        ConfigurationError (nothing changed) for settings the model layer refuses."""
+        self.settings = session_settings(self.base, overrides)
+        return self.settings
 
-        In hosted mode ``max_turns`` cannot exceed the operator's, and the operator's model keys stay
-        with the operator's model: a visitor who points the model elsewhere without pasting a key gets
-        no key (the offline planner, or a keyless provider), and one who keeps the operator's endpoint
-        gets the operator's provider, base URL and model whatever they typed (the key pays for them).
-        A visitor's own endpoint must be https on a public host (checked again when connecting).
-        Raises ConfigurationError (nothing changed) for settings the model layer refuses.
-        """
-        changes = {k: v for k, v in overrides.items() if v is not None}
-        for secret in ("api_key", "github_token"):
-            value = changes.get(secret)
-            if not (isinstance(value, str) and value.strip()):
-                changes.pop(secret, None)
-            else:
-                changes[secret] = value.strip()
-        for name in ("llm_provider", "llm_model", "llm_base_url"):
-            if name in overrides:
-                value = overrides[name]
-                changes[name] = value.strip() if isinstance(value, str) and value.strip() else None
-        if "max_turns" in changes:
-            turns = int(str(changes["max_turns"]))
-            changes["max_turns"] = min(turns, self.base.max_turns) if self.base.hosted else max(1, turns)
-        if self.base.hosted and changes.get("llm_base_url") is None:
-            # The page never shows the owner's base URL: blank, with the owner's provider, means "theirs".
-            chosen = self.base.with_overrides(llm_provider=changes.get("llm_provider"), llm_base_url=None)
-            if _provider(chosen) == _provider(self.base):
-                changes["llm_base_url"] = self.base.llm_base_url
-        candidate = self.base.with_overrides(**changes)
-        if self.base.hosted:
-            candidate = self._hosted(candidate, own_key="api_key" in changes)
-        candidate.validate()
-        if uses_model(candidate):
-            model_label(candidate)  # raises ConfigurationError for an unusable combination
-        self.settings = candidate
-        return candidate
+    @property
+    def payer_changed(self) -> bool:
+        """An analysis is open on other accounts than the current settings would spend."""
+        return self.opened_payer is not None and self.opened_payer != Payer.of(self.base, self.settings)
 
-    def _hosted(self, candidate: Settings, *, own_key: bool) -> Settings:
-        base = self.base
-        endpoint = model_endpoint(candidate)
-        elsewhere = endpoint != model_endpoint(base)
-        if not own_key and elsewhere:
-            # Else the Space would send its owner's key to whatever server a stranger typed in.
-            candidate = candidate.with_overrides(api_key=None, hf_token=None)
-        elif not own_key:
-            # The owner's key pays: the owner's model, whatever name the visitor typed.
-            return candidate.with_overrides(
-                llm_provider=base.llm_provider, llm_base_url=base.llm_base_url, llm_model=base.llm_model
-            )
-        if elsewhere and endpoint is not None and uses_model(candidate):
-            check_visitor_url(endpoint, trusted_hosts=PRESET_HOSTS)
-        return candidate
+    async def change_settings(self, **overrides: object) -> bool:
+        """:meth:`apply_settings`, then, when the new settings change who pays, close the opened analysis
+        at once (its follow-ups would run on the old payer's keys), unless a run streams on it (that run
+        was admitted and counted under its payer; the follow-up handler refuses the next one). Whether
+        it closed the analysis."""
+        self.apply_settings(**overrides)
+        if not self.payer_changed or self.running:
+            return False
+        await self.close_analysis()
+        self.phase = t("followup_payer_changed", self.lang)
+        return True
 
     # -- what the page shows ------------------------------------------------------------------------
 
@@ -250,7 +192,7 @@ class BrowserSession:
         """The live board (a replay: the recording's breakers); without a model the model's row is
         left out (it cannot change)."""
         if self.replaying is not None and self.view is not None:
-            recorded = {snap.name: snap for snap in self.view.breaker_snapshots()}
+            recorded = {snap.name: snap for snap in self.view.stats.breaker_snapshots()}
             with_llm = self.view.started is not None and self.view.started.mode == "model"
             board = new_board(self.base, self.clock)
             if with_llm and not any(name.startswith(LLM_BREAKER) for name in recorded):
@@ -301,12 +243,14 @@ class BrowserSession:
         """``report.md`` and ``trace.jsonl`` of the current run, written once per run (however often the
         downloads step asks) and replacing the previous run's: a session holds one pair at most. None
         before any run."""
-        view = self.view
-        if view is None or not view.events:
+        view, exported = self.view, self._exported
+        if view is None:
             return None
-        exported = self._exported
-        if exported is not None and exported[0] is view and exported[1] == len(view.events):
+        written = exported is not None and exported[0] is view
+        if exported is not None and written and (view is self._settled or exported[1] == len(view.events)):
             return exported[2], exported[3]
+        if not view.events:
+            return None
         self._remove_exports()
         if self._export_dir is None:
             self._export_dir = Path(tempfile.mkdtemp(prefix="repo-analyst-"))
@@ -314,10 +258,23 @@ class BrowserSession:
         stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{self._exports_written}"
         report = self._export_dir / f"report-{stamp}.md"
         trace = self._export_dir / f"trace-{stamp}.jsonl"
-        report.write_text(view.export_text(), encoding="utf-8")
+        report.write_text(view.report.export_text(), encoding="utf-8")
         dump_events(view.events, trace)
         self._exported = (view, len(view.events), report, trace)
         return report, trace
+
+    def settle(self) -> None:
+        """The run ended: its trace moves to its export file and out of memory (a replay's can be 20,000
+        events, ~5 MiB as objects: issue 20 wants < 2 MiB per finished session). The page and the
+        downloads step read the view's rendered state and the files, never the events again. Blocking
+        (it writes the files): the handlers call it off the event loop, before the run lets go of the
+        session."""
+        view = self.view
+        if view is None or not view.finished or view is self._settled or not view.events:
+            return
+        self.export_files()
+        view.events.clear()
+        self._settled = view
 
     def _remove_exports(self) -> None:
         if self._exported is not None:
@@ -328,11 +285,11 @@ class BrowserSession:
     @property
     def has_report(self) -> bool:
         """The current run wrote some report text (finished, or partial when stopped): worth downloading."""
-        return self.view is not None and bool(self.view.export_text().strip())
+        return self.view is not None and bool(self.view.report.export_text().strip())
 
     def discard(self, schedule: Callable[[OpenedAnalysis], None] | None = None) -> None:
         """The browser session ended: drop files, hand the open analysis to ``schedule`` for closing."""
-        self._exported = None
+        self._exported = self._settled = None
         if self._export_dir is not None:
             shutil.rmtree(self._export_dir, ignore_errors=True)
             self._export_dir = None

@@ -25,6 +25,8 @@ from typing import Any
 
 from agent_core.clock import Clock, SystemClock
 from agent_core.settings import Settings
+from agent_core.shared_state import SharedRunBudget, refusal
+from agent_core.top.payer import Payer
 from agent_core.top.wiring import SpaceQuotas
 from agent_core.web.i18n import t
 
@@ -131,12 +133,10 @@ class RunBudget:
             return self.runs_per_hour - sum(1 for s in starts if s > now - self._window)
 
 
-@dataclass(frozen=True, kw_only=True)
-class Payer:
-    """Whose accounts a run spends: the owner's model key, the owner's GitHub quota (token or address)."""
-
-    owner_model: bool
-    owner_github: bool
+def _budget(quotas: SpaceQuotas | None, name: str, limit: int, clock: Clock) -> RunBudget | SharedRunBudget:
+    """Counted in this process, or by every replica when the Space's quotas are shared (``REDIS_URL``)."""
+    shared = quotas.visitor_budget(name, limit, clock) if quotas is not None else None
+    return shared or RunBudget(limit, clock=clock)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -155,9 +155,9 @@ class SpaceBudget:
     def __init__(self, settings: Settings, quotas: SpaceQuotas | None, *, clock: Clock) -> None:
         self.settings = settings
         self.quotas = quotas
-        self.runs = RunBudget(settings.runs_per_hour, clock=clock)
-        self.tools = RunBudget(settings.runs_per_hour * settings.max_tool_calls, clock=clock)
-        self.replays = RunBudget(max(REPLAYS_PER_HOUR, settings.runs_per_hour), clock=clock)
+        self.runs = _budget(quotas, "runs", settings.runs_per_hour, clock)
+        self.tools = _budget(quotas, "tools", settings.runs_per_hour * settings.max_tool_calls, clock)
+        self.replays = _budget(quotas, "replays", max(REPLAYS_PER_HOUR, settings.runs_per_hour), clock)
         self._running: set[str] = set()
         self._lock = threading.Lock()
 
@@ -176,7 +176,7 @@ class SpaceBudget:
         counted = self._count(key, payer, lang)
         if isinstance(counted, str):
             self._unmark(key)
-            return counted
+            return refusal(lang) if self.quotas and self.quotas.unavailable() else counted
         return Admission(key=key, payer=payer, tokens=counted)
 
     def admit_replay(self, key: str, *, lang: str = "en") -> Admission | str:

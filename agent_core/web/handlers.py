@@ -12,6 +12,7 @@ clickable when in :mod:`~agent_core.web.controls`, how a run's end is worded in 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
@@ -22,12 +23,13 @@ import gradio as gr
 from agent_core import events as ev
 from agent_core.errors import AgentCoreError
 from agent_core.settings import Settings
+from agent_core.top.payer import Payer
 from agent_core.top.services import Services
-from agent_core.top.wiring import open_analysis, owner_github, owner_model, resolve_targets
+from agent_core.top.wiring import open_analysis, resolve_targets
 from agent_core.web.batching import batched
 from agent_core.web.breakers import TICK_SECONDS, needs_ticking
 from agent_core.web.browser_session import BrowserSession
-from agent_core.web.budget import Admission, Payer, SpaceBudget
+from agent_core.web.budget import Admission, SpaceBudget
 from agent_core.web.controls import idle_controls, run_buttons, run_controls
 from agent_core.web.frames import BreakerTable
 from agent_core.web.i18n import t
@@ -74,16 +76,9 @@ class Handlers:
         self.sessions.touch(s)
         return s
 
-    def payer(self, s: BrowserSession) -> Payer:
-        """Whose accounts this session's runs spend."""
-        return Payer(
-            owner_model=owner_model(self.settings, s.settings),
-            owner_github=owner_github(self.settings, s.settings),
-        )
-
     def line(self, s: BrowserSession) -> str:
         """The status line, with what is left of the hosted budget (hosted mode only)."""
-        return s.status_line(allowance=self.budget.status(s.visitor, self.payer(s), s.lang))
+        return s.status_line(allowance=self.budget.status(s.visitor, s.payer, s.lang))
 
     # -- frames -------------------------------------------------------------------------------------
 
@@ -108,8 +103,8 @@ class Handlers:
         return {
             p.trace.chatbot: s.messages(),
             p.report.markdown: report_pane(view, s.lang),
-            p.report.checked: view.checked_markdown() if view is not None else "",
-            p.status.stats: view.stats_markdown() if view is not None else "",
+            p.report.checked: view.report.checked_markdown() if view is not None else "",
+            p.status.stats: view.stats.markdown() if view is not None else "",
             p.status.line: self.line(s),
         }
 
@@ -147,6 +142,8 @@ class Handlers:
             s.observe(
                 ev.RunFailed(t=at, message="internal error: the run stopped", hint="see the server log")
             )
+        await asyncio.to_thread(s.settle)  # the finished trace to its export file, out of memory
+        self.sessions.touch(s)  # what the session holds now
         yield self.frame(s, table=table)
 
     def busy(self, s: BrowserSession) -> Frame:
@@ -181,7 +178,7 @@ class Handlers:
                 async for out in frames:
                     yield out
         finally:
-            self.budget.release(admission, tokens_used=view.tokens_used() if view is not None else 0)
+            self.budget.release(admission, tokens_used=view.stats.tokens_used() if view is not None else 0)
 
     # -- runs -----------------------------------------------------------------------------------------
 
@@ -220,7 +217,7 @@ class Handlers:
             s.view = None
             yield self.refuse(s, str(exc))
             return
-        payer = self.payer(s)  # the settings the analysis opens with decide who pays, now and for follow-ups
+        payer = Payer.of(self.settings, s.settings)  # decides who pays, now and for its follow-ups
         admission = self.admit(s, request, payer)
         if isinstance(admission, str):
             s.view = None
@@ -280,9 +277,10 @@ class Handlers:
             yield self.refuse(s, t("status_no_followup", s.lang))
             return
         # A follow-up runs on the opened analysis: its key and token pay, whatever the settings say now.
-        # Settings that changed who pays close it (the next analysis opens under the new payer).
+        # Settings that change who pays close it at once (the settings panel); one that changed while
+        # a run streamed on it is closed here (the next analysis opens under the new payer).
         payer = s.opened_payer
-        if payer is None or payer != self.payer(s):
+        if payer is None or s.payer_changed:
             await s.close_analysis()
             yield self.refuse(s, t("followup_payer_changed", s.lang))
             return

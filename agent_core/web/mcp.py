@@ -22,9 +22,10 @@ from agent_core import events as ev
 from agent_core.errors import AgentCoreError
 from agent_core.settings import Settings
 from agent_core.tools.registry import REQUIRED, TOOLS, ToolSpec
+from agent_core.top.payer import Payer
 from agent_core.top.services import Services
 from agent_core.top.wiring import open_analysis, uses_model
-from agent_core.web.budget import Admission, Payer, SpaceBudget, visitor_key
+from agent_core.web.budget import Admission, SpaceBudget, visitor_key
 from agent_core.web.limits import too_long
 
 

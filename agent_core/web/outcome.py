@@ -62,7 +62,7 @@ def failure_markdown(event: ev.RunFailed, lang: str) -> str:
 def report_pane(view: TraceView | None, lang: str) -> str:
     """What the report pane shows: the report (partial while it streams or after Stop), else why there
     is none (a failure's explanation, a run stopped before its report), else the placeholder."""
-    report = view.report_markdown() if view is not None else ""
+    report = view.report.markdown() if view is not None else ""
     if report:
         return report
     if view is not None and isinstance(view.result, ev.RunFailed):

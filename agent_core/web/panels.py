@@ -59,7 +59,7 @@ class PanelHandlers:
             self.page.settings.base_url: gr.update(value="", placeholder=chosen.base_url),
         }
 
-    def apply_settings(  # noqa: PLR0917 - Gradio passes inputs positionally
+    async def apply_settings(  # noqa: PLR0917 - Gradio passes inputs positionally
         self,
         provider_name: str,
         model_name: str | None,
@@ -72,15 +72,17 @@ class PanelHandlers:
     ) -> Frame:
         """Check the form, then apply it to the session; the outcome shows next to the button.
 
-        Keys arrive here and go into the session's settings only: never logged nor sent back."""
+        Keys arrive here and go into the session's settings only: never logged nor sent back. Settings
+        that change who pays close the opened analysis now, and the page says so (no follow-up on it)."""
         s = self.runs.session(session)
+        closed = False
         fields = (provider_name, model_name, url, key, token)
         error = too_long(s.lang, *(("setting", value) for value in fields)) or form_error(
             provider_name, model_name, url, s.lang
         )
         if error is None:
             try:
-                s.apply_settings(
+                closed = await s.change_settings(
                     llm_provider=provider_name,
                     llm_model=model_name or "",
                     llm_base_url=url,
@@ -93,8 +95,13 @@ class PanelHandlers:
                 error = t("settings_refused", s.lang, message=one_line(str(exc), 300))
         # Next to the button, not a toast: this handler is not queued, and Gradio shows no toast for it.
         feedback = f"❌ {error}" if error is not None else f"✅ {t('settings_applied', s.lang)}"
+        if closed:
+            feedback += f" {t('followup_payer_changed', s.lang)}"
         p = self.page
-        return {p.state: s, p.status.line: self.runs.line(s), p.settings.feedback: feedback}
+        out = {p.state: s, p.status.line: self.runs.line(s), p.settings.feedback: feedback}
+        if not s.running:
+            out[p.trace.followup] = out[p.trace.ask] = gr.update(interactive=s.can_follow_up)
+        return out
 
     def switch_language(self, choice: str, session: object) -> Frame:
         p, s = self.page, self.runs.session(session)
@@ -109,8 +116,8 @@ class PanelHandlers:
                 p.state: s,
                 p.status.breakers: gr.update(value=table, label=t("breakers", s.lang)),
                 p.report.markdown: report_pane(view, s.lang),
-                p.report.checked: view.checked_markdown() if view is not None else "",
-                p.status.stats: view.stats_markdown() if view is not None else "",
+                p.report.checked: view.report.checked_markdown() if view is not None else "",
+                p.status.stats: view.stats.markdown() if view is not None else "",
                 p.status.line: self.runs.line(s),
                 p.chaos.status: chaos_text(s),
                 p.examples: examples_update(s.lang),

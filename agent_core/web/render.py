@@ -8,9 +8,10 @@ No gradio here: everything returns plain dicts, lists and strings, so it is test
     call (``id == call_id``), pending → done, with badges in ``log`` and the result preview in a fenced
     block (a file tree as a short summary); breaker transitions and notices nested where they happened;
     last, a pointer to the report panel (the report is on the page once);
-  * ``report_markdown()`` (safe to display) / ``report_text()`` (raw, for export);
-  * ``stats_rows()`` / ``stats_markdown()``;
-  * ``breaker_snapshots()`` — breaker states as the events tell them (replay has no live board).
+  * ``report`` — a :class:`~agent_core.web.report_view.ReportView`: the report pane, the checked panel,
+    the export;
+  * ``stats`` — a :class:`~agent_core.web.stats_view.StatsView`: the figures and the breakers as the
+    events tell them (replay has no live board).
 
 Security: repository content and model output are untrusted. Every text goes through
 :mod:`agent_core.web.markdown` (no raw HTML: ``<`` escaped outside code, previews fenced, titles one
@@ -20,24 +21,19 @@ escaped line). Gradio's sanitiser is the second layer; the app never renders any
 
 from __future__ import annotations
 
-from typing import Literal, assert_never
+from typing import assert_never
 
 from agent_core import events as ev
-from agent_core.report.claims import annotate
-from agent_core.report.export import full_report
-from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.web.breakers import breaker_label
-from agent_core.web.checked import checked_markdown
-from agent_core.web.diagrams import RunDiagrams
 from agent_core.web.i18n import t
-from agent_core.web.markdown import MarkdownStream, one_line, safe_markdown
-from agent_core.web.stats import LiveStats, prompt_progress, step_usage
+from agent_core.web.markdown import one_line, safe_markdown
+from agent_core.web.report_view import ReportView
+from agent_core.web.stats import prompt_progress, step_usage
+from agent_core.web.stats_view import StatsView
 from agent_core.web.trace_items import (
-    BreakerRow,
     Call,
     Item,
     Message,
-    ReportState,
     Step,
     call_badges,
     call_preview,
@@ -51,30 +47,24 @@ from agent_core.web.trace_items import (
 
 
 class TraceView:
-    """One run's trace, built event by event. Not thread-safe; one per run, never shared."""
+    """One run's trace, built event by event, with the report pane and the stats it feeds. Not
+    thread-safe; one per run, never shared."""
 
     def __init__(self, *, lang: str = "en", request: str | None = None, show_rate_limit: bool = True) -> None:
         self.lang = lang
         self.request = request
-        self.show_rate_limit = show_rate_limit  # off on a Space that reads GitHub with its owner's quota
+        self.report = ReportView(lang)
+        self.stats = StatsView(lang, show_rate_limit=show_rate_limit)
         self.started: ev.RunStarted | None = None
         self.result: ev.RunFinished | ev.RunFailed | None = None
         self.stopped = False
-        self.claims: ev.ClaimsChecked | None = None  # the app's check of the report, before run_finished
-        self._annotated: str | None = None
-        self._diagrams = RunDiagrams()
         self.events: list[ev.Event] = []
         self._items: list[Item] = []
         self._steps: dict[int, Step] = {}
         self._calls: dict[str, Call] = {}
         self._purposes: dict[int, str] = {}
-        self._answer: list[str] = []
-        self._answer_md = MarkdownStream()  # the answer as it streams, rendered once per added line
-        self._answer_turn: int | None = None
         self._current: Step | None = None
         self._now = 0.0
-        self._breakers: dict[str, BreakerRow] = {}
-        self._stats = LiveStats()
         self._stopped_item: Item | None = None
 
     @property
@@ -93,45 +83,32 @@ class TraceView:
             return
         self.events.append(event)
         self._now = max(self._now, event.t)
+        self.report.apply(event)
+        self.stats.apply(event)
         match event:
             case ev.RunStarted():
-                self.started, self._stats.estimate = event, event.estimate
+                self.started = event
                 self._items.extend(scope_items(event, self.lang))  # a /tree/ or /blob/ URL's scope
             case ev.TurnStarted():
                 self._turn_started(event)
-            case ev.ReasoningDelta() | ev.TextDelta():
-                self._delta(event)
+            case ev.ReasoningDelta():
+                self._step(event.turn, event.t).reasoning.feed(event.text)
+            case ev.TextDelta() | ev.RateLimitUpdated() | ev.ClaimsChecked():
+                pass  # the report pane's and the stats'
             case ev.TurnFinished() | ev.TurnProgress():
                 self._turn_finished(event)
             case ev.ToolCallStarted() | ev.ToolRetry() | ev.ToolCallFinished():
                 self._tool(event)
             case ev.BreakerChanged():
                 self._breaker(event)
-            case ev.RateLimitUpdated():
-                self._stats.rate_limit = (event.remaining, event.limit, event.reset_at)
             case ev.Notice():
                 self._notice(event)
-            case ev.ClaimsChecked() | ev.DiagramDrawn():
-                self._app_said(event)
+            case ev.DiagramDrawn():
+                self._nested(diagram_item(event, self.lang))
             case ev.RunFinished() | ev.RunFailed():
                 self._end(event)
             case _:
                 assert_never(event)
-
-    def _delta(self, event: ev.ReasoningDelta | ev.TextDelta) -> None:
-        if isinstance(event, ev.ReasoningDelta):
-            self._step(event.turn, event.t).reasoning.feed(event.text)
-            return
-        # Until a turn ends we cannot know whether its text is the answer, so it streams as the answer
-        # and moves into the step if the turn then asks for tools.
-        if self._answer_turn != event.turn:
-            self._set_answer([], event.turn)
-        self._answer.append(event.text)
-        self._answer_md.feed(event.text)
-
-    def _set_answer(self, parts: list[str], turn: int | None) -> None:
-        self._answer, self._answer_turn = parts, turn
-        self._answer_md = MarkdownStream("".join(parts))
 
     def _tool(self, event: ev.ToolCallStarted | ev.ToolRetry | ev.ToolCallFinished) -> None:
         match event:
@@ -145,18 +122,14 @@ class TraceView:
     def _end(self, event: ev.RunFinished | ev.RunFailed) -> None:
         self._close_all(event.t)
         self.result = event
-        if isinstance(event, ev.RunFinished):
-            self._set_answer([event.report], -1)
-            self._stats.final = event.stats
-            return
-        message = event.message + (f" ({event.hint})" if event.hint else "")
-        self._add(Item(body=safe_markdown(t("failed", self.lang, message=message))))
+        if isinstance(event, ev.RunFailed):
+            message = event.message + (f" ({event.hint})" if event.hint else "")
+            self._add(Item(body=safe_markdown(t("failed", self.lang, message=message))))
 
     def _turn_started(self, event: ev.TurnStarted) -> None:
         self._purposes[event.turn] = event.purpose
         if self._current is not None:
             self._close_step(self._current, event.t)
-        self._stats.turns += 1
         if event.purpose == "explore":
             self._step(event.turn, event.t)
 
@@ -181,12 +154,9 @@ class TraceView:
             self._step(event.turn, event.t).progress = prompt_progress(event, self.lang)
             return
         step = self._steps.get(event.turn)
-        self._stats.tokens_in += event.prompt_tokens or 0
-        self._stats.tokens_out += event.completion_tokens or 0
-        self._stats.tokens_cached += event.cached_prompt_tokens or 0
-        if event.tool_calls > 0 and self._answer_turn == event.turn:
-            self._step(event.turn, event.t).notes.feed("".join(self._answer))
-            self._set_answer([], None)
+        explored = self.report.explored(event)  # text streamed as the answer, then tools asked for
+        if explored is not None:
+            self._step(event.turn, event.t).notes.feed(explored)
         if step is None:
             return
         usage = step_usage(event, self.lang)
@@ -222,9 +192,6 @@ class TraceView:
         call.log = [f"retry {event.attempt}: {one_line(event.reason, 40)}"]
 
     def _call_finished(self, event: ev.ToolCallFinished) -> None:
-        self._stats.tool_calls += 1
-        self._stats.github_requests += event.http_requests
-        self._stats.cache_hits += int(event.from_cache or event.memo)
         call = self._calls.get(event.call_id)
         if call is None:  # a finish without a start (a cut recording): show it anyway
             title = one_line(f"🔧 {event.tool}")
@@ -243,15 +210,6 @@ class TraceView:
                 self._close_step(step, event.t)
 
     def _breaker(self, event: ev.BreakerChanged) -> None:
-        old = self._breakers.get(event.breaker)
-        failed = event.new != "closed"
-        self._breakers[event.breaker] = BreakerRow(
-            state=event.new,
-            failures=event.failures,
-            last_error=event.reason if failed else (old.last_error if old else None),
-            retry_after_s=event.retry_after_s,
-            at=event.t,
-        )
         name = breaker_label(event.breaker, self.lang)
         text = t("breaker_line", self.lang, name=name, old=event.old, new=event.new, reason=event.reason)
         detail = t("breaker_detail", self.lang, failures=event.failures)
@@ -265,17 +223,6 @@ class TraceView:
         # The body repeats the message only when the title had to cut it.
         body = safe_markdown(event.message) if title.endswith("…") else ""
         self._nested(Item(title=title, body=body))
-
-    def _app_said(self, event: ev.ClaimsChecked | ev.DiagramDrawn) -> None:
-        """The app's own parts of a report: its claim check; its diagrams (the app compiles their graphs)."""
-        if isinstance(event, ev.ClaimsChecked):
-            self.claims = event
-            return
-        self._diagrams.add(event)
-        self._annotated = None
-        self._stats.tokens_in += event.prompt_tokens
-        self._stats.tokens_out += event.completion_tokens
-        self._nested(diagram_item(event, self.lang))
 
     def _nested(self, item: Item) -> None:
         """Inside the step that is running, else at the top level."""
@@ -302,6 +249,7 @@ class TraceView:
         if self.result is not None or self.stopped:
             return
         self.stopped = True
+        self.report.stop()
         self._close_all(self._now if at is None else at, note=t("stopped_log", self.lang))
         self._stopped_item = Item(title=t("stopped", self.lang), status="done")
 
@@ -314,19 +262,14 @@ class TraceView:
         if request:
             out.append({"role": "user", "content": request})
         out.extend(item.to_message() for item in self._items)
-        answer = self._answer_md.value()
+        answer = self.report.streamed()
         if answer and with_answer:
             out.append({"role": "assistant", "content": answer})
         elif answer:
-            out.append(report_pointer(self._report_state(), self.lang))
+            out.append(report_pointer(self.report.state(), self.lang))
         if self._stopped_item is not None:
             out.append(self._stopped_item.to_message())
         return out
-
-    def _report_state(self) -> ReportState:
-        if isinstance(self.result, ev.RunFinished):
-            return "done"
-        return "partial" if self.finished else "live"
 
     def _request_text(self) -> str:
         if self.request is not None:
@@ -338,62 +281,3 @@ class TraceView:
         names = ", ".join(f"**{name}**" for name in self.started.targets)
         question = self.started.question.strip()
         return safe_markdown(f"{names}\n\n{question}" if question else names)
-
-    def report_text(self) -> str:
-        """The report as written (raw markdown, for the ``.md`` export); partial while streaming."""
-        return "".join(self._answer).strip()
-
-    def report_markdown(self) -> str:
-        """The report, safe to hand to ``gr.Markdown``: rendered as it streams (once per added line), and
-        once the run ended, with its contradicted claims marked, its links at their permalinks (the app's
-        claim check) and a model's report followed by the app's diagrams, rendered once."""
-        if isinstance(self.result, ev.RunFinished) and self.claims is not None:
-            if self._annotated is None:
-                report = self._diagrams.with_section(annotate(self.result.report, self.claims), self.result)
-                self._annotated = safe_markdown(report.strip(), diagrams=self._diagrams.mermaid)
-            return self._annotated
-        return self._answer_md.value()
-
-    def checked_markdown(self) -> str:
-        """The app's panel beside the report: key facts, data gaps, the claim check."""
-        reasons = self.result.degraded_reasons if isinstance(self.result, ev.RunFinished) else ()
-        return checked_markdown(self.claims, reasons, self.lang, finished=self.finished)
-
-    def export_text(self) -> str:
-        """The ``.md`` export: the report (a model's with its diagrams) and the app's appendix."""
-        if not isinstance(self.result, ev.RunFinished):
-            return self.report_text()
-        r, shown = self.result, self._diagrams.appended(self.result)
-        lang: Literal["en", "zh"] = "zh" if self.lang == "zh" else "en"
-        return full_report(r.report, self.claims, r.degraded_reasons, lang, diagrams=shown, coverage=r.stats.coverage)  # fmt: skip
-
-    def stats_rows(self) -> list[tuple[str, str]]:
-        rows = self._stats.rows(self.lang, self._now, mode=self.started.mode if self.started else None)
-        if self.show_rate_limit:
-            return rows
-        return [row for row in rows if row[0] != t("stat_rate_limit", self.lang)]
-
-    def tokens_used(self) -> int:
-        """Model tokens this run used so far (prompt and completion, as the endpoint reported them)."""
-        final = self._stats.final
-        if final is not None:
-            return final.prompt_tokens + final.completion_tokens
-        return self._stats.tokens_in + self._stats.tokens_out
-
-    def stats_markdown(self) -> str:
-        """The stats as a Markdown list (``- **Turns:** 3``)."""
-        return "\n".join(f"- **{label}:** {value}" for label, value in self.stats_rows())
-
-    def breaker_snapshots(self, at: float | None = None) -> list[BreakerSnapshot]:
-        """Breakers as the events tell them, ``retry_after`` counted down to ``at`` (default: latest t)."""
-        now = self._now if at is None else at
-        return [
-            BreakerSnapshot(
-                name=name,
-                state=BreakerState(row.state),
-                failures=row.failures,
-                last_error=row.last_error,
-                retry_after=max(0.0, row.retry_after_s - (now - row.at)) if row.state == "open" else 0.0,
-            )
-            for name, row in self._breakers.items()
-        ]

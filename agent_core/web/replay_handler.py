@@ -10,6 +10,7 @@ frames (:class:`~agent_core.web.handlers.Handlers`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator
 from pathlib import Path
@@ -69,8 +70,8 @@ class ReplayHandler:
         if path is None:
             yield self.runs.refuse(s, t("replay_choice", s.lang) + "?")
             return
-        try:
-            events = load_recording(path)
+        try:  # parsing and checking up to 2 MB is seconds of CPU: off the event loop, which serves everyone
+            events = await asyncio.to_thread(load_recording, path)
         except UserInputError as exc:
             yield self.runs.refuse(s, str(exc))
             return

@@ -25,7 +25,11 @@ MAX_EVENTS_HELD = 200_000  # events of all those traces together (a replay's tra
 
 class SessionTable:
     """See the module docstring. Used from the app's event loop (and Gradio's handler threads: each
-    call is short and touches one dict, so it takes no lock beyond the GIL's atomic dict operations)."""
+    call is short and touches one dict, so it takes no lock beyond the GIL's atomic dict operations).
+
+    Every request touches the table, so a touch costs O(1) plus the sessions it releases: the events a
+    session holds are counted when it is touched (the handlers touch it again as a run ends), never by
+    walking all sessions, and a sweep stops at the first session that may stay."""
 
     def __init__(
         self,
@@ -41,8 +45,11 @@ class SessionTable:
         self._idle_s = idle_s
         self._max = max_sessions
         self._max_events = max_events
-        self._last: OrderedDict[int, tuple[BrowserSession, float]] = OrderedDict()  # least recent first
+        # least recent first: the session, when it was last used, the events it held then
+        self._last: OrderedDict[int, tuple[BrowserSession, float, int]] = OrderedDict()
+        self._held = 0  # the sum of those event counts
         self.released = 0
+        self.visited = 0  # sessions the sweeps looked at (what a request costs here; tests read it)
 
     def __len__(self) -> int:
         return len(self._last)
@@ -50,31 +57,43 @@ class SessionTable:
     def touch(self, session: BrowserSession) -> None:
         """``session`` is in use now; release the sessions that expired meanwhile."""
         now = self._clock.monotonic()
-        self._last[id(session)] = (session, now)
-        self._last.move_to_end(id(session))
+        self._forget(id(session))
+        weight = _weight(session)
+        self._last[id(session)] = (session, now, weight)
+        self._held += weight
         self.sweep(now)
 
     def forget(self, session: BrowserSession) -> None:
         """Gradio deleted the session (its tab closed): nothing left to release here."""
-        self._last.pop(id(session), None)
+        self._forget(id(session))
+
+    def _forget(self, key: int) -> None:
+        entry = self._last.pop(key, None)
+        if entry is not None:
+            self._held -= entry[2]
 
     def sweep(self, now: float | None = None) -> None:
         """Release idle sessions, least recently used first: those idle longer than ``idle_s``, then as
         many as it takes to hold at most ``max_sessions`` sessions and ``max_events`` trace events."""
         now = self._clock.monotonic() if now is None else now
-        held = sum(_weight(session) for session, _ in self._last.values())
-        for key, (session, last) in list(self._last.items()):
-            over = len(self._last) > self._max or held > self._max_events
+        count, held = len(self._last), self._held
+        doomed: list[int] = []
+        for key, (session, last, weight) in self._last.items():
+            self.visited += 1
+            over = count > self._max or held > self._max_events
             if not over and last > now - self._idle_s:
-                return  # the rest were used more recently
+                break  # the rest were used more recently
             if session.running:
                 continue  # its handler is streaming: it is in use
-            del self._last[key]
-            held -= _weight(session)
+            doomed.append(key)
+            count, held = count - 1, held - weight
+        for key in doomed:
+            session = self._last[key][0]
+            self._forget(key)
             session.release(self._schedule)
             self.released += 1
 
 
 def _weight(session: BrowserSession) -> int:
-    """What a session holds, in trace events (its current run's)."""
+    """What a session holds, in trace events (its current run's; none once settled)."""
     return len(session.view.events) if session.view is not None else 0
