@@ -183,14 +183,14 @@ def test_the_brief_cut_is_said_in_chinese() -> None:
 
 
 def test_small_windows_and_local_servers_get_three_tools_in_one_line_each() -> None:
-    assert tool_list(32_768, local=False) == tool_schemas()
-    for short in (tool_list(SMALL_WINDOW, local=False), tool_list(32_768, local=True)):
+    assert tool_list(32_768, local=False) == tool_list(SMALL_WINDOW, local=False) == tool_schemas()
+    for short in (tool_list(SMALL_WINDOW, local=True), tool_list(32_768, local=True)):
         names = [t["function"]["name"] for t in short]
         assert names == ["get_repo_info", "get_file_tree", "read_file"]
         assert set(names) <= set(TOOL_NAMES)
         assert all("\n" not in t["function"]["description"] for t in short)
         assert len(json.dumps(short)) < len(json.dumps(tool_schemas())) / 2
-    read = next(t for t in tool_list(SMALL_WINDOW, local=False) if t["function"]["name"] == "read_file")
+    read = next(t for t in tool_list(SMALL_WINDOW, local=True) if t["function"]["name"] == "read_file")
     assert read["function"]["parameters"]["required"] == ["owner", "repo", "path"]
 
 

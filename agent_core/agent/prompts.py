@@ -109,8 +109,9 @@ _SHORT_PARAMS = {
 
 def tool_list(window: int, *, local: bool) -> list[dict[str, Any]]:
     """The tools the model is offered, the same for every request of an analysis (one cacheable prefix):
-    all of them, or for a window of :data:`SMALL_WINDOW` or less, or a local server, the short list."""
-    if window > SMALL_WINDOW and not local:
+    all of them, or for a local server (a small model on the user's CPU) the short list. ``window``: not
+    yet used to decide (:data:`SMALL_WINDOW`)."""
+    if not local:  # a small window alone keeps all: a hosted model in a small window reads them fine
         return tool_schemas()
     return [_short(spec.schema(), _SHORT_TOOLS[spec.name]) for spec in TOOLS if spec.name in _SHORT_TOOLS]
 
