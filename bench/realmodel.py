@@ -15,7 +15,13 @@ whether the report stood on zero observations and whether the context window ove
         --llm-key "$API_KEY"                               # a hosted API
     BENCH_REALMODEL=explore python -m bench --only realmodel --out /tmp/realmodel.json   # questions only
 
-Two kinds of runs (``BENCH_REALMODEL``, default ``explore,report``): ``explore`` asks each repository a
+On a machine others share, start the server with a high priority and point the bench at it::
+
+    N_CTX=8192 nice -n -15 PY scripts/local-llm/serve.py MODEL 8191 &
+    BENCH_REALMODEL=explore python -m bench --only realmodel --llm-url http://127.0.0.1:8191/v1
+
+``BENCH_LLM_PROVIDER`` (default ``llamacpp``; ``custom`` for a hosted API), ``BENCH_PREFETCH=on|off``
+(default both). Two kinds of runs (``BENCH_REALMODEL``, default ``explore,report``): ``explore`` asks each repository a
 question the brief cannot answer (which function parses the command line, where retries are
 configured): does the model call tools after the brief, and does its answer name a file it read after
 it? ``report``: the overview report, prefetch on and off. Both say the time to the first token of the
@@ -35,8 +41,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from agent_core import events as ev
+from agent_core.llm import infer_provider
 from agent_core.report.claim_finders import Found, find_claims
 from agent_core.report.claims import annotate
 from agent_core.settings import Settings
@@ -50,6 +58,7 @@ from testing.realrepos import REAL_REPOS, RealRepo, build, serve
 
 log = logging.getLogger(__name__)
 CACHE = Path(os.environ.get("BENCH_CACHE", Path.home() / ".cache" / "repo-analyst-bench"))
+PREFETCH_MODES = {"on": (True,), "off": (False,)}.get(os.environ.get("BENCH_PREFETCH", ""), (True, False))
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,7 @@ class Seen:
     """What the events of one run say, whatever it was asked."""
 
     first_token_s: float | None  # of the first model turn (after the brief, when there is one)
+    first_prompt_tokens: int | None = None  # what that turn read (the endpoint's count)
     explored: int  # tool calls the model made itself (after the brief)
     read_after_brief: tuple[str, ...]  # paths those calls read, successfully
     verified: int
@@ -104,6 +114,7 @@ class Seen:
         done = events[-1]
         return cls(
             first_token_s=model_turns[0].first_token_s if model_turns else None,
+            first_prompt_tokens=model_turns[0].prompt_tokens if model_turns else None,
             explored=len(own),
             read_after_brief=read,
             verified=check.verified if check else 0,
@@ -115,6 +126,8 @@ class Seen:
 
     def line(self) -> str:
         first = "no token" if self.first_token_s is None else f"first token {self.first_token_s:.0f} s"
+        if self.first_prompt_tokens:
+            first += f" (first request {self.first_prompt_tokens:,} tokens)"
         return (
             f"{first}; {self.explored} tool calls after the brief; claims {self.verified} verified / "
             f"{self.contradicted} contradicted; {self.loops_cut} loops cut"
@@ -232,7 +245,7 @@ async def analyse(real: RealRepo, model: LocalModel, *, prefetch: bool, workdir:
             github_api_url=emu.base_url,
             cache_dir=workdir / f"{real.full_name.replace('/', '_')}-{prefetch}",
             api_key=model.key,
-            llm_provider="custom",
+            llm_provider=provider(model.base_url),
             llm_base_url=model.base_url,
             llm_model=model.name,
             llm_max_tokens=model.max_tokens,
@@ -242,7 +255,12 @@ async def analyse(real: RealRepo, model: LocalModel, *, prefetch: bool, workdir:
         )
         started = time.monotonic()
         run = await run_once(
-            settings, "", target=real.full_name, turn_timeout=model.turn_timeout, presets=True
+            settings,
+            "",
+            target=real.full_name,
+            turn_timeout=model.turn_timeout,
+            presets=True,
+            provider=provider(model.base_url),
         )
         wall = time.monotonic() - started
         requests = len(emu.requests)
@@ -280,7 +298,7 @@ async def explore(
             github_api_url=emu.base_url,
             cache_dir=workdir / f"{real.full_name.replace('/', '_')}-explore",
             api_key=model.key,
-            llm_provider="custom",
+            llm_provider=provider(model.base_url),
             llm_base_url=model.base_url,
             llm_model=model.name,
             llm_max_tokens=model.max_tokens,
@@ -290,23 +308,42 @@ async def explore(
         )
         started = time.monotonic()
         run = await run_once(
-            settings, question, target=real.full_name, turn_timeout=model.turn_timeout, presets=True
+            settings,
+            question,
+            target=real.full_name,
+            turn_timeout=model.turn_timeout,
+            presets=True,
+            provider=provider(model.base_url),
         )
         wall = time.monotonic() - started
     done = run.events[-1]
     report = done.report if isinstance(done, ev.RunFinished) else ""
     seen = Seen.of(run.events)
     names = {p.rsplit("/", 1)[-1] for p in seen.read_after_brief if p}
-    cited = {n for n in names if n and n in report}
+    writer = done.writer if isinstance(done, ev.RunFinished) else "none (run_failed)"
+    # the model's answer (whole or partial), not the deterministic writer's, which cites what was read
+    cited = {n for n in names if n and n in report} if writer == "model" else set()
     return Explored(
         repo=real.full_name,
         question=question,
         seen=seen,
         wall=wall,
-        writer=done.writer if isinstance(done, ev.RunFinished) else "none (run_failed)",
+        writer=writer,
         cites_read_file=bool(cited),
         right_file=any(a in cited for a in answers),
     )
+
+
+def provider(base_url: str) -> str:
+    """The preset an endpoint is run with (``BENCH_LLM_PROVIDER`` names it): a server on 127.0.0.1 gets
+    llama.cpp's (its sampling, prompt cache and progress, assumed prompt speed, short tool list); any
+    other endpoint the preset its address says (``custom`` when none)."""
+    named = os.environ.get("BENCH_LLM_PROVIDER")
+    if named:
+        return named
+    inferred = infer_provider(base_url)
+    local = urlsplit(base_url).hostname in ("127.0.0.1", "localhost")
+    return "llamacpp" if inferred == "custom" and local else inferred
 
 
 def _files(repo: Path) -> set[str]:
@@ -342,7 +379,7 @@ async def measure_async(config: BenchConfig, workdir: Path) -> Section:
                 explored.append(await explore(real, question, answers, model, workdir))
                 log.warning("realmodel explore %s: %s", repo, explored[-1])
         for real in wanted if "report" in kinds else ():
-            for prefetch in (True, False):
+            for prefetch in PREFETCH_MODES:
                 outcome = await analyse(real, model, prefetch=prefetch, workdir=workdir)
                 outcomes.append(outcome)
                 stem = f"{real.full_name.replace('/', '_')}-{'on' if prefetch else 'off'}"
@@ -420,7 +457,7 @@ def _explore_metrics(explored: list[Explored]) -> list[Metric]:
 def _notes(model: LocalModel, workdir: Path) -> list[str]:
     return [
         f"model {model.name} at {model.base_url}, max_tokens {model.max_tokens}, temperature 0, the "
-        f"custom preset's sampling (frequency penalty 0.3, repeat penalty 1.1); reports in {workdir}"
+        f"{provider(model.base_url)} preset's sampling (frequency penalty 0.3, repeat penalty 1.1); reports in {workdir}"
     ]
 
 

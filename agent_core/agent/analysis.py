@@ -16,7 +16,7 @@ its tasks in ``finally``.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -31,7 +31,7 @@ from agent_core.agent.prefetch import gather_basics
 from agent_core.agent.prompts import detect_language, system_prompt, task_message
 from agent_core.agent.run import Parts, Run
 from agent_core.agent.sink import EventSink
-from agent_core.agent.turn_words import beyond_brief
+from agent_core.agent.turn_words import beyond_brief, brief_cut
 from agent_core.clock import Clock
 from agent_core.repo import RepoRef, RunScope
 from agent_core.resilience import BreakerBoard
@@ -140,12 +140,11 @@ class Analysis:
             scopes=parts.scopes,
         )
         if self.driver is not None and self._prefetch and not follow_up:
-            async for item in run.step_through(gather_basics(run, brief_tokens=self.driver.budget() // 3)):
-                if isinstance(item, Result):
-                    hint = f"\n\n{beyond_brief(run.language)}" if question.strip() else ""
-                    opening = _with_brief(opening, item.value + hint)
+            async for event in self._brief(run, self.driver, opening):
+                if isinstance(event, Result):
+                    opening = event.value
                 else:
-                    yield item
+                    yield event
         for message in opening:
             parts.conversation.add(message)
         body = planner_run(run) if self.driver is None else model_run(run, self.driver)
@@ -156,6 +155,28 @@ class Analysis:
                 yield event
         finally:
             self._results = run.state.all_results  # what the next question's run starts from
+
+    async def _brief(
+        self, run: Run, driver: ModelDriver, opening: list[dict[str, Any]]
+    ) -> AsyncIterator[ev.Event | Result[list[dict[str, Any]]]]:
+        """The basics gathered before the first turn; the result is the opening with the brief after the
+        task, sized for the first request to be read within a minute at the endpoint's speed
+        (:mod:`~agent_core.agent.pace`). The trace says what a slow endpoint's brief left out."""
+        before = [*self.parts.conversation.messages, *opening]
+        size = driver.pace.brief_size(budget=driver.budget(), fixed=driver.estimate(before))
+        async for item in run.step_through(gather_basics(run, brief_tokens=size.tokens)):
+            if not isinstance(item, Result):
+                yield item
+                continue
+            brief = item.value
+            example = self.scope[0].full_name if driver.pace.local and len(self.scope) == 1 else None
+            hint = f"\n\n{beyond_brief(run.language, example)}" if run.question.strip() else ""
+            opening = _with_brief(opening, brief.text + hint)
+            if size.by_speed and (brief.shortened or brief.left_out):
+                first = driver.estimate([*self.parts.conversation.messages, *opening])
+                said = brief_cut(size, brief, first_request=first, language=run.language)
+                yield ev.Notice(t=run.t(), level="info", message=said)
+        yield Result(value=opening)
 
     def close(self) -> None:
         """Stop listening to the session's breaker board."""

@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 from agent_core import events as ev
 from agent_core.agent.accounting import Added
 from agent_core.agent.flow import Result, Step
+from agent_core.agent.pace import Pace, PromptSpeeds, fitting_budget, measured_speed
 from agent_core.agent.progress import TurnWatch
 from agent_core.agent.run import Run
 from agent_core.agent.turn_words import cut_reason, partial_reason
@@ -75,7 +76,6 @@ def model_breaker(base_url: str | None) -> BreakerName:
 
 TEXT_STOP = ("Observation:",)
 """The text protocol's reply ends before an observation: the model must not write one itself."""
-_MARGIN = 0.05  # of the window: estimates are estimates
 _RETRY_SQUEEZE = 0.8  # after an overflow the budget shrinks to this share of what seemed to fit
 
 
@@ -86,6 +86,7 @@ class TurnOutcome:
     turn: ModelTurn | None
     error: LLMError | CircuitOpenError | None
     first_token_s: float | None = None
+    prompt_speed: float | None = None  # tokens/s, from the server's prompt progress
 
 
 class ModelDriver:
@@ -101,9 +102,11 @@ class ModelDriver:
         window: int,
         max_tokens: int,
         budget: int | None = None,
+        speeds: PromptSpeeds | None = None,
     ) -> None:
         self.model = model
         self.config = config
+        self.pace = Pace(speeds, config)  # the endpoint's prompt speed: what the brief may hold
         self.breaker = model_breaker(config.base_url if config is not None else None)
         self._host = urlsplit(config.base_url).hostname if config is not None and config.base_url else None
         # A server on the user's own CPU (one slot) serves one call at a time: nothing runs beside a turn.
@@ -212,6 +215,7 @@ class ModelDriver:
             yield Added(usage=turn.usage)
             counted = estimate_messages(run.parts.conversation.messages[: self._sent]) + self._tools_tokens()
             self._anchor = (self._sent, turn.usage.prompt_tokens - counted)
+            self.pace.learn(measured_speed(turn.usage, outcome.prompt_speed, outcome.first_token_s))
         if outcome.error is not None:
             yield Added(degraded=(f"model failed: {outcome.error}",))
             yield _notice(run, f"Model turn failed: {outcome.error}")
@@ -323,7 +327,10 @@ class ModelDriver:
                     yield kept
         finally:
             permit.record(outcome, failure)
-        yield Result(value=TurnOutcome(turn=turn, error=failure, first_token_s=watch.first_token_s))
+        speed = watch.speed.prompt_tokens_per_s if watch.speed else None
+        yield Result(
+            value=TurnOutcome(turn=turn, error=failure, first_token_s=watch.first_token_s, prompt_speed=speed)
+        )
 
     def _switch_to_text(self, run: Run) -> None:
         self.text_mode = True
@@ -341,13 +348,6 @@ class ModelDriver:
         if self._anchor is not None and self._anchor[0] <= len(messages):
             return estimate + self._anchor[1]
         return estimate
-
-
-def fitting_budget(window: int, max_tokens: int, setting: int | None = None) -> int:
-    """Prompt tokens that fit ``window`` with a ``max_tokens`` reply and a small margin (or ``setting``,
-    the CONTEXT_BUDGET_TOKENS setting, when it is smaller)."""
-    fits = int(window * (1 - _MARGIN)) - max_tokens
-    return max(256, min(fits, setting) if setting else fits)
 
 
 async def _read(

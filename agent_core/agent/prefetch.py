@@ -20,7 +20,7 @@ from typing import Any
 
 from agent_core import events as ev
 from agent_core.agent.accounting import Added
-from agent_core.agent.brief import write_brief
+from agent_core.agent.brief import Brief, brief_of
 from agent_core.agent.flow import Flow, Result, Step, events_only
 from agent_core.agent.offload import off_loop
 from agent_core.agent.planner import basic_reads
@@ -34,7 +34,7 @@ from agent_core.tools.registry import GET_FILE_TREE, LIST_DIRECTORY, READ_FILE, 
 _CHARS_PER_TOKEN = 3.0  # the brief's size is set in characters; ~3.3 per token for English and code
 
 
-async def gather_basics(run: Run, *, brief_tokens: int) -> Step[str]:
+async def gather_basics(run: Run, *, brief_tokens: int) -> Step[Brief]:
     """The prefetch turns; the result is the brief for the model's first message."""
     scope = run.parts.scope
     first = [
@@ -63,7 +63,7 @@ async def gather_basics(run: Run, *, brief_tokens: int) -> Step[str]:
         async for event in _turn(run, reads, f"Reading what every analysis needs: {files}."):
             yield event
     budget_chars = int(brief_tokens * _CHARS_PER_TOKEN)
-    yield Result(value=await off_loop(write_brief, scope, tuple(run.results()), max_chars=budget_chars))
+    yield Result(value=await off_loop(brief_of, scope, tuple(run.results()), max_chars=budget_chars))
 
 
 async def _turn(run: Run, calls: list[ToolCallRequest], thought: str) -> Flow:

@@ -1,4 +1,5 @@
-"""What the model is told: the analyst's system prompt, the task message, the forced-report request.
+"""What the model is told: the analyst's system prompt, the task message, the forced-report request, and
+the tools it is offered (all of them, or for a small model the few it needs, in one line each).
 
 The report language follows the user's question (a Chinese question gets a Chinese report) unless a
 setting fixes it. Every fact must come from an observation; missing or degraded data is stated.
@@ -8,9 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from agent_core.repo import RepoRef
 from agent_core.report.sections import section_titles
+from agent_core.tools.registry import GET_FILE_TREE, GET_REPO_INFO, READ_FILE, TOOLS, tool_schemas
 from agent_core.words import Language, t
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -75,3 +78,47 @@ def task_message(question: str, scope: Sequence[RepoRef], target_notes: Sequence
     asked = question.strip() or "Analyse this repository and write the report."
     notes = "".join(f"\nContext: {note}" for note in target_notes)
     return f"Repositories: {names}\nRequest: {asked}{notes}"
+
+
+SMALL_WINDOW = 8_192
+"""A window this small (or a server on the user's own CPU) gets the short tool list."""
+_SHORT_TOOLS = {
+    GET_REPO_INFO: "Repository metadata: description, language, license, stars, dates.",
+    GET_FILE_TREE: "The file tree (of one folder, with path): counts and paths.",
+    READ_FILE: "The text of one file; start_line continues a long one.",
+}
+"""The tools a small model needs (the brief already holds the tree, commits, README and manifests), each
+with one line; their other parameters keep their defaults."""
+_SHORT_PARAMS = {
+    "owner": "Repository owner.",
+    "repo": "Repository name.",
+    "path": "Path from the repository root.",
+    "start_line": "First line to show.",
+}
+
+
+def tool_list(window: int, *, local: bool) -> list[dict[str, Any]]:
+    """The tools the model is offered, the same for every request of an analysis (one cacheable prefix):
+    all of them, or for a local server (a small model on the user's CPU) the short list. ``window``: not
+    yet used to decide (:data:`SMALL_WINDOW`)."""
+    if not local:  # a small window alone keeps all: a hosted model in a small window reads them fine
+        return tool_schemas()
+    return [_short(spec.schema(), _SHORT_TOOLS[spec.name]) for spec in TOOLS if spec.name in _SHORT_TOOLS]
+
+
+def _short(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    function = schema["function"]
+    parameters = function["parameters"]
+    properties = {
+        name: {**prop, "description": _SHORT_PARAMS[name]}
+        for name, prop in parameters["properties"].items()
+        if name in _SHORT_PARAMS
+    }
+    return {
+        "type": "function",
+        "function": {
+            "name": function["name"],
+            "description": description,
+            "parameters": {**parameters, "properties": properties},
+        },
+    }

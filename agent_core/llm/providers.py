@@ -47,6 +47,8 @@ LOCAL_BODY: Mapping[str, object] = types.MappingProxyType({"return_progress": Tr
 DEFAULT_WALL_SECONDS = 300.0
 """One run's time limit with a hosted model, and for the offline planner."""
 LOCAL_WALL_SECONDS = 1800.0
+LOCAL_PROMPT_SPEED = 40.0
+"""Prompt tokens per second a 1.5B model reads on 2 CPU cores: assumed until measured."""
 DEFAULT_CONTEXT_WINDOW = 32_768
 """What a model built outside the presets (a test's, ``run_agent``'s) is assumed to hold."""
 
@@ -76,6 +78,9 @@ class ProviderPreset:
     hosted models do not loop, and some of their APIs refuse penalties: none by default."""
     extra_body: Mapping[str, Any] = field(default_factory=dict)
     """Fields of the server's own sent with every request (llama.cpp: ``cache_prompt``, ``return_progress``)."""
+    prompt_speed: float | None = None
+    """Prompt tokens per second assumed until the endpoint's own speed is measured (a local server on a
+    laptop's CPU); None: fast enough that the brief is sized by the window alone."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,6 +99,8 @@ class ModelConfig:
     sampling: Sampling = field(default_factory=Sampling)
     extra_body: Mapping[str, Any] = field(default_factory=dict)
     """The preset's fields of the server's own, sent with every request."""
+    prompt_speed: float | None = None
+    """The preset's assumed prompt speed (tokens/s) until one is measured; None: not assumed slow."""
 
 
 DEFAULT_PROVIDER = "deepseek"
@@ -148,6 +155,7 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             wall_seconds=LOCAL_WALL_SECONDS,
             sampling=LOCAL_SAMPLING,
             extra_body=LOCAL_BODY,
+            prompt_speed=LOCAL_PROMPT_SPEED,
         ),
         "llamacpp": ProviderPreset(
             name="llamacpp",
@@ -164,6 +172,7 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             # Reuse the KV cache of the prompt prefix an earlier request left in the slot; say how far
             # the prompt is read.
             extra_body=types.MappingProxyType({"cache_prompt": True, "return_progress": True}),
+            prompt_speed=LOCAL_PROMPT_SPEED,
         ),
         "custom": ProviderPreset(
             name="custom",
@@ -261,6 +270,7 @@ def resolve_model_config(
         wall_seconds=preset.wall_seconds,
         sampling=replace(preset.sampling, repeat_penalty=None) if strict else preset.sampling,
         extra_body={} if strict else dict(preset.extra_body),
+        prompt_speed=preset.prompt_speed,
     )
 
 

@@ -48,6 +48,7 @@ class Usage:
     prompt_tokens: int
     completion_tokens: int
     cached_prompt_tokens: int = 0
+    prompt_tokens_per_s: float | None = None  # llama.cpp's ``timings.prompt_per_second``, when it says
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -258,7 +259,7 @@ class TurnAccumulator:
             return []
         choice = choices[0]
         if usage is None:
-            usage = _usage_of(_field(choice, "usage"))
+            usage = _usage_of(_field(choice, "usage"), _field(chunk, "timings"))
         if usage is not None:
             self._usage = usage
         finish_reason = _as_text(_field(choice, "finish_reason"))
@@ -368,6 +369,7 @@ def _usage_of(raw: Any, timings: Any = None) -> Usage | None:
         prompt_tokens=_as_int(_field(raw, "prompt_tokens")) or 0,
         completion_tokens=_as_int(_field(raw, "completion_tokens")) or 0,
         cached_prompt_tokens=cached or 0,
+        prompt_tokens_per_s=_speed(_field(timings, "prompt_per_second")) if timings is not None else None,
     )
 
 
@@ -379,3 +381,8 @@ def _as_int(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
     return value if isinstance(value, int) else None
+
+
+def _speed(value: Any) -> float | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < float("inf")
+    return float(value) if ok else None

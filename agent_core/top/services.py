@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 
+from agent_core.agent.pace import PromptSpeeds
 from agent_core.clock import Clock, SystemClock
 from agent_core.github.http import CACHE_TTL_SECONDS, GitHubHTTP, local_scope_secret
 from agent_core.llm import (
@@ -53,6 +54,7 @@ class Services:
         self._http: GitHubHTTP | None = None
         self._llm_http: httpx2.AsyncClient | None = None
         self._windows: dict[tuple[str, str], int | None] = {}
+        self.prompt_speeds = PromptSpeeds()  # each model endpoint's, as measured: what its brief may hold
         self._visitor_llm_http: httpx2.AsyncClient | None = None
 
     async def context_window(self, settings: Settings, config: ModelConfig, http: httpx2.AsyncClient) -> int:

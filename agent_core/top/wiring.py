@@ -34,6 +34,7 @@ import httpx2
 from agent_core.agent.accounting import RunLimits
 from agent_core.agent.analysis import Analysis
 from agent_core.agent.model_turn import ModelDriver, model_breaker
+from agent_core.agent.prompts import tool_list
 from agent_core.agent.sink import EventSink
 from agent_core.clock import Clock
 from agent_core.errors import InvalidTargetError
@@ -49,6 +50,7 @@ from agent_core.llm import (
     model_configured,
     resolve_model_config,
 )
+from agent_core.llm.prices import LOCAL_PROVIDERS
 from agent_core.repo import Renames, RepoRef, RunScope
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
 from agent_core.settings import Settings
@@ -61,7 +63,7 @@ from agent_core.sources.scope import FolderScoped, Scope, folder_within, resolve
 from agent_core.sources.targets import MAX_TARGETS, Target, parse_targets
 from agent_core.tools.executor import FaultInjector, Toolbox, ToolboxConfig
 from agent_core.tools.failures import breaker_key
-from agent_core.tools.registry import TOOL_NAMES, ToolLimits, tool_schemas
+from agent_core.tools.registry import TOOL_NAMES, ToolLimits
 from agent_core.top.hosting import SpaceQuotas, model_endpoint, owner_github, owner_model
 from agent_core.top.payer import visitor_endpoint
 from agent_core.top.services import Services
@@ -252,6 +254,26 @@ def session_model(services: Services, settings: Settings) -> tuple[ChatModel | N
 # -- one analysis -----------------------------------------------------------------------------------
 
 
+async def _driver(
+    services: Services, s: Settings, model: ChatModel, model_config: ModelConfig | None
+) -> ModelDriver:
+    """The model's driver: its window (discovered or set), the tool list for it, the speeds measured."""
+    pool, _ = model_pool(services, s)
+    window = await services.context_window(s, model_config, pool) if model_config is not None else None
+    window = window or s.llm_context_window or DEFAULT_CONTEXT_WINDOW
+    on_cpu = model_config is not None and model_config.provider in LOCAL_PROVIDERS
+    return ModelDriver(
+        model,
+        config=model_config,
+        tool_schemas=tool_list(window, local=on_cpu),
+        tool_protocol=s.tool_protocol,
+        window=window,
+        max_tokens=s.llm_max_tokens,
+        budget=s.context_budget_tokens,
+        speeds=services.prompt_speeds,
+    )
+
+
 async def open_analysis(
     services: Services,
     targets: str | Sequence[Target],
@@ -339,19 +361,7 @@ async def open_analysis(
         faults=chaos,
         renames=renames,
     )
-    driver = None
-    if model is not None:
-        pool, _ = model_pool(services, s)
-        window = await services.context_window(s, model_config, pool) if model_config is not None else None
-        driver = ModelDriver(
-            model,
-            config=model_config,
-            tool_schemas=tool_schemas(),
-            tool_protocol=s.tool_protocol,
-            window=window or s.llm_context_window or DEFAULT_CONTEXT_WINDOW,
-            max_tokens=s.llm_max_tokens,
-            budget=s.context_budget_tokens,
-        )
+    driver = await _driver(services, s, model, model_config) if model is not None else None
     analysis = Analysis(
         scope=scope,
         toolbox=toolbox,

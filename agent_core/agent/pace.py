@@ -1,0 +1,111 @@
+"""The model's pace: how fast an endpoint reads a prompt, and what that allows the first request to hold.
+
+A 1.5B model on two CPU cores reads about 40 prompt tokens a second: a 5,000-token first request keeps
+its user two minutes without a word. So the brief (the evidence gathered before the first turn) is sized
+for the whole first request (system prompt, tool list, task and brief) to be read within
+:data:`FIRST_TOKEN_WITHIN_S` at the endpoint's speed, and never beyond a third of the window:
+
+- measured: llama.cpp's own ``timings.prompt_per_second``, else its prompt progress, else the prompt
+  tokens a turn read fresh over the time to its first token; remembered per endpoint for the process
+  (:class:`PromptSpeeds`, one per :class:`~agent_core.top.services.Services`), the latest measurement
+  winning (a machine's load changes);
+- else the preset's assumption (llama.cpp, Ollama: 40 tokens/s);
+- else (a hosted API, a custom endpoint) the window alone decides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent_core.llm import ModelConfig, Usage
+
+FIRST_TOKEN_WITHIN_S = 60.0
+"""How long the first request may take to read, on an idle machine."""
+MIN_FRESH_TOKENS = 256
+"""Fewer prompt tokens read fresh (not from the server's cache) measure a request's overhead, not a speed."""
+MIN_BRIEF_TOKENS = 400
+"""The brief's floor, whatever the speed: the repository's summary, and a little of its README."""
+_MARGIN = 0.05  # of the window: estimates are estimates
+
+
+def fitting_budget(window: int, max_tokens: int, setting: int | None = None) -> int:
+    """Prompt tokens that fit ``window`` with a ``max_tokens`` reply and a small margin (or ``setting``,
+    the CONTEXT_BUDGET_TOKENS setting, when it is smaller)."""
+    fits = int(window * (1 - _MARGIN)) - max_tokens
+    return max(256, min(fits, setting) if setting else fits)
+
+
+class PromptSpeeds:
+    """Prompt speeds (tokens/s) measured per endpoint, for the life of the process."""
+
+    def __init__(self) -> None:
+        self._by_endpoint: dict[str, float] = {}
+
+    def get(self, endpoint: str) -> float | None:
+        return self._by_endpoint.get(endpoint)
+
+    def learn(self, endpoint: str, tokens_per_s: float) -> None:
+        self._by_endpoint[endpoint] = tokens_per_s
+
+
+def measured_speed(
+    usage: Usage | None, progress_speed: float | None, first_token_s: float | None
+) -> float | None:
+    """What one turn says of the endpoint's prompt speed; None when it read too little fresh to say."""
+    if usage is None or usage.prompt_tokens - usage.cached_prompt_tokens < MIN_FRESH_TOKENS:
+        return None
+    if usage.prompt_tokens_per_s:
+        return usage.prompt_tokens_per_s
+    if progress_speed:
+        return progress_speed
+    if first_token_s:
+        return (usage.prompt_tokens - usage.cached_prompt_tokens) / first_token_s
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class BriefSize:
+    """The brief's size in tokens, and what decided it."""
+
+    tokens: int
+    by_window: int  # what the window alone allows
+    fixed: int  # the first request's tokens besides the brief (system prompt, tools, task)
+    speed: float | None  # prompt tokens/s it was sized for; None: the window alone
+    measured: bool
+
+    @property
+    def by_speed(self) -> bool:
+        """The speed, not the window, set the size."""
+        return self.tokens < self.by_window
+
+
+class Pace:
+    """One endpoint's pace, for one analysis: its speed as measured (or assumed), and the brief it allows."""
+
+    def __init__(self, speeds: PromptSpeeds | None, config: ModelConfig | None) -> None:
+        self._speeds = speeds or PromptSpeeds()
+        self._endpoint = f"{config.base_url} {config.model}" if config is not None else ""
+        self._assumed = config.prompt_speed if config is not None else None
+
+    @property
+    def local(self) -> bool:
+        """A server on the user's own CPU (its preset assumes a slow prompt speed): a small model."""
+        return self._assumed is not None
+
+    def speed(self) -> tuple[float | None, bool]:
+        """(prompt tokens/s, whether measured); (None, False) when neither measured nor assumed."""
+        measured = self._speeds.get(self._endpoint)
+        return (measured, True) if measured is not None else (self._assumed, False)
+
+    def learn(self, tokens_per_s: float | None) -> None:
+        if tokens_per_s is not None and tokens_per_s > 0:
+            self._speeds.learn(self._endpoint, tokens_per_s)
+
+    def brief_size(self, *, budget: int, fixed: int) -> BriefSize:
+        """The brief for a first request whose other parts take ``fixed`` tokens, in a ``budget``."""
+        by_window = budget // 3
+        speed, measured = self.speed()
+        tokens = by_window
+        if speed is not None:
+            tokens = min(by_window, max(MIN_BRIEF_TOKENS, int(speed * FIRST_TOKEN_WITHIN_S) - fixed))
+        return BriefSize(tokens=tokens, by_window=by_window, fixed=fixed, speed=speed, measured=measured)
