@@ -221,7 +221,10 @@ async def test_the_apps_own_checkout_answers_how_it_is_tested_with_its_test_and_
     answered = section(finished(events).report, "Answer")
     assert "**Tests:** `tests/` holds" in answered
     assert "Test framework: pytest (declared in `requirements-dev.txt`" in answered
-    assert "- `.ci/run` runs `ruff check .`, `ruff format --check .`, `mypy`, `python -m pytest`" in answered
+    assert (
+        "- `.ci/run` runs `ruff check .`, `ruff format --check .`, `mypy`, `python -m pytest -n 2 --dist loadgroup`"
+        in answered
+    )
     assert "`tests/conftest.py`" in answered
     assert contradicted_in(events, answered) == []
     report = finished(events).report

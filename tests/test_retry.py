@@ -77,6 +77,7 @@ def test_public_api_is_pinned() -> None:
     assert agent_core.resilience.__all__ == [
         "BreakerBoard",
         "BreakerConfig",
+        "BreakerName",
         "BreakerSnapshot",
         "BreakerState",
         "CircuitBreaker",
