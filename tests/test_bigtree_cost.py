@@ -193,3 +193,9 @@ def test_a_tree_listing_decodes_each_path_as_alone(paths: list[bytes]) -> None:
     out = b"".join(b"100644 blob %040d 7\t%s\0" % (i, p) for i, p in enumerate(paths))
     assert [e.path for e in parse_ls_tree(out)] == [p.decode("utf-8", errors="replace") for p in paths]
     assert all(e.size == 7 and e.type == "file" for e in parse_ls_tree(out))
+
+
+def test_a_blob_git_cannot_read_has_no_size_and_breaks_nothing() -> None:
+    # A partial clone lacks its largest blobs: ``git ls-tree -l`` prints BAD where the size would be.
+    out = b"100644 blob %040d     BAD\tbig.bin\x00100644 blob %040d      12\tsmall.py\0" % (1, 2)
+    assert [(e.path, e.size) for e in parse_ls_tree(out)] == [("big.bin", None), ("small.py", 12)]

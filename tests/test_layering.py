@@ -16,7 +16,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 GROUND = {"agent_core.events", "agent_core.errors", "agent_core.clock", "agent_core.settings"}
 GROUND |= {"agent_core.cost", "agent_core.repo", "agent_core.grammar", "agent_core.tree_shape"}
-GROUND |= {"agent_core.ledger", "agent_core.event_json", "agent_core.result_shape", "agent_core.tool_call"}
+GROUND |= {
+    "agent_core.ledger",
+    "agent_core.event_json",
+    "agent_core.result_shape",
+    "agent_core.tool_call",
+    "agent_core.offload",
+}
 GROUND |= {"agent_core.words"} | {
     f"agent_core.words.{p.stem}" for p in (ROOT / "agent_core" / "words").glob("*.py") if p.stem != "__init__"
 }

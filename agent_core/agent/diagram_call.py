@@ -37,10 +37,10 @@ from agent_core.agent.accounting import Added
 from agent_core.agent.context import Conversation, Message
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.model_turn import ModelDriver
-from agent_core.agent.offload import off_loop
 from agent_core.agent.run import Run
 from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.llm import TurnComplete, Usage
+from agent_core.offload import off_loop
 from agent_core.report.diagram import (
     MAX_NODES,
     Graph,

@@ -6,7 +6,7 @@ so every consumer renders all reports the same way. Before ``run_finished`` the 
 claims against the observations (``claims_checked``). What the app says about a report — the data gaps
 (``degraded_reasons``), the key facts and the claim check — travels beside the writer's text, never
 inside it, so no model output can be mistaken for it (see :mod:`agent_core.report.export`). The
-diagram and the claim check are computed in a worker thread (:mod:`~agent_core.agent.offload`).
+diagram and the claim check are computed in a worker thread (:mod:`~agent_core.offload`).
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from typing import Literal
 
 from agent_core import events as ev
 from agent_core.agent.diagram_call import diagram_event, diagram_texts, tree_diagrams
-from agent_core.agent.offload import off_loop
 from agent_core.agent.run import Run
 from agent_core.agent.turn_words import completed_note
 from agent_core.diagnosis import Failure, diagnose_results, explain
 from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.llm.prices import CostRange
+from agent_core.offload import off_loop
 from agent_core.report.claims import check_report
 from agent_core.report.coverage import run_coverage
 from agent_core.report.diagram import Graph

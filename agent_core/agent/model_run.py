@@ -38,12 +38,12 @@ from agent_core.agent.endings import (
 )
 from agent_core.agent.flow import Flow, Result, Step, events_only
 from agent_core.agent.model_turn import ModelDriver, TurnOutcome
-from agent_core.agent.offload import off_loop
 from agent_core.agent.planner_run import planner_turns
 from agent_core.agent.prompts import report_request, use_tools_request
 from agent_core.agent.replies import native_step, react_step
 from agent_core.agent.run import Run
 from agent_core.llm import ModelTurn, ReactFormatError, parse_react
+from agent_core.offload import off_loop
 from agent_core.report.diagram import Graph
 from agent_core.words import words_for
 

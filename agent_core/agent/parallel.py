@@ -18,8 +18,8 @@ from typing import Any
 
 from agent_core import events as ev
 from agent_core.agent.flow import Result, Step
-from agent_core.agent.offload import off_loop
 from agent_core.agent.sink import EventSink
+from agent_core.offload import off_loop
 from agent_core.repomodel import model_of, tree_summary
 from agent_core.sources.models import FileTree
 from agent_core.tool_call import ToolCallRequest

@@ -7,7 +7,7 @@ report. The same tools, the same events as a model's run::
     report turn (the written report streamed) -> run_finished      or run_failed: nothing gathered
 
 :func:`planner_turns` is also the fallback's way to gather data when a model failed before anything
-was gathered. The plan and the report are derived in a worker thread (:mod:`~agent_core.agent.offload`).
+was gathered. The plan and the report are derived in a worker thread (:mod:`~agent_core.offload`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from dataclasses import replace
 from agent_core import events as ev
 from agent_core.agent.endings import failed, finish, written_report
 from agent_core.agent.flow import Flow, events_only
-from agent_core.agent.offload import off_loop
 from agent_core.agent.planner import OfflinePlanner
 from agent_core.agent.run import Run
 from agent_core.llm.prices import NO_COST
+from agent_core.offload import off_loop
 
 
 async def planner_run(run: Run) -> Flow:

@@ -22,9 +22,9 @@ from agent_core import events as ev
 from agent_core.agent.accounting import Added
 from agent_core.agent.brief import Brief, brief_of
 from agent_core.agent.flow import Flow, Result, Step, events_only
-from agent_core.agent.offload import off_loop
 from agent_core.agent.planner import basic_reads
 from agent_core.agent.run import Run
+from agent_core.offload import off_loop
 from agent_core.repo import RepoRef
 from agent_core.sources.models import DirListing, FileTree
 from agent_core.tool_call import ToolCallRequest

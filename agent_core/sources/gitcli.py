@@ -19,9 +19,11 @@ import copy
 import logging
 import os
 import signal
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from agent_core.errors import AgentCoreError, ConfigurationError, InvalidTargetError, UpstreamError
 from agent_core.sources.models import EntryType
@@ -30,6 +32,11 @@ _LOG = logging.getLogger(__name__)
 
 _SYMLINK_MODE = "120000"
 _DISCARD_CHUNK = 64 * 1024
+
+
+def _read_back(sink: IO[bytes]) -> bytes:
+    sink.seek(0)
+    return sink.read()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -95,29 +102,35 @@ class GitCli:
         return twin
 
     async def run(self, args: Sequence[str], *, stdin: bytes | None = None) -> GitResult:
-        """Run git in the repository; never raises for a git failure (see :meth:`output`)."""
+        """Run git in the repository; never raises for a git failure (see :meth:`output`).
+
+        git writes its output to an unnamed temporary file, read back in a worker thread: a 100,000-entry
+        ``ls-tree`` is megabytes, and reading them from a pipe is thousands of callbacks on the event
+        loop that every other visitor's page waits behind."""
         self.commands += 1
         argv = [self._git, "-C", str(self._root), "-c", "core.quotepath=off", *args]
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=self._env,
-                # Its own process group, so a cancellation also kills whatever git started.
-                process_group=0 if os.name == "posix" else None,
-            )
-        except OSError as exc:
-            raise ConfigurationError(
-                f"cannot run the git executable {self._git!r}", hint="install git or configure its path"
-            ) from exc
-        try:
-            out, err = await proc.communicate(stdin)
-        finally:
-            if proc.returncode is None:  # cancelled (or failed) while git was still running
-                _kill_group(proc)
-                await proc.wait()
+        with tempfile.TemporaryFile() as sink:
+            try:
+                proc = await asyncio.create_subprocess_exec(
+                    *argv,
+                    stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+                    stdout=sink,
+                    stderr=asyncio.subprocess.PIPE,
+                    env=self._env,
+                    # Its own process group, so a cancellation also kills whatever git started.
+                    process_group=0 if os.name == "posix" else None,
+                )
+            except OSError as exc:
+                raise ConfigurationError(
+                    f"cannot run the git executable {self._git!r}", hint="install git or configure its path"
+                ) from exc
+            try:
+                _, err = await proc.communicate(stdin)
+            finally:
+                if proc.returncode is None:  # cancelled (or failed) while git was still running
+                    _kill_group(proc)
+                    await proc.wait()
+            out = await asyncio.to_thread(_read_back, sink)
         return GitResult(
             returncode=proc.returncode if proc.returncode is not None else -1,
             stdout=out,
@@ -217,12 +230,15 @@ class GitCli:
 def ls_tree_records(out: bytes) -> list[list[str]]:
     """Records of ``git ls-tree -z -l`` as ``[mode, type, oid, size or "-", path]``, decoded at once (a
     100,000-entry tree is one ``decode`` and one ``split``, not 100,000 of each; NUL and tab are never
-    part of a UTF-8 sequence, so each path decodes as it would alone)."""
+    part of a UTF-8 sequence, so each path decodes as it would alone). A blob git cannot read (a partial
+    clone's missing object: git prints ``BAD``) has no size, like a submodule's "-"."""
     records = []
     for record in out.decode("utf-8", errors="replace").split("\0"):
         if record:
             meta, _, path = record.partition("\t")
             fields = meta.split()
+            if len(fields) == 4 and not fields[3].isdigit():
+                fields[3] = "-"
             fields.append(path)
             records.append(fields)
     return records

@@ -25,7 +25,6 @@ Where it differs from GitHub, on purpose:
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import posixpath
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from typing import TypeVar
 
 from agent_core.cost import CallCost
 from agent_core.errors import InvalidArgumentError, InvalidTargetError, NotFoundError
+from agent_core.offload import off_loop
 from agent_core.repo import RepoRef
 from agent_core.sources.base import Sourced
 from agent_core.sources.content import DEFAULT_MAX_FILE_BYTES, check_page_args, decode_text, page_file
@@ -320,7 +320,7 @@ class LocalGitSource:
             return FileTree(ref=None, path="", entries=(), empty_repository=True)
         tree = (await self._dir_entry(commit, path, repo)).oid if path else commit
         out = await self._cli.output(["ls-tree", "-r", "-t", "-l", "-z", tree])
-        return await asyncio.to_thread(file_tree, out, commit, path)  # off the loop: others' pages answer
+        return await off_loop(file_tree, out, commit, path)  # off the loop: others' pages answer
 
     async def _get_languages(self, repo: RepoRef) -> Languages:
         commit = await self._commit(repo)

@@ -7,6 +7,7 @@ import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
 
+from agent_core.offload import off_loop
 from agent_core.sources.content import decode_text
 from agent_core.sources.gitcli import GitCli, LsTreeEntry, entry_type, ls_tree_records, parse_ls_tree
 from agent_core.sources.languages import count_languages
@@ -26,7 +27,7 @@ _DEFAULT_DESCRIPTION = "Unnamed repository;"  # what `git init` writes into `des
 async def languages(cli: GitCli, commit: str) -> dict[str, int]:
     out = await cli.output(["ls-tree", "-r", "-l", "-z", commit])
     # CPU seconds for a 100,000-entry tree: in a worker thread, so other pages' requests still answer.
-    return await asyncio.to_thread(_count, out)
+    return await off_loop(_count, out)
 
 
 class LanguageCounts:

@@ -16,13 +16,13 @@ model's mistake becomes an observation that says exactly what was wrong.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from agent_core.cost import CallCost
 from agent_core.errors import InvalidArgumentError
+from agent_core.offload import off_loop
 from agent_core.repo import RepoRef, normalize_path, validate_owner, validate_repo_name
 from agent_core.sources.base import RepoSource, Sourced
 from agent_core.tools.observe import summarise_tree
@@ -224,7 +224,7 @@ async def _file_tree(source: RepoSource, call: ToolCall, limits: ToolLimits) -> 
     sourced = await source.get_file_tree(call.repo, call.args.get("path", ""))
     max_entries = call.args.get("max_entries", limits.tree_max_entries)
     # A worker thread: summarising a 100,000-entry tree on the event loop would stall every other request.
-    return _output(sourced, await asyncio.to_thread(summarise_tree, sourced.value, max_entries=max_entries))
+    return _output(sourced, await off_loop(summarise_tree, sourced.value, max_entries=max_entries))
 
 
 async def _languages(source: RepoSource, call: ToolCall, limits: ToolLimits) -> ToolOutput:

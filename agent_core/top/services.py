@@ -92,6 +92,13 @@ class Services:
             )
         return self._http
 
+    def warm(self) -> None:
+        """Build the model pools now, at start: an SSL context is tens of milliseconds of CPU, which the
+        first analysis would otherwise spend on the event loop while other pages wait."""
+        _ = self.llm_http
+        if self.settings.hosted:
+            _ = self.visitor_llm_http
+
     @property
     def llm_http(self) -> httpx2.AsyncClient:
         """One connection pool (and SSL context) for every model client of the process."""

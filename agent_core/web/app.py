@@ -129,6 +129,8 @@ def main() -> None:
         level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     logger.info("starting repo-analyst: %r", settings)
-    demo = build_app(settings)
+    services = Services(settings)
+    services.warm()  # the model pools' SSL contexts now, not on the loop when the first analysis starts
+    demo = build_app(settings, services=services)
     demo.queue(default_concurrency_limit=settings.max_concurrent_runs)
     demo.launch(**launch_options(settings))

@@ -7,13 +7,20 @@ the loop keeps serving (the GIL is handed over every few milliseconds). The step
 functions of values the run holds: the run awaits the result before it goes on, so nothing else writes
 what they read meanwhile.
 
+The steps share one small pool of worker threads (not asyncio's default pool of up to 32): under the
+GIL, more threads crunching at once buy no throughput, and each one more takes a share of the
+interpreter from the threads that answer other pages.
+
 A cancelled run stops waiting at once; the step itself finishes in its thread and its result is dropped.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
 P = ParamSpec("P")
@@ -22,4 +29,9 @@ T = TypeVar("T")
 
 async def off_loop(step: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
     """``step(*args, **kwargs)`` in a worker thread (the context variables go along), awaited."""
-    return await asyncio.to_thread(step, *args, **kwargs)
+    context = contextvars.copy_context()
+    call = functools.partial(context.run, step, *args, **kwargs)
+    return await asyncio.get_running_loop().run_in_executor(_WORKER, call)
+
+
+_WORKER = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cpu")  # see the module's docstring
