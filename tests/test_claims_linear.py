@@ -145,13 +145,14 @@ async def test_a_local_tree_is_parsed_off_the_event_loop(
         check=True,
     )
     parsed_on: list[threading.Thread] = []
-    real = local.file_tree
+    real = local_facts.file_tree
 
     def spy(out: bytes, commit: str, path: str) -> FileTree:
         parsed_on.append(threading.current_thread())
         return real(out, commit, path)
 
-    monkeypatch.setattr(local, "file_tree", spy)
+    monkeypatch.setattr(local, "file_tree", spy)  # a folder's tree
+    monkeypatch.setattr(local_facts, "file_tree", spy)  # the commit's whole tree
     source = await local.LocalGitSource.open(tmp_path)
     tree = (await source.get_file_tree(source.repo_ref)).value
     assert [e.path for e in tree.entries] == ["src", "src/app.py"]
@@ -169,13 +170,13 @@ async def test_local_languages_are_counted_off_the_event_loop(
         check=True,
     )
     counted_on: list[threading.Thread] = []
-    real = local_facts._count
+    real = local_facts.tree_languages
 
-    def spy(out: bytes) -> dict[str, int]:
+    def spy(tree: FileTree) -> dict[str, int]:
         counted_on.append(threading.current_thread())
-        return real(out)
+        return real(tree)
 
-    monkeypatch.setattr(local_facts, "_count", spy)
+    monkeypatch.setattr(local_facts, "tree_languages", spy)
     source = await local.LocalGitSource.open(tmp_path)
     found = (await source.get_languages(source.repo_ref)).value
     assert "Python" in found.bytes_by_language

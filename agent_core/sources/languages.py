@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from types import MappingProxyType
 from typing import NamedTuple
 
-from agent_core.repomodel import build_repo_model, role_by_convention
+from agent_core.repomodel import build_repo_model, model_of, role_by_convention
+from agent_core.sources.models import FileTree
 
 # Read-only views: module state that cannot be mutated by accident.
 _BY_EXTENSION = MappingProxyType(
@@ -169,4 +170,22 @@ def count_languages(files: Iterable[tuple[str, int]]) -> dict[str, int]:
         language = language_for(path)
         if language is not None:
             totals[language] = totals.get(language, 0) + size
+    return dict(sorted(totals.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def tree_languages(tree: FileTree) -> dict[str, int]:
+    """:func:`count_languages` of a tree's files (symlinks and submodules are not files), their roles
+    read from the tree's own repository model (:func:`model_of`: built once per tree, and shared with
+    everything else that asks) instead of a model built for the count alone."""
+    model = model_of(tree)
+    totals: dict[str, int] = {}
+    for entry in tree.entries:
+        if entry.type != "file":
+            continue
+        path = entry.path
+        if model.role_of(path) in _NOT_COUNTED:
+            continue
+        language = language_for(path)
+        if language is not None:
+            totals[language] = totals.get(language, 0) + (entry.size or 0)
     return dict(sorted(totals.items(), key=lambda kv: (-kv[1], kv[0])))

@@ -39,7 +39,7 @@ from agent_core.sources.base import Sourced
 from agent_core.sources.content import DEFAULT_MAX_FILE_BYTES, check_page_args, decode_text, page_file
 from agent_core.sources.gitcli import Blob, GitCli, LsTreeEntry, parse_ls_tree
 from agent_core.sources.local_facts import (
-    LanguageCounts,
+    CommitTrees,
     current_branch,
     dates,
     description,
@@ -94,7 +94,7 @@ class LocalGitSource:
         self._max_file_bytes = max_file_bytes
         self._layout_cache: _Layout | None = None
         self._cli = GitCli(self._root, git=git, label=self.repo_ref.full_name)
-        self._language_counts = LanguageCounts()  # shared by the views: get_repo_info and get_languages
+        self._trees = CommitTrees()  # shared by the views: the tree and the languages counted from it
 
     @classmethod
     async def open(
@@ -197,7 +197,7 @@ class LocalGitSource:
         created_at = pushed_at = language = license_id = None
         if commit is not None:
             created_at, pushed_at = await dates(self._cli, commit)
-            language = next(iter(await self._language_counts.of(self._cli, commit)), None)
+            language = next(iter(await self._trees.languages(self._cli, commit)), None)
             license_id = await license_of(self._cli, commit)
         return RepoInfo(
             full_name=self.repo_ref.full_name,
@@ -318,13 +318,15 @@ class LocalGitSource:
             if path:
                 raise self._not_found(path, repo, hint="the repository is empty")
             return FileTree(ref=None, path="", entries=(), empty_repository=True)
-        tree = (await self._dir_entry(commit, path, repo)).oid if path else commit
+        if not path:
+            return await self._trees.tree(self._cli, commit)  # parsed once: the languages count it too
+        tree = (await self._dir_entry(commit, path, repo)).oid
         out = await self._cli.output(["ls-tree", "-r", "-t", "-l", "-z", tree])
         return await off_loop(file_tree, out, commit, path)  # off the loop: others' pages answer
 
     async def _get_languages(self, repo: RepoRef) -> Languages:
         commit = await self._commit(repo)
-        counts = await self._language_counts.of(self._cli, commit) if commit else {}
+        counts = await self._trees.languages(self._cli, commit) if commit else {}
         return Languages(bytes_by_language=counts)
 
     # -- git plumbing --------------------------------------------------------------------------------

@@ -4,13 +4,15 @@ description, size. Free functions over a :class:`~agent_core.sources.gitcli.GitC
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, TypeVar
 
 from agent_core.offload import off_loop
 from agent_core.sources.content import decode_text
 from agent_core.sources.gitcli import GitCli, LsTreeEntry, entry_type, ls_tree_records, parse_ls_tree
-from agent_core.sources.languages import count_languages
+from agent_core.sources.languages import tree_languages
 from agent_core.sources.licenses import (
     LICENSE_FILES,
     LICENSE_SAMPLE,
@@ -21,28 +23,40 @@ from agent_core.sources.licenses import (
 )
 from agent_core.sources.models import FileTree, TreeEntry
 
+T = TypeVar("T")
+
 _DEFAULT_DESCRIPTION = "Unnamed repository;"  # what `git init` writes into `description`
 
 
-async def languages(cli: GitCli, commit: str) -> dict[str, int]:
-    out = await cli.output(["ls-tree", "-r", "-l", "-z", commit])
-    # CPU seconds for a 100,000-entry tree: in a worker thread, so other pages' requests still answer.
-    return await off_loop(_count, out)
-
-
-class LanguageCounts:
-    """Bytes per language by commit (:func:`languages`), counted once however many calls ask, at the
-    same time or later: a 100,000-entry tree is seconds of CPU. A count that failed or was cancelled is
-    counted again."""
+class CommitTrees:
+    """A commit's whole tree and its bytes per language, each made once however many calls ask, at the
+    same time or later: one ``git ls-tree -r -t`` parsed once (a 100,000-entry tree is seconds of CPU),
+    from which the languages are counted through the tree's repository model (the one the trace's
+    summary, the planner and the report read: :func:`~agent_core.repomodel.model_of`). A source lives
+    for one run, and the run holds the tree anyway. Work that failed or was cancelled is done again."""
 
     def __init__(self) -> None:
-        self._counting: dict[str, asyncio.Future[dict[str, int]]] = {}
+        self._trees: dict[str, asyncio.Future[FileTree]] = {}
+        self._counts: dict[str, asyncio.Future[dict[str, int]]] = {}
 
-    async def of(self, cli: GitCli, commit: str) -> dict[str, int]:
-        counting = self._counting.get(commit)
-        if counting is None or (counting.done() and (counting.cancelled() or counting.exception())):
-            counting = self._counting[commit] = asyncio.ensure_future(languages(cli, commit))
-        return dict(await asyncio.shield(counting))
+    async def tree(self, cli: GitCli, commit: str) -> FileTree:
+        """The whole tree of ``commit``."""
+        return await _shared(self._trees, commit, lambda: root_tree(cli, commit))
+
+    async def languages(self, cli: GitCli, commit: str) -> dict[str, int]:
+        """Bytes per language at ``commit``, largest first (:func:`languages`)."""
+        counts: dict[str, int] = await _shared(self._counts, commit, lambda: languages(self, cli, commit))
+        return dict(counts)  # the caller's own copy
+
+
+def _shared(
+    made: dict[str, asyncio.Future[T]], key: str, make: Callable[[], Coroutine[Any, Any, T]]
+) -> asyncio.Future[T]:
+    """The future of ``make()`` for ``key``: the one already started, unless it failed or was cancelled."""
+    found = made.get(key)
+    if found is None or (found.done() and (found.cancelled() or found.exception())):
+        found = made[key] = asyncio.ensure_future(make())
+    return asyncio.shield(found)
 
 
 def file_tree(out: bytes, commit: str, path: str) -> FileTree:
@@ -58,12 +72,15 @@ def file_tree(out: bytes, commit: str, path: str) -> FileTree:
     return FileTree(ref=commit, path=path, entries=entries)
 
 
-def _count(out: bytes) -> dict[str, int]:
-    return count_languages(
-        (path, int(size) if size != "-" else 0)
-        for mode, kind, _oid, size, path in ls_tree_records(out)
-        if entry_type(mode, kind) == "file"
-    )
+async def root_tree(cli: GitCli, commit: str) -> FileTree:
+    out = await cli.output(["ls-tree", "-r", "-t", "-l", "-z", commit])
+    # CPU seconds for a 100,000-entry tree: in a worker thread, so other pages' requests still answer.
+    return await off_loop(file_tree, out, commit, "")
+
+
+async def languages(trees: CommitTrees, cli: GitCli, commit: str) -> dict[str, int]:
+    """Bytes per language of the files of ``commit``'s tree (:func:`tree_languages`)."""
+    return await off_loop(tree_languages, await trees.tree(cli, commit))
 
 
 async def current_branch(cli: GitCli) -> str | None:
