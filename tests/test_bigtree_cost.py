@@ -159,8 +159,8 @@ def test_the_diagram_folder_set_builds_no_suffix_map() -> None:
     facts = facts_of(2_000)
     assert "pkg1/sub" in diagram_tree._dir_set(facts)
     built = vars(index_of(facts))
-    assert "tails" not in built and "lower" not in built  # what only the claim check reads
-    assert "pkg0/sub/m0.go" in index_of(facts).tails["sub/m0.go"]  # built when asked for
+    assert "named" not in built and "lower" not in built  # what only the claim check reads
+    assert "pkg0/sub/m0.go" in index_of(facts).tails("sub/m0.go")  # built when asked for
 
 
 async def test_a_local_repository_counts_its_languages_once(

@@ -15,7 +15,7 @@ from agent_core.repomodel.attributes import Overrides, parse_gitattributes
 from agent_core.repomodel.build import build_repo_model, role_by_convention
 from agent_core.repomodel.ci import CI_DIRS, CI_FILES
 from agent_core.repomodel.conventions import ROLES, Role, generated_name, vendored_name
-from agent_core.repomodel.memo import model_of
+from agent_core.repomodel.memo import derived, model_of
 from agent_core.repomodel.model import (
     CiSystem,
     ConventionCount,
@@ -41,6 +41,7 @@ __all__ = [
     "TestSummary",
     "TopFolder",
     "build_repo_model",
+    "derived",
     "generated_name",
     "model_of",
     "parse_gitattributes",

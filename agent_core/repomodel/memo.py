@@ -1,25 +1,32 @@
-"""Built once per tree: :func:`model_of` memoises the model per :class:`FileTree` object.
+"""Built once per tree: :func:`model_of` memoises the model per :class:`FileTree` object, and
+:func:`derived` any other value computed from a tree alone (its sorted paths, the diagram's packages).
 
-The report, the brief, the trace's tree summary and the diagram each ask for the model of the same
-``FileTree`` value; the first asks builds it, the others get the same object. The memo is keyed by the
-tree object's identity (plus the ``.gitattributes`` text and workspace globs the model was built
-with) and forgets a tree when the tree is garbage-collected (:func:`weakref.finalize`), so it holds
-nothing that outlives the runs using it and nothing two runs could see differently: a model is a pure
-function of immutable values. Hashing a 100,000-entry tree on every lookup is what it avoids.
+The report, the brief, the trace's tree summary, the claim check and the diagram each ask for the model
+of the same ``FileTree`` value; the first asks builds it, the others get the same object. The memo is
+keyed by the tree object's identity (plus the ``.gitattributes`` text and workspace globs the model was
+built with, or the derived value's name) and forgets a tree when the tree is garbage-collected
+(:func:`weakref.finalize`), so it holds nothing that outlives the runs using it and nothing two runs
+could see differently: a model is a pure function of immutable values. Hashing a 100,000-entry tree on
+every lookup is what it avoids. A derived value must not refer to its tree (the memo would keep the tree
+alive): paths, counts and models of other trees do not.
 """
 
 from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import TypeVar, cast
 
 from agent_core.repomodel.build import build_repo_model
 from agent_core.repomodel.model import RepoModel
 from agent_core.sources.models import FileTree
 
+T = TypeVar("T")
+
 _Key = tuple[str | None, tuple[str, ...]]
-_MEMO: dict[int, dict[_Key, RepoModel]] = {}
+_MEMO: dict[int, dict[Hashable, object]] = {}  # per tree: models by _Key, derived values by ("derived", …)
+_MISSING = object()
 _LOCK = threading.Lock()  # the model may be built off the event loop, in worker threads
 
 
@@ -28,24 +35,38 @@ def model_of(
 ) -> RepoModel:
     """The model of ``tree`` (built the first time this tree object is asked for)."""
     key: _Key = (gitattributes, tuple(workspace_globs))
+    return _memoised(
+        tree,
+        key,
+        lambda: build_repo_model(
+            tree.entries,
+            root=tree.path,
+            truncated=tree.truncated,
+            gitattributes=gitattributes,
+            workspace_globs=workspace_globs,
+        ),
+    )
+
+
+def derived(tree: FileTree, name: Hashable, build: Callable[[], T]) -> T:
+    """``build()``, a value computed from ``tree`` alone, once per tree object and ``name`` (a name of
+    one kind of value; add to it whatever else the value depends on, e.g. the model's identity)."""
+    return _memoised(tree, ("derived", name), build)
+
+
+def _memoised(tree: FileTree, key: Hashable, build: Callable[[], T]) -> T:
     ident = id(tree)
     with _LOCK:
-        found = _MEMO.get(ident, {}).get(key)
-    if found is not None:
-        return found
-    model = build_repo_model(
-        tree.entries,
-        root=tree.path,
-        truncated=tree.truncated,
-        gitattributes=gitattributes,
-        workspace_globs=workspace_globs,
-    )
+        found = _MEMO.get(ident, {}).get(key, _MISSING)
+    if found is not _MISSING:
+        return cast(T, found)
+    value = build()  # outside the lock: two threads may build the same value; the first one kept wins
     with _LOCK:
         per_tree = _MEMO.get(ident)
         if per_tree is None:
             per_tree = _MEMO[ident] = {}
             weakref.finalize(tree, _forget, ident)
-        return per_tree.setdefault(key, model)
+        return cast(T, per_tree.setdefault(key, value))
 
 
 def _forget(ident: int) -> None:

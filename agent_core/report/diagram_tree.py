@@ -21,6 +21,7 @@ from types import MappingProxyType
 from urllib.parse import quote
 
 from agent_core.events import Component, Relation
+from agent_core.repomodel import derived
 from agent_core.report.diagram import MAX_NODES, Graph, cap
 from agent_core.report.facts import Facts
 from agent_core.report.path_index import index_of, suffixes
@@ -143,6 +144,15 @@ def _ancestors(folder: str) -> Iterator[str]:
 
 
 def _packages(facts: Facts) -> list[str]:
+    """:func:`_find_packages`, once per tree and model (a 100,000-entry tree's packages are found in a
+    second of CPU; the report and the diagram event both draw the tree's diagram)."""
+    tree, model = facts.evidence.tree, facts.model
+    if tree is None or model is None:  # folder listings: a few paths
+        return _find_packages(facts)
+    return list(derived(tree, ("diagram_packages", id(model)), lambda: tuple(_find_packages(facts))))
+
+
+def _find_packages(facts: Facts) -> list[str]:
     """Folders that hold code and are not tests, docs, tooling...: top level (one down in containers),
     most code first; with three or fewer, the main one's code folders are shown instead of it (and it
     too, when it has code of its own)."""
@@ -215,15 +225,26 @@ def _entry_points(facts: Facts, packages: Sequence[str]) -> list[str]:
     """Files that start the program: declared scripts of a pyproject.toml read, then well-known names at
     the top level (``app.py``, ``index.js``...) or at a package's top (``__main__.py``, ``cli.py``...)."""
     declared = list(_declared_scripts(facts))
+    tree, model = facts.evidence.tree, facts.model
+    if tree is None or model is None:  # folder listings: a few paths
+        found = _entry_names(facts.paths, packages)
+    else:  # the packages are the tree's and the model's (_packages): once per tree and model
+        key = ("diagram_entry_names", id(model))
+        found = derived(tree, key, lambda: _entry_names(facts.paths, packages))
+    named = [p for p in found if p not in declared]
+    return (declared + named)[:_MAX_ENTRIES]
+
+
+def _entry_names(paths: Sequence[str], packages: Sequence[str]) -> tuple[str, ...]:
+    """Well-known entry-point names at the top level or at a top package's top, shallowest first."""
     tops = {"", *(p for p in packages if _owner(p, [q for q in packages if q != p]) is None)}
     named = [
         p
-        for p in facts.paths
+        for p in paths
         if posixpath.dirname(p) in tops
         and posixpath.basename(p) in (_ENTRY_NAMES if "/" not in p else _PACKAGE_ENTRY_NAMES)
-        and p not in declared
     ]
-    return (declared + sorted(named, key=lambda p: (p.count("/"), p)))[:_MAX_ENTRIES]
+    return tuple(sorted(named, key=lambda p: (p.count("/"), p)))
 
 
 def _declared_scripts(facts: Facts) -> Iterator[str]:

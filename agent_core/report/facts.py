@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import quote
 
 from agent_core.repo import RepoRef
-from agent_core.repomodel import RepoModel, model_of, workspace_globs
+from agent_core.repomodel import RepoModel, derived, model_of, workspace_globs
 from agent_core.report.inert import code, plain
 from agent_core.report.manifests import Manifest, read_manifests
 from agent_core.report.model_words import tests_phrase
@@ -184,14 +184,14 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
     tree, root = evidence.tree, evidence.listings.get("")
     model = repo_model(evidence)
     if tree is not None:
-        paths = tuple(sorted(e.path for e in tree.entries if e.type != "dir"))
-        dirs = tuple(sorted(e.path for e in tree.entries if e.type == "dir"))
+        paths, dirs, large = derived(tree, "facts", lambda: _tree_lists(tree))  # once per tree
         root_complete = tree_complete = not tree.truncated
     else:
         listed = [e for listing in evidence.listings.values() for e in listing.entries]
         paths = tuple(sorted(e.path for e in listed if e.type != "dir"))
         dirs = tuple(sorted(e.path for e in listed if e.type == "dir"))
         root_complete, tree_complete = root is not None and not root.truncated, False
+        large = ()
     top_files = [p for p in paths if "/" not in p]
     readme = next((p for p in sorted(top_files, key=_readme_rank) if notable_role(p) == "readme"), None)
     licenses = tuple(p for p in top_files if re.match(r"(?i)(license|licence|copying)\b", p))
@@ -206,8 +206,6 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
         test_files = sum(1 for p in paths if TEST_FILE.search(p.rsplit("/", 1)[-1]))
         docs_dir = next((d for d in ("docs", "doc", "documentation") if d in dirs), None)
         ci = _ci(paths, dirs, evidence)
-    sizes = {e.path: e.size or 0 for e in tree.entries} if tree is not None else {}
-    large = sorted(((p, s) for p, s in sizes.items() if s >= LARGE_FILE_BYTES), key=lambda x: -x[1])
     return Facts(
         evidence=evidence,
         paths=paths,
@@ -223,10 +221,19 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
         test_files=test_files if test_files or tree_complete else None,
         docs_dir=docs_dir,
         activity=_activity(evidence.commits),
-        large_files=tuple(large[:3]),
+        large_files=large,
         question=question,
         model=model,
     )
+
+
+def _tree_lists(tree: FileTree) -> tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, int], ...]]:
+    """A tree's file paths and folder paths, sorted, and its three largest files (path, bytes)."""
+    paths = tuple(sorted(e.path for e in tree.entries if e.type != "dir"))
+    dirs = tuple(sorted(e.path for e in tree.entries if e.type == "dir"))
+    sizes = {e.path: e.size or 0 for e in tree.entries}
+    large = sorted(((p, s) for p, s in sizes.items() if s >= LARGE_FILE_BYTES), key=lambda x: -x[1])
+    return paths, dirs, tuple(large[:3])
 
 
 def repo_model(evidence: Evidence) -> RepoModel | None:

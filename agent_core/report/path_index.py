@@ -3,8 +3,8 @@
 Checking a claim used to scan every path of the tree (``locate``'s shorter-path match, the manifest
 list of ``_declared``): claims × paths, minutes on a 100,000-entry tree. :func:`index_of` keeps one
 :class:`PathIndex` per ``Facts`` object (the last few objects, by identity: hashing a ``Facts`` would
-hash its whole tree); each of its sets and maps is built once, when first asked for (the suffix map
-of a 100,000-entry tree is seconds of CPU the diagram, which needs only the folders, never pays), and
+hash its whole tree); each of its sets and maps is built once, when first asked for (the claim check's
+maps over a 100,000-entry tree are CPU the diagram, which needs only the folders, never pays), and
 answers the same as the scans did.
 """
 
@@ -24,7 +24,7 @@ class PathIndex:
     """Lookups over one ``Facts``' paths, each built the first time it is used (a diagram asks only for
     the folders, a claim check for everything). ``known``: paths, folders and files read; ``lower``:
     lower-cased to one of them (the last one a set iteration gives, as the dict comprehension it
-    replaces); ``tails``: every ``a/b`` suffix after a ``/`` to the known paths ending with ``/`` + it;
+    replaces); ``named``: each last path component to the known paths ending with it (:meth:`tails`);
     ``top``: top-level file paths in ``facts.paths`` order."""
 
     def __init__(self, facts: Facts) -> None:
@@ -48,12 +48,18 @@ class PathIndex:
         return {p.lower(): p for p in self.known}
 
     @functools.cached_property
-    def tails(self) -> dict[str, list[str]]:
-        tails: dict[str, list[str]] = {}
+    def named(self) -> dict[str, list[str]]:
+        named: dict[str, list[str]] = {}
         for p in self.known:
-            for tail in suffixes(p):
-                tails.setdefault(tail, []).append(p)
-        return tails
+            named.setdefault(p.rpartition("/")[2], []).append(p)
+        return named
+
+    def tails(self, tail: str) -> list[str]:
+        """The known paths that end with ``/`` + ``tail`` (``tail`` after a ``/`` of theirs), in the
+        order of :attr:`known`: those of its last name that end so (one list lookup, not a map of every
+        suffix of every path, which cost a 100,000-entry tree's claim check a second of CPU)."""
+        ending = f"/{tail}"
+        return [p for p in self.named.get(tail.rpartition("/")[2], ()) if p.endswith(ending)]
 
     @functools.cached_property
     def top(self) -> tuple[str, ...]:

@@ -269,7 +269,7 @@ def locate(path: str, facts: Facts) -> str | None:
     stems = [p for p in index.top if p.lower().startswith(path.lower() + ".")]
     if "/" not in path and "." not in path and stems:
         return stems[0]
-    tails = index.tails.get(path, [])
+    tails = index.tails(path)
     return (
         tails[0] if len(tails) == 1 else (f"{len(tails)} places, e.g. {sorted(tails)[0]}" if tails else None)
     )
