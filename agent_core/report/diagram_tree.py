@@ -136,6 +136,13 @@ def _is_code(path: str) -> bool:
     return posixpath.splitext(path)[1].lower() in CODE_EXTENSIONS
 
 
+def _is_code_name(name: str) -> bool:
+    """:func:`_is_code` of a file name (``posixpath.splitext``'s rule: the last dot, after a character
+    other than a dot), without the path's split."""
+    dot = name.rfind(".")
+    return dot > 0 and name[dot:].lower() in CODE_EXTENSIONS and name[:dot].lstrip(".") != ""
+
+
 def _ancestors(folder: str) -> Iterator[str]:
     """``folder`` and the folders above it (``a/b`` → ``a/b``, ``a``); none for the root ``""``."""
     while folder:
@@ -156,19 +163,12 @@ def _find_packages(facts: Facts) -> list[str]:
     """Folders that hold code and are not tests, docs, tooling...: top level (one down in containers),
     most code first; with three or fewer, the main one's code folders are shown instead of it (and it
     too, when it has code of its own)."""
-    model = facts.model
-    code_dirs = {  # the project's own source: not vendored, generated, tests, docs or examples
-        posixpath.dirname(p)
-        for p in facts.paths
-        if _is_code(p) and (model is None or model.role_of(p) == "source")
-    }
-
-    with_code = {a for d in code_dirs for a in _ancestors(d)}  # one pass, not folders × code folders
+    source_dirs, own_code, code_dirs = _code_folders(facts)
+    with_code = {a for d in source_dirs for a in _ancestors(d)}  # one pass, not folders × code folders
     counts: dict[str, int] = {}  # own code files under each folder
-    for p in facts.paths:
-        if _is_code(p) and (model is None or model.is_own(p)):
-            for folder in _ancestors(posixpath.dirname(p)):
-                counts[folder] = counts.get(folder, 0) + 1
+    for folder, n in own_code.items():
+        for above in _ancestors(folder):
+            counts[above] = counts.get(above, 0) + n
     children: dict[str, list[str]] = {}
     for d in facts.dirs:
         children.setdefault(posixpath.dirname(d), []).append(d)
@@ -188,10 +188,34 @@ def _find_packages(facts: Facts) -> list[str]:
     if found and len(found) <= 3:  # few packages: the main one's inside says more
         inner = candidates(children.get(found[0], []))
         if len(inner) >= 2:
-            own = any(posixpath.dirname(p) == found[0] and _is_code(p) for p in facts.paths)
+            own = found[0] in code_dirs
             inner.sort(key=lambda p: (-code_files(p), p))
             found = [*([found[0]] if own else []), *inner, *found[1:]]
     return found[:MAX_NODES]
+
+
+def _code_folders(facts: Facts) -> tuple[set[str], Counter[str], set[str]]:
+    """In one pass over the files: the folders holding the project's own source (not vendored,
+    generated, tests, docs or examples), the own code files (not vendored or generated) in each folder,
+    and the folders holding any code file."""
+    model = facts.model
+    source_dirs: set[str] = set()
+    own_code: Counter[str] = Counter()
+    code_dirs: set[str] = set()
+    for p in facts.paths:
+        folder, _, name = p.rpartition("/")
+        if not _is_code_name(name):
+            continue
+        code_dirs.add(folder)
+        role = model.role_of(p) if model is not None else "source"
+        if role == "source":
+            source_dirs.add(folder)
+        if role not in _NOT_OWN:
+            own_code[folder] += 1
+    return source_dirs, own_code, code_dirs
+
+
+_NOT_OWN = frozenset({"vendored", "generated"})
 
 
 def _ignored(name: str) -> bool:

@@ -27,7 +27,7 @@ from agent_core.report.phrases import day, files_phrase, join_names, parse_date
 from agent_core.report.scoped import reroot
 from agent_core.sources.licenses import UNNAMED
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
-from agent_core.tools.observe import notable_role
+from agent_core.tools.observe import notable_files, notable_role
 from agent_core.tools.results import ToolResult
 from agent_core.words import Words
 
@@ -225,6 +225,15 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
         question=question,
         model=model,
     )
+
+
+def notable_paths(facts: Facts) -> tuple[tuple[str, str], ...]:
+    """(path, :func:`notable_role`) of every notable file of ``facts.paths``, in their order; from the
+    tree's notable files, found once per tree (:func:`notable_files`)."""
+    tree = facts.evidence.tree
+    if tree is None or tree.path:  # folder listings (or a tree seen from above its folder: never here)
+        return tuple((p, role) for p in facts.paths if (role := notable_role(p)))
+    return derived(tree, "notable_paths", lambda: tuple(sorted(notable_files(tree).items())))
 
 
 def _tree_lists(tree: FileTree) -> tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, int], ...]]:

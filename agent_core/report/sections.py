@@ -17,7 +17,7 @@ from agent_core.repomodel.model import TopFolder as ModelFolder
 from agent_core.report.answer import answer
 from agent_core.report.diagram import diagram_block
 from agent_core.report.diagram_tree import tree_graph
-from agent_core.report.facts import Evidence, Facts, description, link, risks, strengths
+from agent_core.report.facts import Evidence, Facts, description, link, notable_paths, risks, strengths
 from agent_core.report.inert import code, inline, plain
 from agent_core.report.licensing import project_license
 from agent_core.report.manifests import Dependency, Manifest, group_kind, notable_dependencies
@@ -32,7 +32,6 @@ from agent_core.report.model_words import (
 )
 from agent_core.report.phrases import MAX_NAMES, day, join_names, parse_date, readme_summary
 from agent_core.sources.models import TopFolder as CutFolder
-from agent_core.tools.observe import notable_role
 from agent_core.tools.registry import GET_COMMITS, GET_REPO_INFO
 from agent_core.words import Language, Words, t
 
@@ -107,19 +106,20 @@ def _tech_stack(facts: Facts, words: Words) -> list[str]:
     manifests = [
         words("manifest_line", link(facts, m.path), _manifest_text(m, words)) for m in facts.manifests
     ]
-    unread = [link(facts, p) for p in facts.paths if notable_role(p) == "manifest" and p not in ev.files]
+    notable = notable_paths(facts)
+    unread = [link(facts, p) for p, role in notable if role == "manifest" and p not in ev.files]
     none_found = not manifests and not unread and (ev.tree is not None or facts.root_complete)
-    notable = [
+    tooling = [link(facts, p) for p, role in notable if role in ("build", "container")]
+    notable_deps = [
         code(name) + words("paren", words(f"category_{category}"))
         for name, category in notable_dependencies(facts.manifests)
     ]
-    tooling = [link(facts, p) for p in facts.paths if notable_role(p) in ("build", "container")]
     return _blocks(
         [words("languages", _languages(ev, words))],
         [words("manifests"), *manifests] if manifests else [],
         [words("unread_manifests", join_names(unread, words))] if unread else [],
         [words("no_manifests")] if none_found else [],
-        [words("notable", join_names(notable, words))] if notable else [],
+        [words("notable", join_names(notable_deps, words))] if notable_deps else [],
         [words("tooling", join_names(tooling, words))] if tooling else [],
     )
 
@@ -223,10 +223,8 @@ def _listings(facts: Facts, words: Words) -> list[str]:
 
 def _notable_files(facts: Facts, words: Words) -> str:
     by_role: dict[str, list[str]] = {}
-    for path in facts.paths:
-        role = notable_role(path)
-        if role is not None:
-            by_role.setdefault(role, []).append(path)
+    for path, role in notable_paths(facts):
+        by_role.setdefault(role, []).append(path)
     order = ("readme", "license", "manifest", "ci", "container", "docs", "build")
     parts = [
         f"{words(f'role_{role}')}{words('colon')}{join_names([link(facts, p) for p in by_role[role]], words, cap=8)}"

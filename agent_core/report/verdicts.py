@@ -184,8 +184,8 @@ def dependency(found: Found, facts: Facts) -> Outcome:
     parsed = [m for m in facts.manifests if m.status == "parsed"]
     if not parsed:
         return "unchecked", None
-    declared = {normal(d.name) for m in parsed for d in m.all_dependencies()}
-    if name not in declared and name in {normal(group) for m in parsed for group, _ in m.groups}:
+    declared, groups = _declared_names(facts)
+    if name not in declared and name in groups:
         return None, None  # an extra's or a group's name (`httpx` for httpx2): not one dependency
     return _declared(found, name in declared, NOTABLE_DEPENDENCIES.get(name), parsed, facts)
 
@@ -195,14 +195,41 @@ def _module(found: Found, facts: Facts) -> Outcome:
     a required Go module counts), the project itself when a manifest read names it so; never a path."""
     parsed = [m for m in facts.manifests if m.status == "parsed"]
     name = _module_key(found.value)
-    own = {_module_key(m.name) for m in parsed if m.name}
+    own, declared = _module_names(facts)
     if any(name == o or name.startswith(o + "/") for o in own):
         return None, None  # the project's own module or package
     if not parsed:
         return "unchecked", None
-    declared = {_module_key(d.name) for m in parsed for d in m.all_dependencies()}
     present = any(name == d or name.startswith(d + "/") for d in declared)
     return _declared(found, present, NOTABLE_DEPENDENCIES.get(re.sub(r"/v\d+$", "", name)), parsed, facts)
+
+
+def _declared_names(facts: Facts) -> tuple[set[str], set[str]]:
+    """The dependencies the parsed manifests declare and their groups' names, as :func:`normal` has
+    them, once per ``Facts`` (a report makes hundreds of claims; the manifests, thousands of names)."""
+
+    def build() -> tuple[set[str], set[str]]:
+        parsed = [m for m in facts.manifests if m.status == "parsed"]
+        return (
+            {normal(d.name) for m in parsed for d in m.all_dependencies()},
+            {normal(group) for m in parsed for group, _ in m.groups},
+        )
+
+    return index_of(facts).derived("declared_names", build)  # type: ignore[return-value]
+
+
+def _module_names(facts: Facts) -> tuple[set[str], set[str]]:
+    """The parsed manifests' own module names and the modules they declare, as :func:`_module_key` has
+    them, once per ``Facts``."""
+
+    def build() -> tuple[set[str], set[str]]:
+        parsed = [m for m in facts.manifests if m.status == "parsed"]
+        return (
+            {_module_key(m.name) for m in parsed if m.name},
+            {_module_key(d.name) for m in parsed for d in m.all_dependencies()},
+        )
+
+    return index_of(facts).derived("module_names", build)  # type: ignore[return-value]
 
 
 def _declared(
@@ -226,7 +253,7 @@ def _manifest_paths(facts: Facts) -> list[str]:
     return [
         p
         for p in facts.paths
-        if not is_vendored(p) and (is_parsed_manifest(p) or notable_role(p) == "manifest")
+        if (is_parsed_manifest(p) or notable_role(p) == "manifest") and not is_vendored(p)
     ]
 
 

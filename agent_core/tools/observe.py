@@ -5,12 +5,15 @@ The UI keeps the full result; a model gets a summary sized for its context windo
 
 from __future__ import annotations
 
+import heapq
 import json
 import re
 from collections import Counter
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
-from agent_core.repomodel import CI_DIRS, TopFolder, model_of
+from agent_core.repomodel import CI_DIRS, TopFolder, derived, model_of
 from agent_core.repomodel.ci import ci_file
 from agent_core.sources.models import FileTree
 
@@ -82,6 +85,18 @@ def _model_ci(low: str) -> bool:
 _CI_DIRS = frozenset(path.lower() for path in CI_DIRS)
 
 
+def notable_files(tree: FileTree) -> Mapping[str, str]:
+    """Every notable file of ``tree``: its path → :func:`notable_role` of the path from the tree's
+    folder, in the tree's order; found once per tree (the trace's summary and the report's sections
+    each ask, and a 100,000-entry tree is 100,000 questions)."""
+    return derived(tree, "notable_files", lambda: MappingProxyType(_notable_files(tree)))
+
+
+def _notable_files(tree: FileTree) -> dict[str, str]:
+    cut = len(tree.path) + 1 if tree.path else 0
+    return {e.path: role for e in tree.entries if e.type != "dir" and (role := notable_role(e.path[cut:]))}
+
+
 def summarise_tree(tree: FileTree, *, max_entries: int = 200) -> dict[str, Any]:
     """A model-sized picture of a whole tree, counted by the repository model (:func:`model_of`): the
     cut flag first (so it survives any later cut), files and the project's own apart from vendored and
@@ -103,8 +118,8 @@ def summarise_tree(tree: FileTree, *, max_entries: int = 200) -> dict[str, Any]:
         for e in tree.entries
         if "/" not in (name := e.path[len(base) :])
     ]
-    ordered = sorted(files, key=lambda e: (e.path.count("/"), e.path.lower()))
-    shown = [e.path for e in ordered[:max_entries]]
+    # the shallowest first: sorted(...)[:max_entries], without sorting every path of the tree
+    shown = [e.path for e in heapq.nsmallest(max_entries, files, key=lambda e: _shallow_first(e.path))]
     summary: dict[str, Any] = {}
     if tree.truncated:
         summary["truncated"] = True
@@ -127,14 +142,16 @@ def summarise_tree(tree: FileTree, *, max_entries: int = 200) -> dict[str, Any]:
         "ci": [c.name for c in model.ci],
         "top_level": top_level[:100],
         "largest_subdirectories": [{"path": f"{base}{d}", "files": n} for d, n in per_dir.most_common(20)],
-        "notable_files": {
-            e.path: role for e in ordered if (role := notable_role(e.path[len(base) :] if base else e.path))
-        },
+        "notable_files": dict(sorted(notable_files(tree).items(), key=lambda kv: _shallow_first(kv[0]))),
         "paths": shown,
     }
     if len(files) > len(shown):
         summary["paths_omitted"] = len(files) - len(shown)
     return summary
+
+
+def _shallow_first(path: str) -> tuple[int, str]:
+    return path.count("/"), path.lower()
 
 
 def _folder(top: TopFolder) -> dict[str, Any]:
