@@ -10,6 +10,8 @@ import asyncio
 import gc
 import posixpath
 import re
+import threading
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -192,3 +194,41 @@ def test_dirname_is_the_folder_part_of_a_tree_path() -> None:
     # git tree can hold (no empty component, no leading or trailing "/").
     for path in ("a", "a/b", "a/b/c.py", ".github/workflows/ci.yml"):
         assert path.rpartition("/")[0] == posixpath.dirname(path)
+
+
+def test_a_value_asked_for_while_it_is_built_is_built_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The trace's summary and the languages count ask for the same tree's model at once, in two
+    # workers; the second waits for the first one's model instead of building its own.
+    tree = FileTree(ref="main", path="", entries=(TreeEntry(path="a.py", type="file"),))
+    started, arrived, release = threading.Event(), threading.Event(), threading.Event()
+
+    class Awaited(Future[object]):
+        def result(self, timeout: float | None = None) -> object:
+            arrived.set()  # the second thread waits for the first one's value
+            return super().result(timeout)
+
+    monkeypatch.setattr(memo, "Future", Awaited)
+    builds: list[str] = []
+
+    def first() -> str:
+        builds.append("first")
+        started.set()
+        release.wait()
+        return "model"
+
+    def second() -> str:
+        builds.append("second")
+        arrived.set()  # (the old memo built it again)
+        return "model again"
+
+    got: list[str] = []
+    one = threading.Thread(target=lambda: got.append(derived(tree, "model", first)))
+    two = threading.Thread(target=lambda: got.append(derived(tree, "model", second)))
+    one.start()
+    started.wait()
+    two.start()
+    arrived.wait()
+    release.set()
+    one.join()
+    two.join()
+    assert builds == ["first"] and got == ["model", "model"]

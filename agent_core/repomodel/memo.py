@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import Future
 from typing import TypeVar, cast
 
 from agent_core.repomodel.build import build_repo_model
@@ -55,18 +56,33 @@ def derived(tree: FileTree, name: Hashable, build: Callable[[], T]) -> T:
 
 
 def _memoised(tree: FileTree, key: Hashable, build: Callable[[], T]) -> T:
+    """The value for ``key`` of ``tree``: built by the first thread that asks; a thread asking while it
+    is being built waits for it (the trace's summary and the languages count ask for a model at once,
+    in two workers: building it twice was a second of CPU taken from everyone else's requests)."""
     ident = id(tree)
-    with _LOCK:
-        found = _MEMO.get(ident, {}).get(key, _MISSING)
-    if found is not _MISSING:
-        return cast(T, found)
-    value = build()  # outside the lock: two threads may build the same value; the first one kept wins
     with _LOCK:
         per_tree = _MEMO.get(ident)
         if per_tree is None:
             per_tree = _MEMO[ident] = {}
             weakref.finalize(tree, _forget, ident)
-        return cast(T, per_tree.setdefault(key, value))
+        found = per_tree.get(key, _MISSING)
+        if found is _MISSING:  # nobody has built it: this thread will
+            per_tree[key] = building = Future[object]()
+    if isinstance(found, Future):
+        return cast(T, found.result())  # another thread is building it (its error is raised here too)
+    if found is not _MISSING:
+        return cast(T, found)
+    try:
+        value = build()
+    except BaseException as error:
+        with _LOCK:
+            per_tree.pop(key, None)  # the next one to ask tries again
+        building.set_exception(error)
+        raise
+    with _LOCK:
+        per_tree[key] = value
+    building.set_result(value)
+    return value
 
 
 def _forget(ident: int) -> None:

@@ -265,8 +265,8 @@ def _entry_names(paths: Sequence[str], packages: Sequence[str]) -> tuple[str, ..
     named = [
         p
         for p in paths
-        if posixpath.dirname(p) in tops
-        and posixpath.basename(p) in (_ENTRY_NAMES if "/" not in p else _PACKAGE_ENTRY_NAMES)
+        if (split := p.rpartition("/"))[0] in tops  # dirname and basename of a tree's path
+        and split[2] in (_ENTRY_NAMES if not split[1] else _PACKAGE_ENTRY_NAMES)
     ]
     return tuple(sorted(named, key=lambda p: (p.count("/"), p)))
 

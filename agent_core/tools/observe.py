@@ -15,7 +15,7 @@ from typing import Any
 
 from agent_core.repomodel import CI_DIRS, TopFolder, derived, model_of
 from agent_core.repomodel.ci import ci_file
-from agent_core.sources.models import FileTree
+from agent_core.sources.models import FileTree, TreeEntry
 
 # What an analyst looks for first, by role. Matched against a path (case-insensitive).
 _NOTABLE: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -107,11 +107,7 @@ def summarise_tree(tree: FileTree, *, max_entries: int = 200) -> dict[str, Any]:
     model = model_of(tree)
     base = f"{tree.path}/" if tree.path else ""
     files = [e for e in tree.entries if e.type != "dir"]
-    per_dir: Counter[str] = Counter()
-    for entry in files:
-        parts = entry.path[len(base) :].split("/")
-        if len(parts) > 2:
-            per_dir["/".join(parts[:2])] += 1
+    per_dir = _second_level_counts(files, len(base))
     tops = {t.name: t for t in model.top_level}
     top_level = [
         {"name": name, "type": e.type, **(_folder(tops[name]) if name in tops else {})}
@@ -148,6 +144,20 @@ def summarise_tree(tree: FileTree, *, max_entries: int = 200) -> dict[str, Any]:
     if len(files) > len(shown):
         summary["paths_omitted"] = len(files) - len(shown)
     return summary
+
+
+def _second_level_counts(files: list[TreeEntry], cut: int) -> Counter[str]:
+    """Files under each second-level folder (``a/b``, from the tree's folder, ``cut`` characters in),
+    each folder's first file first: counted per folder, then per folder added up."""
+    per_folder = Counter(e.path.rpartition("/")[0] for e in files)
+    per_dir: Counter[str] = Counter()
+    for folder, n in per_folder.items():
+        rel = folder[cut:]
+        first = rel.find("/")
+        if first != -1:
+            second = rel.find("/", first + 1)
+            per_dir[rel if second == -1 else rel[:second]] += n
+    return per_dir
 
 
 def _shallow_first(path: str) -> tuple[int, str]:
