@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from agent_core.repo import RepoRef
 from agent_core.repomodel import build, derived, memo
-from agent_core.report import diagram_tree, path_index, sections
+from agent_core.report import diagram_tree, path_index, sections, tree_lists
 from agent_core.report import facts as facts_module
 from agent_core.report.facts import build_facts, gather
 from agent_core.report.writer import write_report
@@ -118,7 +118,7 @@ def test_the_report_and_the_diagram_event_share_the_tree_walk(monkeypatch: pytes
 def test_notable_files_are_found_once_per_tree(monkeypatch: pytest.MonkeyPatch) -> None:
     tree = FileTree(ref="main", path="", entries=tuple(synthetic_entries(3_000)))
     asked = Calls(observe.notable_role)
-    for module in (observe, facts_module):
+    for module in (observe, facts_module, tree_lists):
         monkeypatch.setattr(module, "notable_role", asked)
     monkeypatch.setattr(sections, "notable_role", asked, raising=False)
     summary = summarise_tree(tree)

@@ -19,19 +19,19 @@ from typing import Any
 from urllib.parse import quote
 
 from agent_core.repo import RepoRef
-from agent_core.repomodel import RepoModel, derived, model_of, workspace_globs
+from agent_core.repomodel import RepoModel, model_of, workspace_globs
 from agent_core.report.inert import code, plain
 from agent_core.report.manifests import Manifest, read_manifests
 from agent_core.report.model_words import tests_phrase
 from agent_core.report.phrases import day, files_phrase, join_names, parse_date
 from agent_core.report.scoped import reroot
+from agent_core.report.tree_lists import tree_lists
 from agent_core.sources.licenses import UNNAMED
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
-from agent_core.tools.observe import notable_files, notable_role
+from agent_core.tools.observe import notable_role
 from agent_core.tools.results import ToolResult
 from agent_core.words import Words
 
-LARGE_FILE_BYTES = 5 * 1024 * 1024
 # Kept for the offline answer's file relevance (report/relevance.py, answer.py); the report's own test
 # counts come from the repository model (agent_core.repomodel), which knows every language's convention.
 TEST_DIRS = ("tests", "test", "spec", "__tests__")
@@ -184,7 +184,7 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
     tree, root = evidence.tree, evidence.listings.get("")
     model = repo_model(evidence)
     if tree is not None:
-        paths, dirs, large = derived(tree, "facts", lambda: _tree_lists(tree))  # once per tree
+        paths, dirs, large = tree_lists(tree)  # once per tree
         root_complete = tree_complete = not tree.truncated
     else:
         listed = [e for listing in evidence.listings.values() for e in listing.entries]
@@ -225,24 +225,6 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
         question=question,
         model=model,
     )
-
-
-def notable_paths(facts: Facts) -> tuple[tuple[str, str], ...]:
-    """(path, :func:`notable_role`) of every notable file of ``facts.paths``, in their order; from the
-    tree's notable files, found once per tree (:func:`notable_files`)."""
-    tree = facts.evidence.tree
-    if tree is None or tree.path:  # folder listings (or a tree seen from above its folder: never here)
-        return tuple((p, role) for p in facts.paths if (role := notable_role(p)))
-    return derived(tree, "notable_paths", lambda: tuple(sorted(notable_files(tree).items())))
-
-
-def _tree_lists(tree: FileTree) -> tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, int], ...]]:
-    """A tree's file paths and folder paths, sorted, and its three largest files (path, bytes)."""
-    paths = tuple(sorted(e.path for e in tree.entries if e.type != "dir"))
-    dirs = tuple(sorted(e.path for e in tree.entries if e.type == "dir"))
-    sizes = {e.path: e.size or 0 for e in tree.entries}
-    large = sorted(((p, s) for p, s in sizes.items() if s >= LARGE_FILE_BYTES), key=lambda x: -x[1])
-    return paths, dirs, tuple(large[:3])
 
 
 def repo_model(evidence: Evidence) -> RepoModel | None:

@@ -17,7 +17,7 @@ from agent_core.repomodel.model import TopFolder as ModelFolder
 from agent_core.report.answer import answer
 from agent_core.report.diagram import diagram_block
 from agent_core.report.diagram_tree import tree_graph
-from agent_core.report.facts import Evidence, Facts, description, link, notable_paths, risks, strengths
+from agent_core.report.facts import Evidence, Facts, description, link, risks, strengths
 from agent_core.report.inert import code, inline, plain
 from agent_core.report.licensing import project_license
 from agent_core.report.manifests import Dependency, Manifest, group_kind, notable_dependencies
@@ -31,6 +31,7 @@ from agent_core.report.model_words import (
     tests_line,
 )
 from agent_core.report.phrases import MAX_NAMES, day, join_names, parse_date, readme_summary
+from agent_core.report.tree_lists import notable_paths
 from agent_core.sources.models import TopFolder as CutFolder
 from agent_core.tools.registry import GET_COMMITS, GET_REPO_INFO
 from agent_core.words import Language, Words, t
