@@ -18,7 +18,14 @@ from typing import Any
 import pytest
 
 from agent_core import events as ev
-from agent_core.llm import OpenAIChatModel, ReasoningDelta, TurnComplete, make_openai_client
+from agent_core.llm import (
+    OpenAIChatModel,
+    ReasoningDelta,
+    RepetitionGuard,
+    TurnAccumulator,
+    TurnComplete,
+    make_openai_client,
+)
 from agent_core.llm.thinking import CLOSED_LATE, ThinkSplitter
 from testing.analysis import Run, make_settings, run_once
 from testing.clock import run_in_virtual_time
@@ -82,6 +89,25 @@ def test_the_splitter_is_linear_on_adversarial_input() -> None:
     for make in makers:
         measured = growth(lambda text: split(text, 4096), make, start=20_000, factor=4)
         assert measured.linear(), str(measured)
+
+
+def test_a_late_close_takes_back_what_streamed_as_the_answer_and_restarts_the_guard() -> None:
+    thinking = (
+        "Let me look at the tree first, it has a src folder.\n" * 2
+    )  # twice: the guard's third copy cuts
+    text = f"{thinking}</think>\n\nLet me look at the tree first, it has a src folder.\n{REPORT}"
+    accumulator = TurnAccumulator(guard=RepetitionGuard())
+    parts = [p for i in range(0, len(text), 8) for p in accumulator.feed(chunk(text[i : i + 8]))]
+    turn = accumulator.finish()
+
+    taken = [p for p in parts if isinstance(p, ReasoningDelta) and p.was_answer]
+    assert [p.text for p in taken] == [thinking]  # what had streamed as the answer, said once
+    assert turn.reasoning == thinking and turn.degeneration is None
+    assert turn.content == f"Let me look at the tree first, it has a src folder.\n{REPORT}"
+
+
+def chunk(content: str) -> dict[str, Any]:
+    return {"choices": [{"index": 0, "delta": {"content": content}, "finish_reason": None}]}
 
 
 # -- end to end over real SSE -----------------------------------------------------------------------
