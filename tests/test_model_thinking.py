@@ -64,6 +64,8 @@ def split(text: str, step: int) -> tuple[str, str, bool]:
         ("plan it\n</think>\n\n# R\nbody", "", "plan it\n# R\nbody", True),  # the caller moves "plan it"
         ("# R\nQuote `</think>` and <think> freely.", "", "# R\nQuote `</think>` and <think> freely.", False),
         ("# R\nno tags at all", "", "# R\nno tags at all", False),
+        ("# R\nIts parser drops </think> tags.", "", "# R\nIts parser drops </think> tags.", False),
+        ("\n\n## R\nbody </think>", "", "\n\n## R\nbody </think>", False),
         ("<thin", "", "<thin", False),  # the tag's start, then the end: it was text
     ],
 )
@@ -84,6 +86,7 @@ def test_the_splitter_is_linear_on_adversarial_input() -> None:
     makers = (
         lambda n: "<think>" + "</thin" * (n // 6),
         lambda n: "</thin`" * (n // 7),
+        lambda n: " " * n,  # nothing but blanks: never the answer's start, never held whole
         lambda n: "".join(random.Random(3).choice(["<", "/", "think", ">", "`", "a"]) for _ in range(n // 3)),
     )
     for make in makers:

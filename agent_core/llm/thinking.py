@@ -11,8 +11,10 @@ Two shapes, as the servers send them:
 * an opening ``<think>`` at the very start of the answer (whitespace before it allowed): everything up
   to ``</think>`` is reasoning. A ``<think>`` anywhere else is text (a report may quote the tag);
 * no opening tag (DeepSeek-R1's template writes ``<think>`` into the prompt): the answer streams as
-  text until a ``</think>`` (not inside backticks) shows it was reasoning; :meth:`ThinkSplitter.feed`
-  then answers :data:`CLOSED_LATE` and the caller moves what it took for the answer into the reasoning.
+  text until a ``</think>`` shows it was reasoning; :meth:`ThinkSplitter.feed` then answers
+  :data:`CLOSED_LATE` and the caller moves what it took for the answer into the reasoning. Not once a
+  Markdown heading began a line (the report has begun: thinking is prose) nor for a tag in backticks:
+  a report may name the tag.
 
 A tag split across chunks is recognised: at most ``len("</think>") - 1`` characters are held back until
 the next piece (or :meth:`ThinkSplitter.finish`) decides. Each character is looked at a bounded number
@@ -21,6 +23,7 @@ of times.
 
 from __future__ import annotations
 
+import re
 from typing import Final, Literal
 
 __all__ = ["CLOSED_LATE", "Piece", "ThinkSplitter"]
@@ -31,6 +34,7 @@ CLOSED_LATE: Final = "closed_late"
 """What :meth:`ThinkSplitter.feed` yields when a ``</think>`` arrives that no ``<think>`` opened: the
 answer so far was reasoning."""
 
+_HEADING = re.compile(r"(?:^|\n)#")  # a Markdown heading: the report has begun
 Piece = tuple[Literal["reasoning", "answer"], str] | Literal["closed_late"]
 
 
@@ -40,7 +44,7 @@ class ThinkSplitter:
     def __init__(self) -> None:
         self._state: Literal["start", "thinking", "answer", "after", "done"] = "start"
         self._held = ""  # text not yet decided: a possible tag's start
-        self._last = ""  # the last answer character given out (a backtick before "</think>" quotes it)
+        self._last = ""  # the last answer character given out (a backtick quotes a "</think>" after it)
 
     def feed(self, text: str) -> list[Piece]:
         """The pieces the next piece of content makes (possibly none while a tag may be starting)."""
@@ -65,14 +69,14 @@ class ThinkSplitter:
                 self._state = "thinking"
                 return stripped[len(OPEN) :]
             if not stripped or OPEN.startswith(stripped):
-                self._held = text  # whitespace, or the tag's start: wait for more
+                self._held = stripped  # the tag's start (or nothing yet): wait for more
                 return ""
             self._state = "answer"
             return text
         if self._state == "thinking":
-            return self._until_close(text, pieces, "reasoning")
+            return self._thinking(text, pieces)
         if self._state == "answer":
-            return self._until_close(text, pieces, "answer")
+            return self._answer(text, pieces)
         if self._state == "after":  # the blank lines between the thinking and the answer are neither
             text = text.lstrip()
             if text:
@@ -81,19 +85,37 @@ class ThinkSplitter:
         pieces.append(("answer", text))
         return ""
 
-    def _until_close(self, text: str, pieces: list[Piece], kind: Literal["reasoning", "answer"]) -> str:
+    def _thinking(self, text: str, pieces: list[Piece]) -> str:
         at = text.find(CLOSE)
-        quoted = (at > 0 and text[at - 1] == "`") or (at == 0 and self._last == "`")
-        if at >= 0 and not (kind == "answer" and quoted):
+        if at >= 0:
             if at:
-                pieces.append((kind, text[:at]))
-            if kind == "answer":
-                pieces.append(CLOSED_LATE)
+                pieces.append(("reasoning", text[:at]))
             self._state = "after"
             return text[at + len(CLOSE) :]
-        end = len(text) if at >= 0 else len(text) - _tag_start(text)
+        end = len(text) - _tag_start(text)
         if end:
-            pieces.append((kind, text[:end]))
+            pieces.append(("reasoning", text[:end]))
+        self._held = text[end:]
+        return ""
+
+    def _answer(self, text: str, pieces: list[Piece]) -> str:
+        """Answer text while a late ``</think>`` may still come."""
+        at = text.find(CLOSE)
+        before = text if at < 0 else text[:at]
+        quoted = at >= 0 and (text[at - 1] if at else self._last) == "`"
+        if quoted or _HEADING.search(self._last + before):
+            self._state = "done"  # a report has begun, or quotes the tag: all the rest is the answer
+            pieces.append(("answer", text))
+            return ""
+        if at >= 0:
+            if at:
+                pieces.append(("answer", text[:at]))
+            pieces.append(CLOSED_LATE)
+            self._state = "after"
+            return text[at + len(CLOSE) :]
+        end = len(text) - _tag_start(text)
+        if end:
+            pieces.append(("answer", text[:end]))
             self._last = text[end - 1]
         self._held = text[end:]
         return ""
