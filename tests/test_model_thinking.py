@@ -65,7 +65,7 @@ def split(text: str, step: int) -> tuple[str, str, bool]:
         ("# R\nQuote `</think>` and <think> freely.", "", "# R\nQuote `</think>` and <think> freely.", False),
         ("# R\nno tags at all", "", "# R\nno tags at all", False),
         ("# R\nIts parser drops </think> tags.", "", "# R\nIts parser drops </think> tags.", False),
-        ("\n\n## R\nbody </think>", "", "\n\n## R\nbody </think>", False),
+        ("\n\n## R\nbody </think>", "", "## R\nbody </think>", False),
         ("<thin", "", "<thin", False),  # the tag's start, then the end: it was text
     ],
 )

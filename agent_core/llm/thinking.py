@@ -72,7 +72,7 @@ class ThinkSplitter:
                 self._held = stripped  # the tag's start (or nothing yet): wait for more
                 return ""
             self._state = "answer"
-            return text
+            return stripped  # blanks before an answer are not part of it
         if self._state == "thinking":
             return self._thinking(text, pieces)
         if self._state == "answer":
