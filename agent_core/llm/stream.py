@@ -219,8 +219,12 @@ class TurnAccumulator:
     def _feed_delta(self, delta: Any) -> list[StreamPart]:
         reasoning = _as_text(_field(delta, "reasoning_content")) or _as_text(_field(delta, "reasoning"))
         parts = self._reason(reasoning)
-        for piece in self._think.feed(_as_text(_field(delta, "content"))):
-            parts.extend(self._piece(piece))
+        content = _as_text(_field(delta, "content"))
+        if self._think.settled:  # the common case, and the cheap one: answer text
+            parts.extend(self._answer(content))
+        else:
+            for piece in self._think.feed(content):
+                parts.extend(self._piece(piece))
         parts.extend(self._tools.feed(_field(delta, "tool_calls")))
         return parts
 
@@ -243,7 +247,7 @@ class TurnAccumulator:
         return [ReasoningDelta(text=text, was_answer=was_answer)]
 
     def _answer(self, text: str) -> list[StreamPart]:
-        if self.degeneration is not None:
+        if not text or self.degeneration is not None:
             return []
         text = self._guarded(text)
         if not text:

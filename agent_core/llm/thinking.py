@@ -46,6 +46,11 @@ class ThinkSplitter:
         self._held = ""  # text not yet decided: a possible tag's start
         self._last = ""  # the last answer character given out (a backtick quotes a "</think>" after it)
 
+    @property
+    def settled(self) -> bool:
+        """All the rest is the answer (the thinking ended, or the report began): nothing to split."""
+        return self._state == "done"
+
     def feed(self, text: str) -> list[Piece]:
         """The pieces the next piece of content makes (possibly none while a tag may be starting)."""
         text, self._held = self._held + text, ""
