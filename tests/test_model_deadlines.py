@@ -32,13 +32,14 @@ REPORT = (
 
 
 def written(events: list[ev.Event]) -> int:
-    return sum(len(e.text) for e in events if isinstance(e, ev.TextDelta))
+    """Characters the run has read of the model's writing (its thinking too)."""
+    return sum(len(e.text) for e in events if isinstance(e, ev.TextDelta | ev.ReasoningDelta))
 
 
-async def slow_run(emulator: GitHubEmulator, tmp_path: Path, clock: SkippingClock) -> Run:
-    """One analysis with the llama.cpp preset whose report arrives a chunk every ``GAP`` seconds."""
+async def slow_run(emulator: GitHubEmulator, tmp_path: Path, clock: SkippingClock, text: str = REPORT) -> Run:
+    """One analysis with the llama.cpp preset whose last turn (``text``) comes a chunk every ``GAP`` s."""
     held = HeldWaits()
-    turns = [Turn.calls(("get_repo_info", W)), Turn.final(REPORT, chunk_size=PIECE, delay_per_chunk=GAP)]
+    turns = [Turn.calls(("get_repo_info", W)), Turn.final(text, chunk_size=PIECE, delay_per_chunk=GAP)]
     with ScriptedModelServer(turns, waits=held) as server:
         settings = make_settings(emulator, tmp_path, server)  # no time limit set: the preset's
         async with analysis(
@@ -55,7 +56,8 @@ async def slow_run(emulator: GitHubEmulator, tmp_path: Path, clock: SkippingCloc
             while not task.done():
                 # The server holds its next pause only after writing the chunk before it; wait for that,
                 # and for the run to have read every chunk sent, then let GAP seconds pass and go on.
-                if len(held.requested) <= released or written(seen) < min(released * PIECE, len(REPORT)):
+                # (a "<think>" tag is not text, and a possible tag's start is held back: up to 16 characters)
+                if len(held.requested) <= released or written(seen) < min(released * PIECE, len(text)) - 16:
                     await asyncio.sleep(0.005)
                     continue
                 clock.skip(GAP)
@@ -90,3 +92,21 @@ def test_a_slow_model_writes_past_the_turn_deadline_and_its_partial_report_is_ke
         "The run's time limit stopped the model mid-report; its partial report is kept."
     ]
     assert run.of(ev.ClaimsChecked)
+
+
+def test_a_model_still_thinking_at_the_run_deadline_has_no_report_to_keep_and_its_thinking_is_not_one(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    thinking = "".join(
+        f"Step {i}: the tree has a src folder; I should read module {i} next. " for i in range(40)
+    )
+    clock = SkippingClock()
+    with asyncio.Runner(loop_factory=lambda: SkippingLoop(clock)) as runner:
+        run = runner.run(slow_run(emulator, tmp_path, clock, f"<think>{thinking}</think>{REPORT}"))
+
+    finished = run.finished
+    assert finished.writer == "fallback"  # no report had begun: the deterministic writer's, from the facts
+    assert "I should read module" not in finished.report
+    assert "I should read module" not in "".join(e.text for e in run.of(ev.TextDelta))
+    assert "Step 3: the tree" in "".join(e.text for e in run.of(ev.ReasoningDelta))  # shown as thinking
+    assert any("time limit" in r for r in finished.degraded_reasons)
