@@ -2,7 +2,7 @@
 
 * :class:`FakeClock` implements :class:`agent_core.clock.Clock` without ever waiting for real.
 * :class:`SkippingClock` is the real clock, which a test can move forward at once (a breaker's open
-  period in an app that runs on real time, for instance).
+  period in an app that runs on real time, for instance); :class:`SkippingLoop` is an event loop on it.
 * :class:`VirtualTimeLoop` (and :func:`run_in_virtual_time`) is an asyncio event loop on virtual time:
   when nothing is ready to run, time jumps to the next timer, so ``asyncio.sleep`` and timeouts cost
   nothing and ``loop.time()`` reads exactly what the code waited for.
@@ -86,6 +86,20 @@ class SkippingClock(SystemClock):
         if seconds < 0:
             raise ValueError(f"a monotonic clock cannot go back ({seconds})")
         self._skipped += seconds
+
+
+class SkippingLoop(asyncio.SelectorEventLoop):
+    """An event loop on a :class:`SkippingClock`'s time: the test's :meth:`SkippingClock.skip` brings the
+    loop's timers (``asyncio.timeout``, sleeps, ``call_later``) that much closer too, while its sockets
+    and the emulators' threads stay real. For a run that must see minutes pass between two chunks of a
+    real stream (a deadline per wait, not per turn) without anyone waiting for them."""
+
+    def __init__(self, clock: SkippingClock) -> None:
+        self._clock = clock
+        super().__init__()
+
+    def time(self) -> float:
+        return self._clock.monotonic()
 
 
 # ------------------------------------------------------------------------------------- virtual time

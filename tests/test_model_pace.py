@@ -11,6 +11,7 @@ server (real SSE over a socket).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,11 +21,12 @@ import pytest
 
 from agent_core import events as ev
 from agent_core.agent.pace import MIN_BRIEF_TOKENS, Pace, PromptSpeeds, measured_speed
-from agent_core.agent.prompts import SMALL_WINDOW, tool_list
+from agent_core.agent.prompts import SMALL_WINDOW, system_prompt, tool_list
 from agent_core.agent.turn_words import brief_cut
 from agent_core.grammar import check_grammar
 from agent_core.llm import OpenAIChatModel, Usage, resolve_model_config
 from agent_core.llm.stream import TurnAccumulator
+from agent_core.repo import RepoRef
 from agent_core.settings import Settings
 from agent_core.tools.registry import TOOL_NAMES, tool_schemas
 from agent_core.top.services import Services
@@ -209,3 +211,21 @@ async def test_a_local_server_is_sent_the_short_list_in_every_request(
         tools = [(r.body or {})["tools"] for r in server.chat_requests]
     assert tools[0] == tools[1] == tool_list(SMALL_WINDOW, local=True)
     assert any(isinstance(e, ev.ToolCallFinished) and e.ok for e in events)
+    system = server.chat_requests[0].messages[0]["content"]
+    assert named_tools(system) == {"get_repo_info", "get_file_tree"}  # read_file: "read the README"
+
+
+def named_tools(text: str) -> set[str]:
+    return {name for name in TOOL_NAMES if re.search(rf"\b{name}\b", text)}
+
+
+def test_the_system_prompt_names_only_the_tools_offered() -> None:
+    scope = [RepoRef(owner="acme", name="widgets")]
+    short = [t["function"]["name"] for t in tool_list(SMALL_WINDOW, local=True)]
+    assert named_tools(system_prompt(scope, language="en", tools=short)) <= set(short)
+    everything = system_prompt(scope, language="en")
+    assert {"get_repo_info", "get_file_tree", "get_commits"} <= named_tools(everything)
+    assert "Check get_commits for activity." in everything
+    bare = system_prompt(scope, language="en", tools=["read_file"])
+    assert named_tools(bare) == set()
+    assert "- Read the README, the manifests" in bare

@@ -186,9 +186,12 @@ class Analysis:
         """The messages a run adds to the conversation before its first request."""
         if follow_up:
             return [{"role": "user", "content": run.question}]
-        prompt = system_prompt(self.parts.scope, language=run.language)
-        if self.driver is not None and self.driver.text_mode:
-            prompt += "\n\n" + self.driver.tools_prompt()
+        if self.driver is None:
+            prompt = system_prompt(self.parts.scope, language=run.language)
+        else:
+            prompt = system_prompt(self.parts.scope, language=run.language, tools=self.driver.tool_names)
+            if self.driver.text_mode:
+                prompt += "\n\n" + self.driver.tools_prompt()
         return [
             {"role": "system", "content": prompt},
             {"role": "user", "content": task_message(run.question, self.parts.scope, self._target_notes)},

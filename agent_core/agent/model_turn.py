@@ -127,6 +127,11 @@ class ModelDriver:
         """The text protocol's instructions, for the system prompt."""
         return render_tools_prompt(self._schemas)
 
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        """The names of the tools the model is offered (the system prompt names no other)."""
+        return tuple(str(schema["function"]["name"]) for schema in self._schemas)
+
     def prefix_tools(self) -> list[Mapping[str, Any]] | None:
         """The tool schemas every request of the analysis carries, with or without tools wanted (so the
         system prompt, the tools and the brief stay one prefix the provider's cache can reuse); None in

@@ -76,6 +76,8 @@ class TurnWatch:
         if isinstance(part, ToolCallDelta):
             self.calls_started = True
             return None
+        if part.was_answer:  # a late "</think>": the text so far was the model's thinking, not its report
+            self._text.clear()
         return ev.ReasoningDelta(t=self._run.t(), turn=self._turn, text=part.text)
 
     def partial(self, usage: Usage | None = None) -> ModelTurn | None:

@@ -69,6 +69,15 @@ class RepetitionGuard:
         min_line_chars: int = 16,
         max_tracked: int = 4096,
     ) -> None:
+        self._settings = {
+            "line_repeats": line_repeats,
+            "similar_repeats": similar_repeats,
+            "min_phrase_repeats": min_phrase_repeats,
+            "min_phrase_words": min_phrase_words,
+            "max_list_items": max_list_items,
+            "min_line_chars": min_line_chars,
+            "max_tracked": max_tracked,
+        }
         self._line_repeats = line_repeats
         self._similar_repeats = similar_repeats
         self._phrase_needed = {n: max(min_phrase_repeats, -(-min_phrase_words // n)) for n in _PERIODS}
@@ -90,6 +99,10 @@ class RepetitionGuard:
         self._words: list[str] = []
         self._runs = dict.fromkeys(_PERIODS, 0)
         self._run_starts = dict.fromkeys(_PERIODS, 0)
+
+    def fresh(self) -> RepetitionGuard:
+        """A guard with the same rules that has seen nothing (the reply starts over)."""
+        return RepetitionGuard(**self._settings)
 
     def feed(self, text: str) -> Degeneration | None:
         """Consume the next piece of the reply; the degeneration found so far, if any."""

@@ -11,9 +11,9 @@ answers or to tell which ports answer.
 Timeouts measure stalls, not work: the SDK's read timeout restarts on every byte, and servers send
 keep-alive comments, so a stalled turn would never time out. Each wait for the server (the response,
 then every chunk) therefore has its own deadline, ``stall_timeout``: a turn fails when nothing arrives
-for that long (a keep-alive comment is not progress; a token or a prompt-progress chunk is), never
-because a slow model is still writing. What bounds a turn's length is ``max_tokens`` and the run's time
-limit (:mod:`agent_core.agent.model_turn`).
+for that long (a keep-alive comment is not progress; a token of the answer or of the model's thinking, or
+a prompt-progress chunk, is), never because a slow model is still writing. What bounds a turn's length
+is ``max_tokens`` and the run's time limit (:mod:`agent_core.agent.model_turn`).
 
 A reply that starts looping (:mod:`~agent_core.llm.degeneration`) is stopped at the first repeat: the
 connection is closed, which stops the server generating, and the turn ends with what came before.

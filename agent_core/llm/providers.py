@@ -47,6 +47,13 @@ LOCAL_BODY: Mapping[str, object] = types.MappingProxyType({"return_progress": Tr
 DEFAULT_WALL_SECONDS = 300.0
 """One run's time limit with a hosted model, and for the offline planner."""
 LOCAL_WALL_SECONDS = 1800.0
+"""One run's time limit with a local server: the user's budget, not a verdict on the model. When it fires
+it throws no writing away (the report the model is writing is kept, marked partial, claim-checked and
+completed by the deterministic writer's sections it did not reach), and nothing else bounds a run in
+time: turns, calls and tokens count work, and the stall deadline bounds each wait, not their sum, so a
+model at 1 token/s could otherwise hold the server's one slot for hours (12 turns of 4,096 tokens). Half
+an hour holds the issue's slow case with room: a busy 2-core machine read the brief in ~4 min and wrote at
+~2 tokens/s, a 2,000-token report by ~21 min. MAX_WALL_SECONDS overrides it."""
 LOCAL_PROMPT_SPEED = 40.0
 """Prompt tokens per second a 1.5B model reads on 2 CPU cores: assumed until measured."""
 DEFAULT_CONTEXT_WINDOW = 32_768

@@ -1,12 +1,7 @@
-"""The vocabulary of one streamed model turn, and the accumulators that build it from chunks.
+"""The accumulators that build one streamed model turn from OpenAI-compatible chunks.
 
-Owns:
-
-* the values a model turn produces (:class:`ToolCallRequest`, :class:`Usage`, :class:`ModelTurn`);
-* the parts yielded while a turn streams (:data:`StreamPart`: reasoning, content and tool-call deltas,
-  then one :class:`TurnComplete`);
-* :class:`ToolCallAccumulator` and :class:`TurnAccumulator`, which turn OpenAI-compatible
-  ``ChatCompletionChunk`` objects into those parts.
+Owns :class:`ToolCallAccumulator` and :class:`TurnAccumulator`, which turn ``ChatCompletionChunk``
+objects (or the server's JSON) into the parts of :mod:`agent_core.llm.parts` (re-exported here).
 
 We do not use the SDK's ``ChatCompletionStreamState``: with Ollama-style repeated ``role``/``id``/``name``
 fields it concatenates them (``calccalc``) and a missing ``index`` raises ``TypeError``. The chunks the SDK
@@ -17,14 +12,24 @@ guarded.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from openai.types.chat import ChatCompletionChunk
 
 from agent_core.tool_call import ToolCallRequest
 
 from .degeneration import Degeneration, RepetitionGuard
+from .parts import (
+    ContentDelta,
+    ModelTurn,
+    PromptProgress,
+    ReasoningDelta,
+    StreamPart,
+    ToolCallDelta,
+    TurnComplete,
+    Usage,
+)
+from .thinking import CLOSED_LATE, Piece, ThinkSplitter
 
 __all__ = [
     "ContentDelta",
@@ -39,93 +44,6 @@ __all__ = [
     "TurnComplete",
     "Usage",
 ]
-
-
-@dataclass(frozen=True, kw_only=True)
-class Usage:
-    """Token counts reported by the endpoint for one turn."""
-
-    prompt_tokens: int
-    completion_tokens: int
-    cached_prompt_tokens: int = 0
-    prompt_tokens_per_s: float | None = None  # llama.cpp's ``timings.prompt_per_second``, when it says
-
-
-@dataclass(frozen=True, kw_only=True)
-class ModelTurn:
-    """Everything one model turn produced.
-
-    ``finish_reason`` is whatever the server said (``"stop"``, ``"tool_calls"``, ``"length"``...); some
-    servers (Ollama) say ``"stop"`` even when they called tools, so callers should look at ``tool_calls``
-    rather than at the finish reason. ``usage`` is ``None`` when the server did not report it.
-
-    ``degeneration``: the model started looping and the turn was stopped there (``content`` ends before
-    the first repeat, ``finish_reason`` is ``"repetition"``). ``partial``: the turn was stopped before
-    its end (a stall, the run's time limit) and ``content`` is what had arrived.
-    """
-
-    content: str
-    reasoning: str
-    tool_calls: tuple[ToolCallRequest, ...]
-    finish_reason: str | None
-    usage: Usage | None
-    degeneration: Degeneration | None = None
-    partial: bool = False
-
-
-@dataclass(frozen=True, kw_only=True)
-class ReasoningDelta:
-    """A piece of the model's reasoning ("thinking") text."""
-
-    text: str
-    kind: Literal["reasoning_delta"] = field(default="reasoning_delta", init=False, repr=False)
-
-
-@dataclass(frozen=True, kw_only=True)
-class ContentDelta:
-    """A piece of the model's visible answer text."""
-
-    text: str
-    kind: Literal["content_delta"] = field(default="content_delta", init=False, repr=False)
-
-
-@dataclass(frozen=True, kw_only=True)
-class ToolCallDelta:
-    """Progress on the tool call at position ``index`` (stable for the turn, 0-based, order of appearance).
-
-    ``id`` and ``name`` are reported once, on the delta where they first became known, and are ``None``
-    afterwards; ``arguments_delta`` is the newly arrived piece of the JSON arguments (possibly ``""``).
-    """
-
-    index: int
-    id: str | None
-    name: str | None
-    arguments_delta: str
-    kind: Literal["tool_call_delta"] = field(default="tool_call_delta", init=False, repr=False)
-
-
-@dataclass(frozen=True, kw_only=True)
-class TurnComplete:
-    """The last part of every successful turn."""
-
-    turn: ModelTurn
-    kind: Literal["turn_complete"] = field(default="turn_complete", init=False, repr=False)
-
-
-@dataclass(frozen=True, kw_only=True)
-class PromptProgress:
-    """How far the server is in reading the prompt (llama.cpp's ``prompt_progress`` with
-    ``return_progress``): ``processed`` of ``total`` tokens, ``cached`` of them from its cache, in
-    ``elapsed_s`` seconds so far."""
-
-    processed: int
-    total: int
-    cached: int
-    elapsed_s: float
-    kind: Literal["prompt_progress"] = field(default="prompt_progress", init=False, repr=False)
-
-
-StreamPart = ReasoningDelta | ContentDelta | ToolCallDelta | PromptProgress | TurnComplete
 
 
 class _CallBuilder:
@@ -233,7 +151,9 @@ class TurnAccumulator:
     final chunk whose ``choices`` is empty, or from a choice chunk that carries it (some servers do).
     ``max_reasoning_chars`` caps the reasoning kept per turn: what a server sends past it is dropped.
     ``guard``: watches the answer text for loops; once it finds one, the text past the cut is neither
-    kept nor yielded and :attr:`degeneration` says where (the caller stops reading).
+    kept nor yielded and :attr:`degeneration` says where (the caller stops reading). Reasoning written
+    inline in the content (``<think>…</think>``, :mod:`~agent_core.llm.thinking`) is reasoning: never the
+    answer, never seen by the guard.
     """
 
     def __init__(
@@ -246,6 +166,7 @@ class TurnAccumulator:
         self._reasoning: list[str] = []
         self._reasoning_left = max_reasoning_chars  # None: no cap
         self._tools = ToolCallAccumulator()
+        self._think = ThinkSplitter()
         self._finish_reason: str | None = None
         self._usage: Usage | None = None
 
@@ -275,6 +196,8 @@ class TurnAccumulator:
     def finish(self, *, partial: bool = False) -> ModelTurn:
         """The turn as accumulated so far (``finish_reason`` is ``None`` if the server never sent one;
         ``"repetition"`` when the guard stopped it). ``partial``: the caller stopped it early."""
+        for piece in self._think.finish():  # the few characters held back for a tag that did not come
+            self._piece(piece)
         if self._guard is not None and self.degeneration is None and not partial:
             self.degeneration = self._guard.finish()
             if self.degeneration is not None:
@@ -294,23 +217,44 @@ class TurnAccumulator:
         self._content = [text[:offset]]
 
     def _feed_delta(self, delta: Any) -> list[StreamPart]:
-        parts: list[StreamPart] = []
         reasoning = _as_text(_field(delta, "reasoning_content")) or _as_text(_field(delta, "reasoning"))
-        if reasoning and self._reasoning_left is not None:
-            reasoning = reasoning[: self._reasoning_left]  # past the cap it is neither kept nor shown
-            self._reasoning_left -= len(reasoning)
-        if reasoning:
-            self._reasoning.append(reasoning)
-            parts.append(ReasoningDelta(text=reasoning))
+        parts = self._reason(reasoning)
         content = _as_text(_field(delta, "content"))
-        if content and self.degeneration is None:
-            content = self._guarded(content)
-        if content:
-            self._content.append(content)
-            self._content_chars += len(content)
-            parts.append(ContentDelta(text=content))
+        if self._think.settled:  # the common case, and the cheap one: answer text
+            parts.extend(self._answer(content))
+        else:
+            for piece in self._think.feed(content):
+                parts.extend(self._piece(piece))
         parts.extend(self._tools.feed(_field(delta, "tool_calls")))
         return parts
+
+    def _piece(self, piece: Piece) -> list[StreamPart]:
+        if piece == CLOSED_LATE:  # what streamed as the answer was reasoning: it moves, the guard restarts
+            taken, self._content, self._content_chars = "".join(self._content), [], 0
+            if self._guard is not None:
+                self._guard = self._guard.fresh()
+            return self._reason(taken, was_answer=True)
+        kind, text = piece
+        return self._reason(text) if kind == "reasoning" else self._answer(text)
+
+    def _reason(self, text: str, *, was_answer: bool = False) -> list[StreamPart]:
+        if text and self._reasoning_left is not None:
+            text = text[: self._reasoning_left]  # past the cap it is neither kept nor shown
+            self._reasoning_left -= len(text)
+        if not (text or was_answer):
+            return []
+        self._reasoning.append(text)
+        return [ReasoningDelta(text=text, was_answer=was_answer)]
+
+    def _answer(self, text: str) -> list[StreamPart]:
+        if not text or self.degeneration is not None:
+            return []
+        text = self._guarded(text)
+        if not text:
+            return []
+        self._content.append(text)
+        self._content_chars += len(text)
+        return [ContentDelta(text=text)]
 
     def _guarded(self, content: str) -> str:
         """``content``, or the part of it before the guard's cut (the rest is dropped)."""
