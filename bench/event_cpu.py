@@ -35,6 +35,7 @@ from testing.emulator.github import GitHubEmulator
 from testing.emulator.model_server import ScriptedModelServer, Turn
 
 REPEATS = 20  # rendering is fast: repeat it for a readable CPU clock
+QUICK_REPEATS = 2  # --quick checks that the section measures, not the figures
 TOP = 5
 
 
@@ -62,26 +63,26 @@ def frame(view: TraceView) -> None:
     view.stats.markdown()
 
 
-def render_cpu(events: Sequence[ev.Event], *, frames: bool) -> float:
+def render_cpu(events: Sequence[ev.Event], *, frames: bool, repeats: int = REPEATS) -> float:
     """CPU seconds to fold ``events`` into a fresh view (with a frame after each one)."""
     started = time.thread_time()
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         view = TraceView()
         for event in events:
             view.apply(event)
             if frames:
                 frame(view)
-    return (time.thread_time() - started) / REPEATS
+    return (time.thread_time() - started) / repeats
 
 
-def last_frame_cpu(events: Sequence[ev.Event]) -> float:
+def last_frame_cpu(events: Sequence[ev.Event], repeats: int = REPEATS) -> float:
     view = TraceView()
     for event in events:
         view.apply(event)
     started = time.thread_time()
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         frame(view)
-    return (time.thread_time() - started) / REPEATS
+    return (time.thread_time() - started) / repeats
 
 
 def _own_times(profile: cProfile.Profile) -> list[tuple[float, str, str]]:
@@ -125,18 +126,19 @@ async def measure_plan(
 ) -> tuple[list[Metric], list[str]]:
     turns = realistic_plan() if name == "realistic" else wide_plan()
     per_event: list[float] = []
+    repeats = QUICK_REPEATS if config.quick else REPEATS
     with widgets(repo, latency=0.0) as emu:
-        for i in range(max(config.runs, 3)):
+        for i in range(config.runs if config.quick else max(config.runs, 3)):
             events, cpu = await run_events(emu, turns, workdir / f"{name}-{i}" / "cache")
             per_event.append(cpu / len(events))
         profile = cProfile.Profile(time.thread_time)
         events, _ = await run_events(emu, turns, workdir / f"{name}-profiled" / "cache", profile)
     loop_us = statistics.median(per_event) * 1e6
-    fold_us = render_cpu(events, frames=False) / len(events) * 1e6
-    frame_us = render_cpu(events, frames=True) / len(events) * 1e6
+    fold_us = render_cpu(events, frames=False, repeats=repeats) / len(events) * 1e6
+    frame_us = render_cpu(events, frames=True, repeats=repeats) / len(events) * 1e6
     render_profile = cProfile.Profile(time.thread_time)
-    render_profile.runcall(render_cpu, events, frames=True)
-    sent_ms, left_out_ms = await asyncio.to_thread(frame_postprocess_ms, events)
+    render_profile.runcall(render_cpu, events, frames=True, repeats=repeats)
+    sent_ms, left_out_ms = await asyncio.to_thread(frame_postprocess_ms, events, repeats)
     metrics = [
         Metric(name=f"{name}: events per run", value=len(events)),
         Metric(name=f"{name}: loop CPU per event", value=loop_us, unit="µs", note="asyncio thread, median"),
@@ -145,7 +147,9 @@ async def measure_plan(
             name=f"{name}: render, a frame per event", value=frame_us, unit="µs/event", note="upper bound"
         ),
         Metric(
-            name=f"{name}: render, the last (largest) frame", value=last_frame_cpu(events) * 1e6, unit="µs"
+            name=f"{name}: render, the last (largest) frame",
+            value=last_frame_cpu(events, repeats) * 1e6,
+            unit="µs",
         ),
         Metric(name=f"{name}: Gradio postprocess of the last frame", value=sent_ms, unit="ms"),
         Metric(

@@ -31,16 +31,16 @@ from testing.app import release_gradio_loops
 REPEATS = 50
 
 
-async def _postprocess_ms(demo: gr.Blocks, fn: object, frame: dict[object, object]) -> float:
+async def _postprocess_ms(demo: gr.Blocks, fn: object, frame: dict[object, object], repeats: int) -> float:
     state = SessionState(demo)  # one browser session's, as in the app: kept from frame to frame
     await demo.postprocess_data(fn, dict(frame), state)  # the first frame fills it
     started = time.thread_time()
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         await demo.postprocess_data(fn, dict(frame), state)
-    return (time.thread_time() - started) / REPEATS * 1e3
+    return (time.thread_time() - started) / repeats * 1e3
 
 
-def frame_postprocess_ms(events: Sequence[ev.Event]) -> tuple[float, float]:
+def frame_postprocess_ms(events: Sequence[ev.Event], repeats: int = REPEATS) -> tuple[float, float]:
     """Milliseconds of Gradio postprocess for the last frame of ``events``: (as sent, with the breaker
     table and the timer left out)."""
     settings = Settings()
@@ -60,6 +60,8 @@ def frame_postprocess_ms(events: Sequence[ev.Event]) -> tuple[float, float]:
     left_out = {k: v for k, v in sent.items() if k not in (page.status.breakers, page.status.timer)}
 
     async def both() -> tuple[float, float]:
-        return await _postprocess_ms(demo, fn, sent), await _postprocess_ms(demo, fn, left_out)
+        return await _postprocess_ms(demo, fn, sent, repeats), await _postprocess_ms(
+            demo, fn, left_out, repeats
+        )
 
     return asyncio.run(both())

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import openai
 
 from agent_core import events as ev
@@ -110,12 +111,14 @@ async def analysis(
     clock: Clock | None = None,
     provider: str = "custom",
     presets: bool = False,
+    github_transport: httpx.AsyncBaseTransport | None = None,
 ) -> AsyncIterator[Run]:
     """An opened analysis over ``settings``; ``provider`` names the preset whose prices apply to the
     model (``custom``: none known), whatever loopback server ``settings.llm_base_url`` points at.
     ``presets``: the model is sent the preset's sampling and extra fields, as the app sends them (the
-    benchmark of a real model); tests leave them out."""
-    services = Services(settings, clock=clock)
+    benchmark of a real model); tests leave them out. ``github_transport``: the wire under the GitHub
+    pool (:class:`testing.github.AnnouncedTimeouts`, for instance)."""
+    services = Services(settings, clock=clock, github_transport=github_transport)
     client: openai.AsyncOpenAI | None = None
     model = config = None
     if uses_model(settings):

@@ -3,6 +3,8 @@
 * :class:`FakeClock` implements :class:`agent_core.clock.Clock` without ever waiting for real.
 * :class:`SkippingClock` is the real clock, which a test can move forward at once (a breaker's open
   period in an app that runs on real time, for instance); :class:`SkippingLoop` is an event loop on it.
+* :class:`SharedVirtualClock` is virtual time that a run and the emulators' server threads read together:
+  it moves only when someone sleeps on it or advances it, and its readings order events across threads.
 * :class:`VirtualTimeLoop` (and :func:`run_in_virtual_time`) is an asyncio event loop on virtual time:
   when nothing is ready to run, time jumps to the next timer, so ``asyncio.sleep`` and timeouts cost
   nothing and ``loop.time()`` reads exactly what the code waited for.
@@ -100,6 +102,46 @@ class SkippingLoop(asyncio.SelectorEventLoop):
 
     def time(self) -> float:
         return self._clock.monotonic()
+
+
+class SharedVirtualClock:
+    """Virtual time shared by a run and the emulators' threads (their request stamps, a scripted model's
+    thinking). Time moves only by :meth:`sleep` (at once, then one yield to the loop, as
+    :class:`FakeClock`) and :meth:`advance`; concurrent sleepers add up.
+
+    Every reading is distinct: each adds a nanosecond tick, under a lock, so readings taken in different
+    threads are ordered as they happened (a request the emulator stamps after the run announced the call
+    that makes it reads later than the announcement). Thread-safe. ``wall()`` starts at the real time of
+    construction and moves with the virtual time (rate-limit resets are set from the real clock).
+    """
+
+    TICK = 1e-9
+
+    def __init__(self, *, start: float = 1_000.0) -> None:
+        self._lock = threading.Lock()
+        self._now = start
+        self._ticks = 0
+        self._wall_offset = time.time() - start
+
+    def monotonic(self) -> float:
+        with self._lock:
+            self._ticks += 1
+            return self._now + self._ticks * self.TICK
+
+    def wall(self) -> float:
+        with self._lock:
+            return self._now + self._wall_offset
+
+    async def sleep(self, seconds: float) -> None:
+        self.advance(max(0.0, seconds))
+        await asyncio.sleep(0)
+
+    def advance(self, seconds: float) -> None:
+        """Move time forward by ``seconds`` (never backward)."""
+        if seconds < 0:
+            raise ValueError(f"a monotonic clock cannot go back ({seconds})")
+        with self._lock:
+            self._now += seconds
 
 
 # ------------------------------------------------------------------------------------- virtual time

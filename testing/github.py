@@ -1,9 +1,12 @@
-"""Small builders shared by the GitHub-layer tests (the real client over the emulator)."""
+"""Small builders shared by the GitHub-layer tests (the real client over the emulator), and
+:class:`AnnouncedTimeouts`, the transport that turns the emulator's announced timeouts into read timeouts."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+
+import httpx
 
 from agent_core.clock import Clock
 from agent_core.github.client import GitHubClient
@@ -15,7 +18,7 @@ from agent_core.sources.github import GitHubSource
 from agent_core.tools.executor import FaultInjector, Toolbox
 from agent_core.top.wiring import new_board, toolbox_config
 from testing.clock import FakeClock
-from testing.emulator.github import GitHubEmulator
+from testing.emulator.github import TIMEOUT_ANNOUNCED, GitHubEmulator
 
 WIDGETS = RepoRef(owner="acme", name="widgets")
 
@@ -52,3 +55,22 @@ def make_toolbox(
         faults=faults,
     )
     return toolbox, client, board
+
+
+class AnnouncedTimeouts(httpx.AsyncBaseTransport):
+    """The real transport, except that an answer carrying the emulator's :data:`TIMEOUT_ANNOUNCED`
+    header raises ``httpx.ReadTimeout``, as the client's read timeout would have had the emulator held
+    the request (``GitHubEmulator.announce_timeouts``): the client meets the same exception at once."""
+
+    def __init__(self) -> None:
+        self._inner = httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self._inner.handle_async_request(request)
+        if TIMEOUT_ANNOUNCED in response.headers:
+            await response.aclose()
+            raise httpx.ReadTimeout("the emulator held this request past the read timeout", request=request)
+        return response
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()

@@ -91,6 +91,7 @@ from pathlib import Path  # noqa: E402
 
 from testing.emulator.github import GitHubEmulator  # noqa: E402
 from testing.emulator.gitrepo import sample_python_project  # noqa: E402
+from testing.llm import LocalModel, installed, local_model  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -105,3 +106,14 @@ def emulator(sample_repo: Path) -> Iterator[GitHubEmulator]:
     with GitHubEmulator() as emu:
         emu.add_repo("acme/widgets", sample_repo, description="Count words, fast.", stars=42, topics=["text"])
         yield emu
+
+
+@pytest.fixture(scope="session")
+def small_local_model() -> Iterator[LocalModel]:
+    """The real Qwen2.5-Coder-0.5B behind llama.cpp, started once for every real-model test (they share
+    one xdist worker, see TOGETHER): a 4,096-token window; each test bounds its own replies. Skipped with
+    the reason when the model is not installed, unless ``REQUIRE_LOCAL_LLM=1`` (CI) makes that a failure."""
+    if not installed("0.5b") and os.environ.get("REQUIRE_LOCAL_LLM") != "1":
+        pytest.skip("the local 0.5b model is not installed (scripts/local-llm/setup.sh 0.5b)")
+    with local_model("0.5b", n_ctx=4096, max_tokens=320) as model:
+        yield model

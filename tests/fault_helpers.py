@@ -7,17 +7,18 @@
   (metadata and tree, then README, manifest and commits, maybe a folder and the languages, then the
   report), with the scenario's faults on the chat requests they were drawn for.
 * :func:`observe` runs one analysis (the real core over both servers, as :mod:`testing.analysis`
-  does, but with :class:`QuickSleepClock`) and keeps, besides the events, when the test received each
-  one and every breaker transition with the exact ``time.monotonic()`` it happened at (the board's
-  listener is called synchronously inside the transition; the emulator stamps requests with the same
-  clock).
+  does) on a :class:`testing.clock.SharedVirtualClock` and keeps, besides the events, when the test
+  received each one and every breaker transition with the exact reading it happened at. Both servers
+  stamp their requests with the same clock, whose readings order events across threads; time moves only
+  when the run sleeps (a backoff, a rate-limit wait) or the analyst thinks, so no window depends on how
+  busy the machine is. A timeout is announced by the emulator and raised by the client's transport at
+  once (:class:`testing.github.AnnouncedTimeouts`): the client meets the same ``ReadTimeout``.
 * :class:`Ledger` lines up the emulator's request log with the tool calls that could have made each
   request, for the breaker checks of :mod:`tests.test_fault_suite`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import re
@@ -29,13 +30,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_core import events as ev
-from agent_core.clock import SystemClock
 from agent_core.grammar import check_grammar
 from agent_core.resilience import StateChange
 from agent_core.settings import Settings
 from testing.analysis import analysis
+from testing.clock import SharedVirtualClock
 from testing.emulator.github import GitHubEmulator, RecordedRequest
-from testing.emulator.model_server import ToolCallSpec, Turn
+from testing.emulator.model_server import ScriptedModelServer, ToolCallSpec, Turn
+from testing.github import AnnouncedTimeouts
 
 OWNER, REPO = "acme", "widgets"
 W = {"owner": OWNER, "repo": REPO}
@@ -44,7 +46,7 @@ REPORT = (
     "# acme/widgets\n\n## Overview\nA small Python library that counts and ranks words.\n\n"
     "## Tech stack\nPython, packaged with pyproject.toml.\n\n## Development\nEight commits by three authors.\n"
 )
-THINKING = 0.2  # seconds the analyst thinks before asking again for calls that failed
+THINKING = 0.2  # virtual seconds the analyst thinks before asking again for calls that failed
 MALFORMED = '{"owner": "acme", "repo": "widgets", "path": "README.md"'  # the closing brace never came
 
 # The analyst's plan, one model turn per step; the third step is only taken in some scenarios.
@@ -87,7 +89,7 @@ class Scenario:
     disconnect_at: int | None  # index of the chat request whose stream is cut after two events
     malformed_step: int | None  # plan step in which one call's arguments are malformed JSON
     explore_more: bool  # whether the analyst takes the third step of the plan
-    max_wall_seconds: float  # the run's deadline: tight in some runs, so that it stops exploration
+    max_wall_seconds: float  # the run's deadline (virtual): tight in some runs, so that it stops exploration
 
     @classmethod
     def from_seed(cls, seed: int) -> Scenario:
@@ -106,13 +108,14 @@ class Scenario:
             max_wall_seconds=rng.choice((0.5, 1.0, 20.0)),
         )
 
-    def arm(self, emu: GitHubEmulator, *, stall_seconds: float) -> None:
-        """Turn on the emulator's random mode with this scenario's GitHub faults."""
+    def arm(self, emu: GitHubEmulator) -> None:
+        """Turn on the emulator's random mode with this scenario's GitHub faults, its timeouts announced
+        (answered at once and raised by the client's transport) rather than held."""
+        emu.announce_timeouts = True
         emu.random_faults(
             self.seed,
             rate_5xx=self.rate_5xx,
             rate_timeout=self.rate_timeout,
-            stall_seconds=stall_seconds,
             burst_429=self.burst_length,
             burst_start=self.burst_start,
             down_path=DOWN_PATHS[self.down_tool],
@@ -120,10 +123,11 @@ class Scenario:
 
 
 class ScriptedAnalyst:
-    """The model server's responder (see the module docstring); thread-safe."""
+    """The model server's responder (see the module docstring); thread-safe. Its thinking moves ``clock``."""
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, clock: SharedVirtualClock) -> None:
         self.scenario = scenario
+        self.clock = clock
         self._lock = threading.Lock()
         self._requests = 0
         self.steps = self._steps()
@@ -151,12 +155,9 @@ class ScriptedAnalyst:
         again = ask_again(messages) if "tools" in body else []
         planned = self.steps[step] if "tools" in body and step < len(self.steps) else []
         if again or planned:
-            # Thinking over what failed takes a moment: long enough for an open breaker to allow a probe.
-            turn = Turn(
-                tool_calls=[*again, *planned],
-                reasoning=f"Step {step + 1} of the analysis.",
-                latency=THINKING if again else None,
-            )
+            if again:  # thinking over what failed takes a moment: long enough for an open breaker's probe
+                self.clock.advance(THINKING)
+            turn = Turn(tool_calls=[*again, *planned], reasoning=f"Step {step + 1} of the analysis.")
         else:
             turn = Turn.final(REPORT, reasoning="Enough evidence; writing the report.")
         if index == self.scenario.disconnect_at:
@@ -187,13 +188,19 @@ def ask_again(messages: Sequence[Mapping[str, Any]]) -> list[ToolCallSpec]:
 
 @dataclass(frozen=True, kw_only=True)
 class Transition:
-    at: float  # time.monotonic() of the change, exact
     change: StateChange
+    guards: str  # the tool the breaker guards, or "model" for any model endpoint
+
+    @property
+    def at(self) -> float:
+        """The clock's reading at the change, taken by the breaker inside the transition."""
+        return self.change.at
 
 
 @dataclass(kw_only=True)
 class Observed:
-    """One run: its events with when the test received each, and its breaker transitions."""
+    """One run: its events with when the test received each, and its breaker transitions (all readings
+    of one :class:`SharedVirtualClock`)."""
 
     events: list[ev.Event] = field(default_factory=list)
     received: list[float] = field(default_factory=list)
@@ -205,69 +212,49 @@ class Observed:
     def of(self, kind: type[Any]) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
 
-    def breaker(self, name: str) -> list[Transition]:
-        """One tool's transitions ("read_file" for "github:read_file"), or the model's ("model")."""
-        return [t for t in self.transitions if breaker_subject(t.change.name) == name]
+    def breaker(self, guards: str) -> list[Transition]:
+        """The transitions of the breaker guarding one tool ("read_file"), or the model's ("model")."""
+        return [t for t in self.transitions if t.guards == guards]
 
 
-def breaker_subject(name: str) -> str:
-    """What a breaker guards: the tool of "github:read_file", or "model" for any model endpoint."""
-    if name.startswith("model"):
-        return "model"
-    return name.partition(":")[2] or name
+def guarded(source: str, subject: str) -> str:
+    """What a breaker guards, from the parts a transition carries (never from its name): the tool, or
+    "model" for any model endpoint."""
+    return "model" if source == "model" else subject
 
 
-class QuickSleepClock(SystemClock):
-    """The real clock, read once per step of the event loop, and every wait (a retry's backoff, a
-    server-requested wait) a tenth as long.
-
-    Retry decisions are unchanged: the policy computes the same delays and checks its time budget
-    against them; breakers, deadlines and timeouts still run on real time. One reading per step means
-    that code running without an ``await`` in between sees one instant: the elapsed time the loop checks
-    its deadline against is exactly the ``t`` of the turn it then starts, where on the plain clock a busy
-    machine (another thread holding the GIL, the process descheduled) can slip milliseconds between them.
-    """
-
-    def __init__(self) -> None:
-        self._now: float | None = None
-
-    def monotonic(self) -> float:
-        if self._now is None:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:  # not on the event loop: nothing to be coherent with
-                return time.monotonic()
-            self._now = time.monotonic()
-            loop.call_soon(self._forget)  # runs once the current step (and its neighbours) are done
-        return self._now
-
-    def _forget(self) -> None:
-        self._now = None
-
-    async def sleep(self, seconds: float) -> None:
-        await super().sleep(seconds / 10)
-
-
-async def observe(settings: Settings, *, turn_timeout: float = 10.0) -> Observed:
-    """Run one analysis of acme/widgets to its end, waits shortened by :class:`QuickSleepClock`."""
+async def observe(
+    settings: Settings,
+    clock: SharedVirtualClock,
+    emulator: GitHubEmulator,
+    server: ScriptedModelServer | None = None,
+    *,
+    turn_timeout: float = 30.0,
+) -> Observed:
+    """Run one analysis of acme/widgets to its end on ``clock``, which the servers stamp with too."""
+    emulator.stamp = clock.monotonic
+    if server is not None:
+        server.stamp = clock.monotonic
     seen = Observed()
     target = f"{OWNER}/{REPO}"
-    async with analysis(settings, target, turn_timeout=turn_timeout, clock=QuickSleepClock()) as harness:
+    async with analysis(
+        settings, target, turn_timeout=turn_timeout, clock=clock, github_transport=AnnouncedTimeouts()
+    ) as harness:
         run = harness.opened.analysis
         board = run.parts.breakers
 
         def on_change(change: StateChange) -> None:
-            seen.transitions.append(Transition(at=time.monotonic(), change=change))
+            seen.transitions.append(Transition(change=change, guards=guarded(change.source, change.subject)))
 
         unsubscribe = board.subscribe(on_change)
-        seen.started = time.monotonic()
+        seen.started = clock.monotonic()
         try:
             async with aclosing(run.run("")) as events:
                 async for event in events:
                     seen.events.append(event)
-                    seen.received.append(time.monotonic())
+                    seen.received.append(clock.monotonic())
         finally:
-            seen.ended = time.monotonic()
+            seen.ended = clock.monotonic()
             unsubscribe()
         seen.final_states = {s.name: str(s.state) for s in board.snapshot()}
     check_grammar(seen.events)  # whatever went wrong, the stream keeps its grammar

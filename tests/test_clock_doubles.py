@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from testing.clock import HeldWaits, RealWaits, SkippingClock, run_in_virtual_time
+from testing.clock import HeldWaits, RealWaits, SharedVirtualClock, SkippingClock, run_in_virtual_time
 
 PATIENCE = 60.0  # a bound for a broken test, never waited out by a passing one
 
@@ -120,3 +120,39 @@ def test_a_skipping_clock_is_the_real_clock_moved_forward() -> None:
     assert after[1] - before[1] >= 3600
     with pytest.raises(ValueError, match="cannot go back"):
         clock.skip(-1)
+
+
+# -- shared virtual time -------------------------------------------------------------------------------
+
+
+def test_a_shared_virtual_clock_moves_only_when_told_and_orders_readings_across_threads() -> None:
+    clock = SharedVirtualClock(start=100.0)
+    first = clock.monotonic()
+    assert 100.0 < first < 100.0 + 1e-6  # a reading is the time plus its tick
+    wall = clock.wall()
+
+    async def main() -> None:
+        await clock.sleep(2.5)  # at once: no loop timer, no real wait
+        await clock.sleep(-1.0)  # a negative sleep moves nothing
+
+    asyncio.run(main())
+    clock.advance(0.5)
+    assert clock.wall() == pytest.approx(wall + 3.0)
+    with pytest.raises(ValueError, match="cannot go back"):
+        clock.advance(-0.1)
+    # Readings from several threads are all distinct and, in each thread, increasing.
+    seen: list[list[float]] = [[] for _ in range(4)]
+
+    def read(into: list[float]) -> None:
+        for _ in range(500):
+            into.append(clock.monotonic())
+
+    threads = [threading.Thread(target=read, args=(into,)) for into in seen]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(PATIENCE)
+    readings = [r for into in seen for r in into]
+    assert all(into == sorted(into) for into in seen)
+    assert len(set(readings)) == len(readings) == 2000
+    assert min(readings) > first + 3.0 and max(readings) < 103.0 + 1e-5

@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 import pytest
 
-from testing.clock import HeldWaits
+from testing.clock import HeldWaits, SharedVirtualClock
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import (
     CommitSpec,
@@ -35,6 +35,7 @@ from testing.emulator.gitrepo import (
     sample_python_project,
     tiny_png,
 )
+from testing.github import AnnouncedTimeouts
 
 FIXTURES = Path("/work/shared/fixtures/github")
 # Clients below pass verify=False: plain http on loopback, and it skips loading CA certificates (~50 ms each).
@@ -584,6 +585,27 @@ async def test_random_faults_are_seeded_and_every_one_is_logged(repos: dict[str,
     assert {"5xx", "timeout"} <= {fault for _, _, fault in first}
     with pytest.raises(ValueError, match="add up to at most 1"):
         GitHubEmulator().random_faults(1, rate_5xx=0.8, rate_timeout=0.3)
+
+
+async def test_announced_timeouts_reach_the_client_as_read_timeouts_at_once(emu: GitHubEmulator) -> None:
+    """``announce_timeouts``: a random timeout is answered at once with the header that
+    :class:`AnnouncedTimeouts` raises as ``httpx.ReadTimeout``; logged as what the client saw (no answer),
+    stamped by the test's clock."""
+    clock = SharedVirtualClock()
+    emu.stamp = clock.monotonic
+    emu.announce_timeouts = True
+    emu.random_faults(3, rate_timeout=1.0, stall_seconds=3600.0, down_path="/languages$")
+    before = clock.monotonic()
+    async with httpx.AsyncClient(
+        base_url=emu.base_url, headers=UA, timeout=PATIENCE, transport=AnnouncedTimeouts()
+    ) as http:
+        with pytest.raises(httpx.ReadTimeout):
+            await http.get("/repos/octo/sample")
+        assert (await http.get("/repos/octo/sample/languages")).status_code == 503  # not a timeout: passed on
+    [timed_out, down] = emu.requests
+    assert (timed_out.fault, timed_out.status, timed_out.dropped) == ("timeout", None, True)
+    assert (down.fault, down.status) == ("down", 503)
+    assert before < timed_out.started < timed_out.finished < down.started < clock.monotonic()
 
 
 def test_redirect_elsewhere(client: httpx.Client, emu: GitHubEmulator) -> None:

@@ -12,10 +12,10 @@ For each of the 50 seeds:
   returned any data (every one failed before the deadline), ``run_failed`` naming why: a report built
   on nothing would be the model's memory, which is never reported; every tool call that started finished; no tool result is an "internal error"; nothing was logged at ERROR (a
   crashed tool, a failing listener, an asyncio task whose exception nobody retrieved).
-* **Deadline.** Each seed has a deadline (``max_wall_seconds`` 0.5 s, 1 s or 20 s, so that some runs hit
-  it under faults). No turn that calls tools started after it, and the run took at most the deadline
-  plus what the loop may still spend once it passed (the limit is checked before each turn): the turn
-  under way (a model turn, tried twice at most, and its tool calls) and the report turn (twice at most).
+* **Deadline.** Each seed has a deadline (``max_wall_seconds`` 0.5 s, 1 s or 20 s of virtual time, so
+  that some runs hit it under faults). No turn that calls tools started after it, and the run took at
+  most the deadline plus what the loop may still spend once it passed (the limit is checked before each
+  turn): the turn under way (its model turn and tool calls, their backoffs) and the report turn.
 * **Honesty.** ``degraded`` is true exactly when something failed (a tool result served stale or with no
   data, a failed model turn, the deterministic writer); each failed tool call and the model failure are
   named in ``degraded_reasons``; a tool whose breaker opened is named; a fallback report says so itself.
@@ -27,15 +27,15 @@ For each of the 50 seeds:
   - the transitions reported as events are the breaker's own, in a valid order from CLOSED, and end in
     the breaker's final state; every request the emulator saw was made by some tool call;
   - each CLOSED->OPEN has at least ``breaker_failure_threshold`` requests behind it, started since the
-    breaker last closed, that may have failed for that tool (5xx, timeout, or slower than half the read
-    timeout);
+    breaker last closed, that failed for that tool (5xx or timeout: no real read timeout can fire, so a
+    logged answer is what the client got);
   - while OPEN, requests that only that tool could have made are no more than the stragglers of attempts
     permitted before it opened (one per path per call then running); calls started later send nothing;
   - in HALF_OPEN, one probe at a time: one attempt (counted by its request on the tool's own endpoint),
     plus one more after each probe that was ignored (a 4xx); of these at most one definitely failed (the
     probe that reopened it), none if the breaker then closed or stayed half-open; requests a call
     running since the opening could have made are left out (a straggler, or that call's own probe); a
-    HALF_OPEN->OPEN has a possible failure behind it;
+    HALF_OPEN->OPEN has a failure behind it;
   - the forced-down tool's breaker opened whenever at least threshold requests that only it could have
     made were answered "down" (all of its requests fail, so nothing resets its count);
   - the model's breaker, against the scripted model's log, the same way.
@@ -51,8 +51,11 @@ and UTC time the GitHub client uses.
 Found by this suite: a model that failed before any tool ran ended the run with ``run_failed`` though
 GitHub was up; now the offline planner gathers the data for the fallback report (regression tests below).
 
-Waits are shortened by :class:`tests.fault_helpers.QuickSleepClock` (a tenth of every backoff); the
-retry decisions, breaker timers, timeouts and deadlines are unchanged and run on real time.
+Time is virtual (:class:`testing.clock.SharedVirtualClock`, read by the run, the breakers and both
+servers' request logs): backoffs, the analyst's thinking, breaker timers and deadlines move it at once,
+and the emulator's timeouts are announced and raised by the client's transport instead of waited out. The
+real-time bounds left (tool and turn timeouts, the client's read timeout) are far beyond any run's need:
+a passing test never reaches them.
 """
 
 from __future__ import annotations
@@ -68,31 +71,41 @@ from agent_core.report.export import full_report
 from agent_core.settings import Settings
 from agent_core.tools.registry import BY_NAME
 from testing.analysis import make_settings
+from testing.clock import SharedVirtualClock
 from testing.emulator.github import GitHubEmulator, RecordedRequest
 from testing.emulator.model_server import RecordedRequest as ChatRequest
 from testing.emulator.model_server import ScriptedModelServer, Turn
 from tests.fault_helpers import (
     PLAN,
+    THINKING,
     CallWindow,
     Ledger,
     Observed,
     Scenario,
     ScriptedAnalyst,
-    breaker_subject,
+    guarded,
     observe,
     reset_text,
 )
 
 THRESHOLD = 3
-READ_TIMEOUT = 0.5  # short, so held requests time out soon; not so short that a busy machine trips it
-STALL = 0.8  # a "timeout" fault holds the request this long: well past the read timeout
-TOOL_TIMEOUT = 3.0
+RETRY_BUDGET = 1.0  # virtual seconds of backoff one tool call may spend
+# Real-time bounds, never reached by a passing run (nothing in it waits for real): timeouts come from the
+# emulator's announcements, and the deadlines are virtual.
+READ_TIMEOUT = 30.0
+TOOL_TIMEOUT = 30.0
+TURN_TIMEOUT = 30.0
 PATIENCE = 60.0  # a bound on waiting for a condition: never waited out by a passing test
-TURN_TIMEOUT = 3.0
-# The wall-time limit is checked before each turn: a turn under way (a model turn, tried twice at most,
-# and its tool calls) finishes, then the report turn (twice at most) may run.
-GRACE = TOOL_TIMEOUT + 4 * TURN_TIMEOUT
+# The time limit is checked before each turn: the turn under way finishes (the analyst's thinking, the
+# backoffs of its calls, which add up on the virtual clock: at most five calls in a step), then the report
+# turn runs. Virtual seconds.
+GRACE = 2 * THINKING + 6 * RETRY_BUDGET
 TOOLS = frozenset(BY_NAME)
+
+
+@pytest.fixture
+def clock() -> SharedVirtualClock:
+    return SharedVirtualClock()
 
 
 def fault_settings(
@@ -108,7 +121,7 @@ def fault_settings(
         tmp_path,
         server,
         github_read_timeout=read_timeout,
-        retry_max_total=1.0,
+        retry_max_total=RETRY_BUDGET,
         breaker_failure_threshold=THRESHOLD,
         breaker_open_seconds=0.15,
         tool_timeout=TOOL_TIMEOUT,
@@ -122,17 +135,21 @@ def fault_settings(
 
 @pytest.mark.parametrize("seed", range(50))
 async def test_seeded_faults_end_in_an_honest_report(
-    seed: int, emulator: GitHubEmulator, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    seed: int,
+    emulator: GitHubEmulator,
+    clock: SharedVirtualClock,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.WARNING)
     scenario = Scenario.from_seed(seed)
-    scenario.arm(emulator, stall_seconds=STALL)
-    with ScriptedModelServer(responder=ScriptedAnalyst(scenario)) as server:
+    scenario.arm(emulator)
+    with ScriptedModelServer(responder=ScriptedAnalyst(scenario, clock)) as server:
         settings = fault_settings(emulator, tmp_path, server, max_wall_seconds=scenario.max_wall_seconds)
-        seen = await observe(settings, turn_timeout=TURN_TIMEOUT)
+        seen = await observe(settings, clock, emulator, server, turn_timeout=TURN_TIMEOUT)
         chat = server.chat_requests
         assert server.errors == []
-    assert emulator.wait_idle(PATIENCE)  # held requests are logged when they end (after STALL at most)
+    assert emulator.wait_idle(PATIENCE)  # every request is logged (a dropped one as it ends)
     assert_ends_with_a_report(seen, caplog)
     assert_within_deadline(seen, scenario.max_wall_seconds)
     assert_honest(seen)
@@ -191,7 +208,7 @@ def assert_honest(seen: Observed) -> None:
         for call in failed_calls:
             assert call.tool in done.report
     for change in seen.of(ev.BreakerChanged):
-        subject = breaker_subject(change.breaker)
+        subject = guarded(change.source, change.subject)
         if change.new == "open" and subject in TOOLS:
             assert any(r.startswith(f"{subject}(") for r in reasons), (change, reasons)
         elif change.new == "open" and subject == "model":
@@ -203,7 +220,7 @@ def assert_no_retry_once_open(seen: Observed) -> None:
     open_tools: set[str] = set()
     for event in seen.events:
         if isinstance(event, ev.BreakerChanged):
-            subject = breaker_subject(event.breaker)
+            subject = guarded(event.source, event.subject)
             (open_tools.add if event.new == "open" else open_tools.discard)(subject)
         elif isinstance(event, ev.ToolRetry):
             assert event.tool not in open_tools, event
@@ -212,20 +229,17 @@ def assert_no_retry_once_open(seen: Observed) -> None:
 # ----------------------------------------------------------------------------- breakers vs the log
 
 
-def maybe_failed(record: RecordedRequest) -> bool:
-    """The client may have counted it as a failure: 5xx, dropped or held, or slow enough to time out."""
-    slow = record.finished - record.started >= READ_TIMEOUT / 2
-    return record.status is None or record.status >= 500 or slow
-
-
 def failed(record: RecordedRequest) -> bool:
     """The client surely saw a failure: 5xx, or no answer at all."""
     return record.status is None or record.status >= 500
 
 
 def assert_valid_transitions(seen: Observed) -> None:
-    reported = [(e.breaker, e.old, e.new) for e in seen.of(ev.BreakerChanged)]
-    actual = [(t.change.name, str(t.change.old), str(t.change.new)) for t in seen.transitions]
+    reported = [(e.breaker, e.source, e.subject, e.old, e.new) for e in seen.of(ev.BreakerChanged)]
+    actual = [
+        (t.change.name, t.change.source, t.change.subject, str(t.change.old), str(t.change.new))
+        for t in seen.transitions
+    ]
     assert reported == actual
     allowed = {("closed", "open"), ("open", "half_open"), ("half_open", "open"), ("half_open", "closed")}
     for name, state in seen.final_states.items():
@@ -257,14 +271,14 @@ def assert_breaker_matches_the_log(seen: Observed, ledger: Ledger, tool: str) ->
         context = (tool, state, "->", new, transitions)
         if state == "closed" and new == "open":
             tried = ledger.of_tool(tool, only=False, since=closed_since, until=at)
-            assert sum(map(maybe_failed, tried)) >= THRESHOLD, (*context, tried)
+            assert sum(map(failed, tried)) >= THRESHOLD, (*context, tried)
         elif state == "open":
             assert_quiet_while_open(ledger, tool, opened=since, until=at, context=context)
         elif state == "half_open":
             assert_one_probe_at_a_time(ledger, tool, opened_at, (since, at), new, context)
             if new == "open":
                 tried = ledger.of_tool(tool, only=False, since=since, until=at)
-                assert any(map(maybe_failed, tried)), (*context, tried)
+                assert any(map(failed, tried)), (*context, tried)
             elif new == "closed":
                 closed_since = at
         if new == "open":
@@ -335,12 +349,12 @@ def assert_model_breaker_matches_the_log(seen: Observed, chat: list[ChatRequest]
 
 
 async def test_model_down_before_anything_was_gathered_the_planner_gathers_for_the_report(
-    emulator: GitHubEmulator, tmp_path: Path
+    emulator: GitHubEmulator, clock: SharedVirtualClock, tmp_path: Path
 ) -> None:
     """It used to end in run_failed ("nothing could be gathered") though GitHub was fine."""
     with ScriptedModelServer([Turn.error(500)]) as server:
-        settings = fault_settings(emulator, tmp_path, server, read_timeout=5.0)
-        seen = await observe(settings, turn_timeout=TURN_TIMEOUT)
+        settings = fault_settings(emulator, tmp_path, server)
+        seen = await observe(settings, clock, emulator, server, turn_timeout=TURN_TIMEOUT)
         server.assert_exhausted()
     done = seen.events[-1]
     assert isinstance(done, ev.RunFinished) and done.writer == "fallback"
@@ -351,11 +365,12 @@ async def test_model_down_before_anything_was_gathered_the_planner_gathers_for_t
 
 
 async def test_model_and_github_down_the_run_fails_with_the_reason(
-    emulator: GitHubEmulator, tmp_path: Path
+    emulator: GitHubEmulator, clock: SharedVirtualClock, tmp_path: Path
 ) -> None:
     emulator.fail(".*", [503] * 200)
     with ScriptedModelServer([Turn.error(500)]) as server:
-        seen = await observe(fault_settings(emulator, tmp_path, server), turn_timeout=TURN_TIMEOUT)
+        settings = fault_settings(emulator, tmp_path, server)
+        seen = await observe(settings, clock, emulator, server, turn_timeout=TURN_TIMEOUT)
     failed_run = seen.events[-1]
     assert isinstance(failed_run, ev.RunFailed)
     assert failed_run.message.startswith("No report could be produced: ")
@@ -385,13 +400,13 @@ def assert_missing_parts_explained(
 
 
 async def test_rate_limit_spent_mid_run_the_report_says_what_is_missing_and_when_it_resets(
-    emulator: GitHubEmulator, tmp_path: Path
+    emulator: GitHubEmulator, clock: SharedVirtualClock, tmp_path: Path
 ) -> None:
     reset = rate_limited(emulator, quota=2)  # the first turn's two requests: info and tree
     turns = [*(Turn.calls(*step) for step in PLAN), Turn.final("# acme/widgets\n\nPartial analysis.\n")]
     with ScriptedModelServer(turns) as server:
-        settings = fault_settings(emulator, tmp_path, server, read_timeout=5.0)  # no timeouts: exact quota
-        seen = await observe(settings, turn_timeout=TURN_TIMEOUT)
+        settings = fault_settings(emulator, tmp_path, server)  # no timeouts: the quota is exact
+        seen = await observe(settings, clock, emulator, server, turn_timeout=TURN_TIMEOUT)
         server.assert_exhausted()
         last_request = server.chat_requests[-1]
     done = seen.events[-1]
@@ -412,10 +427,10 @@ async def test_rate_limit_spent_mid_run_the_report_says_what_is_missing_and_when
 
 
 async def test_rate_limit_spent_mid_run_offline_planner_report_says_so(
-    emulator: GitHubEmulator, tmp_path: Path
+    emulator: GitHubEmulator, clock: SharedVirtualClock, tmp_path: Path
 ) -> None:
     reset = rate_limited(emulator, quota=4)  # the planner's first turn: info, tree, languages, commits
-    seen = await observe(fault_settings(emulator, tmp_path, None, read_timeout=5.0))
+    seen = await observe(fault_settings(emulator, tmp_path, None), clock, emulator)
     done = seen.events[-1]
     assert isinstance(done, ev.RunFinished) and done.writer == "planner"
     missing = [f for f in seen.of(ev.ToolCallFinished) if f.degraded]

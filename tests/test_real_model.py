@@ -20,29 +20,26 @@ import pytest
 from agent_core.llm.content_calls import calls_in_content
 from agent_core.tools.registry import TOOL_NAMES
 from testing.emulator.github import GitHubEmulator
-from testing.llm import installed, local_model
+from testing.llm import LocalModel
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def small_model() -> object:
-    if not installed("0.5b") and os.environ.get("REQUIRE_LOCAL_LLM") != "1":
-        pytest.skip("the local 0.5b model is not installed (scripts/local-llm/setup.sh 0.5b)")
-    with local_model("0.5b", n_ctx=4096, max_tokens=320) as model:
-        yield model
+@pytest.fixture
+def small_model(small_local_model: LocalModel) -> LocalModel:
+    return small_local_model  # one server for every real-model test (tests/conftest.py)
 
 
 def test_a_real_small_model_ends_in_a_grounded_checked_report(
-    small_model: object, emulator: GitHubEmulator, tmp_path: Path
+    small_model: LocalModel, emulator: GitHubEmulator, tmp_path: Path
 ) -> None:
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "GITHUB_", "API_KEY", "HF_"))},
         "GITHUB_API_URL": emulator.base_url,
         "CACHE_DIR": str(tmp_path / "cache"),
         "LLM_PROVIDER": "custom",
-        "LLM_BASE_URL": small_model.base_url,  # type: ignore[attr-defined]
+        "LLM_BASE_URL": small_model.base_url,
         "LLM_MODEL": "local",
         "API_KEY": "not-needed",
         "LLM_MAX_TOKENS": "320",

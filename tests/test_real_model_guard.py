@@ -12,27 +12,23 @@ the tests are skipped with the reason.
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 
 from agent_core.errors import LLMError
 from agent_core.llm import ModelTurn, OpenAIChatModel, TurnComplete, make_openai_client
-from testing.llm import LocalModel, installed, local_model
+from testing.llm import LocalModel
 
 pytestmark = pytest.mark.slow
 SEED = {"seed": 7}
 LINE = "- **Flask-StaticFiles-URL**: A tool for generating URLs for static files."
 
 
-@pytest.fixture(scope="module")
-def small_model() -> Iterator[LocalModel]:
-    if not installed("0.5b") and os.environ.get("REQUIRE_LOCAL_LLM") != "1":
-        pytest.skip("the local 0.5b model is not installed (scripts/local-llm/setup.sh 0.5b)")
-    with local_model("0.5b", n_ctx=2048, max_tokens=256) as model:
-        yield model
+@pytest.fixture
+def small_model(small_local_model: LocalModel) -> LocalModel:
+    return small_local_model  # one server for every real-model test (tests/conftest.py)
 
 
 async def one_turn(
@@ -80,7 +76,7 @@ async def test_a_real_model_that_loops_is_cut_at_its_first_repeat(small_model: L
 
 
 async def test_a_real_model_reading_silently_past_the_stall_deadline_fails(small_model: LocalModel) -> None:
-    # ~1,400 prompt tokens (the window is 2,048): seconds of silent reading on a CPU, far over one second.
+    # ~1,400 prompt tokens (the window is 4,096): seconds of silent reading on a CPU, far over one second.
     prompt = "Summarise in one word: " + " ".join(f"item{i} is fine." for i in range(200))
     with pytest.raises(LLMError, match="nothing arrived for 1s"):
         _ = [t async for t in one_turn(small_model, prompt, stall=1.0, max_tokens=8)]

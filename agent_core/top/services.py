@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+import httpx
 import httpx2
 
 from agent_core.agent.pace import PromptSpeeds
@@ -36,12 +37,19 @@ class Services:
     cache, the model connection pool every session's model client shares (and a guarded one for
     endpoints visitors chose), and on a Space the hourly quotas every visitor draws from.
 
-    ``resolver`` is how the guarded pool turns host names into addresses (tests map names there)."""
+    ``resolver`` is how the guarded pool turns host names into addresses (tests map names there);
+    ``github_transport`` is the wire under the GitHub pool (tests wrap the real one)."""
 
     def __init__(
-        self, settings: Settings, *, clock: Clock | None = None, resolver: Resolver | None = None
+        self,
+        settings: Settings,
+        *,
+        clock: Clock | None = None,
+        resolver: Resolver | None = None,
+        github_transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.settings = settings
+        self._github_transport = github_transport  # tests: the wire under the GitHub pool
         self.clock = clock or SystemClock()
         self.resolver = resolver or system_resolver
         self.shared = (
@@ -84,6 +92,7 @@ class Services:
                 cache_max_bytes=s.cache_max_mb * 1024 * 1024,
                 connect_timeout=s.github_connect_timeout,
                 read_timeout=s.github_read_timeout,
+                transport=self._github_transport,
                 storage=SharedCacheStorage(shared, default_ttl=CACHE_TTL_SECONDS) if shared else None,
                 scope_secret=shared_scope_secret(shared, lambda: local_scope_secret(s.cache_dir))
                 if shared

@@ -34,7 +34,7 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -86,6 +86,10 @@ _NO_USER_AGENT = (
     "(https://docs.github.com/en/rest/overview/resources-in-the-rest-api#user-agent-required). "
     "Check https://developer.github.com for other possible causes.\n"
 )
+TIMEOUT_ANNOUNCED = "x-emulator-timeout"
+"""The header of a random timeout answered at once (``announce_timeouts``): "the client timed out here"."""
+TIMED_OUT = Response(status=504, body=b"", content_type=None)
+
 _REPO_PATH = re.compile(r"^/repos/([^/]+)/([^/]+)(/.*)?$")
 _ID_PATH = re.compile(r"^/repositories/(\d+)(/.*)?$")
 
@@ -102,7 +106,11 @@ class GitHubEmulator:
     to make HTTP caches revalidate every time), ``send_vary`` (True; False omits the ``Vary`` header, as
     some proxies and GitHub Enterprise setups do), ``logins`` (commit email -> GitHub login) and ``waits``
     (how :meth:`latency` and the random stalls wait: the wall clock, or a :class:`testing.clock.HeldWaits`
-    that holds each request until the test releases it). Every public method is thread-safe.
+    that holds each request until the test releases it), ``stamp`` (what the request log's ``started``
+    and ``finished`` read: ``time.monotonic``, or a shared virtual clock's ``monotonic``) and
+    ``announce_timeouts`` (False; True: a random timeout is not held but answered at once with the
+    :data:`TIMEOUT_ANNOUNCED` header, which :class:`testing.github.AnnouncedTimeouts` turns into the
+    client's read timeout, so that no test waits one out). Every public method is thread-safe.
     """
 
     def __init__(self, *, prefix: str = "", waits: Waits | None = None) -> None:
@@ -110,6 +118,8 @@ class GitHubEmulator:
         ``waits`` is how latencies and random stalls wait (see the class docstring)."""
         self.prefix = prefix.rstrip("/")
         self.waits: Waits = waits or RealWaits()
+        self.stamp: Callable[[], float] = time.monotonic
+        self.announce_timeouts = False
         self.max_dir_entries = 1000
         self.max_inline_size = 1_000_000
         self.max_tree_entries = 100_000
@@ -360,7 +370,7 @@ class GitHubEmulator:
     # -- request pipeline
 
     def _serve(self, handler: Handler) -> None:
-        started = time.monotonic()
+        started = self.stamp()
         incoming = parse_request(handler)
         with self._lock:
             self._in_flight += 1
@@ -374,8 +384,10 @@ class GitHubEmulator:
         try:
             response, headers, counted, fault = self._answer(incoming)
         finally:
-            # Recorded before the answer is written, so a client that has its answer also sees the record.
-            self._finish(incoming, started=started, response=response, counted=counted, fault=fault)
+            # Recorded before the answer is written, so a client that has its answer also sees the record;
+            # an announced timeout is logged as what the client makes of it: no answer.
+            seen = None if fault == "timeout" else response
+            self._finish(incoming, started=started, response=seen, counted=counted, fault=fault)
         if response is None:
             handler.close_connection = True  # answer nothing: the client sees a disconnect
         else:
@@ -396,7 +408,7 @@ class GitHubEmulator:
             status=response.status if response else None,
             counted=counted,
             started=started,
-            finished=time.monotonic(),
+            finished=self.stamp(),
             dropped=response is None,
             fault=fault,
         )
@@ -425,6 +437,8 @@ class GitHubEmulator:
             random_faults = self._random
         fault = random_faults.take(req.decoded_path) if random_faults is not None else None
         if fault is not None:
+            if fault.answer is None and self.announce_timeouts:
+                return TIMED_OUT, [(TIMEOUT_ANNOUNCED, "1")], False, fault.kind
             if fault.answer is None:
                 self.waits.wait(self._stopping, fault.stall_seconds)
                 return None, [], False, fault.kind

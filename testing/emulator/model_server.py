@@ -77,7 +77,7 @@ class RecordedRequest:
     body: JSONDict | None
     headers: Mapping[str, str]
     authorization: str | None
-    received_at: float  # time.monotonic()
+    received_at: float  # the server's ``stamp()``: time.monotonic() unless a test shares a virtual clock
     turn: Turn | None = None  # the turn that answered it, None if none was left
 
     @property
@@ -128,6 +128,7 @@ class ScriptedModelServer:
         self.responder = responder
         self.default_latency = default_latency
         self.waits: Waits = waits or RealWaits()
+        self.stamp: Callable[[], float] = time.monotonic  # what ``received_at`` reads (or a virtual clock)
         self.models = tuple(models)
         self._turns: deque[Turn] = deque(turns)
         self._requests: list[RecordedRequest] = []
@@ -232,7 +233,7 @@ class ScriptedModelServer:
     # request handling --------------------------------------------------------------------------
 
     def _handle(self, handler: Handler, method: str) -> None:
-        received_at = time.monotonic()
+        received_at = self.stamp()
         path = _route(handler)
         try:
             if method == "GET" and path.endswith("/models"):
