@@ -221,16 +221,36 @@ def test_2_a_trace_over_the_shape_limits_is_refused(tmp_path: Path, line: str, r
 async def test_2_a_replay_is_stopped_by_its_cpu_meter(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The meter's stop is an ending the page reads, like Stop: a warning notice in the trace, every
+    pending step done, the trace settled to its export file (before, the trace kept its spinners and
+    its events, and only the status line knew)."""
     monkeypatch.setattr(replay_handler, "REPLAY_CPU_SECONDS", 0.0)
     app = PageHandlers(Settings(space_id="s/s", cache_dir=tmp_path / "c"))
+    frames: list[dict[Any, Any]] = []
+
+    async def recorded() -> AsyncIterator[dict[Any, Any]]:
+        async for frame in app.replays.run_replay(None, str(RECORDING), 1000.0, None, visitor(REAL_A)):
+            frames.append(frame)
+            yield frame
+
     try:
-        s = await app.last(app.replays.run_replay(None, str(RECORDING), 1000.0, None, visitor(REAL_A)))
+        s = await app.last(recorded())
         line = app.runs.line(s)
     finally:
         await app.services.aclose()
-    assert s.view is not None
-    assert len(s.view.events) < len(load_recording(RECORDING))  # stopped after its first frame
-    assert "The replay stopped: it used the 0 s of server time a replay may use" in line
+    stopped = "The replay stopped: it used the 0 s of server time a replay may use"
+    assert s.view is not None and s.view.finished and s.view.stopped
+    assert stopped in line
+    trace = [f[app.page.trace.chatbot] for f in frames if app.page.trace.chatbot in f][-1]
+    shown = json.dumps(trace, ensure_ascii=False)
+    assert stopped in shown  # the notice, in the trace the page shows
+    assert '"pending"' not in shown  # no step left spinning
+    exported = s.export_files()
+    assert exported is not None
+    played = load_recording(exported[1])
+    assert 1 < len(played) < len(load_recording(RECORDING))  # stopped early, settled to its file
+    assert isinstance(played[-1], ev.Notice) and played[-1].message.startswith(stopped)
+    assert not s.view.events  # out of memory
     assert not app.budget._running  # the visitor may start again
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from agent_core.clock import Clock, SystemClock
 from agent_core.errors import UserInputError
-from agent_core.events import Event, ToolCallStarted, event_from_dict
+from agent_core.events import Event, Notice, ToolCallStarted, event_from_dict
 from agent_core.grammar import grammar_errors
 
 DEFAULT_MAX_GAP = 2.0
@@ -62,10 +62,12 @@ class CpuMeter:
     """CPU seconds of this thread spent inside ``with meter:`` blocks, against a limit.
 
     The replay handler renders each frame inside one (synchronous code: no other task runs meanwhile, so
-    the thread's CPU time between entry and exit is the frame's own)."""
+    the thread's CPU time between entry and exit is the frame's own). Over the limit, the stream folds
+    :meth:`ending` into the trace and marks it stopped: a finished trace, settled like any other."""
 
-    def __init__(self, limit: float) -> None:
+    def __init__(self, limit: float, *, message: str = "") -> None:
         self.limit = limit
+        self.message = message  # what the page says when the meter stops a run (a notice, see :meth:`ending`)
         self.used = 0.0
         self._entered = 0.0
 
@@ -79,6 +81,10 @@ class CpuMeter:
 
     def __exit__(self, *exc: object) -> None:
         self.used += time.thread_time() - self._entered
+
+    def ending(self, at: float) -> Notice:
+        """The event that tells the page why the run ended here (the stream then marks it stopped)."""
+        return Notice(t=at, level="warning", message=self.message)
 
 
 def parse_recording(text: str) -> list[Event]:

@@ -88,14 +88,15 @@ class ReplayHandler:
             s.phase = t("status_replaying", s.lang)
             yield self.runs.opening_frame(s)
             played = replay(events, speed=float(speed or 1.0))
-            meter = CpuMeter(REPLAY_CPU_SECONDS)
+            stopped = t("replay_cpu_stopped", s.lang, seconds=f"{REPLAY_CPU_SECONDS:g}")
+            meter = CpuMeter(REPLAY_CPU_SECONDS, message=stopped)
             async with contextlib.aclosing(self.runs.stream(s, run, played, meter)) as frames:
                 async for out in frames:
                     yield out
         finally:
             self.runs.budget.release(admission, tokens_used=0)
         if meter.exceeded:
-            s.phase = t("replay_cpu_stopped", s.lang, seconds=f"{REPLAY_CPU_SECONDS:g}")
+            s.phase = meter.message
             yield {self.page.status.line: self.runs.line(s)}
         elif not run.stopped:
             s.phase = t("status_replayed", s.lang)
