@@ -141,6 +141,27 @@ def test_1_a_long_question_is_refused_before_it_renders_resolves_or_counts(
     assert max(rendered) < 1_000
 
 
+def test_1_a_question_at_the_limit_is_rendered_once_not_per_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A question of ``[`` just under the limit passes the door; every frame of its run showed it again
+    (~2 ms of Markdown escaping each, ten frames a second per session). Now it is rendered once."""
+    from agent_core.web.limits import MAX_CHARS
+    from agent_core.web.render import TraceView
+
+    rendered = counting_renderer(monkeypatch)
+    question = "[" * MAX_CHARS["question"]
+    view = TraceView(request=f"acme/widgets\n\n{question}")
+    view.apply(
+        ev.RunStarted(t=0, run_id="r", targets=("acme/widgets",), question=question, model="m", mode="model")
+    )
+    first = view.messages()
+    for turn in range(1, 51):  # fifty frames
+        view.apply(ev.TurnStarted(t=turn, turn=turn))
+        assert view.messages()[0] == first[0]
+        view.apply(ev.TurnFinished(t=turn, turn=turn, tool_calls=0))
+    print(f"lines of the question's length rendered over 51 frames: {rendered.count(len(question))}")
+    assert rendered.count(len(question)) == 1
+
+
 def test_1_every_door_has_a_length_limit(tmp_path: Path) -> None:
     from gradio_client.exceptions import AppError  # type: ignore[import-untyped]
 
