@@ -198,6 +198,11 @@ def _server_loop() -> tuple[int, asyncio.AbstractEventLoop]:
 # work held the server's GIL: the figures measured the bench's own clients as much as the server)
 
 
+def started() -> None:
+    """A client's first line: what it sends starts now (its imports and preparation are done)."""
+    print("started", flush=True)
+
+
 def page_latency(url: str, address: str) -> None:
     """``GET /config`` every 50 ms until stdin closes; prints the latencies (JSON list of seconds)."""
     stop = threading.Event()
@@ -223,6 +228,7 @@ def analysis(url: str, address: str, target: str, question: str, downloads: str)
 
     client = Client(url, verbose=False, analytics_enabled=False, download_files=downloads)
     client.headers["X-Forwarded-For"] = address
+    started()
     start = time.perf_counter()
     client.predict(target, question, api_name="/run_analysis")
     print(json.dumps(time.perf_counter() - start))
@@ -232,12 +238,57 @@ def flood(url: str, address: str, joins: int) -> None:
     """``joins`` queue/join calls without ever reading a stream, one after another."""
     body = {"data": [], "fn_index": 0, "session_hash": "flood", "event_data": None}
     with httpx.Client(base_url=url, timeout=30) as http:
+        started()
         for _ in range(joins):
             http.post("gradio_api/queue/join", json=body, headers={"x-forwarded-for": address})
     print(json.dumps(joins))
 
 
-CLIENTS: dict[str, Callable[..., None]] = {"probe": page_latency, "analysis": analysis, "flood": flood}
+def replays(url: str, address: str, count: int) -> None:
+    """``count`` replays of a maximum-size uploaded trace (:func:`max_size_trace`) at once, at the
+    fastest speed, from one address, through the page's own protocol (upload, queue/join, the stream);
+    prints how many the server played to the end (the others were refused: one at a time per visitor)."""
+    trace = max_size_trace().encode()
+    with httpx.Client(base_url=url, timeout=180, headers={"x-forwarded-for": address}) as http:
+        config = http.get("config").json()
+        kinds = {c["id"]: c["type"] for c in config["components"]}
+        fn = next(
+            d["id"]
+            for d in config["dependencies"]
+            if [kinds.get(i) for i in d["inputs"]][:2] == ["dropdown", "file"]
+        )
+        path = http.post("gradio_api/upload", files={"files": ("forged.jsonl", trace)}).json()[0]
+
+    def one(number: int) -> None:
+        file = {"path": path, "orig_name": "forged.jsonl", "meta": {"_type": "gradio.FileData"}}
+        body = {"data": [None, file, 8, None], "fn_index": fn, "session_hash": f"replay{number}"}
+        with httpx.Client(base_url=url, timeout=180, headers={"x-forwarded-for": address}) as http:
+            http.post("gradio_api/queue/join", json=body | {"event_data": None, "trigger_id": None})
+            with http.stream(
+                "GET", "gradio_api/queue/data", params={"session_hash": body["session_hash"]}
+            ) as r:
+                for line in r.iter_lines():
+                    message = json.loads(line[5:]) if line.startswith("data:") else {}
+                    if message.get("msg") == "process_completed":
+                        played.append("Replay finished" in json.dumps(message.get("output")))
+                        return
+
+    played: list[bool] = []
+    workers = [threading.Thread(target=one, args=(n,)) for n in range(count)]
+    started()
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    print(json.dumps(sum(played)))
+
+
+CLIENTS: dict[str, Callable[..., None]] = {
+    "probe": page_latency,
+    "analysis": analysis,
+    "flood": flood,
+    "replays": replays,
+}
 
 
 def client(kind: str, *args: object) -> subprocess.Popen[str]:
@@ -256,14 +307,18 @@ def analysis_seconds(url: str, address: str, downloads: Path) -> float:
 
 
 def under_attack(url: str, name: str, attack: subprocess.Popen[str] | None, downloads: Path) -> None:
+    if attack is not None and attack.stdout is not None:
+        attack.stdout.readline()  # "started": the attacker's process is ready and sends from now on
     with LoopWatch() as loop:
-        time.sleep(0.5)  # the attacker's process has started and sends
+        time.sleep(0.2)
         probe = client("probe", url, "198.51.100.2")
         legit = analysis_seconds(url, "198.51.100.3", downloads)
         still = ""
         if attack is not None:
             try:
-                attack.communicate(timeout=180)
+                out, _ = attack.communicate(timeout=180)
+                last = out.strip().splitlines()[-1] if out.strip() else "nothing (refused)"
+                still = f"; the attacker's result: {last}"
             except subprocess.TimeoutExpired:
                 attack.kill()
                 still = " (attack still running after 180 s)"
@@ -302,6 +357,11 @@ def served(question_chars: int, joins: int) -> None:
             ):
                 attack = client("analysis", url, "203.0.113.9", target, "[" * chars, downloads)
                 under_attack(url, f"a question of '[' x {chars:,} ({note}, {target})", attack, downloads)
+
+            attack = client("replays", url, "203.0.113.11", 4)
+            under_attack(
+                url, "4 replays at once of a maximum-size uploaded trace from one address", attack, downloads
+            )
 
             with LoopWatch() as alone:
                 result(client("flood", url, "203.0.113.10", joins))

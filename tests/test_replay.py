@@ -52,6 +52,22 @@ async def test_out_of_order_times_never_wait_backwards() -> None:
     assert [at for at, _ in seen] == [0.0, 0.0, 0.5]
 
 
+async def test_a_burst_of_events_with_one_time_is_paced() -> None:
+    """A forged trace of 2,000 events at one ``t`` was yielded without a wait: the replay held the event
+    loop for the whole burst. Now it takes at least 2,000 / MAX_EVENTS_PER_SECOND seconds, waiting every
+    PACE_CHUNK events (what a real run's gaps already spend is not charged twice)."""
+    from agent_core.web.replay import MAX_EVENTS_PER_SECOND, PACE_CHUNK
+
+    clock = FakeClock()
+    seen = await _collect(_run(*[0.0] * 2_000), clock, speed=8.0)
+    assert len(seen) == 2_000
+    assert seen[-1][0] >= (2_000 - PACE_CHUNK) / MAX_EVENTS_PER_SECOND
+    assert len(clock.sleeps) == 2_000 // PACE_CHUNK
+    paced = FakeClock()  # a run whose own gaps exceed the pace replays exactly as recorded
+    events = _run(*[i * 0.01 for i in range(200)])
+    assert [at for at, _ in await _collect(events, paced)] == [round(i * 0.01, 6) for i in range(200)]
+
+
 async def test_speed_must_be_positive() -> None:
     with pytest.raises(ValueError, match="speed"):
         async for _ in replay(_run(0.0), speed=0):

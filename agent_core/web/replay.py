@@ -23,6 +23,8 @@ from agent_core.events import Event, Notice, ToolCallStarted, event_from_dict
 from agent_core.grammar import grammar_errors
 
 DEFAULT_MAX_GAP = 2.0
+MAX_EVENTS_PER_SECOND = 1_000  # a real run streams a few hundred a second at most, even at speed 8
+PACE_CHUNK = 50  # the replay waits (and the event loop serves others) at least every this many events
 RECORDINGS_DIR = Path(__file__).resolve().parents[2] / "recordings"
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024  # a long real run's trace is a few hundred KB
 
@@ -33,13 +35,20 @@ async def replay(
     speed: float = 1.0,
     clock: Clock | None = None,
     max_gap: float = DEFAULT_MAX_GAP,
+    max_rate: float = MAX_EVENTS_PER_SECOND,
 ) -> AsyncIterator[Event]:
     """Yield ``events`` in order, spaced like the original run (``t`` deltas / ``speed``, each gap
-    capped at ``max_gap`` seconds of replay time). Out-of-order ``t`` values never wait backwards."""
+    capped at ``max_gap`` seconds of replay time). Out-of-order ``t`` values never wait backwards.
+
+    At most ``max_rate`` events a second, however the ``t`` values read: a forged trace whose 20,000
+    events share one ``t`` was yielded without a single wait, so the pump held the event loop for the
+    whole burst and the page observed thousands of events in one frame (seconds of every visitor's
+    time). Every :data:`PACE_CHUNK` events the replay waits out what is left of their share."""
     if speed <= 0:
         raise ValueError(f"speed must be > 0, got {speed}")
     clock = clock or SystemClock()
     previous: float | None = None
+    chunk_started, in_chunk = clock.monotonic(), 0
     for event in events:
         if previous is not None:
             gap = min(max(0.0, event.t - previous) / speed, max_gap)
@@ -47,6 +56,12 @@ async def replay(
                 await clock.sleep(gap)
         previous = event.t if previous is None else max(previous, event.t)
         yield event
+        in_chunk += 1
+        if in_chunk >= PACE_CHUNK:
+            wait = chunk_started + PACE_CHUNK / max_rate - clock.monotonic()
+            if wait > 0:
+                await clock.sleep(wait)
+            chunk_started, in_chunk = clock.monotonic(), 0
 
 
 MAX_EVENTS = 20_000  # a long model run streams a few thousand deltas
