@@ -432,6 +432,36 @@ async def test_3_a_follow_up_on_the_owner_key_counts_against_the_space_cap(
     assert len(model.chat_requests) == before
 
 
+async def test_3_the_space_cap_counts_every_door(sample_repo: Path, tmp_path: Path) -> None:
+    """Owner-paid model runs from the API (the MCP tool is the same function), the page and a follow-up
+    all draw on one Space cap; once it is spent, every door refuses and the owner's model hears nothing."""
+    from agent_core.web.mcp import RepositoryApi
+
+    with GitHubEmulator() as emu, ScriptedModelServer(responder=owner_model_reply) as model:
+        emu.add_repo("acme/widgets", sample_repo)
+        emu.limit_unauthenticated = 100_000
+        settings = settings_from(
+            hosted_env(emu, model, tmp_path, SPACE_RUNS_PER_HOUR="3", RUNS_PER_HOUR="20")
+        )
+        app = PageHandlers(settings)
+        api = RepositoryApi(app.services, settings, app.budget)
+        try:
+            assert (await api.analyze("acme/widgets", request=visitor(REAL_A))).startswith("# ")
+            s = await app.last(app.runs.run_analysis("acme/widgets", "", None, visitor(REAL_B)))
+            s = await app.last(app.runs.ask_followup("and tests?", s, visitor(REAL_B)))
+            assert "has used its analyses" not in s.phase
+            spent = len(model.chat_requests)
+            with pytest.raises(gr.Error, match="This Space has used its analyses for this hour"):
+                await api.analyze("acme/widgets", request=visitor("198.51.100.9"))
+            page = await app.last(app.runs.run_analysis("acme/widgets", "", None, visitor("198.51.100.10")))
+            followup = await app.last(app.runs.ask_followup("and docs?", s, visitor(REAL_B)))
+        finally:
+            await app.services.aclose()
+    for refused in (page, followup):
+        assert "This Space has used its analyses for this hour" in refused.phase
+    assert len(model.chat_requests) == spent
+
+
 # -- 4 and 5. sessions and their files ---------------------------------------------------------------------
 
 
