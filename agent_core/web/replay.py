@@ -24,7 +24,7 @@ from agent_core.grammar import grammar_errors
 
 DEFAULT_MAX_GAP = 2.0
 MAX_EVENTS_PER_SECOND = 1_000  # a real run streams a few hundred a second at most, even at speed 8
-PACE_CHUNK = 50  # the replay waits (and the event loop serves others) at least every this many events
+TICK = 0.2  # seconds: the replay waits at most once a tick, so each frame gathers a tick's events
 RECORDINGS_DIR = Path(__file__).resolve().parents[2] / "recordings"
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024  # a long real run's trace is a few hundred KB
 
@@ -38,30 +38,32 @@ async def replay(
     max_rate: float = MAX_EVENTS_PER_SECOND,
 ) -> AsyncIterator[Event]:
     """Yield ``events`` in order, spaced like the original run (``t`` deltas / ``speed``, each gap
-    capped at ``max_gap`` seconds of replay time). Out-of-order ``t`` values never wait backwards.
+    capped at ``max_gap`` seconds of replay time), to within :data:`TICK`. Out-of-order ``t`` values
+    never wait backwards.
 
-    At most ``max_rate`` events a second, however the ``t`` values read: a forged trace whose 20,000
-    events share one ``t`` was yielded without a single wait, so the pump held the event loop for the
-    whole burst and the page observed thousands of events in one frame (seconds of every visitor's
-    time). Every :data:`PACE_CHUNK` events the replay waits out what is left of their share."""
+    A replay's cost is its frames (each one re-sends the whole trace through Gradio) and the events in
+    them, so both are bounded whatever the ``t`` values say: the replay waits at most once a
+    :data:`TICK` (between two waits nothing else runs, so the page makes at most one frame a tick, not
+    one per step of a forged trace whose steps are a millisecond apart), and at most ``max_rate``
+    events a second (a forged trace whose 20,000 events share one ``t`` was yielded without a wait,
+    holding the event loop for the whole burst and piling it into one frame)."""
     if speed <= 0:
         raise ValueError(f"speed must be > 0, got {speed}")
     clock = clock or SystemClock()
+    start = clock.monotonic()
+    per_tick = max(1, int(max_rate * TICK))
     previous: float | None = None
-    chunk_started, in_chunk = clock.monotonic(), 0
-    for event in events:
+    due = 0.0  # when the next event is due, in seconds since the start
+    woke = 0.0  # when the replay last waited
+    for number, event in enumerate(events):
         if previous is not None:
-            gap = min(max(0.0, event.t - previous) / speed, max_gap)
-            if gap > 0:
-                await clock.sleep(gap)
+            due += min(max(0.0, event.t - previous) / speed, max_gap)
+        due = max(due, number // per_tick * TICK)  # the rate cap, in whole ticks
+        if due > clock.monotonic() - start:
+            woke = max(due, woke + TICK)
+            await clock.sleep(woke - (clock.monotonic() - start))
         previous = event.t if previous is None else max(previous, event.t)
         yield event
-        in_chunk += 1
-        if in_chunk >= PACE_CHUNK:
-            wait = chunk_started + PACE_CHUNK / max_rate - clock.monotonic()
-            if wait > 0:
-                await clock.sleep(wait)
-            chunk_started, in_chunk = clock.monotonic(), 0
 
 
 MAX_EVENTS = 20_000  # a long model run streams a few thousand deltas
