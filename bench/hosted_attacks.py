@@ -379,7 +379,12 @@ def main() -> None:
     parser.add_argument("--joins", type=int, default=2_000)
     parser.add_argument("--served-only", action="store_true", help="skip the offline figures")
     parser.add_argument("--client", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    parser.add_argument("--h11", action="store_true", help="serve with uvicorn's pure-Python HTTP parser")
     args = parser.parse_args()
+    if args.h11:  # as without httptools installed (the "before" of the queue flood)
+        import uvicorn.config
+
+        uvicorn.config.HTTP_PROTOCOLS["auto"] = uvicorn.config.HTTP_PROTOCOLS["h11"]
     if args.client:
         kind, *rest = args.client
         CLIENTS[kind](*(int(x) if x.isdigit() else x for x in rest))
