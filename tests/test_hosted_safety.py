@@ -275,6 +275,36 @@ async def test_2_a_replay_is_stopped_by_its_cpu_meter(
     assert not app.budget._running  # the visitor may start again
 
 
+async def test_2_the_cpu_meter_counts_what_gradio_spends_on_each_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gradio's serialisation of a frame (the whole trace, every frame) costs about five times our
+    rendering of it, and the meter counted only ours. A consumer that spends 20 ms of CPU on each frame,
+    as Gradio does on a big trace, now uses up a 10 ms meter at its first frame."""
+    import time
+
+    monkeypatch.setattr(replay_handler, "REPLAY_CPU_SECONDS", 0.01)
+    app = PageHandlers(Settings(space_id="s/s", cache_dir=tmp_path / "c"))
+    frames = 0
+
+    async def serialised() -> AsyncIterator[dict[Any, Any]]:
+        nonlocal frames
+        async for frame in app.replays.run_replay(None, str(RECORDING), 1.0, None, visitor(REAL_A)):
+            frames += 1
+            spent = time.thread_time() + 0.02
+            while time.thread_time() < spent:  # CPU, not a wait: what Gradio's postprocess costs
+                pass
+            yield frame
+
+    try:
+        s = await app.last(serialised())
+    finally:
+        await app.services.aclose()
+    print(f"frames of the replay before its meter stopped it: {frames}")
+    assert s.view is not None and s.view.stopped
+    assert "The replay stopped" in s.phase
+
+
 async def test_2_an_upload_is_parsed_off_the_event_loop(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -79,7 +79,8 @@ class CpuMeter:
     """CPU seconds of this thread spent inside ``with meter:`` blocks, against a limit.
 
     The replay handler renders each frame inside one (synchronous code: no other task runs meanwhile, so
-    the thread's CPU time between entry and exit is the frame's own). Over the limit, the stream folds
+    the thread's CPU time between entry and exit is the frame's own), and holds one across each yield
+    of a frame to Gradio (its serialisation of the frame, and whatever else the loop runs meanwhile). Over the limit, the stream folds
     :meth:`ending` into the trace and marks it stopped: a finished trace, settled like any other."""
 
     def __init__(self, limit: float, *, message: str = "") -> None:
