@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -28,6 +29,7 @@ import httpx
 
 from agent_core import events as ev
 from agent_core.settings import Settings
+from agent_core.web.limits import MAX_CHARS
 from agent_core.web.markdown import safe_markdown
 from agent_core.web.render import TraceView
 from agent_core.web.replay import MAX_EVENTS, MAX_TOOL_CALLS, MAX_UPLOAD_BYTES, parse_recording
@@ -161,16 +163,22 @@ class LoopWatch:
             lag = time.perf_counter() - self.beat
             self.worst = max(self.worst, lag)
             frame = sys._current_frames().get(self.thread) if lag > self.late else None
-            ours = [f for f in traceback.extract_stack(frame) if "agent_core" in f.filename] if frame else []
-            if ours:
-                self.culprits[f"{Path(ours[-1].filename).name}:{ours[-1].name}"] += 1
+            stack = traceback.extract_stack(frame) if frame else []
+            # The innermost frame of ours below the queue gate (which wraps every request: it is on
+            # every stack), else the innermost frame at all (Gradio's, uvicorn's: named by module).
+            ours = [f for f in stack if "agent_core" in f.filename and "queue_gate" not in f.filename]
+            top = ours[-1] if ours else stack[-1] if stack else None
+            if top is not None:
+                where = Path(top.filename)
+                package = "" if ours else f"{where.parent.name}/"
+                self.culprits[f"{package}{where.name}:{top.name}"] += 1
             time.sleep(0.002)
 
     def summary(self) -> str:
-        top = ", ".join(f"{name} ({n})" for name, n in self.culprits.most_common(3)) or "none of ours"
+        top = ", ".join(f"{name} ({n})" for name, n in self.culprits.most_common(3)) or "nothing"
         return (
             f"the loop thread used {self.cpu:.2f} CPU-s, its worst lag {self.worst * 1000:.0f} ms; "
-            f"our code seen while it was late: {top}"
+            f"seen running while it was late: {top}"
         )
 
 
@@ -186,41 +194,137 @@ def _server_loop() -> tuple[int, asyncio.AbstractEventLoop]:
     raise RuntimeError("no server event loop found")
 
 
-def page_latency(url: str, address: str, stop: threading.Event, samples: list[float]) -> None:
+# -- the clients: each in its own process, as real visitors are (in the server's process their Python
+# work held the server's GIL: the figures measured the bench's own clients as much as the server)
+
+
+def started() -> None:
+    """A client's first line: what it sends starts now (its imports and preparation are done)."""
+    print("started", flush=True)
+
+
+def page_latency(url: str, address: str) -> None:
+    """``GET /config`` every 50 ms until stdin closes; prints the latencies (JSON list of seconds)."""
+    stop = threading.Event()
+
+    def until_closed() -> None:
+        sys.stdin.read()
+        stop.set()
+
+    threading.Thread(target=until_closed, daemon=True).start()
+    samples: list[float] = []
     with httpx.Client(base_url=url, timeout=120) as http:
         while not stop.is_set():
             start = time.perf_counter()
             http.get("config", headers={"x-forwarded-for": address})
             samples.append(time.perf_counter() - start)
             time.sleep(0.05)
+    print(json.dumps(samples))
+
+
+def analysis(url: str, address: str, target: str, question: str, downloads: str) -> None:
+    """One analysis through the public API; prints its seconds."""
+    from gradio_client import Client  # type: ignore[import-untyped]
+
+    client = Client(url, verbose=False, analytics_enabled=False, download_files=downloads)
+    client.headers["X-Forwarded-For"] = address
+    started()
+    start = time.perf_counter()
+    client.predict(target, question, api_name="/run_analysis")
+    print(json.dumps(time.perf_counter() - start))
+
+
+def flood(url: str, address: str, joins: int) -> None:
+    """``joins`` queue/join calls without ever reading a stream, one after another."""
+    body = {"data": [], "fn_index": 0, "session_hash": "flood", "event_data": None}
+    with httpx.Client(base_url=url, timeout=30) as http:
+        started()
+        for _ in range(joins):
+            http.post("gradio_api/queue/join", json=body, headers={"x-forwarded-for": address})
+    print(json.dumps(joins))
+
+
+def replays(url: str, address: str, count: int) -> None:
+    """``count`` replays of a maximum-size uploaded trace (:func:`max_size_trace`) at once, at the
+    fastest speed, from one address, through the page's own protocol (upload, queue/join, the stream);
+    prints how many the server played to the end (the others were refused: one at a time per visitor)."""
+    trace = max_size_trace().encode()
+    with httpx.Client(base_url=url, timeout=180, headers={"x-forwarded-for": address}) as http:
+        config = http.get("config").json()
+        kinds = {c["id"]: c["type"] for c in config["components"]}
+        fn = next(
+            d["id"]
+            for d in config["dependencies"]
+            if [kinds.get(i) for i in d["inputs"]][:2] == ["dropdown", "file"]
+        )
+        path = http.post("gradio_api/upload", files={"files": ("forged.jsonl", trace)}).json()[0]
+
+    def one(number: int) -> None:
+        file = {"path": path, "orig_name": "forged.jsonl", "meta": {"_type": "gradio.FileData"}}
+        body = {"data": [None, file, 8, None], "fn_index": fn, "session_hash": f"replay{number}"}
+        with httpx.Client(base_url=url, timeout=180, headers={"x-forwarded-for": address}) as http:
+            http.post("gradio_api/queue/join", json=body | {"event_data": None, "trigger_id": None})
+            with http.stream(
+                "GET", "gradio_api/queue/data", params={"session_hash": body["session_hash"]}
+            ) as r:
+                for line in r.iter_lines():
+                    message = json.loads(line[5:]) if line.startswith("data:") else {}
+                    if message.get("msg") == "process_completed":
+                        played.append("Replay finished" in json.dumps(message.get("output")))
+                        return
+
+    played: list[bool] = []
+    workers = [threading.Thread(target=one, args=(n,)) for n in range(count)]
+    started()
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    print(json.dumps(sum(played)))
+
+
+CLIENTS: dict[str, Callable[..., None]] = {
+    "probe": page_latency,
+    "analysis": analysis,
+    "flood": flood,
+    "replays": replays,
+}
+
+
+def client(kind: str, *args: object) -> subprocess.Popen[str]:
+    """A client of ``kind`` (:data:`CLIENTS`) in its own process; its result is its last stdout line."""
+    command = [sys.executable, __file__, "--client", kind, *map(str, args)]
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def result(process: subprocess.Popen[str], timeout: float = 180) -> object:
+    out, _ = process.communicate(timeout=timeout)
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def analysis_seconds(url: str, address: str, downloads: Path) -> float:
-    from gradio_client import Client  # type: ignore[import-untyped]
-
-    client = Client(url, verbose=False, analytics_enabled=False, download_files=str(downloads))
-    client.headers["X-Forwarded-For"] = address
-    start = time.perf_counter()
-    client.predict("acme/widgets", "", api_name="/run_analysis")
-    return time.perf_counter() - start
+    return float(result(client("analysis", url, address, "acme/widgets", "", downloads)))  # type: ignore[arg-type]
 
 
-def under_attack(url: str, name: str, attack: Callable[[], None], downloads: Path) -> None:
-    samples: list[float] = []
-    stop = threading.Event()
-    watcher = threading.Thread(target=page_latency, args=(url, "198.51.100.2", stop, samples))
-    attacker = threading.Thread(target=attack)
+def under_attack(url: str, name: str, attack: subprocess.Popen[str] | None, downloads: Path) -> None:
+    if attack is not None and attack.stdout is not None:
+        attack.stdout.readline()  # "started": the attacker's process is ready and sends from now on
     with LoopWatch() as loop:
-        attacker.start()
         time.sleep(0.2)
-        watcher.start()
+        probe = client("probe", url, "198.51.100.2")
         legit = analysis_seconds(url, "198.51.100.3", downloads)
-        attacker.join(timeout=180)
-        stop.set()
-        watcher.join()
+        still = ""
+        if attack is not None:
+            try:
+                out, _ = attack.communicate(timeout=180)
+                last = out.strip().splitlines()[-1] if out.strip() else "nothing (refused)"
+                still = f"; the attacker's result: {last}"
+            except subprocess.TimeoutExpired:
+                attack.kill()
+                still = " (attack still running after 180 s)"
+        samples = [float(x) for x in result(probe)]  # type: ignore[attr-defined]
     worst = max(samples) if samples else float("nan")
     median = statistics.median(samples) if samples else float("nan")
-    still = " (attack still running after 180 s)" if attacker.is_alive() else ""
     print(
         f"- {name}: another visitor's GET /config median {median * 1000:.0f} ms, worst {worst * 1000:.0f} ms "
         f"over {len(samples)} requests; their analysis took {legit:.2f} s{still}; {loop.summary()}"
@@ -245,34 +349,48 @@ def served(question_chars: int, joins: int) -> None:
         with running_app(Settings.from_env(env, dotenv_path=None)) as url:
             downloads = root / "d"
             analysis_seconds(url, "198.51.100.4", downloads)  # warm: imports, caches, the first session
-            under_attack(url, "idle", lambda: None, downloads)
+            under_attack(url, "idle", None, downloads)
+            limit = MAX_CHARS["question"]
+            for target, chars, note in (
+                ("nope/nope", question_chars, "refused at the door"),
+                ("acme/widgets", limit, "the limit, analysed"),
+            ):
+                attack = client("analysis", url, "203.0.113.9", target, "[" * chars, downloads)
+                under_attack(url, f"a question of '[' x {chars:,} ({note}, {target})", attack, downloads)
 
-            def brackets() -> None:
-                from gradio_client import Client
+            attack = client("replays", url, "203.0.113.11", 4)
+            under_attack(
+                url, "4 replays at once of a maximum-size uploaded trace from one address", attack, downloads
+            )
 
-                client = Client(url, verbose=False, analytics_enabled=False, download_files=str(downloads))
-                client.headers["X-Forwarded-For"] = "203.0.113.9"
-                client.predict("nope/nope", "[" * question_chars, api_name="/run_analysis")
-
-            under_attack(url, f"a question of '[' x {question_chars:,}", brackets, downloads)
-
-            def flood() -> None:
-                body = {"data": [], "fn_index": 0, "session_hash": "flood", "event_data": None}
-                with httpx.Client(base_url=url, timeout=30) as http:
-                    for _ in range(joins):
-                        http.post(
-                            "gradio_api/queue/join", json=body, headers={"x-forwarded-for": "203.0.113.9"}
-                        )
-
-            under_attack(url, f"{joins:,} queue/join calls from one address", flood, downloads)
+            with LoopWatch() as alone:
+                result(client("flood", url, "203.0.113.10", joins))
+            print(
+                f"- {joins:,} queue/join calls alone (no other visitor): the server loop thread's CPU "
+                f"{alone.cpu * 1000 / joins:.2f} ms per call"
+            )
+            attack = client("flood", url, "203.0.113.9", joins)
+            under_attack(url, f"{joins:,} queue/join calls from one address", attack, downloads)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--question-chars", type=int, default=20_000)
     parser.add_argument("--joins", type=int, default=2_000)
+    parser.add_argument("--served-only", action="store_true", help="skip the offline figures")
+    parser.add_argument("--client", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    parser.add_argument("--h11", action="store_true", help="serve with uvicorn's pure-Python HTTP parser")
     args = parser.parse_args()
-    offline()
+    if args.h11:  # as without httptools installed (the "before" of the queue flood)
+        import uvicorn.config
+
+        uvicorn.config.HTTP_PROTOCOLS["auto"] = uvicorn.config.HTTP_PROTOCOLS["h11"]
+    if args.client:
+        kind, *rest = args.client
+        CLIENTS[kind](*(int(x) if x.isdigit() else x for x in rest))
+        return
+    if not args.served_only:
+        offline()
     served(args.question_chars, args.joins)
 
 

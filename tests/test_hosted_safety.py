@@ -141,6 +141,27 @@ def test_1_a_long_question_is_refused_before_it_renders_resolves_or_counts(
     assert max(rendered) < 1_000
 
 
+def test_1_a_question_at_the_limit_is_rendered_once_not_per_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A question of ``[`` just under the limit passes the door; every frame of its run showed it again
+    (~2 ms of Markdown escaping each, ten frames a second per session). Now it is rendered once."""
+    from agent_core.web.limits import MAX_CHARS
+    from agent_core.web.render import TraceView
+
+    rendered = counting_renderer(monkeypatch)
+    question = "[" * MAX_CHARS["question"]
+    view = TraceView(request=f"acme/widgets\n\n{question}")
+    view.apply(
+        ev.RunStarted(t=0, run_id="r", targets=("acme/widgets",), question=question, model="m", mode="model")
+    )
+    first = view.messages()
+    for turn in range(1, 51):  # fifty frames
+        view.apply(ev.TurnStarted(t=turn, turn=turn))
+        assert view.messages()[0] == first[0]
+        view.apply(ev.TurnFinished(t=turn, turn=turn, tool_calls=0))
+    print(f"lines of the question's length rendered over 51 frames: {rendered.count(len(question))}")
+    assert rendered.count(len(question)) == 1
+
+
 def test_1_every_door_has_a_length_limit(tmp_path: Path) -> None:
     from gradio_client.exceptions import AppError  # type: ignore[import-untyped]
 
@@ -221,17 +242,67 @@ def test_2_a_trace_over_the_shape_limits_is_refused(tmp_path: Path, line: str, r
 async def test_2_a_replay_is_stopped_by_its_cpu_meter(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The meter's stop is an ending the page reads, like Stop: a warning notice in the trace, every
+    pending step done, the trace settled to its export file (before, the trace kept its spinners and
+    its events, and only the status line knew)."""
     monkeypatch.setattr(replay_handler, "REPLAY_CPU_SECONDS", 0.0)
     app = PageHandlers(Settings(space_id="s/s", cache_dir=tmp_path / "c"))
+    frames: list[dict[Any, Any]] = []
+
+    async def recorded() -> AsyncIterator[dict[Any, Any]]:
+        async for frame in app.replays.run_replay(None, str(RECORDING), 1000.0, None, visitor(REAL_A)):
+            frames.append(frame)
+            yield frame
+
     try:
-        s = await app.last(app.replays.run_replay(None, str(RECORDING), 1000.0, None, visitor(REAL_A)))
+        s = await app.last(recorded())
         line = app.runs.line(s)
     finally:
         await app.services.aclose()
-    assert s.view is not None
-    assert len(s.view.events) < len(load_recording(RECORDING))  # stopped after its first frame
-    assert "The replay stopped: it used the 0 s of server time a replay may use" in line
+    stopped = "The replay stopped: it used the 0 s of server time a replay may use"
+    assert s.view is not None and s.view.finished and s.view.stopped
+    assert stopped in line
+    trace = [f[app.page.trace.chatbot] for f in frames if app.page.trace.chatbot in f][-1]
+    shown = json.dumps(trace, ensure_ascii=False)
+    assert stopped in shown  # the notice, in the trace the page shows
+    assert '"pending"' not in shown  # no step left spinning
+    exported = s.export_files()
+    assert exported is not None
+    played = load_recording(exported[1])
+    assert 1 < len(played) < len(load_recording(RECORDING))  # stopped early, settled to its file
+    assert isinstance(played[-1], ev.Notice) and played[-1].message.startswith(stopped)
+    assert not s.view.events  # out of memory
     assert not app.budget._running  # the visitor may start again
+
+
+async def test_2_the_cpu_meter_counts_what_gradio_spends_on_each_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gradio's serialisation of a frame (the whole trace, every frame) costs about five times our
+    rendering of it, and the meter counted only ours. A consumer that spends 20 ms of CPU on each frame,
+    as Gradio does on a big trace, now uses up a 10 ms meter at its first frame."""
+    import time
+
+    monkeypatch.setattr(replay_handler, "REPLAY_CPU_SECONDS", 0.01)
+    app = PageHandlers(Settings(space_id="s/s", cache_dir=tmp_path / "c"))
+    frames = 0
+
+    async def serialised() -> AsyncIterator[dict[Any, Any]]:
+        nonlocal frames
+        async for frame in app.replays.run_replay(None, str(RECORDING), 1.0, None, visitor(REAL_A)):
+            frames += 1
+            spent = time.thread_time() + 0.02
+            while time.thread_time() < spent:  # CPU, not a wait: what Gradio's postprocess costs
+                pass
+            yield frame
+
+    try:
+        s = await app.last(serialised())
+    finally:
+        await app.services.aclose()
+    print(f"frames of the replay before its meter stopped it: {frames}")
+    assert s.view is not None and s.view.stopped
+    assert "The replay stopped" in s.phase
 
 
 async def test_2_an_upload_is_parsed_off_the_event_loop(
@@ -307,6 +378,63 @@ def test_2_a_run_stops_when_its_client_goes_away(sample_repo: Path, tmp_path: Pa
                 if "already have an analysis running" not in phase(again["status"]) or settled.wait(0.2):
                     break
             assert again["report"].startswith("# "), again["status"]  # not "already have a run"
+
+
+def test_2_a_replay_stops_when_its_client_goes_away(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Replays whose clients disconnected kept burning CPU for 8+ minutes. Over the real app's protocol:
+    a client uploads a maximum-size trace, joins its replay, reads the first frames and hangs up; the
+    replay stops there (far fewer events observed than the trace holds) and the visitor's slot is free."""
+    observed: list[int] = []
+    original = BrowserSession.observe
+
+    def counted(self: BrowserSession, event: ev.Event) -> None:
+        observed.append(1)
+        original(self, event)
+
+    monkeypatch.setattr(BrowserSession, "observe", counted)
+    trace = max_size_trace()
+    with GitHubEmulator() as emu:
+        env = hosted_env(emu, None, tmp_path)
+        with running_app(settings_from(env)) as url, httpx.Client(base_url=url, timeout=60) as http:
+            a = {"x-forwarded-for": REAL_A}
+            config = http.get("config").json()
+            kinds = {c["id"]: c["type"] for c in config["components"]}
+            index = next(
+                d["id"]
+                for d in config["dependencies"]
+                if [kinds.get(i) for i in d["inputs"]][:2] == ["dropdown", "file"]
+            )
+            path = http.post(
+                "gradio_api/upload", files={"files": ("t.jsonl", trace.encode())}, headers=a
+            ).json()[0]
+            file = {"path": path, "orig_name": "t.jsonl", "meta": {"_type": "gradio.FileData"}}
+
+            def replay(session: str) -> str:
+                body = {"data": [None, file, 8, None], "fn_index": index, "session_hash": session}
+                assert http.post(
+                    "gradio_api/queue/join", json=body | {"event_data": None}, headers=a
+                ).is_success
+                frames = 0
+                with http.stream(
+                    "GET", "gradio_api/queue/data", params={"session_hash": session}, headers=a
+                ) as sse:
+                    for line in sse.iter_lines():
+                        frames += "process_generating" in line
+                        if frames >= 3 or "process_completed" in line:
+                            return line  # the client hangs up after three frames
+                return ""
+
+            replay("gone")
+            for attempt in range(300):  # a condition, not a duration: until the slot is free again
+                again = replay(f"again{attempt}")
+                if "already have" not in again:
+                    break
+    total = len(parse_recording(trace))
+    print(
+        f"events observed of a {total:,}-event replay whose client hung up after 3 frames: {len(observed):,}"
+    )
+    assert "already have" not in again
+    assert len(observed) < total // 2  # both replays together: each stopped at its hang-up
 
 
 # -- 3. follow-ups on the owner's key -------------------------------------------------------------------
@@ -389,6 +517,36 @@ async def test_3_a_follow_up_on_the_owner_key_counts_against_the_space_cap(
             await app.services.aclose()
     assert "This Space has used its analyses for this hour" in s.phase
     assert len(model.chat_requests) == before
+
+
+async def test_3_the_space_cap_counts_every_door(sample_repo: Path, tmp_path: Path) -> None:
+    """Owner-paid model runs from the API (the MCP tool is the same function), the page and a follow-up
+    all draw on one Space cap; once it is spent, every door refuses and the owner's model hears nothing."""
+    from agent_core.web.mcp import RepositoryApi
+
+    with GitHubEmulator() as emu, ScriptedModelServer(responder=owner_model_reply) as model:
+        emu.add_repo("acme/widgets", sample_repo)
+        emu.limit_unauthenticated = 100_000
+        settings = settings_from(
+            hosted_env(emu, model, tmp_path, SPACE_RUNS_PER_HOUR="3", RUNS_PER_HOUR="20")
+        )
+        app = PageHandlers(settings)
+        api = RepositoryApi(app.services, settings, app.budget)
+        try:
+            assert (await api.analyze("acme/widgets", request=visitor(REAL_A))).startswith("# ")
+            s = await app.last(app.runs.run_analysis("acme/widgets", "", None, visitor(REAL_B)))
+            s = await app.last(app.runs.ask_followup("and tests?", s, visitor(REAL_B)))
+            assert "has used its analyses" not in s.phase
+            spent = len(model.chat_requests)
+            with pytest.raises(gr.Error, match="This Space has used its analyses for this hour"):
+                await api.analyze("acme/widgets", request=visitor("198.51.100.9"))
+            page = await app.last(app.runs.run_analysis("acme/widgets", "", None, visitor("198.51.100.10")))
+            followup = await app.last(app.runs.ask_followup("and docs?", s, visitor(REAL_B)))
+        finally:
+            await app.services.aclose()
+    for refused in (page, followup):
+        assert "This Space has used its analyses for this hour" in refused.phase
+    assert len(model.chat_requests) == spent
 
 
 # -- 4 and 5. sessions and their files ---------------------------------------------------------------------
@@ -650,8 +808,23 @@ def test_8_the_owner_model_host_is_never_named_to_visitors(tmp_path: Path) -> No
 # -- 9. the queue flood -----------------------------------------------------------------------------------
 
 
-def test_9_a_flood_of_queue_joins_from_one_address_is_refused_before_the_queue(tmp_path: Path) -> None:
-    """2,000 joins without streams took another visitor's analysis from 0.3 s to 13.8 s."""
+def test_9_a_flood_of_queue_joins_from_one_address_is_refused_before_the_queue(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2,000 joins without streams took another visitor's analysis from 0.3 s to 13.8 s. A refused join
+    never reaches any of Gradio's layers (counted at its outermost middleware, Brotli): behind them, each
+    refusal cost the event loop ~1.1 ms of their work that a flood multiplies."""
+    from gradio.brotli_middleware import BrotliMiddleware
+
+    reached: list[str] = []
+    original = BrotliMiddleware.__call__
+
+    async def counted(self: Any, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            reached.append(scope["path"])
+        await original(self, scope, receive, send)
+
+    monkeypatch.setattr(BrotliMiddleware, "__call__", counted)
     body = {"data": [], "fn_index": 0, "session_hash": "flood", "event_data": None, "trigger_id": None}
     with (
         GitHubEmulator() as emu,
@@ -669,6 +842,7 @@ def test_9_a_flood_of_queue_joins_from_one_address_is_refused_before_the_queue(t
     assert all(c == 429 for c in codes[30:])
     assert other.status_code != 429
     assert page.status_code == 200
+    assert sum(path.endswith("/queue/join") for path in reached) == 30 + 1  # the refused 170: none
 
 
 async def test_9_a_visitor_holds_a_bounded_number_of_open_streams() -> None:

@@ -52,6 +52,33 @@ async def test_out_of_order_times_never_wait_backwards() -> None:
     assert [at for at, _ in seen] == [0.0, 0.0, 0.5]
 
 
+async def test_a_burst_of_events_with_one_time_is_paced() -> None:
+    """A forged trace of 2,000 events at one ``t`` was yielded without a wait: the replay held the event
+    loop for the whole burst. Now it takes 2,000 / MAX_EVENTS_PER_SECOND seconds, waiting once a tick."""
+    from agent_core.web.replay import MAX_EVENTS_PER_SECOND, TICK
+
+    clock = FakeClock()
+    seen = await _collect(_run(*[0.0] * 2_000), clock, speed=8.0)
+    assert len(seen) == 2_000
+    assert seen[-1][0] >= 2_000 / MAX_EVENTS_PER_SECOND - TICK
+    assert len(clock.sleeps) <= 2_000 / MAX_EVENTS_PER_SECOND / TICK + 1
+
+
+async def test_steps_a_millisecond_apart_wait_once_a_tick() -> None:
+    """Each wait lets the page make a frame, and each frame re-sends the whole trace: a forged trace
+    whose steps are a millisecond apart made one frame per step. Now one wait (one frame) per tick,
+    each event still no earlier than recorded and at most a tick late."""
+    from agent_core.web.replay import TICK
+
+    clock = FakeClock()
+    times = [i * 0.002 for i in range(500)]  # one second of steps
+    seen = await _collect(_run(*times), clock)
+    assert len(clock.sleeps) <= 1 / TICK + 1
+    assert all(
+        recorded - 1e-9 <= at <= recorded + TICK for (at, _), recorded in zip(seen, times, strict=True)
+    )
+
+
 async def test_speed_must_be_positive() -> None:
     with pytest.raises(ValueError, match="speed"):
         async for _ in replay(_run(0.0), speed=0):

@@ -24,7 +24,7 @@ from agent_core.web.budget import SpaceBudget
 from agent_core.web.handlers import Handlers
 from agent_core.web.layout import layout
 from agent_core.web.mcp import RepositoryApi
-from agent_core.web.queue_gate import gate_middleware
+from agent_core.web.queue_gate import gate_lifespan
 from agent_core.web.replay import bundled_recordings
 from agent_core.web.sessions import SessionTable
 
@@ -66,8 +66,8 @@ def launch_options(settings: Settings) -> dict[str, Any]:
         "theme": gr.themes.Soft(),
         "css": CSS,
     }
-    if settings.hosted:  # each visitor's share of the queue, checked before Gradio queues anything
-        options["app_kwargs"] = {"middleware": [gate_middleware()]}
+    if settings.hosted:  # each visitor's share of the queue, checked before any of Gradio's layers runs
+        options["app_kwargs"] = {"lifespan": gate_lifespan()}
     return options
 
 

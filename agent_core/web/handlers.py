@@ -133,7 +133,10 @@ class Handlers:
                         for event in batch:
                             s.observe(event)
                         frame = self.frame(s, table=table)
-                    if meter is not None and meter.exceeded:
+                    if meter is not None and meter.exceeded:  # an ending the page reads; a finished trace
+                        s.observe(meter.ending(s.view.now if s.view is not None else 0.0))
+                        if s.view is not None:
+                            s.view.mark_stopped()
                         break  # closing the batches cancels the events' pump
                     yield frame
         except Exception:  # the UI edge: a bug must end the run visibly, not leave spinners spinning

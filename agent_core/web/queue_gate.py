@@ -2,23 +2,24 @@
 
 Gradio queues every event a client joins, whoever sends them: 2,000 ``queue/join`` calls from one
 address (no stream ever read) took another visitor's analysis from 0.3 s to 13.8 s (issue 20, attack
-9). :class:`QueueGate` is an ASGI middleware in front of the app (``launch(app_kwargs=...)``, see
-:func:`gate_middleware`), keyed on the address the budget already trusts
+9). :class:`QueueGate` is an ASGI layer keyed on the address the budget already trusts
 (:func:`~agent_core.web.budget.visitor_key`): per visitor, at most ``joins_per_minute`` events joined in
 any sliding minute and ``streams`` event streams (``queue/data``) open at once; over either, ``429`` with
 ``Retry-After``, and the queue never sees the request.
+
+A refusal must cost the server as little as possible, since one visitor can send them as fast as the
+event loop answers: the gate is the OUTERMOST layer of the app (:func:`gate_lifespan` wraps the app's
+built middleware stack at startup, ahead of Gradio's CORS and Brotli middlewares, Starlette's error and
+exception layers and FastAPI's routing, which a ``middleware=[...]`` entry would sit behind), every
+other request passes after one string test, and a refusal is a constant response computed once.
 """
 
 from __future__ import annotations
 
-import json
-import math
+import contextlib
 from collections import Counter
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Any
-
-from starlette.datastructures import Headers
-from starlette.middleware import Middleware
 
 from agent_core.clock import Clock, SystemClock
 from agent_core.web.budget import RunBudget, visitor_key
@@ -31,10 +32,26 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 JOINS_PER_MINUTE = 30
 STREAMS = 6
+KEYS_REMEMBERED = 4096  # (forwarded header, peer) -> visitor key: a flood repeats the same pair
+GATED = ("/queue/join", "/queue/data")
+
+_BODY = b'{"error":"too many requests from this address; try again shortly"}'
+_HEADERS = [(b"content-type", b"application/json"), (b"content-length", str(len(_BODY)).encode())]
+_BODY_MESSAGE = {"type": "http.response.body", "body": _BODY}
+
+
+class _RawHeaders:
+    """What :func:`visitor_key` reads of a request (``getlist``), over the scope's raw header pairs."""
+
+    def __init__(self, forwarded: list[str]) -> None:
+        self.forwarded = forwarded
+
+    def getlist(self, _name: str) -> list[str]:
+        return self.forwarded
 
 
 class QueueGate:
-    """See the module docstring. One per app (Starlette builds it with the app); state in the instance."""
+    """See the module docstring. One per app; state in the instance."""
 
     def __init__(
         self,
@@ -49,14 +66,14 @@ class QueueGate:
         self.max_streams = streams
         self.streams: Counter[str] = Counter()
         self.refused = 0
+        self._keys: dict[tuple[bytes, str], str] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = str(scope.get("path", "")) if scope.get("type") == "http" else ""
-        if not path.endswith(("/queue/join", "/queue/data")):
+        path = scope.get("path")
+        if scope["type"] != "http" or not isinstance(path, str) or not path.endswith(GATED):
             await self.app(scope, receive, send)
             return
-        client = scope.get("client")
-        key = visitor_key(Headers(scope=scope), client[0] if client else None)
+        key = self.key(scope)
         if path.endswith("/queue/join"):
             decision = self.joins.try_start(key)
             if not decision.allowed:
@@ -75,18 +92,39 @@ class QueueGate:
             if self.streams[key] <= 0:
                 del self.streams[key]
 
+    def key(self, scope: Scope) -> str:
+        """The visitor key of a request, remembered per (forwarded header, peer): constant work per request."""
+        forwarded = b",".join(value for name, value in scope.get("headers", ()) if name == b"x-forwarded-for")
+        client = scope.get("client")
+        peer = str(client[0]) if client else ""
+        known = self._keys.get((forwarded, peer))
+        if known is None:
+            header = [forwarded.decode("latin-1")] if forwarded else []
+            known = visitor_key(_RawHeaders(header), peer or None)
+            if len(self._keys) >= KEYS_REMEMBERED:
+                self._keys.clear()
+            self._keys[forwarded, peer] = known
+        return known
+
     async def _refuse(self, send: Send, retry_after: float) -> None:
         self.refused += 1
-        body = json.dumps({"error": "too many requests from this address; try again shortly"}).encode()
-        headers = [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-            (b"retry-after", str(max(1, math.ceil(retry_after))).encode()),
-        ]
-        await send({"type": "http.response.start", "status": 429, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        wait = str(max(1, -int(-retry_after // 1))).encode()  # whole seconds, rounded up
+        await send(
+            {"type": "http.response.start", "status": 429, "headers": [*_HEADERS, (b"retry-after", wait)]}
+        )
+        await send(_BODY_MESSAGE)
 
 
-def gate_middleware(**limits: Any) -> Middleware:
-    """The gate as a Starlette middleware entry, for ``launch(app_kwargs={"middleware": [...]})``."""
-    return Middleware(QueueGate, **limits)
+def gate_lifespan(**limits: Any) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
+    """A lifespan for ``launch(app_kwargs={"lifespan": ...})`` that puts a :class:`QueueGate` in front
+    of the app's whole middleware stack. Starlette builds the stack on the app's first call (the lifespan
+    startup itself) and calls ``app.middleware_stack`` for every request after: wrapping it there puts
+    the gate ahead of every middleware Gradio adds."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        stack = app.middleware_stack if app.middleware_stack is not None else app.build_middleware_stack()
+        app.middleware_stack = QueueGate(stack, **limits)
+        yield
+
+    return lifespan

@@ -66,6 +66,9 @@ class TraceView:
         self._current: Step | None = None
         self._now = 0.0
         self._stopped_item: Item | None = None
+        # The request as rendered, with what it was rendered from: every frame shows it, and a question
+        # at the length limit is milliseconds of Markdown escaping (issue 20: once, not per frame).
+        self._request_shown: tuple[str | None, ev.RunStarted | None, str] | None = None
 
     @property
     def finished(self) -> bool:
@@ -272,6 +275,12 @@ class TraceView:
         return out
 
     def _request_text(self) -> str:
+        shown = self._request_shown
+        if shown is None or shown[0] is not self.request or shown[1] is not self.started:
+            shown = self._request_shown = (self.request, self.started, self._render_request())
+        return shown[2]
+
+    def _render_request(self) -> str:
         if self.request is not None:
             return safe_markdown(self.request)
         if self.started is None:

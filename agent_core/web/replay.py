@@ -19,10 +19,12 @@ from pathlib import Path
 
 from agent_core.clock import Clock, SystemClock
 from agent_core.errors import UserInputError
-from agent_core.events import Event, ToolCallStarted, event_from_dict
+from agent_core.events import Event, Notice, ToolCallStarted, event_from_dict
 from agent_core.grammar import grammar_errors
 
 DEFAULT_MAX_GAP = 2.0
+MAX_EVENTS_PER_SECOND = 1_000  # a real run streams a few hundred a second at most, even at speed 8
+TICK = 0.2  # seconds: the replay waits at most once a tick, so each frame gathers a tick's events
 RECORDINGS_DIR = Path(__file__).resolve().parents[2] / "recordings"
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024  # a long real run's trace is a few hundred KB
 
@@ -33,18 +35,33 @@ async def replay(
     speed: float = 1.0,
     clock: Clock | None = None,
     max_gap: float = DEFAULT_MAX_GAP,
+    max_rate: float = MAX_EVENTS_PER_SECOND,
 ) -> AsyncIterator[Event]:
     """Yield ``events`` in order, spaced like the original run (``t`` deltas / ``speed``, each gap
-    capped at ``max_gap`` seconds of replay time). Out-of-order ``t`` values never wait backwards."""
+    capped at ``max_gap`` seconds of replay time), to within :data:`TICK`. Out-of-order ``t`` values
+    never wait backwards.
+
+    A replay's cost is its frames (each one re-sends the whole trace through Gradio) and the events in
+    them, so both are bounded whatever the ``t`` values say: the replay waits at most once a
+    :data:`TICK` (between two waits nothing else runs, so the page makes at most one frame a tick, not
+    one per step of a forged trace whose steps are a millisecond apart), and at most ``max_rate``
+    events a second (a forged trace whose 20,000 events share one ``t`` was yielded without a wait,
+    holding the event loop for the whole burst and piling it into one frame)."""
     if speed <= 0:
         raise ValueError(f"speed must be > 0, got {speed}")
     clock = clock or SystemClock()
+    start = clock.monotonic()
+    per_tick = max(1, int(max_rate * TICK))
     previous: float | None = None
-    for event in events:
+    due = 0.0  # when the next event is due, in seconds since the start
+    woke = 0.0  # when the replay last waited
+    for number, event in enumerate(events):
         if previous is not None:
-            gap = min(max(0.0, event.t - previous) / speed, max_gap)
-            if gap > 0:
-                await clock.sleep(gap)
+            due += min(max(0.0, event.t - previous) / speed, max_gap)
+        due = max(due, number // per_tick * TICK)  # the rate cap, in whole ticks
+        if due > clock.monotonic() - start:
+            woke = max(due, woke + TICK)
+            await clock.sleep(woke - (clock.monotonic() - start))
         previous = event.t if previous is None else max(previous, event.t)
         yield event
 
@@ -62,10 +79,13 @@ class CpuMeter:
     """CPU seconds of this thread spent inside ``with meter:`` blocks, against a limit.
 
     The replay handler renders each frame inside one (synchronous code: no other task runs meanwhile, so
-    the thread's CPU time between entry and exit is the frame's own)."""
+    the thread's CPU time between entry and exit is the frame's own), and holds one across each yield
+    of a frame to Gradio (its serialisation of the frame, and whatever else the loop runs meanwhile). Over the limit, the stream folds
+    :meth:`ending` into the trace and marks it stopped: a finished trace, settled like any other."""
 
-    def __init__(self, limit: float) -> None:
+    def __init__(self, limit: float, *, message: str = "") -> None:
         self.limit = limit
+        self.message = message  # what the page says when the meter stops a run (a notice, see :meth:`ending`)
         self.used = 0.0
         self._entered = 0.0
 
@@ -79,6 +99,10 @@ class CpuMeter:
 
     def __exit__(self, *exc: object) -> None:
         self.used += time.thread_time() - self._entered
+
+    def ending(self, at: float) -> Notice:
+        """The event that tells the page why the run ended here (the stream then marks it stopped)."""
+        return Notice(t=at, level="warning", message=self.message)
 
 
 def parse_recording(text: str) -> list[Event]:

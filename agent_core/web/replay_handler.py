@@ -4,8 +4,10 @@ A replay costs the Space CPU (every frame renders the trace so far), so an uploa
 before anything renders (:func:`~agent_core.web.replay.parse_recording`: sizes, nesting, grammar), a
 replay is counted in the visitor's budget (:meth:`~agent_core.web.budget.SpaceBudget.admit_replay`: one
 run or replay at a time, so many an hour) and stopped after
-:data:`~agent_core.web.replay.REPLAY_CPU_SECONDS` of rendering. It renders through the run handlers'
-frames (:class:`~agent_core.web.handlers.Handlers`).
+:data:`~agent_core.web.replay.REPLAY_CPU_SECONDS` of the event loop thread's CPU: its own rendering of
+each frame, and what the loop does while Gradio serialises and sends it (each frame re-sends the whole
+trace; work of other requests interleaved there counts too, so a busy Space ends replays sooner). It
+renders through the run handlers' frames (:class:`~agent_core.web.handlers.Handlers`).
 """
 
 from __future__ import annotations
@@ -88,14 +90,16 @@ class ReplayHandler:
             s.phase = t("status_replaying", s.lang)
             yield self.runs.opening_frame(s)
             played = replay(events, speed=float(speed or 1.0))
-            meter = CpuMeter(REPLAY_CPU_SECONDS)
+            stopped = t("replay_cpu_stopped", s.lang, seconds=f"{REPLAY_CPU_SECONDS:g}")
+            meter = CpuMeter(REPLAY_CPU_SECONDS, message=stopped)
             async with contextlib.aclosing(self.runs.stream(s, run, played, meter)) as frames:
                 async for out in frames:
-                    yield out
+                    with meter:  # Gradio serialising and sending the frame: ~5x our rendering of it
+                        yield out
         finally:
             self.runs.budget.release(admission, tokens_used=0)
         if meter.exceeded:
-            s.phase = t("replay_cpu_stopped", s.lang, seconds=f"{REPLAY_CPU_SECONDS:g}")
+            s.phase = meter.message
             yield {self.page.status.line: self.runs.line(s)}
         elif not run.stopped:
             s.phase = t("status_replayed", s.lang)
