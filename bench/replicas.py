@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import ssl
 import statistics
 import subprocess
 import threading
@@ -52,6 +53,11 @@ STARTUP_TIMEOUT = 600.0  # three stacks import Gradio at once on a busy 2-core m
 HOSTED_RUNS_PER_HOUR = 3
 TARGET_SPEEDUP = 1.5
 TARGET_RATIO = 1.5
+# One TLS context for every client: gradio_client opens a new httpx client per request (the heartbeat
+# and the stream included), and without one of its own each loads the CA bundle again (ssl's
+# create_default_context: 61% of the benchmark process's CPU in a burst, more than a replica's work,
+# on plain-HTTP loopback URLs that never use it). The same verification, built once.
+_TLS = ssl.create_default_context()
 # Settings the stacks must not inherit from whoever runs the benchmark (keys, a model, a Space's mode).
 _SCRUBBED = (
     "GITHUB_TOKEN", "API_KEY", "HF_TOKEN", "LLM_PROVIDER", "LLM_BASE_URL", "LLM_MODEL", "SPACE_ID",
@@ -95,6 +101,7 @@ class Stack:
             verbose=False,
             analytics_enabled=False,
             download_files=False,
+            ssl_verify=_TLS,
             httpx_kwargs={"cookies": cookies},
         )
 

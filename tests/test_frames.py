@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 
 import gradio as gr
 import pytest
+from gradio.data_classes import GradioModel, GradioRootModel
 
 from agent_core import events as ev
 from agent_core.resilience import BreakerSnapshot, BreakerState
@@ -24,7 +25,7 @@ from agent_core.web.batching import DEFAULT_INTERVAL, batched
 from agent_core.web.breakers import TICK_SECONDS, breaker_value
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import SpaceBudget
-from agent_core.web.frames import BreakerTable
+from agent_core.web.frames import BreakerTable, Wire
 from agent_core.web.handlers import Handlers
 from agent_core.web.layout import layout, styled_breakers
 from testing.app import release_gradio_loops
@@ -145,3 +146,82 @@ def test_a_frame_sends_every_run_output_but_the_state() -> None:
     assert set(frame) == set(page.run_outputs()) - {page.state}
     assert frame[page.status.timer] == TICK_SECONDS  # not a prop update: no component rebuilt
     assert handlers.opening_frame(session)[page.state] is session
+
+
+def _run_events() -> list[ev.Event]:
+    """A run with a step, two tool calls (one failing, with markup in its preview), a breaker change,
+    streamed report text and its end."""
+    started = [
+        ev.ToolCallStarted(t=0.1 + i / 10, call_id=f"c{i}", tool=tool, arguments={"path": "a<b>.py"}, turn=1)
+        for i, tool in enumerate(("read_file", "get_commits"))
+    ]
+    finished = [
+        ev.ToolCallFinished(
+            t=0.5,
+            call_id="c0",
+            tool="read_file",
+            turn=1,
+            ok=True,
+            preview='{"text": "<b>x</b>"}',
+            duration_s=0.2,
+        ),
+        ev.ToolCallFinished(
+            t=0.6, call_id="c1", tool="get_commits", turn=1, ok=False, preview="HTTP 503", duration_s=0.3
+        ),
+    ]
+    breaker = ev.BreakerChanged(t=0.61, breaker="github:get_commits", old="closed", new="open", reason="503")
+    return [
+        ev.TurnStarted(t=0.0, turn=1),
+        *started,
+        *finished,
+        breaker,
+        ev.TurnFinished(t=0.7, turn=1, tool_calls=2),
+        ev.TurnStarted(t=0.8, turn=2),
+        *[ev.TextDelta(t=0.9, turn=2, text=f"# acme/widgets\n\nline {i} `x`\n") for i in range(3)],
+        ev.RunFinished(t=1.0, report="# acme/widgets\n\nline 0 `x`\n", degraded=False),
+    ]
+
+
+# Building a page makes Gradio 6.31 orphan event loops (ResourceWarning when collected): not ours.
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_wired_frames_are_what_gradio_would_postprocess_and_old_messages_are_not_postprocessed_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    settings = Settings()
+    clock = FakeClock()
+    services = Services(settings, clock=clock)
+    session = BrowserSession(settings, clock=clock)
+    with gr.Blocks():
+        page = layout(settings, {}, session, lambda _value: None)
+    release_gradio_loops()
+    budget = SpaceBudget(settings, services.quotas, clock=clock)
+    handlers = Handlers(page, settings=settings, services=services, budget=budget, recordings={})
+    wire = Wire(page.trace.chatbot, page.status.breakers).run()
+    chatbot = page.trace.chatbot
+    postprocessed: list[object] = []
+    own = chatbot._postprocess
+    monkeypatch.setattr(chatbot, "_postprocess", lambda m: postprocessed.append(m) or own(m))
+    session.start_view(keep_history=False, request="acme/widgets")
+    table = BreakerTable()
+    by_gradio = by_wire = 0
+    for event in _run_events():
+        session.observe(event)
+        frame = handlers.frame(session, table=table) | {page.state: session}
+        frame[page.status.timer] = gr.update(active=True)
+        before = len(postprocessed)
+        gradio = {
+            c: _dump(c.postprocess(v)) for c, v in frame.items() if c not in (page.state, page.status.timer)
+        }
+        by_gradio += len(postprocessed) - before
+        before = len(postprocessed)
+        wired = wire.frame(frame)
+        by_wire += len(postprocessed) - before
+        assert {c: wired[c] for c in gradio} == gradio
+        assert wired[page.state] is session
+        assert wired[page.status.timer] == frame[page.status.timer]  # a prop update: Gradio's business
+    assert by_wire < by_gradio / 3  # the wire postprocessed only the messages it had not sent yet
+
+
+def _dump(value: object) -> object:
+    return value.model_dump() if isinstance(value, GradioModel | GradioRootModel) else value
