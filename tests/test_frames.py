@@ -10,10 +10,16 @@ frame (:mod:`agent_core.web.frames`).
 from __future__ import annotations
 
 import asyncio
+import importlib
+import importlib.machinery
+import importlib.util
 import itertools
+import sys
 from collections.abc import AsyncIterator
+from typing import Any
 
 import gradio as gr
+import gradio.utils as gradio_utils
 import pytest
 from gradio.data_classes import GradioModel, GradioRootModel
 
@@ -25,7 +31,7 @@ from agent_core.web.batching import DEFAULT_INTERVAL, batched
 from agent_core.web.breakers import TICK_SECONDS, breaker_value
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import SpaceBudget
-from agent_core.web.frames import BreakerTable, Wire
+from agent_core.web.frames import BreakerTable, Wire, spare_failed_imports
 from agent_core.web.handlers import Handlers
 from agent_core.web.layout import layout, styled_breakers
 from testing.app import release_gradio_loops
@@ -201,7 +207,12 @@ def test_wired_frames_are_what_gradio_would_postprocess_and_old_messages_are_not
     chatbot = page.trace.chatbot
     postprocessed: list[object] = []
     own = chatbot._postprocess
-    monkeypatch.setattr(chatbot, "_postprocess", lambda m: postprocessed.append(m) or own(m))
+
+    def counted(message: Any) -> object:
+        postprocessed.append(message)
+        return own(message)
+
+    monkeypatch.setattr(chatbot, "_postprocess", counted)
     session.start_view(keep_history=False, request="acme/widgets")
     table = BreakerTable()
     by_gradio = by_wire = 0
@@ -225,3 +236,30 @@ def test_wired_frames_are_what_gradio_would_postprocess_and_old_messages_are_not
 
 def _dump(value: object) -> object:
     return value.model_dump() if isinstance(value, GradioModel | GradioRootModel) else value
+
+
+@pytest.mark.skipif(importlib.util.find_spec("matplotlib") is not None, reason="matplotlib is installed")
+def test_the_failed_import_gradio_repeats_every_frame_no_longer_searches_the_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    searched: list[str] = []
+    own = importlib.machinery.PathFinder.find_spec
+
+    def find_spec(name: str, *args: object, **kwargs: object) -> object:
+        searched.append(name)
+        return own(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(importlib.machinery.PathFinder, "find_spec", find_spec)
+    try:
+        with gradio_utils.MatplotlibBackendMananger():  # what Gradio wraps every frame's step in
+            pass
+        assert searched.count("matplotlib") == 2  # in and out: sys.path searched each time
+        spare_failed_imports()
+        searched.clear()
+        with gradio_utils.MatplotlibBackendMananger():
+            pass
+        assert searched == []
+        with pytest.raises(ImportError):
+            importlib.import_module("matplotlib")
+    finally:
+        sys.modules.pop("matplotlib", None)

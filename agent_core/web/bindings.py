@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from agent_core.settings import Settings
-from agent_core.web.frames import Wire
+from agent_core.web.frames import Wire, spare_failed_imports
 from agent_core.web.handlers import Handlers
 from agent_core.web.layout import SCROLL_TO_TRACE
 from agent_core.web.page import Page
@@ -43,6 +43,7 @@ def bind(page: Page, handlers: Handlers, settings: Settings) -> None:
     """Connect events to handlers. Only the two run handlers are callable by API clients (undocumented,
     so neither appears in the API docs or as an MCP tool); everything else is private."""
     p, h, side = page, handlers, PanelHandlers(handlers)
+    spare_failed_imports()
     outputs, controls = p.run_outputs(), p.control_outputs()
     runs: dict[str, Any] = {"concurrency_limit": settings.max_concurrent_runs, "concurrency_id": "analysis"}
     wire = Wire(p.trace.chatbot, p.status.breakers)

@@ -14,11 +14,14 @@ py-spy on the app under ``python -m bench --only concurrency``):
   (:func:`~agent_core.web.breakers.breaker_value`: the same cells and colours), built again only when
   the snapshots or the language change (:class:`BreakerTable`).
 
-How often frames go out is :mod:`agent_core.web.batching`'s business.
+Frames leave postprocessed (:class:`Wire`), and a failed import Gradio repeats per frame is remembered
+(:func:`spare_failed_imports`). How often frames go out is :mod:`agent_core.web.batching`'s business.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,6 +30,16 @@ from gradio.data_classes import GradioModel, GradioRootModel
 
 from agent_core.resilience import BreakerSnapshot
 from agent_core.web.breakers import breaker_value
+
+
+def spare_failed_imports() -> None:
+    """Gradio 6.31 runs every frame's handler step inside ``MatplotlibBackendMananger``, which imports
+    ``matplotlib`` on the way in and out. Without matplotlib installed each is a failed import, and a
+    failed import is not remembered: Python searches ``sys.path`` again, twice a frame (~5% of a
+    replica's CPU under a burst). A ``None`` in ``sys.modules`` is Python's own "not importable" mark:
+    the same ImportError, at once. Nothing changes where matplotlib is installed."""
+    if "matplotlib" not in sys.modules and importlib.util.find_spec("matplotlib") is None:
+        sys.modules["matplotlib"] = None  # type: ignore[assignment]
 
 
 class BreakerTable:
