@@ -1,7 +1,8 @@
 """Frames: how often a run's events reach the page, and what each frame sends (on virtual time).
 
 Streamed text coalesces into at most ten frames a second; structure (a step or tool call starting or
-finishing, a breaker changing) and the end are handed over the moment they arrive. Every frame sends
+finishing, a breaker changing) is handed over the moment it arrives unless a frame left less than 50 ms
+ago (then with what else arrives in that gap), and the end at once. Every frame sends
 every run output but the state with a plain value, because in Gradio 6 a left-out output costs a
 component rebuild, and the breaker table ready-made, because a pandas Styler is rendered again on every
 frame (:mod:`agent_core.web.frames`).
@@ -27,7 +28,7 @@ from agent_core import events as ev
 from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.settings import Settings
 from agent_core.top.services import Services
-from agent_core.web.batching import DEFAULT_INTERVAL, batched
+from agent_core.web.batching import DEFAULT_INTERVAL, URGENT_GAP, batched
 from agent_core.web.breakers import TICK_SECONDS, breaker_value
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import SpaceBudget
@@ -66,9 +67,12 @@ def test_500_text_deltas_in_one_second_make_ten_frames_give_or_take_one() -> Non
     assert all(b - a >= DEFAULT_INTERVAL - 1e-9 for a, b in itertools.pairwise(streamed))
 
 
-def test_structure_changes_and_the_end_are_flushed_at_once_between_deltas() -> None:
+def test_structure_goes_out_at_once_unless_a_frame_just_left_then_together_and_the_end_at_once() -> None:
     breaker = ev.BreakerChanged(t=0.5, breaker="github:read_file", old="closed", new="open", reason="503")
     started = ev.ToolCallStarted(t=0.6, call_id="c1", tool="read_file", arguments={}, turn=1)
+    finished = ev.ToolCallFinished(
+        t=0.7, call_id="c1", tool="read_file", turn=1, ok=True, preview="{}", duration_s=0.2
+    )
     end = ev.RunFinished(t=0.7, report="done", degraded=False)
 
     async def run() -> AsyncIterator[ev.Event]:
@@ -77,20 +81,25 @@ def test_structure_changes_and_the_end_are_flushed_at_once_between_deltas() -> N
             await asyncio.sleep(0.05)
             yield ev.TextDelta(t=0.05 * i, turn=1, text="x")
         await asyncio.sleep(0.001)
-        yield breaker  # 1 ms after a delta that was still waiting for its frame
+        yield breaker  # 1 ms after a frame left (the last delta's)
         await asyncio.sleep(0.001)
-        yield started
+        yield started  # 1 ms later: the same frame
+        await asyncio.sleep(0.2)
+        yield finished  # after a quiet spell: at once
         await asyncio.sleep(0.001)
-        yield end
+        yield end  # 1 ms after a frame: the end never waits
 
     frames = timed_batches(run())
+    times = [at for at, _ in frames]
     when = {id(e): at for at, batch in frames for e in batch}
-    last_delta = max(at for at, batch in frames if any(isinstance(e, ev.TextDelta) for e in batch))
-    assert when[id(breaker)] == pytest.approx(0.501)  # the moment it arrived, with the waiting delta
-    assert when[id(started)] == pytest.approx(0.502)
-    assert when[id(end)] == pytest.approx(0.503)
-    assert last_delta == pytest.approx(0.501)
+    held = times.index(when[id(breaker)])
+    assert when[id(started)] == when[id(breaker)]  # one frame for both
+    assert when[id(breaker)] - times[held - 1] == pytest.approx(URGENT_GAP)  # held for the gap, no longer
+    assert when[id(breaker)] > 0.501
+    assert when[id(finished)] == pytest.approx(0.702)
+    assert when[id(end)] == pytest.approx(0.703)
     assert frames[-1][1] == [end]
+    assert all(b - a >= URGENT_GAP - 1e-9 for a, b in itertools.pairwise(times[:-1]))
 
 
 def _snapshot(state: BreakerState, *, failures: int = 0, retry_after: float = 0.0) -> BreakerSnapshot:
