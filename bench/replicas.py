@@ -111,6 +111,18 @@ def light_clients() -> Iterator[None]:
         client_utils.check_for_cancel = own
 
 
+def run_queue_wait(pid: int) -> float:
+    """Seconds the threads of ``pid`` have waited on a run queue (``/proc/<pid>/task/*/schedstat``'s
+    second field): time it was ready to run and got no CPU. 0 where the kernel has no schedstat."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+        try:
+            total += int(task.read_text().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / 1e9
+
+
 @dataclass(frozen=True, kw_only=True)
 class Stack:
     """One running ``scripts/replicas.sh``: the proxy's URL and the replicas' process ids."""
@@ -120,6 +132,10 @@ class Stack:
     pids: tuple[int, ...]
     emulator: GitHubEmulator
     project: Path
+
+    def waited(self) -> float:
+        """Seconds the replicas' threads have spent runnable but waiting for a CPU so far."""
+        return sum(run_queue_wait(pid) for pid in self.pids)
 
     def cpu(self) -> float:
         """CPU seconds all the replicas have used so far."""
@@ -220,6 +236,7 @@ class Burst:
     wall: float
     cpu: float
     bench_cpu: float  # this process (emulator + clients) during the burst
+    waited: float  # the replicas' seconds runnable without a CPU during the burst
     spread: dict[str, int]  # replica number (the proxy's cookie) -> sessions it served
 
     @property
@@ -275,13 +292,14 @@ def burst(stack: Stack, sessions: int, prefix: str) -> Burst:
     threads = [threading.Thread(target=session, args=(i,)) for i in range(sessions)]
     for thread in threads:
         thread.start()
-    cpu_before, own_before = stack.cpu(), time.process_time()
+    cpu_before, own_before, waited_before = stack.cpu(), time.process_time(), stack.waited()
     gate.wait()
     began = time.perf_counter()
     for thread in threads:
         thread.join()
     wall = time.perf_counter() - began
     cpu = stack.cpu() - cpu_before
+    waited = stack.waited() - waited_before
     own = time.process_time() - own_before
     for client in clients:
         client.close()
@@ -292,6 +310,7 @@ def burst(stack: Stack, sessions: int, prefix: str) -> Burst:
         wall=wall,
         cpu=cpu,
         bench_cpu=own,
+        waited=waited,
         spread=spread,
     )
 
@@ -455,6 +474,14 @@ def section(
             for name in ("1", "2")
             for b in bursts[name]
         ),
+        "the replicas' seconds ready to run but waiting for a CPU (run queue, /proc schedstat) against "
+        "their CPU seconds, per burst: "
+        + "; ".join(
+            f"{name}: {b.waited:.1f} waiting | {b.cpu:.1f} running"
+            for name in ("1", "2")
+            for b in bursts[name]
+        )
+        + " (waiting well above running: the machine's other work, not the stack, set the wall figures)",
         f"budget: one visitor asked {HOSTED_RUNS_PER_HOUR + 2} analyses alternately on replica 1 and 2 of a "
         f"hosted stack (SPACE_ID set); {ran} ran",
         *refused[:3],
