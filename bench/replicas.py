@@ -22,9 +22,11 @@ seconds mean little, ratios and CPU seconds more.
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import shutil
 import signal
+import ssl
 import statistics
 import subprocess
 import threading
@@ -33,9 +35,11 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import gradio_client.utils as client_utils  # type: ignore[import-untyped]
 import httpx
-from gradio_client import Client  # type: ignore[import-untyped]
+from gradio_client import Client
 
 from bench.app_server import ROOT, cpu_seconds
 from bench.concurrency import percentile
@@ -52,6 +56,12 @@ STARTUP_TIMEOUT = 600.0  # three stacks import Gradio at once on a busy 2-core m
 HOSTED_RUNS_PER_HOUR = 3
 TARGET_SPEEDUP = 1.5
 TARGET_RATIO = 1.5
+# One TLS context for every client: gradio_client opens a new httpx client per request (the heartbeat
+# and the stream included), and without one of its own each loads the CA bundle again (ssl's
+# create_default_context: 61% of the benchmark process's CPU in a burst, more than a replica's work,
+# on plain-HTTP loopback URLs that never use it). The same verification, built once.
+_TLS = ssl.create_default_context()
+CANCEL_POLL_SECONDS = 0.5
 # Settings the stacks must not inherit from whoever runs the benchmark (keys, a model, a Space's mode).
 _SCRUBBED = (
     "GITHUB_TOKEN", "API_KEY", "HF_TOKEN", "LLM_PROVIDER", "LLM_BASE_URL", "LLM_MODEL", "SPACE_ID",
@@ -67,6 +77,52 @@ def missing_prerequisite() -> str | None:
     return None
 
 
+def _check_for_cancel(helper: Any, headers: Any, cookies: Any, ssl_verify: Any) -> None:
+    """gradio_client's ``check_for_cancel`` polling every ``CANCEL_POLL_SECONDS`` instead of 50 ms: one
+    thread per job wakes up 20 times a second to see whether the job was cancelled (never, here), 26% of
+    the benchmark process's CPU in a burst of 20. The job's result does not wait for it (gradio_client
+    returns when the stream ends); what it does on a cancel is unchanged."""
+    while True:
+        time.sleep(CANCEL_POLL_SECONDS)
+        with helper.lock:
+            if helper.should_cancel:
+                break
+            if helper.thread_complete:
+                raise concurrent.futures.CancelledError()
+    if helper.event_id:
+        httpx.post(
+            helper.reset_url,
+            json={"event_id": helper.event_id},
+            headers=headers,
+            cookies=cookies,
+            verify=ssl_verify,
+        )
+    raise concurrent.futures.CancelledError()
+
+
+@contextmanager
+def light_clients() -> Iterator[None]:
+    """The benchmark's clients with :func:`_check_for_cancel`, for as long as this section runs."""
+    own = client_utils.check_for_cancel
+    client_utils.check_for_cancel = _check_for_cancel
+    try:
+        yield
+    finally:
+        client_utils.check_for_cancel = own
+
+
+def run_queue_wait(pid: int) -> float:
+    """Seconds the threads of ``pid`` have waited on a run queue (``/proc/<pid>/task/*/schedstat``'s
+    second field): time it was ready to run and got no CPU. 0 where the kernel has no schedstat."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+        try:
+            total += int(task.read_text().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / 1e9
+
+
 @dataclass(frozen=True, kw_only=True)
 class Stack:
     """One running ``scripts/replicas.sh``: the proxy's URL and the replicas' process ids."""
@@ -76,6 +132,10 @@ class Stack:
     pids: tuple[int, ...]
     emulator: GitHubEmulator
     project: Path
+
+    def waited(self) -> float:
+        """Seconds the replicas' threads have spent runnable but waiting for a CPU so far."""
+        return sum(run_queue_wait(pid) for pid in self.pids)
 
     def cpu(self) -> float:
         """CPU seconds all the replicas have used so far."""
@@ -95,6 +155,7 @@ class Stack:
             verbose=False,
             analytics_enabled=False,
             download_files=False,
+            ssl_verify=_TLS,
             httpx_kwargs={"cookies": cookies},
         )
 
@@ -175,6 +236,7 @@ class Burst:
     wall: float
     cpu: float
     bench_cpu: float  # this process (emulator + clients) during the burst
+    waited: float  # the replicas' seconds runnable without a CPU during the burst
     spread: dict[str, int]  # replica number (the proxy's cookie) -> sessions it served
 
     @property
@@ -230,13 +292,14 @@ def burst(stack: Stack, sessions: int, prefix: str) -> Burst:
     threads = [threading.Thread(target=session, args=(i,)) for i in range(sessions)]
     for thread in threads:
         thread.start()
-    cpu_before, own_before = stack.cpu(), time.process_time()
+    cpu_before, own_before, waited_before = stack.cpu(), time.process_time(), stack.waited()
     gate.wait()
     began = time.perf_counter()
     for thread in threads:
         thread.join()
     wall = time.perf_counter() - began
     cpu = stack.cpu() - cpu_before
+    waited = stack.waited() - waited_before
     own = time.process_time() - own_before
     for client in clients:
         client.close()
@@ -247,6 +310,7 @@ def burst(stack: Stack, sessions: int, prefix: str) -> Burst:
         wall=wall,
         cpu=cpu,
         bench_cpu=own,
+        waited=waited,
         spread=spread,
     )
 
@@ -297,6 +361,7 @@ def measure(config: BenchConfig, workdir: Path) -> Section:
     sample_python_project(project)
     loads = [load_average()]
     with ExitStack() as exits:
+        exits.enter_context(light_clients())
         emulator = exits.enter_context(GitHubEmulator())
         emulator.limit_unauthenticated = 1_000_000  # every session shares one loopback address
         emulator.latency(config.github_latency)
@@ -409,6 +474,14 @@ def section(
             for name in ("1", "2")
             for b in bursts[name]
         ),
+        "the replicas' seconds ready to run but waiting for a CPU (run queue, /proc schedstat) against "
+        "their CPU seconds, per burst: "
+        + "; ".join(
+            f"{name}: {b.waited:.1f} waiting | {b.cpu:.1f} running"
+            for name in ("1", "2")
+            for b in bursts[name]
+        )
+        + " (waiting well above running: the machine's other work, not the stack, set the wall figures)",
         f"budget: one visitor asked {HOSTED_RUNS_PER_HOUR + 2} analyses alternately on replica 1 and 2 of a "
         f"hosted stack (SPACE_ID set); {ran} ran",
         *refused[:3],

@@ -6,10 +6,12 @@ can be held without them: the skip, and how measured bursts become the table's f
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
+from bench import replicas
 from bench.config import BenchConfig
 from bench.replicas import HOSTED_RUNS_PER_HOUR, Burst, measure, section
 
@@ -32,6 +34,7 @@ def _burst(latencies: list[float], wall: float, cpu: float) -> Burst:
         wall=wall,
         cpu=cpu,
         bench_cpu=1.0,
+        waited=0.5,
         spread={"1": len(latencies)},
     )
 
@@ -70,3 +73,17 @@ def test_targets_read_from_the_measured_bursts() -> None:
     )
     verdicts = {m.name: m.met for m in worse.metrics if m.met is not None}
     assert verdicts and not any(verdicts.values()), verdicts
+
+
+def test_a_process_has_a_run_queue_wait_and_the_notes_give_it() -> None:
+    assert replicas.run_queue_wait(os.getpid()) >= 0.0
+    config = BenchConfig(sessions=4, runs=1)
+    result = section(
+        config,
+        alone={"1": 2.0, "2": 2.0},
+        bursts={"1": [_burst([2.0], wall=2.0, cpu=1.0)], "2": [_burst([2.0], wall=2.0, cpu=1.0)]},
+        budget=(3, []),
+        warm=(10, 0),
+        loads=["0.1 0.1 0.1"],
+    )
+    assert any("0.5 waiting | 1.0 running" in note for note in result.notes)

@@ -3,8 +3,11 @@
 :func:`batched` runs the event generator in its own task, so the agent never waits for the browser, and
 hands the consumer lists of events:
 
-* the first event, and any batch holding an *urgent* event (a step or tool call starting or finishing,
-  a breaker changing, a notice, the end), is handed over at once;
+* the first event and the end are handed over at once; a batch holding an *urgent* event (a step or
+  tool call starting or finishing, a breaker changing, a notice) at once if the last frame left at
+  least ``urgent_gap`` seconds ago (50 ms), else when that much has passed: parallel tool calls that
+  finish a few milliseconds apart make one frame, not one each (every frame costs the app a Gradio
+  round of the whole page, and the browser a render);
 * otherwise events (streamed reasoning and report text) collect until ``interval`` seconds have passed
   since the last batch: streamed text alone makes at most ``1 / interval`` frames a second (10 by
   default), however fast the model writes;
@@ -46,6 +49,9 @@ URGENT_EVENTS: frozenset[type[ev.Event]] = frozenset(
 )
 DEFAULT_INTERVAL = 0.1
 """Seconds between two frames of streamed text: at most 10 frames a second per session."""
+URGENT_GAP = 0.05
+"""Seconds between two frames when structure changed: at most 20 a second, below what an eye tells
+apart, and the structure of several tool calls finishing together goes out in one frame."""
 
 
 class _End:
@@ -72,6 +78,7 @@ async def batched(
     events: AsyncIterator[ev.Event],
     *,
     interval: float = DEFAULT_INTERVAL,
+    urgent_gap: float = URGENT_GAP,
     urgent: frozenset[type[ev.Event]] = URGENT_EVENTS,
     monotonic: Callable[[], float] = time.monotonic,
     on_pump: Callable[[asyncio.Task[None]], None] | None = None,
@@ -97,22 +104,27 @@ async def batched(
     try:
         batch: list[ev.Event] = []
         last: float | None = None
+        pressing = False  # the batch holds an urgent event
         while True:
-            wait = None if not batch or last is None else max(0.0, interval - (monotonic() - last))
+            wait = None
+            if batch and last is not None:
+                wait = max(0.0, (urgent_gap if pressing else interval) - (monotonic() - last))
             try:
                 first = await asyncio.wait_for(queue.get(), wait)
             except TimeoutError:
                 yield batch
-                batch, last = [], monotonic()
+                batch, last, pressing = [], monotonic(), False
                 continue
             items = [first]
             while not queue.empty():
                 items.append(queue.get_nowait())
             ended = _take(items, batch)
-            due = last is None or monotonic() - last >= interval or any(type(e) in urgent for e in batch)
+            pressing = pressing or any(type(e) in urgent for e in batch)
+            since = None if last is None else monotonic() - last
+            due = since is None or since >= interval or (pressing and since >= urgent_gap)
             if batch and (due or ended):
                 yield batch
-                batch, last = [], monotonic()
+                batch, last, pressing = [], monotonic(), False
             if ended:
                 return
     finally:

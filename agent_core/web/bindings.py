@@ -10,9 +10,13 @@ frame, and the chain's last step brings the controls back.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from agent_core.settings import Settings
+from agent_core.web.frames import Wire, spare_failed_imports
 from agent_core.web.handlers import Handlers
 from agent_core.web.layout import SCROLL_TO_TRACE
 from agent_core.web.page import Page
@@ -20,12 +24,31 @@ from agent_core.web.panels import PanelHandlers
 from agent_core.web.replay_handler import ReplayHandler
 
 
+def wired(run: Callable[..., AsyncIterator[Any]], wire: Wire) -> Callable[..., AsyncIterator[Any]]:
+    """A run handler whose frames leave postprocessed (:class:`~agent_core.web.frames.Wire`), for an
+    event bound with ``postprocess=False``. Same signature and hints (``functools.wraps``: Gradio still
+    hands it the request), and closing it closes the handler's frames at once."""
+
+    @functools.wraps(run)
+    async def frames(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        sent = wire.run()
+        async with contextlib.aclosing(run(*args, **kwargs)) as inner:  # type: ignore[type-var]
+            async for frame in inner:
+                yield sent.frame(frame)
+
+    return frames
+
+
 def bind(page: Page, handlers: Handlers, settings: Settings) -> None:
     """Connect events to handlers. Only the two run handlers are callable by API clients (undocumented,
     so neither appears in the API docs or as an MCP tool); everything else is private."""
     p, h, side = page, handlers, PanelHandlers(handlers)
+    spare_failed_imports()
     outputs, controls = p.run_outputs(), p.control_outputs()
     runs: dict[str, Any] = {"concurrency_limit": settings.max_concurrent_runs, "concurrency_id": "analysis"}
+    wire = Wire(p.trace.chatbot, p.status.breakers)
+    analysis, followup = wired(h.run_analysis, wire), wired(h.ask_followup, wire)
+    made: dict[str, Any] = {"postprocess": False}  # the frames come postprocessed (wired)
     quick: dict[str, Any] = {"api_visibility": "private", "queue": False}
     run_inputs = [p.inputs.target, p.inputs.question, p.state]
     followup_inputs = [p.trace.followup, p.state]
@@ -49,25 +72,33 @@ def bind(page: Page, handlers: Handlers, settings: Settings) -> None:
     private = {"api_visibility": "private", **runs}
     chain(
         p.inputs.analyze.click,
-        h.run_analysis,
+        analysis,
         run_inputs,
         h.after_run,
         [p.state],
         api_name="run_analysis",
         **undocumented,
+        **made,
     )
-    chain(p.inputs.target.submit, h.run_analysis, run_inputs, h.after_run, [p.state], **private)
+    chain(p.inputs.target.submit, analysis, run_inputs, h.after_run, [p.state], **private, **made)
     chain(
         p.trace.ask.click,
-        h.ask_followup,
+        followup,
         followup_inputs,
         h.after_followup,
         followup_inputs,
         api_name="ask_followup",
         **undocumented,
+        **made,
     )
     chain(
-        p.trace.followup.submit, h.ask_followup, followup_inputs, h.after_followup, followup_inputs, **private
+        p.trace.followup.submit,
+        followup,
+        followup_inputs,
+        h.after_followup,
+        followup_inputs,
+        **private,
+        **made,
     )
     chain(
         p.replay.play.click,
