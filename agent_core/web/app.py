@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from typing import Any
 
@@ -133,4 +134,9 @@ def main() -> None:
     services.warm()  # the model pools' SSL contexts now, not on the loop when the first analysis starts
     demo = build_app(settings, services=services)
     demo.queue(default_concurrency_limit=settings.max_concurrent_runs)
+    # Gradio, the page and the services are built once and live as long as the process: move them out
+    # of the collector's view, so a full collection during a big analysis does not walk them all while
+    # it holds the loop (0.09-0.18 s per full collection on a 100,000-entry tree before this).
+    gc.collect()
+    gc.freeze()
     demo.launch(**launch_options(settings))
