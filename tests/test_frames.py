@@ -259,6 +259,8 @@ def test_the_failed_import_gradio_repeats_every_frame_no_longer_searches_the_pat
         return own(name, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(importlib.machinery.PathFinder, "find_spec", find_spec)
+    # A page built earlier in this worker already marked matplotlib; start from Python's own state.
+    monkeypatch.delitem(sys.modules, "matplotlib", raising=False)
     try:
         with gradio_utils.MatplotlibBackendMananger():  # what Gradio wraps every frame's step in
             pass
