@@ -171,3 +171,17 @@ def _download(real: RealRepo, folder: Path) -> Path:
     if not found:
         raise FileNotFoundError(f"pip downloaded no {real.folder}.tar.gz into {folder}")
     return found[0]
+
+
+def download_all(cache: Path) -> None:
+    """Every corpus project's source distribution into ``cache`` (CI runs this before the suite, so the
+    tests that hold reports against real projects run there; a fresh machine without them skips those)."""
+    for real in REAL_REPOS:
+        _download(real, cache / "sdists")
+
+
+if __name__ == "__main__":
+    from bench.realmodel import CACHE
+
+    download_all(CACHE)
+    print(f"corpus source distributions in {CACHE / 'sdists'}")
