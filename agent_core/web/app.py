@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import sys
 from typing import Any
 
 import gradio as gr
@@ -139,4 +140,10 @@ def main() -> None:
     # it holds the loop (0.09-0.18 s per full collection on a 100,000-entry tree before this).
     gc.collect()
     gc.freeze()
+    # The server's loop and Gradio's request threads share the GIL with the CPU steps' worker threads
+    # (agent_core.offload): a thread that waits for the GIL gets it after the switch interval. 1 ms
+    # instead of Python's 5 ms: another page's /config during a 100,000-entry analysis, p50 0.057-0.073
+    # -> 0.043-0.050 s and max 0.139-0.218 -> 0.099-0.131 s (python -m bench --only bigtree, idle machine),
+    # for ~5% more CPU per analysis.
+    sys.setswitchinterval(0.001)
     demo.launch(**launch_options(settings))
