@@ -2,7 +2,7 @@
 
 Adversarial strings (brackets, backticks, asterisks, nested links, long lines, CJK; the known attacks of
 :data:`testing.linear.ATTACKS` and hypothesis's own mixtures of :data:`testing.linear.TOKENS`) of growing
-size go to each of them; the CPU time (``time.process_time``) at four times the size must stay within
+size go to each of them; the CPU time (this thread's, :func:`testing.linear.least_cpu`) at four times the size must stay within
 twice the linear growth (quadratic work is four times over). ``[`` repeated 8,000 times once cost the
 first frame 4.4 CPU-s.
 """

@@ -6,7 +6,6 @@ one) and the real offline run; the formats are parsed from text written here."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from agent_core.tools.results import ToolResult
 from testing.analysis import analysis, make_settings
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo
+from testing.linear import least_cpu
 
 MONO = RepoRef(owner="local", name="mono")
 
@@ -340,13 +340,8 @@ def test_maven_modules_and_gradle_includes_are_workspace_members() -> None:
 
 
 def _cpu(parse: Callable[[], Any]) -> float:
-    """The least CPU time of three runs (process time: what this process spent, not the wall clock)."""
-    best = float("inf")
-    for _ in range(3):
-        start = time.process_time()
-        parse()
-        best = min(best, time.process_time() - start)
-    return max(best, 1e-6)
+    """The least CPU time of three runs (this thread's clock, not the wall clock)."""
+    return max(least_cpu(parse, repeat=3), 1e-6)
 
 
 @pytest.mark.parametrize(
