@@ -35,6 +35,7 @@ from agent_core.web.budget import SpaceBudget
 from agent_core.web.frames import BreakerTable, Wire, spare_failed_imports
 from agent_core.web.handlers import Handlers
 from agent_core.web.layout import layout, styled_breakers
+from agent_core.web.page import Page
 from testing.app import release_gradio_loops
 from testing.clock import FakeClock, run_in_virtual_time
 
@@ -143,10 +144,8 @@ def test_the_ready_made_table_shows_what_the_styled_one_shows() -> None:
             assert table.postprocess(breaker_value(snaps, lang)).model_dump() == styled
 
 
-# Building a page makes Gradio 6.31 orphan event loops (ResourceWarning when collected): not ours.
-@pytest.mark.filterwarnings("ignore::ResourceWarning")
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
-def test_a_frame_sends_every_run_output_but_the_state() -> None:
+def _page_and_handlers() -> tuple[Page, BrowserSession, Handlers]:
+    """A built page, one session and the page's handlers, on a fake clock."""
     settings = Settings()
     clock = FakeClock()
     services = Services(settings, clock=clock)
@@ -156,6 +155,14 @@ def test_a_frame_sends_every_run_output_but_the_state() -> None:
     release_gradio_loops()
     budget = SpaceBudget(settings, services.quotas, clock=clock)
     handlers = Handlers(page, settings=settings, services=services, budget=budget, recordings={})
+    return page, session, handlers
+
+
+# Building a page makes Gradio 6.31 orphan event loops (ResourceWarning when collected): not ours.
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_frame_sends_every_run_output_but_the_state() -> None:
+    page, session, handlers = _page_and_handlers()
     session.start_view(keep_history=False, request="acme/widgets")
     frame = handlers.frame(session, table=BreakerTable())
     assert set(frame) == set(page.run_outputs()) - {page.state}
@@ -203,15 +210,7 @@ def _run_events() -> list[ev.Event]:
 def test_wired_frames_are_what_gradio_would_postprocess_and_old_messages_are_not_postprocessed_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    settings = Settings()
-    clock = FakeClock()
-    services = Services(settings, clock=clock)
-    session = BrowserSession(settings, clock=clock)
-    with gr.Blocks():
-        page = layout(settings, {}, session, lambda _value: None)
-    release_gradio_loops()
-    budget = SpaceBudget(settings, services.quotas, clock=clock)
-    handlers = Handlers(page, settings=settings, services=services, budget=budget, recordings={})
+    page, session, handlers = _page_and_handlers()
     wire = Wire(page.trace.chatbot, page.status.breakers).run()
     chatbot = page.trace.chatbot
     postprocessed: list[object] = []
