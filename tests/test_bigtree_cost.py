@@ -9,6 +9,7 @@ import asyncio
 import re
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -22,7 +23,7 @@ from agent_core.report import diagram_tree
 from agent_core.report.facts import TEST_FILE
 from agent_core.report.path_index import index_of
 from agent_core.report.relevance import is_test_name
-from agent_core.sources import local_facts
+from agent_core.sources import gitcli, local_facts
 from agent_core.sources.gitcli import parse_ls_tree
 from agent_core.sources.local import LocalGitSource
 from agent_core.sources.models import FileTree, TreeEntry
@@ -187,12 +188,17 @@ async def test_a_local_repository_counts_its_languages_once(
             st.sampled_from([b"a", b"/", b"\xc3\xa9", b"\xc3", b"\xff", b" ", b"\xe4\xb8"]), min_size=1
         ).map(b"".join),
         max_size=6,
-    )
+    ),
+    st.integers(min_value=1, max_value=200),
 )
-def test_a_tree_listing_decodes_each_path_as_alone(paths: list[bytes]) -> None:
+def test_a_tree_listing_decodes_each_path_as_alone(paths: list[bytes], piece: int) -> None:
+    """Whatever pieces the listing is decoded in (one, or one per few bytes, cut at NULs)."""
     out = b"".join(b"100644 blob %040d 7\t%s\0" % (i, p) for i, p in enumerate(paths))
-    assert [e.path for e in parse_ls_tree(out)] == [p.decode("utf-8", errors="replace") for p in paths]
-    assert all(e.size == 7 and e.type == "file" for e in parse_ls_tree(out))
+    for size in (gitcli.LISTING_PIECE, piece):
+        with mock.patch.object(gitcli, "LISTING_PIECE", size):
+            entries = parse_ls_tree(out)
+        assert [e.path for e in entries] == [p.decode("utf-8", errors="replace") for p in paths]
+        assert all(e.size == 7 and e.type == "file" for e in entries)
 
 
 def test_a_blob_git_cannot_read_has_no_size_and_breaks_nothing() -> None:

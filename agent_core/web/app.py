@@ -10,9 +10,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import sys
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import gradio as gr
@@ -26,7 +28,8 @@ from agent_core.web.budget import SpaceBudget
 from agent_core.web.handlers import Handlers
 from agent_core.web.layout import layout
 from agent_core.web.mcp import RepositoryApi
-from agent_core.web.queue_gate import gate_lifespan
+from agent_core.web.page_cache import cache_pages
+from agent_core.web.queue_gate import install_gate
 from agent_core.web.replay import bundled_recordings
 from agent_core.web.sessions import SessionTable
 
@@ -55,8 +58,8 @@ CSS = """
 
 def launch_options(settings: Settings) -> dict[str, Any]:
     """Arguments for ``launch()``: where to bind (:attr:`Settings.bind_address`, the same decision local
-    paths follow), the upload cap, MCP, no share link, no run history, theme and CSS; on a Space, the
-    queue gate (:mod:`~agent_core.web.queue_gate`)."""
+    paths follow), the upload cap, MCP, no share link, no run history, theme and CSS, and the layers
+    :func:`server_lifespan` adds."""
     options: dict[str, Any] = {
         "server_name": settings.bind_address,
         # Gradio refuses a bigger upload while it streams, before it is all on disk.
@@ -67,10 +70,25 @@ def launch_options(settings: Settings) -> dict[str, Any]:
         "run_history": False,
         "theme": gr.themes.Soft(),
         "css": CSS,
+        "app_kwargs": {"lifespan": server_lifespan(settings)},
     }
-    if settings.hosted:  # each visitor's share of the queue, checked before any of Gradio's layers runs
-        options["app_kwargs"] = {"lifespan": gate_lifespan()}
     return options
+
+
+def server_lifespan(settings: Settings) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
+    """What the server adds to Gradio's app when it starts, its routes and middlewares built: the page
+    and its config answered from bytes made once (:mod:`~agent_core.web.page_cache`) and, on a Space,
+    each visitor's share of the queue checked before any of Gradio's layers runs
+    (:mod:`~agent_core.web.queue_gate`)."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        cache_pages(app)
+        if settings.hosted:
+            install_gate(app)
+        yield
+
+    return lifespan
 
 
 def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blocks:

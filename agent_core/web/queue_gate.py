@@ -8,7 +8,7 @@ any sliding minute and ``streams`` event streams (``queue/data``) open at once; 
 ``Retry-After``, and the queue never sees the request.
 
 A refusal must cost the server as little as possible, since one visitor can send them as fast as the
-event loop answers: the gate is the OUTERMOST layer of the app (:func:`gate_lifespan` wraps the app's
+event loop answers: the gate is the OUTERMOST layer of the app (:func:`install_gate` wraps the app's
 built middleware stack at startup, ahead of Gradio's CORS and Brotli middlewares, Starlette's error and
 exception layers and FastAPI's routing, which a ``middleware=[...]`` entry would sit behind), every
 other request passes after one string test, and a refusal is a constant response computed once.
@@ -16,9 +16,8 @@ other request passes after one string test, and a refusal is a constant response
 
 from __future__ import annotations
 
-import contextlib
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from agent_core.clock import Clock, SystemClock
@@ -115,16 +114,12 @@ class QueueGate:
         await send(_BODY_MESSAGE)
 
 
-def gate_lifespan(**limits: Any) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
-    """A lifespan for ``launch(app_kwargs={"lifespan": ...})`` that puts a :class:`QueueGate` in front
-    of the app's whole middleware stack. Starlette builds the stack on the app's first call (the lifespan
-    startup itself) and calls ``app.middleware_stack`` for every request after: wrapping it there puts
-    the gate ahead of every middleware Gradio adds."""
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Any) -> AsyncIterator[None]:
-        stack = app.middleware_stack if app.middleware_stack is not None else app.build_middleware_stack()
-        app.middleware_stack = QueueGate(stack, **limits)
-        yield
-
-    return lifespan
+def install_gate(app: Any, **limits: Any) -> QueueGate:
+    """Put a :class:`QueueGate` in front of ``app``'s whole middleware stack, from its lifespan startup.
+    Starlette builds the stack on the app's first call (the lifespan startup itself) and calls
+    ``app.middleware_stack`` for every request after: wrapping it there puts the gate ahead of every
+    middleware Gradio adds."""
+    stack = app.middleware_stack if app.middleware_stack is not None else app.build_middleware_stack()
+    gate = QueueGate(stack, **limits)
+    app.middleware_stack = gate
+    return gate
