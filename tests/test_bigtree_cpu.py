@@ -190,6 +190,29 @@ def test_a_derived_value_is_built_once_per_tree_and_forgotten_with_it() -> None:
     assert memo.memoised_trees() == before - 2
 
 
+def test_a_tree_the_collector_frees_inside_the_memo_lock_is_forgotten_without_a_deadlock() -> None:
+    """A tree that dies in a reference cycle is forgotten by the collector, which runs inside whatever
+    allocation triggers it: also one within the memo's locked section (the future ``_memoised`` makes),
+    in the same thread. The full suite hung there once, its worker waiting on its own lock."""
+
+    def forgotten_under_the_lock() -> None:
+        tree = FileTree(ref="main", path="", entries=(TreeEntry(path="a.py", type="file"),))
+        derived(tree, "nothing", lambda: None)
+        cycle: list[object] = [tree]
+        cycle.append(cycle)  # only the collector frees it now
+        before = memo.memoised_trees()
+        del tree, cycle
+        with memo._LOCK:  # as inside _memoised when its allocation sets the collector off
+            gc.collect()
+        done.append(memo.memoised_trees() == before - 1)
+
+    done: list[bool] = []
+    worker = threading.Thread(target=forgotten_under_the_lock, daemon=True)
+    worker.start()
+    worker.join(timeout=60)  # returns at once unless the thread deadlocked
+    assert done == [True]
+
+
 def test_dirname_is_the_folder_part_of_a_tree_path() -> None:
     # The walks split a path at its last "/" instead of posixpath.dirname: the same for every path a
     # git tree can hold (no empty component, no leading or trailing "/").

@@ -28,7 +28,10 @@ T = TypeVar("T")
 _Key = tuple[str | None, tuple[str, ...]]
 _MEMO: dict[int, dict[Hashable, object]] = {}  # per tree: models by _Key, derived values by ("derived", …)
 _MISSING = object()
-_LOCK = threading.Lock()  # the model may be built off the event loop, in worker threads
+# The model may be built off the event loop, in worker threads. Re-entrant: a tree that dies in a
+# reference cycle is forgotten (``_forget``) by the collector, which may run in any allocation, also
+# one inside this lock's sections in the same thread; a plain lock deadlocked the thread there.
+_LOCK = threading.RLock()
 
 
 def model_of(
