@@ -22,7 +22,6 @@ from agent_core.cost import FREE, CallCost
 from agent_core.errors import GitHubError, InvalidArgumentError, PermissionDeniedError
 from agent_core.github.client import GitHubClient, GitHubResponse
 from agent_core.github.http import RAW_MEDIA
-from agent_core.offload import off_loop
 from agent_core.repo import RepoRef
 from agent_core.sources.base import Sourced
 from agent_core.sources.content import DEFAULT_MAX_FILE_BYTES, page_file
@@ -243,12 +242,18 @@ class GitHubSource:
         cost = spent + response.cost
         if response.empty_repository:
             return Sourced(value=FileTree(ref=None, path=path, entries=(), empty_repository=True), cost=cost)
-        # Megabytes of JSON and tens of thousands of entries: CPU for a worker thread, not the loop.
-        entries, truncated, sha = await off_loop(_tree_entries, response, prefix, path)
+        data = _object(response.json())
+        within = f"{path}/" if path else ""
+        entries = tuple(
+            entry_of(item, prefix)
+            for item in data.get("tree") or ()
+            if isinstance(item, dict) and "path" in item and (prefix + str(item["path"])).startswith(within)
+        )
         if path and not entries:
             raise InvalidArgumentError(f"'{path}' is not a directory in this repository")
-        if not truncated:
+        if not data.get("truncated"):
             return Sourced(value=FileTree(ref=ref, path=path, entries=entries), cost=cost)
+        sha = str(data.get("sha") or "")
         return await self._recovered(
             repo, ref=ref, path=path, prefix=prefix, seen=entries, sha=sha, cost=cost
         )
@@ -363,18 +368,3 @@ def _commit(item: dict[str, Any]) -> Commit:
         author=login or author.get("name"),
         date=author.get("date"),
     )
-
-
-def _tree_entries(
-    response: GitHubResponse, prefix: str, path: str
-) -> tuple[tuple[TreeEntry, ...], bool, str]:
-    """A recursive trees answer's entries under ``path`` (their paths prefixed with ``prefix``), whether
-    GitHub cut it, and its sha."""
-    data = _object(response.json())
-    within = f"{path}/" if path else ""
-    entries = tuple(
-        entry_of(item, prefix)
-        for item in data.get("tree") or ()
-        if isinstance(item, dict) and "path" in item and (prefix + str(item["path"])).startswith(within)
-    )
-    return entries, bool(data.get("truncated")), str(data.get("sha") or "")
