@@ -22,8 +22,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import Request
 from gradio.route_utils import get_root_url
+from starlette.requests import Request
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
