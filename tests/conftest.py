@@ -10,6 +10,8 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+import sys
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -117,3 +119,37 @@ def small_local_model() -> Iterator[LocalModel]:
         pytest.skip("the local 0.5b model is not installed (scripts/local-llm/setup.sh 0.5b)")
     with local_model("0.5b", n_ctx=4096, max_tokens=320) as model:
         yield model
+
+
+# --- tests that measure cost run without the coverage tracer -----------------------------------------
+#
+# A test marked ``untraced`` (CPU or memory grown against input size, properties over 1,000 examples)
+# runs with the coverage tracer stopped in its thread and in the threads it starts: under the tracer a
+# linearity test measures the tracer, and every example after the first few covers no new line while
+# costing twice the CPU. Coverage resumes for the next test. pytest-cov's own ``no_cover`` cannot do this
+# on xdist workers (it leaves the worker's thread traced) and fails under ``--no-cov``.
+
+
+def _coverage_tracer() -> Any:
+    """This thread's coverage tracer (CTracer, or PyTracer's bound ``_trace``'s owner), else None."""
+    tracer = sys.gettrace()
+    owner = getattr(tracer, "__self__", tracer)
+    return owner if type(owner).__module__.startswith("coverage") else None
+
+
+@pytest.fixture(autouse=True)
+def _untraced(request: pytest.FixtureRequest) -> Iterator[None]:
+    if request.node.get_closest_marker("untraced") is None:
+        yield
+        return
+    tracer = _coverage_tracer()
+    hook = threading.gettrace()
+    if tracer is not None:
+        tracer.stop()
+        threading.settrace(None)
+    try:
+        yield
+    finally:
+        if tracer is not None:
+            threading.settrace(hook)
+            tracer.start()

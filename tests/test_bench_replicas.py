@@ -75,6 +75,16 @@ def test_targets_read_from_the_measured_bursts() -> None:
     assert verdicts and not any(verdicts.values()), verdicts
 
 
+def test_the_least_ratio_is_the_bursts_cpu_over_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No scheduling can finish 95% of the sessions before 95% of the burst's CPU seconds have run on
+    the machine's cores: 2 bursts of 3 s (replicas) + 1 s (this process) on 2 cores, single 0.5 s."""
+    monkeypatch.setattr(replicas.os, "cpu_count", lambda: 2)
+    bursts = [_burst([1.0] * 4, wall=3.0, cpu=3.0), _burst([1.0] * 4, wall=2.5, cpu=3.0)]
+    assert replicas.least_ratio(bursts, 0.5) == pytest.approx(0.95 * 4.0 / 2 / 0.5)
+    monkeypatch.setattr(replicas.os, "cpu_count", lambda: 8)
+    assert replicas.least_ratio(bursts, 0.5) == pytest.approx(0.95 * 4.0 / 8 / 0.5)
+
+
 def test_a_process_has_a_run_queue_wait_and_the_notes_give_it() -> None:
     assert replicas.run_queue_wait(os.getpid()) >= 0.0
     config = BenchConfig(sessions=4, runs=1)

@@ -35,6 +35,9 @@ from agent_core.words import words_for
 from testing.emulator.gitrepo import make_repo
 from tests.test_planning_cost import REPO, overview, synthetic_entries
 
+# Property tests over many examples: without the coverage tracer (tests/conftest.py).
+pytestmark = pytest.mark.untraced
+
 
 class Calls:
     """A function that counts its calls and answers as ``real`` does."""

@@ -661,6 +661,7 @@ def max_replay_session(trace: str, *, settle: bool = True) -> BrowserSession:
     return s
 
 
+@pytest.mark.untraced
 def test_4_a_maximum_size_replay_retains_under_2_mib_once_finished() -> None:
     """A 2 MB trace of 20,000 events and 500 tool calls kept ~5.5 MiB per session as event objects;
     a finished run's trace now lives in its export file, and the downloads still get it whole."""

@@ -555,6 +555,7 @@ def reasoning_frames(total: int, monkeypatch: pytest.MonkeyPatch) -> int:
     return rendered
 
 
+@pytest.mark.untraced
 def test_streamed_reasoning_costs_each_frame_what_it_added(monkeypatch: pytest.MonkeyPatch) -> None:
     one, two = reasoning_frames(1 * MB, monkeypatch), reasoning_frames(2 * MB, monkeypatch)
     print(

@@ -27,6 +27,9 @@ from agent_core.web.render import TraceView
 from agent_core.web.replay import parse_recording
 from testing.linear import ATTACKS, TOKENS, growth, repeated
 
+# CPU time against input size: measured without the coverage tracer (tests/conftest.py).
+pytestmark = pytest.mark.untraced
+
 
 def streamed(text: str) -> None:
     stream = MarkdownStream()

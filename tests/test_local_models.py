@@ -90,6 +90,7 @@ def test_real_reports_and_docs_are_never_cut() -> None:
         assert guarded(text)[1].found is None
 
 
+@pytest.mark.untraced
 def test_the_guard_is_linear_on_adversarial_input() -> None:
     """CPU time at 4x the input grows about 4x, never 16x (a ratio of this process's CPU time, so a busy
     machine's other work does not count)."""

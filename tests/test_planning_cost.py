@@ -87,6 +87,7 @@ def plan(entries: list[TreeEntry], question: str) -> float:
         gc.enable()
 
 
+@pytest.mark.untraced
 @pytest.mark.parametrize("question", ["", "How is it tested? Where is the module loader?"])
 def test_planning_cpu_grows_linearly_with_the_tree(question: str) -> None:
     small, large = synthetic_entries(20_000), synthetic_entries(80_000)  # 4x the entries
@@ -111,6 +112,7 @@ def test_the_tree_is_derived_once_however_many_steps_read_it() -> None:
     assert CountedEntries.visits == once  # and no more, however many steps
 
 
+@pytest.mark.untraced
 @settings(max_examples=400, deadline=None)
 @given(
     st.lists(st.sampled_from([*"ab./~\\?#%:C \x00\x7f\x1f_-é", "..", "./", "\u2028", "．"]), max_size=10).map(
@@ -125,6 +127,7 @@ def test_a_usable_path_is_exactly_one_normalize_path_keeps(path: str) -> None:
     assert usable(path) is expected
 
 
+@pytest.mark.untraced
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.text(alphabet=st.sampled_from(list("aAbİ/x\0.")), max_size=8), max_size=12),

@@ -232,6 +232,7 @@ def assert_safe_github_name(owner: str | None, name: str | None) -> None:
     assert repo_api_path(owner, name) == f"/repos/{owner}/{name}"  # nothing to encode, nothing to escape
 
 
+@pytest.mark.untraced
 @MANY
 @given(target_texts, st.booleans())
 def test_the_target_parser_accepts_only_safe_repositories(text: str, allow_local: bool) -> None:
@@ -251,6 +252,7 @@ def test_the_target_parser_accepts_only_safe_repositories(text: str, allow_local
         assert not any(c.isspace() or unicodedata.category(c) in CONTROL for c in target.ref)
 
 
+@pytest.mark.untraced
 @SOME
 @given(st.lists(target_texts, max_size=3).map(" ".join), st.one_of(texts, target_texts))
 def test_a_public_space_resolves_text_and_question_to_github_repositories_only(
@@ -267,6 +269,7 @@ def test_a_public_space_resolves_text_and_question_to_github_repositories_only(
         assert_safe_github_name(target.owner, target.name)
 
 
+@pytest.mark.untraced
 def test_repository_mentions_in_free_text_are_valid_repositories() -> None:
     found: list[str] = []
 
@@ -294,6 +297,7 @@ def test_repository_mentions_in_free_text_are_valid_repositories() -> None:
     assert len(set(found)) > 1
 
 
+@pytest.mark.untraced
 @SOME
 @given(st.one_of(path_texts, texts))
 def test_normalize_path_output_is_a_safe_relative_path(path: str) -> None:
@@ -340,6 +344,7 @@ fixed_words = st.lists(
 )
 
 
+@pytest.mark.untraced
 @SOME
 @given(
     st.one_of(valid_owners, texts), st.one_of(valid_names, texts), fixed_words, st.one_of(path_texts, texts)
@@ -382,6 +387,7 @@ PATH_TOOLS = [spec.name for spec in TOOLS if "path" in spec.properties]
 OTHER_TOOLS = [spec.name for spec in TOOLS if "path" not in spec.properties]
 
 
+@pytest.mark.untraced
 @pytest.mark.parametrize("tool", PATH_TOOLS)
 def test_no_path_reaches_outside_the_repository(tool_driver: ToolDriver, tool: str) -> None:
     reached: list[bool] = []
@@ -396,6 +402,7 @@ def test_no_path_reaches_outside_the_repository(tool_driver: ToolDriver, tool: s
     assert sum(reached) >= 50, "too few examples reached GitHub to say anything about paths"
 
 
+@pytest.mark.untraced
 def test_no_owner_or_repo_reaches_outside_the_repository(tool_driver: ToolDriver) -> None:
     """The tools without a path (the three with one vary owner and repo above too)."""
     reached: list[bool] = []
