@@ -51,11 +51,20 @@ def installed(size: str) -> bool:
 
 @contextmanager
 def local_model(
-    size: str = "1.5b", *, n_ctx: int = 8192, max_tokens: int = 768, ready_within: float = 300.0
+    size: str = "1.5b",
+    *,
+    n_ctx: int = 8192,
+    max_tokens: int = 768,
+    ready_within: float = 300.0,
+    threads: int | None = None,
 ) -> Iterator[LocalModel]:
+    """llama.cpp's server for the model of ``size`` on a free port; ``threads`` (else ``N_THREADS``, else
+    2) computing threads."""
     python, model = install(size)
     port = _free_port()
     env = {**os.environ, "N_CTX": str(n_ctx)}
+    if threads is not None:
+        env["N_THREADS"] = str(threads)
     server = subprocess.Popen(
         [str(python), str(SCRIPTS / "serve.py"), str(model), str(port)],
         env=env,

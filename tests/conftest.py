@@ -117,7 +117,10 @@ def small_local_model() -> Iterator[LocalModel]:
     the reason when the model is not installed, unless ``REQUIRE_LOCAL_LLM=1`` (CI) makes that a failure."""
     if not installed("0.5b") and os.environ.get("REQUIRE_LOCAL_LLM") != "1":
         pytest.skip("the local 0.5b model is not installed (scripts/local-llm/setup.sh 0.5b)")
-    with local_model("0.5b", n_ctx=4096, max_tokens=320) as model:
+    # One computing thread: the suite's other worker holds the other core nearly all the time, and
+    # llama.cpp's two threads spin-wait for each other whenever one of them loses its core (the analysis
+    # of tests/test_real_model.py beside a one-core CPU burner: 240 s with two threads, 129 s with one).
+    with local_model("0.5b", n_ctx=4096, max_tokens=320, threads=1) as model:
         yield model
 
 
