@@ -18,7 +18,7 @@ import asyncio
 import selectors
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, Protocol, TypeVar
 
 from agent_core.clock import SystemClock
@@ -153,15 +153,30 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
 
     For code that waits on timers only (sleeps, timeouts, ``call_later``): real I/O would see its timeouts
     expire at once. With nothing scheduled at all, it really waits (for another thread's
-    ``call_soon_threadsafe``, for instance).
+    ``call_soon_threadsafe``, for instance). While work it sent to a thread (``run_in_executor``,
+    ``asyncio.to_thread``: the OpenAI client's first request reads the platform there) has not come back,
+    it waits for it for up to :attr:`THREAD_GRACE` real seconds before jumping: otherwise a thread that
+    had not finished by the loop's next look would see a timeout it never reached.
     """
+
+    THREAD_GRACE = 5.0
 
     def __init__(self) -> None:
         self._virtual_now = 0.0
+        self.in_threads = 0
         super().__init__(selector=_JumpingSelector(self))
 
     def time(self) -> float:
         return self._virtual_now
+
+    def run_in_executor(self, executor: Any, func: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+        future = super().run_in_executor(executor, func, *args)
+        self.in_threads += 1
+        future.add_done_callback(self._came_back)
+        return future
+
+    def _came_back(self, _future: asyncio.Future[Any]) -> None:
+        self.in_threads -= 1
 
     def _jump(self, seconds: float) -> None:
         self._virtual_now += seconds
@@ -178,6 +193,10 @@ class _JumpingSelector(selectors.DefaultSelector):
             return ready
         if timeout is None:  # nothing is scheduled: only another thread can wake the loop
             return super().select(None)
+        if self._loop.in_threads:  # a thread's answer wakes the loop (call_soon_threadsafe) when it comes
+            ready = super().select(VirtualTimeLoop.THREAD_GRACE)
+            if ready or self._loop.in_threads == 0:
+                return ready
         self._loop._jump(timeout)  # the loop asked to sleep until its next timer: be there now
         return []
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
+import time
 
 import pytest
 
@@ -57,6 +58,25 @@ def test_virtual_time_still_waits_for_other_threads_when_nothing_is_scheduled() 
 def waiter(waits: HeldWaits, stopping: threading.Event, seconds: float, done: queue.Queue[bool]) -> None:
     """Wait on another thread; what the wait returned goes to ``done``."""
     threading.Thread(target=lambda: done.put(waits.wait(stopping, seconds)), daemon=True).start()
+
+
+def test_virtual_time_waits_for_work_it_sent_to_a_thread_before_jumping_to_a_timer() -> None:
+    """A thread's answer that comes after the loop's next look is not a timeout: the OpenAI client's
+    first request reads the platform in a thread, and a 60 s stall deadline used to fire meanwhile."""
+
+    def slow() -> str:
+        time.sleep(0.2)  # real time the loop must not turn into its 60 virtual seconds
+        return "answer"
+
+    async def main() -> tuple[str, float]:
+        loop = asyncio.get_running_loop()
+        async with asyncio.timeout(60):
+            result = await asyncio.to_thread(slow)
+        return result, loop.time()
+
+    result, now = run_in_virtual_time(main())
+    assert result == "answer"
+    assert now < 60
 
 
 def test_held_waits_end_only_when_released_whatever_their_duration() -> None:
