@@ -26,10 +26,16 @@ CHROMIUM_ARGS = [
 ]
 
 
+PATIENCE_MS = 60_000.0  # what a browser test waits for, at most, on a busy machine
+
+
 def loopback_context(chromium: Any, blocked: list[str] | None = None, **options: Any) -> Any:
     """A browser context that can reach 127.0.0.1 only (the machines have no internet, and a test must
-    not depend on it): any other request is aborted and its URL appended to ``blocked``."""
+    not depend on it): any other request is aborted and its URL appended to ``blocked``. Its pages wait
+    up to :data:`PATIENCE_MS` for what a test expects (Playwright's 30 s ran out on a machine busy with
+    the suite and two CPU burners, ``scripts/stress_suite.sh``)."""
     context = chromium.new_context(**options)
+    context.set_default_timeout(PATIENCE_MS)
 
     def route(request_route: Any) -> None:
         if urlsplit(request_route.request.url).hostname in ("127.0.0.1", "localhost"):

@@ -16,17 +16,17 @@ import pytest
 
 from agent_core.settings import Settings
 from testing.app import running_app
-from testing.browser import CHROMIUM, CHROMIUM_ARGS, loopback_context
+from testing.browser import CHROMIUM, CHROMIUM_ARGS, PATIENCE_MS, loopback_context
 from testing.clock import HeldWaits, RealWaits, SkippingClock
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo, sample_python_project
 from testing.emulator.model_server import ScriptedModelServer, Turn
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-# How long a page waits for a condition before the test fails: far beyond any busy machine's delay, and
-# never waited out by a passing test (Playwright checks the conditions as the page changes).
-PATIENCE_S = 60.0
-PATIENCE_MS = PATIENCE_S * 1000
+# How long a page waits for a condition before the test fails (testing.browser, every context's default):
+# far beyond any busy machine's delay, and never waited out by a passing test (Playwright checks the
+# conditions as the page changes). The app's GitHub timeouts are as patient.
+PATIENCE_S = PATIENCE_MS / 1000
 
 REPORTS = {
     "wordstats": "# octo/wordstats\n\n## Overview\nA small word-counting library with tests and CI.\n",
