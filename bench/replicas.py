@@ -445,7 +445,6 @@ def section(
                 name=f"{label}: least p95 / single this machine allows",
                 value=round(least_ratio(bursts[name], alone[name]), 3),
                 unit="x",
-                note="95% of the burst's CPU seconds (replicas and this process) over the cores, over single",
             ),
         ]
     speedup = rate["2"] / rate["1"]
