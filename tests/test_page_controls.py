@@ -102,11 +102,18 @@ def _readme_failures(emu: GitHubEmulator) -> int:
 
 async def _until_retrying(h: Handlers, frames: AsyncIterator[Frame], emu: GitHubEmulator) -> BrowserSession:
     """Pull frames until the run is retrying the README; then leave the handler suspended at its yield."""
-    first = await anext(frames)
+    first = last = await anext(frames)
     session = first[h.page.state]
     assert isinstance(session, BrowserSession)
     while _readme_failures(emu) < 2:
-        await anext(frames)
+        try:
+            last = await anext(frames)
+        except StopAsyncIteration:
+            calls = [(r.method, r.decoded_path, r.status) for r in emu.requests]
+            pytest.fail(
+                f"the run ended before retrying the README: status {last[h.page.status.line]!r}, "
+                f"report {str(last[h.page.report.markdown])[:2000]!r}, requests {calls}"
+            )
     return session
 
 
