@@ -10,10 +10,12 @@ import base64
 from pathlib import Path
 from typing import Any
 
+import hishel
 import httpx
 import pytest
 
 from agent_core.errors import NotFoundError, RateLimitError, RedirectRefusedError, TransientError
+from agent_core.github.client import GitHubClient
 from agent_core.github.http import GitHubHTTP
 from agent_core.repo import RepoRef
 from agent_core.resilience import BreakerState
@@ -537,5 +539,52 @@ async def test_breaker_recovers_through_half_open(emulator: GitHubEmulator) -> N
             (BreakerState.OPEN, BreakerState.HALF_OPEN),
             (BreakerState.HALF_OPEN, BreakerState.CLOSED),
         ]
+    finally:
+        await http.aclose()
+
+
+class GatedStorage(hishel.AsyncSqliteStorage):
+    """The real SQLite storage, holding each ``create_entry`` until :attr:`gate` opens: the moment
+    hishel holds the wire's answer, to store it, before it hands the answer on."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(database_path=path)
+        self.entered = asyncio.Event()
+        self.gate = asyncio.Event()
+
+    async def create_entry(self, *args: Any, **kwargs: Any) -> Any:
+        self.entered.set()
+        await self.gate.wait()
+        return await super().create_entry(*args, **kwargs)
+
+
+async def test_a_request_cancelled_while_the_cache_holds_its_answer_gives_its_connection_back(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """Stop (a cancellation) landing while hishel stores the wire's answer left that answer unclosed and
+    its pooled connection taken for good: after the pool's connections, every request of the process
+    waited for one until its tool timed out, and none reached GitHub (seen as a flaky Stop test)."""
+    storage = GatedStorage(tmp_path / "cache.db")
+    # One pooled connection: a single leak would hold every later request (until the pool's timeout, a
+    # bound for a broken client that a passing test never reaches).
+    http = GitHubHTTP(
+        api_url=emulator.base_url, cache_dir=tmp_path, storage=storage, max_connections=1, read_timeout=10.0
+    )
+    try:
+        for path in ("README.md", "pyproject.toml", "LICENSE"):
+            client = GitHubClient(http, clock=FakeClock())
+            pending = asyncio.create_task(client.get_repo(WIDGETS, "contents", path=path))
+            storing = asyncio.create_task(storage.entered.wait())
+            await asyncio.wait({pending, storing}, return_when=asyncio.FIRST_COMPLETED)
+            assert storing.done(), f"{path} ended before its answer was stored: {pending.exception()!r}"
+            storage.entered.clear()
+            pending.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await pending
+        storage.gate.set()
+        emulator.clear_log()
+        answer = await GitHubClient(http, clock=FakeClock()).get_repo(WIDGETS)
+        assert answer.status == 200
+        assert [r.decoded_path for r in emulator.requests] == ["/repos/acme/widgets"]
     finally:
         await http.aclose()

@@ -50,7 +50,6 @@ from agent_core.github.http import (
     RAW_MEDIA,
     GitHubHTTP,
     exchange_cost,
-    read_capped,
 )
 from agent_core.github.ratelimit import RateLimit, classify_limit
 from agent_core.repo import Renames, RepoRef, repo_api_path
@@ -250,11 +249,7 @@ class GitHubClient:
         set, ``truncated`` in its extensions) and ``spent`` plus what it cost."""
         self._take_quota(spent)
         try:
-            response = await self._http.client.send(request, stream=True)
-            try:
-                await read_capped(response, request.extensions.get("repo_analyst_max_bytes"))
-            finally:
-                await response.aclose()
+            response = await self._http.fetch(request, request.extensions.get("repo_analyst_max_bytes"))
         except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
             raise transport_error(exc, request, requests=spent.requests + 1) from exc
         cost = exchange_cost(response)

@@ -23,10 +23,16 @@ longer answer is never downloaded. Everything per run (token, memo, renames, sta
 the last rate limit seen per scope (:class:`RateLimitView`) by every replica when it is given a shared one.
 What a request cost is read off hishel's ``caching`` status by the client (:func:`exchange_cost`), never
 counted on the side.
+
+No wire response is left open (:meth:`GitHubHTTP.fetch`): hishel holds the wire's response while it stores
+it or reads a 304, and a cancellation there (Stop, a closed tab, a tool's timeout) dropped it unclosed, its
+pooled connection taken for good; once the pool's 20 were taken, every run of the process waited for a
+connection until its tools timed out, with no request reaching GitHub.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import logging
@@ -58,6 +64,8 @@ SCOPE_SECRET_FILE = "scope-secret"  # noqa: S105 - a file name, not a secret
 
 
 ResponseObserver = Callable[[httpx.Response], None]
+WIRE_RESPONSES = "repo_analyst_wire_responses"  # a request's extension: the wire answers it got
+_closing: set[asyncio.Future[Any]] = set()  # closes that outlive a cancelled caller
 
 
 class RateLimitView(Protocol):
@@ -132,6 +140,9 @@ class WireTransport(httpx.AsyncBaseTransport):
         if token:
             request.headers["Authorization"] = f"Bearer {token}"
         response = await self._inner.handle_async_request(request)
+        wire: list[httpx.Response] | None = request.extensions.get(WIRE_RESPONSES)
+        if wire is not None:
+            wire.append(response)
         vary = response.headers.get("vary")
         if vary:
             response.headers["vary"] = ", ".join(
@@ -195,6 +206,23 @@ class GitHubHTTP:
             },
         )
         self._rate_limits: RateLimitView = rate_limits or LocalRateLimits()
+
+    async def fetch(self, request: httpx.Request, max_bytes: int | None = None) -> httpx.Response:
+        """Send ``request`` and read its body up to the cap (:func:`read_capped`). However it ends
+        (answered, failed, cancelled), every answer the wire got for it is closed, its pooled connection
+        given back (see the module docstring)."""
+        wire: list[httpx.Response] = []
+        request.extensions[WIRE_RESPONSES] = wire
+        try:
+            response = await self.client.send(request, stream=True)
+            try:
+                await read_capped(response, max_bytes)
+            finally:
+                await response.aclose()
+        finally:
+            if wire:
+                await _close_all(wire)
+        return response
 
     def same_origin(self, url: httpx.URL) -> bool:
         """True when ``url`` is on the configured API host and under its base path."""
@@ -263,6 +291,14 @@ class GitHubHTTP:
 
     async def aclose(self) -> None:
         await self.client.aclose()
+
+
+async def _close_all(responses: list[httpx.Response]) -> None:
+    """Close ``responses`` (idempotent); a cancellation of the caller meanwhile does not stop the close."""
+    closing = asyncio.ensure_future(asyncio.gather(*(r.aclose() for r in responses), return_exceptions=True))
+    _closing.add(closing)
+    closing.add_done_callback(_closing.discard)
+    await asyncio.shield(closing)
 
 
 async def read_capped(response: httpx.Response, max_bytes: int | None) -> None:
