@@ -220,8 +220,9 @@ class GitHubHTTP:
             finally:
                 await response.aclose()
         finally:
-            if wire:
-                await _close_all(wire)
+            left_open = [r for r in wire if not r.is_closed]  # the one handed on closes with it
+            if left_open:
+                await _close_all(left_open)
         return response
 
     def same_origin(self, url: httpx.URL) -> bool:

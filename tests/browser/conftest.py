@@ -182,7 +182,6 @@ def page(chromium: Any, browser_env: dict[str, Any]) -> Iterator[Any]:
     blocked: list[str] = []
     context = loopback_context(chromium, blocked, viewport={"width": 1400, "height": 1600})
     page = context.new_page()
-    page.set_default_timeout(PATIENCE_MS)
     page.goto(browser_env["url"])
     page.wait_for_selector("#analyze")
     try:

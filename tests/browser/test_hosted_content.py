@@ -79,7 +79,6 @@ def test_no_image_loads_and_no_lookalike_link_hides_its_host(
     context = loopback_context(chromium, blocked, viewport={"width": 1400, "height": 1600})
     page = context.new_page()
     page.on("request", lambda request: requests.append(request.url))
-    page.set_default_timeout(20_000)
     try:
         page.goto(hosted_env["url"])
         page.wait_for_selector("#analyze")

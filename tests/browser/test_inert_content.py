@@ -20,7 +20,7 @@ from testing.app import running_app
 from testing.browser import loopback_context
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.model_server import ScriptedModelServer
-from tests.browser.conftest import BROWSER_MARKS, PATIENCE_MS, app_settings, require_browser
+from tests.browser.conftest import BROWSER_MARKS, app_settings, require_browser
 from tests.browser.test_browser import (
     analyze,
     expand_all,
@@ -94,7 +94,6 @@ def page(chromium: Any, browser_env: dict[str, Any], seen: dict[str, list[str]])
     context.on("page", lambda popup: seen["popups"].append(popup.url))
     page = context.new_page()
     page.on("dialog", lambda dialog: (seen["dialogs"].append(dialog.message), dialog.dismiss()))
-    page.set_default_timeout(PATIENCE_MS)
     page.goto(browser_env["url"])
     page.wait_for_selector("#analyze")
     try:
