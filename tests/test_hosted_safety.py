@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gc
 import json
+import threading
 import tracemalloc
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -41,7 +42,7 @@ from agent_core.web.layout import layout
 from agent_core.web.markdown import safe_markdown
 from agent_core.web.page import Page
 from agent_core.web.panels import PanelHandlers
-from agent_core.web.queue_gate import QueueGate
+from agent_core.web.queue_gate import JOINS_PER_MINUTE, QueueGate
 from agent_core.web.replay import MAX_EVENTS, RECORDINGS_DIR, load_recording, parse_recording
 from agent_core.web.replay_handler import ReplayHandler
 from agent_core.web.sessions import SessionTable
@@ -310,8 +311,6 @@ async def test_2_an_upload_is_parsed_off_the_event_loop(
 ) -> None:
     """Parsing and checking a 2 MB trace is seconds of CPU: on the event loop it held every visitor's
     requests that long. The loop thread now parses no line of it."""
-    import threading
-
     parsed_on: list[int] = []
     original = replay_handler.load_recording
 
@@ -346,11 +345,17 @@ def test_2_replays_are_one_at_a_time_and_counted_per_visitor() -> None:
     assert not isinstance(budget.admit_replay("ip:a"), str)
 
 
+# How long a test pauses before it asks again for the slot a hung-up client held. Gradio notices a hang-up
+# at the stream's next frame, or after 10 s of silence (its queue/data loop's wait); the queue gate lets
+# one address join JOINS_PER_MINUTE events a minute. Asking every 0.2 s spent the address's joins within
+# those 10 s, and the next ask met a 429 (seen when the run hung up while quiet at GitHub). So: a quarter
+# slower than the gate allows.
+REJOIN_PAUSE_S = 1.25 * 60 / JOINS_PER_MINUTE
+
+
 def test_2_a_run_stops_when_its_client_goes_away(sample_repo: Path, tmp_path: Path) -> None:
     """Over the real app's HTTP/SSE API: a client joins a run, reads its first frame and hangs up; Gradio
     closes the handler (its ``finally`` cancels the run and gives the visitor's slot back)."""
-    import threading
-
     with GitHubEmulator() as emu:
         emu.add_repo("acme/widgets", sample_repo)
         emu.limit_unauthenticated = 100_000
@@ -375,8 +380,9 @@ def test_2_a_run_stops_when_its_client_goes_away(sample_repo: Path, tmp_path: Pa
             settled = threading.Event()
             for _ in range(300):  # a condition, not a duration: until the hung-up run gave its slot back
                 again = stranger.run("acme/widgets")
-                if "already have an analysis running" not in phase(again["status"]) or settled.wait(0.2):
+                if "already have an analysis running" not in phase(again["status"]):
                     break
+                settled.wait(REJOIN_PAUSE_S)
             assert again["report"].startswith("# "), again["status"]  # not "already have a run"
 
 
@@ -425,10 +431,12 @@ def test_2_a_replay_stops_when_its_client_goes_away(tmp_path: Path, monkeypatch:
                 return ""
 
             replay("gone")
+            paused = threading.Event()
             for attempt in range(300):  # a condition, not a duration: until the slot is free again
                 again = replay(f"again{attempt}")
                 if "already have" not in again:
                     break
+                paused.wait(REJOIN_PAUSE_S)
     total = len(parse_recording(trace))
     print(
         f"events observed of a {total:,}-event replay whose client hung up after 3 frames: {len(observed):,}"
