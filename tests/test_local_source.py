@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -481,6 +482,39 @@ async def test_cancelling_a_call_kills_git_and_its_children(
     assert done == {task}, "cancellation waited for git to finish instead of killing it"
     assert task.cancelled()
     while any(_alive(pid) for pid in pids):  # SIGKILL is delivered asynchronously to the orphan
+        assert time.monotonic() < deadline, f"still running: {[p for p in pids if _alive(p)]}"
+        await asyncio.sleep(0.01)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+async def test_cancelling_a_call_while_git_starts_still_kills_its_children(
+    repos: Repos, slow_git: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """asyncio starts the process before ``create_subprocess_exec`` returns it (it still connects the
+    pipes). A cancellation in that gap killed git alone, and its children ran on (seen once in three
+    stressed runs of the test above). Here the gap is held open until the call is cancelled."""
+    script, pidfile = slow_git
+    started = asyncio.create_subprocess_exec
+    connected = asyncio.Event()
+
+    async def slow_to_connect(*args: Any, **kwargs: Any) -> asyncio.subprocess.Process:
+        proc = await started(*args, **kwargs)
+        await connected.wait()
+        return proc
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", slow_to_connect)
+    source = LocalGitSource(repos.work, git=str(script))
+    task = asyncio.create_task(source.get_commits(RepoRef(owner="local", name="work")))
+    deadline = time.monotonic() + 60  # a bound for a broken test, as above
+    while not pidfile.exists():
+        assert time.monotonic() < deadline, "the fake git never started"
+        await asyncio.sleep(0.01)
+    pids = [int(p) for p in pidfile.read_text().split()]
+    task.cancel()
+    done, _ = await asyncio.wait({task}, timeout=deadline - time.monotonic())
+    assert done == {task} and task.cancelled()
+    connected.set()  # the pipes connect after the caller has gone
+    while any(_alive(pid) for pid in pids):
         assert time.monotonic() < deadline, f"still running: {[p for p in pids if _alive(p)]}"
         await asyncio.sleep(0.01)
 

@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from agent_core.errors import AgentCoreError, ConfigurationError, InvalidTargetError, UpstreamError
 from agent_core.sources.models import EntryType
@@ -101,6 +101,30 @@ class GitCli:
         twin.commands = 0
         return twin
 
+    async def _spawn(self, argv: list[str], **streams: Any) -> asyncio.subprocess.Process:
+        """Start git in its own process group, so that killing the group also kills whatever git started.
+
+        asyncio starts the process before ``create_subprocess_exec`` returns it (it still connects the
+        pipes); a cancellation in between kills only git itself, and its children run on, orphaned. So
+        the start is shielded: a caller cancelled meanwhile leaves the start to :func:`_reap`, which
+        kills the whole group once the process is known."""
+        starting = asyncio.ensure_future(
+            asyncio.create_subprocess_exec(
+                *argv, env=self._env, process_group=0 if os.name == "posix" else None, **streams
+            )
+        )
+        try:
+            return await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            reaping = asyncio.ensure_future(_reap(starting))
+            _REAPING.add(reaping)
+            reaping.add_done_callback(_REAPING.discard)
+            raise
+        except OSError as exc:
+            raise ConfigurationError(
+                f"cannot run the git executable {self._git!r}", hint="install git or configure its path"
+            ) from exc
+
     async def run(self, args: Sequence[str], *, stdin: bytes | None = None) -> GitResult:
         """Run git in the repository; never raises for a git failure (see :meth:`output`).
 
@@ -110,20 +134,12 @@ class GitCli:
         self.commands += 1
         argv = [self._git, "-C", str(self._root), "-c", "core.quotepath=off", *args]
         with tempfile.TemporaryFile() as sink:
-            try:
-                proc = await asyncio.create_subprocess_exec(
-                    *argv,
-                    stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-                    stdout=sink,
-                    stderr=asyncio.subprocess.PIPE,
-                    env=self._env,
-                    # Its own process group, so a cancellation also kills whatever git started.
-                    process_group=0 if os.name == "posix" else None,
-                )
-            except OSError as exc:
-                raise ConfigurationError(
-                    f"cannot run the git executable {self._git!r}", hint="install git or configure its path"
-                ) from exc
+            proc = await self._spawn(
+                argv,
+                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+                stdout=sink,
+                stderr=asyncio.subprocess.PIPE,
+            )
             try:
                 _, err = await proc.communicate(stdin)
             finally:
@@ -152,19 +168,12 @@ class GitCli:
             return {}
         self.commands += 1
         argv = [self._git, "-C", str(self._root), "-c", "core.quotepath=off", "cat-file", "--batch"]
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.DEVNULL,
-                env=self._env,
-                process_group=0 if os.name == "posix" else None,
-            )
-        except OSError as exc:
-            raise ConfigurationError(
-                f"cannot run the git executable {self._git!r}", hint="install git or configure its path"
-            ) from exc
+        proc = await self._spawn(
+            argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
         try:
             assert proc.stdin is not None
             assert proc.stdout is not None
@@ -271,6 +280,20 @@ def entry_type(mode: str, object_type: str) -> EntryType:
     if object_type == "commit":
         return "submodule"
     return "symlink" if mode == _SYMLINK_MODE else "file"
+
+
+_REAPING: set[asyncio.Future[None]] = set()  # the reaps under way (the loop keeps only weak references)
+
+
+async def _reap(starting: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    """Kill the group of a git whose caller was cancelled while it started, and wait for git's end."""
+    try:
+        proc = await starting
+    except OSError:
+        return  # it never started
+    if proc.returncode is None:
+        _kill_group(proc)
+    await proc.wait()
 
 
 def _kill_group(proc: asyncio.subprocess.Process) -> None:
