@@ -12,6 +12,8 @@ GIL, more threads crunching at once buy no throughput, and each one more takes a
 interpreter from the threads that answer other pages.
 
 A cancelled run stops waiting at once; the step itself finishes in its thread and its result is dropped.
+Clean-up a cancelled caller must not stop (closing a connection, killing a process it started) runs as
+:func:`outliving` work.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -35,3 +37,15 @@ async def off_loop(step: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -
 
 
 _WORKER = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cpu")  # see the module's docstring
+
+
+_OUTLIVING: set[asyncio.Future[Any]] = set()  # the loop keeps only weak references to tasks
+
+
+def outliving(work: Awaitable[T]) -> asyncio.Future[T]:
+    """``work`` as a task that runs to its end whatever happens to the caller: kept referenced until
+    it ends; a caller that must also wait for it awaits ``asyncio.shield`` of it."""
+    task = asyncio.ensure_future(work)
+    _OUTLIVING.add(task)
+    task.add_done_callback(_OUTLIVING.discard)
+    return task

@@ -50,6 +50,7 @@ from hishel.httpx import AsyncCacheTransport
 from agent_core.cost import CallCost
 from agent_core.errors import CacheMissError
 from agent_core.github.ratelimit import RateLimit, parse_rate_limit
+from agent_core.offload import outliving
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +66,6 @@ SCOPE_SECRET_FILE = "scope-secret"  # noqa: S105 - a file name, not a secret
 
 ResponseObserver = Callable[[httpx.Response], None]
 WIRE_RESPONSES = "repo_analyst_wire_responses"  # a request's extension: the wire answers it got
-_closing: set[asyncio.Future[Any]] = set()  # closes that outlive a cancelled caller
 
 
 class RateLimitView(Protocol):
@@ -296,10 +296,7 @@ class GitHubHTTP:
 
 async def _close_all(responses: list[httpx.Response]) -> None:
     """Close ``responses`` (idempotent); a cancellation of the caller meanwhile does not stop the close."""
-    closing = asyncio.ensure_future(asyncio.gather(*(r.aclose() for r in responses), return_exceptions=True))
-    _closing.add(closing)
-    closing.add_done_callback(_closing.discard)
-    await asyncio.shield(closing)
+    await asyncio.shield(outliving(asyncio.gather(*(r.aclose() for r in responses), return_exceptions=True)))
 
 
 async def read_capped(response: httpx.Response, max_bytes: int | None) -> None:

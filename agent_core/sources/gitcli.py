@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agent_core.errors import AgentCoreError, ConfigurationError, InvalidTargetError, UpstreamError
+from agent_core.offload import outliving
 from agent_core.sources.models import EntryType
 
 _LOG = logging.getLogger(__name__)
@@ -116,9 +117,7 @@ class GitCli:
         try:
             return await asyncio.shield(starting)
         except asyncio.CancelledError:
-            reaping = asyncio.ensure_future(_reap(starting))
-            _REAPING.add(reaping)
-            reaping.add_done_callback(_REAPING.discard)
+            outliving(_reap(starting))
             raise
         except OSError as exc:
             raise ConfigurationError(
@@ -143,9 +142,7 @@ class GitCli:
             try:
                 _, err = await proc.communicate(stdin)
             finally:
-                if proc.returncode is None:  # cancelled (or failed) while git was still running
-                    _kill_group(proc)
-                    await proc.wait()
+                await _end(proc)  # cancelled (or failed) while git was still running: killed
             out = await asyncio.to_thread(_read_back, sink)
         return GitResult(
             returncode=proc.returncode if proc.returncode is not None else -1,
@@ -182,9 +179,7 @@ class GitCli:
             proc.stdin.close()
             return {oid: await self._read_blob(proc.stdout, max_bytes) for oid in oids}
         finally:
-            if proc.returncode is None:
-                _kill_group(proc)
-            await proc.wait()
+            await _end(proc)
 
     async def _read_blob(self, out: asyncio.StreamReader, max_bytes: int) -> Blob:
         header = (await out.readline()).decode("ascii", errors="replace").split()
@@ -282,15 +277,17 @@ def entry_type(mode: str, object_type: str) -> EntryType:
     return "symlink" if mode == _SYMLINK_MODE else "file"
 
 
-_REAPING: set[asyncio.Future[None]] = set()  # the reaps under way (the loop keeps only weak references)
-
-
 async def _reap(starting: asyncio.Future[asyncio.subprocess.Process]) -> None:
-    """Kill the group of a git whose caller was cancelled while it started, and wait for git's end."""
+    """End a git whose caller was cancelled while it started."""
     try:
         proc = await starting
-    except OSError:
-        return  # it never started
+    except Exception:  # noqa: BLE001 - it never started; the caller's error was already raised
+        return
+    await _end(proc)
+
+
+async def _end(proc: asyncio.subprocess.Process) -> None:
+    """Kill git's process group if git still runs (cancelled or failed meanwhile), and wait for its end."""
     if proc.returncode is None:
         _kill_group(proc)
     await proc.wait()
