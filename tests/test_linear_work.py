@@ -156,3 +156,24 @@ def test_a_forged_tree_preview_costs_linear_work() -> None:
     measured = growth(tree_call, cut_tree_preview)
     print(f"tree preview: {measured}")
     assert measured.linear(), measured
+
+
+def _pairs(text: str) -> int:
+    """Quadratic work: every pair of characters of a prefix."""
+    n, total = len(text) // 16, 0
+    for i in range(n):
+        for _ in range(i):
+            total += 1
+    return total
+
+
+def _characters(text: str) -> int:
+    return sum(1 for c in text if c == "[")
+
+
+def test_the_meter_tells_quadratic_work_from_linear_work() -> None:
+    """The meter every test above relies on: quadratic work fails it and linear work passes."""
+    quadratic = growth(_pairs, repeated("["))
+    assert not quadratic.linear(), quadratic
+    linear = growth(_characters, repeated("["))
+    assert linear.linear(), linear
