@@ -75,6 +75,31 @@ def _network_kill_switch() -> Iterator[None]:
 # share one worker, since two llama.cpp servers side by side would halve each other.
 SPREAD = frozenset({"test_fault_suite.py"})
 TOGETHER = {"test_real_model.py": "local-llm", "test_real_model_guard.py": "local-llm"}
+# The groups that take longest, longest first (``--durations=0``, summed per group): they start first, and
+# the many short ones fill both workers up to the end. xdist's own order (most tests first) started the
+# local model's group (2 modules, ~25% of a worker's time) last, so one worker ran it alone at the end.
+LONGEST = (
+    "local-llm",
+    "tests/test_security_suite.py",
+    "tests/test_bench.py",
+    "tests/browser/test_browser.py",
+    "tests/browser/test_layout.py",
+    "tests/test_hosted_safety.py",
+    "tests/test_hosted_security.py",
+    "tests/browser/test_controls.py",
+    "tests/test_linear_work.py",
+    "tests/test_replicas_script.py",
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config.option, "loadscopereorder"):  # xdist: keep the order collection gives (below)
+        config.option.loadscopereorder = False
+
+
+def _group(item: pytest.Item) -> str | None:
+    name, module = item.path.name, item.nodeid.partition("::")[0]
+    return None if name in SPREAD else TOGETHER.get(name, module)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
@@ -82,9 +107,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if not config.pluginmanager.hasplugin("xdist"):
         return
     for item in items:
-        name, module = item.path.name, item.nodeid.partition("::")[0]
-        if name not in SPREAD:  # an unmarked test is a unit of its own
-            item.add_marker(pytest.mark.xdist_group(TOGETHER.get(name, module)))
+        group = _group(item)
+        if group is not None:  # an unmarked test is a unit of its own
+            item.add_marker(pytest.mark.xdist_group(group))
+    rank = {group: i for i, group in enumerate(LONGEST)}
+    items.sort(
+        key=lambda item: rank.get(_group(item) or "", len(LONGEST))
+    )  # stable: the rest keep their order
 
 
 # --- shared servers and repositories --------------------------------------------------------------
