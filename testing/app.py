@@ -8,10 +8,30 @@ import socket
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 from agent_core.clock import Clock
 from agent_core.settings import Settings
 from agent_core.top.services import Services
+
+API_PATIENCE_S = 60.0  # what an API client waits for one request, at most, on a busy machine
+
+
+def api_client(url: str, downloads: Path | None = None, **options: Any) -> Any:
+    """A gradio_client session (one visitor) that waits up to :data:`API_PATIENCE_S` for each request.
+    httpx's default of 5 s ran out for one of twenty sessions joining the queue at once on a machine busy
+    with the suite and CPU burners (``scripts/stress_suite.sh``): a ``ReadTimeout`` the app never caused."""
+    from gradio_client import Client  # type: ignore[import-untyped]
+
+    return Client(
+        url,
+        verbose=False,
+        analytics_enabled=False,
+        download_files=str(downloads) if downloads is not None else False,
+        httpx_kwargs={"timeout": API_PATIENCE_S},
+        **options,
+    )
 
 
 def free_port() -> int:

@@ -20,6 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+from testing.app import api_client
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.model_server import ScriptedModelServer
 from tests.security_helpers import API_KEY
@@ -116,16 +117,8 @@ class Stranger:
     """A visitor as the Space sees it: X-Forwarded-For is what they forged, then what the proxy appended."""
 
     def __init__(self, url: str, downloads: Path, *, real_ip: str, forged: str | None = None) -> None:
-        from gradio_client import Client  # type: ignore[import-untyped]
-
         forwarded = f"{forged}, {real_ip}" if forged else real_ip
-        self.client = Client(
-            url,
-            verbose=False,
-            analytics_enabled=False,
-            download_files=str(downloads),
-            headers={"X-Forwarded-For": forwarded},
-        )
+        self.client = api_client(url, downloads, headers={"X-Forwarded-For": forwarded})
 
     def run(self, target: str, question: str = "") -> dict[str, str]:
         chatbot, report, stats, status, *_ = self.client.predict(target, question, api_name="/run_analysis")

@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gradio_client import Client  # type: ignore[import-untyped]
 
 import app as app_module
 from agent_core.settings import Settings
-from testing.app import running_app
+from testing.app import api_client, running_app
 from testing.clock import HeldWaits
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import sample_python_project
@@ -97,8 +96,8 @@ def model_settings(emu: GitHubEmulator, model: ScriptedModelServer, tmp: Path, *
     )
 
 
-def client(url: str, tmp: Path) -> Client:
-    return Client(url, verbose=False, analytics_enabled=False, download_files=str(tmp / "downloads"))
+def client(url: str, tmp: Path) -> Any:
+    return api_client(url, tmp / "downloads")
 
 
 def outputs(result: Any) -> dict[str, Any]:

@@ -37,7 +37,7 @@ from agent_core.top.services import Services
 from agent_core.top.wiring import open_analysis
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import RunBudget, visitor_key
-from testing.app import running_app
+from testing.app import api_client, running_app
 from testing.clock import FakeClock
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo
@@ -431,7 +431,6 @@ async def test_the_owner_token_never_opens_a_private_repository_to_a_stranger(tm
 
 
 def test_local_paths_are_refused_on_a_non_loopback_bind(tmp_path: Path) -> None:
-    from gradio_client import Client  # type: ignore[import-untyped]
     from gradio_client.exceptions import AppError  # type: ignore[import-untyped]
 
     canary = "LOCAL-BIND-CANARY-31f0"
@@ -447,7 +446,7 @@ def test_local_paths_are_refused_on_a_non_loopback_bind(tmp_path: Path) -> None:
     )
     assert not settings.allow_local_paths
     with running_app(settings) as url:
-        client = Client(url, verbose=False, analytics_enabled=False, download_files=str(tmp_path / "d"))
+        client = api_client(url, tmp_path / "d")
         result = client.predict(str(local), "", api_name="/run_analysis")
         assert "Local paths are disabled on this server" in repr(result)
         with pytest.raises(AppError, match="Local paths are disabled"):

@@ -17,7 +17,6 @@ from typing import Any
 
 import gradio as gr
 import pytest
-from gradio_client import Client  # type: ignore[import-untyped]
 
 from agent_core import events as ev
 from agent_core.agent.prompts import detect_language
@@ -30,7 +29,7 @@ from agent_core.web.handlers import Handlers
 from agent_core.web.layout import layout
 from agent_core.web.outcome import report_pane
 from agent_core.web.page import Frame, Page
-from testing.app import release_gradio_loops, running_app
+from testing.app import api_client, release_gradio_loops, running_app
 from testing.clock import HeldWaits, RealWaits
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import sample_python_project
@@ -208,7 +207,7 @@ def test_an_api_client_s_second_run_is_told_to_stop_the_first(
     emulator.latency(1.0, README.pattern)  # the README is held until released: the first run streams
     try:
         with running_app(fast_retries(emulator, tmp_path, max_concurrent_runs=2)) as url:
-            api = Client(url, verbose=False, analytics_enabled=False, download_files=str(tmp_path / "dl"))
+            api = api_client(url, tmp_path / "dl")
             first = api.submit(REPO, "", api_name="/run_analysis")
             assert held.wait_held(1, timeout=PATIENCE_S)
             second = api.predict(REPO, "", api_name="/run_analysis")

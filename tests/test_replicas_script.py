@@ -19,9 +19,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from gradio_client import Client  # type: ignore[import-untyped]
 
-from testing.app import free_port
+from testing.app import api_client, free_port
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import sample_python_project
 
@@ -132,7 +131,7 @@ def test_sessions_stick_to_one_replica_both_serve_and_term_stops_everything(repl
         assert "set-cookie" not in answer.headers
 
     # Gradio's queue through the proxy: joined on one request, streamed on others, on the same replica.
-    client = Client(replicas.url, verbose=False, analytics_enabled=False, download_files=False)
+    client = api_client(replicas.url)
     try:
         _chat, report, _stats, status, *_ = client.predict("acme/widgets", "", api_name="/run_analysis")
     finally:

@@ -40,7 +40,7 @@ from agent_core.tools.registry import TOOLS
 from agent_core.top.services import Services
 from agent_core.top.wiring import open_analysis, resolve_targets, uses_model
 from agent_core.web.browser_session import BrowserSession
-from testing.app import running_app
+from testing.app import api_client, running_app
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo
 from testing.emulator.model_server import ScriptedModelServer, Turn
@@ -460,9 +460,7 @@ class Visitor:
     """A gradio_client session against the app; remembers everything the app sent back, files too."""
 
     def __init__(self, url: str, downloads: Path) -> None:
-        from gradio_client import Client  # type: ignore[import-untyped]
-
-        self.client = Client(url, verbose=False, analytics_enabled=False, download_files=str(downloads))
+        self.client = api_client(url, downloads)
         self.seen: list[str] = []
 
     def run(self, target: str, question: str = "") -> dict[str, Any]:
