@@ -17,7 +17,7 @@ from testing.browser import loopback_context
 from testing.clock import HeldWaits
 from testing.emulator.gitrepo import make_repo
 from testing.emulator.model_server import ScriptedModelServer, Turn
-from tests.browser.conftest import BROWSER_MARKS
+from tests.browser.conftest import BROWSER_MARKS, open_app
 from tests.browser.test_browser import (
     NESTED_PENDING,
     analyze,
@@ -42,8 +42,7 @@ def viewport(chromium: Any, browser_env: dict[str, Any], request: pytest.Fixture
     blocked: list[str] = []
     context = loopback_context(chromium, blocked, viewport=request.param)
     page = context.new_page()
-    page.goto(browser_env["url"])
-    page.wait_for_selector("#analyze")
+    open_app(page, browser_env["url"])
     try:
         yield page
     finally:
