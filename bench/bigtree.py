@@ -36,12 +36,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-from gradio_client import Client  # type: ignore[import-untyped]
 
 from bench.app_server import _SCRUBBED, ROOT, _stop, _wait_ready
 from bench.config import BenchConfig
 from bench.table import Metric, Section
-from testing.app import free_port
+from testing.app import api_client, free_port
 from testing.emulator.gitrepo import git_env
 
 ENTRIES = 100_000
@@ -224,9 +223,8 @@ def latency_during_analysis(url: str, pid: int, target: str) -> Latencies:
     busy: list[float] = []
     stop = threading.Event()
     prober = threading.Thread(target=probe, args=(url, stop, busy), name="probe")
-    client = Client(  # a generous timeout: on a busy shared machine the page's config can take seconds
-        url, verbose=False, analytics_enabled=False, download_files=False, httpx_kwargs={"timeout": 120.0}
-    )
+    # a generous timeout: on a busy shared machine the page's config can take seconds
+    client = api_client(url, httpx_kwargs={"timeout": 120.0})
     try:
         started, spent = time.perf_counter(), cpu_seconds(pid)
         prober.start()

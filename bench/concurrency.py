@@ -23,6 +23,7 @@ from gradio_client import Client  # type: ignore[import-untyped]
 from bench.app_server import ROOT, ServedApp, cpu_seconds, rss_kib, served_app
 from bench.config import BenchConfig
 from bench.table import Metric, Section
+from testing.app import api_client
 
 DEFAULT_LIMIT = 4  # Settings.max_concurrent_runs
 TARGET_RATIO = 1.5
@@ -60,7 +61,7 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 
 def new_client(app: ServedApp) -> Client:
-    return Client(app.url, verbose=False, analytics_enabled=False, download_files=False)
+    return api_client(app.url)
 
 
 def analyse(client: Client, repo: str) -> str | None:

@@ -33,7 +33,7 @@ from agent_core.web.limits import MAX_CHARS
 from agent_core.web.markdown import safe_markdown
 from agent_core.web.render import TraceView
 from agent_core.web.replay import MAX_EVENTS, MAX_TOOL_CALLS, MAX_UPLOAD_BYTES, parse_recording
-from testing.app import running_app
+from testing.app import api_client, running_app
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import sample_python_project
 
@@ -224,9 +224,7 @@ def page_latency(url: str, address: str) -> None:
 
 def analysis(url: str, address: str, target: str, question: str, downloads: str) -> None:
     """One analysis through the public API; prints its seconds."""
-    from gradio_client import Client  # type: ignore[import-untyped]
-
-    client = Client(url, verbose=False, analytics_enabled=False, download_files=downloads)
+    client = api_client(url, downloads)
     client.headers["X-Forwarded-For"] = address
     started()
     start = time.perf_counter()

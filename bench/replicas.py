@@ -45,7 +45,7 @@ from bench.app_server import ROOT, cpu_seconds
 from bench.concurrency import percentile
 from bench.config import BenchConfig
 from bench.table import Metric, Section
-from testing.app import free_port
+from testing.app import api_client, free_port
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import sample_python_project
 
@@ -150,14 +150,7 @@ class Stack:
     def client(self, replica: int | None = None) -> Client:
         """A session through the proxy; ``replica`` pins it by sending the proxy's cookie itself."""
         cookies = {COOKIE: str(replica)} if replica is not None else {}
-        return Client(
-            self.url,
-            verbose=False,
-            analytics_enabled=False,
-            download_files=False,
-            ssl_verify=_TLS,
-            httpx_kwargs={"cookies": cookies},
-        )
+        return api_client(self.url, ssl_verify=_TLS, httpx_kwargs={"cookies": cookies})
 
 
 def stack_environment(emulator: GitHubEmulator, workdir: Path, **extra: str) -> dict[str, str]:

@@ -18,10 +18,18 @@ from agent_core.top.services import Services
 API_PATIENCE_S = 60.0  # what an API client waits for one request, at most, on a busy machine
 
 
-def api_client(url: str, downloads: Path | None = None, **options: Any) -> Any:
-    """A gradio_client session (one visitor) that waits up to :data:`API_PATIENCE_S` for each request.
-    httpx's default of 5 s ran out for one of twenty sessions joining the queue at once on a machine busy
-    with the suite and CPU burners (``scripts/stress_suite.sh``): a ``ReadTimeout`` the app never caused."""
+def api_client(
+    url: str,
+    downloads: Path | str | None = None,
+    *,
+    httpx_kwargs: dict[str, Any] | None = None,
+    **options: Any,
+) -> Any:
+    """A gradio_client session (one visitor) that waits up to :data:`API_PATIENCE_S` for each request,
+    for the tests and the benchmark alike. httpx's default of 5 s ran out for one of twenty sessions
+    joining the queue at once on a machine busy with the suite and CPU burners
+    (``scripts/stress_suite.sh``): a ``ReadTimeout`` the app never caused. ``httpx_kwargs`` adds to (or
+    overrides) the timeout, e.g. a proxy's cookie."""
     from gradio_client import Client  # type: ignore[import-untyped]
 
     return Client(
@@ -29,7 +37,7 @@ def api_client(url: str, downloads: Path | None = None, **options: Any) -> Any:
         verbose=False,
         analytics_enabled=False,
         download_files=str(downloads) if downloads is not None else False,
-        httpx_kwargs={"timeout": API_PATIENCE_S},
+        httpx_kwargs={"timeout": API_PATIENCE_S, **(httpx_kwargs or {})},
         **options,
     )
 
