@@ -8,6 +8,7 @@ system prompt asks for it.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -188,20 +189,43 @@ def test_analyze_is_disabled_and_relabelled_while_a_run_streams(page: Any, held_
     page.wait_for_function(DISABLED, arg="#stop")
 
 
+APPLY_ID = "() => window.gradio_config.components.find(c => c.props?.elem_id === 'apply-settings').id"
+
+
+def apply_setting(page: Any, label: str, value: str, *, attempts: int = 5) -> None:
+    """Type ``value`` into the Settings field ``label`` and click Apply, again until Apply sends it.
+
+    Gradio 6.31 mounts a closed accordion's fields when it opens, then sets their first values once more
+    a moment later. In a stress run, 110 ms after the test typed ``not a url``, the same ``<input>`` held
+    the configured URL again and Apply sent that: the page lost the typing, not the app. Whether that
+    happened is read from the request Apply sent (its ``data``), not guessed from a pause."""
+    apply_id = page.evaluate(APPLY_ID)
+
+    def is_apply(request: Any) -> bool:
+        if not request.url.endswith("/gradio_api/run/predict"):
+            return False
+        return bool(json.loads(request.post_data or "{}").get("trigger_id") == apply_id)
+
+    box = page.get_by_label(label)
+    for _ in range(attempts):
+        box.fill(value)
+        box.press("Tab")  # the value is committed to Gradio (blur) before Apply reads it
+        with page.expect_request(is_apply) as sent:
+            page.click("#apply-settings")
+        if value in json.loads(sent.value.post_data)["data"]:
+            return
+    raise AssertionError(f"Apply never sent {value!r} for {label!r} in {attempts} attempts")
+
+
 def test_settings_reject_a_base_url_that_is_not_one(page: Any, browser_env: dict[str, Any]) -> None:
     page.get_by_role("button", name="Settings ▼").click()
-    box = page.get_by_label("Base URL")
-    box.fill("not a url")
-    box.press("Tab")  # the value is committed to Gradio (blur) before Apply reads it
-    page.wait_for_function("() => !!document.querySelector('#settings-feedback')")
-    page.click("#apply-settings")
+    apply_setting(page, "Base URL", "not a url")
     page.wait_for_function(
         "() => document.querySelector('#settings-feedback').innerText.includes('Not applied')"
     )
     assert "http:// or https://" in page.inner_text("#settings-feedback")
     assert "scripted-model" in page.inner_text("#status")  # nothing changed
-    page.get_by_label("Base URL").fill(browser_env["model"].base_url)
-    page.click("#apply-settings")
+    apply_setting(page, "Base URL", browser_env["model"].base_url)
     page.wait_for_function(
         "() => document.querySelector('#settings-feedback').innerText.includes('Settings applied')"
     )
