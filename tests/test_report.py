@@ -13,7 +13,7 @@ from agent_core.agent.planner import OfflinePlanner
 from agent_core.clock import SystemClock
 from agent_core.repo import RepoRef
 from agent_core.report.manifests import parse_manifest
-from agent_core.report.phrases import readme_summary
+from agent_core.report.prose import readme_summary
 from agent_core.report.sections import section_titles
 from agent_core.report.writer import write_report
 from agent_core.settings import Settings
@@ -479,7 +479,7 @@ def test_readme_summary_skips_badges_headings_html_and_code() -> None:
     rst = "Title\n=====\n\n.. image:: badge.svg\n\nA library for parsing things, written in plain reStructuredText.\n"
     long = "# t\n\n" + "word " * 300
 
-    assert readme_summary(rst) == "A library for parsing things, written in plain reStructuredText."
+    assert readme_summary(rst, path="README.rst") == "A library for parsing things, written in plain reStructuredText."
     assert readme_summary("# Only a title\n\n```\ncode block here that is long enough\n```\n") is None
     summary = readme_summary(long)
     assert summary is not None

@@ -1,52 +1,14 @@
-"""Phrases the report shares: lists with "and N more", file counts, dates, shortened text, and a
-README's first real paragraph (:func:`readme_summary`, still untrusted: render it with
-:func:`agent_core.report.inert.inline`)."""
+"""Phrases the report shares: lists with "and N more", file counts, dates, shortened text (a README's
+first paragraph is :mod:`agent_core.report.prose`'s)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from agent_core.words import Words
 
 MAX_NAMES = 25  # longer lists end with "and N more"
-README_CHARS = 600
-
-
-_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.MULTILINE | re.DOTALL)
-_RULE = re.compile(r"^[=\-~^#*`_+]{3,}$")
-_BLOCK_START = ("#", "|", ">", "..", "- ", "* ", "+ ", "<h1", "<h2", "<h3", "<img", "<picture", "<a ", "<br")
-
-
-def readme_summary(text: str, *, limit: int = README_CHARS) -> str | None:
-    """The first real paragraph of a README (Markdown or reStructuredText), as plain text.
-
-    Headings, badges, images, HTML, code blocks, tables, lists and quotes are skipped; links keep
-    their text; emphasis markers and HTML tags are dropped. Cut at ``limit`` characters on a word.
-    The result is still untrusted text: render it with :func:`inline`.
-    """
-    text = re.sub(r"<!--.*?(-->|$)", " ", text, flags=re.DOTALL)
-    text = re.sub(r"(?is)<(script|style)\b.*?(</\1\s*>|$)", " ", text)
-    text = _FENCE.sub(" ", text)
-    for block in re.split(r"\n\s*\n", text):
-        lines = [line.strip() for line in block.strip().splitlines() if line.strip()]
-        if not lines or lines[0].lower().startswith(_BLOCK_START) or any(_RULE.match(line) for line in lines):
-            continue
-        prose = _clean_inline(" ".join(lines))
-        letters = sum(c.isalpha() for c in prose)
-        if letters >= 15 or (letters >= 6 and re.search(r"[\u3400-\u9fff]", prose)):
-            return shorten(prose, limit)
-    return None
-
-
-def _clean_inline(text: str) -> str:
-    text = re.sub(r"!\[[^\]]*\](\([^)]*\)|\[[^\]]*\])", " ", text)  # images
-    text = re.sub(r"\[([^\]]*)\](\([^)]*\)|\[[^\]]*\])", r"\1", text)  # links keep their text
-    text = re.sub(r"<[^>]*>", " ", text)  # any remaining tag
-    text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
-    text = re.sub(r"(?<![\w*])\*(\S[^*]*?)\*(?![\w*])", r"\1", text)
-    return " ".join(text.split())
 
 
 def join_names(items: Sequence[str], words: Words, *, cap: int = MAX_NAMES) -> str:

@@ -30,7 +30,8 @@ from agent_core.report.model_words import (
     role_label,
     tests_line,
 )
-from agent_core.report.phrases import MAX_NAMES, day, join_names, parse_date, readme_summary
+from agent_core.report.phrases import MAX_NAMES, day, join_names, parse_date
+from agent_core.report.prose import readme_summary
 from agent_core.report.tree_lists import notable_paths
 from agent_core.sources.models import TopFolder as CutFolder
 from agent_core.tools.registry import GET_COMMITS, GET_REPO_INFO
@@ -58,7 +59,7 @@ def _overview(facts: Facts, words: Words) -> list[str]:
         text, manifest = described
         said = plain(text, limit=300) + (words("from_manifest", link(facts, manifest)) if manifest else "")
     readme = ev.files.get(facts.readme or "")
-    summary = readme_summary(readme.text) if readme is not None and readme.text else None
+    summary = readme_summary(readme.text, path=readme.path) if readme is not None and readme.text else None
     notes = []
     if info is not None and info.renamed_from:
         notes.append(words("renamed", code(info.renamed_from), code(info.full_name)))
