@@ -13,10 +13,11 @@ from agent_core.words.tables import AREAS, TABLES, joined
 
 
 def placeholders(text: str) -> list[str]:
-    """The ``{}`` fields of a template by name or position (``{}`` counted: ``{} {}`` is ``{0} {1}``)."""
+    """The ``{}`` fields of a template by name or position (``{}`` counted: ``{} {}`` is ``{0} {1}``), each
+    once (``{n} {n!p:file|files}`` says ``n`` twice)."""
     fields = [name for _, name, _, _ in string.Formatter().parse(text) if name is not None]
     automatic = iter(range(len(fields)))
-    return sorted(name or str(next(automatic)) for name in fields)
+    return sorted({name or str(next(automatic)) for name in fields})
 
 
 def test_every_language_says_every_key() -> None:
@@ -50,6 +51,14 @@ def test_the_areas_are_disjoint_and_a_key_said_twice_is_refused() -> None:
     assert sum(len(area) for area in AREAS["en"]) == len(TABLES["en"])
     with pytest.raises(ValueError, match="stars"):
         joined(({"stars": "a"}, {"stars": "b", "forks": "c"}))
+
+
+def test_counts_agree_with_their_nouns_in_english() -> None:
+    assert t("model_total", "en", "1", "1") == "1 file in 1 folder"
+    assert t("model_total", "en", "1,204", "3") == "1,204 files in 3 folders"
+    assert t("coverage_listed", "en", count=1) == "listed 1 folder"
+    assert t("a_partial", "en", 2) == "the first 2 lines were read"
+    assert t("model_total", "zh", "1", "1") == "1 个文件、1 个目录"
 
 
 def test_lookup_formats_binds_a_language_and_never_crashes_on_a_typo() -> None:

@@ -1,7 +1,7 @@
 """Every sentence the app says, in English and 中文: one table per language and one way to look a text up.
 
 The ground floor: imports nothing of the house. :func:`t` looks ``key`` up in a language's table and
-fills its ``{}`` fields; :class:`Words` is the same lookup with the language bound, for code that says many
+fills its ``{}`` fields (``{n!p:file|files}``: the noun that agrees with the count ``n``); :class:`Words` is the same lookup with the language bound, for code that says many
 things in one language (a report). The tables are per area (``page_*``, ``report_*``, ...; joined in
 :mod:`agent_core.words.tables`); every key exists in every language with the same placeholders
 (tests/test_words.py). Repository content and model output never pass through here: only the app's words.
@@ -9,7 +9,9 @@ things in one language (a report). The tables are per area (``page_*``, ``report
 
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass
+from typing import Any
 
 from agent_core.words.tables import LANGUAGES, TABLES, Language
 
@@ -21,6 +23,31 @@ def language_of(code: str | None) -> Language:
     return "zh" if code == "zh" else "en"
 
 
+class _Count:
+    """A number that says its noun: ``format(_Count(1), "file|files")`` is "file"."""
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __format__(self, spec: str) -> str:
+        one, _, many = spec.partition("|")
+        value = self.value
+        if isinstance(value, str):  # a count already written with its separators, "1" or "1,204"
+            value = value.replace(",", "").replace("\u202f", "").strip()
+        return one if value in (1, "1") else (many or one)
+
+
+class _Formatter(string.Formatter):
+    """``str.format`` plus number agreement: ``{n!p:folder|folders}`` says the noun for the count ``n``
+    (English; a Chinese sentence simply does not use it)."""
+
+    def convert_field(self, value: Any, conversion: str | None) -> Any:
+        return _Count(value) if conversion == "p" else super().convert_field(value, conversion)
+
+
+_FORMATTER = _Formatter()
+
+
 def t(key: str, lang: str | None = "en", *args: object, **values: object) -> str:
     """The text ``key`` in ``lang`` (English when the language is unknown), formatted when given values.
 
@@ -29,7 +56,7 @@ def t(key: str, lang: str | None = "en", *args: object, **values: object) -> str
     text = TABLES[language_of(lang)].get(key)
     if text is None:
         return key
-    return text.format(*args, **values) if args or values else text
+    return _FORMATTER.vformat(text, args, values) if args or values else text
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ COVERAGE: Mapping[str, str] = MappingProxyType(
     {
         "coverage_read": "Read {read:,} of {own:,} of the project's own files ({bytes_read} of {own_bytes})",
         "coverage_read_bound": "Read {read:,} of at least {own:,} of the project's own files ({bytes_read} read)",
-        "coverage_read_only": "Read {read:,} files ({bytes_read}); the tree was not read, so the project's size is unknown",
-        "coverage_listed": "listed {count:,} folders",
+        "coverage_read_only": "Read {read:,} {read!p:file|files} ({bytes_read}); the tree was not read, so the project's size is unknown",
+        "coverage_listed": "listed {count:,} {count!p:folder|folders}",
         "coverage_listed_one": "listed 1 folder",
         "coverage_listed_none": "listed no folder",
         "coverage_never": "nothing read in: {names}",

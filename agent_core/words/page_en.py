@@ -20,8 +20,8 @@ PAGE: Mapping[str, str] = MappingProxyType(
         "trace": "Trace",
         "report": "Report",
         "report_empty": "*The report appears here as it is written.*",
-        "diagram_model": "🗺 Architecture diagram proposed by the model ({components} components, {attempts} call(s))",
-        "diagram_tree": "🗺 Architecture diagram built from the tree ({components} components)",
+        "diagram_model": "🗺 Architecture diagram proposed by the model ({components} {components!p:component|components}, {attempts} {attempts!p:call|calls})",
+        "diagram_tree": "🗺 Architecture diagram built from the tree ({components} {components!p:component|components})",
         "diagram_dropped": "Paths not in the tree, dropped: {paths}",
         "download_report": "Download report.md",
         "download_trace": "Download trace.jsonl",
@@ -44,8 +44,8 @@ PAGE: Mapping[str, str] = MappingProxyType(
         "chaos_armed": " ({count} rate-limited calls armed)",
         "chaos_on": "chaos: **on** · fault rate {rate}",
         "chaos_down_now": "`{tool}` forced down",
-        "chaos_burst_next": "next {count} calls rate-limited",
-        "chaos_injected": "{count} faults injected so far",
+        "chaos_burst_next": "next {count} {count!p:call|calls} rate-limited",
+        "chaos_injected": "{count} {count!p:fault|faults} injected so far",
         "replay": "Replay a recorded run",
         "replay_choice": "Bundled recording",
         "replay_upload": "…or upload a trace (.jsonl)",
@@ -67,7 +67,7 @@ PAGE: Mapping[str, str] = MappingProxyType(
         "status_planner": "offline planner (no API key)",
         "status_gh_auth": "GitHub: authenticated",
         "status_gh_anon": "GitHub: unauthenticated (60 requests/hour)",
-        "status_gh_remaining": "{remaining} requests left, resets {reset}",
+        "status_gh_remaining": "{remaining} {remaining!p:request|requests} left, resets {reset}",
         "status_space_warning": "⚠️ no GitHub token on this Space: the shared 60 requests/hour run out fast",
         "status_running": "Running…",
         "scope_folder": "📁 Scope: {where} (the tree, reads and report are about this folder)",
@@ -84,7 +84,7 @@ PAGE: Mapping[str, str] = MappingProxyType(
         "replay_cpu_stopped": "The replay stopped: it used the {seconds} s of server time a replay may use.",
         "followup_payer_changed": "The settings changed who pays: run a new analysis, then ask again.",
         "budget_exceeded": (
-            "This session has used its {limit} runs for this hour; try again in {minutes} min."
+            "This session has used its {limit} {limit!p:run|runs} for this hour; try again in {minutes} min."
         ),
         "tool_budget_exceeded": (
             "This visitor has used its {limit} tool calls for this hour; try again in {minutes} min."
@@ -154,7 +154,7 @@ PAGE: Mapping[str, str] = MappingProxyType(
         "report_pointer_partial": "📄 The report stopped part-way — what was written is in the report panel.",
         "tree_counts": "files: {files:,} · folders: {dirs:,}",
         "tree_own": "the project's own: {own:,} · vendored: {vendored:,} ({where}) · generated: {generated:,}",
-        "tree_tests": "tests: {files:,} files in {packages:,} packages ({conventions})",
+        "tree_tests": "tests: {files:,} {files!p:file|files} in {packages:,} {packages!p:package|packages} ({conventions})",
         "tree_no_tests": "tests: none found by the usual conventions",
         "tree_top_files": "top-level files: {count}",
         "tree_more_folders": "+{count} more",

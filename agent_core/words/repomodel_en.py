@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 REPOMODEL: Mapping[str, str] = MappingProxyType(
     {
-        "model_total": "{} files in {} folders",
+        "model_total": "{0} {0!p:file|files} in {1} {1!p:folder|folders}",
         "model_at_least": "at least {}",
         "model_of_which": "{0}, of which {1}: {2} {3} the project's own.",
         "model_own": "{}",
