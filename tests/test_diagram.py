@@ -378,3 +378,20 @@ async def test_no_call_when_the_runs_token_budget_cannot_hold_it(
         "the run's token budget is used up",
     )
     assert run.finished.stats.prompt_tokens + run.finished.stats.completion_tokens == 1000
+
+
+def test_every_node_is_drawn_once_under_a_name_of_its_own() -> None:
+    graph = Graph(
+        repo="o/r",
+        source="tree",
+        components=(
+            Component(name="src", path="packages/a/src", role="package"),
+            Component(name="src", path="packages/b/src", role="package"),
+            Component(name="tests", path="tests", role="tests"),
+            Component(name="tests", path="tests", role="tests, again"),
+        ),
+        relations=(Relation(source="tests", target="packages/a/src", label="tests"),),
+    )
+    text = compile_mermaid(cap(graph))
+    nodes = [line.strip() for line in text.splitlines() if line.strip().startswith("n") and "[" in line]
+    assert nodes == ['n1["a/src"]', 'n2["b/src"]', 'n3["tests"]']

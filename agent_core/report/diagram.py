@@ -24,7 +24,6 @@ The app shows a Mermaid block only when it is exactly one it compiled (:func:`co
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections import Counter
@@ -35,6 +34,7 @@ from urllib.parse import quote
 
 from agent_core import events as ev
 from agent_core.events import Component, Relation
+from agent_core.llm.scan import first_object
 from agent_core.report.inert import code, plain
 from agent_core.report.phrases import shorten
 from agent_core.words import Words
@@ -163,8 +163,9 @@ def diagram_block(graph: Graph, words: Words) -> list[str]:
 def cap(graph: Graph, limit: int = MAX_NODES) -> Graph:
     """``graph`` with at most ``limit`` components: while there are more, the least connected one (the
     deepest, then the last listed, first) merges into the component of a folder holding it (its arrows
-    move there) or, with none, is dropped with its arrows. Self-arrows and repeats are dropped."""
-    components = list(graph.components)
+    move there) or, with none, is dropped with its arrows. Self-arrows and repeats are dropped, and every
+    node is drawn once under a name of its own (:func:`_unique`)."""
+    components = _unique(graph.components)
     relations = _tidy(graph.relations, {c.path for c in components})
     while len(components) > limit:
         degree = Counter(p for r in relations for p in (r.source, r.target))
@@ -182,6 +183,34 @@ def cap(graph: Graph, limit: int = MAX_NODES) -> Graph:
         ]
         relations = _tidy(moved, {c.path for c in components})
     return replace(graph, components=tuple(components), relations=tuple(relations))
+
+
+def _unique(components: Sequence[Component]) -> list[Component]:
+    """Each path once (the first listing wins), and names told apart: two components both called ``src``
+    (``packages/a/src``, ``packages/b/src``) are named by as many trailing path segments as make them
+    differ (``a/src``, ``b/src``)."""
+    by_path: dict[str, Component] = {}
+    for component in components:
+        by_path.setdefault(component.path, component)
+    kept = list(by_path.values())
+    groups: dict[str, list[int]] = {}
+    for i, component in enumerate(kept):
+        groups.setdefault(component.name.casefold(), []).append(i)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        parts = {i: kept[i].path.split("/") for i in members}
+        left, depth = set(members), 1
+        while left and depth <= max(len(p) for p in parts.values()):
+            suffixes = Counter("/".join(parts[i][-depth:]) for i in members)
+            for i in sorted(left):
+                suffix = "/".join(parts[i][-depth:])
+                if suffixes[suffix] == 1 or depth >= len(parts[i]):
+                    if depth > 1:
+                        kept[i] = replace(kept[i], name=suffix)
+                    left.discard(i)
+            depth += 1
+    return kept
 
 
 def _parent(path: str, candidates: Sequence[str]) -> str:
@@ -215,16 +244,9 @@ class Proposal:
 
 
 def parse_proposal(text: str) -> Any:
-    """The first JSON object in a reply (in a code fence or around prose), or None."""
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text):
-        try:
-            value, _end = decoder.raw_decode(text, match.start())
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
-    return None
+    """The first JSON object in a reply (in a code fence or around prose), or None: the one linear,
+    capped scanner of model text (:func:`agent_core.llm.scan.first_object`)."""
+    return first_object(text)[0]
 
 
 def check_proposal(value: Any, paths: Collection[str], dirs: Collection[str]) -> Proposal:
