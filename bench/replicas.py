@@ -29,6 +29,7 @@ import signal
 import ssl
 import statistics
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -161,7 +162,9 @@ def stack_environment(emulator: GitHubEmulator, workdir: Path, **extra: str) -> 
         LOG_LEVEL="WARNING",
         GRADIO_ANALYTICS_ENABLED="False",
         PYTHONUNBUFFERED="1",
-        PYTHON=os.environ.get("PYTHON", "python"),
+        PYTHON=os.environ.get(
+            "PYTHON", sys.executable
+        ),  # the interpreter running the bench, activated or not
         REPLICAS_DIR=str(workdir / "run"),
         REPLICAS_READY_SECONDS=str(int(STARTUP_TIMEOUT)),
     )

@@ -29,7 +29,7 @@ trap stop_burners EXIT
 trap 'exit 130' INT TERM
 
 for _ in 1 2; do
-  python -c 'while True: pass' &
+  "${PYTHON:-python}" -c 'while True: pass' &
   burners+=("$!")
 done
 echo "burning two CPUs (pids ${burners[*]}) beside $runs run(s) of the suite"
