@@ -14,6 +14,7 @@ from agent_core import events as ev
 from agent_core.top.cli import main as cli_main
 from testing.analysis import make_settings
 from testing.emulator.github import GitHubEmulator
+from testing.emulator.gitrepo import make_repo
 from testing.emulator.model_server import ScriptedModelServer, Turn
 
 W = {"owner": "acme", "repo": "widgets"}
@@ -55,6 +56,32 @@ async def test_run_agent_keeps_the_original_calling_convention(
         await llm.close()
         server.assert_exhausted()
     assert report == "# acme/widgets\n\nA word counter."
+
+
+async def test_run_agent_takes_the_model_from_the_environment_and_a_local_path_from_the_query(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``LLM_MODEL`` alone names the model (no ``model=``), and "分析 /path" analyses that local repository:
+    the scripted model's only tool call reads the local source, and no GitHub request is made."""
+    repo = make_repo(tmp_path / "some" / "local" / "widgets", {"README.md": "# widgets\n\nCounts words.\n"})
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("LLM_MODEL", "scripted-model")
+    monkeypatch.setenv("DIAGRAM_FROM_MODEL", "false")
+    monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:9")  # nothing listens: a GitHub call would fail
+    for name in ("LLM_PROVIDER", "LLM_BASE_URL", "SPACE_ID"):
+        monkeypatch.delenv(name, raising=False)
+    turns = [Turn.calls(("read_file", {"owner": "local", "repo": "widgets", "path": "README.md"})),
+             Turn.final("# widgets\n\nCounts words.\n")]  # fmt: skip
+    with ScriptedModelServer(turns) as server:
+        llm = openai.AsyncOpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0)
+        async with httpx.AsyncClient() as http:
+            report = await run_agent(llm, http, f"分析 {repo}")
+        await llm.close()
+        server.assert_exhausted()
+        models = {(request.body or {}).get("model") for request in server.chat_requests}
+    assert report.startswith("# widgets")
+    assert models == {"scripted-model"}
 
 
 def test_cli_main_in_process(

@@ -130,7 +130,7 @@ _INLINE: dict[Markup, Callable[[str], str]] = {
 # What starts a block that is not prose, by markup (checked on the block's first line, stripped).
 _NOT_PROSE: dict[Markup, tuple[str, ...]] = {
     "markdown": ("#", "|", ">", "- ", "* ", "+ ", "<h", "<img", "<picture", "<a ", "<br", "<p align", "<div",
-                 "<table", "[![", "![", "<!--", "<details", "<source", "<svg", "[//]"),
+                 "<table", "[![", "![", "<!--", "<sub", "<sup", "<small", "<details", "<source", "<svg", "[//]"),
     "rst": ("..", ":", "|", "- ", "* ", "+ ", ">>>", "#. "),
     "rdoc": ("=", "* ", "- ", "[", "#"),
     "asciidoc": ("=", ":", "[", "image::", "include::", "ifdef::", "ifndef::", "endif::", "toc::", "* ", "- ",

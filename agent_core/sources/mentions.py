@@ -95,3 +95,17 @@ def _is_plausible_bare_mention(owner: str, name: str) -> bool:
     if _NUMBERISH_RE.fullmatch(owner) or _NUMBERISH_RE.fullmatch(name) or _FILE_NAME_RE.fullmatch(name):
         return False
     return not (_ACRONYM_RE.fullmatch(owner) and _ACRONYM_RE.fullmatch(name))
+
+
+# A local path in free text: a token starting with "/", "./", "../" or "~/" ("analyse /srv/repo", "分析 ./app").
+_LOCAL_PATH_RE = re.compile(r"(?:^|(?<=[\s(\"'`]))((?:~|\.{1,2})?/[^\s\"'`()，。、；：！？]*)")
+
+
+def find_local_path(text: str) -> str | None:
+    """The first local path written in ``text`` (``/srv/repo``, ``./app``, ``~/code/x``), as written, trailing
+    sentence punctuation dropped; None when there is none. Whether it exists is the caller's question."""
+    for match in _LOCAL_PATH_RE.finditer(text):
+        path = match.group(1).rstrip(".,;:!?")
+        if path not in ("/", "./", "../", "~/"):
+            return path
+    return None

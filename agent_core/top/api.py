@@ -19,7 +19,7 @@ from agent_core.errors import AgentCoreError, InvalidTargetError
 from agent_core.llm import OpenAIChatModel, resolve_model_config
 from agent_core.report.export import full_report
 from agent_core.settings import Settings
-from agent_core.sources.mentions import find_repo_mentions
+from agent_core.sources.mentions import find_local_path, find_repo_mentions
 from agent_core.sources.targets import Target
 from agent_core.top.services import Services
 from agent_core.top.wiring import open_analysis, sampling, turn_timeout
@@ -88,7 +88,9 @@ async def run_agent(
 ) -> str:
     """Compatibility entry point: analyse the repository named in ``query`` and return the report.
 
-    ``llm`` is used as the model client (its base URL picks the provider preset); ``http`` is accepted
+    ``llm`` is used as the model client (its base URL picks the provider preset; the model is ``model``, else
+    ``LLM_MODEL`` as the app reads it); a local path in ``query`` (``/srv/repo``, ``./app``) is analysed
+    locally when local paths are allowed, never taken for ``owner/repo``; ``http`` is accepted
     for compatibility — GitHub requests go through our own resilient client, whose base URL and token
     come from the settings (``http.base_url`` is used as the GitHub API URL when it is set).
     """
@@ -96,14 +98,21 @@ async def run_agent(
     base = str(http.base_url).rstrip("/")
     if base:
         settings = settings.with_overrides(github_api_url=base)
-    targets: str | list[Target] = find_repo_mentions(query)  # parsed: opened as they are
+    local = find_local_path(query)
+    targets: str | list[Target] = (
+        local if local is not None else find_repo_mentions(query)
+    )  # a local path is opened as text (allowed or refused by the settings); mentions are parsed already
     if not targets:
         match = re.search(r"[\w.-]+/[\w.-]+", query)
         if match is None:
             raise InvalidTargetError("the query names no repository (expected owner/repo or a GitHub URL)")
         targets = match.group(0)  # text, parsed once by open_analysis
     config = resolve_model_config(
-        provider=None, base_url=str(llm.base_url), model=model, api_key=llm.api_key, hf_token=None
+        provider=None,
+        base_url=str(llm.base_url),
+        model=model or settings.llm_model,
+        api_key=llm.api_key,
+        hf_token=None,
     )
     chat = OpenAIChatModel(
         llm,
