@@ -51,7 +51,7 @@ def _run(block: str) -> str:
     out = io.StringIO()
     namespace: dict[str, object] = {"__name__": "__main__"}
     with contextlib.redirect_stdout(out):
-        result = eval(code, namespace)  # noqa: S307 - the README's own code, run as its reader would
+        result = eval(code, namespace)  # the README's own code, run as its reader would
         if asyncio.iscoroutine(result):
             asyncio.run(result)
     return out.getvalue()
@@ -60,9 +60,15 @@ def _run(block: str) -> str:
 def test_every_python_block_of_the_readme_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     here = make_repo(
         tmp_path / "widgets",
-        {"README.md": "# widgets\n\nCounts words.\n", "widgets.py": "print(1)\n", "tests/test_w.py": "x = 1\n"},
+        {
+            "README.md": "# widgets\n\nCounts words.\n",
+            "widgets.py": "print(1)\n",
+            "tests/test_w.py": "x = 1\n",
+        },
     )
-    flask = make_repo(tmp_path / "flask", {"README.md": "# Flask\n\nA web framework.\n", "flask/app.py": "x = 1\n"})
+    flask = make_repo(
+        tmp_path / "flask", {"README.md": "# Flask\n\nA web framework.\n", "flask/app.py": "x = 1\n"}
+    )
     monkeypatch.chdir(here)
     monkeypatch.setenv("CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("DIAGRAM_FROM_MODEL", "false")
