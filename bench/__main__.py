@@ -31,6 +31,7 @@ SECTIONS = {
 OPTIONAL = {
     "realmodel": "bench.realmodel",
     "realrepos": "bench.realrepos",
+    "truth": "bench.truth",
     "bigtree": "bench.bigtree",
     "replicas": "bench.replicas",
 }
@@ -58,11 +59,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--llm-max-tokens", type=int, help="realmodel: the reply limit (default 768)")
     parser.add_argument(
-        "--repos", help="realmodel, realrepos: comma-separated owner/name (default: all of the section's)"
+        "--repos", help="realmodel, realrepos, truth: comma-separated owner/name (default: all of the section's)"
     )
     parser.add_argument(
         "--mirror",
-        help="realrepos: folder of fetched repositories DIR/OWNER+NAME/repo (default /work/.mirror)",
+        help="realrepos, truth: folder of fetched repositories DIR/OWNER+NAME/repo (default /work/.mirror)",
     )
     parser.add_argument(
         "--baseline",

@@ -1,0 +1,527 @@
+"""The truth bench's judge: a report held first against a hand-written truth file, then against the
+computed :class:`~bench.realrepos_truth.Truth` (paths and counts).
+
+A truth file (``bench/truth/OWNER+NAME.json``, schema in :class:`TruthFile`) is written by reading a
+repository's files, never by running the app. :func:`judge_truth` composes the real-repository judge
+(:func:`bench.realrepos_judge.judge`) and then lets the truth file decide what it speaks of: languages
+(the primary one above all), the licence (an SPDX expression, with ``license-expression``: a true part
+of a dual licence is true), package counts per ecosystem ("13 gems", "16 .NET projects"), test
+frameworks, the project's own packages called dependencies, names declared nowhere, "no dependency
+manifest", "no tests", folders called vendored that are not. :func:`missing_facts` lists the facts
+the file says a good report states and this one leaves out. :func:`check_errors` finds the claims the
+app's check marked ✗ that the judge finds true.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import license_expression
+
+from agent_core.events import CheckedClaim
+from bench.realrepos_judge import (
+    _DEPENDENCY_WORDS,
+    _LICENSE_NAMES,
+    _TEST_WORDS,
+    Judgement,
+    Statement,
+    _judge_claim,
+    _lines,
+    _mask,
+    _plain,
+    judge,
+)
+from bench.realrepos_truth import Truth
+
+_LICENSING = license_expression.get_spdx_licensing()
+
+# ecosystem key -> (how a report names its packages, regex of the nouns counted)
+ECOSYSTEMS: dict[str, tuple[str, str]] = {
+    "rubygems": ("gems", r"(?:Ruby\s+)?gems?|gemspecs?|RubyGems\s+packages?"),
+    "nuget": (".NET projects", r"(?:\.NET|C#|NuGet|MSBuild)\s+projects?|\.?csproj(?:\s+projects?|s)?|NuGet\s+packages?"),
+    "composer": ("Composer packages", r"Composer\s+packages?|PHP\s+packages?"),
+    "maven": ("Maven modules", r"Maven\s+(?:modules?|projects?)"),
+    "gradle": ("Gradle subprojects", r"Gradle\s+(?:modules?|subprojects?|projects?)"),
+    "cargo": ("crates", r"(?:Rust\s+|Cargo\s+)?crates?"),
+    "go": ("Go modules", r"Go\s+modules?"),
+    "npm": ("npm packages", r"(?:npm|JavaScript|TypeScript|pnpm|workspace)\s+packages?"),
+    "python": ("Python packages", r"Python\s+(?:packages?|projects?|distributions?)"),
+    "cmake": ("CMake projects", r"CMake\s+(?:projects?|targets?)"),
+}  # fmt: skip
+_ECOSYSTEM_WORD = {
+    "rubygems": r"gem|ruby",
+    "nuget": r"\.net|nuget|csproj|c#",
+    "composer": r"composer|php",
+    "maven": r"maven|pom",
+    "gradle": r"gradle",
+    "cargo": r"crate|cargo|rust",
+    "go": r"\bgo\b|module",
+    "npm": r"npm|package|workspace",
+    "python": r"python|pypi|package",
+    "cmake": r"cmake",
+}
+_COUNT = r"(\d{1,3}(?:,\d{3})+|\d+)"
+_ECOSYSTEM_COUNTS = {
+    key: re.compile(rf"(?<![\w.]){_COUNT}\s+(?:{nouns})\b", re.I) for key, (_, nouns) in ECOSYSTEMS.items()
+}
+_ECOSYSTEM_LABELS = {
+    "rubygems": r"RubyGems|rubygems|gems", "nuget": r"NuGet|nuget|\.NET", "composer": r"Composer|composer",
+    "maven": r"Maven|maven", "gradle": r"Gradle|gradle", "cargo": r"Cargo|cargo|crates", "go": r"Go modules",
+    "npm": r"npm", "python": r"PyPI|Python", "cmake": r"CMake",
+}  # fmt: skip
+# "npm 5", "NuGet: 16", "rubygems (13)": a count after the ecosystem's name, on a line about packages
+_LABELLED_COUNTS = {
+    key: re.compile(rf"(?<![\w.])(?:{label})\s*[:(（]?\s*{_COUNT}(?![\d.,]\d|\w)")
+    for key, label in _ECOSYSTEM_LABELS.items()
+}
+_PACKAGE_LINE = re.compile(r"packag|modul|project|gems?\b|crates?\b|manifest|包|模块|项目", re.I)
+_PRIMARY = re.compile(
+    r"primary language|main language|mainly|mostly|written (?:mainly |mostly )?in|主要语言", re.I
+)
+_NEGATED = re.compile(r"\b(?:no|not|without|isn't|aren't|none|never)\b|没有|未", re.I)
+_OWN_WORDS = re.compile(
+    r"\bown\b|workspace|member|\bmodules?\b|\bpackages?\b|\bgems?\b|\bcrates?\b|本项目", re.I
+)
+_NO_MANIFEST = re.compile(r"no (?:dependency |package )?manifests?\b|未(?:发现|找到)(?:依赖)?清单", re.I)
+_NO_TESTS = re.compile(
+    r"\bno tests?\b|\bwithout tests\b|no test (?:folder|files|suite)|未(?:发现|找到)测试", re.I
+)
+_SPAN = re.compile(r"`([^`\n]+)`")
+_GLOB_COUNT = re.compile(_COUNT + r"\s+`([^`\n]*\*[^`\n]*)`\s+files?\b")
+_VENDORED = re.compile(r"\bvendored\b|third[- ]party code|第三方代码", re.I)
+
+
+@dataclass(frozen=True)
+class FolderFacts:
+    path: str
+    why: str = ""
+    files: int = 0
+    primary_language: str = ""
+    manifest: str = ""
+    manifest_is_parent: bool = False
+    test_dirs: tuple[str, ...] = ()
+    test_frameworks: tuple[str, ...] = ()
+    license: str = ""
+
+
+@dataclass(frozen=True)
+class TruthFile:
+    """A ``bench/truth/OWNER+NAME.json`` file: what is true of one repository at one commit, by hand."""
+
+    repo: str
+    commit: str = ""
+    default_branch: str = ""
+    shape: str = ""
+    license: str = ""
+    primary_language: str = ""
+    languages: tuple[str, ...] = ()
+    ecosystems: dict[str, dict[str, Any]] = field(default_factory=dict)
+    own_package_names: tuple[str, ...] = ()
+    dependencies: tuple[dict[str, str], ...] = ()
+    not_dependencies: tuple[str, ...] = ()
+    test_frameworks: tuple[str, ...] = ()
+    test_dirs: tuple[str, ...] = ()
+    vendored: tuple[str, ...] = ()
+    docs: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
+    fixtures: tuple[str, ...] = ()
+    ci: tuple[str, ...] = ()
+    files: int = 0
+    folders: tuple[FolderFacts, ...] = ()
+    key_facts: tuple[str, ...] = ()
+    notes: str = ""
+    source: str = ""  # the file it was read from
+
+    @classmethod
+    def load(cls, path: Path) -> TruthFile:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or not isinstance(data.get("repo"), str):
+            raise ValueError(f"{path}: not a truth file (no 'repo')")
+        known = {f for f in cls.__dataclass_fields__ if f not in ("folders", "source")}
+        values: dict[str, Any] = {}
+        for key in known:
+            if key in data:
+                value = data[key]
+                values[key] = tuple(value) if isinstance(value, list) else value
+        folders = tuple(
+            FolderFacts(**_fields(folder, FolderFacts.__dataclass_fields__))
+            for folder in data.get("folders", [])
+            if isinstance(folder, dict) and folder.get("path")
+        )
+        return cls(**values, folders=folders, source=str(path))
+
+    def package_count(self, ecosystem: str) -> int:
+        return int(self.ecosystems.get(ecosystem, {}).get("packages", 0) or 0)
+
+
+def _fields(data: dict[str, Any], known: Iterable[str]) -> dict[str, Any]:
+    """The known fields of a JSON object, lists made tuples."""
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in set(known)}
+
+
+def license_keys(expression: str) -> set[str]:
+    """The SPDX ids of a licence expression (``MIT OR Apache-2.0`` -> both); a bare name as it is."""
+    if not expression.strip():
+        return set()
+    try:
+        return set(_LICENSING.license_keys(_LICENSING.parse(expression)))
+    except license_expression.ExpressionError:
+        return {expression.strip()}
+
+
+def _licence_matches(written: str, keys: set[str]) -> bool:
+    """A licence as the judge reads it (``Apache-2.0``, ``Apache``, ``BSD``, ``GPL``) names one of ``keys``."""
+    return any(k == written or k.startswith(written) or k.startswith(written + "-") for k in keys)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What the truth file says of the run's subject: the whole repository or one of its folders."""
+
+    primary: str
+    languages: frozenset[str]
+    licence: set[str]
+    frameworks: tuple[str, ...]
+    test_dirs: tuple[str, ...]
+    folder: FolderFacts | None
+
+    @classmethod
+    def of(cls, facts: TruthFile, folder: FolderFacts | None) -> Scope:
+        if folder is None:
+            return cls(
+                facts.primary_language,
+                frozenset(facts.languages) | {facts.primary_language},
+                license_keys(facts.license),
+                facts.test_frameworks,
+                facts.test_dirs,
+                None,
+            )
+        return cls(
+            folder.primary_language or facts.primary_language,
+            frozenset(facts.languages) | {facts.primary_language, folder.primary_language} - {""},
+            license_keys(folder.license or facts.license),
+            folder.test_frameworks,
+            folder.test_dirs,
+            folder,
+        )
+
+
+def _framework_names() -> dict[str, str]:
+    """Every way a report may write a test framework -> its display name (the app's table of names:
+    which name means which framework is no fact about any repository)."""
+    from agent_core.report.frameworks import FRAMEWORKS
+
+    names = {}
+    for fw in FRAMEWORKS:
+        for alias in fw.aliases | {fw.name.lower()}:
+            if len(alias) > 3 and alias not in ("testing", "test"):
+                names[alias] = fw.name
+    return names
+
+
+_FRAMEWORK_NAMES = _framework_names()
+_FRAMEWORK = re.compile(
+    r"(?<![\w.:/-])("
+    + "|".join(re.escape(n) for n in sorted(_FRAMEWORK_NAMES, key=len, reverse=True))
+    + r")(?![\w-])",
+    re.I,
+)
+
+
+def same_framework(written: str, expected: Iterable[str]) -> bool:
+    """``JUnit`` is true of ``JUnit 5`` and ``JUnit 4``; ``JUnit 5`` only of itself."""
+    name = _FRAMEWORK_NAMES.get(written.lower(), written)
+    return any(name == e or e.startswith(name + " ") or name.startswith(e + " ") for e in expected)
+
+
+def judge_truth(report: str, facts: TruthFile, truth: Truth, folder: FolderFacts | None = None) -> Judgement:
+    """Every checkable statement of ``report``, judged by the truth file first, and the key facts it misses."""
+    scope = Scope.of(facts, folder)
+    base = judge(report, truth, facts.repo)
+    masked = _mask(report)
+    added = list(_added(masked, facts, scope, truth))
+    counted = [(s.start, s.end) for s in added if s.kind == "ecosystem count"]
+    statements = [
+        _rejudge(s, masked, facts, scope, truth)
+        for s in base.statements
+        if not (s.kind == "packages" and any(a < s.end and s.start < b for a, b in counted))
+    ]
+    statements += added
+    statements.sort(key=lambda s: (s.start, s.kind))
+    return Judgement(
+        statements=tuple(statements), missing=tuple(missing_facts(report, statements, facts, scope))
+    )
+
+
+def _line_of(masked: str, at: int) -> str:
+    start = masked.rfind("\n", 0, at) + 1
+    end = masked.find("\n", at)
+    return masked[start : end if end >= 0 else len(masked)]
+
+
+def _rejudge(s: Statement, masked: str, facts: TruthFile, scope: Scope, truth: Truth) -> Statement:
+    raw = _line_of(masked, s.start)
+    rule = _RULES.get(s.kind)
+    verdict = rule(s, _Line(raw, _plain(raw), facts, scope, truth)) if rule else _KEEP
+    return s if verdict is _KEEP else replace(s, verdict=verdict)
+
+
+_KEEP: Any = object()  # a rule's answer: the real-repository judge's verdict stands
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A statement's line (``raw``; ``line`` without code spans and links) and what is true."""
+
+    raw: str
+    line: str
+    facts: TruthFile
+    scope: Scope
+    truth: Truth
+
+
+def _language(s: Statement, at: _Line) -> Any:
+    line, facts, scope = at.line, at.facts, at.scope
+    if _PRIMARY.search(line) and not _NEGATED.search(line):
+        return s.text in {scope.primary, facts.primary_language}
+    return True if s.text in scope.languages else _KEEP
+
+
+def _licence(s: Statement, at: _Line) -> Any:
+    scope = at.scope
+    if not scope.licence:
+        return _KEEP
+    spdx = next((name for pattern, name in _LICENSE_NAMES if pattern.fullmatch(s.text)), None)
+    return _licence_matches(spdx, scope.licence) if spdx is not None else False  # else "no licence"
+
+
+def _dependency(s: Statement, at: _Line) -> Any:
+    line, facts = at.line, at.facts
+    name = s.text.lower()
+    if name in {n.lower() for n in facts.not_dependencies}:
+        return False
+    own = {n.lower() for n in facts.own_package_names}
+    if name in own and _DEPENDENCY_WORDS.search(line) and not _OWN_WORDS.search(line):
+        return False  # the project's own package called its dependency
+    return _KEEP
+
+
+def _packages(s: Statement, at: _Line) -> Any:
+    facts, scope = at.facts, at.scope
+    m = re.match(r"\D*" + _COUNT, s.text)
+    if facts.ecosystems and scope.folder is None and m:
+        return True if int(m.group(1).replace(",", "")) in _fair_counts(facts) else _KEEP
+    return _KEEP
+
+
+def _tests(s: Statement, at: _Line) -> Any:
+    raw, line, scope, truth = at.raw, at.line, at.scope, at.truth
+    if _NO_TESTS.search(line):
+        return not scope.test_dirs
+    if s.verdict is True:
+        return _KEEP
+    if _GLOB_COUNT.search(raw):
+        verdict = _glob_counts(raw, truth)
+        if verdict is not None:
+            return verdict
+    named = [r for r in (truth.resolve(m.group(1)) for m in _SPAN.finditer(raw)) if r]
+    if any(_under_any(p, scope.test_dirs) or _under_any(t, [p]) for p in named for t in scope.test_dirs):
+        return True
+    return _KEEP
+
+
+_RULES = {
+    "language": _language,
+    "license": _licence,
+    "dependency": _dependency,
+    "packages": _packages,
+    "tests": _tests,
+}
+
+
+def _glob_counts(line: str, truth: Truth) -> bool | None:
+    """ "16 `*_spec.rb` files": each count of files named by a pattern holds in the scope (its own files)."""
+    verdicts = []
+    for m in _GLOB_COUNT.finditer(line):
+        glob = m.group(2).strip()
+        if len(glob) > 40 or "/" in glob:
+            continue
+        n = sum(1 for p in truth.own_files if fnmatch.fnmatchcase(p.rsplit("/", 1)[-1], glob))
+        verdicts.append(int(m.group(1).replace(",", "")) == n)
+    return all(verdicts) if verdicts else None
+
+
+def _under_any(path: str, folders: Iterable[str]) -> bool:
+    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def _added(masked: str, facts: TruthFile, scope: Scope, truth: Truth) -> Iterator[Statement]:
+    """Statements the real-repository judge does not read: counts per ecosystem, test frameworks,
+    "no dependency manifest", folders called vendored."""
+    for at, line in _lines(masked):
+        if not line.strip():
+            continue
+        plain = _plain(line)
+        if scope.folder is None:
+            yield from _ecosystem_counts(plain, at, facts)
+        if _TEST_WORDS.search(plain) or re.search(r"framework|框架", plain, re.I):
+            negated = bool(_NEGATED.search(plain))
+            for m in _FRAMEWORK.finditer(plain):
+                everywhere = (*scope.frameworks, *facts.test_frameworks)
+                verdict = True if same_framework(m.group(1), everywhere) else None if negated else False
+                yield Statement("framework", m.group(1), at + m.start(1), at + m.end(1), verdict)
+        for m in _NO_MANIFEST.finditer(plain):
+            yield Statement("manifest", m.group(0), at + m.start(), at + m.end(), not facts.ecosystems)
+        if _VENDORED.search(plain) and not _NEGATED.search(plain):
+            yield from _vendored(line, at, facts, truth)
+
+
+def _ecosystem_counts(plain: str, at: int, facts: TruthFile) -> Iterator[Statement]:
+    for key, pattern in _ECOSYSTEM_COUNTS.items():
+        for m in pattern.finditer(plain):
+            yield _ecosystem_count(key, m, at, facts)
+    if _PACKAGE_LINE.search(plain):
+        for key, pattern in _LABELLED_COUNTS.items():
+            for m in pattern.finditer(plain):
+                if not any(p.search(plain, m.start(), m.end()) for p in _ECOSYSTEM_COUNTS.values()):
+                    yield _ecosystem_count(key, m, at, facts)
+
+
+def _vendored(line: str, at: int, facts: TruthFile, truth: Truth) -> Iterator[Statement]:
+    """Folders a line calls vendored: true when the truth file says they hold third-party code."""
+    for m in _SPAN.finditer(line):
+        resolved = truth.resolve(m.group(1))
+        if resolved is not None and resolved in truth.dirs:
+            verdict = _under_any(resolved, facts.vendored) or any(
+                _under_any(v, [resolved]) for v in facts.vendored
+            )
+            yield Statement("vendored", m.group(1), at + m.start(), at + m.end(), verdict)
+
+
+def _fair_counts(facts: TruthFile) -> set[int]:
+    """Each fair count of the repository's packages: per ecosystem (all, without or only test projects)
+    and over all ecosystems."""
+    counts: set[int] = set()
+    for eco in facts.ecosystems.values():
+        total = int(eco.get("packages", 0) or 0)
+        tests = int(eco.get("test_packages", 0) or 0)
+        counts |= {total, total - tests, tests}
+    counts.add(sum(int(e.get("packages", 0) or 0) for e in facts.ecosystems.values()))
+    return counts - {0}
+
+
+def _ecosystem_count(key: str, m: re.Match[str], at: int, facts: TruthFile) -> Statement:
+    n = int(m.group(1).replace(",", ""))
+    eco = facts.ecosystems.get(key, {})
+    total = int(eco.get("packages", 0) or 0)
+    tests = int(eco.get("test_packages", 0) or 0)
+    fair = {total, total - tests, tests} - {0} if total else set()
+    verdict: bool | None = n in fair if fair or not facts.ecosystems else False
+    if key == "npm" and not eco and re.search(r"workspace|package", m.group(0), re.I) and facts.ecosystems:
+        verdict = None  # "3 workspace packages" of another ecosystem: the words do not say which
+    return Statement("ecosystem count", m.group(0), at + m.start(), at + m.end(), verdict)
+
+
+def missing_facts(report: str, statements: list[Statement], facts: TruthFile, scope: Scope) -> Iterator[str]:
+    """The facts the truth file says a good report states (language, licence, packages per ecosystem,
+    test frameworks and folders, the file's key facts) that this report leaves out."""
+    masked = _mask(report)
+    true = [s for s in statements if s.verdict]
+    if scope.primary and not re.search(rf"(?<![\w+#]){re.escape(scope.primary)}(?![\w+#])", masked):
+        yield f"language: {scope.primary}"
+    if scope.licence and not any(s.kind == "license" for s in true):
+        yield f"licence: {' OR '.join(sorted(scope.licence))}"
+    if scope.folder is None:
+        yield from _missing_counts(masked, true, facts)
+    for fw in scope.frameworks:
+        if not any(s.kind == "framework" and same_framework(s.text, [fw]) for s in true):
+            yield f"test framework: {fw}"
+    paths = [s.resolved for s in true if s.kind == "path" and s.resolved]
+    dirs = scope.test_dirs
+    if dirs and not any(_under_any(p, dirs) or _under_any(t, [p]) for p in paths for t in dirs):
+        yield "test folders"
+    if scope.folder is None:
+        yield from (f"key fact: {fact}" for fact in facts.key_facts if not states(masked, fact))
+
+
+def _missing_counts(masked: str, true: list[Statement], facts: TruthFile) -> Iterator[str]:
+    for key, eco in facts.ecosystems.items():
+        n = int(eco.get("packages", 0) or 0)
+        nouns = ECOSYSTEMS.get(key, (key, re.escape(key)))
+        said = any(s.kind == "ecosystem count" and re.search(nouns[1], s.text, re.I) for s in true)
+        if n >= 2 and not said and not _number_near(masked, n, _ECOSYSTEM_WORD.get(key, key)):
+            yield f"packages: {n} {nouns[0]}"
+
+
+_STOP = frozenset(
+    {"a", "an", "and", "as", "at", "by", "for", "from", "in", "is", "it", "its", "of", "on", "or", "the", "to",
+     "with", "uses", "use", "using", "depends", "depend"}
+)  # fmt: skip
+_TOKEN = re.compile(r"[\w+#][\w.+#/-]*[\w+#]|[\w+#]")
+_COUNT_PHRASE = re.compile(r"^(\d[\d,]*)\s+([\w. -]+)$")
+
+
+def states(text: str, fact: str) -> bool:
+    """The report states a key fact: the phrase itself; for a count (``13 gems``), the number on a
+    line with the noun; else every word of it that carries meaning (names, numbers, versions)."""
+    flat = " ".join(text.split()).lower()
+    phrase = " ".join(fact.split()).lower()
+    if phrase in flat or phrase.replace(",", "") in flat.replace(",", ""):
+        return True
+    count = _COUNT_PHRASE.match(phrase)
+    if count:
+        noun = count.group(2).strip().rstrip("s")
+        return _number_near(text, int(count.group(1).replace(",", "")), re.escape(noun))
+    words = {w for w in _TOKEN.findall(phrase) if w not in _STOP}
+    present = {w.lower() for w in _TOKEN.findall(text)}
+    return bool(words) and words <= present
+
+
+def _number_near(text: str, n: int, words: str) -> bool:
+    """``n`` is written within a line of a word of its ecosystem (``npm 5``, ``13 (gemspecs)``)."""
+    for line in text.splitlines():
+        if re.search(rf"(?<![\d.,]){n:,}(?![\d])|(?<![\d.,]){n}(?![\d])", line) and re.search(
+            words, line, re.I
+        ):
+            return True
+    return False
+
+
+# the app's claim kinds -> the judge's statement kinds about the same fact (others are not judged)
+_SAME_FACT = {
+    "license": frozenset({"license"}),
+    "path": frozenset({"path", "dependency"}),
+    "link": frozenset({"path"}),
+    "dependency": frozenset({"dependency", "path"}),
+    "package": frozenset({"dependency", "path"}),
+    "language": frozenset({"language", "share"}),
+    "number": frozenset({"files", "folder", "dirs", "packages", "dependencies", "ecosystem count"}),
+    "framework": frozenset({"framework"}),
+    "test_framework": frozenset({"framework"}),
+}
+
+
+def check_errors(claims: Iterable[CheckedClaim], judgement: Judgement, truth: Truth, repo: str) -> list[str]:
+    """Claims the app's check marked ✗ that the judge finds true (by span, else by the claim's text)."""
+    wrong = []
+    for claim in claims:
+        if claim.verdict != "contradicted":
+            continue
+        kinds = _SAME_FACT.get(claim.kind, frozenset())
+        near = [
+            s
+            for s in judgement.statements
+            if s.kind in kinds and claim.start >= 0 and s.start < claim.end and claim.start < s.end
+        ]
+        verdicts: set[bool | None] = {s.verdict for s in near if s.verdict is not None}
+        if not near:
+            verdicts = {_judge_claim(claim.kind, claim.claim, truth, repo)}
+        if verdicts == {True}:
+            wrong.append(f"{claim.kind}: {claim.claim}")
+    return wrong
