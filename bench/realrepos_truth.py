@@ -144,7 +144,7 @@ class Truth:
             if kind == "tree":
                 dirs.add(path)
             elif kind == "blob":
-                files[path] = int(size) if size != "-" else 0
+                files[path] = int(size) if size.isdigit() else 0  # "-", or "BAD": absent from a snapshot
         scope = scope.strip("/")
         wanted = [p for p in files if _wanted_text(p, scope) and files[p] <= _MAX_BLOB]
         return cls(files=files, dirs=dirs, texts=_read_blobs(git_dir, commit, wanted), scope=scope)

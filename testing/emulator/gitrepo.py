@@ -535,7 +535,7 @@ class GitReader:
                     mode=mode,
                     type=_object_type(kind),
                     sha=sha,
-                    size=int(size) if size != "-" else None,
+                    size=int(size) if size.isdigit() else None,  # "-", or "BAD": absent from a snapshot
                     path=prefix + name.decode("utf-8", "surrogateescape"),
                 )
             )
