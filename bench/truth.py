@@ -23,18 +23,24 @@ import dataclasses
 import json
 import os
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+
+import enry
 
 from agent_core import events as ev
 from agent_core.settings import Settings
 from bench.config import BenchConfig
-from bench.realrepos_truth import Truth
+from bench.realrepos_truth import Truth, _read_blobs
 from bench.table import Metric, Section
-from bench.truth_judge import FolderFacts, TruthFile, check_errors, judge_truth
+from bench.truth_judge import FolderFacts, Manifests, TruthFile, check_errors, judge_truth
 from bench.truth_planted import PlantedReport, planted_report
 from testing.analysis import make_settings, run_once
 from testing.emulator.github import GitHubEmulator
+from testing.emulator.github_payloads import RepoPayloads
+from testing.emulator.gitrepo import TreeItem
 from testing.emulator.model_server import ScriptedModelServer, Turn
 
 MIRROR = Path("/work/.mirror")
@@ -110,6 +116,61 @@ def api_license(facts: TruthFile) -> str | None:
     return text if " " not in text else "NOASSERTION"
 
 
+# -- what GitHub's language bar says: Linguist's byte counts (go-enry), served by the emulator in the
+#    place of its own extension map, which knows 16 extensions (no C#, Kotlin, PHP; ".h" always C)
+
+_AMBIGUOUS = frozenset(
+    {".h", ".m", ".pl", ".pm", ".t", ".inc", ".cls", ".v", ".fs", ".r", ".d", ".sql", ".pp"}
+)
+_MAX_SNIFF = 8192  # bytes of an ambiguous file Linguist's heuristics read
+
+
+def linguist_languages(git_dir: Path, truth: Truth) -> dict[str, int]:
+    """Bytes per language as GitHub counts them: Linguist's programming and markup languages, vendored
+    and documentation files left out, ambiguous extensions (``.h``) decided by the file's content."""
+    totals: dict[str, int] = {}
+    sniff: list[str] = []
+    for path, size in truth.files.items():
+        if enry.is_vendor(path) or enry.is_documentation(path) or enry.is_dot_file(path):
+            continue
+        if PurePosixPath(path).suffix.lower() in _AMBIGUOUS:
+            sniff.append(path)
+            continue
+        name = path.rsplit("/", 1)[-1]
+        language = (
+            enry.get_language_by_filename(name).language or enry.get_language_by_extension(name).language
+        )
+        _add(totals, language, size)
+    for path, text in _read_blobs(git_dir, "HEAD", sniff[:5000]).items():
+        _add(
+            totals, enry.get_language(path.rsplit("/", 1)[-1], text[:_MAX_SNIFF].encode()), truth.files[path]
+        )
+    return dict(sorted(totals.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _add(totals: dict[str, int], language: str, size: int) -> None:
+    if language and enry.get_language_type(language) in ("programming", "markup"):
+        totals[language] = totals.get(language, 0) + size
+
+
+@contextmanager
+def served_languages(full_name: str, languages: dict[str, int]) -> Iterator[None]:
+    """The emulator answers ``languages`` (and the repository's ``language``) of ``full_name`` with
+    ``languages`` while the block runs; every other repository as before."""
+    original = RepoPayloads.languages
+
+    def languages_of(self: RepoPayloads, blobs: Sequence[TreeItem]) -> dict[str, int]:
+        if self.repo.full_name == full_name:
+            return dict(languages)
+        return original(blobs)
+
+    RepoPayloads.languages = languages_of  # type: ignore[method-assign,assignment]
+    try:
+        yield
+    finally:
+        RepoPayloads.languages = original  # type: ignore[method-assign]
+
+
 async def _offline(facts: TruthFile, git_dir: Path, target: str, cache: Path) -> list[ev.Event]:
     with GitHubEmulator() as emu:
         emu.add_repo(facts.repo, git_dir, license=api_license(facts))
@@ -139,7 +200,14 @@ def _check(events: list[ev.Event]) -> ev.ClaimsChecked | None:
 
 
 def measure_run(
-    facts: TruthFile, git_dir: Path, truth: Truth, folder: FolderFacts | None, *, branch: str, work: Path
+    facts: TruthFile,
+    git_dir: Path,
+    truth: Truth,
+    folder: FolderFacts | None,
+    *,
+    branch: str,
+    work: Path,
+    manifests: Manifests,
 ) -> tuple[Row, str, list[dict[str, object]]]:
     target = facts.repo
     if folder is not None:
@@ -154,7 +222,7 @@ def measure_run(
         if folder
         else truth
     )
-    judgement = judge_truth(report, facts, scoped, folder)
+    judgement = judge_truth(report, facts, scoped, folder, manifests)
     check = _check(events)
     wrong = check_errors(check.claims if check else (), judgement, scoped, facts.repo)
     row = Row(
@@ -250,10 +318,20 @@ def measure_repo(facts: TruthFile, git_dir: Path, work: Path) -> list[Row]:
         else f"truth file read {facts.commit[:12]}, served {head[:12]}"
     )
     truth = Truth.read(git_dir)
+    manifests = Manifests.read(git_dir, truth)
+    with served_languages(facts.repo, linguist_languages(git_dir, truth)):
+        return _measure_runs(facts, git_dir, truth, manifests, branch=branch, note=note, work=work)
+
+
+def _measure_runs(
+    facts: TruthFile, git_dir: Path, truth: Truth, manifests: Manifests, *, branch: str, note: str, work: Path
+) -> list[Row]:
     reports = os.environ.get("BENCH_REPORTS")
     rows: list[Row] = []
     for folder in (None, *facts.folders):
-        row, report, verdicts = measure_run(facts, git_dir, truth, folder, branch=branch, work=work)
+        row, report, verdicts = measure_run(
+            facts, git_dir, truth, folder, branch=branch, work=work, manifests=manifests
+        )
         if folder is None:
             planted = measure_planted(facts, git_dir, truth, work)
             row = dataclasses.replace(

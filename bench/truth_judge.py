@@ -19,7 +19,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import license_expression
@@ -37,7 +37,7 @@ from bench.realrepos_judge import (
     _plain,
     judge,
 )
-from bench.realrepos_truth import Truth
+from bench.realrepos_truth import Truth, _read_blobs, is_vendored
 
 _LICENSING = license_expression.get_spdx_licensing()
 
@@ -93,7 +93,12 @@ _NO_TESTS = re.compile(
     r"\bno tests?\b|\bwithout tests\b|no test (?:folder|files|suite)|未(?:发现|找到)测试", re.I
 )
 _SPAN = re.compile(r"`([^`\n]+)`")
-_GLOB_COUNT = re.compile(_COUNT + r"\s+`([^`\n]*\*[^`\n]*)`\s+files?\b")
+_GLOB_COUNT = re.compile(_COUNT + r"\s+`([^`\n]*\*[^`\n]*)`(?:\s+files?\b)?")
+_NAMED_TESTS = re.compile(r"[\w]+(?:[.-][\w]+)+|\*\*[^*\n]+\*\*")  # Polly.Testing, okhttp-testing-support
+# folders of third-party code by every ecosystem's convention (Linguist's vendor list, its unambiguous part)
+_VENDOR_FOLDER = re.compile(
+    r"(?:^|/)(?:gradle/wrapper|\.mvn/wrapper|vendor|vendors|third[_-]party|bower_components|node_modules)/?$"
+)
 _VENDORED = re.compile(r"\bvendored\b|third[- ]party code|第三方代码", re.I)
 
 
@@ -240,15 +245,53 @@ def same_framework(written: str, expected: Iterable[str]) -> bool:
     return any(name == e or e.startswith(name + " ") or name.startswith(e + " ") for e in expected)
 
 
-def judge_truth(report: str, facts: TruthFile, truth: Truth, folder: FolderFacts | None = None) -> Judgement:
+_EVERY_MANIFEST = re.compile(
+    r"\.(?:gemspec|csproj|fsproj|vbproj|props|targets)$|(?:^|/)(?:Gemfile|gems\.rb|packages\.config|"
+    r"CMakeLists\.txt|vcpkg\.json|conanfile\.(?:txt|py)|meson\.build|global\.json|go\.work|composer\.json|"
+    r"build\.gradle(?:\.kts)?|libs\.versions\.toml|pom\.xml|package\.json|Cargo\.toml|pyproject\.toml|go\.mod)$"
+)
+_MAX_MANIFESTS = 3000  # manifests read per repository
+_MAX_MANIFEST_BYTES = 1_000_000
+
+
+@dataclass(frozen=True)
+class Manifests:
+    """The text of every manifest of every ecosystem in the commit (the computed truth reads fewer kinds):
+    a name any of them writes as a whole word is declared somewhere."""
+
+    texts: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, git_dir: Path, truth: Truth, commit: str = "HEAD") -> Manifests:
+        paths = [
+            p
+            for p, size in truth.files.items()
+            if _EVERY_MANIFEST.search(p) and size <= _MAX_MANIFEST_BYTES and not is_vendored(p)
+        ][:_MAX_MANIFESTS]
+        return cls(_read_blobs(git_dir, commit, paths))
+
+    def declares(self, name: str) -> bool:
+        pattern = re.compile(rf"(?<![\w.@/-]){re.escape(name)}(?![\w-])", re.I)
+        return any(pattern.search(text) for text in self.texts.values())
+
+
+def judge_truth(
+    report: str,
+    facts: TruthFile,
+    truth: Truth,
+    folder: FolderFacts | None = None,
+    manifests: Manifests | None = None,
+) -> Judgement:
     """Every checkable statement of ``report``, judged by the truth file first, and the key facts it misses."""
+    manifests = manifests or Manifests()
     scope = Scope.of(facts, folder)
     base = judge(report, truth, facts.repo)
     masked = _mask(report)
-    added = list(_added(masked, facts, scope, truth))
+    taken = {s.start for s in base.statements if s.kind == "dependency"}
+    added = list(_added(masked, facts, scope, truth, taken))
     counted = [(s.start, s.end) for s in added if s.kind == "ecosystem count"]
     statements = [
-        _rejudge(s, masked, facts, scope, truth)
+        _rejudge(s, masked, facts, scope, truth=truth, manifests=manifests)
         for s in base.statements
         if not (s.kind == "packages" and any(a < s.end and s.start < b for a, b in counted))
     ]
@@ -265,10 +308,12 @@ def _line_of(masked: str, at: int) -> str:
     return masked[start : end if end >= 0 else len(masked)]
 
 
-def _rejudge(s: Statement, masked: str, facts: TruthFile, scope: Scope, truth: Truth) -> Statement:
+def _rejudge(
+    s: Statement, masked: str, facts: TruthFile, scope: Scope, *, truth: Truth, manifests: Manifests
+) -> Statement:
     raw = _line_of(masked, s.start)
     rule = _RULES.get(s.kind)
-    verdict = rule(s, _Line(raw, _plain(raw), facts, scope, truth)) if rule else _KEEP
+    verdict = rule(s, _Line(raw, _plain(raw), facts, scope, truth, manifests)) if rule else _KEEP
     return s if verdict is _KEEP else replace(s, verdict=verdict)
 
 
@@ -284,6 +329,7 @@ class _Line:
     facts: TruthFile
     scope: Scope
     truth: Truth
+    manifests: Manifests
 
 
 def _language(s: Statement, at: _Line) -> Any:
@@ -306,17 +352,53 @@ def _dependency(s: Statement, at: _Line) -> Any:
     name = s.text.lower()
     if name in {n.lower() for n in facts.not_dependencies}:
         return False
-    own = {n.lower() for n in facts.own_package_names}
-    if name in own and _DEPENDENCY_WORDS.search(line) and not _OWN_WORDS.search(line):
-        return False  # the project's own package called its dependency
+    if name in own_names(facts, at.scope):
+        return not _calls_dependency(line)  # the project's own package called its dependency: false
+    if name in {str(d.get("name", "")).lower() for d in facts.dependencies}:
+        return True
+    if s.verdict is False and at.manifests.declares(name):
+        return True  # declared in a manifest the computed truth does not read (a gemspec, a .csproj...)
     return _KEEP
+
+
+def own_names(facts: TruthFile, scope: Scope) -> set[str]:
+    """The names a report must not call dependencies: every package of the repository; in a folder's
+    report, the folder's own package only (a sibling of the workspace is a dependency of the folder)."""
+    names = {n.lower() for n in facts.own_package_names}
+    if scope.folder is None:
+        return names
+    folder = scope.folder
+    stems = {folder.path.rstrip("/").rsplit("/", 1)[-1].lower()}
+    if folder.manifest and not folder.manifest_is_parent:
+        stems.add(PurePosixPath(folder.manifest).stem.lower())
+    return names & stems
+
+
+def _calls_dependency(line: str) -> bool:
+    return bool(_DEPENDENCY_WORDS.search(line)) and not _OWN_WORDS.search(line)
 
 
 def _packages(s: Statement, at: _Line) -> Any:
     facts, scope = at.facts, at.scope
     m = re.match(r"\D*" + _COUNT, s.text)
     if facts.ecosystems and scope.folder is None and m:
-        return True if int(m.group(1).replace(",", "")) in _fair_counts(facts) else _KEEP
+        if int(m.group(1).replace(",", "")) in _fair_counts(facts):
+            return True
+        # the computed truth counts no gemspec, .csproj, composer.json or CMake project: it cannot say false
+        return None if s.verdict is False and set(facts.ecosystems) & _UNCOUNTED else _KEEP
+    return _KEEP
+
+
+_UNCOUNTED = frozenset({"rubygems", "nuget", "composer", "cmake"})
+
+
+def _dirs(s: Statement, at: _Line) -> Any:
+    """ "139 files in 0 folders" of a folder with no subfolder is true."""
+    truth = at.truth
+    m = re.search(_COUNT + r"\s+(?:folders|directories)", s.text)
+    if s.verdict is False and truth.scope and m:
+        inside = sum(1 for d in truth.dirs if d.startswith(truth.scope + "/"))
+        return int(m.group(1).replace(",", "")) == inside or _KEEP
     return _KEEP
 
 
@@ -326,6 +408,8 @@ def _tests(s: Statement, at: _Line) -> Any:
         return not scope.test_dirs
     if s.verdict is True:
         return _KEEP
+    if not _TEST_WORDS.search(_NAMED_TESTS.sub(" ", line)):
+        return None  # "tests" only inside a name (``Polly.Testing``, **okhttp-testing-support**)
     if _GLOB_COUNT.search(raw):
         verdict = _glob_counts(raw, truth)
         if verdict is not None:
@@ -342,6 +426,7 @@ _RULES = {
     "dependency": _dependency,
     "packages": _packages,
     "tests": _tests,
+    "dirs": _dirs,
 }
 
 
@@ -361,7 +446,7 @@ def _under_any(path: str, folders: Iterable[str]) -> bool:
     return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
-def _added(masked: str, facts: TruthFile, scope: Scope, truth: Truth) -> Iterator[Statement]:
+def _added(masked: str, facts: TruthFile, scope: Scope, truth: Truth, taken: set[int]) -> Iterator[Statement]:
     """Statements the real-repository judge does not read: counts per ecosystem, test frameworks,
     "no dependency manifest", folders called vendored."""
     for at, line in _lines(masked):
@@ -376,6 +461,11 @@ def _added(masked: str, facts: TruthFile, scope: Scope, truth: Truth) -> Iterato
                 everywhere = (*scope.frameworks, *facts.test_frameworks)
                 verdict = True if same_framework(m.group(1), everywhere) else None if negated else False
                 yield Statement("framework", m.group(1), at + m.start(1), at + m.end(1), verdict)
+        own = own_names(facts, scope)
+        if own and _calls_dependency(plain):
+            for m in _SPAN.finditer(line):
+                if m.group(1).strip().lower() in own and (at + m.start()) not in taken:
+                    yield Statement("dependency", m.group(1).strip(), at + m.start(), at + m.end(), False)
         for m in _NO_MANIFEST.finditer(plain):
             yield Statement("manifest", m.group(0), at + m.start(), at + m.end(), not facts.ecosystems)
         if _VENDORED.search(plain) and not _NEGATED.search(plain):
@@ -394,14 +484,19 @@ def _ecosystem_counts(plain: str, at: int, facts: TruthFile) -> Iterator[Stateme
 
 
 def _vendored(line: str, at: int, facts: TruthFile, truth: Truth) -> Iterator[Statement]:
-    """Folders a line calls vendored: true when the truth file says they hold third-party code."""
+    """Folders a line calls vendored: true when the truth file says they hold third-party code, false
+    inside its fixtures, examples, docs and tests; else true for a folder every ecosystem calls vendored
+    (``gradle/wrapper``, ``node_modules``...)."""
+    elsewhere = (*facts.fixtures, *facts.examples, *facts.docs, *facts.test_dirs)
     for m in _SPAN.finditer(line):
         resolved = truth.resolve(m.group(1))
-        if resolved is not None and resolved in truth.dirs:
-            verdict = _under_any(resolved, facts.vendored) or any(
-                _under_any(v, [resolved]) for v in facts.vendored
-            )
-            yield Statement("vendored", m.group(1), at + m.start(), at + m.end(), verdict)
+        if resolved is None or resolved not in truth.dirs:
+            continue
+        if _under_any(resolved, facts.vendored) or any(_under_any(v, [resolved]) for v in facts.vendored):
+            verdict = True
+        else:
+            verdict = not _under_any(resolved, elsewhere) and bool(_VENDOR_FOLDER.search(resolved))
+        yield Statement("vendored", m.group(1), at + m.start(), at + m.end(), verdict)
 
 
 def _fair_counts(facts: TruthFile) -> set[int]:
@@ -484,13 +579,12 @@ def states(text: str, fact: str) -> bool:
 
 
 def _number_near(text: str, n: int, words: str) -> bool:
-    """``n`` is written within a line of a word of its ecosystem (``npm 5``, ``13 (gemspecs)``)."""
-    for line in text.splitlines():
-        if re.search(rf"(?<![\d.,]){n:,}(?![\d])|(?<![\d.,]){n}(?![\d])", line) and re.search(
-            words, line, re.I
-        ):
-            return True
-    return False
+    """``n`` is written beside a word of its ecosystem: ``13 gems``, ``13 Ruby gems``, ``rubygems 13``,
+    ``npm (5)``."""
+    number = rf"(?<![\d.,])(?:{n:,}|{n})(?!\d|[.,]\d)"
+    after = re.compile(rf"{number}\s+(?:[\w.+#-]+\s+)?(?:{words})", re.I)
+    before = re.compile(rf"(?:{words})\w*\s*[:(（]?\s*{number}", re.I)
+    return any(after.search(line) or before.search(line) for line in text.splitlines())
 
 
 # the app's claim kinds -> the judge's statement kinds about the same fact (others are not judged)
