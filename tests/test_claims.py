@@ -79,7 +79,12 @@ def test_the_repositorys_own_name_in_backticks_is_not_a_missing_path(observed: l
     """A real 1.5B model wrote "The repository `psf/requests` is ..." and the check marked it absent."""
     got = verdicts("The repository `acme/widgets` is small; see `acme/gadgets`.", observed)
     assert got["acme/widgets"] == ("unchecked", None)
-    assert got["acme/gadgets"] == ("contradicted", "not in the repository's tree")
+    # `owner/name` with no such first folder: another repository or a `vendor/package`, never ✗ as a path
+    assert got["acme/gadgets"] == ("unchecked", None)
+    assert verdicts("See `src/gadgets`.", observed)["src/gadgets"] == (
+        "contradicted",
+        "not in the repository's tree",
+    )
 
 
 def test_links_become_permalinks_at_the_analysed_commit_and_broken_ones_are_flagged(
@@ -137,7 +142,8 @@ def test_a_comparison_attributes_each_claim_to_the_repository_named_before_it(
 
 def test_prose_and_code_blocks_are_not_claims() -> None:
     assert find_claims("A tidy, well-maintained project with a friendly community.") == []
-    assert find_claims("```\n70k stars in package.json\n```") == []
+    in_block = find_claims("```\n70k stars in package.json\n```")  # a block's only claims are its paths
+    assert [(f.kind, f.value) for f in in_block] == [("path", "package.json")]
 
 
 def test_the_key_facts_and_the_panel_are_the_apps_and_quote_the_report_inertly(

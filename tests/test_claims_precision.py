@@ -311,8 +311,11 @@ async def test_crate_names_are_checked_as_dependencies(tmp_path: Path) -> None:
 
     assert got["serde_json"] == ("verified", "declared in Cargo.toml")
     assert got["clap"] == ("verified", "declared in Cargo.toml")
-    # Not declared in the root Cargo.toml, but the member crates/hash/Cargo.toml was not read: not checkable.
-    assert got["tokio"] == ("unchecked", "not in Cargo.toml")
+    # Declared by neither manifest, and both were read (the member's too): a runtime crate not there.
+    assert got["tokio"] == (
+        "contradicted",
+        "not among the dependencies in Cargo.toml, crates/hash/Cargo.toml",
+    )
 
 
 def test_an_extras_name_and_a_package_ending_in_python_are_not_claims_about_them() -> None:

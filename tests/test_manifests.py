@@ -332,7 +332,8 @@ def test_maven_modules_and_gradle_includes_are_workspace_members() -> None:
         "retrofit-adapters/rxjava",
         "samples",
     )
-    assert parse_manifest("settings.gradle.kts", kotlin).workspaces == ("app",)
+    # an include over several lines names its projects too; includeBuild and comments do not
+    assert parse_manifest("settings.gradle.kts", kotlin).workspaces == ("app", "lib/core")
     assert parse_manifest("pom.xml", '<!DOCTYPE x [<!ENTITY a "b">]><project/>').status == "invalid"
 
 

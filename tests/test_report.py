@@ -539,7 +539,7 @@ def test_manifests_are_parsed_by_kind(
 
 
 def test_broken_cut_and_unknown_manifests_say_so() -> None:
-    assert parse_manifest("Gemfile", "source 'https://rubygems.org'").status == "unparsed"
+    assert parse_manifest("mix.exs", "defmodule Demo.MixProject do\nend\n").status == "unparsed"
     broken = parse_manifest("package.json", "{ nope")
     assert broken.status == "invalid"
     assert broken.detail
@@ -548,7 +548,7 @@ def test_broken_cut_and_unknown_manifests_say_so() -> None:
 
     results = [
         *github_results(),
-        result("read_file", DEMO, text_file("Gemfile", "gem 'rails'"), path="Gemfile"),
+        result("read_file", DEMO, text_file("mix.exs", "defmodule Demo.MixProject do"), path="mix.exs"),
         result(
             "read_file",
             DEMO,
@@ -557,7 +557,7 @@ def test_broken_cut_and_unknown_manifests_say_so() -> None:
         ),
     ]
     stack = section(write_report(scope=[DEMO], question="", results=results), "Tech stack")
-    assert "/Gemfile): present but not parsed" in stack
+    assert "/mix.exs): present but not parsed" in stack
     assert "`flask`; the file was cut when read, so the lists may be incomplete" in stack
 
 

@@ -1,64 +1,143 @@
-"""Packages and modules, from the manifests found in the tree.
+"""Manifests and packages: the ONE table of every ecosystem's manifest files, and the packages a tree holds.
 
-Every ``go.mod`` is a Go module, every ``package.json`` an npm package, every ``Cargo.toml`` a crate,
-``pyproject.toml``/``setup.py`` a Python project, ``pom.xml`` a Maven module, ``build.gradle(.kts)`` a
-Gradle project (one package per folder: a folder with both ``pyproject.toml`` and ``setup.py`` is one
-project). Manifests that are not the project's own are left out: vendored and generated paths
-(``node_modules/``, ``vendor/``...), and test fixtures (``testdata/``, ``fixtures/``).
+:data:`MANIFEST_KINDS` names each manifest file (by its exact name, case-insensitive, or by its suffix:
+``.gemspec``, ``.csproj``...), its ecosystem, whether it declares a package of its folder, and whether the
+report parses it (:mod:`agent_core.sources.manifest_files` keeps those whole, and
+:mod:`agent_core.report.manifests` holds one parser per kind). Adding an ecosystem is a row here, a
+parser there, and its fixtures.
 
-npm, yarn and pnpm workspaces: the root's ``workspaces`` globs (:func:`workspace_globs` reads them from
-the root ``package.json``) say which folders are members. They are matched one path segment at a time
-with :func:`fnmatch.fnmatchcase`, ``**`` standing for any number of segments, and ``!glob`` excluding,
-as npm's workspaces do.
+Packages come from the tree alone (no file is read to count them): every ``go.mod`` is a Go module, every
+``package.json`` an npm package, every ``Cargo.toml`` a crate, ``pyproject.toml``/``setup.py`` a Python
+project, ``pom.xml`` a Maven module, ``build.gradle(.kts)`` a Gradle project, ``composer.json`` a Composer
+package, ``NAME.gemspec`` a gem, ``*.csproj``/``*.fsproj``/``*.vbproj`` a .NET project — one package per
+folder and ecosystem. C and C++ build files are programs, not package lists: a ``CMakeLists.txt`` (or
+``meson.build``) counts as a project only where no folder above it has one, since a nested one is almost
+always pulled in by the parent's ``add_subdirectory``/``subdir`` (the parser reads those when the file is
+read). Manifests that are not the project's own are left out: vendored and generated paths
+(``node_modules/``, ``vendor/``...), examples, and test fixtures (``testdata/``, ``fixtures/``). A package
+is a test package when its folder says so (``Foo.Tests``, ``tests/``, ``spec/``, ``tests-integration``).
+
+npm, yarn and pnpm workspaces: the root's ``workspaces`` globs (:func:`workspace_globs`) say which
+folders are members. Matching is linear: each folder's state (which glob segments it can stand at) is
+computed once from its parent's, ``**`` standing for any number of segments and ``!glob`` excluding, as
+npm's workspaces do; at most :data:`MAX_GLOBS` globs of at most :data:`MAX_GLOB_LENGTH` characters.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from types import MappingProxyType
 
-#: Manifest file name → ecosystem.
+
+@dataclass(frozen=True, kw_only=True)
+class ManifestKind:
+    """A kind of manifest file: ``key`` is its lower-cased name, or its suffix starting with a dot."""
+
+    key: str
+    ecosystem: str
+    package: bool = False  # declares a package of its folder
+    parsed: bool = True  # the report parses it
+
+
+def _kinds(ecosystem: str, *keys: str, package: bool = False, parsed: bool = True) -> list[ManifestKind]:
+    return [ManifestKind(key=k, ecosystem=ecosystem, package=package, parsed=parsed) for k in keys]
+
+
+#: Every manifest the app knows, by ecosystem.
+MANIFEST_KINDS: tuple[ManifestKind, ...] = (
+    *_kinds("go", "go.mod", package=True),
+    *_kinds("go", "go.work", "vendor.mod"),
+    *_kinds("npm", "package.json", package=True),
+    *_kinds("npm", "pnpm-workspace.yaml"),
+    *_kinds("cargo", "cargo.toml", package=True),
+    *_kinds("python", "pyproject.toml", package=True),
+    *_kinds("python", "setup.py", package=True, parsed=False),
+    *_kinds("python", "setup.cfg"),
+    *_kinds("maven", "pom.xml", package=True),
+    *_kinds("gradle", "build.gradle", "build.gradle.kts", package=True),
+    *_kinds("gradle", "settings.gradle", "settings.gradle.kts", ".versions.toml"),
+    *_kinds("composer", "composer.json", package=True),
+    *_kinds("rubygems", ".gemspec", package=True),
+    *_kinds("rubygems", "gemfile"),
+    *_kinds("nuget", ".csproj", ".fsproj", ".vbproj", package=True),
+    *_kinds("nuget", ".sln", "directory.packages.props", "directory.build.props", "global.json"),
+    *_kinds("cmake", "cmakelists.txt", package=True),
+    *_kinds("meson", "meson.build", package=True),
+    *_kinds("vcpkg", "vcpkg.json"),
+    *_kinds("conan", "conanfile.txt", "conanfile.py"),
+    *_kinds("hex", "mix.exs", package=True, parsed=False),
+    *_kinds("pub", "pubspec.yaml", package=True, parsed=False),
+)
+_BY_NAME: Mapping[str, ManifestKind] = MappingProxyType({k.key: k for k in MANIFEST_KINDS if k.key[0] != "."})
+_SUFFIXES: tuple[tuple[str, ManifestKind], ...] = tuple((k.key, k) for k in MANIFEST_KINDS if k.key[0] == ".")
+_SUFFIX_KEYS = tuple(suffix for suffix, _kind in _SUFFIXES)
+#: Ecosystems whose nested build files are the parent's parts, not packages of their own.
+TOP_ONLY = frozenset({"cmake", "meson"})
+
+#: Manifest file name → ecosystem, for the manifests that declare a package (exact names only).
 MANIFESTS: Mapping[str, str] = MappingProxyType(
-    {
-        "go.mod": "go",
-        "package.json": "npm",
-        "Cargo.toml": "cargo",
-        "pyproject.toml": "python",
-        "setup.py": "python",
-        "pom.xml": "maven",
-        "build.gradle": "gradle",
-        "build.gradle.kts": "gradle",
-        "composer.json": "composer",
-        "mix.exs": "hex",
-        "pubspec.yaml": "pub",
-    }
+    {k.key: k.ecosystem for k in MANIFEST_KINDS if k.package and k.key[0] != "."}
 )
 FIXTURE_DIRS = frozenset({"testdata", "fixtures", "__fixtures__", "test-fixtures"})
 MAX_GLOBS = 200
-_MAX_DOUBLE_STARS = 3  # more ``**`` in one glob is refused: matching stays polynomial in a short path
+MAX_GLOB_LENGTH = 300
+_TEST_FOLDER = re.compile(
+    r"^(tests?|specs?|__tests__|e2e|testing|integration-tests)$|^tests?[-_.]|[-_.](unit|integration|functional|e2e)?"
+    r"tests?$|[-_.]specs?$"
+)
+
+
+def manifest_kind(name: str) -> ManifestKind | None:
+    """The kind of manifest a file name is (any case), or None."""
+    low = name.lower()
+    found = _BY_NAME.get(low)
+    if found is not None:
+        return found
+    if not low.endswith(_SUFFIX_KEYS):  # one call for the common case: no manifest
+        return None
+    return next((kind for suffix, kind in _SUFFIXES if low.endswith(suffix) and len(low) > len(suffix)), None)
 
 
 @dataclass(frozen=True, kw_only=True)
 class Package:
-    """A package or module: its folder ("" for the root), ecosystem, manifest path, and whether the
-    root's workspaces name it."""
+    """A package or module: its folder ("" for the root), ecosystem, manifest path, whether the root's
+    workspaces name it, and whether it is a test package (by its folder's name or place)."""
 
     path: str
     ecosystem: str
     manifest: str
     member_of_workspace: bool = False
+    test: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class EcosystemCount:
+    """How many packages one ecosystem has, how many of them are test packages, and workspace members."""
+
+    ecosystem: str
+    packages: int
+    tests: int = 0
+    members: int = 0
 
 
 def manifest_ecosystem(name: str) -> str | None:
     """The ecosystem a manifest file name declares a package of, or None."""
-    return MANIFESTS.get(name)
+    kind = manifest_kind(name)
+    return kind.ecosystem if kind is not None and kind.package else None
 
 
 def is_fixture(folder: str) -> bool:
     return any(segment in FIXTURE_DIRS for segment in folder.split("/"))
+
+
+def is_test_folder(folder: str) -> bool:
+    """A folder of tests by its own name or a folder above it: ``Polly.Core.Tests``, ``tests/unit``,
+    ``spec``, ``tests-integration``, ``foo_test``."""
+    return any(_TEST_FOLDER.search(segment.lower()) for segment in folder.split("/") if segment)
 
 
 def workspace_globs(package_json: str | None) -> tuple[str, ...]:
@@ -68,7 +147,7 @@ def workspace_globs(package_json: str | None) -> tuple[str, ...]:
         return ()
     try:
         data = json.loads(package_json)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return ()
     found = data.get("workspaces") if isinstance(data, dict) else None
     if isinstance(found, dict):
@@ -78,36 +157,91 @@ def workspace_globs(package_json: str | None) -> tuple[str, ...]:
     return tuple(g for g in found[:MAX_GLOBS] if isinstance(g, str) and g.strip())
 
 
+class Globs:
+    """Workspace globs, matched against folders in linear work: a folder's state (per glob, the set of
+    pattern positions it can stand at, as bits) comes from its parent's and its own name, once per folder;
+    each (pattern segment, folder name) pair is matched once."""
+
+    def __init__(self, globs: Sequence[str]) -> None:
+        self._globs: list[tuple[bool, tuple[str, ...]]] = []
+        for glob in globs[:MAX_GLOBS]:
+            if len(glob) > MAX_GLOB_LENGTH:
+                continue
+            negated = glob.startswith("!")
+            self._globs.append((negated, _segments(glob[1:] if negated else glob)))
+        start = tuple(_close(pattern, 1) for _negated, pattern in self._globs)
+        self._states: dict[str, tuple[int, ...]] = {"": start}
+        self._fits: dict[tuple[str, str], bool] = {}
+
+    def member(self, folder: str) -> bool:
+        """True when ``folder`` (relative to the workspace root) is named by the globs (the last glob
+        that matches decides, so ``!glob`` after a glob excludes)."""
+        if not folder or not self._globs:
+            return False
+        states = self._state(folder)
+        member = False
+        for (negated, pattern), state in zip(self._globs, states, strict=True):
+            if state >> len(pattern) & 1:
+                member = not negated
+        return member
+
+    def _state(self, folder: str) -> tuple[int, ...]:
+        missing: list[str] = []
+        at = folder
+        while at not in self._states:  # walk up to the nearest folder already known
+            missing.append(at)
+            at = at.rpartition("/")[0]
+        state = self._states[at]
+        for path in reversed(missing):
+            state = self._step(state, path.rpartition("/")[2])
+            self._states[path] = state
+        return state
+
+    def _step(self, states: tuple[int, ...], name: str) -> tuple[int, ...]:
+        out = []
+        for (_negated, pattern), state in zip(self._globs, states, strict=True):
+            after = 0
+            for i, segment in enumerate(pattern):
+                if not state >> i & 1:
+                    continue
+                if segment == "**":
+                    after |= 1 << i  # ** takes this folder and stays
+                elif self._fit(segment, name):
+                    after |= 1 << (i + 1)
+            out.append(_close(pattern, after))
+        return tuple(out)
+
+    def _fit(self, segment: str, name: str) -> bool:
+        key = (segment, name)
+        found = self._fits.get(key)
+        if found is None:
+            if len(self._fits) > 200_000:
+                self._fits.clear()
+            found = self._fits[key] = fnmatchcase(name, segment)
+        return found
+
+
+def _close(pattern: Sequence[str], state: int) -> int:
+    """Add the positions after each ``**`` reachable without taking a folder (``**`` may be empty)."""
+    for i, segment in enumerate(pattern):
+        if segment == "**" and state >> i & 1:
+            state |= 1 << (i + 1)
+    return state
+
+
 def workspace_member(folder: str, globs: Sequence[str]) -> bool:
-    """True when ``folder`` (relative to the workspace root) is named by ``globs``."""
-    if not globs or not folder:
-        return False
-    member = False
-    for glob in globs:
-        negated = glob.startswith("!")
-        pattern = _segments(glob[1:] if negated else glob)
-        if pattern.count("**") <= _MAX_DOUBLE_STARS and _matches(folder.split("/"), pattern):
-            member = not negated
-    return member
+    """True when ``folder`` (relative to the workspace root) is named by ``globs`` (one folder; many
+    folders share one :class:`Globs`)."""
+    return Globs(globs).member(folder)
 
 
-def _segments(glob: str) -> list[str]:
+def _segments(glob: str) -> tuple[str, ...]:
     """The glob's segments, ``./`` and repeated ``**`` dropped."""
     out: list[str] = []
     for part in glob.strip().strip("/").split("/"):
         if part not in ("", ".") and not (part == "**" and out and out[-1] == "**"):
             out.append(part)
-    return out
-
-
-def _matches(parts: Sequence[str], pattern: Sequence[str]) -> bool:
-    """Segment-wise glob match; ``**`` matches zero or more segments."""
-    if not pattern:
-        return not parts
-    head, rest = pattern[0], pattern[1:]
-    if head == "**":
-        return any(_matches(parts[i:], rest) for i in range(len(parts) + 1))
-    return bool(parts) and fnmatchcase(parts[0], head) and _matches(parts[1:], rest)
+    return tuple(out)
 
 
 def packages_of(
@@ -117,13 +251,48 @@ def packages_of(
     project's own manifests, in path order."""
     seen: dict[tuple[str, str], Package] = {}
     prefix = f"{root}/" if root else ""
+    matcher = Globs(globs) if globs else None
+    top_only: dict[str, set[str]] = {}  # ecosystem -> its folders, for the CMake/Meson rule
+    for folder, manifest in manifests:
+        ecosystem = manifest_ecosystem(manifest.rsplit("/", 1)[-1])
+        if ecosystem in TOP_ONLY:
+            top_only.setdefault(ecosystem, set()).add(folder)
     for folder, manifest in sorted(manifests, key=lambda fm: (fm[0].count("/"), fm)):
-        ecosystem = MANIFESTS[manifest.rsplit("/", 1)[-1]]
-        if (folder, ecosystem) in seen or is_fixture(folder):
+        ecosystem = manifest_ecosystem(manifest.rsplit("/", 1)[-1])
+        if ecosystem is None or (folder, ecosystem) in seen or is_fixture(folder):
+            continue
+        if ecosystem in TOP_ONLY and _has_ancestor(folder, top_only[ecosystem]):
             continue
         relative = folder[len(prefix) :] if prefix and folder.startswith(prefix) else folder
-        member = ecosystem == "npm" and workspace_member(relative, globs)
+        member = ecosystem == "npm" and matcher is not None and matcher.member(relative)
         seen[(folder, ecosystem)] = Package(
-            path=folder, ecosystem=ecosystem, manifest=manifest, member_of_workspace=member
+            path=folder,
+            ecosystem=ecosystem,
+            manifest=manifest,
+            member_of_workspace=member,
+            test=bool(relative) and is_test_folder(relative),
         )
     return tuple(sorted(seen.values(), key=lambda p: (p.path, p.ecosystem)))
+
+
+def _has_ancestor(folder: str, folders: set[str]) -> bool:
+    at = folder
+    while at:
+        at = at.rpartition("/")[0]
+        if at in folders:
+            return True
+    return False
+
+
+def ecosystem_counts(packages: Iterable[Package]) -> tuple[EcosystemCount, ...]:
+    """Packages per ecosystem (most first, then by name), with their test packages and workspace members."""
+    totals: dict[str, list[int]] = {}
+    for package in packages:
+        count = totals.setdefault(package.ecosystem, [0, 0, 0])
+        count[0] += 1
+        count[1] += package.test
+        count[2] += package.member_of_workspace
+    return tuple(
+        EcosystemCount(ecosystem=name, packages=n, tests=t, members=m)
+        for name, (n, t, m) in sorted(totals.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    )

@@ -10,27 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
-from agent_core.report.claim_names import KNOWN_FILES, is_module_name, path_like
-from agent_core.report.manifests import NOTABLE_DEPENDENCIES
+from agent_core.report.claim_code import fence_language, fenced_paths
+from agent_core.report.claim_names import KNOWN_FILES, Found, is_command, is_module_name, negated, path_like
+from agent_core.report.claim_packages import dependency_claims, table_columns, table_row_claims
 from agent_core.sources.languages import LANGUAGE_NAMES
 from agent_core.sources.licenses import LICENSE_FILE
 
-
-@dataclass(frozen=True, kw_only=True)
-class Found:
-    kind: str  # number, license, language, date, version, dependency, path, link
-    subject: (
-        str  # stars / forks / open_issues / commits; created / last_commit / last_push; python / package;
-    )
-    # dependency / module (a Go module path or a scoped npm name, written as a code span)
-    value: str  # as written ("70.3k", "MIT", "2023-02", "src/app.py", a URL)
-    start: int
-    end: int
-    negated: bool = False  # "there is no package.json"
-    primary: bool = False  # a language claim about the main language
-
+__all__ = ["Found", "find_claims"]
 
 _NUMBER = r"(\d{1,3}(?:[,\u202f]\d{3})+|\d+(?:\.\d+)?)\s*([kKmM](?![a-zA-Z])|千|万)?"
 _SUBJECTS = {
@@ -120,61 +107,60 @@ _PACKAGE_VERSION = re.compile(
     re.IGNORECASE,
 )
 
-_DEPENDENCY_CONTEXT = re.compile(
-    r"depend|require|\buses?\b|\busing\b|built (?:on|with|upon)|powered by|framework|librar|packages?\b|import|"
-    r"stack|依赖|使用|基于|框架|库",
-    re.IGNORECASE,
-)
-_KNOWN = sorted(
-    (n for n in NOTABLE_DEPENDENCIES if "/" not in n and "@" not in n and len(n) > 2), key=len, reverse=True
-)
-_KNOWN_DEPENDENCY = re.compile(
-    r"(?<![\w./@-])(" + "|".join(re.escape(n) for n in _KNOWN) + r")(?![\w/@-]|\.\w)", re.IGNORECASE
-)
-
-_NOT_PACKAGES = frozenset(
-    {"dev", "test", "tests", "docs", "doc", "all", "extra", "extras", "optional", "main", "build"}
-)
-_PACKAGE_NAME = re.compile(
-    r"[A-Za-z][A-Za-z0-9_-]{1,40}"
-)  # no dots or slashes: not a file, not a module path
 _CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
 _LINK = re.compile(r"\[([^\]\n]*)\]\((<[^>\n]+>|[^)\s]+)\)")
 _BARE_URL = re.compile(r"(?<![(<\w])https?://[^\s)>\]]+")
 _SHARE = re.compile(r"\s+\d+(?:\.\d+)?%")
-_EXCEPT = re.compile(r"\b(?:besides|except|other than|apart from|beyond|only)\b|除了|之外", re.IGNORECASE)
-_NEGATION = re.compile(
-    r"\b(?:no|not|without|missing|lacks?|lacking|absent|isn't|aren't|doesn't|does not|do not|neither|nor|none)\b|没有|缺少|缺乏|未|无",
-    re.IGNORECASE,
-)
+_SEPARATOR = re.compile(r"\s*\|?\s*:?-{3,}")
 
 
 def find_claims(text: str) -> list[Found]:
-    """Every claim the finders recognise in ``text``, in order of where it stands."""
+    """Every claim the finders recognise in ``text``, in order of where it stands. Inside a fenced code
+    block only paths are claims (:mod:`~agent_core.report.claim_code`); in a block quote (quoted
+    repository text) paths are not; the rows of a dependency table name dependencies."""
     found: list[Found] = []
     position = 0
-    fence: str | None = None
+    fence: tuple[str, str] | None = None  # the open fence's marker and language
+    header: str | None = None  # the row above, while it may be a table's header
+    table: tuple[int, int] | None = None  # a dependency table's name and version columns
     for line in text.splitlines(keepends=True):
         stripped = line.lstrip()
         if stripped.startswith(("```", "~~~")):
             marker = stripped[:3]
-            fence = None if fence == marker else (fence or marker)
-        elif fence is None:
-            found += _line_claims(line, position)
+            if fence is None:
+                fence = (marker, fence_language(stripped))
+            elif fence[0] == marker:
+                fence = None
+        elif fence is not None:
+            found += fenced_paths(line, position, fence[1])
+        else:
+            if not stripped.startswith("|"):
+                header = table = None
+            elif header is not None and table is None and _SEPARATOR.match(stripped):
+                table = table_columns(header)
+            elif table is not None:
+                found += table_row_claims(line, position, table)
+            else:
+                header = line
+            claims = _line_claims(line, position)
+            quoted = stripped.startswith(">")
+            found += [c for c in claims if not (quoted and c.kind == "path")]
         position += len(line)
     found.sort(key=lambda f: (f.start, f.kind))
     return _without_overlaps(found)
 
 
 def _line_claims(line: str, base: int) -> list[Found]:
+    dependencies = list(dependency_claims(line, base))
+    taken = {f.start - base for f in dependencies}  # a code span naming a package is no path
     return [
         *_numbers(line, base),
         *_licenses(line, base),
         *_languages(line, base),
         *_dates(line, base),
         *_versions(line, base),
-        *_dependencies(line, base),
-        *_paths_and_links(line, base),
+        *dependencies,
+        *_paths_and_links(line, base, taken),
     ]
 
 
@@ -209,7 +195,7 @@ def _licenses(line: str, base: int) -> Iterator[Found]:
                 value=spdx,
                 start=base + m.start(),
                 end=base + m.end(),
-                negated=_negated(line, m.start()),
+                negated=negated(line, m.start()),
             )
 
 
@@ -261,32 +247,7 @@ def _versions(line: str, base: int) -> Iterator[Found]:
             )
 
 
-def _dependencies(line: str, base: int) -> Iterator[Found]:
-    """Well-known packages named in a line about dependencies, and package-like code spans there."""
-    if not _DEPENDENCY_CONTEXT.search(line):
-        return
-    taken: list[int] = []
-    for m in _KNOWN_DEPENDENCY.finditer(line):
-        taken.append(m.start(1))
-        yield _dependency(line, base, m.group(1), m.start(1), m.end(1))
-    for m in _CODE_SPAN.finditer(line):
-        name = m.group(1).strip()
-        if _PACKAGE_NAME.fullmatch(name) and name.lower() not in _NOT_PACKAGES and m.start(1) not in taken:
-            yield _dependency(line, base, name, m.start(1), m.end(1))
-
-
-def _dependency(line: str, base: int, name: str, start: int, end: int) -> Found:
-    return Found(
-        kind="dependency",
-        subject="dependency",
-        value=name.lower(),
-        start=base + start,
-        end=base + end,
-        negated=_negated(line, start),
-    )
-
-
-def _paths_and_links(line: str, base: int) -> Iterator[Found]:
+def _paths_and_links(line: str, base: int, taken: set[int]) -> Iterator[Found]:
     spans: list[tuple[int, int]] = []
     for m in _LINK.finditer(line):
         url = m.group(2).strip("<>")
@@ -300,7 +261,7 @@ def _paths_and_links(line: str, base: int) -> Iterator[Found]:
                 value=url,
                 start=base + m.start(),
                 end=base + m.end(),
-                negated=_negated(line, m.start()),
+                negated=negated(line, m.start()),
             )
     for m in _BARE_URL.finditer(line):
         if not any(s <= m.start() < e for s, e in spans):
@@ -315,7 +276,7 @@ def _paths_and_links(line: str, base: int) -> Iterator[Found]:
     for m in _CODE_SPAN.finditer(line):
         if not any(s <= m.start() < e for s, e in spans):
             spans.append((m.start(), m.end()))
-            yield from _code_span(line, base, m)
+            yield from _code_span(line, base, m, taken)
     for m in KNOWN_FILES.finditer(line):
         # "Dockerfile 0.4%" is the language, in a list of languages
         if not _SHARE.match(line, m.end()) and not any(s <= m.start() < e for s, e in spans):
@@ -325,40 +286,23 @@ def _paths_and_links(line: str, base: int) -> Iterator[Found]:
                 value=m.group(1),
                 start=base + m.start(),
                 end=base + m.end(),
-                negated=_negated(line, m.start()),
+                negated=negated(line, m.start()),
             )
 
 
-def _code_span(line: str, base: int, m: re.Match[str]) -> Iterator[Found]:
-    """A module or package named in a code span is a dependency; a file or folder, a path."""
-    if is_module_name(m.group(1)):
-        negated = _negated(line, m.start())
-        yield Found(
-            kind="dependency",
-            subject="module",
-            value=m.group(1).strip(),
-            start=base + m.start(1),
-            end=base + m.end(1),
-            negated=negated,
-        )
-    elif path_like(m.group(1)):
-        negated = _negated(line, m.start())
-        yield Found(
-            kind="path",
-            subject="path",
-            value=m.group(1),
-            start=base + m.start(),
-            end=base + m.end(),
-            negated=negated,
-        )
-
-
-def _negated(line: str, at: int) -> bool:
-    """A negation word in the same clause, before the claim ("no `package.json`", "没有 CI"), and no
-    "besides"/"except" between them ("no dependencies besides `click`" names one)."""
-    clause = re.split(r"[.;:。；：!?！？]|\bbut\b|，但", line[:at])[-1][-60:]
-    negations = list(_NEGATION.finditer(clause))
-    return bool(negations) and not _EXCEPT.search(clause[negations[-1].end() :])
+def _code_span(line: str, base: int, m: re.Match[str], taken: set[int]) -> Iterator[Found]:
+    """A file or folder named in a code span is a path; a module, a package or a command is not."""
+    text = m.group(1)
+    if m.start(1) in taken or is_module_name(text) or is_command(text) or not path_like(text):
+        return
+    yield Found(
+        kind="path",
+        subject="path",
+        value=text,
+        start=base + m.start(),
+        end=base + m.end(),
+        negated=negated(line, m.start()),
+    )
 
 
 def _without_overlaps(found: list[Found]) -> list[Found]:

@@ -1,12 +1,56 @@
-"""What a code span or a word of a report names: a file or folder of the repository (a path), or a module
-or package (a dependency). Shared by the claim finders; pure functions, no I/O."""
+"""What a code span or a word of a report names: a file or folder of the repository (a path), a module
+or package (a dependency), or a command; and :class:`Found`, one claim where it stands. Shared by the claim
+finders; pure functions, no I/O."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from agent_core.repomodel.conventions import test_name
 from agent_core.sources.licenses import LICENSE_FILE
+
+
+@dataclass(frozen=True, kw_only=True)
+class Found:
+    """One claim as written: its kind (number, license, language, date, version, dependency, path, link),
+    its subject (stars / forks / open_issues / commits; created / last_commit / last_push; python /
+    package; dependency / module (a Go module path, a scoped npm name, a Maven coordinate) / framework),
+    its value as written ("70.3k", "MIT", "src/app.py", a URL) and where it stands."""
+
+    kind: str
+    subject: str
+    value: str
+    start: int
+    end: int
+    negated: bool = False  # "there is no package.json"
+    primary: bool = False  # a language claim about the main language
+    version: str = ""  # a dependency's version or constraint as written beside it ("^18.2", "1.2.3")
+
+
+_NEGATION = re.compile(
+    r"\b(?:no|not|without|missing|lacks?|lacking|absent|isn't|aren't|doesn't|does not|do not|neither|nor|none)\b|没有|缺少|缺乏|未|无",
+    re.IGNORECASE,
+)
+_EXCEPT = re.compile(r"\b(?:besides|except|other than|apart from|beyond|only)\b|除了|之外", re.IGNORECASE)
+
+
+def negated(line: str, at: int) -> bool:
+    """A negation word in the same clause, before the claim ("no `package.json`", "没有 CI"), and no
+    "besides"/"except" between them ("no dependencies besides `click`" names one)."""
+    clause = re.split(r"[.;:。；：!?！？]|\bbut\b|，但", line[:at])[-1][-60:]
+    negations = list(_NEGATION.finditer(clause))
+    return bool(negations) and not _EXCEPT.search(clause[negations[-1].end() :])
+
+
+# Installed, not committed: a tool's binary under a package manager's folder is a command, not a path.
+_INSTALLED = re.compile(r"^(?:\./)?(?:vendor/bin|node_modules/\.bin|node_modules)/", re.IGNORECASE)
+
+
+def is_command(text: str) -> bool:
+    """A command or an installed tool's binary (``vendor/bin/phpunit``, ``node_modules/.bin/jest``)."""
+    return _INSTALLED.match(text.strip()) is not None
+
 
 # A module or package name: a Go module path (a domain, then a path: github.com/stretchr/testify,
 # google.golang.org/grpc) or a scoped npm name (@typescript-eslint/parser). A dependency, not a path.
@@ -26,11 +70,18 @@ KNOWN_FILES = re.compile(
 )
 
 
+def has_extension(text: str) -> bool:
+    """``text`` ends with a known file extension (``.py``, ``.json``, ``.gradle``...)."""
+    return _HAS_EXTENSION.search(text) is not None
+
+
 def path_like(text: str) -> bool:
     text = text.strip()
     if not _PATH_LIKE.match(text) or text.startswith("-") or re.fullmatch(r"v?\d+(\.\d+)*", text):
         return False
     if text.startswith("_") and test_name(text) == f"*{text}":  # a test convention (`_test.go`), no file
+        return False
+    if is_command(text):
         return False
     return (
         "/" in text.strip("/")

@@ -28,23 +28,31 @@ class Framework:
     ecosystem: str
     packages: frozenset[str]
     aliases: frozenset[str] = frozenset()
+    prefixes: tuple[str, ...] = ()  # package-name prefixes that declare it too (``org.junit.jupiter:``)
 
 
-def _fw(name: str, ecosystem: str, packages: Iterable[str], aliases: Iterable[str] = ()) -> Framework:
+def _fw(
+    name: str,
+    ecosystem: str,
+    packages: Iterable[str],
+    aliases: Iterable[str] = (),
+    prefixes: Iterable[str] = (),
+) -> Framework:
     return Framework(
         name=name,
         ecosystem=ecosystem,
         packages=frozenset(p.lower() for p in packages),
         aliases=frozenset(a.lower() for a in aliases) | {name.lower()},
+        prefixes=tuple(p.lower() for p in prefixes),
     )
 
 
 #: Every framework the app can name, most specific first.
 FRAMEWORKS: tuple[Framework, ...] = (
-    _fw("pytest", "python", ("pytest",)),
+    _fw("pytest", "python", ("pytest",), prefixes=("pytest-",)),
     _fw("unittest", "python", ()),
-    _fw("Jest", "npm", ("jest", "@jest/core", "ts-jest", "@jest/globals")),
-    _fw("Vitest", "npm", ("vitest",)),
+    _fw("Jest", "npm", ("jest", "@jest/core", "ts-jest", "@jest/globals"), prefixes=("@jest/", "jest-")),
+    _fw("Vitest", "npm", ("vitest",), prefixes=("@vitest/",)),
     _fw("Mocha", "npm", ("mocha",)),
     _fw("Jasmine", "npm", ("jasmine", "jasmine-core")),
     _fw("AVA", "npm", ("ava",)),
@@ -52,28 +60,29 @@ FRAMEWORKS: tuple[Framework, ...] = (
     _fw("Cypress", "npm", ("cypress",)),
     _fw("tap", "npm", ("tap",), ("node-tap",)),
     _fw("uvu", "npm", ("uvu",)),
-    _fw("xUnit", "nuget", ("xunit", "xunit.core", "xunit.v3", "xunit.runner.visualstudio"), ("xunit.net",)),
-    _fw("NUnit", "nuget", ("nunit", "nunit3testadapter")),
-    _fw("MSTest", "nuget", ("mstest.testframework", "mstest.testadapter", "mstest"), ("ms test",)),
-    _fw("RSpec", "rubygems", ("rspec", "rspec-core", "rspec-rails")),
-    _fw("Minitest", "rubygems", ("minitest",), ("mini test",)),
+    _fw("xUnit", "nuget", ("xunit", "xunit.core", "xunit.v3", "xunit.runner.visualstudio"), ("xunit.net",),
+        ("xunit.",)),
+    _fw("NUnit", "nuget", ("nunit", "nunit3testadapter"), prefixes=("nunit.",)),
+    _fw("MSTest", "nuget", ("mstest.testframework", "mstest.testadapter", "mstest"), ("ms test",), ("mstest.",)),
+    _fw("RSpec", "rubygems", ("rspec", "rspec-core", "rspec-rails"), prefixes=("rspec-",)),
+    _fw("Minitest", "rubygems", ("minitest",), ("mini test",), ("minitest-",)),
     _fw("Test::Unit", "rubygems", ("test-unit",), ("testunit",)),
     _fw("PHPUnit", "composer", ("phpunit/phpunit",)),
-    _fw("Pest", "composer", ("pestphp/pest",)),
+    _fw("Pest", "composer", ("pestphp/pest",), prefixes=("pestphp/pest-plugin",)),
     _fw("Codeception", "composer", ("codeception/codeception",)),
     _fw("JUnit 5", "maven", ("org.junit.jupiter:junit-jupiter", "org.junit.jupiter:junit-jupiter-api",
                               "org.junit:junit-bom", "junit-jupiter", "junit-jupiter-api"),
-        ("junit5", "junit jupiter", "jupiter")),
+        ("junit5", "junit jupiter", "jupiter"), ("org.junit.jupiter:",)),
     _fw("JUnit 4", "maven", ("junit:junit",), ("junit4",)),
     _fw("JUnit", "maven", ("junit",)),
-    _fw("TestNG", "maven", ("org.testng:testng", "testng")),
+    _fw("TestNG", "maven", ("org.testng:testng", "testng"), prefixes=("org.testng:",)),
     _fw("kotlin.test", "maven", ("org.jetbrains.kotlin:kotlin-test", "kotlin-test", "kotlin-test-junit",
-                                 "kotlin-test-junit5"), ("kotlin-test",)),
-    _fw("Kotest", "maven", ("io.kotest:kotest-runner-junit5", "kotest-runner-junit5"), ("kotlintest",)),
-    _fw("Spock", "maven", ("org.spockframework:spock-core", "spock-core")),
+                                 "kotlin-test-junit5"), ("kotlin-test",), ("org.jetbrains.kotlin:kotlin-test",)),
+    _fw("Kotest", "maven", ("io.kotest:kotest-runner-junit5", "kotest-runner-junit5"), ("kotlintest",), ("io.kotest:",)),
+    _fw("Spock", "maven", ("org.spockframework:spock-core", "spock-core"), prefixes=("org.spockframework:",)),
     _fw("ScalaTest", "maven", ("org.scalatest:scalatest", "scalatest")),
     _fw("GoogleTest", "cmake", ("googletest", "gtest", "gmock", "gtest_main"), ("gtest", "google test")),
-    _fw("Catch2", "cmake", ("catch2",), ("catch",)),
+    _fw("Catch2", "cmake", ("catch2", "catch2::catch2", "catch2::catch2withmain"), ("catch",)),
     _fw("doctest", "cmake", ("doctest",)),
     _fw("Boost.Test", "cmake", ("boost-test",), ("boost test",)),
     _fw("testing", "go", (), ("go test",)),
@@ -89,9 +98,19 @@ _BY_NAME: Mapping[str, Framework] = MappingProxyType(
 )
 
 
+_PREFIXES: tuple[tuple[str, Framework], ...] = tuple(
+    (prefix, fw) for fw in FRAMEWORKS for prefix in fw.prefixes
+)
+
+
 def framework_of_package(name: str) -> Framework | None:
-    """The framework a dependency's name declares (``xunit``, ``phpunit/phpunit``, ``junit:junit``...)."""
-    return _BY_PACKAGE.get(name.strip().lower())
+    """The framework a dependency's name declares (``xunit``, ``phpunit/phpunit``, ``junit:junit``,
+    ``org.junit.jupiter:junit-jupiter-params``, ``minitest-retry``...)."""
+    low = name.strip().lower()
+    found = _BY_PACKAGE.get(low)
+    if found is None:
+        found = next((fw for prefix, fw in _PREFIXES if low.startswith(prefix)), None)
+    return found
 
 
 def framework_of(written: str) -> Framework | None:
@@ -100,12 +119,14 @@ def framework_of(written: str) -> Framework | None:
 
 
 def test_frameworks(manifests: Iterable[Manifest]) -> tuple[str, ...]:
-    """The frameworks the parsed manifests declare (every dependency list, development ones included), by
-    display name, in :data:`FRAMEWORKS` order, each once."""
+    """The frameworks the parsed manifests declare (every dependency list, development ones included, and
+    the versions a central list pins: ``Directory.Packages.props``, a Gradle catalog), by display name,
+    in :data:`FRAMEWORKS` order, each once. The generic "JUnit" is left out when JUnit 4 or 5 is named."""
     found: set[Framework] = set()
     for manifest in manifests:
-        for dependency in manifest.all_dependencies(indirect=False):
+        for dependency in (*manifest.all_dependencies(indirect=False), *manifest.versions):
             framework = framework_of_package(dependency.name)
             if framework is not None:
                 found.add(framework)
-    return tuple(fw.name for fw in FRAMEWORKS if fw in found)
+    names = tuple(fw.name for fw in FRAMEWORKS if fw in found)
+    return tuple(n for n in names if n != "JUnit" or not {"JUnit 4", "JUnit 5"} & set(names))

@@ -12,9 +12,8 @@ import configparser
 import json
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
-from xml.etree import ElementTree
 
 from agent_core.report.manifest_values import (
     Dependency,
@@ -50,7 +49,13 @@ def parse_pyproject(source: str) -> Fields:
         named_groups[group] = [named(k, v) for k, v in table(table(body).get("dependencies")).items()]
     for group, specs in table(table(tool.get("pdm")).get("dev-dependencies")).items():
         named_groups.setdefault(group, [requirement(s) for s in strings(specs)])
-    uv_workspace = table(table(tool.get("uv")).get("workspace"))
+    uv = table(tool.get("uv"))
+    uv_workspace = table(uv.get("workspace"))
+    local = [
+        str(k)
+        for k, v in table(uv.get("sources")).items()
+        if isinstance(v, Mapping) and ("workspace" in v or "path" in v)
+    ]
     backend = table(data.get("build-system")).get("build-backend")
     return {
         "runtime": deps(runtime),
@@ -63,6 +68,8 @@ def parse_pyproject(source: str) -> Fields:
         "license": _license(project.get("license")) or _license(poetry.get("license")),
         "workspaces": tuple(strings(uv_workspace.get("members"))),
         "workspace_exclude": tuple(strings(uv_workspace.get("exclude"))),
+        "own_names": tuple(local),
+        "version": text(project.get("version")) or text(poetry.get("version")),
     }
 
 
@@ -97,6 +104,12 @@ def parse_package_json(source: str) -> Fields:
         for k in ("peerDependencies", "optionalDependencies")
     }
     bin_ = data.get("bin")
+    local = [
+        str(n)
+        for key in ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies")
+        for n, v in table(data.get(key)).items()
+        if isinstance(v, str) and v.startswith(("workspace:", "file:", "link:", "portal:"))
+    ]
     return {
         "runtime": deps(named(n, v) for n, v in table(data.get("dependencies")).items()),
         "dev": deps(named(n, v) for n, v in table(data.get("devDependencies")).items()),
@@ -106,6 +119,8 @@ def parse_package_json(source: str) -> Fields:
         "name": text(data.get("name")),
         "license": _license(data.get("license")),
         "workspaces": tuple(strings(workspaces)),
+        "own_names": tuple(dict.fromkeys(local)),
+        "version": text(data.get("version")),
     }
 
 
@@ -132,11 +147,18 @@ def parse_cargo(source: str) -> Fields:
     data = tomllib.loads(source)
     workspace = table(data.get("workspace"))
     package = table(data.get("package"))
-    runtime = dict(table(data.get("dependencies")) or table(workspace.get("dependencies")))
+    runtime = dict(table(data.get("dependencies")))
     for target in table(data.get("target")).values():  # [target.'cfg(...)'.dependencies]
         runtime.update(
             {k: v for k, v in table(table(target).get("dependencies")).items() if k not in runtime}
         )
+    every = [
+        *runtime.items(),
+        *table(data.get("dev-dependencies")).items(),
+        *table(workspace.get("dependencies")).items(),
+    ]
+    local = [str(k) for k, v in every if isinstance(v, Mapping) and "path" in v]
+    version = package.get("version")
     license_ = package.get("license")
     if isinstance(license_, Mapping):  # license.workspace = true
         license_ = table(workspace.get("package")).get("license")
@@ -149,6 +171,9 @@ def parse_cargo(source: str) -> Fields:
         "license": _license(license_),
         "workspaces": tuple(strings(workspace.get("members"))),
         "workspace_exclude": tuple(strings(workspace.get("exclude"))),
+        "versions": deps(named(k, v) for k, v in table(workspace.get("dependencies")).items()),
+        "own_names": tuple(dict.fromkeys(local)),
+        "version": version if isinstance(version, str) else None,
     }
 
 
@@ -203,52 +228,62 @@ def parse_setup_cfg(source: str) -> Fields:
     }
 
 
-def parse_pom(source: str) -> Fields:
-    """Maven: ``<modules>``, the dependencies (``test``/``provided`` scopes apart), the artifact id."""
-    if "<!ENTITY" in source or "<!DOCTYPE" in source:
-        raise ValueError("a document type or entity declaration: not read")
-    root = ElementTree.fromstring(source)  # noqa: S314 (no DTD or entity, checked above)
-    for element in root.iter():  # drop the namespace: {http://maven.apache.org/POM/4.0.0}module
-        element.tag = element.tag.rsplit("}", 1)[-1]
-    runtime: list[Dependency] = []
-    dev: list[Dependency] = []
-    for dep in root.findall("./dependencies/dependency"):
-        name = ":".join(filter(None, (dep.findtext("groupId"), dep.findtext("artifactId"))))
-        scope = (dep.findtext("scope") or "").strip()
-        (dev if scope in ("test", "provided") else runtime).append(
-            Dependency(name=name.strip(), spec=(dep.findtext("version") or "").strip()[:40])
-        )
-    licenses = [name.strip() for name in (e.text for e in root.findall("./licenses/license/name")) if name]
+def parse_go_work(source: str) -> Fields:
+    """``go.work``: the ``go`` version and the modules it ``use``s (single lines and blocks), as folders."""
+    members: list[str] = []
+    go = None
+    block = False
+    for raw in source.splitlines():
+        words = raw.partition("//")[0].split()
+        if block:
+            if words[:1] == [")"]:
+                block = False
+            elif words:
+                members.append(words[0].strip('"').removeprefix("./").strip("/") or ".")
+        elif words[:2] == ["use", "("]:
+            block = True
+        elif words[:1] == ["use"] and len(words) >= 2:
+            members.append(words[1].strip('"').removeprefix("./").strip("/") or ".")
+        elif words[:1] == ["go"] and len(words) >= 2:
+            go = words[1]
+    return {"workspaces": tuple(dict.fromkeys(members)), "go_version": go}
+
+
+#: Composer's platform requirements: the PHP version, extensions and system libraries, not packages.
+_PLATFORM = re.compile(
+    r"^(php(-64bit|-ipv6|-zts|-debug)?|hhvm|ext-.+|lib-.+|composer(-plugin|-runtime)?-api)$"
+)
+
+
+def parse_composer(source: str) -> Fields:
+    """``composer.json``: ``require`` (runtime) and ``require-dev`` without the platform requirements
+    (``php``, ``ext-*``: said as the ``toolchain``), ``replace`` (packages the repository itself provides:
+    ``own_names``), ``autoload.psr-4`` (namespace → folder, as ``workspaces`` when they are folders)."""
+    data = json.loads(source)
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    require = table(data.get("require"))
+    php = require.get("php")
+    autoload = table(table(data.get("autoload")).get("psr-4"))
+    license_ = data.get("license")
     return {
-        "runtime": deps(runtime),
-        "dev": deps(dev),
-        "name": text(root.findtext("artifactId")),
-        "description": text(root.findtext("description")),
-        "license": " OR ".join(licenses) or None,
-        "workspaces": tuple(
-            m.text.strip() for m in root.findall("./modules/module") if m.text and m.text.strip()
+        "runtime": deps(named(n, v) for n, v in require.items() if not _PLATFORM.match(str(n).lower())),
+        "dev": deps(
+            named(n, v)
+            for n, v in table(data.get("require-dev")).items()
+            if not _PLATFORM.match(str(n).lower())
+        ),
+        "name": text(data.get("name")),
+        "description": text(data.get("description")),
+        "license": " OR ".join(strings(license_)) or None
+        if isinstance(license_, list)
+        else _license(license_),
+        "own_names": tuple(str(n) for n in table(data.get("replace"))),
+        "toolchain": f"PHP {php.strip()[:40]}" if isinstance(php, str) and php.strip() else None,
+        "source_roots": tuple(
+            (str(ns), folder.strip("/")) for ns, folder in autoload.items() if isinstance(folder, str)
         ),
     }
-
-
-def parse_gradle_settings(source: str) -> Fields:
-    """``include(":app", ":lib:core")`` / ``include ':app'`` lines of ``settings.gradle(.kts)``, as folders."""
-    members: list[str] = []
-    name = None
-    for raw in source.splitlines():
-        line = _without_comment(raw, marker="//").strip()
-        if line.startswith("include") and not line.startswith("includeBuild"):
-            members += [q.strip(":").replace(":", "/") for q in _quoted(line) if q.strip(":")]
-        elif line.startswith("rootProject.name"):
-            name = next(iter(_quoted(line)), None)
-    return {"workspaces": tuple(members), "name": name}
-
-
-_QUOTED = re.compile(r"[\"']([^\"'\n]{1,200})[\"']")
-
-
-def _quoted(line: str) -> Iterable[str]:
-    return (m.group(1) for m in _QUOTED.finditer(line))
 
 
 def _indirect(comment: str) -> bool:

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from xml.etree import ElementTree
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,3 +75,24 @@ def text(value: Any) -> str | None:
 
 def strings(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+_QUOTED = re.compile(r"\"([^\"\n]{0,300})\"|'([^'\n]{0,300})'")
+
+
+def quoted(line: str) -> list[str]:
+    """The string literals of one line, single- or double-quoted, in order (a literal longer than 300
+    characters is skipped: no name or version is that long)."""
+    return [m.group(1) if m.group(1) is not None else m.group(2) for m in _QUOTED.finditer(line)]
+
+
+def xml_root(source: str) -> ElementTree.Element:
+    """The root element of an XML manifest, tags without their namespace. A document type or entity
+    declaration is refused before parsing (no entity is ever expanded: the billion-laughs attack)."""
+    if "<!ENTITY" in source or "<!DOCTYPE" in source:
+        raise ValueError("a document type or entity declaration: not read")
+    root = ElementTree.fromstring(source)  # noqa: S314 (no DTD or entity, checked above)
+    for element in root.iter():  # {http://maven.apache.org/POM/4.0.0}module -> module
+        if isinstance(element.tag, str):
+            element.tag = element.tag.rsplit("}", 1)[-1]
+    return root

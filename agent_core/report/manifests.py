@@ -26,9 +26,19 @@ from types import MappingProxyType
 from typing import Any, Literal
 from xml.etree.ElementTree import ParseError
 
+from agent_core.report import manifest_dotnet as dotnet
 from agent_core.report import manifest_formats as formats
+from agent_core.report import manifest_jvm as jvm
+from agent_core.report import manifest_native as native
+from agent_core.report import manifest_ruby as ruby
+from agent_core.report.manifest_links import own_package_names, resolve
 from agent_core.report.manifest_values import Dependency, Groups
-from agent_core.sources.manifest_files import MANIFEST_NAMES, is_parsed_manifest, is_requirements_file
+from agent_core.sources.manifest_files import (
+    MANIFEST_NAMES,
+    is_parsed_manifest,
+    is_requirements_file,
+    parsed_kind,
+)
 from agent_core.sources.models import FileContent
 from agent_core.tools.observe import notable_role
 
@@ -42,6 +52,7 @@ __all__ = [
     "is_dev_requirements",
     "is_requirements_file",
     "notable_dependencies",
+    "own_package_names",
     "parse_manifest",
     "read_manifests",
     "requirements_kind",
@@ -85,6 +96,16 @@ class Manifest:
     license: str | None = None  # the licence it declares, as written (usually an SPDX expression)
     workspaces: tuple[str, ...] = ()  # workspace globs / member folders, as written
     workspace_exclude: tuple[str, ...] = ()
+    # The repository's own packages this manifest names: composer ``replace``, .NET project references
+    # and solution projects, Gradle project references, Cargo/uv path dependencies, npm ``workspace:``.
+    own_names: tuple[str, ...] = ()
+    versions: tuple[Dependency, ...] = ()  # versions pinned for others to use (central, catalog, managed)
+    version: str | None = None  # the package's own version, when written literally
+    toolchain: str | None = None  # the language or SDK it requires: "PHP >=8.2", ".NET SDK 8.0.100"
+    test_project: bool = False  # a .NET test project (references Microsoft.NET.Test.Sdk)
+    parent: str | None = None  # Maven's parent POM, ``group:artifact``
+    catalog: tuple[tuple[str, tuple[Dependency, ...]], ...] = ()  # Gradle catalog alias -> libraries
+    source_roots: tuple[tuple[str, str], ...] = ()  # composer psr-4: namespace -> folder
 
     @property
     def indirect(self) -> int:
@@ -160,9 +181,11 @@ def group_kind(name: str) -> GroupKind:
 
 
 def parse_manifest(path: str, text: str, *, partial: bool = False) -> Manifest:
-    """Parse the dependency manifests the report understands; others are ``unparsed``."""
+    """Parse the dependency manifests the report understands; others are ``unparsed``. A .NET project
+    or a gemspec without a name of its own is named by its file (``Polly.Core.csproj`` → ``Polly.Core``)."""
     name = path.rsplit("/", 1)[-1].lower()
-    parser = _PARSERS.get(name)
+    kind = parsed_kind(path)
+    parser = _PARSERS.get(kind.key) if kind is not None else None
     if parser is None and is_requirements_file(path):
         parser = formats.parse_requirements
     if parser is None:
@@ -177,15 +200,22 @@ def parse_manifest(path: str, text: str, *, partial: bool = False) -> Manifest:
         reason = "nested too deeply to be a manifest"
         return Manifest(path=path, status="invalid", detail=reason)
     if parser is formats.parse_requirements:
-        kind = requirements_kind(path)
-        if kind != "runtime":
-            fields = {"docs" if kind == "documentation" else "dev": fields["runtime"]}
+        purpose = requirements_kind(path)
+        if purpose != "runtime":
+            fields = {"docs" if purpose == "documentation" else "dev": fields["runtime"]}
+    if kind is not None and kind.package and kind.key[0] == "." and not fields.get("name"):
+        fields["name"] = path.rsplit("/", 1)[-1][: -len(kind.key)]
     return Manifest(path=path, status="parsed", partial=partial, **fields)
 
 
-def read_manifests(files: Mapping[str, FileContent]) -> Iterable[Manifest]:
+def read_manifests(files: Mapping[str, FileContent]) -> tuple[Manifest, ...]:
     """The manifests among ``files`` (path → what was read), parsed from their whole text when the source
-    kept it, by path."""
+    kept it, by path; references between them resolved (:func:`~agent_core.report.manifest_links.resolve`:
+    Gradle catalog aliases, central .NET versions, Cargo ``workspace = true``)."""
+    return resolve(tuple(_read(files)))
+
+
+def _read(files: Mapping[str, FileContent]) -> Iterable[Manifest]:
     for path, content in sorted(files.items()):
         if not is_parsed_manifest(path) and notable_role(path) != "manifest":
             continue
@@ -206,12 +236,31 @@ _PARSERS: Mapping[str, Callable[[str], dict[str, Any]]] = MappingProxyType(
         "go.mod": formats.parse_go_mod,
         "vendor.mod": formats.parse_go_mod,  # go.mod's format, where `go mod vendor` is run without a go.mod
         "setup.cfg": formats.parse_setup_cfg,
-        "pom.xml": formats.parse_pom,
-        "settings.gradle": formats.parse_gradle_settings,
-        "settings.gradle.kts": formats.parse_gradle_settings,
+        "go.work": formats.parse_go_work,
+        "composer.json": formats.parse_composer,
+        "pom.xml": jvm.parse_pom,
+        "settings.gradle": jvm.parse_gradle_settings,
+        "settings.gradle.kts": jvm.parse_gradle_settings,
+        "build.gradle": jvm.parse_gradle_build,
+        "build.gradle.kts": jvm.parse_gradle_build,
+        ".versions.toml": jvm.parse_version_catalog,
+        "gemfile": ruby.parse_gemfile,
+        ".gemspec": ruby.parse_gemspec,
+        ".sln": dotnet.parse_sln,
+        ".csproj": dotnet.parse_msbuild,
+        ".fsproj": dotnet.parse_msbuild,
+        ".vbproj": dotnet.parse_msbuild,
+        "directory.build.props": dotnet.parse_msbuild,
+        "directory.packages.props": dotnet.parse_packages_props,
+        "global.json": dotnet.parse_global_json,
+        "cmakelists.txt": native.parse_cmake,
+        "meson.build": native.parse_meson,
+        "vcpkg.json": native.parse_vcpkg,
+        "conanfile.txt": native.parse_conanfile_txt,
+        "conanfile.py": native.parse_conanfile_py,
     }
 )
-assert set(_PARSERS) == MANIFEST_NAMES, "sources.manifest_files.MANIFEST_NAMES lists the files parsed here"
+assert set(_PARSERS) == MANIFEST_NAMES, "repomodel.packages.MANIFEST_KINDS lists the files parsed here"
 
 
 # What a dependency is known for, by normalised name (lower case, "_" as "-"); Go paths without /vN.

@@ -28,6 +28,7 @@ from agent_core.tools.registry import TOOL_NAMES
 _RUNTIME_CATEGORIES = frozenset(
     {"web", "http", "cli", "async", "ui", "data", "ml", "orm", "server", "serialization", "llm", "rpc"}
 )
+_SHOWN = 3  # manifests named beside a verdict
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 Outcome = tuple[ev.Verdict | None, str | None]
@@ -196,6 +197,12 @@ def _module(found: Found, facts: Facts) -> Outcome:
     parsed = [m for m in facts.manifests if m.status == "parsed"]
     name = _module_key(found.value)
     own, declared = _module_names(facts)
+    if (
+        "/" in name
+        and not any(name == d or name.startswith(d + "/") for d in declared)
+        and locate(found.value, facts)
+    ):
+        return path(found, facts)  # `vendor/package`-shaped, but a folder of the tree
     if any(name == o or name.startswith(o + "/") for o in own):
         return None, None  # the project's own module or package
     if not parsed:
@@ -235,7 +242,9 @@ def _module_names(facts: Facts) -> tuple[set[str], set[str]]:
 def _declared(
     found: Found, present: bool, category: str | None, parsed: list[Manifest], facts: Facts
 ) -> Outcome:
-    where = ", ".join(m.path for m in parsed)
+    holders = _holders(facts)
+    declaring = holders.get(normal(found.value)) or holders.get(normal(_module_key(found.value)))
+    where = ", ".join((declaring if present and declaring else [m.path for m in parsed])[:_SHOWN])
     if found.negated:
         return ("contradicted" if present else "verified"), (
             f"declared in {where}" if present else f"not in {where}"
@@ -247,6 +256,22 @@ def _declared(
     if all_read and category in _RUNTIME_CATEGORIES:
         return "contradicted", f"not among the dependencies in {where}"
     return "unchecked", f"not in {where}"
+
+
+def _holders(facts: Facts) -> dict[str, list[str]]:
+    """Each declared name (as :func:`normal` has it) → the parsed manifests declaring it, once per ``Facts``."""
+
+    def build() -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for m in facts.manifests:
+            if m.status == "parsed":
+                for d in m.all_dependencies():
+                    paths = found.setdefault(normal(_module_key(d.name)), [])
+                    if m.path not in paths:
+                        paths.append(m.path)
+        return found
+
+    return index_of(facts).derived("holders", build)  # type: ignore[return-value]
 
 
 def _manifest_paths(facts: Facts) -> list[str]:
@@ -271,9 +296,36 @@ def path(found: Found, facts: Facts) -> Outcome:
     where = locate(path, facts)
     if where is not None:
         return ("contradicted" if found.negated else "verified"), where
-    if not facts.tree_complete or not whole_tree(facts.evidence):
+    if (declared := _declared_package(path, facts)) is not None:
+        return ("contradicted" if found.negated else "verified"), declared  # `phpunit/phpunit`: a package
+    if not facts.tree_complete or not whole_tree(facts.evidence) or _package_shaped(path, facts):
         return "unchecked", None
+    if found.subject == "code":  # a path in a block of code may be relative to a file nobody names
+        return "unchecked", "not found in the repository's tree"
     return ("verified" if found.negated else "contradicted"), "not in the repository's tree"
+
+
+def _declared_package(name: str, facts: Facts) -> str | None:
+    """Where a manifest read declares a package of this name (Composer's ``vendor/package``...)."""
+    key = _module_key(name)
+    if not any(key == d for d in _module_names(facts)[1]):
+        return None
+    where = [
+        m.path
+        for m in facts.manifests
+        if m.status == "parsed" and any(_module_key(d.name) == key for d in m.all_dependencies())
+    ]
+    return f"declared in {', '.join(where[:3])}"
+
+
+def _package_shaped(path: str, facts: Facts) -> bool:
+    """``vendor/package``: two names, no file extension, and no folder of the tree named like the first
+    (a package nobody declared in what was read, not an invented path)."""
+    first, _, rest = path.partition("/")
+    if not rest or "/" in rest or "." in rest or first.startswith("."):
+        return False
+    index = index_of(facts)
+    return first not in index.known and first.lower() not in index.lower
 
 
 def _repository_names(facts: Facts) -> set[str]:

@@ -26,7 +26,9 @@ _NOTABLE: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"^(pyproject\.toml|setup\.py|setup\.cfg|requirements[\w.-]*\.txt|pipfile|package\.json|"
             r"cargo\.toml|go\.mod|pom\.xml|build\.gradle(\.kts)?|gemfile|composer\.json|environment\.ya?ml|"
-            r"cmakelists\.txt|meson\.build|mix\.exs|pubspec\.yaml|deno\.json)$"
+            r"cmakelists\.txt|meson\.build|mix\.exs|pubspec\.yaml|deno\.json|go\.work|settings\.gradle(\.kts)?|"
+            r"[\w.-]+\.(gemspec|csproj|fsproj|vbproj|sln)|directory\.(packages|build)\.props|global\.json|"
+            r"vcpkg\.json|conanfile\.(txt|py)|pnpm-workspace\.yaml)$"
         ),
     ),
     (

@@ -1,0 +1,107 @@
+"""What manifests say about each other, once all of them are read: references resolved, and the
+repository's own packages.
+
+:func:`resolve` fills in what one manifest leaves to another: a Gradle build's ``libs.x.y`` becomes the
+``group:artifact`` and version of the version catalog (``gradle/libs.versions.toml``) when it was read; a
+.NET ``PackageReference`` without a version takes the central one of ``Directory.Packages.props``; a
+Cargo member's ``x = { workspace = true }`` takes the root's ``[workspace.dependencies]`` version.
+
+:func:`own_package_names` is the ONE answer to "is this name one of the repository's own packages?"
+(the report's dependency lists and the claim check both ask): every package name a manifest declares
+(npm/Cargo/Python/Composer/gem names, Go module paths, Maven ``group:artifact`` and artifact, .NET
+project names, CMake/Meson project names) and every name a manifest says is the repository's own
+(``own_names``: Composer ``replace``, project references, solution projects, path dependencies).
+Names compare lower-cased. Pure functions over parsed manifests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from agent_core.report.manifest_jvm import catalog_alias
+from agent_core.report.manifest_values import Dependency
+
+if TYPE_CHECKING:
+    from agent_core.report.manifests import Manifest
+
+_GRADLE = ("build.gradle", "build.gradle.kts")
+_DOTNET = (".csproj", ".fsproj", ".vbproj", "directory.build.props")
+
+
+def resolve(manifests: tuple[Manifest, ...]) -> tuple[Manifest, ...]:
+    """The manifests with catalog aliases, central versions and workspace versions filled in (each
+    manifest once; a reference nothing resolves stays as written)."""
+    catalog = {alias: deps for m in manifests for alias, deps in m.catalog}
+    central = {
+        d.name.lower(): d.spec
+        for m in manifests
+        for d in m.versions
+        if _named(m.path, ("directory.packages.props",))
+    }
+    cargo = {
+        d.name: d.spec
+        for m in manifests
+        for d in m.versions
+        if _named(m.path, ("cargo.toml",)) and d.spec != "workspace"
+    }
+    if not (catalog or central or cargo):
+        return manifests
+    out = []
+    for manifest in manifests:
+        fixed = manifest
+        if catalog and _named(manifest.path, _GRADLE):
+            fixed = _each(manifest, lambda d: _from_catalog(d, catalog))
+        elif central and _named(manifest.path, _DOTNET):
+            fixed = _each(manifest, lambda d: [_with_spec(d, central.get(d.name.lower()))])
+        elif cargo and _named(manifest.path, ("cargo.toml",)):
+            fixed = _each(
+                manifest, lambda d: [_with_spec(d, cargo.get(d.name)) if d.spec == "workspace" else d]
+            )
+        out.append(fixed)
+    return tuple(out)
+
+
+def own_package_names(manifests: Iterable[Manifest]) -> frozenset[str]:
+    """The lower-cased names of the repository's own packages, from the parsed manifests."""
+    found: set[str] = set()
+    for manifest in manifests:
+        if manifest.status != "parsed":
+            continue
+        if manifest.name:
+            found.add(manifest.name.lower())
+        found.update(name.lower() for name in manifest.own_names)
+    found.discard("")
+    return frozenset(found)
+
+
+def is_own(name: str, own: frozenset[str]) -> bool:
+    """A dependency's name is one of the repository's own packages."""
+    return name.lower() in own
+
+
+def _each(manifest: Manifest, fix: Callable[[Dependency], list[Dependency]]) -> Manifest:
+    def fixed(items: tuple[Dependency, ...]) -> tuple[Dependency, ...]:
+        return tuple(d for dep in items for d in fix(dep))
+
+    return replace(
+        manifest,
+        runtime=fixed(manifest.runtime),
+        dev=fixed(manifest.dev),
+        groups=tuple((name, fixed(deps)) for name, deps in manifest.groups),
+    )
+
+
+def _from_catalog(dep: Dependency, catalog: dict[str, tuple[Dependency, ...]]) -> list[Dependency]:
+    if not dep.name.startswith("libs."):
+        return [dep]
+    return list(catalog.get(catalog_alias(dep.name), (dep,)))
+
+
+def _with_spec(dep: Dependency, spec: str | None) -> Dependency:
+    return replace(dep, spec=spec) if spec and (not dep.spec or dep.spec == "workspace") else dep
+
+
+def _named(path: str, names: tuple[str, ...]) -> bool:
+    return path.rsplit("/", 1)[-1].lower().endswith(names)

@@ -1,0 +1,196 @@
+"""The verdict on a dependency claim with what it says beyond the name: its version, or a test framework.
+
+A version is held against every constraint the parsed manifests declare for the package (each read in its
+ecosystem's syntax, :mod:`~agent_core.report.versions`) and every version a lock file read resolved
+(:mod:`~agent_core.report.locks`): verified when it meets one, contradicted when it meets none (observed:
+what was declared), unchecked when nothing readable was declared; never verified by the name alone. A
+test framework is verified when a parsed manifest declares one of its packages, contradicted when every
+manifest of its ecosystem in a whole tree was parsed, none declares it and no file read names it
+(observed: the frameworks declared), else unchecked. Pure functions over :class:`Facts`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable
+
+from agent_core.repomodel.packages import manifest_kind
+from agent_core.report import verdicts
+from agent_core.report.claim_names import Found
+from agent_core.report.facts import Facts
+from agent_core.report.frameworks import FRAMEWORKS, Framework, framework_of, framework_of_package
+from agent_core.report.locks import resolved_versions
+from agent_core.report.path_index import index_of
+from agent_core.report.scoped import whole_tree
+from agent_core.report.versions import compatible, ecosystem_of
+from agent_core.sources.languages import is_vendored
+from agent_core.sources.manifest_files import is_requirements_file
+
+Outcome = verdicts.Outcome
+_SHOWN = 3  # declarations named beside a verdict
+# A framework's ecosystem (frameworks.FRAMEWORKS) → the manifest ecosystems that can declare it.
+_MANIFEST_ECOSYSTEMS = {"maven": {"maven", "gradle"}, "cmake": {"cmake", "meson", "vcpkg", "conan"}}
+
+
+def dependency(found: Found, facts: Facts) -> Outcome:
+    """A dependency claim: a test framework, or a package (and the version written beside it)."""
+    if found.subject == "framework":
+        return framework(found, facts)
+    verdict, observed = verdicts.dependency(found, facts)
+    if verdict != "verified" or not found.version or found.negated:
+        return verdict, observed
+    return version(found, facts)
+
+
+def _key(name: str) -> str:
+    return verdicts.normal(re.sub(r"/v\d+(?=/|$)", "", name.strip().lower()))
+
+
+def _declarations(facts: Facts) -> dict[str, list[tuple[str, str, str]]]:
+    """Package key → (constraint as written, its ecosystem, manifest path), once per ``Facts``."""
+
+    def build() -> dict[str, list[tuple[str, str, str]]]:
+        found: dict[str, list[tuple[str, str, str]]] = {}
+        for m in facts.manifests:
+            if m.status == "parsed":
+                for d in m.all_dependencies():
+                    found.setdefault(_key(d.name), []).append((d.spec, ecosystem_of(m.path), m.path))
+        return found
+
+    return index_of(facts).derived("declarations", build)  # type: ignore[return-value]
+
+
+def _locked(facts: Facts) -> dict[str, list[tuple[str, str]]]:
+    def build() -> dict[str, list[tuple[str, str]]]:
+        found: dict[str, list[tuple[str, str]]] = {}
+        for name, versions in resolved_versions(facts.evidence.files).items():
+            found.setdefault(_key(name), []).extend(versions)
+        return found
+
+    return index_of(facts).derived("locked", build)  # type: ignore[return-value]
+
+
+def _lookup(table: dict[str, list[tuple[str, ...]]], name: str) -> list[tuple[str, ...]]:
+    """The entries for ``name``, or for the Go module holding the package it names."""
+    key = _key(name)
+    for _ in range(16):
+        if key in table:
+            return table[key]
+        if "/" not in key:
+            break
+        key = key.rsplit("/", 1)[0]
+    return []
+
+
+def version(found: Found, facts: Facts) -> Outcome:
+    declared = [d for d in _lookup(_declarations(facts), found.value) if d[0]]  # type: ignore[arg-type]
+    locked = _lookup(_locked(facts), found.value)  # type: ignore[arg-type]
+    pairs = [(spec, eco) for spec, eco, _ in declared] + [(v, "go") for v, _ in locked]  # a lock: exact
+    said = [f"{spec} in {path}" for spec, _, path in declared[:_SHOWN]]
+    said += [f"locked {v} in {path}" for v, path in locked[:_SHOWN]]
+    observed = "; ".join(said) or None
+    met = compatible(found.version, pairs)
+    if met is None:
+        return "unchecked", observed or "declared without a version"
+    return ("verified" if met else "contradicted"), observed
+
+
+# -- test frameworks -------------------------------------------------------------------------------------
+
+
+def framework(found: Found, facts: Facts) -> Outcome:
+    claimed = framework_of(found.value)
+    if claimed is None:
+        return None, None
+    declaring = _declaring(facts)
+    where = [path for fw, paths in declaring.items() if _same(claimed, fw) for path in paths]
+    if found.negated:
+        return ("contradicted", f"declared in {where[0]}") if where else ("unchecked", None)
+    if where:
+        if found.version:
+            outcome = version(dataclasses.replace(found, value=_package_of(claimed, facts)), facts)
+            if outcome[0] != "verified":
+                return outcome
+        return "verified", f"declared in {', '.join(sorted(set(where))[:_SHOWN])}"
+    names = [fw.name for fw in FRAMEWORKS if fw in declaring]
+    observed = f"frameworks declared: {', '.join(names)}" if names else "no test framework declared"
+    if not claimed.packages or not _ecosystem_read(claimed, facts):
+        return "unchecked", observed
+    named_in = _named_in(claimed, facts)
+    if named_in is not None:
+        return "unchecked", f"not declared; named in {named_in}"
+    return "contradicted", observed
+
+
+def _same(claimed: Framework, declared: Framework) -> bool:
+    """The claimed framework is the declared one, or its family ("JUnit" for JUnit 5)."""
+    return claimed is declared or claimed.name.lower() == declared.name.split()[0].lower()
+
+
+def _declaring(facts: Facts) -> dict[Framework, list[str]]:
+    """Each framework the parsed manifests declare → the manifests declaring it, once per ``Facts``."""
+
+    def build() -> dict[Framework, list[str]]:
+        found: dict[Framework, list[str]] = {}
+        for m in facts.manifests:
+            if m.status != "parsed":
+                continue
+            for d in m.all_dependencies(indirect=False):
+                fw = framework_of_package(d.name)
+                if fw is not None and m.path not in found.get(fw, []):
+                    found.setdefault(fw, []).append(m.path)
+        return found
+
+    return index_of(facts).derived("frameworks", build)  # type: ignore[return-value]
+
+
+def _package_of(claimed: Framework, facts: Facts) -> str:
+    """The package that declares the claimed framework in the manifests read (its version is checked)."""
+    declared = _declarations(facts)
+    packages = sorted(claimed.packages)
+    return next((p for p in packages if _key(p) in declared), packages[0] if packages else claimed.name)
+
+
+def _ecosystem_read(claimed: Framework, facts: Facts) -> bool:
+    """The tree is whole and every manifest of the framework's ecosystem in it was parsed."""
+    if not facts.tree_complete or not whole_tree(facts.evidence):
+        return False
+    kinds = _MANIFEST_ECOSYSTEMS.get(claimed.ecosystem, {claimed.ecosystem})
+    parsed = {m.path for m in facts.manifests if m.status == "parsed"}
+    return all(p in parsed for p in _manifests_of(facts, kinds))
+
+
+def _manifests_of(facts: Facts, kinds: set[str]) -> Iterable[str]:
+    by_ecosystem: dict[str, list[str]] = index_of(facts).derived(
+        "manifests_by_ecosystem", lambda: _by_ecosystem(facts)
+    )  # type: ignore[assignment]
+    return (p for kind in kinds for p in by_ecosystem.get(kind, ()))
+
+
+def _by_ecosystem(facts: Facts) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for path in facts.paths:
+        kind = manifest_kind(path.rsplit("/", 1)[-1])
+        ecosystem = kind.ecosystem if kind is not None else ("python" if is_requirements_file(path) else None)
+        if ecosystem is not None and (kind is None or kind.parsed) and not is_vendored(path):
+            found.setdefault(ecosystem, []).append(path)
+    return found
+
+
+def _named_in(claimed: Framework, facts: Facts) -> str | None:
+    """A file read that names the framework (a CI step, a test's import, the README): then its absence
+    from the manifests proves nothing."""
+    terms = {a for a in claimed.aliases | claimed.packages if len(a) > 2}
+    terms |= {p.rsplit(":", 1)[-1].rsplit("/", 1)[-1] for p in claimed.packages}
+    pattern = re.compile(
+        r"(?<![\w-])(?:"
+        + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
+        + r")(?![\w-])",
+        re.IGNORECASE,
+    )
+    for path, content in facts.evidence.files.items():
+        text = content.whole_text if content.whole_text is not None else content.text
+        if text and pattern.search(text):
+            return path
+    return None
