@@ -172,6 +172,7 @@ class Globs:
         start = tuple(_close(pattern, 1) for _negated, pattern in self._globs)
         self._states: dict[str, tuple[int, ...]] = {"": start}
         self._fits: dict[tuple[str, str], bool] = {}
+        self._steps: dict[tuple[int, int, str], int] = {}
 
     def member(self, folder: str) -> bool:
         """True when ``folder`` (relative to the workspace root) is named by the globs (the last glob
@@ -198,18 +199,30 @@ class Globs:
         return state
 
     def _step(self, states: tuple[int, ...], name: str) -> tuple[int, ...]:
+        """Each glob's state after taking the folder ``name`` (a state seen before with the same name
+        is looked up: deep trees repeat them)."""
+        steps = self._steps
+        if len(steps) > 200_000:
+            steps.clear()
         out = []
-        for (_negated, pattern), state in zip(self._globs, states, strict=True):
-            after = 0
-            for i, segment in enumerate(pattern):
-                if not state >> i & 1:
-                    continue
-                if segment == "**":
-                    after |= 1 << i  # ** takes this folder and stays
-                elif self._fit(segment, name):
-                    after |= 1 << (i + 1)
-            out.append(_close(pattern, after))
+        for index, state in enumerate(states):
+            key = (index, state, name)
+            after = steps.get(key)
+            if after is None:
+                after = steps[key] = self._advance(self._globs[index][1], state, name)
+            out.append(after)
         return tuple(out)
+
+    def _advance(self, pattern: tuple[str, ...], state: int, name: str) -> int:
+        after = 0
+        for i, segment in enumerate(pattern):
+            if not state >> i & 1:
+                continue
+            if segment == "**":
+                after |= 1 << i  # ** takes this folder and stays
+            elif self._fit(segment, name):
+                after |= 1 << (i + 1)
+        return _close(pattern, after)
 
     def _fit(self, segment: str, name: str) -> bool:
         key = (segment, name)
