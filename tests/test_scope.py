@@ -94,7 +94,8 @@ async def test_a_subfolder_url_on_a_ref_with_a_slash_scopes_the_offline_report(
     assert "blob/feature/x/pkg/parser/README.md" in report
     assert "`cmd/`" not in report and "`docs/`" not in report  # the rest of the repository is not the subject
     reads = [dict(e.arguments) for e in events if isinstance(e, ev.ToolCallStarted) and e.tool == "read_file"]
-    assert reads and all(str(r["path"]).startswith("pkg/parser/") for r in reads)
+    # the folder's files, and the repository's licence at its root (a folder's licence is the repository's)
+    assert reads and all(str(r["path"]).startswith("pkg/parser/") or r["path"] == "LICENSE" for r in reads)
     contents = [r for r in emu.requests if "/contents/" in r.decoded_path]
     assert contents and all(r.query.get("ref") == "feature/x" for r in contents)
     (check,) = [e for e in events if isinstance(e, ev.ClaimsChecked)]
@@ -197,7 +198,9 @@ async def test_prefetch_reads_the_folder_and_the_nearest_manifest_up_its_path_at
     brief = first[1]["content"]
     assert "Scope: the folder pkg/parser/src/" in brief and "at 'feature/x'" in first[1]["content"]
     reads = [dict(e.arguments)["path"] for e in run.of(ev.ToolCallStarted) if e.tool == "read_file"]
-    assert reads == ["pkg/parser/package.json"]  # the nearest manifest up the path, not the root's go.mod
+    # its main modules (the largest of its own sources), then the nearest manifest up the path, not the
+    # root's go.mod
+    assert reads == ["pkg/parser/src/parse.js", "pkg/parser/src/lexer.js", "pkg/parser/package.json"]
     assert (
         "----- ../package.json" in brief and "mono-parser" in brief and "module example.com/mono" not in brief
     )

@@ -28,12 +28,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agent_core.agent.folder_plan import Pick as _Pick
+from agent_core.agent.folder_plan import describe as _describe
+from agent_core.agent.folder_plan import folder_context, main_modules
+from agent_core.agent.folder_plan import workflows as _workflows
 from agent_core.agent.question import describe_question, offline, question_reads
 from agent_core.agent.tree_paths import TreePaths, tree_paths, usable
 from agent_core.repo import RepoRef
 from agent_core.repomodel import RepoModel, model_of
 from agent_core.report.relevance import QUESTION_READS
-from agent_core.sources.manifest_files import manifest_rank, manifests_to_read
 from agent_core.sources.models import DirListing, FileTree
 from agent_core.tool_call import ToolCallRequest
 from agent_core.tools.observe import notable_role
@@ -50,7 +53,18 @@ from agent_core.tools.results import ToolResult
 TEST_DIRS = ("tests", "test", "spec", "__tests__")
 _MAX_CI_FILES = 2
 _MAX_ROOT_MANIFESTS_FIRST = 3  # more root manifests only if the budget is left after CI, license, tests
-_MAX_NESTED_MANIFESTS = 8  # package manifests below the root (every ecosystem, a test package too)
+# Manifests the report writer can parse come first, in this order; any other manifest sorts after them.
+_MANIFEST_ORDER = (
+    re.compile(r"^pyproject\.toml$"),
+    re.compile(r"^package\.json$"),
+    re.compile(r"^cargo\.toml$"),
+    re.compile(r"^go\.mod$"),
+    re.compile(r"^setup\.cfg$"),
+    re.compile(r"^requirements\.txt$"),
+    re.compile(r"^requirements[\w.-]*\.txt$"),
+    re.compile(r"^setup\.py$"),
+    re.compile(r"^(pom\.xml|build\.gradle(\.kts)?|gemfile|composer\.json)$"),
+)
 _CI_NAME = re.compile(r"ci|test|build|check")
 _LICENSE = re.compile(r"^(license|licence|copying)([.-][\w.-]+)?$", re.IGNORECASE)
 
@@ -82,15 +96,6 @@ def call_key(tool: str, arguments: Mapping[str, Any]) -> CallKey:
     return (tool, str(arguments.get("owner", "")).lower(), str(arguments.get("repo", "")).lower(), rest)
 
 
-@dataclass(frozen=True, kw_only=True)
-class _Pick:
-    """A chosen follow-up call and how to describe it."""
-
-    call: ToolCallRequest
-    label: str  # what the user reads: "README.md", "tests/", "the root folder"
-    kind: str  # readme, manifest, ci, license, tests, root, question
-
-
 class OfflinePlanner:
     """Proposes tool calls without a model. See the module docstring for the plan."""
 
@@ -117,7 +122,7 @@ class OfflinePlanner:
         self._max_question = max_question_reads
         self._run_start = run_start
         # what each tree seen yields (keyed by identity; the tree is kept so that the key stays its own)
-        self._memo: dict[int, tuple[FileTree, TreePaths, list[str]]] = {}
+        self._memo: dict[int, tuple[FileTree, TreePaths, list[str], list[str]]] = {}
 
     def next_step(self, results: Sequence[ToolResult]) -> PlanStep | None:
         """The next turn given every result so far (all repositories), or None when done."""
@@ -150,14 +155,15 @@ class OfflinePlanner:
         tree = _root_tree(results)
         if tree is not None:  # a scoped run's folder is planned as if it were the root, then re-rooted
             base = f"{tree.path}/" if tree.path else ""
-            paths, asked = self._derived(tree, base)
+            paths, asked, mains = self._derived(tree, base)
             focus = [
                 _Pick(call=_call(READ_FILE, repo, path=f), label=f, kind="question")
                 for f in [tree.focus]
                 if f
             ]
             picks = [*self._bounded(_picks_from_paths(repo, paths)), *self._for_question(repo, asked)]
-            outside = _repository_ci(repo, results) if base else []
+            picks += [_Pick(call=_call(READ_FILE, repo, path=p), label=p, kind="module") for p in mains]
+            outside = self._folder_context(repo, tree.path, paths, results) if base else []
             return [*focus, *(_rooted(p, base) for p in picks), *outside]
         tree_result = next((r for r in reversed(results) if r.tool == GET_FILE_TREE), None)
         if tree_result is None or not _worth_listing(results):
@@ -173,7 +179,25 @@ class OfflinePlanner:
     def _bounded(self, picks: list[_Pick]) -> list[_Pick]:
         return picks[: self._max_files]
 
-    def _derived(self, tree: FileTree, base: str) -> tuple[TreePaths, list[str]]:
+    def _folder_context(
+        self, repo: RepoRef, folder: str, paths: TreePaths, results: Sequence[ToolResult]
+    ) -> list[_Pick]:
+        """A scoped run's reads up its path: the nearest manifest when the folder has none, the
+        repository's licence and CI, its tests kept under a test root (:mod:`~agent_core.agent.folder_plan`)."""
+
+        def listed(path: str) -> DirListing | None:
+            return _listing(results, _key(_call(LIST_DIRECTORY, repo, path=path)))
+
+        tops = [p for p in paths.files if "/" not in p]
+        return folder_context(
+            repo,
+            folder,
+            listed,
+            own_manifest=any("/" not in p for p in paths.role("manifest")),
+            own_license=any(_LICENSE.match(p) for p in tops),
+        )
+
+    def _derived(self, tree: FileTree, base: str) -> tuple[TreePaths, list[str], list[str]]:
         """The tree's paths (under ``base``, re-rooted) by role and the question's reads in it, derived
         once per tree: the same tree comes back with every later step, and deriving is linear in its
         entries."""
@@ -184,8 +208,9 @@ class OfflinePlanner:
             skip = _not_own(model, base)
             reads = question_reads(self._question, paths.files, budget=self._max_question, skip=skip)
             asked = [path for path in reads if usable(path)]  # a name the tools refuse is not asked for
-            memo = self._memo[id(tree)] = (tree, paths, asked)
-        return memo[1], memo[2]
+            mains = main_modules(tree, base) if base else []  # a folder's entry points, largest sources
+            memo = self._memo[id(tree)] = (tree, paths, asked, mains)
+        return memo[1], memo[2], memo[3]
 
     def _for_question(self, repo: RepoRef, asked: Sequence[str]) -> list[_Pick]:
         """The reads the question needs, at most ``max_question_reads`` (some may be made already)."""
@@ -240,14 +265,7 @@ def _picks_from_paths(repo: RepoRef, paths: TreePaths) -> list[_Pick]:
     readme = sorted(paths.role("readme"), key=_readme_rank)[:1]
     manifests = sorted(paths.role("manifest"), key=_manifest_rank)
     root_manifests = [p for p in manifests if "/" not in p]
-    nested_manifests = list(
-        dict.fromkeys(
-            [
-                *manifests_to_read(paths.files, limit=_MAX_NESTED_MANIFESTS),
-                *(p for p in manifests if "/" in p),
-            ]
-        )
-    )
+    nested_manifests = [p for p in manifests if "/" in p]
     ci = sorted(paths.role("ci"), key=_ci_rank)
     roots = [p for p in paths.files if "/" not in p]
     licenses = sorted((p for p in roots if _LICENSE.match(p) and usable(p)), key=lambda p: (len(p), p))[:1]
@@ -272,31 +290,6 @@ def _picks_from_paths(repo: RepoRef, paths: TreePaths) -> list[_Pick]:
     ]
 
 
-def _describe(repo: RepoRef, picks: Sequence[_Pick], *, several: bool, purpose: str) -> str:
-    """One sentence for the user: "Reading README.md, the manifests pyproject.toml, ... ."."""
-    if [p.kind for p in picks] == ["root"]:
-        return f"The file tree of {repo.full_name} could not be fetched, so listing its root folder instead."
-    groups: list[str] = []
-    wording = (
-        ("readme", "{}"),
-        ("manifest", "the manifests {}"),
-        ("ci", "the CI configuration {}"),
-        ("license", "the license {}"),
-        ("attributes", "the Linguist overrides {}"),
-        ("question", f"for {purpose}: {{}}"),
-    )
-    for kind, template in wording:
-        labels = [p.label for p in picks if p.kind == kind and p.call.tool == READ_FILE]
-        if labels:
-            groups.append(template.format(", ".join(labels)))
-    listed = [p.label for p in picks if p.call.tool == LIST_DIRECTORY and p.kind != "root"]
-    verb = "Reading " + "; ".join(groups) if groups else ""
-    listing = ("listing " if groups else "Listing ") + ", ".join(listed) if listed else ""
-    body = " and ".join(part for part in (verb, listing) if part)
-    where = f" in {repo.full_name}" if several else ""
-    return f"{body}{where}."
-
-
 def _rooted(pick: _Pick, base: str) -> _Pick:
     """A pick planned inside a scoped folder, with its path from the repository root again."""
     if not base:
@@ -304,24 +297,6 @@ def _rooted(pick: _Pick, base: str) -> _Pick:
     path = base + str(pick.call.args.get("path", ""))
     call = ToolCallRequest(tool=pick.call.tool, arguments={**pick.call.args, "path": path})
     return _Pick(call=call, label=base + pick.label, kind=pick.kind)
-
-
-def _repository_ci(repo: RepoRef, results: Sequence[ToolResult]) -> list[_Pick]:
-    """A scoped run's folder seldom holds the CI that runs for it: the repository's root listing, then
-    its workflows folder when the root shows one."""
-    root_call = _call(LIST_DIRECTORY, repo, path="")
-    listing = _listing(results, _key(root_call))
-    if listing is None:
-        return [_Pick(call=root_call, label="the repository's root folder", kind="root")]
-    return _workflows(repo, listing)
-
-
-def _workflows(repo: RepoRef, listing: DirListing) -> list[_Pick]:
-    """A root listing cannot show CI files one level down: the workflows folder, when there is one."""
-    if not any(e.name == ".github" and e.type == "dir" for e in listing.entries):
-        return []
-    call = _call(LIST_DIRECTORY, repo, path=".github/workflows")
-    return [_Pick(call=call, label=".github/workflows/", kind="ci")]
 
 
 def _call(tool: str, repo: RepoRef, **arguments: Any) -> ToolCallRequest:
@@ -383,4 +358,8 @@ def _readme_rank(path: str) -> tuple[int, str]:
 
 
 def _manifest_rank(path: str) -> tuple[int, int, str]:
-    return manifest_rank(path)  # sources.manifest_files: one order for every ecosystem
+    name = path.rsplit("/", 1)[-1].lower()
+    order = next(
+        (i for i, pattern in enumerate(_MANIFEST_ORDER) if pattern.match(name)), len(_MANIFEST_ORDER)
+    )
+    return (path.count("/"), order, path)

@@ -4,7 +4,7 @@ Two turns of purpose ``prefetch`` ("Gathering the basics"), each with its tool c
 overview of every repository (info, the whole tree, recent commits: the registry's ``prefetch``
 tools), then what the tree shows is worth reading (the README and the primary manifests,
 :func:`~agent_core.agent.planner.basic_reads`). A scoped run (a ``/tree/`` or ``/blob/`` URL) reads its
-folder's README and manifest at the scope's ref, the file a ``/blob/`` URL named, and, when the folder has
+folder's README, manifest and main modules at the scope's ref, the file a ``/blob/`` URL named, and, when the folder has
 no manifest, the nearest one up its path (one more turn listing at most 4 folders above it). The results land in the toolbox like any call (the
 report and the claim check see them; a model asking for them again gets the memo) and go to the model
 as one compact brief (:mod:`~agent_core.agent.brief`) in its first message, instead of as many tool
@@ -22,6 +22,7 @@ from agent_core import events as ev
 from agent_core.agent.accounting import Added
 from agent_core.agent.brief import Brief, brief_of
 from agent_core.agent.flow import Flow, Result, Step, events_only
+from agent_core.agent.folder_plan import main_modules
 from agent_core.agent.planner import basic_reads
 from agent_core.agent.run import Run
 from agent_core.offload import off_loop
@@ -94,6 +95,10 @@ def scoped_reads(repo: RepoRef, tree: FileTree) -> list[ToolCallRequest]:
     calls = [
         ToolCallRequest(tool=c.tool, arguments={**c.args, "path": base + str(c.args["path"])})
         for c in basic_reads(repo, inner)
+    ]
+    # its main modules too: a folder of code alone (a Go package) is never briefed from 0 of its files
+    calls += [
+        ToolCallRequest(tool=READ_FILE, arguments=_at(repo, base + p)) for p in main_modules(tree, base)
     ]
     return [*focus, *(c for c in calls if c.args["path"] != tree.focus)]
 

@@ -11,20 +11,19 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
 from agent_core.repo import RepoRef
 from agent_core.repomodel import RepoModel, model_of, workspace_globs
+from agent_core.report.activity import Activity, activity_of
 from agent_core.report.inert import code, plain
 from agent_core.report.manifests import Manifest, read_manifests
 from agent_core.report.model_words import tests_phrase
-from agent_core.report.phrases import day, files_phrase, join_names, parse_date
-from agent_core.report.scoped import reroot
+from agent_core.report.phrases import day, files_phrase, join_names
+from agent_core.report.scoped import license_files_of, manifest_scope, reroot
 from agent_core.report.tree_lists import tree_lists
 from agent_core.sources.licenses import UNNAMED
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
@@ -55,6 +54,15 @@ class Evidence:
     gaps: tuple[str, ...] = ()  # stale and degraded results, described
     root: str = ""  # a scoped run's folder: the paths above are relative to it (report/scoped.py)
     ci_outside: tuple[str, ...] = ()  # a scoped run's repository CI files, from its folder ("../…")
+    # A scoped run (report/scoped.py): ``languages`` are the folder's own, the repository's kept here
+    repo_languages: Languages | None = None
+    subtrees: Mapping[str, FileTree] = field(default_factory=dict)  # trees fetched by path (tests/a)
+    root_known: bool = False  # the root and its workflows were listed: the repository's licence, CI known
+    license_outside: tuple[str, ...] = ()  # the root's licence files, from the folder ("../../LICENSE")
+    tests_outside: tuple[tuple[str, int], ...] = ()  # the folder's tests kept elsewhere, with file counts
+    outside: tuple[str, ...] = ()  # every path outside the folder the run saw, from the folder
+    ancestors_listed: bool = False  # every folder up its path was listed (report/scoped.py ancestors)
+    parent_manifests: tuple[str, ...] = ()  # the manifests those listings show, from the folder
 
 
 def gather(repo: RepoRef, results: Sequence[ToolResult], words: Words) -> Evidence:
@@ -62,6 +70,7 @@ def gather(repo: RepoRef, results: Sequence[ToolResult], words: Words) -> Eviden
     latest: dict[type, Any] = {}
     listings: dict[str, DirListing] = {}
     files: dict[str, FileContent] = {}
+    subtrees: dict[str, FileTree] = {}
     gaps: dict[str, None] = {}  # an ordered set
     attempted: set[str] = set()
     for result in (r for r in results if _belongs(r, repo)):
@@ -75,6 +84,8 @@ def gather(repo: RepoRef, results: Sequence[ToolResult], words: Words) -> Eviden
         elif isinstance(value, FileContent):
             if value.path not in files or (value.start_line or 1) == 1:  # the first page says most
                 files[value.path] = value
+        elif isinstance(value, FileTree) and result.arguments.get("path") and value.path:
+            subtrees[value.path] = value  # a folder's tree asked by path: a scoped run's tests elsewhere
         elif isinstance(value, RepoInfo | Languages | CommitList) or (
             isinstance(value, FileTree)
             and not result.arguments.get("path")  # the run's tree (maybe a scope's)
@@ -89,6 +100,7 @@ def gather(repo: RepoRef, results: Sequence[ToolResult], words: Words) -> Eviden
             commits=latest.get(CommitList),
             listings=listings,
             files=files,
+            subtrees=subtrees,
             attempted=frozenset(attempted),
             gaps=tuple(gaps),
         )
@@ -123,28 +135,6 @@ Finding = tuple[str, str]  # (kind, sentence); the kind selects the recommendati
 
 
 @dataclass(frozen=True, kw_only=True)
-class Activity:
-    """What the fetched page of commits shows: how many, from when to when, by whom."""
-
-    count: int
-    first: datetime | None
-    last: datetime | None
-    authors: tuple[tuple[str, int], ...]  # most commits first, then by name
-    has_more: bool
-
-    @property
-    def span_days(self) -> float | None:
-        if self.first is None or self.last is None:
-            return None
-        return (self.last - self.first).total_seconds() / 86400
-
-    @property
-    def per_week(self) -> float | None:
-        span = self.span_days
-        return self.count / (span / 7) if span and span >= 1 else None
-
-
-@dataclass(frozen=True, kw_only=True)
 class Facts:
     """What the evidence shows for one repository. ``None`` = unknown; ``()`` = known to be absent."""
 
@@ -163,6 +153,7 @@ class Facts:
     docs_dir: str | None
     activity: Activity | None
     large_files: tuple[tuple[str, int], ...]
+    manifest_scope: str | None = None  # a folder's run: "folder", "parent", "none" (scoped.manifest_scope)
     question: str = ""  # what the user asked (the Answer section addresses it)
     model: RepoModel | None = None  # the tree's repository model (None: no tree was fetched)
 
@@ -199,28 +190,33 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
         tests_dir, test_files = _main_tests_dir(model), model.tests.files
         docs_dir = model.docs[0].path if model.docs else None
         # A scoped run sees one folder: CI and licence files usually live at the repository's root,
-        # outside it, so their absence from the folder is no absence from the repository.
-        ci = model.ci_paths if model.ci_paths or (tree_complete and not evidence.root) else None
+        # outside it, so their absence from the folder is no absence from the repository (unless the
+        # root and its workflows were listed: then the repository's CI is known).
+        known = tree_complete and (not evidence.root or evidence.root_known)
+        ci = model.ci_paths if model.ci_paths or known else None  # the root's: evidence.ci_outside
+        test_files += sum(n for _path, n in evidence.tests_outside)  # a folder's tests kept elsewhere
     else:  # folder listings only: what their names say, at the top level
         tests_dir = next((name for name in _TOP_TEST_DIRS if name in dirs), None)
         test_files = sum(1 for p in paths if TEST_FILE.search(p.rsplit("/", 1)[-1]))
         docs_dir = next((d for d in ("docs", "doc", "documentation") if d in dirs), None)
         ci = _ci(paths, dirs, evidence)
+    manifests = tuple(read_manifests(evidence.files))
     return Facts(
         evidence=evidence,
+        manifest_scope=manifest_scope(manifests, evidence),
         paths=paths,
         dirs=dirs,
         root_complete=root_complete,
         tree_complete=tree_complete,
-        manifests=tuple(read_manifests(evidence.files)),
+        manifests=manifests,
         readme=readme,
-        license_files=licenses if licenses or (root_complete and not evidence.root) else None,
+        license_files=license_files_of(licenses, evidence, root_complete),
         ci=ci,
         test_runners=tuple(p for p in top_files if p.lower() in TEST_RUNNERS),
         tests_dir=tests_dir,
         test_files=test_files if test_files or tree_complete else None,
         docs_dir=docs_dir,
-        activity=_activity(evidence.commits),
+        activity=activity_of(evidence.commits),
         large_files=large,
         question=question,
         model=model,
@@ -281,20 +277,6 @@ def _ci(paths: Sequence[str], dirs: Sequence[str], evidence: Evidence) -> tuple[
     return None
 
 
-def _activity(commits: CommitList | None) -> Activity | None:
-    if commits is None or commits.empty_repository:
-        return None
-    dates = [d for d in (parse_date(c.date) for c in commits.commits) if d is not None]
-    authors = Counter(c.author or "" for c in commits.commits)  # "" = unknown author
-    return Activity(
-        count=len(commits.commits),
-        first=min(dates, default=None),
-        last=max(dates, default=None),
-        authors=tuple(sorted(authors.items(), key=lambda kv: (-kv[1], kv[0]))),
-        has_more=commits.has_more,
-    )
-
-
 def strengths(facts: Facts, words: Words) -> list[str]:
     """Sentences on what the data shows to be in good shape (CI, tests, license, docs, activity)."""
     ev, out = facts.evidence, []
@@ -303,14 +285,7 @@ def strengths(facts: Facts, words: Words) -> list[str]:
         out.append(words("s_ci", join_names([link(facts, p) for p in ci], words)))
     if facts.test_runners:
         out.append(words("s_runner", join_names([link(facts, p) for p in facts.test_runners], words)))
-    tested = tests_phrase(facts.model, words) if facts.model is not None else None
-    if tested:
-        out.append(words("model_tests_strength", tested))
-    elif facts.tests_dir:
-        count = sum(1 for p in facts.paths if p.startswith(f"{facts.tests_dir}/"))
-        out.append(words("s_tests", code(f"{facts.tests_dir}/"), files_phrase(count, words)))
-    elif facts.test_files:
-        out.append(words("s_test_files", files_phrase(facts.test_files, words)))
+    out += _tested(facts, words)
     license_id = ev.info.license if ev.info else None
     license_id = None if (license_id or "").lower() in UNNAMED else license_id  # GitHub's NOASSERTION
     if license_id:
@@ -331,6 +306,24 @@ def strengths(facts: Facts, words: Words) -> list[str]:
     return out
 
 
+def _tested(facts: Facts, words: Words) -> list[str]:
+    """The tests found: by the model's conventions, a tests folder or test files; of a folder's run,
+    also those kept for it under a test root (``tests/<pkg>/``, ``test/Foo.Tests/``)."""
+    out, ev = [], facts.evidence
+    tested = tests_phrase(facts.model, words) if facts.model is not None else None
+    if tested:
+        out.append(words("model_tests_strength", tested))
+    elif facts.tests_dir:
+        count = sum(1 for p in facts.paths if p.startswith(f"{facts.tests_dir}/"))
+        out.append(words("s_tests", code(f"{facts.tests_dir}/"), files_phrase(count, words)))
+    elif facts.test_files and not ev.tests_outside:
+        out.append(words("s_test_files", files_phrase(facts.test_files, words)))
+    if ev.tests_outside:
+        kept = [link(facts, f"{p}/") + words("paren", files_phrase(n, words)) for p, n in ev.tests_outside]
+        out.append(words("s_tests_elsewhere", join_names(kept, words)))
+    return out
+
+
 def risks(facts: Facts, words: Words) -> list[Finding]:
     """What the data shows to be missing or worrying; an absence only when it was checkable."""
     ev = facts.evidence
@@ -344,11 +337,11 @@ def risks(facts: Facts, words: Words) -> list[Finding]:
         out.append(("archived", words("r_archived")))
     if facts.license_files == () and not (ev.info and ev.info.license):
         out.append(("no_license", words("r_no_license")))
-    if facts.ci == () and not facts.test_runners:
+    if facts.ci == () and not facts.test_runners and not ev.ci_outside:
         out.append(("no_ci", words("r_no_ci")))
     if facts.test_files == 0 and not facts.tests_dir:
         out.append(("no_tests", words("r_no_tests")))
-    if facts.root_complete and facts.readme is None and facts.paths:
+    if facts.root_complete and facts.readme is None and facts.paths and not ev.root:  # a folder needs none
         out.append(("no_readme", words("r_no_readme")))
     readme = ev.files.get(facts.readme or "")
     if readme is not None and readme.total_lines is not None and readme.total_lines < 10:
@@ -381,7 +374,3 @@ def link(facts: Facts, path: str) -> str:
 def _readme_rank(path: str) -> tuple[int, str]:
     low = path.lower()
     return (0 if low.endswith(".md") else 1 if "." not in low else 2, path)
-
-
-def _under(path: str, folders: Sequence[str]) -> bool:
-    return any(path.startswith(f"{folder}/") for folder in folders)

@@ -41,7 +41,8 @@ class PathIndex:
     @functools.cached_property
     def known(self) -> set[str]:
         facts = self._facts
-        return set(facts.paths) | set(facts.dirs) | set(facts.evidence.files)  # files read exist too
+        known = set(facts.paths) | set(facts.dirs) | set(facts.evidence.files)  # files read exist too
+        return known | set(facts.evidence.outside)  # a folder's run: what it saw outside it ("../../x")
 
     @functools.cached_property
     def lower(self) -> dict[str, str]:

@@ -12,26 +12,74 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_core.repo import RunScope
+from agent_core.repomodel.memo import derived
 from agent_core.report.inert import code, plain
 from agent_core.report.outline import definitions, summary
-from agent_core.sources.models import FileContent, TreeEntry
+from agent_core.sources.languages import tree_languages
+from agent_core.sources.licenses import is_license_file
+from agent_core.sources.models import FileContent, Languages, TreeEntry
 from agent_core.tools.observe import notable_role
 from agent_core.words import Words
 
 if TYPE_CHECKING:
     from agent_core.report.facts import Evidence
+    from agent_core.report.manifests import Manifest
     from agent_core.tools.results import ToolResult
 
 
+TEST_ROOTS = frozenset({"tests", "test", "spec", "specs", "__tests__"})
+"""Folders that hold a repository's tests for several of its packages (``tests/<pkg>/``)."""
+MAX_ANCESTORS = 4  # folders listed up a folder's path (closest first), the root always among them
+_TEST_AFFIXES = ("unittests", "integrationtests", "functionaltests", "tests", "test", "specs", "spec")
+
+
+def ancestors(folder: str) -> list[str]:
+    """The folders above ``folder``, closest first, at most :data:`MAX_ANCESTORS` with the root last."""
+    parts = folder.split("/")[:-1]
+    return [*["/".join(parts[:i]) for i in range(len(parts), 0, -1)][: MAX_ANCESTORS - 1], ""]
+
+
+def tests_for(folder: str, candidates: Sequence[str]) -> list[str]:
+    """The folders of ``candidates`` (paths in a test root) that hold ``folder``'s tests by their name:
+    ``tests/a`` for ``packages/a``, ``test/Foo.Tests`` and ``test/Foo.UnitTests`` for ``src/Foo``,
+    ``tests/my_pkg`` for ``my-pkg`` (case, ``-``, ``_`` and ``.`` alike)."""
+    own = _name_key(folder.rpartition("/")[2])
+    if not own:
+        return []
+    found = []
+    for path in candidates:
+        key = _name_key(path.rpartition("/")[2])
+        if key == own or any(
+            (key.endswith(a) and key[: -len(a)] == own) or (key.startswith(a) and key[len(a) :] == own)
+            for a in _TEST_AFFIXES
+        ):
+            found.append(path)
+    return sorted(found)
+
+
+def _in_test_root(path: str, folder: str) -> bool:
+    """Whether ``path`` lies in a test root (``tests/a``) outside ``folder``."""
+    if path == folder or path.startswith(f"{folder}/") or folder.startswith(f"{path}/"):
+        return False
+    return any(part.lower() in TEST_ROOTS for part in path.split("/")[:-1])
+
+
+def _name_key(name: str) -> str:
+    return "".join(c for c in name.lower() if c not in "-_.")
+
+
 def reroot(evidence: Evidence) -> Evidence:
-    """``evidence`` relative to its tree's folder (unchanged when the tree is the repository's)."""
+    """``evidence`` relative to its tree's folder (unchanged when the tree is the repository's): the
+    folder's own languages (counted from its tree, the repository's kept beside them), what the listings
+    up its path and its tests kept elsewhere show (:func:`outside_of`)."""
     tree = evidence.tree
     if tree is None or not tree.path:
         return evidence
     base = f"{tree.path}/"
+    own = derived(tree, "folder_languages", lambda: tree_languages(tree))  # once per tree
     entries = tuple(
         TreeEntry(path=e.path.removeprefix(base), type=e.type, size=e.size)
         for e in tree.entries
@@ -53,7 +101,49 @@ def reroot(evidence: Evidence) -> Evidence:
         },
         root=tree.path,
         ci_outside=_ci_outside(evidence, tree.path),
+        languages=Languages(bytes_by_language=own) if not tree.truncated else None,  # a cut tree: unknown
+        repo_languages=evidence.languages,
+        **outside_of(evidence, tree.path),
     )
+
+
+def outside_of(evidence: Evidence, folder: str) -> dict[str, Any]:
+    """What a folder's run knows outside the folder, as paths from it (``../../LICENSE``): whether the
+    root was listed (``root_known``: the repository's licence and CI are then known), the root's licence
+    files, the tests kept for the folder under a test root (folder and file count), and every path the
+    listings and those trees show (``outside``: what the claim check may find there)."""
+    listed = [v for k, v in evidence.listings.items() if not k.startswith(f"{folder}/") and k != folder]
+    root = evidence.listings.get("")
+    workflows = evidence.listings.get(".github/workflows")
+    tests = [
+        (path, sum(1 for e in sub.entries if e.type == "file"))
+        for path, sub in sorted(evidence.subtrees.items())
+        if _in_test_root(path, folder) and path in tests_for(folder, [path])
+    ]
+    known = [e.path for listing in listed for e in listing.entries]
+    known += [e.path for path, _ in tests for e in evidence.subtrees[path].entries]
+    has_workflows = root is not None and any(e.name == ".github" and e.type == "dir" for e in root.entries)
+    above = [evidence.listings.get(p) for p in ancestors(folder)]
+    return {
+        "ancestors_listed": all(listing is not None and not listing.truncated for listing in above),
+        "parent_manifests": tuple(
+            posixpath.relpath(e.path, folder)
+            for listing in above
+            if listing is not None
+            for e in listing.entries
+            if e.type == "file" and notable_role(e.name) == "manifest"
+        ),
+        "root_known": root is not None
+        and not root.truncated
+        and (workflows is not None or not has_workflows),
+        "license_outside": tuple(
+            posixpath.relpath(e.path, folder)
+            for e in (root.entries if root is not None else ())
+            if e.type == "file" and is_license_file(e.path)
+        ),
+        "tests_outside": tuple((posixpath.relpath(p, folder), n) for p, n in tests),
+        "outside": tuple(dict.fromkeys(posixpath.relpath(p, folder) for p in known)),
+    }
 
 
 def _ci_outside(evidence: Evidence, folder: str) -> tuple[str, ...]:
@@ -66,6 +156,34 @@ def _ci_outside(evidence: Evidence, folder: str) -> tuple[str, ...]:
         for e in listing.entries
         if e.type == "file" and notable_role(e.path) == "ci"
     )
+
+
+def license_files_of(
+    licenses: tuple[str, ...], evidence: Evidence, root_complete: bool
+) -> tuple[str, ...] | None:
+    """The licence files at the top (of a scoped run: the folder's and the repository root's, from the
+    folder); () only when the top, and for a folder the repository's root, were fully listed."""
+    if not evidence.root:
+        return licenses if licenses or root_complete else None
+    found = licenses + evidence.license_outside
+    return found if found or evidence.root_known else None
+
+
+def manifest_scope(manifests: Sequence[Manifest], evidence: Evidence) -> str | None:
+    """Whose manifests a scoped run read: "folder" (its own), "parent" (only the nearest one up its
+    path, kept as ``../go.mod``), "none" (the folders up its path were listed: none has one), None
+    (unknown, or a whole repository's run). Of a folder with none of its own, "no dependency manifest"
+    is true only when this is "none"."""
+    if not evidence.root:
+        return None
+    read = [m.path for m in manifests] + [
+        p for p in evidence.files if notable_role(p.rpartition("/")[2]) == "manifest"
+    ]  # parsed or not: a manifest read is the folder's or its parent's
+    if any(not p.startswith("../") for p in read):
+        return "folder"
+    if read:
+        return "parent"
+    return "none" if evidence.ancestors_listed and not evidence.parent_manifests else None
 
 
 def whole_tree(evidence: Evidence) -> bool:
@@ -82,11 +200,16 @@ def in_scope(path: str, evidence: Evidence) -> str:
 
 def link_path(after: list[str], evidence: Evidence) -> str:
     """The path a ``/blob/<ref>/<path>`` link names (``after``: the segments after ``blob``), relative to
-    a scoped run's folder; the scope's ref may hold slashes."""
+    a scoped run's folder (outside it: ``../../.github/workflows/ci.yml``, what the run saw there,
+    :attr:`~agent_core.report.facts.Evidence.outside`); the scope's ref may hold slashes."""
     ref = evidence.tree.ref if evidence.root and evidence.tree is not None else None
     rest = "/".join(after)
     path = rest[len(ref) + 1 :] if ref and rest.startswith(f"{ref}/") else "/".join(after[1:])
-    return in_scope(posixpath.normpath(path) if path else path, evidence)
+    path = posixpath.normpath(path) if path else path
+    root = evidence.root
+    if root and path != root and not path.startswith(f"{root}/"):  # outside the folder: "../../LICENSE"
+        return posixpath.relpath(path, root)
+    return in_scope(path, evidence)
 
 
 def file_lines(scope: RunScope, results: Sequence[ToolResult], words: Words) -> list[str]:

@@ -10,7 +10,7 @@ whatever comes from it goes through :func:`~agent_core.report.inert.plain` or
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from agent_core.repomodel.model import TopFolder as ModelFolder
@@ -18,11 +18,9 @@ from agent_core.report.answer import answer
 from agent_core.report.diagram import diagram_block
 from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import Evidence, Facts, description, link, risks, strengths
-from agent_core.report.frameworks import test_frameworks
 from agent_core.report.inert import code, inline, plain
 from agent_core.report.licensing import project_license
-from agent_core.report.manifest_words import ecosystem_lines, manifest_text, no_manifest_anywhere
-from agent_core.report.manifests import notable_dependencies, own_package_names
+from agent_core.report.manifests import Dependency, Manifest, group_kind, notable_dependencies
 from agent_core.report.model_words import (
     ci_line,
     files_count,
@@ -32,7 +30,7 @@ from agent_core.report.model_words import (
     role_label,
     tests_line,
 )
-from agent_core.report.phrases import day, join_names, parse_date
+from agent_core.report.phrases import MAX_NAMES, day, join_names, parse_date
 from agent_core.report.prose import readme_summary
 from agent_core.report.tree_lists import notable_paths
 from agent_core.sources.models import TopFolder as CutFolder
@@ -56,10 +54,19 @@ class Section:
 def _overview(facts: Facts, words: Words) -> list[str]:
     ev, info = facts.evidence, facts.evidence.info
     described = description(facts)
+    own = next((m for m in facts.manifests if m.description and not m.path.startswith("../")), None)
+    if ev.root and own is not None:  # a folder's own manifest describes it better than its repository
+        described = (own.description or "", own.path)
     said = words("unknown")
     if described is not None:
         text, manifest = described
         said = plain(text, limit=300) + (words("from_manifest", link(facts, manifest)) if manifest else "")
+    told = words("description", said)
+    if ev.root and described is not None and described[1] is None:  # the repository's, said as such
+        told = words("folder_description", plain(ev.repo.full_name), said)
+    rows = [f"- {label}{words('colon')}{value}" for label, value in _key_facts(facts, words)]
+    if ev.root:  # a folder's own language, then what is the repository's as a whole
+        rows[1:1] = ["", words("folder_repo_facts", plain(ev.repo.full_name))]
     readme = ev.files.get(facts.readme or "")
     summary = readme_summary(readme.text, path=readme.path) if readme is not None and readme.text else None
     notes = []
@@ -71,9 +78,9 @@ def _overview(facts: Facts, words: Words) -> list[str]:
         notes.append(words("is_fork"))
     return _blocks(
         [words("no_info")] if info is None and GET_REPO_INFO in ev.attempted else [],
-        [words("description", said)],
+        [told],
         [words("from_readme", link(facts, readme.path), inline(summary))] if readme and summary else [],
-        [f"- {label}{words('colon')}{value}" for label, value in _key_facts(facts, words)],
+        rows,
         notes,
     )
 
@@ -86,8 +93,15 @@ def _key_facts(facts: Facts, words: Words) -> list[tuple[str, str]]:
         return f"{value:,}" if value is not None else unknown
 
     topics = info.topics if info else None
+    langs = facts.evidence.languages
+    folder = facts.evidence.root and langs is not None and langs.bytes_by_language
     rows = [
-        (words("primary_language"), plain(primary_language(facts) or unknown)),
+        (
+            words("folder_primary_language"),
+            plain(max(langs.bytes_by_language.items(), key=lambda kv: (kv[1], kv[0]))[0]),
+        )
+        if folder and langs is not None
+        else (words("primary_language"), plain(primary_language(facts) or unknown)),
         (words("stars"), number(info.stars if info else None)),
         (words("forks"), number(info.forks if info else None)),
         (words("open_issues"), number(info.open_issues if info else None)),
@@ -107,30 +121,61 @@ def _key_facts(facts: Facts, words: Words) -> list[tuple[str, str]]:
 
 def _tech_stack(facts: Facts, words: Words) -> list[str]:
     ev = facts.evidence
-    own = own_package_names(facts.manifests)
     manifests = [
-        words("manifest_line", link(facts, m.path), manifest_text(m, words, own)) for m in facts.manifests
+        words("manifest_line", link(facts, m.path), _manifest_text(m, words)) for m in facts.manifests
     ]
     notable = notable_paths(facts)
     unread = [link(facts, p) for p, role in notable if role == "manifest" and p not in ev.files]
-    none_found = not manifests and not unread and no_manifest_anywhere(facts)
+    none_found = not manifests and not unread and (ev.tree is not None or facts.root_complete)
     tooling = [link(facts, p) for p, role in notable if role in ("build", "container")]
     notable_deps = [
         code(name) + words("paren", words(f"category_{category}"))
         for name, category in notable_dependencies(facts.manifests)
-        if name.lower() not in own
     ]
-    frameworks = test_frameworks(facts.manifests)
     return _blocks(
         [words("languages", _languages(ev, words))],
         [words("manifests"), *manifests] if manifests else [],
         [words("unread_manifests", join_names(unread, words))] if unread else [],
-        [words("no_manifests_folder" if ev.root else "no_manifests")] if none_found else [],
-        ecosystem_lines(facts, words),
-        [words("test_frameworks", join_names([plain(f) for f in frameworks], words))] if frameworks else [],
+        [words("no_manifests")] if none_found else [],
         [words("notable", join_names(notable_deps, words))] if notable_deps else [],
         [words("tooling", join_names(tooling, words))] if tooling else [],
     )
+
+
+def _manifest_text(manifest: Manifest, words: Words) -> str:
+    if manifest.status == "unparsed":
+        return words("unparsed")
+    if manifest.status == "invalid":
+        return words("invalid", plain(manifest.detail or words("unknown"), limit=120))
+    parts = []
+    if manifest.name and manifest.go_version:  # a Go module: its path and Go version
+        go = words("paren", f"Go {plain(manifest.go_version, limit=20)}")
+        parts.append(words("module", code(manifest.name)) + go)
+    if manifest.runtime:
+        parts.append(words("runtime_deps", len(manifest.runtime), _deps_text(manifest.runtime, words)))
+    if manifest.dev:
+        parts.append(words("dev_deps", len(manifest.dev), _deps_text(manifest.dev, words)))
+    if manifest.docs:
+        parts.append(words("docs_deps", len(manifest.docs), _deps_text(manifest.docs, words)))
+    if manifest.groups:
+        groups = [
+            code(name)
+            + words(
+                "paren", words(f"group_{group_kind(name)}") + words("colon") + _deps_text(deps, words, cap=10)
+            )
+            for name, deps in manifest.groups
+        ]
+        parts.append(words("groups", words("sep").join(groups)))
+    if manifest.workspaces:
+        members = join_names([code(m) for m in manifest.workspaces], words)
+        parts.append(words("workspaces", len(manifest.workspaces), members))
+    if manifest.indirect:
+        parts.append(words("indirect", manifest.indirect))
+    if manifest.build_backend:
+        parts.append(words("build_backend", code(manifest.build_backend)))
+    if manifest.partial:
+        parts.append(words("partial"))
+    return words("semi").join(parts) or words("no_deps")
 
 
 _MAX_TOP_DIRS = 30
@@ -153,7 +198,12 @@ def _structure(facts: Facts, words: Words) -> list[str]:
         dir_lines.append(f"- …{words('more', len(model.top_level) - _MAX_TOP_DIRS)}")
     top_files = [code(p.rsplit("/", 1)[-1]) for p in model.top_files]
     notable = _notable_files(facts, words)
-    summary = [files_line(model, words), tests_line(model, words), packages_line(model, words)]
+    inside = tests_line(model, words) if model.tests.files or not facts.evidence.tests_outside else None
+    summary = [files_line(model, words), inside, packages_line(model, words)]
+    kept = [
+        link(facts, f"{p}/") + words("paren", files_count(n, words)) for p, n in facts.evidence.tests_outside
+    ]
+    summary += [words("folder_tests_elsewhere", join_names(kept, words))] if kept else []
     stated_cut = [words("report_tree_cut", len(tree.top_level), tree.recovered_requests)] if cut else []
     return _blocks(
         stated_cut,
@@ -217,7 +267,9 @@ def _development(facts: Facts, words: Words) -> list[str]:
         return [words("commits_failed") if GET_COMMITS in ev.attempted else words("not_examined")]
     if act is None or act.count == 0:
         return [words("no_commits")]
+    scoped = [words("folder_commits", code(f"{ev.root}/")), ""] if ev.root else []  # filtered by its path
     out = [
+        *scoped,
         f"- {words('last_commit', day(act.last) if act.last else words('unknown'))}",
         f"- {words('first_commit', day(act.first) if act.first else words('unknown'))}",
     ]
@@ -258,14 +310,25 @@ def _advice(facts: Facts, words: Words) -> list[str]:
 
 
 def _languages(evidence: Evidence, words: Words) -> str:
+    if evidence.root and evidence.languages is not None:  # the folder's own, then the repository's
+        whole = evidence.repo_languages
+        own = _shares(evidence.languages.bytes_by_language, words) or words("no_languages")
+        if whole is not None and whole.bytes_by_language:
+            own += words("paren", words("folder_repo_languages", _shares(whole.bytes_by_language, words)))
+        return own
     if evidence.languages is None:
         primary = evidence.info.language if evidence.info else None
         said = f"{words('primary_language')}{words('colon')}{plain(primary)}" if primary else None
         return words("unknown") + words("paren", said) if said else words("unknown")
-    total = sum(evidence.languages.bytes_by_language.values())
+    return _shares(evidence.languages.bytes_by_language, words) or words("no_languages")
+
+
+def _shares(counts: Mapping[str, int], words: Words) -> str:
+    """Each language's share of the bytes, largest first ("" when there are none)."""
+    total = sum(counts.values())
     if not total:
-        return words("no_languages")
-    ranked = sorted(evidence.languages.bytes_by_language.items(), key=lambda kv: (-kv[1], kv[0]))
+        return ""
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     return join_names([f"{plain(lang)} {100 * n / total:.1f}%" for lang, n in ranked], words, cap=10)
 
 
@@ -287,6 +350,10 @@ def _license_text(facts: Facts, words: Words) -> str:
     if facts.license_files:
         return join_names([link(facts, p) for p in facts.license_files], words)
     return words("none") if facts.license_files == () else words("unknown")
+
+
+def _deps_text(deps: Sequence[Dependency], words: Words, *, cap: int = MAX_NAMES) -> str:
+    return join_names([code(d.text()) for d in deps], words, cap=cap)
 
 
 def _iso_day(value: str | None, unknown: str) -> str:

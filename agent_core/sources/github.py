@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from agent_core.cost import FREE, CallCost
-from agent_core.errors import GitHubError, InvalidArgumentError, PermissionDeniedError
+from agent_core.errors import GitHubError, InvalidArgumentError, NotFoundError, PermissionDeniedError
 from agent_core.github.client import GitHubClient, GitHubResponse
 from agent_core.github.http import RAW_MEDIA
 from agent_core.repo import RepoRef
@@ -204,6 +204,8 @@ class GitHubSource:
         params: dict[str, str | int] = {"per_page": per_page}
         if self.scope is not None:
             params["sha"] = self.scope.ref
+            if self.scope.folder:  # a folder's run: the commits that touched it, as GitHub's history page
+                params["path"] = self.scope.folder
         response = await self.client.get_repo(repo, "commits", params=params)
         cost = checked + response.cost
         if response.empty_repository:
@@ -230,6 +232,10 @@ class GitHubSource:
                 prefix = f"{scope.folder}/"
             ref: str = scope.ref
             spent = FREE
+        elif scope is not None and path and (found := await self._folder_sha(repo, scope.ref, path))[0]:
+            # another folder of a scoped run (the root's tests/<package>/ of a package folder): its own
+            # tree by the sha its parent's listing gives, not the whole repository's recursive tree
+            ref, tree_id, prefix, spent = scope.ref, str(found[0]), f"{path}/", found[1]
         else:
             info = await self.get_repo_info(repo)  # memoised: usually free
             ref = scope.ref if scope is not None else (info.value.default_branch or "HEAD")
@@ -257,6 +263,22 @@ class GitHubSource:
         return await self._recovered(
             repo, ref=ref, path=path, prefix=prefix, seen=entries, sha=sha, cost=cost
         )
+
+    async def _folder_sha(self, repo: RepoRef, ref: str, path: str) -> tuple[str | None, CallCost]:
+        """The tree sha of the folder ``path`` at ``ref``, from its parent's listing (None: not a folder)."""
+        parent, _, name = path.rpartition("/")
+        try:
+            response = await self.client.get_repo(repo, "contents", path=parent or None, params={"ref": ref})
+        except NotFoundError:
+            return None, FREE
+        except GitHubError as exc:
+            if exc.status == 404:
+                return None, FREE
+            raise
+        body = response.json()
+        items = [i for i in body if isinstance(i, dict)] if isinstance(body, list) else []
+        found = next((i for i in items if i.get("name") == name and i.get("type") == "dir"), None)
+        return (str(found.get("sha")) if found and found.get("sha") else None), response.cost
 
     async def _recovered(
         self,

@@ -170,9 +170,9 @@ class LocalGitSource:
         )
         return view._sourced(content)
 
-    async def get_commits(self, repo: RepoRef, per_page: int = 20) -> Sourced[CommitList]:
-        view = self._view()
-        return view._sourced(await view._get_commits(repo, per_page))
+    async def get_commits(self, repo: RepoRef, per_page: int = 20, *, path: str = "") -> Sourced[CommitList]:
+        view = self._view()  # with ``path`` (a folder's run): the commits that touched it, git log -- path
+        return view._sourced(await view._get_commits(repo, per_page, path=_clean_path(path)))
 
     async def get_file_tree(self, repo: RepoRef, path: str = "") -> Sourced[FileTree]:
         view = self._view()
@@ -294,14 +294,15 @@ class LocalGitSource:
             size=blob.size,
         )
 
-    async def _get_commits(self, repo: RepoRef, per_page: int = 20) -> CommitList:
+    async def _get_commits(self, repo: RepoRef, per_page: int = 20, *, path: str = "") -> CommitList:
         if not 1 <= per_page <= 100:
             raise InvalidArgumentError(f"per_page must be between 1 and 100, not {per_page}")
         commit = await self._commit(repo)
         if commit is None:
             return CommitList(commits=(), empty_repository=True)
+        limit = f"--max-count={per_page + 1}"
         out = await self._cli.output(
-            ["log", "--no-show-signature", f"--max-count={per_page + 1}", _LOG_FORMAT, commit, "--"]
+            ["log", "--no-show-signature", limit, _LOG_FORMAT, commit, "--", path][: 7 if path else 6]
         )
         # Each commit is "sha\0author\0date\0subject\0" followed by "\n"; the split leaves a last "\n".
         fields = out.decode("utf-8", errors="replace").split("\0")[:-1]

@@ -27,6 +27,7 @@ from agent_core.errors import GitHubError, InvalidArgumentError, InvalidTargetEr
 from agent_core.github.client import GitHubClient
 from agent_core.repo import RepoRef, RunScope, normalize_path, preview
 from agent_core.sources.base import RepoSource, Sourced
+from agent_core.sources.local import LocalGitSource
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
 from agent_core.words import t
 
@@ -187,6 +188,9 @@ class FolderScoped:
         )
 
     async def get_commits(self, repo: RepoRef, per_page: int = 20) -> Sourced[CommitList]:
+        """The commits that touched the folder (``git log -- folder``) from a local repository."""
+        if isinstance(self.source, LocalGitSource):
+            return await self.source.get_commits(repo, per_page, path=self.folder)
         return await self.source.get_commits(repo, per_page)
 
     async def get_file_tree(self, repo: RepoRef, path: str = "") -> Sourced[FileTree]:

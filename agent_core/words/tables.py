@@ -19,6 +19,8 @@ from agent_core.words import (
     diagnosis_zh,
     diagram_en,
     diagram_zh,
+    folder_en,
+    folder_zh,
     page_en,
     page_zh,
     repomodel_en,
@@ -33,7 +35,7 @@ Language = Literal["en", "zh"]
 LANGUAGES: tuple[Language, ...] = ("en", "zh")
 
 # One line per language, the areas in the same order: page, claim check, report, repository
-# model, diagram, diagnosis, coverage, model turns.
+# model, diagram, diagnosis, coverage, model turns, folder reports.
 AREAS: Mapping[Language, tuple[Mapping[str, str], ...]] = MappingProxyType(
     {
         "en": (
@@ -45,6 +47,7 @@ AREAS: Mapping[Language, tuple[Mapping[str, str], ...]] = MappingProxyType(
             diagnosis_en.DIAGNOSIS,
             coverage_en.COVERAGE,
             turns_en.TURNS,
+            folder_en.FOLDER,
         ),
         "zh": (
             page_zh.PAGE,
@@ -55,6 +58,7 @@ AREAS: Mapping[Language, tuple[Mapping[str, str], ...]] = MappingProxyType(
             diagnosis_zh.DIAGNOSIS,
             coverage_zh.COVERAGE,
             turns_zh.TURNS,
+            folder_zh.FOLDER,
         ),
     }
 )

@@ -1,0 +1,201 @@
+"""What the offline planner reads for a scoped run's folder (a ``/tree/<ref>/<folder>`` URL) beyond the
+folder's own README and manifests: what the folder is made of, and what its repository knows of it.
+
+- its **main modules**: the entry points (``main.go``, ``__init__.py``, ``index.ts``, ``lib.rs``,
+  ``Program.cs``, a file named like the folder...) then the largest of its own source files, so a folder
+  of code alone (a Go package) is never reported from 0 reads;
+- **up its path**: the listings of the folders above it (the root always), for the nearest manifest when
+  the folder has none (read: "declared in the parent's ..."), the repository's licence and CI;
+- its **tests kept elsewhere**: a test root seen up the path (``tests/``, ``test/``, ``spec/``) is listed
+  and the folders in it named for this one are fetched whole: the root's ``tests/<pkg>/`` of a Python
+  monorepo, ``test/Foo.Tests/`` of a .NET ``src/Foo`` (:func:`~agent_core.report.scoped.tests_for`).
+
+Every step is a bounded number of calls; the folder's tree is scanned once per tree (the planner's memo).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent_core.agent.tree_paths import usable
+from agent_core.repo import RepoRef
+from agent_core.repomodel import model_of
+from agent_core.report.scoped import TEST_ROOTS, ancestors, tests_for
+from agent_core.sources.languages import language_for
+from agent_core.sources.models import DirListing, FileTree
+from agent_core.tool_call import ToolCallRequest
+from agent_core.tools.observe import notable_role
+from agent_core.tools.registry import GET_FILE_TREE, LIST_DIRECTORY, READ_FILE
+
+MAX_MAIN_MODULES = 2
+_MAX_PARENT_MANIFESTS = 2
+_MAX_TEST_ROOTS = 2
+_MAX_TEST_FOLDERS = 2
+_ENTRY_STEMS = frozenset({"main", "__init__", "__main__", "index", "lib", "mod", "program", "app", "cli"})
+_LICENSE_NAMES = ("license", "licence", "copying")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Pick:
+    """A chosen follow-up call and how to describe it."""
+
+    call: ToolCallRequest
+    label: str  # what the user reads: "README.md", "tests/", "the root folder"
+    kind: str  # readme, manifest, ci, license, tests, root, question, module, context
+
+
+def call(tool: str, repo: RepoRef, **arguments: Any) -> ToolCallRequest:
+    return ToolCallRequest(tool=tool, arguments={"owner": repo.owner, "repo": repo.name, **arguments})
+
+
+def main_modules(tree: FileTree, base: str) -> list[str]:
+    """Up to :data:`MAX_MAIN_MODULES` of the folder's own source files (paths relative to ``base``, the
+    folder): entry points first (shallowest), then the largest. One pass over the entries."""
+    model = model_of(tree)
+    folder = base.rstrip("/").rpartition("/")[2].lower()
+    ranked: list[tuple[int, int, int, str]] = []
+    for entry in tree.entries:
+        if entry.type != "file" or not entry.path.startswith(base) or not model.is_own(entry.path):
+            continue
+        if model.role_of(entry.path) != "source" or language_for(entry.path) is None:
+            continue
+        path = entry.path[len(base) :]
+        stem = path.rpartition("/")[2].rpartition(".")[0].lower()
+        entry_point = stem in _ENTRY_STEMS or (bool(folder) and stem == folder)
+        ranked.append((0 if entry_point else 1, path.count("/"), -(entry.size or 0), path))
+    ranked.sort()
+    return [path for *_, path in ranked if usable(base + path)][:MAX_MAIN_MODULES]
+
+
+def folder_context(
+    repo: RepoRef,
+    folder: str,
+    listed: Callable[[str], DirListing | None],
+    *,
+    own_manifest: bool,
+    own_license: bool,
+) -> list[Pick]:
+    """The calls that tell a folder's run what its repository knows of it: the listings up its path,
+    then (once they are known) the nearest manifest, the root's licence and workflows, and the tests
+    kept for it under a test root. ``listed(path)``: the listing of ``path`` if it was made."""
+    above = ancestors(folder)
+    picks = [
+        Pick(
+            call=call(LIST_DIRECTORY, repo, path=p), label=f"{p}/" if p else "the root folder", kind="context"
+        )
+        for p in above
+    ]
+    listings = {p: listed(p) for p in above}
+    root = listings.get("")
+    if root is not None:
+        picks += workflows(repo, root)
+        if not own_license:
+            picks += [
+                Pick(call=call(READ_FILE, repo, path=e.path), label=e.path, kind="license")
+                for e in _license_files(root)[:1]
+            ]
+    if not own_manifest:
+        picks += _nearest_manifests(repo, above, listings)
+    picks += _tests_elsewhere(repo, folder, above, listings, listed)
+    return picks
+
+
+def workflows(repo: RepoRef, listing: DirListing) -> list[Pick]:
+    """A root listing cannot show CI files one level down: the workflows folder, when there is one."""
+    if not any(e.name == ".github" and e.type == "dir" for e in listing.entries):
+        return []
+    return [
+        Pick(call=call(LIST_DIRECTORY, repo, path=".github/workflows"), label=".github/workflows/", kind="ci")
+    ]
+
+
+def _license_files(listing: DirListing) -> list[Any]:
+    found = [
+        e
+        for e in listing.entries
+        if e.type == "file" and e.name.lower().startswith(_LICENSE_NAMES) and usable(e.path)
+    ]
+    return sorted(found, key=lambda e: (len(e.name), e.name))
+
+
+def _nearest_manifests(
+    repo: RepoRef, above: Sequence[str], listings: dict[str, DirListing | None]
+) -> list[Pick]:
+    """The manifests of the closest folder above that has one, once every listing nearer is known."""
+    for path in above:
+        listing = listings.get(path)
+        if listing is None:
+            return []  # not listed yet (or it failed): a farther manifest might not be the nearest
+        found = sorted(
+            e.path
+            for e in listing.entries
+            if e.type == "file" and notable_role(e.name) == "manifest" and usable(e.path)
+        )
+        if found:
+            return [
+                Pick(call=call(READ_FILE, repo, path=p), label=p, kind="manifest")
+                for p in found[:_MAX_PARENT_MANIFESTS]
+            ]
+    return []
+
+
+def _tests_elsewhere(
+    repo: RepoRef,
+    folder: str,
+    above: Sequence[str],
+    listings: dict[str, DirListing | None],
+    listed: Callable[[str], DirListing | None],
+) -> list[Pick]:
+    """The test roots up the path (listed), then the folders in them named for ``folder`` (fetched)."""
+    roots = [
+        e.path
+        for path in above
+        if (listing := listings.get(path)) is not None
+        for e in listing.entries
+        if e.type == "dir" and e.name.lower() in TEST_ROOTS and not folder.startswith(f"{e.path}/")
+    ][:_MAX_TEST_ROOTS]
+    picks: list[Pick] = []
+    for root in roots:
+        picks.append(Pick(call=call(LIST_DIRECTORY, repo, path=root), label=f"{root}/", kind="tests"))
+        listing = listed(root)
+        if listing is None:
+            continue
+        names = [e.path for e in listing.entries if e.type == "dir"]
+        picks += [
+            Pick(call=call(GET_FILE_TREE, repo, path=p), label=f"{p}/", kind="tests")
+            for p in tests_for(folder, names)[:_MAX_TEST_FOLDERS]
+            if usable(p)
+        ]
+    return picks
+
+
+def describe(repo: RepoRef, picks: Sequence[Pick], *, several: bool, purpose: str) -> str:
+    """One sentence for the user: "Reading README.md, the manifests pyproject.toml, ... ."."""
+    if [p.kind for p in picks] == ["root"]:
+        return f"The file tree of {repo.full_name} could not be fetched, so listing its root folder instead."
+    groups: list[str] = []
+    wording = (
+        ("readme", "{}"),
+        ("manifest", "the manifests {}"),
+        ("module", "the main modules {}"),
+        ("ci", "the CI configuration {}"),
+        ("license", "the license {}"),
+        ("attributes", "the Linguist overrides {}"),
+        ("question", f"for {purpose}: {{}}"),
+    )
+    for kind, template in wording:
+        labels = [p.label for p in picks if p.kind == kind and p.call.tool == READ_FILE]
+        if labels:
+            groups.append(template.format(", ".join(labels)))
+    listed = [p.label for p in picks if p.call.tool == LIST_DIRECTORY and p.kind != "root"]
+    trees = [p.label for p in picks if p.call.tool == GET_FILE_TREE]
+    verb = "Reading " + "; ".join(groups) if groups else ""
+    listing = ("listing " if groups else "Listing ") + ", ".join(listed) if listed else ""
+    fetched = (
+        "fetching the tests kept in " if verb or listing else "Fetching the tests kept in "
+    ) + ", ".join(trees)
+    body = " and ".join(part for part in (verb, listing, fetched if trees else "") if part)
+    where = f" in {repo.full_name}" if several else ""
+    return f"{body}{where}."

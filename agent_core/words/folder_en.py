@@ -1,0 +1,20 @@
+"""How a folder's report (a ``/tree/<ref>/<folder>`` URL) tells the folder's own facts from its
+repository's, in English."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+FOLDER: Mapping[str, str] = MappingProxyType(
+    {
+        "folder_description": "**Description of the repository {}:** {}",
+        "folder_repo_facts": "Of the repository {} as a whole:",
+        "folder_primary_language": "Primary language of this folder",
+        "folder_languages": "**Languages of this folder** (bytes of its own files): {}",
+        "folder_repo_languages": "the whole repository: {}",
+        "folder_commits": "The commits below are those that touched {} (the history filtered by its path).",
+        "folder_tests_elsewhere": "**Tests kept outside the folder:** {}",
+        "s_tests_elsewhere": "Tests for this folder are kept outside it: {}.",
+    }
+)

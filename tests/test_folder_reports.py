@@ -1,0 +1,223 @@
+"""A folder report speaks for the folder (issue 34, item 3): offline runs over ``/tree/<ref>/<folder>``
+URLs of four realistic monorepos served by the GitHub emulator (:mod:`tests.folder_shapes`).
+
+What each report must say of the folder: its own languages and files, the files read from it (never 0:
+its README, manifest or main modules), its manifest or the nearest parent's, its tests wherever the
+ecosystem keeps them (``*_test.go`` beside the code, ``spec/`` inside, the root's ``tests/<pkg>/``,
+``test/Foo.Tests/``), the commits that touched it (GitHub's ``commits?path=``; ``git log -- folder``
+locally); and the repository's description, stars, licence and CI labelled as the repository's, known
+from the root's listing rather than "could not check".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_core import events as ev
+from agent_core.repo import RepoRef
+from agent_core.report.claims import check_report
+from agent_core.report.facts import Facts, build_facts, gather
+from agent_core.report.scoped import ancestors
+from agent_core.report.scoped import tests_for as folder_tests
+from agent_core.tools.observe import notable_role
+from agent_core.words import words_for
+from testing.analysis import make_settings, run_once
+from testing.emulator.github import GitHubEmulator
+from tests import folder_shapes as shapes
+
+EN = words_for("en")
+REPO = RepoRef(owner="acme", name="mono")
+
+
+class Folder:
+    """One offline run over a folder URL: its events, tool results, facts and the emulator's log."""
+
+    def __init__(self, run: Any, emu: GitHubEmulator, folder: str) -> None:
+        self.events: list[ev.Event] = run.events
+        self.results = run.opened.analysis.results
+        self.report: str = run.finished.report
+        self.requests = list(emu.requests)
+        self.folder = folder
+        self.facts: Facts = build_facts(gather(REPO, self.results, EN))
+
+    def calls(self, tool: str) -> list[dict[str, Any]]:
+        return [
+            dict(e.arguments) for e in self.events if isinstance(e, ev.ToolCallStarted) and e.tool == tool
+        ]
+
+    def reads_inside(self) -> list[str]:
+        return [
+            str(a["path"]) for a in self.calls("read_file") if str(a["path"]).startswith(f"{self.folder}/")
+        ]
+
+    def commits_queries(self) -> list[dict[str, str]]:
+        return [dict(r.query) for r in self.requests if r.decoded_path.endswith("/commits")]
+
+
+async def _folder_run(tmp_path: Path, files: dict[str, str], folder: str) -> Folder:
+    repo = shapes.build(tmp_path / "repo", files, folder)
+    with GitHubEmulator() as emu:
+        emu.add_repo("acme/mono", repo, description="Everything Acme builds", stars=42)
+        settings = make_settings(emu, tmp_path)
+        run = await run_once(settings, target=f"https://github.com/acme/mono/tree/main/{folder}")
+        return Folder(run, emu, folder)
+
+
+def _said_of_any_folder(report: str) -> None:
+    """What no folder report with a listed root may say: checks that do not apply, repository-wide
+    absences it cannot know, the repository's commits as the folder's."""
+    assert "Could not check" not in report and EN("recommend_unchecked") not in report
+    assert EN("r_no_readme") not in report  # a folder needs no README of its own
+    assert EN("r_no_tests") not in report and EN("r_no_license") not in report and EN("r_no_ci") not in report
+    assert "Touch the root" not in report  # commits that did not touch the folder are not its history
+    assert EN("folder_commits", "").split("{}")[0][:20] in report
+    # the repository's description said as the repository's, unless the folder's own manifest has one
+    assert "**Description of the repository acme/mono:** Everything Acme builds" in report or (
+        "Everything Acme builds" not in report and "**Description:** " in report and "(from [`" in report
+    )
+    assert "Of the repository acme/mono as a whole:" in report and "- Stars: 42" in report
+
+
+async def test_a_go_package_folder_reads_its_code_counts_its_tests_and_its_commits(tmp_path: Path) -> None:
+    run = await _folder_run(tmp_path, shapes.GO, shapes.GO_FOLDER)
+    report = run.report
+    # read from the folder: a package of code alone, so its main modules (named like it, then largest)
+    assert run.reads_inside()[:1] == ["internal/store/store.go"] and len(run.reads_inside()) >= 2
+    # the nearest parent's manifest, said as such
+    assert "go.mod" in [a["path"] for a in run.calls("read_file")]
+    assert run.facts.manifest_scope == "parent" and [m.path for m in run.facts.manifests] == ["../../go.mod"]
+    # its own languages (the repository's are mostly Python), its own tests beside the code
+    assert "**Languages:** Go 100.0% (the whole repository: Python" in report
+    assert "- Primary language of this folder: Go" in report
+    assert "2 `*_test.go` files" in report
+    # commits filtered by its path
+    assert run.commits_queries() == [{"per_page": "30", "sha": "main", "path": "internal/store"}]
+    assert "Change internal/store" in report and "Add internal/store" in report
+    # licence and CI: the repository root's, listed and read
+    assert "LICENSE" in [a["path"] for a in run.calls("read_file")]
+    assert "`../../.github/workflows/ci.yml`" in report and "`../../.github/workflows/lint.yml`" in report
+    _said_of_any_folder(report)
+
+
+async def test_a_folder_run_keeps_the_repository_s_ci_paths_resolvable_for_the_claim_check(
+    tmp_path: Path,
+) -> None:
+    """A folder report that links the repository's workflows and licence (outside the folder) states
+    files that exist: verified, with a permalink from the root; an invented workflow is not, and a link
+    to the root's README is the root's, not the folder's."""
+    run = await _folder_run(tmp_path, shapes.GO, shapes.GO_FOLDER)
+    blob = "https://github.com/acme/mono/blob/main"
+    text = (
+        f"CI runs [ci]({blob}/.github/workflows/ci.yml) and [lint]({blob}/.github/workflows/lint.yml); "
+        f"the licence is [LICENSE]({blob}/LICENSE), the package [store.go]({blob}/internal/store/store.go). "
+        f"Deploys use [deploy]({blob}/.github/workflows/deploy.yml)."
+    )
+    check = check_report(text, [REPO], run.results)
+    links = {c.claim.rpartition("/main/")[2].rstrip(")"): c for c in check.claims if c.kind == "link"}
+    for path in (
+        ".github/workflows/ci.yml",
+        ".github/workflows/lint.yml",
+        "LICENSE",
+        "internal/store/store.go",
+    ):
+        assert links[path].verdict == "verified", links[path]
+        assert links[path].observed is not None and links[path].observed.endswith(f"/{path}")
+        assert ".." not in links[path].observed
+    assert links[".github/workflows/deploy.yml"].verdict != "verified"
+    # what the folder's run saw outside it, from the folder
+    assert "../../.github/workflows/ci.yml" in run.facts.evidence.outside
+
+
+async def test_a_python_package_folder_finds_its_tests_in_the_root_tests_folder(tmp_path: Path) -> None:
+    run = await _folder_run(tmp_path, shapes.PY, shapes.PY_FOLDER)
+    report = run.report
+    assert {"packages/a/README.md", "packages/a/pyproject.toml"} <= set(run.reads_inside())
+    assert "packages/a/src/pkg_a/__init__.py" in run.reads_inside()  # an entry point of its code
+    assert run.facts.manifest_scope == "folder" and "pyproject.toml" not in [
+        a["path"] for a in run.calls("read_file")
+    ]  # its own manifest: the root's is not read for it
+    # the root's tests/a/ holds its tests (3 files), fetched by its own tree, not the whole repository's
+    assert [a["path"] for a in run.calls("get_file_tree") if a.get("path")] == ["tests/a"]
+    assert run.facts.evidence.tests_outside == (("../../tests/a", 3),)
+    assert "Tests for this folder are kept outside it: [`../../tests/a/`]" in report and "(3 files)" in report
+    trees = [r.decoded_path for r in run.requests if "/git/trees/" in r.decoded_path]
+    assert trees and not any(p.endswith("/git/trees/main") for p in trees)
+    assert "**Languages:** Python 100.0%" in report
+    _said_of_any_folder(report)
+
+
+async def test_a_dotnet_project_folder_finds_its_test_project(tmp_path: Path) -> None:
+    run = await _folder_run(tmp_path, shapes.DOTNET, shapes.DOTNET_FOLDER)
+    report = run.report
+    assert "src/Foo/Parser.cs" in run.reads_inside()  # the largest of its own sources
+    own = [p for p in shapes.DOTNET if p.startswith("src/Foo/") and notable_role(p[8:]) == "manifest"]
+    assert set(own) <= set(run.reads_inside())  # the project file, once it is known as a manifest
+    assert run.facts.evidence.tests_outside == (("../../test/Foo.Tests", 3),)
+    assert "`../../test/Foo.Tests/`" in report
+    assert "- Primary language of this folder: C" in report
+    _said_of_any_folder(report)
+
+
+async def test_a_ruby_gem_folder_of_a_monorepo_states_its_manifest_or_its_parent_s(tmp_path: Path) -> None:
+    run = await _folder_run(tmp_path, shapes.RUBY, shapes.RUBY_FOLDER)
+    report = run.report
+    assert run.reads_inside()  # lib/widget.rb at least
+    assert "gems/widget/lib/widget.rb" in run.reads_inside()
+    gemspec_known = notable_role("widget.gemspec") == "manifest"
+    assert run.facts.manifest_scope == ("folder" if gemspec_known else "parent")
+    if gemspec_known:  # its own gemspec describes it
+        assert "**Description:** Buttons and more (from [`widget.gemspec`]" in report
+    else:  # the nearest manifest up its path: the root's Gemfile
+        assert "Gemfile" in [a["path"] for a in run.calls("read_file")]
+        assert "../../Gemfile" in run.facts.evidence.files and run.facts.evidence.parent_manifests == (
+            "../../Gemfile",
+        )
+    assert "`spec`" in report or "spec/" in report  # its RSpec folder, inside it
+    _said_of_any_folder(report)
+
+
+async def test_a_local_folder_reports_the_commits_that_touched_it(tmp_path: Path) -> None:
+    repo = shapes.build(tmp_path / "repo", shapes.GO, shapes.GO_FOLDER)
+    with GitHubEmulator() as emu:
+        run = await run_once(make_settings(emu, tmp_path), target=str(repo / shapes.GO_FOLDER))
+    report = run.finished.report
+    assert "Change internal/store" in report and "Touch the root" not in report
+    assert run.opened.analysis.results  # a real run over the working copy
+    reads = [
+        str(e.arguments["path"])
+        for e in run.events
+        if isinstance(e, ev.ToolCallStarted) and e.tool == "read_file"
+    ]
+    assert any(p.startswith("internal/store/") for p in reads)
+
+
+@pytest.mark.parametrize(
+    ("folder", "candidates", "expected"),
+    [
+        ("packages/a", ["tests/a", "tests/b", "tests/ab"], ["tests/a"]),
+        (
+            "src/Foo",
+            ["test/Foo.Tests", "test/Foo.UnitTests", "test/Bar.Tests", "test/FooBar.Tests"],
+            ["test/Foo.Tests", "test/Foo.UnitTests"],
+        ),
+        (
+            "libs/my-pkg",
+            ["tests/my_pkg", "tests/test_my_pkg", "tests/other"],
+            ["tests/my_pkg", "tests/test_my_pkg"],
+        ),
+        ("lib", [], []),
+    ],
+)
+def test_tests_for_matches_test_folders_by_the_folder_s_name(
+    folder: str, candidates: list[str], expected: list[str]
+) -> None:
+    assert folder_tests(folder, candidates) == expected
+
+
+def test_ancestors_are_closest_first_with_the_root_last_and_bounded() -> None:
+    assert ancestors("internal/store") == ["internal", ""]
+    assert ancestors("top") == [""]
+    assert ancestors("a/b/c/d/e/f") == ["a/b/c/d/e", "a/b/c/d", "a/b/c", ""]
