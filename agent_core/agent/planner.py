@@ -37,6 +37,7 @@ from agent_core.agent.tree_paths import TreePaths, tree_paths, usable
 from agent_core.repo import RepoRef
 from agent_core.repomodel import RepoModel, model_of
 from agent_core.report.relevance import QUESTION_READS
+from agent_core.sources.manifest_files import manifest_rank, manifests_to_read
 from agent_core.sources.models import DirListing, FileTree
 from agent_core.tool_call import ToolCallRequest
 from agent_core.tools.observe import notable_role
@@ -53,18 +54,7 @@ from agent_core.tools.results import ToolResult
 TEST_DIRS = ("tests", "test", "spec", "__tests__")
 _MAX_CI_FILES = 2
 _MAX_ROOT_MANIFESTS_FIRST = 3  # more root manifests only if the budget is left after CI, license, tests
-# Manifests the report writer can parse come first, in this order; any other manifest sorts after them.
-_MANIFEST_ORDER = (
-    re.compile(r"^pyproject\.toml$"),
-    re.compile(r"^package\.json$"),
-    re.compile(r"^cargo\.toml$"),
-    re.compile(r"^go\.mod$"),
-    re.compile(r"^setup\.cfg$"),
-    re.compile(r"^requirements\.txt$"),
-    re.compile(r"^requirements[\w.-]*\.txt$"),
-    re.compile(r"^setup\.py$"),
-    re.compile(r"^(pom\.xml|build\.gradle(\.kts)?|gemfile|composer\.json)$"),
-)
+_MAX_NESTED_MANIFESTS = 8  # package manifests below the root (every ecosystem, a test package too)
 _CI_NAME = re.compile(r"ci|test|build|check")
 _LICENSE = re.compile(r"^(license|licence|copying)([.-][\w.-]+)?$", re.IGNORECASE)
 
@@ -265,7 +255,14 @@ def _picks_from_paths(repo: RepoRef, paths: TreePaths) -> list[_Pick]:
     readme = sorted(paths.role("readme"), key=_readme_rank)[:1]
     manifests = sorted(paths.role("manifest"), key=_manifest_rank)
     root_manifests = [p for p in manifests if "/" not in p]
-    nested_manifests = [p for p in manifests if "/" in p]
+    nested_manifests = list(
+        dict.fromkeys(
+            [
+                *manifests_to_read(paths.files, limit=_MAX_NESTED_MANIFESTS),
+                *(p for p in manifests if "/" in p),
+            ]
+        )
+    )
     ci = sorted(paths.role("ci"), key=_ci_rank)
     roots = [p for p in paths.files if "/" not in p]
     licenses = sorted((p for p in roots if _LICENSE.match(p) and usable(p)), key=lambda p: (len(p), p))[:1]
@@ -358,8 +355,4 @@ def _readme_rank(path: str) -> tuple[int, str]:
 
 
 def _manifest_rank(path: str) -> tuple[int, int, str]:
-    name = path.rsplit("/", 1)[-1].lower()
-    order = next(
-        (i for i, pattern in enumerate(_MANIFEST_ORDER) if pattern.match(name)), len(_MANIFEST_ORDER)
-    )
-    return (path.count("/"), order, path)
+    return manifest_rank(path)  # sources.manifest_files: one order for every ecosystem

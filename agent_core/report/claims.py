@@ -13,6 +13,7 @@ contradicted claims where they stand and swaps links for their permalinks. Pure 
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 from collections.abc import Sequence
@@ -21,7 +22,7 @@ from urllib.parse import unquote, urlsplit
 
 from agent_core import events as ev
 from agent_core.repo import RepoRef
-from agent_core.report import verdicts
+from agent_core.report import verdict_packages, verdicts
 from agent_core.report.claim_finders import Found, find_claims
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.phrases import parse_date
@@ -67,6 +68,7 @@ def annotate(report: str, check: ev.ClaimsChecked | None) -> str:
     if check is None:
         return report
     edits: list[tuple[int, int, str]] = []
+    fences = _fenced_lines(report)
     for claim in check.claims:
         if claim.start < 0 or claim.end > len(report):
             continue
@@ -74,7 +76,8 @@ def annotate(report: str, check: ev.ClaimsChecked | None) -> str:
             edits.append((claim.start, claim.end, claim.observed))
         elif claim.verdict == "contradicted":
             seen = (claim.observed or "").replace("|", "/").replace("]", ")")
-            end = _mark_at(report, claim.end)
+            in_fence = fences and bisect.bisect_right(fences, claim.start) % 2 == 1
+            end = _line_end(report, claim.end) if in_fence else _mark_at(report, claim.end)
             edits.append((end, end, f" **[✗ checked: {seen}]**"))
     out = report
     for start, end, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
@@ -96,7 +99,7 @@ def _verdict(found: Found, repo: _Repo | None, repos: Sequence[_Repo]) -> ev.Che
         "language": verdicts.language,
         "date": verdicts.date,
         "version": verdicts.version,
-        "dependency": verdicts.dependency,
+        "dependency": verdict_packages.dependency,
         "path": verdicts.path,
     }[found.kind]
     verdict, observed = check(found, repo.facts)
@@ -110,6 +113,8 @@ def _claim(found: Found, verdict: ev.Verdict, observed: str | None, repo: str | 
         found.subject, found.subject
     )
     text = f"{label}: {found.value}" if found.kind in ("number", "date", "version") else found.value
+    if found.version:
+        text = f"{text} {found.version}"
     if found.negated:
         text = f"no {text}"
     return ev.CheckedClaim(
@@ -215,9 +220,15 @@ def _key_facts(repo: _Repo) -> list[ev.KeyFact]:
     ]
 
 
+_TOKEN_REST = re.compile(r"(?:[\w#+]|\.(?=\w))*")  # the rest of "C#", "C++", "Node.js", "3.8+"
+_CLOSING = re.compile(r"[*_~]{1,3}(?![\w*_~])")  # a closing "**", "_" or "~~"
+_FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
+
+
 def _mark_at(report: str, end: int) -> int:
-    """Where a mark after a claim ending at ``end`` leaves the Markdown intact: past a code span the
-    claim stands in, a "+" that belongs to it ("3.8+"), and a link whose text it is."""
+    """Where a mark after a claim ending at ``end`` leaves the Markdown intact: past the rest of the token
+    it ends in ("C#", "C++", "Node.js", "3.8+"), a code span or emphasis the claim stands in, and a link
+    whose text it is."""
     line_start = report.rfind("\n", 0, end) + 1
     if report.rfind("](", line_start, end) > report.rfind(")", line_start, end):  # inside a link's target
         closing = report.find(")", end)
@@ -225,7 +236,19 @@ def _mark_at(report: str, end: int) -> int:
     if report.count("`", line_start, end) % 2 == 1:  # inside a code span
         closing = report.find("`", end)
         end = closing + 1 if closing != -1 else end
-    while end < len(report) and report[end] == "+":
-        end += 1
+    end = _TOKEN_REST.match(report, end).end()  # type: ignore[union-attr]  # it matches the empty string
+    if emphasis := _CLOSING.match(report, end):
+        end = emphasis.end()
     m = re.match(r"[^\[\]\n]*\]\([^)\n]*\)", report[end:])
     return end + m.end() if m else end
+
+
+def _fenced_lines(report: str) -> list[int]:
+    """Where fenced code blocks open and close, in order (an odd count before a claim: it is inside)."""
+    return [m.start() for m in _FENCE.finditer(report)]
+
+
+def _line_end(report: str, at: int) -> int:
+    """The end of the line holding ``at``: a mark inside a code block stands after the line's code."""
+    end = report.find("\n", at)
+    return len(report) if end == -1 else end

@@ -10,7 +10,7 @@ whatever comes from it goes through :func:`~agent_core.report.inert.plain` or
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from agent_core.repomodel.model import TopFolder as ModelFolder
@@ -18,9 +18,11 @@ from agent_core.report.answer import answer
 from agent_core.report.diagram import diagram_block
 from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import Evidence, Facts, description, link, risks, strengths
+from agent_core.report.frameworks import test_frameworks
 from agent_core.report.inert import code, inline, plain
 from agent_core.report.licensing import project_license
-from agent_core.report.manifests import Dependency, Manifest, group_kind, notable_dependencies
+from agent_core.report.manifest_words import ecosystem_lines, manifest_text, no_manifest_anywhere
+from agent_core.report.manifests import notable_dependencies, own_package_names
 from agent_core.report.model_words import (
     ci_line,
     files_count,
@@ -30,7 +32,7 @@ from agent_core.report.model_words import (
     role_label,
     tests_line,
 )
-from agent_core.report.phrases import MAX_NAMES, day, join_names, parse_date
+from agent_core.report.phrases import day, join_names, parse_date
 from agent_core.report.prose import readme_summary
 from agent_core.report.tree_lists import notable_paths
 from agent_core.sources.models import TopFolder as CutFolder
@@ -121,61 +123,30 @@ def _key_facts(facts: Facts, words: Words) -> list[tuple[str, str]]:
 
 def _tech_stack(facts: Facts, words: Words) -> list[str]:
     ev = facts.evidence
+    own = own_package_names(facts.manifests)
     manifests = [
-        words("manifest_line", link(facts, m.path), _manifest_text(m, words)) for m in facts.manifests
+        words("manifest_line", link(facts, m.path), manifest_text(m, words, own)) for m in facts.manifests
     ]
     notable = notable_paths(facts)
     unread = [link(facts, p) for p, role in notable if role == "manifest" and p not in ev.files]
-    none_found = not manifests and not unread and (ev.tree is not None or facts.root_complete)
+    none_found = not manifests and not unread and no_manifest_anywhere(facts)
     tooling = [link(facts, p) for p, role in notable if role in ("build", "container")]
     notable_deps = [
         code(name) + words("paren", words(f"category_{category}"))
         for name, category in notable_dependencies(facts.manifests)
+        if name.lower() not in own
     ]
+    frameworks = test_frameworks(facts.manifests)
     return _blocks(
         [words("languages", _languages(ev, words))],
         [words("manifests"), *manifests] if manifests else [],
         [words("unread_manifests", join_names(unread, words))] if unread else [],
-        [words("no_manifests")] if none_found else [],
+        [words("no_manifests_folder" if ev.root else "no_manifests")] if none_found else [],
+        ecosystem_lines(facts, words),
+        [words("test_frameworks", join_names([plain(f) for f in frameworks], words))] if frameworks else [],
         [words("notable", join_names(notable_deps, words))] if notable_deps else [],
         [words("tooling", join_names(tooling, words))] if tooling else [],
     )
-
-
-def _manifest_text(manifest: Manifest, words: Words) -> str:
-    if manifest.status == "unparsed":
-        return words("unparsed")
-    if manifest.status == "invalid":
-        return words("invalid", plain(manifest.detail or words("unknown"), limit=120))
-    parts = []
-    if manifest.name and manifest.go_version:  # a Go module: its path and Go version
-        go = words("paren", f"Go {plain(manifest.go_version, limit=20)}")
-        parts.append(words("module", code(manifest.name)) + go)
-    if manifest.runtime:
-        parts.append(words("runtime_deps", len(manifest.runtime), _deps_text(manifest.runtime, words)))
-    if manifest.dev:
-        parts.append(words("dev_deps", len(manifest.dev), _deps_text(manifest.dev, words)))
-    if manifest.docs:
-        parts.append(words("docs_deps", len(manifest.docs), _deps_text(manifest.docs, words)))
-    if manifest.groups:
-        groups = [
-            code(name)
-            + words(
-                "paren", words(f"group_{group_kind(name)}") + words("colon") + _deps_text(deps, words, cap=10)
-            )
-            for name, deps in manifest.groups
-        ]
-        parts.append(words("groups", words("sep").join(groups)))
-    if manifest.workspaces:
-        members = join_names([code(m) for m in manifest.workspaces], words)
-        parts.append(words("workspaces", len(manifest.workspaces), members))
-    if manifest.indirect:
-        parts.append(words("indirect", manifest.indirect))
-    if manifest.build_backend:
-        parts.append(words("build_backend", code(manifest.build_backend)))
-    if manifest.partial:
-        parts.append(words("partial"))
-    return words("semi").join(parts) or words("no_deps")
 
 
 _MAX_TOP_DIRS = 30
@@ -350,10 +321,6 @@ def _license_text(facts: Facts, words: Words) -> str:
     if facts.license_files:
         return join_names([link(facts, p) for p in facts.license_files], words)
     return words("none") if facts.license_files == () else words("unknown")
-
-
-def _deps_text(deps: Sequence[Dependency], words: Words, *, cap: int = MAX_NAMES) -> str:
-    return join_names([code(d.text()) for d in deps], words, cap=cap)
 
 
 def _iso_day(value: str | None, unknown: str) -> str:
