@@ -175,8 +175,19 @@ async def test_a_ruby_gem_folder_of_a_monorepo_states_its_manifest_or_its_parent
         assert "../../Gemfile" in run.facts.evidence.files and run.facts.evidence.parent_manifests == (
             "../../Gemfile",
         )
+    assert EN("no_manifests") not in report and EN("no_manifests_folder") not in report
     assert "`spec`" in report or "spec/" in report  # its RSpec folder, inside it
     _said_of_any_folder(report)
+
+
+async def test_a_folder_without_any_manifest_up_its_path_says_none_and_reads_its_code(tmp_path: Path) -> None:
+    """No manifest in the folder nor in any folder above it (all listed): "none", said as such; with
+    one read up the path it is the parent's."""
+    files = {p: t for p, t in shapes.GO.items() if p not in ("go.mod", "go.sum")}
+    run = await _folder_run(tmp_path, files, shapes.GO_FOLDER)
+    assert run.facts.manifest_scope == "none" and run.facts.evidence.ancestors_listed
+    assert EN("no_manifests_folder") in run.report or EN("no_manifests") in run.report
+    assert run.reads_inside()
 
 
 async def test_a_local_folder_reports_the_commits_that_touched_it(tmp_path: Path) -> None:
