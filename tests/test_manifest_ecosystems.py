@@ -19,6 +19,7 @@ from agent_core.repomodel.packages import (
 from agent_core.report.frameworks import framework_of_package
 from agent_core.report.frameworks import test_frameworks as frameworks_of
 from agent_core.report.manifests import Manifest, own_package_names, parse_manifest, read_manifests
+from agent_core.report.writer import write_report
 from agent_core.sources.manifest_files import (
     PARSE_MAX_BYTES,
     is_parsed_manifest,
@@ -26,7 +27,11 @@ from agent_core.sources.manifest_files import (
     manifests_to_read,
 )
 from agent_core.sources.models import FileContent
+from agent_core.tools.results import ToolResult
+from agent_core.words import Language
 from testing.linear import least_cpu
+from tests.test_repomodel import tree_of
+from tests.test_report import DEMO, github_results, result, section, text_file
 
 FIXTURES = Path(__file__).parent / "fixtures" / "manifests"
 
@@ -362,3 +367,55 @@ def test_hostile_manifests_of_every_ecosystem_parse_in_linear_time(path: str, un
         least_cpu(lambda: parse_manifest(path, small), repeat=3), 1e-6
     )
     assert ratio < 10, ratio
+
+
+# ------------------------------------------------------------------------------------------ report
+
+
+def _metadata(results: list[ToolResult]) -> list[ToolResult]:
+    """The repository's metadata, languages and commits, without its tree and files."""
+    return [r for r in results if r.tool not in ("get_file_tree", "read_file", "list_directory")]
+
+
+def _dotnet_report(language: Language = "en") -> str:
+
+    projects = [f"src/Lib{i}/Lib{i}.csproj" for i in range(8)]
+    projects += [f"test/Lib{i}.Tests/Lib{i}.Tests.csproj" for i in range(16)]
+    tree = tree_of("Polly.sln", "Directory.Packages.props", "README.md", *projects, "src/Lib0/Lib0.cs")
+    test_project = "test/Lib0.Tests/Lib0.Tests.csproj"
+    reads = {
+        "Polly.sln": (FIXTURES / "Polly.sln").read_text(),
+        "Directory.Packages.props": (FIXTURES / "Directory.Packages.props").read_text(),
+        test_project: (FIXTURES / "Serilog.Tests.csproj").read_text(),
+    }
+    results = [
+        *_metadata(github_results()),
+        result("get_file_tree", DEMO, tree, path=""),
+        *(result("read_file", DEMO, text_file(p, t), path=p) for p, t in reads.items()),
+    ]
+    report = write_report(scope=[DEMO], question="", results=results, language=language)
+    title = "Tech stack" if language == "en" else "技术栈"
+    return section(report, title)
+
+
+def test_a_dotnet_solution_report_counts_its_projects_and_names_the_framework() -> None:
+    stack = _dotnet_report()
+    assert "No dependency manifest" not in stack
+    assert "**Packages by ecosystem:** 24 .NET projects (nuget), 16 of them for tests." in stack
+    assert "**Test frameworks (declared in the manifests read):** xUnit" in stack
+    assert "a test project" in stack  # the test project's own line
+    # Polly.Core is one of the solution's projects: named apart, never as a pinned or used dependency
+    assert "the repository's own packages it references (1): `Polly.Core`" in stack
+    assert "`Polly.Core 8.0.0`" not in stack
+    zh = _dotnet_report("zh")
+    assert "**按生态系统统计的包：** 24 个 .NET 项目（nuget），其中 16 个用于测试。" in zh
+
+
+def test_a_tree_without_any_manifest_says_so_and_one_with_a_gemspec_does_not() -> None:
+
+    def stack(*paths: str) -> str:
+        results = [*_metadata(github_results()), result("get_file_tree", DEMO, tree_of(*paths), path="")]
+        return section(write_report(scope=[DEMO], question="", results=results), "Tech stack")
+
+    assert "No dependency manifest was found." in stack("README.md", "src/main.c")
+    assert "No dependency manifest" not in stack("README.md", "gems/x/lib/x.rb", "gems/x/x.gemspec")

@@ -101,11 +101,11 @@ def _dependencies(manifest: Manifest, words: Words, own: frozenset[str]) -> list
     ]
     if groups:
         parts.append(words("groups", words("sep").join(groups)))
-    if manifest.versions:
-        parts.append(words("pinned_versions", len(manifest.versions), deps_text(manifest.versions, words)))
-    mine = list(
-        dict.fromkeys(d.name for d in manifest.all_dependencies(indirect=False) if d.name.lower() in own)
-    )
+    pinned = [d for d in manifest.versions if d.name.lower() not in own]
+    if pinned:
+        parts.append(words("pinned_versions", len(pinned), deps_text(pinned, words)))
+    every = (*manifest.all_dependencies(indirect=False), *manifest.versions)
+    mine = list(dict.fromkeys(d.name for d in every if d.name.lower() in own))
     if mine:
         parts.append(words("own_refs", len(mine), join_names([code(n) for n in mine], words)))
     return parts
