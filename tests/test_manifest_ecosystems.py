@@ -200,6 +200,25 @@ def test_gradle_kotlin_multiplatform_test_source_sets_are_development() -> None:
     assert frameworks_of([build]) == ("JUnit 5", "kotlin.test")
 
 
+# ---------------------------------------------------------------------------------- JavaScript
+
+
+def test_pnpm_catalog_versions_resolve_in_the_members() -> None:
+    package = (
+        '{"name": "@vue/compiler-sfc", "dependencies": {"@babel/parser": "catalog:", "postcss": "^8.4.48"}}'
+    )
+    manifests = read_all(
+        {
+            "pnpm-workspace.yaml": (FIXTURES / "pnpm-workspace.yaml").read_text(),
+            "packages/compiler-sfc/package.json": package,
+        }
+    )
+    workspace, member = sorted(manifests, key=lambda m: m.path.endswith(".yaml"), reverse=True)
+    assert workspace.workspaces == ("packages/*", "packages-private/*")
+    assert {d.name: d.spec for d in workspace.versions}["entities"] == "^7.0.1"
+    assert {d.name: d.spec for d in member.runtime} == {"@babel/parser": "^7.29.0", "postcss": "^8.4.48"}
+
+
 # ---------------------------------------------------------------------------------------- Rust, Go
 
 

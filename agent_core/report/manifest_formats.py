@@ -125,22 +125,40 @@ def parse_package_json(source: str) -> Fields:
 
 
 def parse_pnpm_workspace(source: str) -> Fields:
-    """``packages:`` of ``pnpm-workspace.yaml``, as a block list or a flow list; the rest is not read."""
+    """``packages:`` of ``pnpm-workspace.yaml`` (a block list or a flow list) and its version catalogs:
+    ``catalog:`` (the default one) and ``catalogs: {name: {...}}``, which ``"x": "catalog:"`` /
+    ``"catalog:name"`` versions in the members' ``package.json`` refer to. The rest is not read."""
     found: list[str] = []
-    inside = False
+    pinned: dict[tuple[str, str], str] = {}
+    top = ""
+    named = ""  # the named catalog being read, under ``catalogs:``
+    outer: int | None = None  # the indentation of a named catalog's key
     for raw in source.splitlines():
         line = _without_comment(raw).rstrip()
         if not line.strip():
             continue
-        if not line[0].isspace():  # a top-level key
+        indent = len(line) - len(line.lstrip())
+        if not indent:  # a top-level key
             key, _, rest = line.partition(":")
-            inside = key.strip() == "packages"
-            if inside and rest.strip().startswith("["):
+            top, named, outer = key.strip(), "", None
+            if top == "packages" and rest.strip().startswith("["):
                 found += [_unquote(item) for item in rest.strip().strip("[]").split(",") if item.strip()]
-                inside = False
-        elif inside and line.strip().startswith("-"):
+            continue
+        if top == "packages" and line.strip().startswith("-"):
             found.append(_unquote(line.strip()[1:]))
-    return {"workspaces": tuple(g for g in found if g)}
+        elif top in ("catalog", "catalogs"):
+            key, _, value = line.strip().partition(":")
+            if top == "catalogs" and (outer is None or indent <= outer) and not value.strip():
+                named, outer = _unquote(key), indent
+            elif value.strip() and (top == "catalog" or named):
+                pinned[(named or "default", _unquote(key))] = _unquote(value)[:40]
+    return {
+        "workspaces": tuple(g for g in found if g),
+        "versions": tuple(Dependency(name=n, spec=v) for (_c, n), v in pinned.items() if n),
+        "catalog": tuple(
+            (f"catalog:{c}:{n}", (Dependency(name=n, spec=v),)) for (c, n), v in pinned.items() if n
+        ),
+    }
 
 
 def parse_cargo(source: str) -> Fields:

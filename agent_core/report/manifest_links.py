@@ -2,7 +2,8 @@
 repository's own packages.
 
 :func:`resolve` fills in what one manifest leaves to another: a Gradle build's ``libs.x.y`` becomes the
-``group:artifact`` and version of the version catalog (``gradle/libs.versions.toml``) when it was read; a
+``group:artifact`` and version of the version catalog (``gradle/libs.versions.toml``) when it was read; an
+npm ``"x": "catalog:"`` version becomes the one ``pnpm-workspace.yaml``'s catalog pins; a
 .NET ``PackageReference`` without a version takes the central one of ``Directory.Packages.props``; a
 Cargo member's ``x = { workspace = true }`` takes the root's ``[workspace.dependencies]`` version.
 
@@ -53,6 +54,8 @@ def resolve(manifests: tuple[Manifest, ...]) -> tuple[Manifest, ...]:
         fixed = manifest
         if catalog and _named(manifest.path, _GRADLE):
             fixed = _each(manifest, lambda d: _from_catalog(d, catalog))
+        elif catalog and _named(manifest.path, ("package.json",)):
+            fixed = _each(manifest, lambda d: [_from_pnpm(d, catalog)])
         elif central and _named(manifest.path, _DOTNET):
             fixed = _each(manifest, lambda d: [_with_spec(d, central.get(d.name.lower()))])
         elif cargo and _named(manifest.path, ("cargo.toml",)):
@@ -97,6 +100,14 @@ def _from_catalog(dep: Dependency, catalog: dict[str, tuple[Dependency, ...]]) -
     if not dep.name.startswith("libs."):
         return [dep]
     return list(catalog.get(catalog_alias(dep.name), (dep,)))
+
+
+def _from_pnpm(dep: Dependency, catalog: dict[str, tuple[Dependency, ...]]) -> Dependency:
+    """``"vue": "catalog:"`` (the default catalog) or ``"catalog:name"``: the version pnpm's catalog pins."""
+    if not dep.spec.startswith("catalog:"):
+        return dep
+    found = catalog.get(f"catalog:{dep.spec[8:].strip() or 'default'}:{dep.name}")
+    return replace(dep, spec=found[0].spec) if found else dep
 
 
 def _with_spec(dep: Dependency, spec: str | None) -> Dependency:
