@@ -16,6 +16,7 @@ from agent_core.repomodel.packages import (
     packages_of,
     workspace_member,
 )
+from agent_core.report.facts import build_facts, gather
 from agent_core.report.frameworks import framework_of_package
 from agent_core.report.frameworks import test_frameworks as frameworks_of
 from agent_core.report.manifests import Manifest, own_package_names, parse_manifest, read_manifests
@@ -28,7 +29,7 @@ from agent_core.sources.manifest_files import (
 )
 from agent_core.sources.models import FileContent
 from agent_core.tools.results import ToolResult
-from agent_core.words import Language
+from agent_core.words import Language, words_for
 from testing.linear import least_cpu
 from tests.test_repomodel import tree_of
 from tests.test_report import DEMO, github_results, result, section, text_file
@@ -217,6 +218,28 @@ def test_pnpm_catalog_versions_resolve_in_the_members() -> None:
     assert workspace.workspaces == ("packages/*", "packages-private/*")
     assert {d.name: d.spec for d in workspace.versions}["entities"] == "^7.0.1"
     assert {d.name: d.spec for d in member.runtime} == {"@babel/parser": "^7.29.0", "postcss": "^8.4.48"}
+
+
+def test_a_pnpm_workspace_names_the_members_of_the_repository_model() -> None:
+    tree = tree_of(
+        "package.json", "pnpm-workspace.yaml", "packages/vue/package.json", "scripts/x/package.json"
+    )
+    reads = {
+        "package.json": '{"name": "root", "private": true}',  # no workspaces: pnpm keeps them apart
+        "pnpm-workspace.yaml": (FIXTURES / "pnpm-workspace.yaml").read_text(),
+    }
+    results = [
+        *_metadata(github_results()),
+        result("get_file_tree", DEMO, tree, path=""),
+        *(result("read_file", DEMO, text_file(p, t), path=p) for p, t in reads.items()),
+    ]
+    model = build_facts(gather(DEMO, results, words_for("en"))).model
+    assert model is not None
+    assert {p.path: p.member_of_workspace for p in model.packages} == {
+        "": False,
+        "packages/vue": True,
+        "scripts/x": False,
+    }
 
 
 # ---------------------------------------------------------------------------------------- Rust, Go

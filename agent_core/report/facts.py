@@ -20,7 +20,7 @@ from agent_core.repo import RepoRef
 from agent_core.repomodel import RepoModel, model_of, workspace_globs
 from agent_core.report.activity import Activity, activity_of
 from agent_core.report.inert import code, plain
-from agent_core.report.manifests import Manifest, read_manifests
+from agent_core.report.manifests import Manifest, parse_manifest, read_manifests
 from agent_core.report.model_words import tests_phrase
 from agent_core.report.phrases import day, files_phrase, join_names
 from agent_core.report.scoped import license_files_of, manifest_scope, reroot
@@ -225,17 +225,22 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
 
 def repo_model(evidence: Evidence) -> RepoModel | None:
     """The repository model of the evidence's tree (built once per tree, :func:`model_of`), with the
-    root ``.gitattributes`` and the root ``package.json``'s workspaces when they were read."""
+    root ``.gitattributes`` and the root's workspaces (``package.json``, else ``pnpm-workspace.yaml``)
+    when they were read."""
     tree = evidence.tree
     if tree is None or tree.empty_repository:
         return None
     base = f"{tree.path}/" if tree.path else ""
     attributes = evidence.files.get(".gitattributes")
     package = evidence.files.get(f"{base}package.json") or evidence.files.get("package.json")
+    globs = workspace_globs(package.text if package is not None else None)
+    pnpm = evidence.files.get(f"{base}pnpm-workspace.yaml") or evidence.files.get("pnpm-workspace.yaml")
+    if not globs and pnpm is not None and pnpm.text:
+        globs = parse_manifest(pnpm.path, pnpm.text).workspaces
     return model_of(
         tree,
         gitattributes=attributes.text if attributes is not None else None,
-        workspace_globs=workspace_globs(package.text if package is not None else None),
+        workspace_globs=globs,
     )
 
 
