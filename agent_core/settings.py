@@ -16,14 +16,17 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, TypedDict
+from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
 
 from agent_core.errors import ConfigurationError
+from agent_core.words import t
 
 ReportLanguage = Literal["auto", "en", "zh"]
 ToolProtocol = Literal["auto", "native", "text"]
@@ -189,6 +192,8 @@ class Settings:
             raise ConfigurationError("REDIS_URL must be a redis://, rediss:// or unix:// URL")
         if self.tool_protocol not in ("auto", "native", "text"):
             raise ConfigurationError("TOOL_PROTOCOL must be auto, native or text")
+        if self.llm_base_url:
+            check_base_url(self.llm_base_url)
         for name in (
             "max_turns",
             "max_tool_calls",
@@ -214,6 +219,66 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(name).is_loopback
     except ValueError:
         return False  # another host name, "", "0.0.0.0"...: not loopback
+
+
+def base_url_problem(url: str) -> tuple[str, dict[str, str]] | None:
+    """What is wrong with a model base URL's form, as a words key (``url_*`` in ``words/page_*``) and its
+    values, or None. Read strictly, before anything is counted or sent: a URL that parses but that an
+    HTTP client would refuse or read otherwise (``0177.0.0.1`` is 127.0.0.1 to ``inet_aton``, an
+    ``InvalidURL`` to httpx) is refused here, whatever the host it names."""
+    if any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in url):
+        return "url_syntax", {}
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname, parts.port
+    except ValueError as exc:
+        key = "url_port" if "port" in str(exc).lower() else "url_syntax"
+        return key, {"port": _netloc_port(url)}
+    if parts.scheme not in ("http", "https") or not host:
+        return "url_syntax", {}
+    if parts.username is not None or parts.password is not None:
+        return "url_credentials", {}
+    if port == 0:
+        return "url_port", {"port": "0"}
+    shown = host[:80]
+    if ":" in host or parts.netloc.rpartition("@")[2].startswith("["):
+        if "%" in host:
+            return "url_ipv6", {"host": shown}
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            return "url_ipv6", {"host": shown}
+        return None
+    labels = host.removesuffix(".").split(".")
+    last = labels[-1]
+    if last.isdigit() or last.startswith("0x") or all(label.isdigit() for label in labels):
+        canonical = len(labels) == 4 and all(
+            label.isdigit() and label == str(int(label)) and int(label) <= 255 for label in labels
+        )
+        return None if canonical else ("url_numeric_host", {"host": shown})
+    if not host.isascii() or len(host) > 253 or not all(_LABEL.fullmatch(label) for label in labels):
+        return "url_host", {"host": shown}
+    return None
+
+
+def check_base_url(url: str) -> None:
+    """Raise ConfigurationError (English, with its Chinese beside it) when :func:`base_url_problem`
+    finds one."""
+    problem = base_url_problem(url.strip())
+    if problem is not None:
+        key, values = problem
+        error = ConfigurationError(t(key, "en", **values))
+        error.zh = t(key, "zh", **values)
+        raise error
+
+
+_LABEL = re.compile(r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?")
+
+
+def _netloc_port(url: str) -> str:
+    """What follows the last ``:`` of a URL's authority, for the message (the port as typed)."""
+    authority = url.partition("://")[2].split("/", 1)[0]
+    return authority.rpartition("]")[2].rpartition(":")[2][:20]
 
 
 _TRUE = {"1", "true", "yes", "on"}

@@ -29,6 +29,6 @@ class ToolCallRequest:
             return self.arguments
         try:
             data = json.loads(self.arguments or "{}")
-        except ValueError:
+        except (ValueError, RecursionError):  # a model's 1,200 levels: the tool layer says why
             return {}
         return data if isinstance(data, dict) else {}

@@ -48,19 +48,41 @@ class Conversation:
 
         The ``keep_last`` newest results are spared on a first pass; if that is not enough, everything
         but the newest result goes. The system prompt, the user's messages and the assistant's own
-        messages are never touched.
+        messages are never touched. The conversation is counted once; each note that replaces a result
+        then changes the count by the difference of the two messages' estimates (``estimate`` is a sum
+        over messages), so compacting n results costs one count, not n.
         """
         done = 0
+        total = estimate(self.messages)
+        names: dict[str, str] | None = None
         for spared in (keep_last, 1):
-            if estimate(self.messages) <= budget:
+            if total <= budget:
                 break
-            done += self._compact_pass(budget=budget, estimate=estimate, spared=spared)
+            names = self._tool_names() if names is None else names
+            passed, total = self._compact_pass(
+                budget=budget, estimate=estimate, spared=spared, total=total, names=names
+            )
+            done += passed
         self.compactions += done
         return done
 
+    def _tool_names(self) -> dict[str, str]:
+        """Each tool call's id -> its tool's name, from one walk of the conversation."""
+        return {
+            str(call.get("id")): str(call.get("function", {}).get("name", "tool"))
+            for message in self.messages
+            for call in message.get("tool_calls") or ()
+        }
+
     def _compact_pass(
-        self, *, budget: int, estimate: Callable[[Sequence[Mapping[str, Any]]], int], spared: int
-    ) -> int:
+        self,
+        *,
+        budget: int,
+        estimate: Callable[[Sequence[Mapping[str, Any]]], int],
+        spared: int,
+        total: int,
+        names: Mapping[str, str],
+    ) -> tuple[int, int]:
         tool_indexes = [i for i, m in enumerate(self.messages) if _is_observation(m)]
         done = 0
         for index in tool_indexes[:-spared] if spared else tool_indexes:
@@ -68,15 +90,17 @@ class Conversation:
             content = str(message.get("content", ""))
             if COMPACTED_MARK in content:
                 continue
-            tool = self.tool_name(str(message.get("tool_call_id", "")))
+            tool = names.get(str(message.get("tool_call_id", "")), "tool")
             note = COMPACTED_NOTE.format(tool=tool, chars=len(content))
             if message.get("role") == "user":  # text protocol: keep the "Observation" label
                 note = f"Observation: {note}"
-            self.messages[index] = {**message, "content": note}
+            compacted = {**message, "content": note}
+            total += estimate([compacted]) - estimate([message])
+            self.messages[index] = compacted
             done += 1
-            if estimate(self.messages) <= budget:
+            if total <= budget:
                 break
-        return done
+        return done, total
 
 
 def _is_observation(message: Mapping[str, Any]) -> bool:

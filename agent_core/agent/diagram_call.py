@@ -40,6 +40,7 @@ from agent_core.agent.model_turn import ModelDriver
 from agent_core.agent.run import Run
 from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.llm import TurnComplete, Usage
+from agent_core.llm.scan import first_object
 from agent_core.offload import off_loop
 from agent_core.report.diagram import (
     MAX_NODES,
@@ -48,7 +49,6 @@ from agent_core.report.diagram import (
     cap,
     check_proposal,
     diagram_block,
-    parse_proposal,
 )
 from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import Facts, build_facts, gather
@@ -220,9 +220,11 @@ async def _propose(
         if asked.text is None:
             note = f"the model call failed: {asked.error}"
             break
-        proposal = check_proposal(parse_proposal(asked.text), facts.paths, facts.dirs)
+        value, refused = first_object(asked.text)  # linear, capped: never retried at every "{"
+        proposal = check_proposal(value, facts.paths, facts.dirs)
         dropped += [p for p in proposal.dropped if p not in dropped]
-        note = "the proposal was not usable: " + "; ".join(proposal.errors) if proposal.errors else None
+        errors = (*proposal.errors, refused) if refused and value is None else proposal.errors
+        note = "the proposal was not usable: " + "; ".join(errors) if errors else None
         if not worth_retrying(proposal):
             break
         messages = [

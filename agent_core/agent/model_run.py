@@ -140,7 +140,7 @@ async def _explore(run: Run, driver: ModelDriver, diagrams: Diagrams, *, nudged:
         await diagrams.discard()  # before the calls run: their observations are not the proposal's
         yield diagrams.spent()
         async for event in events_only(
-            run.tool_turn(reply.calls, feed="text" if driver.text_mode else "native")
+            run.tool_turn(reply.calls, feed="text" if driver.text_mode else "native", dropped=reply.dropped)
         ):
             yield event
         yield Result(value=_After(nudged=nudged))

@@ -19,6 +19,7 @@ from typing import Any
 from agent_core import events as ev
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.sink import EventSink
+from agent_core.llm.scan import loads
 from agent_core.offload import off_loop
 from agent_core.repomodel import model_of, tree_summary
 from agent_core.sources.models import FileTree
@@ -112,7 +113,7 @@ def display_args(arguments: str | Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(arguments, Mapping):
         return dict(arguments)
     try:
-        data = json.loads(arguments or "{}")
-    except json.JSONDecodeError:
+        data = loads(arguments or "{}")  # capped in length and nesting (llm/scan.py)
+    except ValueError:
         return {"_raw": arguments[:200]}
     return data if isinstance(data, dict) else {"_raw": str(arguments)[:200]}

@@ -29,6 +29,7 @@ class Step:
     report: str | None = None
     calls: list[ToolCallRequest] = field(default_factory=list)
     notice: str | None = None
+    dropped: int = 0  # calls past the run's tool-call limit left out of the conversation
 
 
 def native_step(run: Run, turn: ModelTurn) -> Step:
@@ -46,6 +47,11 @@ def native_step(run: Run, turn: ModelTurn) -> Step:
         if report is not None:
             conversation.add({"role": "assistant", "content": turn.content})
         return Step(report=report)
+    # Past the run's tool-call limit one call is kept, to carry the one observation that says so: 4,000
+    # calls in a reply are not 4,000 observations (each one re-counted the conversation).
+    kept = run.calls_left() + 1
+    dropped = max(0, len(calls) - kept)
+    calls = calls[:kept]
     message: dict[str, Any] = {
         "role": "assistant",
         "content": (turn.content or None) if turn.tool_calls else None,
@@ -56,7 +62,7 @@ def native_step(run: Run, turn: ModelTurn) -> Step:
         # reasoning_content in every later request, or the API answers 400.
         message["reasoning_content"] = turn.reasoning
     conversation.add(message)
-    return Step(calls=list(calls), notice=notice)
+    return Step(calls=list(calls), notice=notice, dropped=dropped)
 
 
 def react_step(run: Run, turn: ModelTurn) -> Step:

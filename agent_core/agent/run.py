@@ -145,12 +145,20 @@ class Run:
 
     # -- a turn of tool calls -------------------------------------------------------------------------
 
-    async def tool_turn(self, calls: Sequence[ToolCallRequest], *, feed: Feed) -> Step[list[ToolResult]]:
+    def calls_left(self) -> int:
+        """Tool calls this run may still make."""
+        return max(0, self.parts.limits.max_tool_calls - len(self.results()))
+
+    async def tool_turn(
+        self, calls: Sequence[ToolCallRequest], *, feed: Feed, dropped: int = 0
+    ) -> Step[list[ToolResult]]:
         """Run the calls of a turn (concurrently unless configured otherwise), streaming their events;
         the observations go back into the conversation in call order. The result: the calls' results
-        (calls over the tool-call limit are skipped, and told so)."""
+        (calls over the tool-call limit are skipped, and told so ONCE: one observation and one notice
+        however many were asked, ``dropped`` of them already left out of the conversation by the reply's
+        reader, :func:`agent_core.agent.replies.native_step`)."""
         parts = self.parts
-        budget = max(0, parts.limits.max_tool_calls - len(self.results()))
+        budget = self.calls_left()
         runnable, skipped = list(calls[:budget]), list(calls[budget:])
         run_calls = run_parallel if parts.parallel_tool_calls else run_one_by_one
         results: list[ToolResult] = []
@@ -161,9 +169,13 @@ class Run:
                 yield item
         for call, result in zip(runnable, results, strict=True):
             self._observe(call, self._for_model(result, feed, results), feed)
-        for call in skipped:
-            refusal = {"ok": False, "error": "skipped: the tool-call limit for this run was reached"}
-            self._observe(call, json.dumps(refusal), feed)
+        if skipped:  # one observation for all of them (the reply's reader kept one call to carry it)
+            not_run = len(skipped) + dropped
+            refusal = {
+                "ok": False,
+                "error": f"skipped: the tool-call limit for this run was reached ({not_run:,} call(s) not run)",
+            }
+            self._observe(skipped[0], json.dumps(refusal), feed)
         for result in results:  # a cut tree: say what its top level cost and that counts are lower bounds
             if isinstance(result.value, FileTree) and result.value.top_level and not result.memo:
                 message = words_for(self.language)(
@@ -177,7 +189,7 @@ class Run:
             yield ev.Notice(
                 t=self.t(),
                 level="warning",
-                message=f"Tool-call limit ({parts.limits.max_tool_calls}) reached; {len(skipped)} call(s) skipped.",
+                message=f"Tool-call limit ({parts.limits.max_tool_calls}) reached; {len(skipped) + dropped:,} call(s) skipped.",
             )
         yield Added(results=tuple(results))
         yield Result(value=results)

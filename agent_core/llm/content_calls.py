@@ -8,16 +8,18 @@ Small local models offered native ``tools`` often answer with the call in ``cont
 
 :func:`calls_in_content` returns those calls when the reply *is* a call: every object found names a
 known tool, and what is left around them is not a report (short, no heading). A report that merely
-quotes such an object in an example is left alone.
+quotes such an object in an example is left alone. The JSON is found by the one scanner of model
+text (:mod:`agent_core.llm.scan`): linear, and a reply over its caps is not a call.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from typing import Any
 
+from agent_core.llm.scan import json_values, loads_or_none
 from agent_core.llm.stream import ToolCallRequest
 
 _NAME_KEYS = ("name", "function", "tool", "tool_name", "action")
@@ -33,7 +35,7 @@ def calls_in_content(
     """The tool calls written in ``text`` (see the module docstring), or [] when it is not a call."""
     found: list[ToolCallRequest] = []
     spans: list[tuple[int, int]] = []
-    for start, end, value in _json_values(text):
+    for start, end, value in json_values(text).found:  # linear, capped: llm/scan.py
         calls = [_call(item, tools) for item in (value if isinstance(value, list) else [value])]
         if not calls or any(call is None for call in calls):
             continue
@@ -54,69 +56,19 @@ def _call(item: Any, tools: Collection[str]) -> ToolCallRequest | None:
     """A call from one object, when it names a known tool and carries object arguments (or none)."""
     if not isinstance(item, dict):
         return None
-    function = item.get("function")
-    if isinstance(function, dict):  # {"function": {"name": ..., "arguments": ...}}
-        return _call(function, tools)
+    while isinstance(function := item.get("function"), dict):  # {"function": {"name": ..., "arguments": ...}}
+        item = function
     name = next((item[k].strip() for k in _NAME_KEYS if isinstance(item.get(k), str)), "")
     if name not in tools:
         return None
     raw = next((item[k] for k in _ARGUMENT_KEYS if k in item), None)
     if isinstance(raw, str):  # OpenAI's wire form: the arguments as a JSON string
-        try:
-            raw = json.loads(raw) if raw.strip() else {}
-        except ValueError:
-            return None
+        raw = loads_or_none(raw) if raw.strip() else {}
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
         return None
     return ToolCallRequest(tool=name, arguments=json.dumps(raw, ensure_ascii=False))
-
-
-def _json_values(text: str) -> Iterator[tuple[int, int, Any]]:
-    """``(start, end, value)`` for every outermost JSON object or array in ``text``, left to right."""
-    position = 0
-    while True:
-        starts = [i for i in (text.find("{", position), text.find("[", position)) if i != -1]
-        if not starts:
-            return
-        start = min(starts)
-        end = _balanced_end(text, start)
-        if end is not None:
-            try:
-                value = json.loads(text[start:end])
-            except ValueError:
-                value = None
-            if isinstance(value, dict | list):
-                yield start, end, value
-                position = end
-                continue
-        position = start + 1
-
-
-def _balanced_end(text: str, start: int) -> int | None:
-    """Index just past the bracket closing the one at ``start``, respecting JSON strings and escapes."""
-    opener = text[start]
-    closer = "}" if opener == "{" else "]"
-    depth, in_string, escaped = 0, False, False
-    for position in range(start, len(text)):
-        char = text[position]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char == opener:
-            depth += 1
-        elif char == closer:
-            depth -= 1
-            if depth == 0:
-                return position + 1
-    return None
 
 
 def _without(text: str, spans: list[tuple[int, int]]) -> str:

@@ -30,6 +30,8 @@ import httpcore2
 import httpx2
 
 from agent_core.errors import ConfigurationError
+from agent_core.settings import base_url_problem
+from agent_core.words import t
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 """``(host, port) -> addresses``: how a host name becomes IP addresses (tests map names here)."""
@@ -78,25 +80,33 @@ def is_public(ip: IPAddress) -> bool:
 
 
 def check_visitor_url(url: str, *, trusted_hosts: Collection[str] = ()) -> None:
-    """Raise ConfigurationError unless ``url`` could be a visitor's endpoint: https, a host, no
-    credentials, and not an address literal that is not public. (Names are checked when connecting.)"""
-    parts = urlsplit(url.strip())
+    """Raise ConfigurationError (its message in English, its ``zh`` in Chinese, naming the problem)
+    unless ``url`` could be a visitor's endpoint: read strictly first (:func:`base_url_problem`: port,
+    credentials, octal/hex/integer hosts, IPv6 forms), then https, and not a local name nor an address
+    literal that is not public. (Names are checked again when connecting.)"""
+    url = url.strip()
+    problem = base_url_problem(url)
+    if problem is not None:
+        raise _refusal(problem[0], **problem[1])
+    parts = urlsplit(url)
     host = (parts.hostname or "").lower()
-    hint = "use an https URL on the public internet, or one of the provider presets"
-    if parts.scheme != "https" or not host:
-        raise ConfigurationError("a model base URL on this Space must be an https URL", hint=hint)
-    if parts.username or parts.password:
-        raise ConfigurationError("a model base URL must not carry credentials", hint="paste the key instead")
+    if parts.scheme != "https":
+        raise _refusal("url_https")
     if host in trusted_hosts:
         return
-    try:
-        literal = ipaddress.ip_address(host)
-    except ValueError:
-        if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
-            raise ConfigurationError("this model base URL names a local host", hint=hint) from None
+    literal = _literal(host)
+    if literal is None:
+        if host == "localhost" or host.removesuffix(".").endswith((".localhost", ".local", ".internal")):
+            raise _refusal("url_local", host=host[:80])
         return
     if not is_public(literal):
-        raise ConfigurationError("this model base URL is not a public address", hint=hint)
+        raise _refusal("url_not_public", host=host[:80])
+
+
+def _refusal(key: str, **values: str) -> ConfigurationError:
+    error = ConfigurationError(t(key, "en", **values), hint=t("url_hint", "en"))
+    error.zh = f"{t(key, 'zh', **values)}（{t('url_hint', 'zh')}）"
+    return error
 
 
 class PublicOnlyBackend(httpcore2.AsyncNetworkBackend):

@@ -6,17 +6,20 @@ deliberately tolerant, because small models drift from any format: labels in any
 ``Final Answer:`` for ``Final:``, the input as a fenced ```json block or followed by prose, or a bare
 JSON object (``{"action": ..., "action_input": ...}`` or ``{"name": ..., "arguments": ...}``). A reply
 it cannot read raises :class:`ReactFormatError`, whose message restates the format for the model.
+Every read is linear (:mod:`agent_core.llm.scan` finds the JSON; the label pattern never backtracks) and
+a reply past the scanner's caps gets that error too, naming the cap: the turn ends with an observation.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_core.errors import UpstreamError
+from agent_core.llm.scan import MAX_REPLY_CHARS, json_values, loads_or_none
 
 __all__ = ["ReactFormatError", "ReactStep", "format_observation", "parse_react", "render_tools_prompt"]
 
@@ -77,14 +80,15 @@ def format_observation(tool: str, observation: str) -> str:
     return f"Observation: (result of {tool})\n{observation}"
 
 
-# A label at the start of a line, optionally in bold (**Action:** or **Action**:) or a heading.
+# A label at the start of a line, optionally in bold (**Action:** or **Action**:) or a heading. Every
+# repeat is possessive (``*+``): a run of blanks is taken once and never given back, so a line of 10,000
+# spaces costs one pass (with plain ``*`` the two runs of blanks side by side tried every split of it).
 _LABEL = re.compile(
-    r"^[ \t>#]*(?P<bold>\*\*|__)?[ \t]*"
-    r"(?P<label>thought|action[ \t_-]*input|action|final[ \t_-]*answer|final|observation)"
-    r"[ \t]*(?:\*\*|__)?[ \t]*:(?(bold)(?:\*\*|__)?)[ \t]*",
+    r"^[ \t>#]*+(?P<bold>\*\*|__)?[ \t]*+"
+    r"(?P<label>thought|action[ \t_-]*+input|action|final[ \t_-]*+answer|final|observation)"
+    r"[ \t]*+(?:\*\*|__)?[ \t]*+:(?(bold)(?:\*\*|__)?)[ \t]*+",
     re.IGNORECASE | re.MULTILINE,
 )
-_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.IGNORECASE | re.DOTALL)
 _FENCE_OPEN = re.compile(r"```[A-Za-z]*\s*$")
 _TOOL_NAME = re.compile(r"[A-Za-z_][\w.\-]*")
 _NAME_KEYS = ("action", "name", "tool", "tool_name")
@@ -94,8 +98,13 @@ _EMPTY_INPUTS = frozenset({"", "none", "null", "n/a", "{}"})
 
 
 def parse_react(text: str) -> ReactStep:
-    """Read one model reply. Raises ReactFormatError when it holds neither a usable action nor a final."""
-    text = _THINK_BLOCK.sub("", text).strip()
+    """Read one model reply. Raises ReactFormatError when it holds neither a usable action nor a final,
+    or is longer than the scanner reads (:data:`agent_core.llm.scan.MAX_REPLY_CHARS`)."""
+    if len(text) > MAX_REPLY_CHARS:
+        raise _format_error(
+            f"the reply is {len(text):,} characters long, over the limit of {MAX_REPLY_CHARS:,}"
+        )
+    text = _without_think(text).strip()
     sections = _sections(text)
     thought = sections.get("thought") or _preamble(text)
     if "action" in sections:
@@ -108,6 +117,20 @@ def parse_react(text: str) -> ReactStep:
     if step is None:
         raise _format_error("no 'Action:' with an 'Action Input:', and no 'Final:' was found")
     return step
+
+
+def _without_think(text: str) -> str:
+    """``text`` without its ``<think>...</think>`` blocks, in one pass (an unclosed one is kept: with a
+    lazy regex each unclosed ``<think>`` scanned to the end)."""
+    lowered, out, position = text.lower(), [], 0
+    while (start := lowered.find("<think>", position)) != -1:
+        end = lowered.find("</think>", start)
+        if end == -1:
+            break
+        out.append(text[position:start])
+        position = end + len("</think>")
+    out.append(text[position:])
+    return "".join(out)
 
 
 def _sections(text: str) -> dict[str, str]:
@@ -176,19 +199,26 @@ def _labelled_action(action: str, action_input: str | None) -> tuple[str, dict[s
 
 def _json_step(text: str, thought: str | None) -> ReactStep | None:
     """A reply given as a bare (possibly fenced) JSON object instead of labels."""
-    for start, obj in _json_objects(text):
-        preamble = _FENCE_OPEN.sub("", text[:start]).strip()
-        step = _step_from_object(obj, thought or preamble or None)
+    values = json_values(text, "{")
+    for start, _end, obj in values.found:
+        step = _step_from_object(obj, thought)
         if step is not None:
+            if thought is None:  # the text before the object, once (not once per object tried)
+                preamble = _FENCE_OPEN.sub("", text[:start]).strip()
+                step = replace(step, thought=preamble or None)
             return step
+    if values.refused is not None:
+        raise _format_error(values.refused)
     return None
 
 
 def _step_from_object(obj: dict[str, Any], thought: str | None) -> ReactStep | None:
     if isinstance(final := obj.get("final"), str) and final.strip():
         return ReactStep(thought=thought, action=None, action_input=None, final=final.strip())
-    if isinstance(function := obj.get("function"), dict):  # {"function": {"name": ..., "arguments": ...}}
-        return _step_from_object(function, thought)
+    while isinstance(function := obj.get("function"), dict):  # {"function": {"name": ..., "arguments": ...}}
+        obj = function
+    if isinstance(final := obj.get("final"), str) and final.strip():
+        return ReactStep(thought=thought, action=None, action_input=None, final=final.strip())
     name = next((obj[key].strip() for key in _NAME_KEYS if isinstance(obj.get(key), str)), "")
     if not name:
         return None
@@ -220,61 +250,20 @@ def _raw_input(obj: dict[str, Any]) -> Any:
 
 
 def _first_json_object(text: str) -> dict[str, Any] | None:
-    return next((obj for _, obj in _json_objects(text)), None)
-
-
-def _json_objects(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(start, object)`` for every balanced ``{...}`` in ``text`` that parses as a JSON object, left to
-    right, outermost only."""
-    start = text.find("{")
-    while start != -1:
-        end = _balanced_end(text, start)
-        if end is None:
-            start = text.find("{", start + 1)
-            continue
-        obj = _loads_object(text[start:end])
-        if obj is not None:
-            yield start, obj
-            start = text.find("{", end)
-        else:
-            start = text.find("{", start + 1)
-
-
-def _balanced_end(text: str, start: int) -> int | None:
-    """Index just past the ``}`` closing the ``{`` at ``start``, respecting JSON strings and escapes."""
-    depth = 0
-    in_string = escaped = False
-    for position in range(start, len(text)):
-        char = text[position]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return position + 1
-    return None
+    values = json_values(text, "{")
+    if values.refused is not None and not values.found:
+        raise _format_error(values.refused)
+    return next((obj for _, _, obj in values.found if isinstance(obj, dict)), None)
 
 
 def _loads_json(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
+    return loads_or_none(text)
 
 
 def _loads_object(text: str) -> dict[str, Any] | None:
     value = _loads_json(text)
-    if isinstance(value, str):  # double-encoded
-        return _loads_object(value)
+    if isinstance(value, str):  # double-encoded (once: a model does not encode thrice)
+        value = _loads_json(value)
     return value if isinstance(value, dict) else None
 
 

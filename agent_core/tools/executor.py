@@ -40,6 +40,7 @@ from agent_core.errors import (
     TransientError,
     UserInputError,
 )
+from agent_core.llm.scan import JSONLimitError, loads
 from agent_core.repo import Renames, RepoRef
 from agent_core.resilience import BreakerBoard, BreakerState, RetryDetails, RetryPolicy, call_with_retry
 from agent_core.sources.base import RepoSource
@@ -345,7 +346,9 @@ def _parse_arguments(arguments: str | Mapping[str, Any] | None) -> Mapping[str, 
     if isinstance(arguments, Mapping):
         return arguments
     try:
-        data = json.loads(arguments)
+        data = loads(arguments)  # the model's text: capped in length and nesting (llm/scan.py)
+    except JSONLimitError as exc:
+        raise InvalidArgumentError(f"the arguments were not read: {exc}; send a flat JSON object") from exc
     except json.JSONDecodeError as exc:
         raise InvalidArgumentError(
             f"the arguments are not valid JSON ({exc.msg} at position {exc.pos}); send a JSON object"

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from agent_core.errors import ConfigurationError
 from agent_core.llm import PRESET_HOSTS, check_visitor_url, model_configured, resolve_model_config
 from agent_core.llm.providers import PRESETS
-from agent_core.settings import Settings
+from agent_core.settings import Settings, check_base_url
 from agent_core.top.hosting import model_endpoint, owner_github, owner_model
 
 
@@ -94,6 +94,8 @@ def session_settings(base: Settings, overrides: Mapping[str, object]) -> Setting
         chosen = base.with_overrides(llm_provider=changes.get("llm_provider"), llm_base_url=None)
         if _provider(chosen) == _provider(base):
             changes["llm_base_url"] = base.llm_base_url
+    if isinstance(url := changes.get("llm_base_url"), str):
+        check_base_url(url)  # its form first, before anything reads it (a clear error; nothing counted)
     candidate = base.with_overrides(**changes)
     if base.hosted:
         candidate = _hosted(base, candidate, own_key="api_key" in changes)

@@ -93,7 +93,7 @@ class PanelHandlers:
                     report_language=language,
                 )
             except ConfigurationError as exc:
-                error = t("settings_refused", s.lang, message=one_line(str(exc), 300))
+                error = t("settings_refused", s.lang, message=one_line(exc.localized(s.lang), 400))
         # Next to the button, not a toast: this handler is not queued, and Gradio shows no toast for it.
         feedback = f"❌ {error}" if error is not None else f"✅ {t('settings_applied', s.lang)}"
         if closed:

@@ -190,6 +190,28 @@ PAGE: Mapping[str, str] = MappingProxyType(
         ),
         "settings_bad_provider": "Not applied: unknown model provider “{name}”.",
         "settings_no_model": "Not applied: choose or type a model name.",
+        "url_syntax": "the model base URL cannot be read as an http(s) URL with a host",
+        "url_port": "the model base URL's port “{port}” is not a number from 1 to 65535",
+        "url_credentials": (
+            "the model base URL carries a user name or password: paste the key into the key field instead"
+        ),
+        "url_numeric_host": (
+            "the model base URL's host “{host}” is a numeric address in a non-standard form (octal, "
+            "hexadecimal, one integer or a short form): write an IPv4 address as four decimal numbers, "
+            "or use a host name"
+        ),
+        "url_ipv6": "the model base URL's IPv6 address “{host}” is not valid (a zone such as %eth0 is not allowed)",
+        "url_host": (
+            "the model base URL's host “{host}” is not a valid host name (letters, digits and hyphens; "
+            "write an international name in its xn-- form)"
+        ),
+        "url_https": "a model base URL on this Space must be an https URL",
+        "url_local": "the model base URL names a local host “{host}”",
+        "url_not_public": (
+            "the model base URL's host “{host}” is not a public address (loopback, private, link-local, "
+            "reserved, or one of those inside an IPv6 address)"
+        ),
+        "url_hint": "use an https URL on the public internet, or one of the provider presets",
         "settings_refused": "Not applied: {message}",
         "example_target": "Repository",
         "example_question": "Question",

@@ -166,6 +166,19 @@ PAGE: Mapping[str, str] = MappingProxyType(
         "settings_bad_url": "未应用：接口地址必须以 http:// 或 https:// 开头并包含主机名（收到的是“{url}”）。",
         "settings_bad_provider": "未应用：未知的模型提供商“{name}”。",
         "settings_no_model": "未应用：请选择或输入一个模型名称。",
+        "url_syntax": "模型接口地址无法解析为带主机名的 http(s) 地址",
+        "url_port": "模型接口地址的端口“{port}”不是 1 到 65535 之间的数字",
+        "url_credentials": "模型接口地址中含有用户名或密码：请把密钥填入密钥栏",
+        "url_numeric_host": (
+            "模型接口地址的主机“{host}”是非标准形式的数字地址（八进制、十六进制、单个整数或缩写）："
+            "IPv4 地址请写成四个十进制数，或使用主机名"
+        ),
+        "url_ipv6": "模型接口地址的 IPv6 地址“{host}”无效（不允许 %eth0 这类区域标识）",
+        "url_host": "模型接口地址的主机“{host}”不是有效的主机名（只能含字母、数字和连字符；国际化域名请写成 xn-- 形式）",
+        "url_https": "本 Space 上的模型接口地址必须是 https 地址",
+        "url_local": "模型接口地址指向本地主机“{host}”",
+        "url_not_public": "模型接口地址的主机“{host}”不是公网地址（回环、私有、链路本地、保留地址，或藏在 IPv6 地址中的这类地址）",
+        "url_hint": "请使用公网上的 https 地址，或选择一个预设提供商",
         "settings_refused": "未应用：{message}",
         "example_target": "仓库",
         "example_question": "问题",
