@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import enry
 
@@ -119,32 +119,35 @@ def api_license(facts: TruthFile) -> str | None:
 # -- what GitHub's language bar says: Linguist's byte counts (go-enry), served by the emulator in the
 #    place of its own extension map, which knows 16 extensions (no C#, Kotlin, PHP; ".h" always C)
 
-_AMBIGUOUS = frozenset(
-    {".h", ".m", ".pl", ".pm", ".t", ".inc", ".cls", ".v", ".fs", ".r", ".d", ".sql", ".pp"}
-)
 _MAX_SNIFF = 8192  # bytes of an ambiguous file Linguist's heuristics read
+_MAX_SNIFFED = 20_000  # ambiguous files read per repository; past it, the usual reading of the extension
+_USUAL = ("C++", "Rust", "C#", "PHP", "Objective-C", "Perl", "TypeScript", "C")
 
 
 def linguist_languages(git_dir: Path, truth: Truth) -> dict[str, int]:
     """Bytes per language as GitHub counts them: Linguist's programming and markup languages, vendored
-    and documentation files left out, ambiguous extensions (``.h``) decided by the file's content."""
+    and documentation files left out, a file whose name fits several languages (``.rs``: Rust or
+    RenderScript; ``.h``: C or C++) decided by its content as Linguist does."""
     totals: dict[str, int] = {}
     sniff: list[str] = []
     for path, size in truth.files.items():
         if enry.is_vendor(path) or enry.is_documentation(path) or enry.is_dot_file(path):
             continue
-        if PurePosixPath(path).suffix.lower() in _AMBIGUOUS:
-            sniff.append(path)
-            continue
         name = path.rsplit("/", 1)[-1]
-        language = (
-            enry.get_language_by_filename(name).language or enry.get_language_by_extension(name).language
-        )
-        _add(totals, language, size)
-    for path, text in _read_blobs(git_dir, "HEAD", sniff[:5000]).items():
-        _add(
-            totals, enry.get_language(path.rsplit("/", 1)[-1], text[:_MAX_SNIFF].encode()), truth.files[path]
-        )
+        candidates = enry.get_languages(name, b"")
+        if len(candidates) == 1 and not name.lower().endswith(".h"):
+            _add(totals, candidates[0], size)
+        elif candidates:
+            sniff.append(path)
+    texts = _read_blobs(git_dir, "HEAD", sniff[:_MAX_SNIFFED])
+    for path in sniff:
+        name = path.rsplit("/", 1)[-1]
+        if path in texts:
+            language = enry.get_language(name, texts[path][:_MAX_SNIFF].encode())
+        else:
+            candidates = enry.get_languages(name, b"")
+            language = next((c for c in _USUAL if c in candidates), candidates[0])
+        _add(totals, language, truth.files[path])
     return dict(sorted(totals.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
@@ -208,6 +211,7 @@ def measure_run(
     branch: str,
     work: Path,
     manifests: Manifests,
+    linguist: dict[str, int],
 ) -> tuple[Row, str, list[dict[str, object]]]:
     target = facts.repo
     if folder is not None:
@@ -222,7 +226,7 @@ def measure_run(
         if folder
         else truth
     )
-    judgement = judge_truth(report, facts, scoped, folder, manifests)
+    judgement = judge_truth(report, facts, scoped, folder, manifests=manifests, linguist=linguist)
     check = _check(events)
     wrong = check_errors(check.claims if check else (), judgement, scoped, facts.repo)
     row = Row(
@@ -319,18 +323,27 @@ def measure_repo(facts: TruthFile, git_dir: Path, work: Path) -> list[Row]:
     )
     truth = Truth.read(git_dir)
     manifests = Manifests.read(git_dir, truth)
-    with served_languages(facts.repo, linguist_languages(git_dir, truth)):
-        return _measure_runs(facts, git_dir, truth, manifests, branch=branch, note=note, work=work)
+    linguist = linguist_languages(git_dir, truth)
+    with served_languages(facts.repo, linguist):
+        return _measure_runs(facts, git_dir, truth, manifests, linguist, branch=branch, note=note, work=work)
 
 
 def _measure_runs(
-    facts: TruthFile, git_dir: Path, truth: Truth, manifests: Manifests, *, branch: str, note: str, work: Path
+    facts: TruthFile,
+    git_dir: Path,
+    truth: Truth,
+    manifests: Manifests,
+    linguist: dict[str, int],
+    *,
+    branch: str,
+    note: str,
+    work: Path,
 ) -> list[Row]:
     reports = os.environ.get("BENCH_REPORTS")
     rows: list[Row] = []
     for folder in (None, *facts.folders):
         row, report, verdicts = measure_run(
-            facts, git_dir, truth, folder, branch=branch, work=work, manifests=manifests
+            facts, git_dir, truth, folder, branch=branch, work=work, manifests=manifests, linguist=linguist
         )
         if folder is None:
             planted = measure_planted(facts, git_dir, truth, work)

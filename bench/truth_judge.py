@@ -17,7 +17,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -195,9 +195,12 @@ class Scope:
     frameworks: tuple[str, ...]
     test_dirs: tuple[str, ...]
     folder: FolderFacts | None
+    shares: dict[str, float] = field(default_factory=dict)  # GitHub's language bar, percent
 
     @classmethod
-    def of(cls, facts: TruthFile, folder: FolderFacts | None) -> Scope:
+    def of(cls, facts: TruthFile, folder: FolderFacts | None, linguist: Mapping[str, int]) -> Scope:
+        total = sum(linguist.values()) or 1
+        shares = {k: 100.0 * v / total for k, v in linguist.items()}
         if folder is None:
             return cls(
                 facts.primary_language,
@@ -206,6 +209,7 @@ class Scope:
                 facts.test_frameworks,
                 facts.test_dirs,
                 None,
+                shares,
             )
         return cls(
             folder.primary_language or facts.primary_language,
@@ -214,6 +218,7 @@ class Scope:
             folder.test_frameworks,
             folder.test_dirs,
             folder,
+            shares,
         )
 
 
@@ -280,11 +285,16 @@ def judge_truth(
     facts: TruthFile,
     truth: Truth,
     folder: FolderFacts | None = None,
+    *,
     manifests: Manifests | None = None,
+    linguist: Mapping[str, int] | None = None,
 ) -> Judgement:
-    """Every checkable statement of ``report``, judged by the truth file first, and the key facts it misses."""
+    """Every checkable statement of ``report``, judged by the truth file first, and the key facts it misses.
+    ``manifests``: every manifest's text (names declared anywhere); ``linguist``: the bytes per language
+    GitHub's language bar shows (shares quoted from it are true)."""
     manifests = manifests or Manifests()
-    scope = Scope.of(facts, folder)
+    scope = Scope.of(facts, folder, linguist or {})
+    report = _unescaped(report)
     base = judge(report, truth, facts.repo)
     masked = _mask(report)
     taken = {s.start for s in base.statements if s.kind == "dependency"}
@@ -300,6 +310,11 @@ def judge_truth(
     return Judgement(
         statements=tuple(statements), missing=tuple(missing_facts(report, statements, facts, scope))
     )
+
+
+def _unescaped(report: str) -> str:
+    """Markdown's escapes read as the characters they show (``C\\#`` is "C#"), offsets kept."""
+    return re.sub(r"\\([#*_`|<>\[\]()!+-])", lambda m: m.group(1) + " ", report)
 
 
 def _line_of(masked: str, at: int) -> str:
@@ -336,7 +351,7 @@ def _language(s: Statement, at: _Line) -> Any:
     line, facts, scope = at.line, at.facts, at.scope
     if _PRIMARY.search(line) and not _NEGATED.search(line):
         return s.text in {scope.primary, facts.primary_language}
-    return True if s.text in scope.languages else _KEEP
+    return True if s.text in scope.languages or scope.shares.get(s.text, 0.0) >= 2.0 else _KEEP
 
 
 def _licence(s: Statement, at: _Line) -> Any:
@@ -420,7 +435,60 @@ def _tests(s: Statement, at: _Line) -> Any:
     return _KEEP
 
 
+def _share(s: Statement, at: _Line) -> Any:
+    """ "C++ 94.8%": true within 10 points of GitHub's language bar (the repository's whole)."""
+    m = re.match(r"(.+?)\s+(\d+(?:\.\d+)?)\s*%", s.text)
+    if m and m.group(1) in at.scope.shares and abs(at.scope.shares[m.group(1)] - float(m.group(2))) <= 10:
+        return True
+    return _KEEP
+
+
+def _path(s: Statement, at: _Line) -> Any:
+    """A name no file has, declared by a manifest the computed truth does not read: a package's name."""
+    return True if s.verdict is False and at.manifests.declares(s.text) else _KEEP
+
+
+_COUNTED = re.compile(
+    r"(?:^|/)(?:package\.json|go\.mod|Cargo\.toml|pyproject\.toml|setup\.(?:py|cfg)|requirements[^/`]*)[`)\]]"
+)
+_LOCAL = re.compile(r"^(?:file|link|workspace|portal):")
+
+
+def _dependencies(s: Statement, at: _Line) -> Any:
+    """A count of one manifest's dependencies: without the local ones (``file:``, ``workspace:``: the
+    repository's own code), or undecided for a manifest the computed truth does not count (a Gradle
+    build, a gemspec, a .csproj, a pom)."""
+    if s.verdict is not False:
+        return _KEEP
+    if not _COUNTED.search(at.raw):
+        return None
+    m = re.search(r"(?:^|/)package\.json`?\]?\(?[^)]*\)?[^`]*", at.raw)
+    n = re.search(_COUNT, s.text)
+    if m and n:
+        for path in re.findall(r"`([^`]*package\.json)`", at.raw):
+            text = at.truth.texts.get(path.lstrip("./"), "")
+            if int(n.group(1).replace(",", "")) in _package_counts_without_local(text):
+                return True
+    return _KEEP
+
+
+def _package_counts_without_local(text: str) -> set[int]:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return set()
+    groups = [
+        sum(1 for v in data[k].values() if not (isinstance(v, str) and _LOCAL.match(v)))
+        for k in ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies")
+        if isinstance(data, dict) and isinstance(data.get(k), dict)
+    ]
+    return set(groups) | {sum(groups)}
+
+
 _RULES = {
+    "share": _share,
+    "path": _path,
+    "dependencies": _dependencies,
     "language": _language,
     "license": _licence,
     "dependency": _dependency,
@@ -507,6 +575,7 @@ def _fair_counts(facts: TruthFile) -> set[int]:
         total = int(eco.get("packages", 0) or 0)
         tests = int(eco.get("test_packages", 0) or 0)
         counts |= {total, total - tests, tests}
+        counts |= {int(n) for n in eco.get("packages_accepted", []) if isinstance(n, int)}
     counts.add(sum(int(e.get("packages", 0) or 0) for e in facts.ecosystems.values()))
     return counts - {0}
 
@@ -516,7 +585,8 @@ def _ecosystem_count(key: str, m: re.Match[str], at: int, facts: TruthFile) -> S
     eco = facts.ecosystems.get(key, {})
     total = int(eco.get("packages", 0) or 0)
     tests = int(eco.get("test_packages", 0) or 0)
-    fair = {total, total - tests, tests} - {0} if total else set()
+    accepted = {int(n) for n in eco.get("packages_accepted", []) if isinstance(n, int)}
+    fair = ({total, total - tests, tests} | accepted) - {0} if total else set()
     verdict: bool | None = n in fair if fair or not facts.ecosystems else False
     if key == "npm" and not eco and re.search(r"workspace|package", m.group(0), re.I) and facts.ecosystems:
         verdict = None  # "3 workspace packages" of another ecosystem: the words do not say which
