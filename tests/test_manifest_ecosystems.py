@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_core.agent.planner import OfflinePlanner
 from agent_core.repomodel.packages import (
     Globs,
     ecosystem_counts,
@@ -31,6 +32,7 @@ from agent_core.sources.models import FileContent
 from agent_core.tools.results import ToolResult
 from agent_core.words import Language, words_for
 from testing.linear import least_cpu
+from tests.test_planner import overview
 from tests.test_repomodel import tree_of
 from tests.test_report import DEMO, github_results, result, section, text_file
 
@@ -373,6 +375,26 @@ def test_the_planner_reads_package_manifests_of_every_ecosystem_and_a_test_proje
         "P.sln",
         "a/Cargo.toml",
     ]
+
+
+def test_within_its_read_budget_the_planner_reads_a_dotnet_test_project() -> None:
+    projects = [f"src/Lib{i}/Lib{i}.csproj" for i in range(8)]
+    projects += [f"test/Lib{i}.Tests/Lib{i}.Tests.csproj" for i in range(16)]
+    roots = (
+        "README.md",
+        "LICENSE",
+        "Polly.sln",
+        "Directory.Packages.props",
+        "Directory.Build.props",
+        "global.json",
+    )
+    tree = tree_of(*roots, ".github/workflows/ci.yml", *projects)
+    step = OfflinePlanner([DEMO]).next_step(overview(DEMO, tree))
+    assert step is not None
+    read = [c.args.get("path") for c in step.calls if c.tool == "read_file"]
+    assert read[:3] == ["README.md", "Polly.sln", "Directory.Packages.props"]
+    assert "test/Lib0.Tests/Lib0.Tests.csproj" in read  # the test framework gets observed
+    assert len(step.calls) <= 8  # the per-repository budget
 
 
 # ----------------------------------------------------------------------------------- bounded work

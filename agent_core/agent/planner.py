@@ -55,6 +55,7 @@ TEST_DIRS = ("tests", "test", "spec", "__tests__")
 _MAX_CI_FILES = 2
 _MAX_ROOT_MANIFESTS_FIRST = 3  # more root manifests only if the budget is left after CI, license, tests
 _MAX_NESTED_MANIFESTS = 8  # package manifests below the root (every ecosystem, a test package too)
+_KEY_NESTED_MANIFESTS = 2  # of them, read before the root's remaining manifests
 _CI_NAME = re.compile(r"ci|test|build|check")
 _LICENSE = re.compile(r"^(license|licence|copying)([.-][\w.-]+)?$", re.IGNORECASE)
 
@@ -281,9 +282,11 @@ def _picks_from_paths(repo: RepoRef, paths: TreePaths) -> list[_Pick]:
             read(p, "attributes", p) for p in roots if p == ".gitattributes"
         ),  # the repository model's overrides
         *(_Pick(call=_call(LIST_DIRECTORY, repo, path=t), label=f"{t}/", kind="tests") for t in tests),
+        # a package's manifest (a test project's first) says more than the root's remaining ones
+        *(read(p, "manifest", p) for p in nested_manifests[:_KEY_NESTED_MANIFESTS]),
         *(read(p, "manifest", p) for p in root_manifests[head:]),
         *(read(p, "ci", p) for p in ci[1:_MAX_CI_FILES]),
-        *(read(p, "manifest", p) for p in nested_manifests),
+        *(read(p, "manifest", p) for p in nested_manifests[_KEY_NESTED_MANIFESTS:]),
     ]
 
 

@@ -100,10 +100,10 @@ def manifest_rank(path: str) -> tuple[int, int, str]:
 
 
 def manifests_to_read(paths: Iterable[str], *, limit: int) -> list[str]:
-    """Up to ``limit`` nested manifests (not at the root) worth reading, in reading order: per ecosystem,
-    the shallowest first, taking turns between ecosystems, and at least one test package's manifest
-    per ecosystem when it has one (so its test framework is observed). Vendored folders, fixtures and
-    examples are left out. Linear in the number of paths."""
+    """Up to ``limit`` nested manifests (not at the root) worth reading, most useful first: a test
+    package's of each ecosystem (so its test framework is observed), the shallowest package of each,
+    then the rest taking turns between ecosystems. Vendored folders, fixtures and examples are left out. Linear in the
+    number of paths."""
     by_ecosystem: dict[str, list[str]] = {}
     tests: dict[str, str] = {}
     for path in paths:
@@ -122,11 +122,12 @@ def manifests_to_read(paths: Iterable[str], *, limit: int) -> list[str]:
         else:
             by_ecosystem.setdefault(kind.ecosystem, []).append(path)
     queues = [sorted(found, key=manifest_rank)[:limit] for _eco, found in sorted(by_ecosystem.items())]
-    picked = list(dict.fromkeys(tests[eco] for eco in sorted(tests)))[:limit]
+    picked = [tests[eco] for eco in sorted(tests)]  # a test package of each ecosystem: its framework
+    picked += [queue.pop(0) for queue in queues]  # then the shallowest package of each
     turn = 0
     while len(picked) < limit and any(queues):
         queue = queues[turn % len(queues)]
         if queue:
             picked.append(queue.pop(0))
         turn += 1
-    return sorted(picked[:limit], key=manifest_rank)
+    return picked[:limit]
