@@ -20,8 +20,7 @@ from agent_core import events as ev
 from agent_core.repo import RepoRef
 from agent_core.report.claims import check_report
 from agent_core.report.facts import Facts, build_facts, gather
-from agent_core.report.scoped import ancestors
-from agent_core.report.scoped import tests_for as folder_tests
+from agent_core.report.scoped import ancestors, kept_tests
 from agent_core.tools.observe import notable_role
 from agent_core.words import words_for
 from testing.analysis import make_settings, run_once
@@ -136,9 +135,12 @@ async def test_a_python_package_folder_finds_its_tests_in_the_root_tests_folder(
     report = run.report
     assert {"packages/a/README.md", "packages/a/pyproject.toml"} <= set(run.reads_inside())
     assert "packages/a/src/pkg_a/__init__.py" in run.reads_inside()  # an entry point of its code
-    assert run.facts.manifest_scope == "folder" and "pyproject.toml" not in [
+    # its own manifest, and the workspace root's beside it (where the test runner is configured), read
+    # as the parent's
+    assert run.facts.manifest_scope == "folder" and "pyproject.toml" in [
         a["path"] for a in run.calls("read_file")
-    ]  # its own manifest: the root's is not read for it
+    ]
+    assert [m.path for m in run.facts.manifests] == ["../../pyproject.toml", "pyproject.toml"]
     # the root's tests/a/ holds its tests (3 files), fetched by its own tree, not the whole repository's
     assert [a["path"] for a in run.calls("get_file_tree") if a.get("path")] == ["tests/a"]
     assert run.facts.evidence.tests_outside == (("../../tests/a", 3),)
@@ -206,26 +208,37 @@ async def test_a_local_folder_reports_the_commits_that_touched_it(tmp_path: Path
 
 
 @pytest.mark.parametrize(
-    ("folder", "candidates", "expected"),
+    ("folder", "candidates", "siblings", "expected"),
     [
-        ("packages/a", ["tests/a", "tests/b", "tests/ab"], ["tests/a"]),
+        ("packages/a", ["tests/a", "tests/b", "tests/ab"], ["a", "b"], ["tests/a"]),
         (
             "src/Foo",
             ["test/Foo.Tests", "test/Foo.UnitTests", "test/Bar.Tests", "test/FooBar.Tests"],
+            ["Foo", "Bar"],
             ["test/Foo.Tests", "test/Foo.UnitTests"],
         ),
         (
             "libs/my-pkg",
             ["tests/my_pkg", "tests/test_my_pkg", "tests/other"],
+            [],
             ["tests/my_pkg", "tests/test_my_pkg"],
         ),
-        ("lib", [], []),
+        # pydantic-ai: pydantic_graph's tests are tests/graph, as pydantic_evals' are tests/evals
+        (
+            "pydantic_graph",
+            ["tests/graph", "tests/evals", "tests/models"],
+            ["pydantic_graph", "pydantic_evals"],
+            ["tests/graph"],
+        ),
+        # no sibling shares its first word: "utils" is not foo-utils' by name alone
+        ("foo-utils", ["tests/utils", "tests/foo_utils"], ["foo-utils", "docs"], ["tests/foo_utils"]),
+        ("lib", [], [], []),
     ],
 )
-def test_tests_for_matches_test_folders_by_the_folder_s_name(
-    folder: str, candidates: list[str], expected: list[str]
+def test_kept_tests_match_test_folders_by_the_folder_s_name(
+    folder: str, candidates: list[str], siblings: list[str], expected: list[str]
 ) -> None:
-    assert folder_tests(folder, candidates) == expected
+    assert kept_tests(folder, candidates, siblings) == expected
 
 
 def test_ancestors_are_closest_first_with_the_root_last_and_bounded() -> None:

@@ -132,7 +132,11 @@ def _tree_lines(facts: Facts) -> list[str]:
     )
     said_cut = _cut_words(tree) if model.truncated else ""
     scope = facts.evidence.root
-    lines = [f"Scope: the folder {scope}/ (the paths below are relative to it)."] if scope else []
+    lines = (
+        [f"Scope: the folder {scope}/ (the paths below are relative to it)." + _folder_words(facts)]
+        if scope
+        else []
+    )
     lines += [f"Files: {_own(model)}{said_cut}. Top level: {shown}."]
     ci = "; ".join(f"{c.name} ({', '.join(c.paths[:4])})" for c in model.ci) or "none found"
     tests = _tests(model)
@@ -141,6 +145,28 @@ def _tree_lines(facts: Facts) -> list[str]:
         f"CI: {ci}. Tests: {tests}. Manifests: {', '.join(manifests) or 'none found'}." + _packages(model)
     )
     return lines
+
+
+def _folder_words(facts: Facts) -> str:
+    """A folder's own languages, its manifest's scope and its tests kept outside it (the repository's
+    facts above are the whole repository's)."""
+    ev = facts.evidence
+    counts = ev.languages.bytes_by_language if ev.languages is not None else {}
+    total = sum(counts.values())
+    said = [
+        "Its languages (bytes of its own files): "
+        + ", ".join(f"{name} {100 * n / total:.1f}%" for name, n in list(counts.items())[:6])
+        if total
+        else "",
+        {
+            "parent": "Its dependencies are declared in a parent folder's manifest (quoted as ../)",
+            "none": "No manifest in it or the folders above it",
+        }.get(facts.manifest_scope or "", ""),
+        "Its tests are kept outside it: " + ", ".join(f"{p}/ ({n:,} files)" for p, n in ev.tests_outside)
+        if ev.tests_outside
+        else "",
+    ]
+    return "".join(f" {s}." for s in said if s)
 
 
 def _own(model: RepoModel) -> str:
@@ -187,6 +213,7 @@ def _commit_lines(facts: Facts) -> list[str]:
         for c in commits.commits[:_MAX_COMMITS]
     )
     span = f" from {day(act.first)} to {day(act.last)}" if act.first and act.last else ""
+    span += f" (those that touched {facts.evidence.root}/)" if facts.evidence.root else ""
     more = " (more exist)" if act.has_more else ""
     return [
         f"Recent commits: {act.count} fetched{more}{span}, by {len(act.authors)} authors, newest first: {recent}."

@@ -5,10 +5,11 @@ folder's own README and manifests: what the folder is made of, and what its repo
   ``Program.cs``, a file named like the folder...) then the largest of its own source files, so a folder
   of code alone (a Go package) is never reported from 0 reads;
 - **up its path**: the listings of the folders above it (the root always), for the nearest manifest when
-  the folder has none (read: "declared in the parent's ..."), the repository's licence and CI;
+  the folder has none (read: "declared in the parent's ..."), or the one it inherits when it has its own
+  (a workspace root's, ``Directory.Packages.props``), the repository's licence and CI;
 - its **tests kept elsewhere**: a test root seen up the path (``tests/``, ``test/``, ``spec/``) is listed
   and the folders in it named for this one are fetched whole: the root's ``tests/<pkg>/`` of a Python
-  monorepo, ``test/Foo.Tests/`` of a .NET ``src/Foo`` (:func:`~agent_core.report.scoped.tests_for`).
+  monorepo, ``test/Foo.Tests/`` of a .NET ``src/Foo`` (:func:`~agent_core.report.scoped.kept_tests`).
 
 Every step is a bounded number of calls; the folder's tree is scanned once per tree (the planner's memo).
 """
@@ -22,7 +23,7 @@ from typing import Any
 from agent_core.agent.tree_paths import usable
 from agent_core.repo import RepoRef
 from agent_core.repomodel import model_of
-from agent_core.report.scoped import TEST_ROOTS, ancestors, tests_for
+from agent_core.report.scoped import TEST_ROOTS, ancestors, kept_tests
 from agent_core.sources.languages import language_for
 from agent_core.sources.models import DirListing, FileTree
 from agent_core.tool_call import ToolCallRequest
@@ -35,6 +36,9 @@ _MAX_TEST_ROOTS = 2
 _MAX_TEST_FOLDERS = 2
 _ENTRY_STEMS = frozenset({"main", "__init__", "__main__", "index", "lib", "mod", "program", "app", "cli"})
 _LICENSE_NAMES = ("license", "licence", "copying")
+_INHERITED = frozenset(
+    {"directory.build.props", "directory.packages.props", "go.work", "pnpm-workspace.yaml", "gemfile"}
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,7 +78,7 @@ def folder_context(
     folder: str,
     listed: Callable[[str], DirListing | None],
     *,
-    own_manifest: bool,
+    own_manifests: Sequence[str],
     own_license: bool,
 ) -> list[Pick]:
     """The calls that tell a folder's run what its repository knows of it: the listings up its path,
@@ -96,8 +100,7 @@ def folder_context(
                 Pick(call=call(READ_FILE, repo, path=e.path), label=e.path, kind="license")
                 for e in _license_files(root)[:1]
             ]
-    if not own_manifest:
-        picks += _nearest_manifests(repo, above, listings)
+    picks += _nearest_manifests(repo, above, listings, own_manifests)
     picks += _tests_elsewhere(repo, folder, above, listings, listed)
     return picks
 
@@ -121,9 +124,14 @@ def _license_files(listing: DirListing) -> list[Any]:
 
 
 def _nearest_manifests(
-    repo: RepoRef, above: Sequence[str], listings: dict[str, DirListing | None]
+    repo: RepoRef, above: Sequence[str], listings: dict[str, DirListing | None], own: Sequence[str]
 ) -> list[Pick]:
-    """The manifests of the closest folder above that has one, once every listing nearer is known."""
+    """The manifests of the closest folder above that has one, once every listing nearer is known. Of a
+    folder with manifests of its own (``own``: their names), only those it inherits: MSBuild's
+    ``Directory.*.props``, ``go.work``, ``pnpm-workspace.yaml``, a ``Gemfile``, and a manifest of the same
+    name (a workspace's root ``pyproject.toml``, ``package.json``, ``Cargo.toml``, a parent ``pom.xml``:
+    where a workspace declares its members' test framework), never a parent ``go.mod`` (another module)."""
+    names = {n.lower() for n in own}
     for path in above:
         listing = listings.get(path)
         if listing is None:
@@ -131,7 +139,10 @@ def _nearest_manifests(
         found = sorted(
             e.path
             for e in listing.entries
-            if e.type == "file" and notable_role(e.name) == "manifest" and usable(e.path)
+            if e.type == "file"
+            and notable_role(e.name) == "manifest"
+            and usable(e.path)
+            and (not names or _inherited(e.name.lower(), names))
         )
         if found:
             return [
@@ -139,6 +150,10 @@ def _nearest_manifests(
                 for p in found[:_MAX_PARENT_MANIFESTS]
             ]
     return []
+
+
+def _inherited(name: str, own: set[str]) -> bool:
+    return name in _INHERITED or (name in own and name != "go.mod")
 
 
 def _tests_elsewhere(
@@ -163,9 +178,11 @@ def _tests_elsewhere(
         if listing is None:
             continue
         names = [e.path for e in listing.entries if e.type == "dir"]
+        parent = listings.get(above[0])
+        siblings = [e.name for e in parent.entries if e.type == "dir"] if parent is not None else []
         picks += [
             Pick(call=call(GET_FILE_TREE, repo, path=p), label=f"{p}/", kind="tests")
-            for p in tests_for(folder, names)[:_MAX_TEST_FOLDERS]
+            for p in kept_tests(folder, names, siblings)[:_MAX_TEST_FOLDERS]
             if usable(p)
         ]
     return picks

@@ -184,7 +184,7 @@ class OfflinePlanner:
             repo,
             folder,
             listed,
-            own_manifest=any("/" not in p for p in paths.role("manifest")),
+            own_manifests=[p for p in paths.role("manifest") if "/" not in p],
             own_license=any(_LICENSE.match(p) for p in tops),
         )
 

@@ -4,8 +4,10 @@ Two turns of purpose ``prefetch`` ("Gathering the basics"), each with its tool c
 overview of every repository (info, the whole tree, recent commits: the registry's ``prefetch``
 tools), then what the tree shows is worth reading (the README and the primary manifests,
 :func:`~agent_core.agent.planner.basic_reads`). A scoped run (a ``/tree/`` or ``/blob/`` URL) reads its
-folder's README, manifest and main modules at the scope's ref, the file a ``/blob/`` URL named, and, when the folder has
-no manifest, the nearest one up its path (one more turn listing at most 4 folders above it). The results land in the toolbox like any call (the
+folder's README, manifest and main modules at the scope's ref and the file a ``/blob/`` URL named; one more
+turn lists at most 4 folders up its path, the root among them (the repository's licence and CI files, what
+the claim check may find outside the folder), and, when the folder has no manifest, the nearest one up its
+path is read. The results land in the toolbox like any call (the
 report and the claim check see them; a model asking for them again gets the memo) and go to the model
 as one compact brief (:mod:`~agent_core.agent.brief`) in its first message, instead of as many tool
 messages. ``PREFETCH=off`` keeps the pure ReAct loop.
@@ -51,11 +53,17 @@ async def gather_basics(run: Run, *, brief_tokens: int) -> Step[Brief]:
         yield event
     trees = [(repo, tree) for repo in scope if (tree := _tree(run, repo.key())) is not None]
     reads = [call for repo, tree in trees for call in scoped_reads(repo, tree)]
-    unfounded = [(repo, tree) for repo, tree in trees if tree.path and not _has_manifest(reads, repo)]
-    if unfounded:  # a folder without a manifest: the nearest one up its path tells what it belongs to
-        lists = [call for repo, tree in unfounded for call in _ancestor_listings(repo, tree.path)]
-        folders = ", ".join(f"{c.args['path'] or '/'}" for c in lists)
-        async for event in _turn(run, lists, f"Looking up the path for the nearest manifest: {folders}."):
+    folders = [(repo, tree) for repo, tree in trees if tree.path]
+    unfounded = [(repo, tree) for repo, tree in folders if not _has_manifest(reads, repo)]
+    if folders:  # a folder's run: what is up its path (the root's licence and CI, the nearest manifest)
+        lists = [call for repo, tree in folders for call in _ancestor_listings(repo, tree.path)]
+        named = ", ".join(f"{c.args['path'] or '/'}" for c in lists)
+        why = (
+            "the nearest manifest, the repository's licence and CI"
+            if unfounded
+            else "the repository's licence and CI"
+        )
+        async for event in _turn(run, lists, f"Looking up the path for {why}: {named}."):
             yield event
         reads += [call for repo, tree in unfounded for call in _nearest_manifest(run, repo, tree.path)]
     reads += [_attributes(repo) for repo, tree in trees if _has_attributes(tree)]

@@ -42,22 +42,37 @@ def ancestors(folder: str) -> list[str]:
     return [*["/".join(parts[:i]) for i in range(len(parts), 0, -1)][: MAX_ANCESTORS - 1], ""]
 
 
-def tests_for(folder: str, candidates: Sequence[str]) -> list[str]:
+def kept_tests(folder: str, candidates: Sequence[str], siblings: Sequence[str] = ()) -> list[str]:
     """The folders of ``candidates`` (paths in a test root) that hold ``folder``'s tests by their name:
     ``tests/a`` for ``packages/a``, ``test/Foo.Tests`` and ``test/Foo.UnitTests`` for ``src/Foo``,
-    ``tests/my_pkg`` for ``my-pkg`` (case, ``-``, ``_`` and ``.`` alike)."""
-    own = _name_key(folder.rpartition("/")[2])
-    if not own:
-        return []
+    ``tests/my_pkg`` for ``my-pkg`` (case, ``-``, ``_`` and ``.`` alike); and, when a sibling folder
+    (``siblings``: the names beside it) shares its first word, by the rest of its name: ``tests/graph``
+    for ``pydantic_graph`` beside ``pydantic_evals``."""
+    name = folder.rpartition("/")[2]
+    names = {_name_key(name)} - {""}
+    first, sep, rest = _first_word(name)
+    if sep and any(s != name and s.lower().startswith(first.lower() + sep) for s in siblings):
+        names.add(_name_key(rest))
+    names.discard("")
     found = []
     for path in candidates:
         key = _name_key(path.rpartition("/")[2])
-        if key == own or any(
-            (key.endswith(a) and key[: -len(a)] == own) or (key.startswith(a) and key[len(a) :] == own)
-            for a in _TEST_AFFIXES
+        if any(
+            key == own
+            or any(
+                (key.endswith(a) and key[: -len(a)] == own) or (key.startswith(a) and key[len(a) :] == own)
+                for a in _TEST_AFFIXES
+            )
+            for own in names
         ):
             found.append(path)
     return sorted(found)
+
+
+def _first_word(name: str) -> tuple[str, str, str]:
+    """``pydantic_graph`` → (``pydantic``, ``_``, ``graph``); no separator: (name, "", "")."""
+    at = next((i for i, c in enumerate(name) if c in "-_."), -1)
+    return (name[:at], name[at], name[at + 1 :]) if at > 0 else (name, "", "")
 
 
 def _in_test_root(path: str, folder: str) -> bool:
@@ -115,10 +130,12 @@ def outside_of(evidence: Evidence, folder: str) -> dict[str, Any]:
     listed = [v for k, v in evidence.listings.items() if not k.startswith(f"{folder}/") and k != folder]
     root = evidence.listings.get("")
     workflows = evidence.listings.get(".github/workflows")
+    parent = evidence.listings.get(ancestors(folder)[0])
+    siblings = [e.name for e in parent.entries if e.type == "dir"] if parent is not None else []
     tests = [
         (path, sum(1 for e in sub.entries if e.type == "file"))
         for path, sub in sorted(evidence.subtrees.items())
-        if _in_test_root(path, folder) and path in tests_for(folder, [path])
+        if _in_test_root(path, folder) and path in kept_tests(folder, [path], siblings)
     ]
     known = [e.path for listing in listed for e in listing.entries]
     known += [e.path for path, _ in tests for e in evidence.subtrees[path].entries]
