@@ -15,7 +15,7 @@ import pytest
 
 from agent_core.repo import RepoRef
 from agent_core.report import diagram_tree, verdicts
-from agent_core.report.claim_finders import Found
+from agent_core.report.claim_finders import Found, find_claims
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.relevance import topic_files
 from agent_core.sources import local, local_facts
@@ -23,7 +23,7 @@ from agent_core.sources.models import FileTree, TreeEntry
 from agent_core.tools.registry import overview_calls
 from agent_core.tools.results import ToolResult
 from agent_core.words import words_for
-from testing.linear import least_cpu
+from testing.linear import growth, least_cpu, repeated
 
 REPO = RepoRef(owner="acme", name="big")
 
@@ -171,3 +171,24 @@ async def test_local_languages_are_counted_off_the_event_loop(
     found = (await source.get_languages(source.repo_ref)).value
     assert "Python" in found.bytes_by_language
     assert counted_on and threading.current_thread() not in counted_on  # a worker thread, not the loop's
+
+
+# Inputs that could make the dependency, version, table and fenced-path finders quadratic.
+FINDER_ATTACKS = {
+    "spaces after a name": lambda n: "It uses react" + " " * n + "x",
+    "constraints after a name": repeated("uses `httpx` >=1, "),
+    "version separators": lambda n: "uses react 1" + " ||" * (n // 3),
+    "table pipes": lambda n: "| Package | Version |\n|---|---|\n" + "| react | ^1 " * (n // 12),
+    "table rows": repeated("| `react` | ^18.2.0 |\n"),
+    "fenced paths": lambda n: "```bash\n" + "./a/b.py " * (n // 9) + "\n```",
+    "listing tokens": lambda n: "```\n" + "src/a.py:" * (n // 9) + "\n```",
+    "code spans in a test line": repeated("tested with `RSpec` `a/b` "),
+    "topic words": repeated("topics jobs uses `react` "),
+    "backtick runs in code": repeated("`a@`"),
+}
+
+
+@pytest.mark.parametrize("attack", FINDER_ATTACKS, ids=list(FINDER_ATTACKS))
+def test_the_claim_finders_are_linear_on_hostile_lines(attack: str) -> None:
+    measured = growth(find_claims, FINDER_ATTACKS[attack], start=2000, cap=1 << 17)
+    assert measured.linear(), f"{attack}: {measured}"

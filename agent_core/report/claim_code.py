@@ -47,17 +47,22 @@ def fenced_paths(line: str, base: int, language: str) -> Iterator[Found]:
         prompt = _PROMPT.match(line)
         if prompt is None and _COMMENT.match(line):
             return  # a comment line
+    after_option = False
     for m in _TOKEN.finditer(text):
         token = m.group(0).rstrip(".,:;")
-        if not token or not _is_path(token, text, m.start(), language, shell):
+        option, after_option = after_option, token.startswith("-")
+        if not token or option or not _is_path(token, text, m.start(), language, shell):
             continue
+        subject = "path" if shell or language in LISTING else "code"  # see verdicts.path: never ✗ alone
         yield Found(
             kind="path",
-            subject="path",
+            subject=subject,
             value=token,
             start=base + m.start(),
             end=base + m.start() + len(token),
         )
+        if shell:
+            return  # the script a command line runs; later arguments may be what it writes
 
 
 def _is_path(token: str, line: str, at: int, language: str, shell: bool) -> bool:

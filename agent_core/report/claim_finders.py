@@ -12,7 +12,15 @@ import re
 from collections.abc import Iterator
 
 from agent_core.report.claim_code import fence_language, fenced_paths
-from agent_core.report.claim_names import KNOWN_FILES, Found, is_command, is_module_name, negated, path_like
+from agent_core.report.claim_names import (
+    KNOWN_FILES,
+    Found,
+    Taken,
+    is_command,
+    is_module_name,
+    negated,
+    path_like,
+)
 from agent_core.report.claim_packages import dependency_claims, table_columns, table_row_claims
 from agent_core.sources.languages import LANGUAGE_NAMES
 from agent_core.sources.licenses import LICENSE_FILE
@@ -183,12 +191,14 @@ def _numbers(line: str, base: int) -> Iterator[Found]:
 def _licenses(line: str, base: int) -> Iterator[Found]:
     if not _LICENSE_CONTEXT.search(line):
         return
-    taken = _file_name_spans(line)  # a licence named inside a file name or a link is no claim
+    taken = Taken(len(line))
+    for start, end in _file_name_spans(line):  # a licence named inside a file name or a link is no claim
+        taken.add(start, end)
     for spdx, pattern in _LICENSES:
         for m in re.finditer(pattern, line, re.IGNORECASE if spdx not in ("MIT", "ISC", "BSD") else 0):
-            if any(s <= m.start() < e for s, e in taken):
+            if taken.covers(m.start()):
                 continue
-            taken.append((m.start(), m.end()))
+            taken.add(m.start(), m.end())
             yield Found(
                 kind="license",
                 subject="license",
@@ -248,10 +258,10 @@ def _versions(line: str, base: int) -> Iterator[Found]:
 
 
 def _paths_and_links(line: str, base: int, taken: set[int]) -> Iterator[Found]:
-    spans: list[tuple[int, int]] = []
+    spans = Taken(len(line))
     for m in _LINK.finditer(line):
         url = m.group(2).strip("<>")
-        spans.append((m.start(), m.end()))
+        spans.add(m.start(), m.end())
         if url.startswith(("http://", "https://")):
             yield Found(kind="link", subject="link", value=url, start=base + m.start(2), end=base + m.end(2))
         elif not url.startswith(("#", "mailto:")) and path_like(url):
@@ -264,8 +274,8 @@ def _paths_and_links(line: str, base: int, taken: set[int]) -> Iterator[Found]:
                 negated=negated(line, m.start()),
             )
     for m in _BARE_URL.finditer(line):
-        if not any(s <= m.start() < e for s, e in spans):
-            spans.append((m.start(), m.end()))
+        if not spans.covers(m.start()):
+            spans.add(m.start(), m.end())
             yield Found(
                 kind="link",
                 subject="link",
@@ -274,12 +284,12 @@ def _paths_and_links(line: str, base: int, taken: set[int]) -> Iterator[Found]:
                 end=base + m.end(),
             )
     for m in _CODE_SPAN.finditer(line):
-        if not any(s <= m.start() < e for s, e in spans):
-            spans.append((m.start(), m.end()))
+        if not spans.covers(m.start()):
+            spans.add(m.start(), m.end())
             yield from _code_span(line, base, m, taken)
     for m in KNOWN_FILES.finditer(line):
         # "Dockerfile 0.4%" is the language, in a list of languages
-        if not _SHARE.match(line, m.end()) and not any(s <= m.start() < e for s, e in spans):
+        if not _SHARE.match(line, m.end()) and not spans.covers(m.start()):
             yield Found(
                 kind="path",
                 subject="path",
@@ -306,13 +316,21 @@ def _code_span(line: str, base: int, m: re.Match[str], taken: set[int]) -> Itera
 
 
 def _without_overlaps(found: list[Found]) -> list[Found]:
-    """Drop a claim standing inside another one of the same kind (the second pattern's repeat)."""
+    """Drop a claim standing inside another one of the same kind (the second pattern's repeat). ``found``
+    is sorted by start: the kept claim of a kind reaching furthest holds any later one held by some kept
+    claim, and a later claim can only hold kept ones starting where it starts (one look each, not a scan
+    of every kept claim)."""
     kept: list[Found] = []
+    furthest: dict[str, Found] = {}
     for claim in found:
-        if any(k.kind == claim.kind and k.start <= claim.start and claim.end <= k.end for k in kept):
+        widest = furthest.get(claim.kind)
+        if widest is not None and widest.start <= claim.start and claim.end <= widest.end:
             continue
-        kept = [
-            k for k in kept if not (k.kind == claim.kind and claim.start <= k.start and k.end <= claim.end)
-        ]
+        at = len(kept)
+        while at > 0 and kept[at - 1].start == claim.start:
+            at -= 1
+        kept[at:] = [k for k in kept[at:] if not (k.kind == claim.kind and k.end <= claim.end)]
         kept.append(claim)
+        if widest is None or claim.end >= widest.end:
+            furthest[claim.kind] = claim
     return kept

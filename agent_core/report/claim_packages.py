@@ -14,7 +14,7 @@ import bisect
 import re
 from collections.abc import Iterator
 
-from agent_core.report.claim_names import Found, is_module_name, negated, path_like
+from agent_core.report.claim_names import DOTTED_NAME, Found, is_module_name, negated, path_like
 from agent_core.report.frameworks import FRAMEWORKS
 from agent_core.report.manifests import NOTABLE_DEPENDENCIES
 
@@ -133,6 +133,8 @@ def _code_span(line: str, base: int, m: re.Match[str], about_dependencies: bool)
         )
     if about_dependencies and _VENDOR_PACKAGE.fullmatch(name):
         return _found(line, base, name, (start, start + len(name)), subject="module", version=version)
+    if about_dependencies and DOTTED_NAME.fullmatch(name):  # NuGet: `Newtonsoft.Json`
+        return _found(line, base, name, (start, start + len(name)), subject="dependency", version=version)
     if path_like(name):
         return None  # `Dockerfile`, `LICENSE`: a file
     if about_dependencies and _PACKAGE_NAME.fullmatch(name) and name.lower() not in _NOT_PACKAGES:

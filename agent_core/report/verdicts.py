@@ -15,6 +15,7 @@ from agent_core import events as ev
 from agent_core.report.claim_finders import Found
 from agent_core.report.facts import Facts
 from agent_core.report.licensing import project_license
+from agent_core.report.manifest_links import own_package_names
 from agent_core.report.manifests import NOTABLE_DEPENDENCIES, Manifest
 from agent_core.report.path_index import index_of
 from agent_core.report.phrases import parse_date
@@ -188,6 +189,8 @@ def dependency(found: Found, facts: Facts) -> Outcome:
     declared, groups = _declared_names(facts)
     if name not in declared and name in groups:
         return None, None  # an extra's or a group's name (`httpx` for httpx2): not one dependency
+    if name not in declared and name in {normal(own) for own in _module_names(facts)[0]}:
+        return None, None  # one of the repository's own packages (a workspace member, a gem of a monorepo)
     return _declared(found, name in declared, NOTABLE_DEPENDENCIES.get(name), parsed, facts)
 
 
@@ -232,7 +235,7 @@ def _module_names(facts: Facts) -> tuple[set[str], set[str]]:
     def build() -> tuple[set[str], set[str]]:
         parsed = [m for m in facts.manifests if m.status == "parsed"]
         return (
-            {_module_key(m.name) for m in parsed if m.name},
+            {_module_key(name) for name in own_package_names(parsed)},
             {_module_key(d.name) for m in parsed for d in m.all_dependencies()},
         )
 
