@@ -18,10 +18,44 @@ _EVENT_ATTRIBUTE = re.compile(r"(?i)\b(on[a-z]+)(\s*)=")
 _UNSAFE_IN_CODE = re.compile(r"[`|]|<[A-Za-z/!?]")
 
 
+# Characters that change how the text around them is shown, not what it says: C0/C1 controls,
+# bidirectional embeddings, overrides and isolates (U+202A-202E, U+2066-2069: a file named
+# "txt.\u202eexe" reads as "exe.txt"), marks, zero-width spaces and invisible characters (not the
+# joiners emoji and Persian need), and the tag block (U+E0000-E007F: text invisible to a reader).
+# Whitespace and line breaks are left alone: a renderer already shows them as space.
+_INVISIBLE = [
+    cp
+    for cp in (
+        *range(0x00, 0x20),
+        *range(0x7F, 0xA0),
+        0xAD,
+        0x061C,
+        0x180E,
+        0x200B,
+        0x200E,
+        0x200F,
+        *range(0x202A, 0x202F),
+        *range(0x2060, 0x2070),
+        0xFEFF,
+        *range(0xFFF9, 0xFFFC),
+        *range(0xE0000, 0xE0080),
+    )
+    if not chr(cp).isspace()
+]
+_SHOWN = {cp: (f"\\u{cp:04X}" if cp <= 0xFFFF else f"\\U{cp:08X}") for cp in _INVISIBLE}
+
+
+def visible(text: str) -> str:
+    """Repository-derived text with every control, bidirectional and invisible character shown as its
+    escape (``\\u202E``), so what is displayed is the real name. One ``str.translate``: linear."""
+    return text.translate(_SHOWN)
+
+
 def plain(text: str, *, limit: int | None = None) -> str:
     """Untrusted text as inert Markdown prose: one line, Markdown syntax escaped, no HTML tag can
-    form (``<`` becomes ``&lt;``), and ``onerror=``-like text neutralised (``=`` as ``&#61;``)."""
-    text = re.sub(r"\s+", " ", text)
+    form (``<`` becomes ``&lt;``), and ``onerror=``-like text neutralised (``=`` as ``&#61;``);
+    control and bidirectional characters shown escaped (:func:`visible`)."""
+    text = visible(re.sub(r"\s+", " ", text))
     if limit is not None:
         text = shorten(text, limit)
     text = _ESCAPED.sub(r"\\\1", text).replace("<", "&lt;")
@@ -29,8 +63,9 @@ def plain(text: str, *, limit: int | None = None) -> str:
 
 
 def code(text: str) -> str:
-    """A code span when ``text`` cannot break out of one (or carry HTML), else escaped prose."""
-    text = " ".join(text.split())
+    """A code span when ``text`` cannot break out of one (or carry HTML), else escaped prose; control
+    and bidirectional characters shown escaped (:func:`visible`)."""
+    text = visible(" ".join(text.split()))
     if not text or _UNSAFE_IN_CODE.search(text) or _EVENT_ATTRIBUTE.search(text):
         return plain(text)
     return f"`{text}`"

@@ -20,6 +20,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Collection
 
+from agent_core.report.inert import visible
 from agent_core.web.links import mask, neutralize, unmask
 
 TITLE_MAX = 80
@@ -38,7 +39,7 @@ def safe_markdown(text: str, *, diagrams: Collection[str] = ()) -> str:
     parser and the renderer might disagree (unusual spans), it errs towards escaping. A Mermaid block
     stays one only when its text is in ``diagrams`` (the module docstring).
     """
-    lines = text.splitlines(keepends=True)
+    lines = visible(text).splitlines(keepends=True)  # bidi and control characters shown escaped
     return _render(lines, None, keep=_app_diagrams(lines, diagrams))[0]
 
 
@@ -134,6 +135,7 @@ class MarkdownStream:
             if not text:
                 return
             self._started = True
+        text = visible(text)  # as safe_markdown: bidi and control characters shown escaped
         self._value = None
         if _BREAK.search(text) is None and not (self._pending and self._pending[-1].endswith("\r")):
             self._pending.append(text)  # the last line grows: nothing to render yet
@@ -188,6 +190,7 @@ def _escape(text: str) -> str:
 
 def fenced(text: str, info: str = "json") -> str:
     """``text`` in a fenced code block whose fence is longer than any backtick run inside it."""
+    text = visible(text)  # a file named with U+202E shows its real name, escaped
     longest = max((len(m.group(0)) for m in re.finditer(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{info}\n{text}\n{fence}"
@@ -195,7 +198,7 @@ def fenced(text: str, info: str = "json") -> str:
 
 def flat_text(text: str, limit: int = TITLE_MAX) -> str:
     """Single-line, cut to ``limit`` characters (for plain-text cells)."""
-    flat = " ".join(text.split())
+    flat = visible(" ".join(text.split()))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 

@@ -15,6 +15,7 @@ from typing import Literal
 from agent_core import events as ev
 from agent_core.report.claims import annotate
 from agent_core.report.export import full_report
+from agent_core.report.inert import visible
 from agent_core.web.checked import checked_markdown
 from agent_core.web.diagrams import RunDiagrams
 from agent_core.web.markdown import MarkdownStream, safe_markdown
@@ -104,9 +105,10 @@ class ReportView:
     def export_text(self) -> str:
         """The ``.md`` export: the report (a model's with its diagrams) and the app's appendix."""
         if self.result is None:
-            return self.text()
+            return visible(self.text())
         r, shown = self.result, self.diagrams.appended(self.result)
         lang: Literal["en", "zh"] = "zh" if self.lang == "zh" else "en"
-        return full_report(
+        report = full_report(
             r.report, self.claims, r.degraded_reasons, lang, diagrams=shown, coverage=r.stats.coverage
         )
+        return visible(report)  # a model's report may quote a bidi-named file raw: escaped here too
