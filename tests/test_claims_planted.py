@@ -20,6 +20,7 @@ from agent_core.repo import RepoRef
 from agent_core.report.claim_finders import find_claims
 from agent_core.report.claims import annotate, check_report
 from agent_core.settings import Settings
+from agent_core.sources.licenses import same_license
 from agent_core.tools.results import ToolResult
 from testing.analysis import analysis, make_settings
 from testing.emulator.github import GitHubEmulator
@@ -452,3 +453,34 @@ def test_commands_scoped_names_and_quotes_are_not_paths() -> None:
     assert {f.value for f in found if f.kind == "dependency"} == {
         "@scope/name", "phpunit/phpunit", "org.junit.jupiter:junit-jupiter", "github.com/org/repo/v2",
     }  # fmt: skip
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=[s.name for s in SHAPES])
+async def test_the_writers_own_report_on_each_shape_contradicts_nothing(tmp_path: Path, shape: Shape) -> None:
+    """The deterministic writer's report (its tables, fenced blocks and dependency lines now read too)."""
+    root = make_repo(tmp_path / shape.name, shape.files)
+    with GitHubEmulator() as emu:
+        emu.add_repo(f"corpus/{shape.name}", root, license=shape.license, description=None, stars=shape.stars)
+        async with analysis(make_settings(emu, tmp_path), f"corpus/{shape.name}") as run:
+            events = await run.ask("")
+    check = next(e for e in events if isinstance(e, ev.ClaimsChecked))
+    assert [(c.claim, c.observed) for c in check.claims if c.verdict == "contradicted"] == []
+    assert check.verified >= 3
+
+
+def test_licence_claims_keep_their_version_and_other_spdx_ids_are_read() -> None:
+    written = {
+        "It is licensed under LGPL-2.1.": "LGPL-2.1",
+        "Licensed under the LGPLv3.": "LGPL-3.0",
+        "License: EPL-2.0": "EPL-2.0",
+        "It is licensed under CC0.": "CC0-1.0",
+        "License: 0BSD": "0BSD",
+        "It is licensed under MIT-0.": "MIT-0",
+        "MIT licensed; it uses the zlib library.": "MIT",
+    }
+    for text, value in written.items():
+        assert [f.value for f in find_claims(text) if f.kind == "license"] == [value], text
+    assert [same_license(c, "LGPL-3.0-or-later") for c in ("LGPL", "LGPL-3.0", "LGPL-2.1", "GPL-3.0")] == [
+        True, True, False, False,
+    ]  # fmt: skip
+    assert [same_license(c, "MIT") for c in ("MIT", "MIT-0", "0BSD")] == [True, False, False]

@@ -51,7 +51,10 @@ _VALUE_BEFORE = {
 
 _LICENSES = (
     ("AGPL-3.0", r"\bAGPL(?:[\s-]*v?3(?:\.0)?)?\b|GNU Affero"),
-    ("LGPL", r"\bLGPL(?:[\s-]*v?[23](?:\.\d)?)?\b|GNU Lesser"),
+    ("LGPL-3.0", r"\bLGPL[\s-]*v?3(?:\.0)?\b|GNU Lesser General Public License,? v(?:ersion)?\s*3"),
+    ("LGPL-2.1", r"\bLGPL[\s-]*v?2\.1\b|GNU Lesser General Public License,? v(?:ersion)?\s*2\.1"),
+    ("LGPL-2.0", r"\bLGPL[\s-]*v?2(?:\.0)?\b"),
+    ("LGPL", r"\bLGPL\b|GNU Lesser"),
     ("GPL-3.0", r"\bGPL[\s-]*v?3(?:\.0)?\b|GNU General Public License,? v(?:ersion)?\s*3"),
     ("GPL-2.0", r"\bGPL[\s-]*v?2(?:\.0)?\b|GNU General Public License,? v(?:ersion)?\s*2"),
     ("GPL", r"\bGPL\b|GNU General Public License"),
@@ -60,11 +63,21 @@ _LICENSES = (
     ("BSD-2-Clause", r"\bBSD[\s-]*2(?:[\s-]*Clause)?\b|\b2-Clause BSD\b|\bsimplified BSD\b"),
     ("BSD", r"\bBSD\b"),
     ("MPL-2.0", r"\bMPL(?:[\s-]*2(?:\.0)?)?\b|Mozilla Public License"),
+    ("MIT-0", r"\bMIT-0\b"),
     ("MIT", r"\bMIT\b"),
+    ("EPL-2.0", r"\bEPL[\s-]*v?2(?:\.0)?\b|Eclipse Public License,? v(?:ersion)?\s*2"),
+    ("EPL-1.0", r"\bEPL[\s-]*v?1(?:\.0)?\b"),
+    ("EPL", r"\bEPL\b|Eclipse Public License"),
+    ("EUPL-1.2", r"\bEUPL[\s-]*v?1\.2\b"),
+    ("CC0-1.0", r"\bCC0(?:[\s-]*1\.0)?\b"),
+    ("0BSD", r"\b0BSD\b"),
+    ("Zlib", r"\bZlib\b(?![\s-]*(?:library|compression|stream))"),
+    ("WTFPL", r"\bWTFPL\b"),
     ("ISC", r"\bISC\b"),
     ("Unlicense", r"\bUnlicense\b"),
     ("BSL-1.0", r"\bBoost Software License\b"),
 )
+_CASED_LICENSES = frozenset({"MIT", "MIT-0", "ISC", "BSD", "Zlib", "EPL", "EPL-1.0", "EPL-2.0"})  # words too
 _LICENSE_CONTEXT = re.compile(r"licen[cs]|许可|协议|授权", re.IGNORECASE)
 # A licence file named in running text (LICENSE-MIT, LICENSE-APACHE-2.0.txt): a path, not a licence claim.
 _LICENSE_FILE_WORD = re.compile(r"(?<![\w.-])(?:" + LICENSE_FILE.pattern + r")(?![\w-])", re.IGNORECASE)
@@ -195,7 +208,7 @@ def _licenses(line: str, base: int) -> Iterator[Found]:
     for start, end in _file_name_spans(line):  # a licence named inside a file name or a link is no claim
         taken.add(start, end)
     for spdx, pattern in _LICENSES:
-        for m in re.finditer(pattern, line, re.IGNORECASE if spdx not in ("MIT", "ISC", "BSD") else 0):
+        for m in re.finditer(pattern, line, re.IGNORECASE if spdx not in _CASED_LICENSES else 0):
             if taken.covers(m.start()):
                 continue
             taken.add(m.start(), m.end())

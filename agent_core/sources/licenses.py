@@ -134,7 +134,7 @@ def same_license(claimed: str, key: str) -> bool:
     family = _family(claim)
     if family != _family(have):
         return False
-    if claim in ("GPL", "BSD", "LGPL"):
+    if claim in ("GPL", "BSD", "LGPL", "EPL"):
         return True
     return claim == have
 
