@@ -475,6 +475,22 @@ def test_a_dotnet_solution_report_counts_its_projects_and_names_the_framework() 
     assert "**按生态系统统计的包：** 24 个 .NET 项目（nuget），其中 16 个用于测试。" in zh
 
 
+def test_a_question_about_dependencies_finds_the_manifests_of_every_ecosystem() -> None:
+    tree = tree_of("README.md", "Polly.sln", "src/Lib/Lib.csproj", "gems/x/x.gemspec", "src/Lib/Lib.cs")
+    results = [*_metadata(github_results()), result("get_file_tree", DEMO, tree, path="")]
+    report = write_report(scope=[DEMO], question="What are its dependencies?", results=results)
+    assert "No dependency manifest" not in report
+    bare = write_report(
+        scope=[DEMO],
+        question="What are its dependencies?",
+        results=[
+            *_metadata(github_results()),
+            result("get_file_tree", DEMO, tree_of("README.md", "a.c"), path=""),
+        ],
+    )
+    assert "No dependency manifest was found in the tree." in bare
+
+
 def test_a_tree_without_any_manifest_says_so_and_one_with_a_gemspec_does_not() -> None:
 
     def stack(*paths: str) -> str:

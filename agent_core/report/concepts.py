@@ -59,7 +59,9 @@ CONCEPTS: tuple[Concept, ...] = (
         files=_files(
             r"^(?:[^/]+/)?(pyproject\.toml|setup\.py|setup\.cfg|requirements[\w.-]*\.txt|pipfile|package\.json|"
             r"cargo\.toml|go\.mod|pom\.xml|build\.gradle(\.kts)?|gemfile|composer\.json|environment\.ya?ml|"
-            r"pubspec\.yaml|mix\.exs|deno\.json)$|^requirements/[\w.-]+\.txt$"
+            r"pubspec\.yaml|mix\.exs|deno\.json|directory\.packages\.props|vcpkg\.json|conanfile\.(txt|py)|go\.work)$"
+            r"|^requirements/[\w.-]+\.txt$|^gradle/libs\.versions\.toml$"
+            r"|^(?:[^/]+/){0,2}[\w.-]+\.(gemspec|csproj|fsproj|vbproj|sln)$"
         ),
     ),
     Concept(
