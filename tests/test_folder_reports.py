@@ -17,10 +17,12 @@ from typing import Any
 import pytest
 
 from agent_core import events as ev
+from agent_core.agent.folder_plan import main_modules
 from agent_core.repo import RepoRef
 from agent_core.report.claims import check_report
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.scoped import ancestors, kept_tests
+from agent_core.sources.models import FileTree, TreeEntry
 from agent_core.tools.observe import notable_role
 from agent_core.words import words_for
 from testing.analysis import make_settings, run_once
@@ -245,3 +247,39 @@ def test_ancestors_are_closest_first_with_the_root_last_and_bounded() -> None:
     assert ancestors("internal/store") == ["internal", ""]
     assert ancestors("top") == [""]
     assert ancestors("a/b/c/d/e/f") == ["a/b/c/d/e", "a/b/c/d", "a/b/c", ""]
+
+
+def _tree(folder: str, files: dict[str, int]) -> FileTree:
+    entries = tuple(TreeEntry(path=f"{folder}/{p}", type="file", size=n) for p, n in files.items())
+    return FileTree(ref="main", path=folder, entries=entries)
+
+
+@pytest.mark.parametrize(
+    ("folder", "files", "expected"),
+    [
+        # a Go package: the file named like it, then the largest source; tests and docs after code
+        (
+            "internal/store",
+            {"store.go": 10, "memory.go": 500, "doc.go": 5, "store_test.go": 900, "README.md": 2000},
+            ["store.go", "memory.go"],
+        ),
+        # entry points at the shallowest depth first
+        (
+            "packages/a",
+            {"src/pkg_a/__init__.py": 5, "src/pkg_a/big.py": 9000, "setup.py": 10},
+            ["src/pkg_a/__init__.py", "src/pkg_a/big.py"],
+        ),
+        # a test project: its largest code, never 0 reads
+        (
+            "test/Foo.Tests",
+            {"ParserTests.cs": 300, "LexerTests.cs": 200, "logo.png": 90000},
+            ["ParserTests.cs", "LexerTests.cs"],
+        ),
+        # documentation only: its text
+        ("docs/guide", {"intro.md": 300, "img.png": 9000}, ["intro.md"]),
+    ],
+)
+def test_main_modules_are_read_from_every_kind_of_folder(
+    folder: str, files: dict[str, int], expected: list[str]
+) -> None:
+    assert main_modules(_tree(folder, files), f"{folder}/") == expected

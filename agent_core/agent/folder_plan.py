@@ -2,8 +2,9 @@
 folder's own README and manifests: what the folder is made of, and what its repository knows of it.
 
 - its **main modules**: the entry points (``main.go``, ``__init__.py``, ``index.ts``, ``lib.rs``,
-  ``Program.cs``, a file named like the folder...) then the largest of its own source files, so a folder
-  of code alone (a Go package) is never reported from 0 reads;
+  ``Program.cs``, a file named like the folder...) then the largest of its own source files (without
+  source code: its largest code, then text files), so a folder of code alone (a Go package) is never
+  reported from 0 reads;
 - **up its path**: the listings of the folders above it (the root always), for the nearest manifest when
   the folder has none (read: "declared in the parent's ..."), or the one it inherits when it has its own
   (a workspace root's, ``Directory.Packages.props``), the repository's licence and CI;
@@ -36,6 +37,7 @@ _MAX_TEST_ROOTS = 2
 _MAX_TEST_FOLDERS = 2
 _ENTRY_STEMS = frozenset({"main", "__init__", "__main__", "index", "lib", "mod", "program", "app", "cli"})
 _LICENSE_NAMES = ("license", "licence", "copying")
+_TEXT = (".md", ".rst", ".txt", ".adoc")  # what a folder without code says, read when it has nothing else
 _INHERITED = frozenset(
     {"directory.build.props", "directory.packages.props", "go.work", "pnpm-workspace.yaml", "gemfile"}
 )
@@ -55,20 +57,29 @@ def call(tool: str, repo: RepoRef, **arguments: Any) -> ToolCallRequest:
 
 
 def main_modules(tree: FileTree, base: str) -> list[str]:
-    """Up to :data:`MAX_MAIN_MODULES` of the folder's own source files (paths relative to ``base``, the
-    folder): entry points first (shallowest), then the largest. One pass over the entries."""
+    """Up to :data:`MAX_MAIN_MODULES` of the folder's own files (paths relative to ``base``, the folder):
+    its source's entry points first (shallowest), then its largest source files; a folder without source
+    code (a test project, examples, documentation) its largest code, then text files. One pass over the
+    entries."""
     model = model_of(tree)
     folder = base.rstrip("/").rpartition("/")[2].lower()
     ranked: list[tuple[int, int, int, str]] = []
     for entry in tree.entries:
         if entry.type != "file" or not entry.path.startswith(base) or not model.is_own(entry.path):
             continue
-        if model.role_of(entry.path) != "source" or language_for(entry.path) is None:
-            continue
         path = entry.path[len(base) :]
-        stem = path.rpartition("/")[2].rpartition(".")[0].lower()
-        entry_point = stem in _ENTRY_STEMS or (bool(folder) and stem == folder)
-        ranked.append((0 if entry_point else 1, path.count("/"), -(entry.size or 0), path))
+        name = path.rpartition("/")[2].lower()
+        code = language_for(entry.path) is not None
+        if code and model.role_of(entry.path) == "source":
+            stem = name.rpartition(".")[0]
+            tier = 0 if stem in _ENTRY_STEMS or (bool(folder) and stem == folder) else 1
+        elif code:
+            tier = 2
+        elif name.endswith(_TEXT):
+            tier = 3
+        else:
+            continue
+        ranked.append((tier, path.count("/") if tier == 0 else 0, -(entry.size or 0), path))
     ranked.sort()
     return [path for *_, path in ranked if usable(base + path)][:MAX_MAIN_MODULES]
 
