@@ -484,3 +484,22 @@ def test_licence_claims_keep_their_version_and_other_spdx_ids_are_read() -> None
         True, True, False, False,
     ]  # fmt: skip
     assert [same_license(c, "MIT") for c in ("MIT", "MIT-0", "0BSD")] == [True, False, False]
+
+
+async def test_a_framework_nobody_declares_is_judged_by_its_config_and_by_what_was_left_unread(
+    tmp_path: Path,
+) -> None:
+    """pytest without a manifest naming it: its conftest.py says it is used; a tox.ini that installs it
+    (read or not) leaves its absence unproven; a framework of an ecosystem without any manifest is false."""
+    base = {"README.md": "# tally\n", "LICENSE": MIT, "pyproject.toml": '[project]\nname = "tally"\n'}
+    base["tally/__init__.py"] = "def count() -> int:\n    return 1\n"
+    configured = {**base, "tests/conftest.py": "", "tests/test_tally.py": "def test_count():\n    pass\n"}
+    by_tox = {**base, "tox.ini": "[testenv]\ndeps = pytest\ncommands = pytest\n", "tests/test_tally.py": ""}
+    report = "It is tested with pytest.\n\nIts tests run with Mocha.\n"
+    for name, files, pytest_verdict in (("configured", configured, "verified"), ("tox", by_tox, "unchecked")):
+        shape = Shape(name, files, "MIT", true=[], planted=[])
+        results, ref = await observed(tmp_path, shape, "github")
+        got = {c.claim: (c.verdict, c.observed) for c in check_report(report, (ref,), results).claims}
+        assert got["pytest"][0] == pytest_verdict, got
+        assert got["Mocha"][0] == "contradicted", got
+    assert got["pytest"][1] and "tox.ini" in got["pytest"][1]

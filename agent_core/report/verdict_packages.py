@@ -26,6 +26,7 @@ from agent_core.report.scoped import whole_tree
 from agent_core.report.versions import compatible, ecosystem_of
 from agent_core.sources.languages import is_vendored
 from agent_core.sources.manifest_files import is_requirements_file
+from agent_core.tools.observe import notable_role
 
 Outcome = verdicts.Outcome
 _SHOWN = 3  # declarations named beside a verdict
@@ -113,6 +114,9 @@ def framework(found: Found, facts: Facts) -> Outcome:
             if outcome[0] != "verified":
                 return outcome
         return "verified", f"declared in {', '.join(sorted(set(where))[:_SHOWN])}"
+    configured = _configured_by(claimed, facts)
+    if configured is not None:
+        return "verified", f"configured by {configured}"
     names = [fw.name for fw in FRAMEWORKS if fw in declaring]
     observed = f"frameworks declared: {', '.join(names)}" if names else "no test framework declared"
     if not claimed.packages or not _ecosystem_read(claimed, facts):
@@ -120,7 +124,62 @@ def framework(found: Found, facts: Facts) -> Outcome:
     named_in = _named_in(claimed, facts)
     if named_in is not None:
         return "unchecked", f"not declared; named in {named_in}"
+    unread = [p for p, ecosystem in _unread_runners(facts) if ecosystem in ("", claimed.ecosystem)]
+    if unread:  # a CI workflow or a task file nobody read may install and run it
+        return "unchecked", f"{observed}; {unread[0]} not read"
     return "contradicted", observed
+
+
+# A framework's own configuration file in the tree says it is used, whatever the manifests declare.
+_CONFIG_FILES = {
+    "pytest": re.compile(r"pytest\.ini|conftest\.py"),
+    "Jest": re.compile(r"jest\.config\.[cm]?[jt]s(?:on)?"),
+    "Vitest": re.compile(r"vitest\.(?:config|workspace)\.[cm]?[jt]s"),
+    "Mocha": re.compile(r"\.mocharc(?:\.[a-z]+)?"),
+    "Playwright": re.compile(r"playwright\.config\.[cm]?[jt]s"),
+    "Cypress": re.compile(r"cypress\.config\.[cm]?[jt]s|cypress\.json"),
+    "RSpec": re.compile(r"\.rspec|spec_helper\.rb"),
+    "PHPUnit": re.compile(r"phpunit\.xml(?:\.dist)?"),
+    "Pest": re.compile(r"Pest\.php"),
+    "Codeception": re.compile(r"codeception\.ya?ml"),
+}
+# Files that install and run test tools without a manifest declaring them: an ecosystem's own (tox for
+# Python, Rake for Ruby), or any ecosystem's (make, just, task, CI workflows: "").
+_RUNNERS = {
+    "tox.ini": "python", "noxfile.py": "python", "rakefile": "rubygems",
+    "makefile": "", "justfile": "", "taskfile.yml": "", "taskfile.yaml": "",
+}  # fmt: skip
+
+
+def _configured_by(claimed: Framework, facts: Facts) -> str | None:
+    pattern = _CONFIG_FILES.get(claimed.name)
+    if pattern is None:
+        return None
+    index = index_of(facts)
+
+    def build() -> str | None:
+        return next((paths[0] for name, paths in index.named.items() if pattern.fullmatch(name)), None)
+
+    return index.derived(f"configured:{claimed.name}", build)  # type: ignore[return-value]
+
+
+def _unread_runners(facts: Facts) -> list[tuple[str, str]]:
+    """The task files and CI files of the tree that were not read, with the ecosystem they serve."""
+
+    def build() -> list[tuple[str, str]]:
+        files = facts.evidence.files
+        found = []
+        for p in facts.paths:
+            if p in files or is_vendored(p):
+                continue
+            ecosystem = _RUNNERS.get(p.rsplit("/", 1)[-1].lower())
+            if ecosystem is None and notable_role(p) == "ci":
+                ecosystem = ""
+            if ecosystem is not None:
+                found.append((p, ecosystem))
+        return found
+
+    return index_of(facts).derived("unread_runners", build)  # type: ignore[return-value]
 
 
 def _same(claimed: Framework, declared: Framework) -> bool:
