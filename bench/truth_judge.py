@@ -17,11 +17,13 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
+import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import enry
 import license_expression
 
 from agent_core.events import CheckedClaim
@@ -95,10 +97,6 @@ _NO_TESTS = re.compile(
 _SPAN = re.compile(r"`([^`\n]+)`")
 _GLOB_COUNT = re.compile(_COUNT + r"\s+`([^`\n]*\*[^`\n]*)`(?:\s+files?\b)?")
 _NAMED_TESTS = re.compile(r"[\w]+(?:[.-][\w]+)+|\*\*[^*\n]+\*\*")  # Polly.Testing, okhttp-testing-support
-# folders of third-party code by every ecosystem's convention (Linguist's vendor list, its unambiguous part)
-_VENDOR_FOLDER = re.compile(
-    r"(?:^|/)(?:gradle/wrapper|\.mvn/wrapper|vendor|vendors|third[_-]party|bower_components|node_modules)/?$"
-)
 _VENDORED = re.compile(r"\bvendored\b|third[- ]party code|第三方代码", re.I)
 
 
@@ -349,6 +347,8 @@ class _Line:
 
 def _language(s: Statement, at: _Line) -> Any:
     line, facts, scope = at.line, at.facts, at.scope
+    if any(k.startswith(s.text + " ") and k in line for k in scope.shares):
+        return True  # "Go" of "Go Template 0.1%": a language of GitHub's bar
     if _PRIMARY.search(line) and not _NEGATED.search(line):
         return s.text in {scope.primary, facts.primary_language}
     return True if s.text in scope.languages or scope.shares.get(s.text, 0.0) >= 2.0 else _KEEP
@@ -394,14 +394,22 @@ def _calls_dependency(line: str) -> bool:
 
 
 def _packages(s: Statement, at: _Line) -> Any:
-    facts, scope = at.facts, at.scope
+    raw, line, facts = at.raw, at.line, at.facts
     m = re.match(r"\D*" + _COUNT, s.text)
-    if facts.ecosystems and scope.folder is None and m:
-        if int(m.group(1).replace(",", "")) in _fair_counts(facts):
-            return True
-        # the computed truth counts no gemspec, .csproj, composer.json or CMake project: it cannot say false
-        return None if s.verdict is False and set(facts.ecosystems) & _UNCOUNTED else _KEEP
-    return _KEEP
+    if not facts.ecosystems or not m:
+        return _KEEP
+    n = int(m.group(1).replace(",", ""))
+    if n in _fair_counts(facts):
+        return True  # a count of the repository's packages, in its report or a folder's
+    if s.verdict is not False:
+        return _KEEP
+    globs = [g for g in _SPAN.findall(raw) if "*" in g]
+    if globs and n == len(_SPAN.findall(raw)):
+        return None  # "workspace members (4): `packages/*`, ...": the patterns, counted
+    if _TEST_WORDS.search(line):
+        return None  # "tests across 19 packages": the packages holding tests, no fact of the file
+    # the computed truth counts no gemspec, .csproj, composer.json or CMake project: it cannot say false
+    return None if set(facts.ecosystems) & _UNCOUNTED else _KEEP
 
 
 _UNCOUNTED = frozenset({"rubygems", "nuget", "composer", "cmake"})
@@ -445,6 +453,8 @@ def _share(s: Statement, at: _Line) -> Any:
 
 def _path(s: Statement, at: _Line) -> Any:
     """A name no file has, declared by a manifest the computed truth does not read: a package's name."""
+    if s.verdict is False and (s.text == at.facts.default_branch or re.search(r"\bbranch", at.line, re.I)):
+        return None  # "Default branch: `v1.x`": a branch, not a path
     return True if s.verdict is False and at.manifests.declares(s.text) else _KEEP
 
 
@@ -455,34 +465,93 @@ _LOCAL = re.compile(r"^(?:file|link|workspace|portal):")
 
 
 def _dependencies(s: Statement, at: _Line) -> Any:
-    """A count of one manifest's dependencies: without the local ones (``file:``, ``workspace:``: the
-    repository's own code), or undecided for a manifest the computed truth does not count (a Gradle
-    build, a gemspec, a .csproj, a pom)."""
+    """A count of one manifest's dependencies: also true without the repository's own packages and local
+    paths (``file:``, ``path =``, ``workspace:``); undecided for a manifest the computed truth does not
+    count (a Gradle build, a gemspec, a .csproj, a pom)."""
     if s.verdict is not False:
         return _KEEP
     if not _COUNTED.search(at.raw):
         return None
-    m = re.search(r"(?:^|/)package\.json`?\]?\(?[^)]*\)?[^`]*", at.raw)
     n = re.search(_COUNT, s.text)
-    if m and n:
-        for path in re.findall(r"`([^`]*package\.json)`", at.raw):
-            text = at.truth.texts.get(path.lstrip("./"), "")
-            if int(n.group(1).replace(",", "")) in _package_counts_without_local(text):
-                return True
+    own = set(at.facts.own_package_names)
+    for path in _MANIFEST_SPAN.findall(at.raw):
+        resolved = at.truth.resolve(path) or path.lstrip("./")
+        text = at.truth.texts.get(resolved) or at.manifests.texts.get(resolved, "")
+        if n and int(n.group(1).replace(",", "")) in counts_without_own(resolved, text, own):
+            return True
     return _KEEP
 
 
-def _package_counts_without_local(text: str) -> set[int]:
+_MANIFEST_SPAN = re.compile(r"`([^`\n]*(?:package\.json|Cargo\.toml|pyproject\.toml|go\.mod))`")
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name.strip().lower())
+
+
+def counts_without_own(path: str, text: str, own: set[str]) -> set[int]:
+    """Every count of a manifest's dependency groups (each, and all), the repository's own packages and
+    local paths left out."""
+    groups: list[list[str]] = []
+    name = path.rsplit("/", 1)[-1]
+    if name == "package.json":
+        groups = _json_groups(text)
+    elif name in ("Cargo.toml", "pyproject.toml"):
+        groups = _toml_groups(text)
+    elif name == "go.mod":
+        lines = re.findall(r"^\s*(?:require\s+)?([\w.-]+\.[\w.-]+/\S*)\s+v\S+(.*)$", text, re.M)
+        groups = [
+            [m for m, rest in lines if "// indirect" not in rest],
+            [m for m, rest in lines if "// indirect" in rest],
+        ]
+    mine = {_norm(x) for x in own}
+    sizes = [sum(1 for d in g if _norm(d) not in mine) for g in groups]
+    return set(sizes) | {sum(sizes)}
+
+
+def _json_groups(text: str) -> list[list[str]]:
     try:
         data = json.loads(text)
     except ValueError:
-        return set()
-    groups = [
-        sum(1 for v in data[k].values() if not (isinstance(v, str) and _LOCAL.match(v)))
-        for k in ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies")
-        if isinstance(data, dict) and isinstance(data.get(k), dict)
+        return []
+    if not isinstance(data, dict):
+        return []
+    return [
+        [k for k, v in data[key].items() if not (isinstance(v, str) and _LOCAL.match(v))]
+        for key in ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies")
+        if isinstance(data.get(key), dict)
     ]
-    return set(groups) | {sum(groups)}
+
+
+def _toml_groups(text: str) -> list[list[str]]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return []
+    project = data.get("project", {}) if isinstance(data.get("project"), dict) else {}
+    lists: list[Any] = [
+        project.get("dependencies"),
+        *dict(project.get("optional-dependencies") or {}).values(),
+    ]
+    lists += list(dict(data.get("dependency-groups") or {}).values())
+    groups = [
+        [re.split(r"[\s\[<>=!~;(]", str(d), maxsplit=1)[0] for d in g if isinstance(d, str)]
+        for g in lists
+        if isinstance(g, list)
+    ]
+    for key in ("dependencies", "dev-dependencies", "build-dependencies"):
+        tables = [data.get(key)] + [
+            t.get(key) for t in dict(data.get("target") or {}).values() if isinstance(t, dict)
+        ]
+        names = [
+            k
+            for table in tables
+            if isinstance(table, dict)
+            for k, v in table.items()
+            if not (isinstance(v, dict) and "path" in v)
+        ]
+        groups.append(names)
+    return [g for g in groups if g]
 
 
 _RULES = {
@@ -552,10 +621,10 @@ def _ecosystem_counts(plain: str, at: int, facts: TruthFile) -> Iterator[Stateme
 
 
 def _vendored(line: str, at: int, facts: TruthFile, truth: Truth) -> Iterator[Statement]:
-    """Folders a line calls vendored: true when the truth file says they hold third-party code, false
-    inside its fixtures, examples, docs and tests; else true for a folder every ecosystem calls vendored
-    (``gradle/wrapper``, ``node_modules``...)."""
-    elsewhere = (*facts.fixtures, *facts.examples, *facts.docs, *facts.test_dirs)
+    """Folders a line calls vendored (or says hold vendored files): true when the truth file's vendored
+    folders meet them, or when Linguist calls a file inside them vendored, except files of the truth
+    file's fixtures and tests, and dependencies installed inside its examples (``node_modules``):
+    test data and examples, never third-party code of the project."""
     for m in _SPAN.finditer(line):
         resolved = truth.resolve(m.group(1))
         if resolved is None or resolved not in truth.dirs:
@@ -563,8 +632,17 @@ def _vendored(line: str, at: int, facts: TruthFile, truth: Truth) -> Iterator[St
         if _under_any(resolved, facts.vendored) or any(_under_any(v, [resolved]) for v in facts.vendored):
             verdict = True
         else:
-            verdict = not _under_any(resolved, elsewhere) and bool(_VENDOR_FOLDER.search(resolved))
+            prefix = resolved + "/"
+            verdict = any(
+                enry.is_vendor(p) and not _test_data(p, facts) for p in truth.files if p.startswith(prefix)
+            )
         yield Statement("vendored", m.group(1), at + m.start(), at + m.end(), verdict)
+
+
+def _test_data(path: str, facts: TruthFile) -> bool:
+    if _under_any(path, (*facts.fixtures, *facts.test_dirs)):
+        return True
+    return _under_any(path, facts.examples) and "/node_modules/" in f"/{path}"
 
 
 def _fair_counts(facts: TruthFile) -> set[int]:

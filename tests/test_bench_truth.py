@@ -17,7 +17,7 @@ from agent_core import events as ev
 from bench.config import BenchConfig
 from bench.realrepos_truth import Truth
 from bench.truth import measure, score_planted
-from bench.truth_judge import TruthFile, judge_truth, states
+from bench.truth_judge import TruthFile, counts_without_own, judge_truth, states
 from bench.truth_planted import outside_version, planted_report
 from testing.emulator.gitrepo import make_repo
 
@@ -264,3 +264,33 @@ def test_the_command_line_runs_the_truth_section_and_says_why_it_skipped(tmp_pat
     assert section["key"] == "truth" and section["skipped"].startswith("no repository with a truth file")
     if (ROOT / "bench" / "truth" / "rails+rails.json").is_file():
         assert "rails/rails: skipped, no git repository at" in done.stdout
+
+
+def test_dependency_counts_leave_out_the_repository_s_own_packages_and_local_paths() -> None:
+    own = {"tokio", "tokio-util"}
+    cargo = '[dependencies]\ntokio = { path = "../tokio" }\nbytes = "1"\nslab = "0.4"\n[dev-dependencies]\ntokio-util = "0.7"\nfutures = "0.3"\n'
+    assert counts_without_own("tokio-stream/Cargo.toml", cargo, own) == {2, 1, 3}
+    gomod = "module go.etcd.io/etcd/server/v3\n\nrequire (\n\tgo.etcd.io/etcd/api/v3 v3.6.0\n\tgo.uber.org/zap v1.27.0\n\tgolang.org/x/net v0.30.0 // indirect\n)\n"
+    assert counts_without_own("server/go.mod", gomod, {"go.etcd.io/etcd/api/v3"}) == {1, 2}
+    package = (
+        '{"dependencies": {"vue": "^3", "aliased": "file:./dir"}, "devDependencies": {"@x/y": "workspace:*"}}'
+    )
+    assert counts_without_own("playground/a/package.json", package, set()) == {1, 0}
+    pyproject = '[project]\ndependencies = ["pydantic-graph==1.0", "anyio>=4.7.0", "httpx[http2]>=0.27"]\n'
+    assert counts_without_own("pyproject.toml", pyproject, {"pydantic-graph"}) == {2}
+
+
+def test_a_folder_is_vendored_by_the_truth_file_or_by_linguist_never_for_test_data(tmp_path: Path) -> None:
+    files = {
+        "gradle/wrapper/gradle-wrapper.properties": "distributionUrl=x\n",
+        "test/fixtures/app/node_modules/left-pad/index.js": "module.exports = 1\n",
+        "src/main.js": "export {}\n",
+        "third/lib.c": "int x;\n",
+    }
+    truth = Truth.read(make_repo(tmp_path / "v", files))
+    facts = load(tmp_path, fixtures=["test/fixtures"], test_dirs=["test"], vendored=["third"], folders=[])
+    report = "- Vendored: `gradle/wrapper/`, `third/`, `test/`, `src/`.\n"
+    verdicts = [
+        (s.text, s.verdict) for s in judge_truth(report, facts, truth).statements if s.kind == "vendored"
+    ]
+    assert verdicts == [("gradle/wrapper/", True), ("third/", True), ("test/", False), ("src/", False)]
