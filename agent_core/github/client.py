@@ -26,6 +26,7 @@ import logging
 import re
 import time
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -57,6 +58,9 @@ from agent_core.resilience import HourlyQuota
 
 logger = logging.getLogger(__name__)
 
+REQUESTS_SEEN: ContextVar[list[int] | None] = ContextVar("github_requests_seen", default=None)
+"""Set to a list, it gets the requests GitHub saw of each exchange made in this context (and the tasks
+it starts): what a public API tool call really cost (:mod:`agent_core.web.mcp`)."""
 RATE_LIMIT_HINT = "set GITHUB_TOKEN (or paste a token in Settings) for 5,000 requests/hour instead of 60"
 QUOTA_HINT = "paste your own GitHub token in Settings to use your own quota"
 _REPOSITORIES_RE = re.compile(r"^/repositories/(\d+)(?=/|$)")
@@ -253,6 +257,8 @@ class GitHubClient:
         except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
             raise transport_error(exc, request, requests=spent.requests + 1) from exc
         cost = exchange_cost(response)
+        if (counter := REQUESTS_SEEN.get()) is not None:
+            counter.append(cost.requests)
         if self._quota is not None and cost.requests == 0:
             self._quota.refund(1)  # a fresh answer from the cache: GitHub saw nothing
         return response, spent + cost

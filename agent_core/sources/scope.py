@@ -93,6 +93,8 @@ async def resolve_scope(client: GitHubClient, repo: RepoRef, ref_and_path: str) 
 
 async def _longest_ref(client: GitHubClient, repo: RepoRef, segments: list[str]) -> tuple[str, CallCost]:
     first = segments[0]
+    if len(first) == 40 and _SHA.fullmatch(first):  # a full commit id is the commit, as git reads it:
+        return first, FREE  # no branch or tag lookup (two requests an MCP tree call paid for nothing)
     cost = FREE
     names: list[str] = []
     for space in ("heads", "tags"):

@@ -20,6 +20,7 @@ import gradio as gr
 
 from agent_core import events as ev
 from agent_core.errors import AgentCoreError
+from agent_core.github.client import REQUESTS_SEEN
 from agent_core.settings import Settings
 from agent_core.tools.registry import REQUIRED, TOOLS, ToolSpec
 from agent_core.top.payer import Payer
@@ -60,9 +61,18 @@ class RepositoryApi:
         self, tool: str, repository: str, request: gr.Request | None, **arguments: Any
     ) -> dict[str, Any]:
         refused = too_long("en", ("target", repository), *(("argument", v) for v in arguments.values()))
-        refused = refused or self._budget.use_tool(client_key(request))
+        key = client_key(request)
+        refused = refused or self._budget.use_tool(key)
         if refused:
             raise gr.Error(refused)
+        seen = REQUESTS_SEEN.set(spent := [])  # every request this call makes, in every task it starts
+        try:
+            return await self._run_tool(tool, repository, arguments)
+        finally:
+            REQUESTS_SEEN.reset(seen)
+            self._charge(key, sum(spent))
+
+    async def _run_tool(self, tool: str, repository: str, arguments: dict[str, Any]) -> dict[str, Any]:
         try:
             opened = await open_analysis(self._services, repository, settings=self._tool_settings)
         except AgentCoreError as exc:
@@ -76,6 +86,14 @@ class RepositoryApi:
             return result.observation
         finally:
             await opened.aclose()
+
+    def _charge(self, key: str, requests: int) -> None:
+        """A tool call is counted by what it cost GitHub: one was counted at the door, every further
+        request made (the repository's check, a scope's resolution, the tool's own) counts too, so a
+        call that spends 4 requests uses 4 of the visitor's hourly calls, failed calls included."""
+        for _ in range(requests - 1):
+            if self._budget.use_tool(key) is not None:
+                break  # the visitor's hour is spent: the next call is refused at the door
 
     async def analyze(self, repository: str, question: str = "", request: gr.Request | None = None) -> str:
         """Analyse one or more GitHub repositories with the agent and return a Markdown report
