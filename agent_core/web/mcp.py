@@ -65,7 +65,8 @@ class RepositoryApi:
         refused = refused or self._budget.use_tool(key)
         if refused:
             raise gr.Error(refused)
-        seen = REQUESTS_SEEN.set(spent := [])  # every request this call makes, in every task it starts
+        spent: list[int] = []
+        seen = REQUESTS_SEEN.set(spent)  # every request this call makes, in every task it starts
         try:
             return await self._run_tool(tool, repository, arguments)
         finally:
