@@ -83,6 +83,7 @@ GEM = Shape(
         "The primary language is Python.",
         "It has 4,500 stars.",
         "测试框架为 Minitest。",
+        "| Gem | Purpose |\n|---|---|\n| `minitest` | the tests |",
         "它依赖 `bigdecimal` 2.0 版本。",
     ],
     silent=["Topics: `react`, `framework`; the CI job `lint` runs `rubocop`."],
@@ -503,3 +504,24 @@ async def test_a_framework_nobody_declares_is_judged_by_its_config_and_by_what_w
         assert got["pytest"][0] == pytest_verdict, got
         assert got["Mocha"][0] == "contradicted", got
     assert got["pytest"][1] and "tox.ini" in got["pytest"][1]
+
+
+def test_dependency_tables_name_their_packages_frameworks_and_versions() -> None:
+    report = (
+        "| Package | Purpose |\n|---|---|\n| react | UI |\n| `vitest` | tests |\n| src/ui | the UI |\n\n"
+        "| Dependency | Version |\n|---|---|\n| `symfony/mime` | ^6.4 |\n| RSpec | 3.12 |\n\n"
+        "| Aspect | Value |\n|---|---|\n| Test framework | xUnit |\n| Stars | 12 |\n"
+    )
+    found = [(f.subject, f.value, f.version) for f in find_claims(report) if f.kind == "dependency"]
+    assert found == [
+        ("dependency", "react", ""),
+        ("framework", "vitest", ""),
+        ("module", "src/ui", ""),  # a package or a folder: the verdict looks in the tree first
+        ("module", "symfony/mime", "^6.4"),
+        ("framework", "RSpec", "3.12"),
+        ("framework", "xUnit", ""),
+    ]
+    assert [(f.value, f.version) for f in find_claims("It uses pandas for 1.5 million rows.")] == [
+        ("pandas", "")
+    ]
+    assert [(f.value, f.version) for f in find_claims("It uses pandas 1.5 million rows.")] == [("pandas", "")]

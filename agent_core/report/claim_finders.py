@@ -155,15 +155,15 @@ def find_claims(text: str) -> list[Found]:
         elif fence is not None:
             found += fenced_paths(line, position, fence[1])
         else:
+            claims = _line_claims(line, position)  # before a table row's: the line's own name it better
             if not stripped.startswith("|"):
                 header = table = None
             elif header is not None and table is None and _SEPARATOR.match(stripped):
                 table = table_columns(header)
             elif table is not None:
-                found += table_row_claims(line, position, table)
+                claims += table_row_claims(line, position, table)
             else:
                 header = line
-            claims = _line_claims(line, position)
             quoted = stripped.startswith(">")
             found += [c for c in claims if not (quoted and c.kind == "path")]
         position += len(line)

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 
 from agent_core.report.claim_names import DOTTED_NAME, Found, is_module_name, negated, path_like
-from agent_core.report.frameworks import FRAMEWORKS
+from agent_core.report.frameworks import FRAMEWORKS, framework_of
 from agent_core.report.manifests import NOTABLE_DEPENDENCIES
 
 _DEPENDENCY_CONTEXT = re.compile(
@@ -54,7 +54,7 @@ _PACKAGE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{1,40}")  # no dots or slashes
 _VENDOR_PACKAGE = re.compile(r"[a-z0-9][a-z0-9_.-]{0,60}/[a-z0-9][a-z0-9_-]{0,60}")  # Composer: no extension
 _MAVEN = re.compile(r"([a-z][\w-]*(?:\.[\w-]+)*:[A-Za-z][\w.-]*)(?::(v?\d[\w.-]*))?")
 _CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
-_IN_CODE = re.compile(r"([@\w][\w.@/-]{0,120}?)\s?(@|==|>=|~=|<=|!=|~>|\^|~|=|\s)\s?(.{1,60})")
+_IN_CODE = re.compile(r"([@\w][\w.@/:-]{0,120}?)\s?(@|==|>=|~=|<=|!=|~>|\^|~|=|\s)\s?(.{1,60})")
 
 _OP = r"(?:\^|~>|~=|~|>=|<=|==|=|>|<|!=)"
 _VERSION = r"v?\d{1,9}(?:\.(?:\d{1,9}|[xX*]))*(?:-[0-9A-Za-z.]{1,30})?"
@@ -63,7 +63,8 @@ _CONSTRAINT = re.compile(CONSTRAINT)
 _AFTER_NAME = re.compile(
     rf"`?\**(?:\s{{0,3}}[(（:=@]|\s{{0,3}}\|)?\s{{0,3}}`?(?:(?:version|v\.|版本)\s{{0,3}})?(?P<v>{CONSTRAINT})"
     r"(?![\w%]|\.\d|\s{1,3}(?:times?|files?|tests?|packages?|modules?|crates?|projects?|lines?|dependencies|"
-    r"stars?|forks?|issues?|commits?|contributors?|members?)\b|\s{0,3}(?:次|个|行|颗))",
+    r"stars?|forks?|issues?|commits?|contributors?|members?|million|thousand|years?|months?|days?|hours?|"
+    r"seconds?|minutes?|ms|[kmg]i?b|rows?|users?|downloads?)\b|\s{0,3}(?:次|个|行|颗|万|年|月|天))",
     re.IGNORECASE,
 )
 _WINDOW = 80  # characters after a name looked at for its version
@@ -191,7 +192,9 @@ def table_row_claims(line: str, base: int, columns: tuple[int, int]) -> Iterator
         return
     start, end = cells[name_col]
     m = _CELL_NAME.fullmatch(line, start, end)
-    if m is None or (path_like(m.group(1)) and not is_module_name(m.group(1))):
+    if m is None or (
+        path_like(m.group(1)) and not is_module_name(m.group(1)) and not _VENDOR_PACKAGE.fullmatch(m.group(1))
+    ):
         return
     name = m.group(1)
     version = ""
@@ -199,12 +202,14 @@ def table_row_claims(line: str, base: int, columns: tuple[int, int]) -> Iterator
         written = line[cells[version_col][0] : cells[version_col][1]].strip().strip("`*")
         version = written if _CONSTRAINT.fullmatch(written) else ""
     subject = "module" if ("/" in name or ":" in name) else "dependency"
-    if subject == "dependency" and (not _PACKAGE_NAME.fullmatch(name) or name.lower() in _NOT_PACKAGES):
+    if (framework := framework_of(name)) is not None and framework.packages:
+        subject = "framework"  # a test framework in the table: checked as one
+    if subject != "module" and (not _PACKAGE_NAME.fullmatch(name) or name.lower() in _NOT_PACKAGES):
         return
     yield Found(
         kind="dependency",
         subject=subject,
-        value=name if subject == "module" else name.lower(),
+        value=name if subject != "dependency" else name.lower(),
         start=base + m.start(1),
         end=base + m.end(1),
         version=version or "",
