@@ -83,6 +83,20 @@ RUBY = {
 }
 RUBY_FOLDER = "gems/widget"
 
+FLAT = {
+    "README.md": "# app\n\nOne Python project, its tests in a flat tests/ folder.\n",
+    "LICENSE": MIT,
+    "pyproject.toml": '[project]\nname = "app"\nversion = "2.0"\n\n[project.optional-dependencies]\ntest = ["pytest>=8"]\n',
+    ".ci/run": "#!/bin/sh\npytest\n",
+    "src/app/__init__.py": "",
+    "src/app/cli.py": "def main():\n    pass\n",
+    "src/app/core/__init__.py": '"""The engine."""\n',
+    "src/app/core/engine.py": "class Engine:\n    pass\n" * 20,
+    "tests/test_engine.py": "def test_engine():\n    assert True\n",
+    "tests/test_cli.py": "def test_cli():\n    assert True\n",
+}
+FLAT_FOLDER = "src/app/core"
+
 
 def build(root: Path, files: Mapping[str, str], folder: str) -> Path:
     """``files`` committed with a history: two commits in ``folder`` and two elsewhere, so commits filtered

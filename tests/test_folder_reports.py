@@ -194,6 +194,20 @@ async def test_a_folder_without_any_manifest_up_its_path_says_none_and_reads_its
     assert run.reads_inside()
 
 
+async def test_a_subpackage_without_tests_of_its_own_names_its_project_s_tests(tmp_path: Path) -> None:
+    """A folder of its parent's project (no manifest, no tests of its own) is tested by the project's
+    flat tests/ folder: named with its count, never "no tests"; the repository's CI in .ci/ is found."""
+    run = await _folder_run(tmp_path, shapes.FLAT, shapes.FLAT_FOLDER)
+    assert run.facts.evidence.project_tests == (("../../../tests", 2),)
+    assert "**Tests:** none of its own; its project's tests are in [`../../../tests/`]" in run.report
+    assert "its project's tests are in" in run.report and "(2 files)" in run.report
+    assert "`../../../.ci/run`" in run.report
+    assert run.facts.manifest_scope == "parent" and "pyproject.toml" in [
+        a["path"] for a in run.calls("read_file")
+    ]
+    _said_of_any_folder(run.report)
+
+
 async def test_a_local_folder_reports_the_commits_that_touched_it(tmp_path: Path) -> None:
     repo = shapes.build(tmp_path / "repo", shapes.GO, shapes.GO_FOLDER)
     with GitHubEmulator() as emu:

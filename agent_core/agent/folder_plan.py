@@ -24,7 +24,7 @@ from typing import Any
 from agent_core.agent.tree_paths import usable
 from agent_core.repo import RepoRef
 from agent_core.repomodel import model_of
-from agent_core.report.scoped import TEST_ROOTS, ancestors, kept_tests
+from agent_core.report.scoped import TEST_ROOTS, ancestors, ci_folders, kept_tests
 from agent_core.sources.languages import language_for
 from agent_core.sources.models import DirListing, FileTree
 from agent_core.tool_call import ToolCallRequest
@@ -91,6 +91,7 @@ def folder_context(
     *,
     own_manifests: Sequence[str],
     own_license: bool,
+    own_tests: bool = True,
 ) -> list[Pick]:
     """The calls that tell a folder's run what its repository knows of it: the listings up its path,
     then (once they are known) the nearest manifest, the root's licence and workflows, and the tests
@@ -112,16 +113,20 @@ def folder_context(
                 for e in _license_files(root)[:1]
             ]
     picks += _nearest_manifests(repo, above, listings, own_manifests)
-    picks += _tests_elsewhere(repo, folder, above, listings, listed)
+    # a folder of its parent's project (no manifest of its own) with no tests of its own: the project's
+    picks += _tests_elsewhere(
+        repo, folder, above, listings, listed, project=not own_manifests and not own_tests
+    )
     return picks
 
 
 def workflows(repo: RepoRef, listing: DirListing) -> list[Pick]:
-    """A root listing cannot show CI files one level down: the workflows folder, when there is one."""
-    if not any(e.name == ".github" and e.type == "dir" for e in listing.entries):
-        return []
+    """A root listing cannot show CI files one level down: its CI folders (``.github/workflows``, ``.ci``,
+    ``.circleci``...: :func:`~agent_core.report.scoped.ci_folders`), listed."""
     return [
-        Pick(call=call(LIST_DIRECTORY, repo, path=".github/workflows"), label=".github/workflows/", kind="ci")
+        Pick(call=call(LIST_DIRECTORY, repo, path=p), label=f"{p}/", kind="ci")
+        for p in ci_folders(listing)
+        if usable(p)
     ]
 
 
@@ -173,8 +178,11 @@ def _tests_elsewhere(
     above: Sequence[str],
     listings: dict[str, DirListing | None],
     listed: Callable[[str], DirListing | None],
+    *,
+    project: bool,
 ) -> list[Pick]:
-    """The test roots up the path (listed), then the folders in them named for ``folder`` (fetched)."""
+    """The test roots up the path (listed), then the folders in them named for ``folder`` (fetched);
+    none named for it and ``project``: the nearest test root itself (the tests of its project)."""
     roots = [
         e.path
         for path in above
@@ -191,11 +199,10 @@ def _tests_elsewhere(
         names = [e.path for e in listing.entries if e.type == "dir"]
         parent = listings.get(above[0])
         siblings = [e.name for e in parent.entries if e.type == "dir"] if parent is not None else []
-        picks += [
-            Pick(call=call(GET_FILE_TREE, repo, path=p), label=f"{p}/", kind="tests")
-            for p in kept_tests(folder, names, siblings)[:_MAX_TEST_FOLDERS]
-            if usable(p)
-        ]
+        kept = [p for p in kept_tests(folder, names, siblings)[:_MAX_TEST_FOLDERS] if usable(p)]
+        if not kept and project and root == roots[0] and usable(root):
+            kept = [root]
+        picks += [Pick(call=call(GET_FILE_TREE, repo, path=p), label=f"{p}/", kind="tests") for p in kept]
     return picks
 
 

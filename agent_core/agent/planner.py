@@ -154,7 +154,7 @@ class OfflinePlanner:
             ]
             picks = [*self._bounded(_picks_from_paths(repo, paths)), *self._for_question(repo, asked)]
             picks += [_Pick(call=_call(READ_FILE, repo, path=p), label=p, kind="module") for p in mains]
-            outside = self._folder_context(repo, tree.path, paths, results) if base else []
+            outside = self._folder_context(repo, tree, paths, results) if base else []
             return [*focus, *(_rooted(p, base) for p in picks), *outside]
         tree_result = next((r for r in reversed(results) if r.tool == GET_FILE_TREE), None)
         if tree_result is None or not _worth_listing(results):
@@ -171,7 +171,7 @@ class OfflinePlanner:
         return picks[: self._max_files]
 
     def _folder_context(
-        self, repo: RepoRef, folder: str, paths: TreePaths, results: Sequence[ToolResult]
+        self, repo: RepoRef, tree: FileTree, paths: TreePaths, results: Sequence[ToolResult]
     ) -> list[_Pick]:
         """A scoped run's reads up its path: the nearest manifest when the folder has none, the
         repository's licence and CI, its tests kept under a test root (:mod:`~agent_core.agent.folder_plan`)."""
@@ -182,10 +182,11 @@ class OfflinePlanner:
         tops = [p for p in paths.files if "/" not in p]
         return folder_context(
             repo,
-            folder,
+            tree.path,
             listed,
             own_manifests=[p for p in paths.role("manifest") if "/" not in p],
             own_license=any(_LICENSE.match(p) for p in tops),
+            own_tests=model_of(tree).tests.files > 0,
         )
 
     def _derived(self, tree: FileTree, base: str) -> tuple[TreePaths, list[str], list[str]]:

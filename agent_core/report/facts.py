@@ -60,6 +60,9 @@ class Evidence:
     root_known: bool = False  # the root and its workflows were listed: the repository's licence, CI known
     license_outside: tuple[str, ...] = ()  # the root's licence files, from the folder ("../../LICENSE")
     tests_outside: tuple[tuple[str, int], ...] = ()  # the folder's tests kept elsewhere, with file counts
+    project_tests: tuple[
+        tuple[str, int], ...
+    ] = ()  # the test root of the project it belongs to (../../tests)
     outside: tuple[str, ...] = ()  # every path outside the folder the run saw, from the folder
     ancestors_listed: bool = False  # every folder up its path was listed (report/scoped.py ancestors)
     parent_manifests: tuple[str, ...] = ()  # the manifests those listings show, from the folder
@@ -195,6 +198,8 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
         known = tree_complete and (not evidence.root or evidence.root_known)
         ci = model.ci_paths if model.ci_paths or known else None  # the root's: evidence.ci_outside
         test_files += sum(n for _path, n in evidence.tests_outside)  # a folder's tests kept elsewhere
+        if not test_files:  # none of its own: its project's test root covers it
+            test_files = sum(n for _path, n in evidence.project_tests)
     else:  # folder listings only: what their names say, at the top level
         tests_dir = next((name for name in _TOP_TEST_DIRS if name in dirs), None)
         test_files = sum(1 for p in paths if TEST_FILE.search(p.rsplit("/", 1)[-1]))
@@ -321,11 +326,14 @@ def _tested(facts: Facts, words: Words) -> list[str]:
     elif facts.tests_dir:
         count = sum(1 for p in facts.paths if p.startswith(f"{facts.tests_dir}/"))
         out.append(words("s_tests", code(f"{facts.tests_dir}/"), files_phrase(count, words)))
-    elif facts.test_files and not ev.tests_outside:
+    elif facts.test_files and not (ev.tests_outside or ev.project_tests):
         out.append(words("s_test_files", files_phrase(facts.test_files, words)))
     if ev.tests_outside:
         kept = [link(facts, f"{p}/") + words("paren", files_phrase(n, words)) for p, n in ev.tests_outside]
         out.append(words("s_tests_elsewhere", join_names(kept, words)))
+    elif not out and any(n for _p, n in ev.project_tests):
+        kept = [link(facts, f"{p}/") + words("paren", files_phrase(n, words)) for p, n in ev.project_tests]
+        out.append(words("s_project_tests", join_names(kept, words)))
     return out
 
 

@@ -20,7 +20,7 @@ from agent_core.report.inert import code, plain
 from agent_core.report.outline import definitions, summary
 from agent_core.sources.languages import tree_languages
 from agent_core.sources.licenses import is_license_file
-from agent_core.sources.models import FileContent, Languages, TreeEntry
+from agent_core.sources.models import DirListing, FileContent, Languages, TreeEntry
 from agent_core.tools.observe import notable_role
 from agent_core.words import Words
 
@@ -129,7 +129,6 @@ def outside_of(evidence: Evidence, folder: str) -> dict[str, Any]:
     listings and those trees show (``outside``: what the claim check may find there)."""
     listed = [v for k, v in evidence.listings.items() if not k.startswith(f"{folder}/") and k != folder]
     root = evidence.listings.get("")
-    workflows = evidence.listings.get(".github/workflows")
     parent = evidence.listings.get(ancestors(folder)[0])
     siblings = [e.name for e in parent.entries if e.type == "dir"] if parent is not None else []
     tests = [
@@ -137,10 +136,15 @@ def outside_of(evidence: Evidence, folder: str) -> dict[str, Any]:
         for path, sub in sorted(evidence.subtrees.items())
         if _in_test_root(path, folder) and path in kept_tests(folder, [path], siblings)
     ]
+    above_paths = ancestors(folder)
+    project = [  # a test root up its path, fetched whole: the tests of the project the folder belongs to
+        (path, sum(1 for e in sub.entries if e.type == "file"))
+        for path, sub in sorted(evidence.subtrees.items())
+        if path.rpartition("/")[2].lower() in TEST_ROOTS and path.rpartition("/")[0] in above_paths
+    ]
     known = [e.path for listing in listed for e in listing.entries]
-    known += [e.path for path, _ in tests for e in evidence.subtrees[path].entries]
-    has_workflows = root is not None and any(e.name == ".github" and e.type == "dir" for e in root.entries)
-    above = [evidence.listings.get(p) for p in ancestors(folder)]
+    known += [e.path for path, _ in [*tests, *project] for e in evidence.subtrees[path].entries]
+    above = [evidence.listings.get(p) for p in above_paths]
     return {
         "ancestors_listed": all(listing is not None and not listing.truncated for listing in above),
         "parent_manifests": tuple(
@@ -152,20 +156,34 @@ def outside_of(evidence: Evidence, folder: str) -> dict[str, Any]:
         ),
         "root_known": root is not None
         and not root.truncated
-        and (workflows is not None or not has_workflows),
+        and all(evidence.listings.get(p) is not None for p in ci_folders(root)),
         "license_outside": tuple(
             posixpath.relpath(e.path, folder)
             for e in (root.entries if root is not None else ())
             if e.type == "file" and is_license_file(e.path)
         ),
         "tests_outside": tuple((posixpath.relpath(p, folder), n) for p, n in tests),
+        "project_tests": tuple((posixpath.relpath(p, folder), n) for p, n in project),
         "outside": tuple(dict.fromkeys(posixpath.relpath(p, folder) for p in known)),
     }
 
 
+def ci_folders(root: DirListing) -> list[str]:
+    """The folders of a root listing whose files are CI configuration (``.github/workflows``, ``.ci``,
+    ``.circleci``, ``.buildkite``...: what :func:`notable_role` calls CI one level down), at most 4."""
+    found = [
+        ".github/workflows" if e.name == ".github" else e.path
+        for e in root.entries
+        if e.type == "dir" and (e.name == ".github" or notable_role(f"{e.path}/ci.yml") == "ci")
+    ]
+    return found[:4]
+
+
 def _ci_outside(evidence: Evidence, folder: str) -> tuple[str, ...]:
-    """The CI files the repository's root and workflows listings show, as paths from ``folder``."""
-    listings = [evidence.listings.get(k) for k in ("", ".github/workflows")]
+    """The CI files the repository's root and CI folders' listings show, as paths from ``folder``."""
+    root = evidence.listings.get("")
+    keys = ["", *(ci_folders(root) if root is not None else [])]
+    listings = [evidence.listings.get(k) for k in keys]
     return tuple(
         posixpath.relpath(e.path, folder)
         for listing in listings

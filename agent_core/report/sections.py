@@ -169,7 +169,11 @@ def _structure(facts: Facts, words: Words) -> list[str]:
         dir_lines.append(f"- …{words('more', len(model.top_level) - _MAX_TOP_DIRS)}")
     top_files = [code(p.rsplit("/", 1)[-1]) for p in model.top_files]
     notable = _notable_files(facts, words)
-    inside = tests_line(model, words) if model.tests.files or not facts.evidence.tests_outside else None
+    ev = facts.evidence
+    inside = tests_line(model, words) if model.tests.files or not ev.tests_outside else None
+    if not model.tests.files and not ev.tests_outside and any(n for _p, n in ev.project_tests):
+        kept = [link(facts, f"{p}/") + words("paren", files_count(n, words)) for p, n in ev.project_tests]
+        inside = words("folder_project_tests", join_names(kept, words))
     summary = [files_line(model, words), inside, packages_line(model, words)]
     kept = [
         link(facts, f"{p}/") + words("paren", files_count(n, words)) for p, n in facts.evidence.tests_outside

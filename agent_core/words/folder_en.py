@@ -11,10 +11,11 @@ FOLDER: Mapping[str, str] = MappingProxyType(
         "folder_description": "**Description of the repository {}:** {}",
         "folder_repo_facts": "Of the repository {} as a whole:",
         "folder_primary_language": "Primary language of this folder",
-        "folder_languages": "**Languages of this folder** (bytes of its own files): {}",
         "folder_repo_languages": "the whole repository: {}",
         "folder_commits": "The commits below are those that touched {} (the history filtered by its path).",
-        "folder_tests_elsewhere": "**Tests kept outside the folder:** {}",
+        "folder_tests_elsewhere": "**Tests kept outside the folder:** {}.",
+        "s_project_tests": "This folder has no tests of its own; its project's tests are in {}.",
+        "folder_project_tests": "**Tests:** none of its own; its project's tests are in {}.",
         "s_tests_elsewhere": "Tests for this folder are kept outside it: {}.",
     }
 )
