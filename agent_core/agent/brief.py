@@ -139,6 +139,8 @@ def _tree_lines(facts: Facts) -> list[str]:
     )
     lines += [f"Files: {_own(model)}{said_cut}. Top level: {shown}."]
     ci = "; ".join(f"{c.name} ({', '.join(c.paths[:4])})" for c in model.ci) or "none found"
+    if facts.evidence.ci_outside:  # a folder's run: the repository's CI runs for it
+        ci = f"{ci}; the repository's: {', '.join(facts.evidence.ci_outside[:4])}"
     tests = _tests(model)
     manifests = [p for p in facts.paths if notable_role(p) == "manifest"]
     lines.append(
@@ -164,6 +166,10 @@ def _folder_words(facts: Facts) -> str:
         }.get(facts.manifest_scope or "", ""),
         "Its tests are kept outside it: " + ", ".join(f"{p}/ ({n:,} files)" for p, n in ev.tests_outside)
         if ev.tests_outside
+        else "",
+        "Its project's tests (none of its own): "
+        + ", ".join(f"{p}/ ({n:,} files)" for p, n in ev.project_tests)
+        if ev.project_tests and not ev.tests_outside and not (facts.model and facts.model.tests.files)
         else "",
     ]
     return "".join(f" {s}." for s in said if s)
