@@ -28,6 +28,7 @@ class Coverage:
     top_folders: int = 0  # top-level folders of the tree
     unvisited: tuple[str, ...] = ()  # top-level folders nothing was read or listed in
     truncated: bool = False
+    limits: tuple[str, ...] = ()  # caps the repository model met (repomodel.attributes: gitattributes_*)
 
 
 def coverage_from_dict(data: Mapping[str, Any]) -> Coverage:
@@ -35,4 +36,5 @@ def coverage_from_dict(data: Mapping[str, Any]) -> Coverage:
     names = {f.name for f in dataclasses.fields(Coverage)}
     values = {k: v for k, v in data.items() if k in names}
     values["unvisited"] = tuple(values.get("unvisited", ()))
+    values["limits"] = tuple(values.get("limits", ()))
     return Coverage(**values)

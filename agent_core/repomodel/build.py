@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 from agent_core.repomodel import conventions as cv
-from agent_core.repomodel.attributes import Attribute, Overrides, parse_gitattributes
-from agent_core.repomodel.ci import CI_DIRS, ci_file
+from agent_core.repomodel.attributes import Overrides, parse_gitattributes
 from agent_core.repomodel.model import (
     CiSystem,
     ConventionCount,
@@ -25,7 +23,16 @@ from agent_core.repomodel.model import (
     TestSummary,
     TopFolder,
 )
-from agent_core.repomodel.packages import manifest_ecosystem, packages_of
+from agent_core.repomodel.packages import packages_of
+from agent_core.repomodel.places import Folders as _Folders
+from agent_core.repomodel.places import (
+    _fixed_role,
+    _Folder,
+    _Name,
+    _name_facts,
+    _plain_role,
+    _role,
+)
 
 _ORDER = {role: i for i, role in enumerate(cv.ROLES)}
 
@@ -42,149 +49,8 @@ class Entry(Protocol):
     def size(self) -> int | None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class _Folder:
-    """What a folder's place says about every file inside it."""
-
-    top: str | None = None  # the top-level folder (of the model's root) holding it; None: the root
-    vendored: str | None = None  # the vendored root holding it
-    generated: bool = False
-    test_dir: str | None = None  # the test folder holding it
-    test_label: str | None = None
-    examples: str | None = None  # the outermost examples folder holding it
-    docs: str | None = None  # the documentation folder holding it
-    ci: str | None = None  # the CI system whose folder holds it
-
-
-class _Name(NamedTuple):
-    """What a file's name alone says (computed once per distinct name)."""
-
-    vendored: bool
-    generated: bool
-    test: str | None  # the test convention's label
-    docs: bool
-    build: bool
-    ci: str | None  # the CI system, when the file is at the repository's root
-
-
-def _name_facts(name: str) -> _Name:
-    lower = name.lower()
-    return _Name(
-        vendored=cv.vendored_name(lower),
-        generated=cv.generated_name(lower),
-        test=cv.test_name(name),
-        docs=cv.doc_name(name, lower),
-        build=cv.build_name(lower),
-        ci=ci_file(lower),
-    )
-
-
-class _Folders:
-    """Folder contexts, computed once per folder from the parent's."""
-
-    def __init__(self, root: str) -> None:
-        self._root = root
-        self.known: dict[str, _Folder] = {root: _Folder()}
-        if root:  # the repository's root, above the model's: only its conventions matter
-            self.known[""] = _Folder()
-
-    def get(self, path: str) -> _Folder:
-        found = self.known.get(path)
-        if found is None:
-            parent, _, name = path.rpartition("/")
-            up = self.get(parent)
-            if (
-                parent != self._root
-                and name not in _TELLING
-                and name.lower() not in _TELLING
-                and path not in CI_DIRS
-            ):
-                found = up  # an ordinary folder inside another says nothing new: share its context
-            else:
-                top = name if parent == self._root else up.top
-                found = _child(up, top, parent, name, path)
-            self.known[path] = found
-        return found
-
-
-# Folder names that change a context below the top level (and CI_DIRS' nested paths, checked apart).
-_TELLING = cv.VENDORED_DIRS | cv.GENERATED_DIRS | cv.TEST_DIRS | cv.EXAMPLE_DIRS | {"wrapper"}
-
-
-def _child(up: _Folder, top: str | None, parent: str, name: str, path: str) -> _Folder:
-    at_root = not parent
-    vendored = up.vendored or (
-        path
-        if name in cv.VENDORED_DIRS
-        or (at_root and name in cv.ROOT_VENDORED_DIRS)
-        or (name == "wrapper" and parent.rpartition("/")[2] == "gradle")
-        else None
-    )
-    label = None if up.test_dir else cv.test_dir_label(parent.rpartition("/")[2], name)
-    return _Folder(
-        top=top,
-        vendored=vendored,
-        generated=up.generated or name in cv.GENERATED_DIRS,
-        test_dir=up.test_dir or (path if label else None),
-        test_label=up.test_label or label,
-        examples=up.examples or (path if name.lower() in cv.EXAMPLE_DIRS else None),
-        docs=up.docs or (path if at_root and name in cv.ROOT_DOC_DIRS else None),
-        ci=up.ci or CI_DIRS.get(path),
-    )
-
-
-def _role(folder: _Folder, facts: _Name, at_root: bool, forced: Mapping[Attribute, bool]) -> cv.Role:
-    """The rules in order: vendored, generated, CI, tests, examples, docs, build, else source; a
-    ``.gitattributes`` override sets (True) or clears (False) vendored, generated and documentation."""
-    vendored, generated, docs = forced.get("vendored"), forced.get("generated"), forced.get("documentation")
-    if vendored or (vendored is None and (folder.vendored or facts.vendored)):
-        return "vendored"
-    if generated or (generated is None and (folder.generated or facts.generated)):
-        return "generated"
-    if docs:
-        return "docs"
-    if folder.ci or (at_root and facts.ci):
-        return "ci"
-    if folder.test_dir or facts.test:
-        return "tests"
-    if folder.examples:
-        return "examples"
-    if docs is None and (folder.docs or facts.docs):
-        return "docs"
-    return "build" if facts.build else "source"
-
-
-def facts_name(path: str, folder_path: str) -> str:
-    """The file name of ``path`` in ``folder_path``."""
-    return path[len(folder_path) + 1 :] if folder_path else path
-
-
 def _new_counts(per_top: dict[str, dict[cv.Role, int]], top: str) -> dict[cv.Role, int]:
     return per_top.setdefault(top, dict.fromkeys(cv.ROLES, 0))
-
-
-def _fixed_role(folder: _Folder) -> cv.Role | None:
-    """The role every file of a folder has whatever its name (no overrides): vendored, generated."""
-    if folder.vendored:
-        return "vendored"
-    return "generated" if folder.generated else None
-
-
-def _plain_role(folder: _Folder, facts: _Name, at_root: bool) -> cv.Role:
-    """:func:`_role` without overrides (the common case, kept apart for speed)."""
-    if folder.vendored or facts.vendored:
-        return "vendored"
-    if folder.generated or facts.generated:
-        return "generated"
-    if folder.ci or (at_root and facts.ci):
-        return "ci"
-    if folder.test_dir or facts.test:
-        return "tests"
-    if folder.examples:
-        return "examples"
-    if folder.docs or facts.docs:
-        return "docs"
-    return "build" if facts.build else "source"
 
 
 def build_repo_model(
@@ -219,6 +85,7 @@ class _Tally:
         self.conventions, self.test_packages, self.test_dirs = Counter[str](), set[str](), dict[str, None]()
         self.ci: dict[str, list[str]] = {}
         self.manifests: list[tuple[str, str]] = []
+        self.package_tops: set[str] = set()
         self.dirs = 0
 
     def add_all(self, entries: Iterable[Entry]) -> None:
@@ -226,13 +93,7 @@ class _Tally:
         hand (a tree lists a folder's files together); inside a vendored or generated folder the name
         is not even looked at (without overrides, the folder decides)."""
         folders, names = self.folders, self.names
-        roles, by_role, sizes, per_top, vendored = (
-            self.roles,
-            self.by_role,
-            self.sizes,
-            self.per_top,
-            self.vendored,
-        )
+        roles, by_role, sizes, per_top = self.roles, self.by_role, self.sizes, self.per_top
         overrides = self.overrides if self.overrides else None
         last, folder, at_root, counts, fixed = None, _Folder(), True, _NO_COUNTS, None
         for entry in self._files(entries):
@@ -244,12 +105,12 @@ class _Tally:
                 fixed = _fixed_role(folder) if overrides is None else None
             if fixed is not None:
                 role = fixed
-                if folder.vendored:
-                    vendored[folder.vendored] += 1
+                self._note_fixed(folder)
             else:
-                facts = names.get(name)
+                key = name if folder_path else f"/{name}"  # a root name may meet root-only rules
+                facts = names.get(key)
                 if facts is None:
-                    facts = names[name] = _name_facts(name)
+                    facts = names[key] = _name_facts(name, at_root)
                 if overrides is not None:
                     role = _role(folder, facts, at_root, overrides.of(path))
                 else:
@@ -281,22 +142,39 @@ class _Tally:
         if role == "vendored":  # under its vendored root; else (an override, a minified file) its top folder
             self.vendored[folder.vendored or (f"{self.prefix}{folder.top}" if folder.top else "")] += 1
         elif role == "build":
-            if not folder.examples and manifest_ecosystem(facts_name(path, folder_path)):
+            if not folder.examples and facts.manifest:
                 self.manifests.append((folder_path, path))
+                if folder.top and folder_path == f"{self.prefix}{folder.top}":
+                    self.package_tops.add(folder.top)  # a top folder that is a package (a gem, a crate)
         elif role == "tests":
-            if manifest_ecosystem(facts_name(path, folder_path)):  # a test package (integration-tests/)
+            if folder.fixtures:
+                self._note_fixture(folder)
+                return
+            if facts.manifest:  # a test package (integration-tests/)
                 self.manifests.append((folder_path, path))
-            self.conventions[facts.test or folder.test_label or "tests/"] += 1
+            by_class = facts.class_test if folder.test_dir or not folder.source else None
+            self.conventions[facts.test or by_class or folder.test_label or "spec/"] += 1
             if folder.test_dir:
                 self.test_dirs[folder.test_dir] = None
-            if facts.test or (folder.test_label != "testdata/" and folder.test_dir):
-                self.test_packages.add(folder.test_dir.rpartition("/")[0] if folder.test_dir else folder_path)
+            self.test_packages.add(folder.test_dir.rpartition("/")[0] if folder.test_dir else folder_path)
         elif role == "ci":
             self.ci.setdefault(folder.ci or facts.ci or "CI", []).append(path)
         elif role == "docs" and folder.docs:
             self.docs[folder.docs] += 1
         elif role == "examples" and folder.examples:
             self.examples[folder.examples] += 1
+
+    def _note_fixed(self, folder: _Folder) -> None:
+        """A file whose folder decides its role: under its vendored root, or test data."""
+        if folder.vendored:
+            self.vendored[folder.vendored] += 1
+        elif folder.fixtures:
+            self._note_fixture(folder)
+
+    def _note_fixture(self, folder: _Folder) -> None:
+        """A file of test data: counted with the tests, under its folder's label, in no test package."""
+        self.conventions[folder.test_label or "fixtures/"] += 1
+        self.test_dirs[folder.test_dir or folder.fixtures or ""] = None
 
     def model(self, *, truncated: bool, workspace_globs: Sequence[str]) -> RepoModel:
         by_role, sizes = self.by_role, self.sizes
@@ -324,6 +202,7 @@ class _Tally:
             examples=_folder_counts(self.examples),
             build_config=tuple(by_role["build"]),
             dirs=self.dirs,
+            limits=self.overrides.limits,
             _roles=self.roles,
             _by_role={role: tuple(paths) for role, paths in by_role.items() if paths},
         )
@@ -334,7 +213,7 @@ class _Tally:
                 name=name,
                 files=sum(roles.values()),
                 own_files=sum(roles.values()) - roles["vendored"] - roles["generated"],
-                role=_dominant(roles),
+                role=_dominant(roles, package=name in self.package_tops),
             )
             for name, roles in sorted(self.per_top.items())
         )
@@ -351,12 +230,14 @@ def _folder_counts(counts: Counter[str]) -> tuple[FolderCount, ...]:
     return tuple(FolderCount(path, n) for path, n in _ranked(counts) if path)
 
 
-def _dominant(roles: Mapping[cv.Role, int]) -> cv.Role:
+def _dominant(roles: Mapping[cv.Role, int], *, package: bool = False) -> cv.Role:
     """The role most files have (ties: the first in :data:`ROLES`); tests count as the code they test
     when at least a quarter of the folder's code is not tests (Go keeps ``_test.go`` beside the code),
-    so ``cli/`` is source and an ``e2e/`` of test helpers is tests. "source" when empty."""
+    or whenever the folder holds a package manifest (a gem of a Ruby monorepo: ``NAME.gemspec``,
+    ``lib/`` and a larger ``test/``), so ``cli/`` is source and an ``e2e/`` of test helpers is tests.
+    "source" when empty."""
     source, tests = roles["source"], roles["tests"]
-    beside = source and 4 * source >= source + tests
+    beside = source and (package or 4 * source >= source + tests)
     counted = [(role, n) for role, n in roles.items() if n and not (role == "tests" and beside)]
     return min(counted, key=lambda kv: (-kv[1], _ORDER[kv[0]]))[0] if counted else "source"
 
@@ -365,4 +246,4 @@ def role_by_convention(path: str) -> cv.Role:
     """The role of one path by the conventions alone (no ``.gitattributes``), e.g. for a path met
     outside a tree; O(depth). A whole tree goes through :func:`build_repo_model` instead."""
     folder_path, _, name = path.rpartition("/")
-    return _plain_role(_Folders("").get(folder_path), _name_facts(name), not folder_path)
+    return _plain_role(_Folders("").get(folder_path), _name_facts(name, not folder_path), not folder_path)

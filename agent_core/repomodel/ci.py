@@ -45,6 +45,7 @@ CI_FILES: Mapping[str, str] = MappingProxyType(
 CI_DIRS: Mapping[str, str] = MappingProxyType(
     {
         ".github/workflows": "GitHub Actions",
+        ".github/actions": "GitHub Actions",  # composite actions the workflows run
         ".gitlab/ci": "GitLab CI",
         ".circleci": "CircleCI",
         ".azure-pipelines": "Azure Pipelines",

@@ -82,6 +82,7 @@ class RepoModel:
     examples: tuple[FolderCount, ...] = ()
     build_config: tuple[str, ...] = ()
     dirs: int = 0
+    limits: tuple[str, ...] = ()  # caps the model's inputs met, e.g. "gitattributes_lines_capped"
     _roles: Mapping[str, Role] = field(default_factory=dict, repr=False, compare=False)
     _by_role: Mapping[Role, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
 

@@ -22,6 +22,8 @@ from agent_core.tools.results import ToolResult
 from agent_core.words import Language, words_for
 
 _SHOWN = 8  # unvisited folders named in the line; the rest are counted
+# the caps of the repository model's inputs that the line names (repomodel.attributes)
+_LIMITS = frozenset({"coverage_gitattributes_lines_capped", "coverage_gitattributes_pattern_too_long"})
 
 
 def coverage_of(repo: RepoRef, results: Sequence[ToolResult]) -> Coverage:
@@ -53,6 +55,7 @@ def coverage_of(repo: RepoRef, results: Sequence[ToolResult]) -> Coverage:
         top_folders=len(tops),
         unvisited=tuple(t for t in tops if t not in looked),
         truncated=model.truncated,
+        limits=model.limits,
     )
 
 
@@ -86,6 +89,7 @@ def coverage_line(coverage: Coverage, language: Language = "en", *, several: boo
         if more > 0:
             names = w("coverage_more", names=names, more=more)
         parts.append(w("coverage_never", names=names) if coverage.unvisited else w("coverage_all"))
+    parts += [w(f"coverage_{limit}") for limit in coverage.limits if f"coverage_{limit}" in _LIMITS]
     where = w("coverage_repo", repo=code(coverage.repo)) if several else ""
     return where + w("coverage_sep").join(parts) + w("coverage_end")
 

@@ -1,143 +1,120 @@
-"""Which programming language a file is written in, by its name, and bytes per language.
+"""Which programming language a file is written in, and bytes per language, as GitHub's language bar.
 
-A deliberately modest version of GitHub's linguist, for sources that have no languages endpoint (a
-local git repository). Like GitHub's ``/languages`` it counts code only: prose (Markdown, text),
-configuration and data (JSON, YAML, TOML, lock files) and images map to ``None`` and are not counted.
-Vendored, generated and documentation paths are skipped too, by the repository model's rules (Linguist's
-own, :mod:`agent_core.repomodel.conventions`: the one home of the vendored rule). No content sniffing
-(shebangs, ``.h`` as C++): the name decides.
+For sources that have no languages endpoint (a local git repository): GitHub Linguist's own data, asked
+of go-enry (:mod:`agent_core.repomodel.linguist`), by file name and extension, without content (a tree
+has none): of several candidates for an extension (``.h``: C, C++ or Objective-C; ``.cs``: C# or
+Smalltalk) the one whose primary extension it is, else Linguist's first. Like GitHub's ``/languages``
+it counts programming and markup languages only (Linguist's types): prose (Markdown, Text), data (JSON,
+YAML, TOML, lock files) and images are not counted, unless ``.gitattributes`` says
+``linguist-detectable``; ``linguist-detectable=false`` leaves a file out and ``linguist-language=NAME``
+names its language. Languages are summed by Linguist's ``group`` (TSX is TypeScript). Vendored, generated
+and documentation paths are left out, by the repository model's rules (Linguist's, and its
+``.gitattributes`` overrides). One enry question per distinct extension or file name, memoised.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from types import MappingProxyType
 from typing import NamedTuple
 
-from agent_core.repomodel import build_repo_model, model_of, role_by_convention
+import enry
+
+from agent_core.repomodel import build_repo_model, linguist, model_of, parse_gitattributes, role_by_convention
+from agent_core.repomodel.attributes import Overrides
 from agent_core.sources.models import FileTree
 
-# Read-only views: module state that cannot be mutated by accident.
-_BY_EXTENSION = MappingProxyType(
+#: Linguist's ``group:`` of the languages a repository of code holds (go-enry's ``data/groups.go``;
+#: the Python bindings do not expose it): the language bar sums a group under its name.
+_GROUPS: Mapping[str, str] = MappingProxyType(
     {
-        ".py": "Python",
-        ".pyi": "Python",
-        ".pyx": "Cython",
-        ".ipynb": "Jupyter Notebook",
-        ".js": "JavaScript",
-        ".mjs": "JavaScript",
-        ".cjs": "JavaScript",
-        ".jsx": "JavaScript",
-        ".ts": "TypeScript",
-        ".mts": "TypeScript",
-        ".cts": "TypeScript",
-        ".tsx": "TypeScript",
-        ".rs": "Rust",
-        ".go": "Go",
-        ".java": "Java",
-        ".kt": "Kotlin",
-        ".kts": "Kotlin",
-        ".scala": "Scala",
-        ".groovy": "Groovy",
-        ".c": "C",
-        ".h": "C",
-        ".cc": "C++",
-        ".cpp": "C++",
-        ".cxx": "C++",
-        ".hh": "C++",
-        ".hpp": "C++",
-        ".hxx": "C++",
-        ".cs": "C#",
-        ".fs": "F#",
-        ".m": "Objective-C",
-        ".mm": "Objective-C++",
-        ".swift": "Swift",
-        ".rb": "Ruby",
-        ".php": "PHP",
-        ".pl": "Perl",
-        ".pm": "Perl",
-        ".lua": "Lua",
-        ".r": "R",
-        ".jl": "Julia",
-        ".dart": "Dart",
-        ".ex": "Elixir",
-        ".exs": "Elixir",
-        ".erl": "Erlang",
-        ".hs": "Haskell",
-        ".ml": "OCaml",
-        ".clj": "Clojure",
-        ".zig": "Zig",
-        ".nim": "Nim",
-        ".sh": "Shell",
-        ".bash": "Shell",
-        ".zsh": "Shell",
-        ".ps1": "PowerShell",
-        ".bat": "Batchfile",
-        ".cmd": "Batchfile",
-        ".html": "HTML",
-        ".htm": "HTML",
-        ".css": "CSS",
-        ".scss": "SCSS",
-        ".sass": "Sass",
-        ".less": "Less",
-        ".vue": "Vue",
-        ".svelte": "Svelte",
-        ".dockerfile": "Dockerfile",
-        ".mk": "Makefile",
-        ".cmake": "CMake",
-        ".tf": "HCL",
-        ".sol": "Solidity",
-        ".tex": "TeX",
+        "TSX": "TypeScript",
+        "Glimmer JS": "JavaScript",
+        "Glimmer TS": "TypeScript",
+        "JavaScript+ERB": "JavaScript",
+        "HTML+ECR": "HTML",
+        "HTML+EEX": "HTML",
+        "HTML+ERB": "HTML",
+        "HTML+PHP": "HTML",
+        "HTML+Razor": "HTML",
+        "Java Server Pages": "Java",
+        "Java Template Engine": "Java",
+        "Gradle Kotlin DSL": "Gradle",
+        "Groovy Server Pages": "Groovy",
+        "RBS": "Ruby",
+        "PostCSS": "CSS",
+        "Tcsh": "Shell",
+        "Alpine Abuild": "Shell",
+        "Gentoo Ebuild": "Shell",
+        "OpenCL": "C",
+        "Unified Parallel C": "C",
+        "Unix Assembly": "Assembly",
+        "Motorola 68K Assembly": "Assembly",
+        "Roff Manpage": "Roff",
+        "Literate Haskell": "Haskell",
+        "Literate CoffeeScript": "CoffeeScript",
+        "Snakemake": "Python",
+        "NumPy": "Python",
+        "Fortran Free Form": "Fortran",
+        "Bison": "Yacc",
+        "Lean 4": "Lean",
     }
 )
-
-_BY_FILENAME = MappingProxyType(
-    {
-        "dockerfile": "Dockerfile",
-        "containerfile": "Dockerfile",
-        "makefile": "Makefile",
-        "gnumakefile": "Makefile",
-        "cmakelists.txt": "CMake",
-        "rakefile": "Ruby",
-        "gemfile": "Ruby",
-        "jenkinsfile": "Groovy",
-    }
-)
-
+_COUNTED_TYPES = frozenset({"programming", "markup"})
 _NOT_COUNTED = frozenset({"vendored", "generated", "docs"})  # Linguist leaves these out of the statistics
 
 LANGUAGE_NAMES: frozenset[str] = frozenset(
-    {v for v in (*_BY_EXTENSION.values(), *_BY_FILENAME.values()) if v}
-    | {
-        "C#",
-        "F#",
-        "Objective-C",
-        "Perl",
-        "Lua",
-        "Haskell",
-        "Elixir",
-        "Erlang",
-        "Clojure",
-        "Julia",
-        "R",
-        "Dart",
-        "Zig",
+    {
+        *("Python", "JavaScript", "TypeScript", "Rust", "Go", "Java", "Kotlin", "Scala", "Groovy", "C"),
+        *("C++", "C#", "F#", "Objective-C", "Objective-C++", "Swift", "Ruby", "PHP", "Perl", "Lua", "R"),
+        *("Julia", "Dart", "Elixir", "Erlang", "Haskell", "OCaml", "Clojure", "Zig", "Nim", "Shell"),
+        *("PowerShell", "Batchfile", "HTML", "CSS", "SCSS", "Sass", "Less", "Vue", "Svelte", "Dockerfile"),
+        *("Makefile", "CMake", "HCL", "Solidity", "TeX", "Cython", "Jupyter Notebook", "Visual Basic .NET"),
+        *("Starlark", "Assembly", "Fortran", "MATLAB", "Elm", "CoffeeScript", "Crystal", "D", "V", "Gradle"),
     }
 )
-"""Every language name this module knows, and a few more a report may name (for the claim check)."""
+"""Language names a report may name (for the claim check), as Linguist spells them."""
+
+
+@lru_cache(maxsize=1 << 15)
+def _counted_language(name: str) -> str | None:
+    language = linguist.language_of(name)
+    if language is None or linguist.language_type(language) not in _COUNTED_TYPES:
+        return None
+    return _GROUPS.get(language, language)
 
 
 def language_for(path: str) -> str | None:
-    """The language of ``path`` by file name or extension (case-insensitive), or None if not code."""
-    name = path.rsplit("/", 1)[-1].lower()
-    if name in _BY_FILENAME:
-        return _BY_FILENAME[name]
-    if name.startswith("dockerfile."):
-        return "Dockerfile"
-    dot = name.rfind(".")
-    if dot <= 0:  # no extension, or a dotfile such as ".bashrc"
+    """The language GitHub's bar would count ``path`` under, by its name (None: not counted: prose,
+    data, images, or unknown to Linguist)."""
+    return _counted_language(path.rpartition("/")[2])
+
+
+@lru_cache(maxsize=256)
+def _resolved(value: str) -> str | None:
+    """A ``linguist-language`` value as Linguist names the language (``Objective-C``, or
+    ``Protocol-Buffer`` for "Protocol Buffer"), or None when Linguist knows no such language."""
+    for name in (value, value.replace("-", " ")):
+        if enry.get_language_extensions(name) or linguist.language_type(name):
+            return _GROUPS.get(name, name)
+    return None
+
+
+def _language(path: str, overrides: Overrides | None) -> str | None:
+    if overrides is None:
+        return language_for(path)
+    forced = overrides.of(path).get("detectable")
+    if forced is False:
         return None
-    return _BY_EXTENSION.get(name[dot:])
+    named = overrides.language(path)
+    language = _resolved(named) if named else None
+    if language is not None:
+        return language
+    if forced:  # detectable whatever its type (a data or prose language)
+        found = linguist.language_of(path.rpartition("/")[2])
+        return _GROUPS.get(found, found) if found else None
+    return language_for(path)
 
 
 def is_vendored(path: str) -> bool:
@@ -155,29 +132,36 @@ class _File(NamedTuple):
     size: int
 
 
-def count_languages(files: Iterable[tuple[str, int]]) -> dict[str, int]:
+def _sorted(totals: dict[str, int]) -> dict[str, int]:
+    return dict(sorted(totals.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def count_languages(files: Iterable[tuple[str, int]], *, gitattributes: str | None = None) -> dict[str, int]:
     """Bytes per language over ``(path, size in bytes)`` pairs, largest first.
 
-    Files that are not code (:func:`language_for` is None) are skipped, and so are those Linguist leaves
-    out: vendored, generated and documentation, as the repository model (one pass) assigns roles.
+    Files that are not counted (:func:`language_for` is None) are skipped, and so are those Linguist
+    leaves out: vendored, generated and documentation, as the repository model (one pass) assigns roles,
+    with the ``.gitattributes`` overrides when its text is given.
     """
     pairs = list(files)
-    model = build_repo_model([_File(path, "file", size) for path, size in pairs])
+    model = build_repo_model([_File(path, "file", size) for path, size in pairs], gitattributes=gitattributes)
+    overrides = parse_gitattributes(gitattributes) or None
     totals: dict[str, int] = {}
     for path, size in pairs:
         if model.role_of(path) in _NOT_COUNTED:
             continue
-        language = language_for(path)
+        language = _language(path, overrides)
         if language is not None:
             totals[language] = totals.get(language, 0) + size
-    return dict(sorted(totals.items(), key=lambda kv: (-kv[1], kv[0])))
+    return _sorted(totals)
 
 
-def tree_languages(tree: FileTree) -> dict[str, int]:
+def tree_languages(tree: FileTree, *, gitattributes: str | None = None) -> dict[str, int]:
     """:func:`count_languages` of a tree's files (symlinks and submodules are not files), their roles
     read from the tree's own repository model (:func:`model_of`: built once per tree, and shared with
     everything else that asks) instead of a model built for the count alone."""
-    model = model_of(tree)
+    model = model_of(tree, gitattributes=gitattributes)
+    overrides = parse_gitattributes(gitattributes) or None
     totals: dict[str, int] = {}
     for entry in tree.entries:
         if entry.type != "file":
@@ -185,7 +169,7 @@ def tree_languages(tree: FileTree) -> dict[str, int]:
         path = entry.path
         if model.role_of(path) in _NOT_COUNTED:
             continue
-        language = language_for(path)
+        language = _language(path, overrides)
         if language is not None:
             totals[language] = totals.get(language, 0) + (entry.size or 0)
-    return dict(sorted(totals.items(), key=lambda kv: (-kv[1], kv[0])))
+    return _sorted(totals)

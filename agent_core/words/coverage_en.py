@@ -20,5 +20,7 @@ COVERAGE: Mapping[str, str] = MappingProxyType(
         "coverage_comma": ", ",
         "coverage_end": ".",
         "coverage_repo": "{repo}: ",
+        "coverage_gitattributes_lines_capped": "`.gitattributes` read up to its first 2,000 lines",
+        "coverage_gitattributes_pattern_too_long": "`.gitattributes` patterns over 256 characters left out",
     }
 )

@@ -20,5 +20,7 @@ COVERAGE: Mapping[str, str] = MappingProxyType(
         "coverage_comma": "、",
         "coverage_end": "。",
         "coverage_repo": "{repo}：",
+        "coverage_gitattributes_lines_capped": "`.gitattributes` 只读取了前 2,000 行",
+        "coverage_gitattributes_pattern_too_long": "`.gitattributes` 中超过 256 个字符的模式未采用",
     }
 )
