@@ -257,7 +257,8 @@ def _primary_extension(language: str) -> str:
 @lru_cache(maxsize=1024)
 def language_type(language: str) -> str:
     """Linguist's type of a language: programming, markup, data or prose ("" when unknown)."""
-    return enry.get_language_type(language) if language else ""
+    found = enry.get_language_type(language) if language else ""
+    return "" if found == "unknown" else found
 
 
 def language_of(name: str) -> str | None:

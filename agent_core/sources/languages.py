@@ -19,8 +19,6 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import NamedTuple
 
-import enry
-
 from agent_core.repomodel import build_repo_model, linguist, model_of, parse_gitattributes, role_by_convention
 from agent_core.repomodel.attributes import Overrides
 from agent_core.sources.models import FileTree
@@ -92,12 +90,15 @@ def language_for(path: str) -> str | None:
 
 
 @lru_cache(maxsize=256)
-def _resolved(value: str) -> str | None:
+def _resolved(value: str) -> tuple[str, str] | None:
     """A ``linguist-language`` value as Linguist names the language (``Objective-C``, or
-    ``Protocol-Buffer`` for "Protocol Buffer"), or None when Linguist knows no such language."""
+    ``Protocol-Buffer`` for "Protocol Buffer") and its type, or None when Linguist knows no such name
+    (its lower-case aliases, ``cpp``, ``objective-c``, are not in go-enry's Python bindings: such a
+    line is left out, and the file counted by its name)."""
     for name in (value, value.replace("-", " ")):
-        if enry.get_language_extensions(name) or linguist.language_type(name):
-            return _GROUPS.get(name, name)
+        kind = linguist.language_type(name)
+        if kind:
+            return _GROUPS.get(name, name), kind
     return None
 
 
@@ -108,9 +109,10 @@ def _language(path: str, overrides: Overrides | None) -> str | None:
     if forced is False:
         return None
     named = overrides.language(path)
-    language = _resolved(named) if named else None
-    if language is not None:
-        return language
+    resolved = _resolved(named) if named else None
+    if resolved is not None:
+        language, kind = resolved
+        return language if forced or kind in _COUNTED_TYPES else None
     if forced:  # detectable whatever its type (a data or prose language)
         found = linguist.language_of(path.rpartition("/")[2])
         return _GROUPS.get(found, found) if found else None
