@@ -96,6 +96,8 @@ _NO_TESTS = re.compile(
 )
 _SPAN = re.compile(r"`([^`\n]+)`")
 _GLOB_COUNT = re.compile(_COUNT + r"\s+`([^`\n]*\*[^`\n]*)`(?:\s+files?\b)?")
+_FOLDER_KIND_COUNT = re.compile(_COUNT + r"\s+`([\w.-]+/)`")
+_BREAKDOWN = re.compile(r"\(\s*" + _COUNT + r"\s+`[^`\n]+`\s*,")  # "(186 `*_test.go`, 3 `testdata/`)"
 _NAMED_TESTS = re.compile(r"[\w]+(?:[.-][\w]+)+|\*\*[^*\n]+\*\*")  # Polly.Testing, okhttp-testing-support
 _VENDORED = re.compile(r"\bvendored\b|third[- ]party code|第三方代码", re.I)
 
@@ -403,9 +405,16 @@ def _packages(s: Statement, at: _Line) -> Any:
         return True  # a count of the repository's packages, in its report or a folder's
     if s.verdict is not False:
         return _KEEP
-    globs = [g for g in _SPAN.findall(raw) if "*" in g]
-    if globs and n == len(_SPAN.findall(raw)):
-        return None  # "workspace members (4): `packages/*`, ...": the patterns, counted
+    listed = _MEMBERS.search(raw)
+    if listed and int(listed.group(1)) == n:
+        items = _SPAN.findall(listed.group(2))
+        if len(items) == n and any("*" in i for i in items):
+            return None  # "workspace members (4): `packages/*`, ...": the patterns, counted
+        home = _SPAN.search(raw)
+        base = home.group(1).rsplit("/", 1)[0] if home and "/" in home.group(1) else ""
+        found = [at.truth.resolve(f"{base}/{i}" if base else i) or at.truth.resolve(i) for i in items]
+        if len(items) == n and all(found):
+            return True  # one manifest's members, each a folder of the repository
     if _TEST_WORDS.search(line):
         return None  # "tests across 19 packages": the packages holding tests, no fact of the file
     # the computed truth counts no gemspec, .csproj, composer.json or CMake project: it cannot say false
@@ -413,6 +422,7 @@ def _packages(s: Statement, at: _Line) -> Any:
 
 
 _UNCOUNTED = frozenset({"rubygems", "nuget", "composer", "cmake"})
+_MEMBERS = re.compile(r"members\s*\((\d+)\)\s*:\s*((?:`[^`\n]+`(?:,\s*|\s+and\s+)?)+)")
 
 
 def _dirs(s: Statement, at: _Line) -> Any:
@@ -433,7 +443,7 @@ def _tests(s: Statement, at: _Line) -> Any:
         return _KEEP
     if not _TEST_WORDS.search(_NAMED_TESTS.sub(" ", line)):
         return None  # "tests" only inside a name (``Polly.Testing``, **okhttp-testing-support**)
-    if _GLOB_COUNT.search(raw):
+    if _GLOB_COUNT.search(raw) or _FOLDER_KIND_COUNT.search(raw):
         verdict = _glob_counts(raw, truth)
         if verdict is not None:
             return verdict
@@ -505,8 +515,11 @@ def counts_without_own(path: str, text: str, own: set[str]) -> set[int]:
             [m for m, rest in lines if "// indirect" in rest],
         ]
     mine = {_norm(x) for x in own}
-    sizes = [sum(1 for d in g if _norm(d) not in mine) for g in groups]
-    return set(sizes) | {sum(sizes)}
+    unique = [list(dict.fromkeys(g)) for g in groups]  # a name under several platforms' tables, once
+    counts: set[int] = set()
+    for sizes in ([len(g) for g in unique], [sum(1 for d in g if _norm(d) not in mine) for g in unique]):
+        counts |= set(sizes) | {sum(sizes)}
+    return counts
 
 
 def _json_groups(text: str) -> list[list[str]]:
@@ -543,13 +556,7 @@ def _toml_groups(text: str) -> list[list[str]]:
         tables = [data.get(key)] + [
             t.get(key) for t in dict(data.get("target") or {}).values() if isinstance(t, dict)
         ]
-        names = [
-            k
-            for table in tables
-            if isinstance(table, dict)
-            for k, v in table.items()
-            if not (isinstance(v, dict) and "path" in v)
-        ]
+        names = [k for table in tables if isinstance(table, dict) for k in table]
         groups.append(names)
     return [g for g in groups if g]
 
@@ -575,7 +582,13 @@ def _glob_counts(line: str, truth: Truth) -> bool | None:
         if len(glob) > 40 or "/" in glob:
             continue
         n = sum(1 for p in truth.own_files if fnmatch.fnmatchcase(p.rsplit("/", 1)[-1], glob))
-        verdicts.append(int(m.group(1).replace(",", "")) == n)
+        said = int(m.group(1).replace(",", ""))
+        verdicts.append(said == n or (_BREAKDOWN.search(line) is not None and 0 < said <= n))
+    for m in _FOLDER_KIND_COUNT.finditer(line):  # "28 `test/`": files under folders of that name
+        name = m.group(2).strip("/")
+        n = sum(1 for p in truth.own_files if f"/{name}/" in f"/{p}")
+        said = int(m.group(1).replace(",", ""))
+        verdicts.append(0 < said <= n)
     return all(verdicts) if verdicts else None
 
 

@@ -122,6 +122,9 @@ def _true_statements(facts: TruthFile, truth: Truth, manifests: list[str]) -> It
         yield Planted("language", f"- The primary language is {facts.primary_language}.", True)
     if facts.license:
         yield Planted("licence", f"- It is licensed under {facts.license}.", True)
+    keys = sorted(license_keys(facts.license))
+    if len(keys) > 1:  # a true part of a dual licence is true
+        yield Planted("licence (part)", f"- It may be used under the {keys[0]} license.", True)
     for key, eco in facts.ecosystems.items():
         n = int(eco.get("packages", 0) or 0)
         if n >= 2 and key in ECOSYSTEMS:

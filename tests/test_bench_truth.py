@@ -269,15 +269,17 @@ def test_the_command_line_runs_the_truth_section_and_says_why_it_skipped(tmp_pat
 def test_dependency_counts_leave_out_the_repository_s_own_packages_and_local_paths() -> None:
     own = {"tokio", "tokio-util"}
     cargo = '[dependencies]\ntokio = { path = "../tokio" }\nbytes = "1"\nslab = "0.4"\n[dev-dependencies]\ntokio-util = "0.7"\nfutures = "0.3"\n'
-    assert counts_without_own("tokio-stream/Cargo.toml", cargo, own) == {2, 1, 3}
+    # each group and all, as written (3, 2, 5) and without the own crates (2, 1, 3)
+    assert counts_without_own("tokio-stream/Cargo.toml", cargo, own) == {1, 2, 3, 5}
     gomod = "module go.etcd.io/etcd/server/v3\n\nrequire (\n\tgo.etcd.io/etcd/api/v3 v3.6.0\n\tgo.uber.org/zap v1.27.0\n\tgolang.org/x/net v0.30.0 // indirect\n)\n"
-    assert counts_without_own("server/go.mod", gomod, {"go.etcd.io/etcd/api/v3"}) == {1, 2}
+    assert counts_without_own("server/go.mod", gomod, {"go.etcd.io/etcd/api/v3"}) == {1, 2, 3}
     package = (
         '{"dependencies": {"vue": "^3", "aliased": "file:./dir"}, "devDependencies": {"@x/y": "workspace:*"}}'
     )
     assert counts_without_own("playground/a/package.json", package, set()) == {1, 0}
     pyproject = '[project]\ndependencies = ["pydantic-graph==1.0", "anyio>=4.7.0", "httpx[http2]>=0.27"]\n'
-    assert counts_without_own("pyproject.toml", pyproject, {"pydantic-graph"}) == {2}
+    assert counts_without_own("pyproject.toml", pyproject, {"pydantic-graph"}) == {2, 3}
+    assert 4 not in counts_without_own("pyproject.toml", pyproject, set())
 
 
 def test_a_folder_is_vendored_by_the_truth_file_or_by_linguist_never_for_test_data(tmp_path: Path) -> None:
