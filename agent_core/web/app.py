@@ -29,9 +29,9 @@ from agent_core.web.handlers import Handlers
 from agent_core.web.layout import layout
 from agent_core.web.mcp import RepositoryApi
 from agent_core.web.page_cache import cache_pages
-from agent_core.web.queue_gate import install_gate
+from agent_core.web.queue_gate import DELETE_CACHE, install_gate
 from agent_core.web.replay import bundled_recordings
-from agent_core.web.sessions import SessionTable
+from agent_core.web.sessions import SessionTable, lighten
 
 logger = logging.getLogger("repo_analyst.app")
 
@@ -84,6 +84,7 @@ def server_lifespan(settings: Settings) -> Callable[[Any], contextlib.AbstractAs
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
         cache_pages(app)
+        lighten(app)  # an idle session's record in Gradio: a few KiB, not the whole page's config
         if settings.hosted:
             install_gate(app)
         yield
@@ -104,7 +105,9 @@ def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blo
             sessions.forget(value)
             value.discard(_schedule_close)
 
-    with gr.Blocks(title="Repo Analyst", fill_width=True) as demo:
+    # Uploaded files (and files handed to the page) are deleted 30 minutes old: temporary space stays
+    # bounded by what the upload budget lets a visitor send in an hour (web/queue_gate).
+    with gr.Blocks(title="Repo Analyst", fill_width=True, delete_cache=DELETE_CACHE) as demo:
         page = layout(settings, recordings, BrowserSession(settings, clock=services.clock), discard)
         handlers = Handlers(
             page,

@@ -12,11 +12,17 @@ event loop answers: the gate is the OUTERMOST layer of the app (:func:`install_g
 built middleware stack at startup, ahead of Gradio's CORS and Brotli middlewares, Starlette's error and
 exception layers and FastAPI's routing, which a ``middleware=[...]`` entry would sit behind), every
 other request passes after one string test, and a refusal is a constant response computed once.
+
+Uploads (``/upload``, and ``/component_server``, which takes files too) are budgeted by the same key:
+at most ``upload_bytes`` declared bytes per visitor in any sliding hour (:class:`UploadBudget`), a body
+without a declared length refused (``411``), one over the budget refused (``413``) before a byte of it is
+read. With Gradio's ``max_file_size`` per file and ``delete_cache`` (:data:`DELETE_CACHE`: an uploaded
+file lives at most 40 minutes) one visitor's files on disk stay under the hour's budget.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -33,10 +39,60 @@ JOINS_PER_MINUTE = 30
 STREAMS = 6
 KEYS_REMEMBERED = 4096  # (forwarded header, peer) -> visitor key: a flood repeats the same pair
 GATED = ("/queue/join", "/queue/data")
+UPLOADS = ("/upload", "/component_server", "/component_server/")
+UPLOAD_BYTES_PER_HOUR = 25 * 1024 * 1024
+"""What one visitor may upload in a sliding hour: a maximum-size trace (2 MB) a dozen times over."""
+DELETE_CACHE = (600, 1800)
+"""Gradio's ``delete_cache`` (frequency, age in seconds): uploads older than 30 minutes are deleted every
+10 minutes, so none outlives the upload budget's hour."""
 
 _BODY = b'{"error":"too many requests from this address; try again shortly"}'
 _HEADERS = [(b"content-type", b"application/json"), (b"content-length", str(len(_BODY)).encode())]
 _BODY_MESSAGE = {"type": "http.response.body", "body": _BODY}
+_UPLOAD_BODY = b'{"error":"this address has used its upload allowance for the hour, or sent no length"}'
+_UPLOAD_HEADERS = [
+    (b"content-type", b"application/json"),
+    (b"content-length", str(len(_UPLOAD_BODY)).encode()),
+]
+
+
+class UploadBudget:
+    """Bytes per key in a sliding window (``window`` seconds); thread-safe under the GIL (the loop's).
+    At most ``max_keys`` keys remembered: a new one beyond that is refused, like :class:`RunBudget`."""
+
+    def __init__(self, limit: int, *, clock: Clock, window: float = 3600.0, max_keys: int = 4096) -> None:
+        self.limit = limit
+        self._clock = clock
+        self._window = window
+        self._max_keys = max_keys
+        self._taken: dict[str, deque[tuple[float, int]]] = {}
+        self._totals: Counter[str] = Counter()
+
+    def take(self, key: str, size: int) -> bool:
+        """Count ``size`` bytes for ``key`` if they fit its window's budget."""
+        now = self._clock.monotonic()
+        taken = self._taken.get(key)
+        if taken is None:
+            if len(self._taken) >= self._max_keys:
+                self._forget_expired(now)
+                if len(self._taken) >= self._max_keys:
+                    return False
+            taken = self._taken[key] = deque()
+        while taken and taken[0][0] <= now - self._window:
+            self._totals[key] -= taken.popleft()[1]
+        if self._totals[key] + size > self.limit:
+            return False
+        taken.append((now, size))
+        self._totals[key] += size
+        return True
+
+    def used(self, key: str) -> int:
+        return self._totals.get(key, 0)
+
+    def _forget_expired(self, now: float) -> None:
+        for key in [k for k, taken in self._taken.items() if not taken or taken[-1][0] <= now - self._window]:
+            del self._taken[key]
+            self._totals.pop(key, None)
 
 
 class _RawHeaders:
@@ -58,10 +114,12 @@ class QueueGate:
         *,
         joins_per_minute: int = JOINS_PER_MINUTE,
         streams: int = STREAMS,
+        upload_bytes: int = UPLOAD_BYTES_PER_HOUR,
         clock: Clock | None = None,
     ) -> None:
         self.app = app
         self.joins = RunBudget(joins_per_minute, clock=clock or SystemClock(), window=60.0)
+        self.uploads = UploadBudget(upload_bytes, clock=clock or SystemClock())
         self.max_streams = streams
         self.streams: Counter[str] = Counter()
         self.refused = 0
@@ -70,6 +128,11 @@ class QueueGate:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path")
         if scope["type"] != "http" or not isinstance(path, str) or not path.endswith(GATED):
+            uploading = isinstance(path, str) and path.endswith(UPLOADS) and scope.get("method") == "POST"
+            if uploading and not self._upload_fits(scope):
+                self.refused += 1
+                await _respond(send, 413, _UPLOAD_HEADERS, _UPLOAD_BODY)
+                return
             await self.app(scope, receive, send)
             return
         key = self.key(scope)
@@ -90,6 +153,14 @@ class QueueGate:
             self.streams[key] -= 1
             if self.streams[key] <= 0:
                 del self.streams[key]
+
+    def _upload_fits(self, scope: Scope) -> bool:
+        """Whether the body's declared length fits the visitor's upload budget (counted when it does).
+        A body with no length (chunked) is refused: its size could only be learned by reading it."""
+        declared = next((v for n, v in scope.get("headers", ()) if n == b"content-length"), None)
+        if declared is None or not declared.isdigit():
+            return False
+        return self.uploads.take(self.key(scope), int(declared))
 
     def key(self, scope: Scope) -> str:
         """The visitor key of a request, remembered per (forwarded header, peer): constant work per request."""
@@ -112,6 +183,11 @@ class QueueGate:
             {"type": "http.response.start", "status": 429, "headers": [*_HEADERS, (b"retry-after", wait)]}
         )
         await send(_BODY_MESSAGE)
+
+
+async def _respond(send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def install_gate(app: Any, **limits: Any) -> QueueGate:

@@ -7,12 +7,23 @@ app, never module state) sees every session a handler touches and releases
 (:meth:`~agent_core.web.browser_session.BrowserSession.release`) those idle longer than ``idle_s``, and
 the least recently used ones beyond ``max_sessions`` or beyond ``max_events`` trace events held in
 all; a session whose run is streaming is never released. A released session keeps its settings; its next run starts afresh.
+
+Gradio's own record of a session cost more than ours: on a session's first request it computed the config
+of every block of the page (``SessionState.config_values``, 144-190 KiB) whether or not the session ever
+changed one (issue 35: 10,000 idle session hashes held 1.4-1.9 GB). :func:`lighten` makes those configs
+lazy (computed for a block when Gradio first reads or changes it, all of them only for a deep link) and
+caps the sessions Gradio remembers (:data:`GRADIO_SESSIONS`): an idle fresh session holds a few KiB.
 """
 
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, ItemsView
+from copy import copy
+from typing import Any
+
+from gradio.state_holder import SessionState, StateHolder
 
 from agent_core.clock import Clock
 from agent_core.top.wiring import OpenedAnalysis
@@ -21,6 +32,7 @@ from agent_core.web.browser_session import BrowserSession
 IDLE_SECONDS = 1800.0
 MAX_SESSIONS = 200  # sessions holding a trace or an analysis at once
 MAX_EVENTS_HELD = 200_000  # events of all those traces together (a replay's trace can be 20,000)
+GRADIO_SESSIONS = 2_000  # session hashes Gradio remembers (its default 10,000), least recent forgotten
 
 
 class SessionTable:
@@ -97,3 +109,54 @@ class SessionTable:
 def _weight(session: BrowserSession) -> int:
     """What a session holds, in trace events (its current run's; none once settled)."""
     return len(session.view.events) if session.view is not None else 0
+
+
+class _LazyConfigs(dict[int, Any]):
+    """A session's block configs, each computed when first read (Gradio's code asks ``key in`` first and
+    fills in what is missing itself; iterating fills everything, as a deep link needs)."""
+
+    def __init__(self, state: SessionState, ids: frozenset[int]) -> None:
+        super().__init__()
+        self._state = state
+        self._ids = ids
+
+    def __missing__(self, key: int) -> Any:
+        if key not in self._ids:
+            raise KeyError(key)
+        blocks = self._state.blocks_config
+        value = self[key] = blocks.config_for_block(key, [], blocks.blocks[key])
+        return value
+
+    def items(self) -> ItemsView[int, Any]:  # type: ignore[override]
+        for key in self._ids - self.keys():
+            self.__missing__(key)
+        return super().items()
+
+
+class LightSessionState(SessionState):
+    """Gradio's SessionState with :class:`_LazyConfigs` (its ``__init__`` otherwise, gradio 6.31)."""
+
+    def __init__(self, blocks: Any) -> None:
+        self.blocks_config = copy(blocks.default_config)
+        ids = frozenset(k for k in self.blocks_config.blocks if k in blocks.blocks)
+        self.config_values = _LazyConfigs(self, ids)
+        self.state_data: dict[int, Any] = {}
+        self._state_ttl: dict[int, Any] = {}
+        self.is_closed = False
+        self.STATE_TTL_WHEN_CLOSED = 1 if os.getenv("GRADIO_IS_E2E_TEST", None) else 3600
+
+
+class LightStateHolder(StateHolder):
+    """Gradio's StateHolder creating :class:`LightSessionState` s."""
+
+    def __getitem__(self, session_id: str) -> SessionState:
+        if session_id not in self.session_data:
+            self.session_data[session_id] = LightSessionState(self.blocks)
+        return super().__getitem__(session_id)
+
+
+def lighten(app: Any) -> None:
+    """Make Gradio's session records of ``app`` (a running Gradio app) lazy and capped (module docstring)."""
+    holder = app.state_holder
+    holder.__class__ = LightStateHolder
+    holder.capacity = min(holder.capacity, GRADIO_SESSIONS)
