@@ -13,6 +13,7 @@ from agent_core.agent.planner import OfflinePlanner
 from agent_core.repomodel.packages import (
     Globs,
     ecosystem_counts,
+    is_test_package,
     manifest_ecosystem,
     packages_of,
     workspace_member,
@@ -237,8 +238,7 @@ def test_a_pnpm_workspace_names_the_members_of_the_repository_model() -> None:
     ]
     model = build_facts(gather(DEMO, results, words_for("en"))).model
     assert model is not None
-    assert {p.path: p.member_of_workspace for p in model.packages} == {
-        "": False,
+    assert {p.path: p.member_of_workspace for p in model.packages} == {  # the private root is none
         "packages/vue": True,
         "scripts/x": False,
     }
@@ -330,6 +330,57 @@ def test_a_dotnet_solution_counts_its_test_projects_and_cmake_counts_top_folders
     assert counts["nuget"] == (24, 16)
     assert counts["cmake"] == (1, 0)  # the nested CMakeLists.txt files are the root project's parts
     assert counts["rubygems"] == (1, 0)
+
+
+def test_what_is_not_a_package_in_real_monorepo_shapes() -> None:
+    """Shapes from vuejs/core, vitejs/vite, rails/rails, kotlinx.serialization, phpunit and autogen."""
+    found = [
+        ("", "package.json"),  # the workspaces' private root
+        ("packages/vue", "packages/vue/package.json"),
+        ("packages/vue/server-renderer", "packages/vue/server-renderer/package.json"),  # an entry's stub
+        ("packages/create-vite/template-react", "packages/create-vite/template-react/package.json"),
+        ("packages/vite", "packages/vite/package.json"),
+        (
+            "packages/vite/src/node/__tests__/packages/child",
+            "packages/vite/src/node/__tests__/packages/child/package.json",
+        ),
+        ("railties", "railties/railties.gemspec"),
+        ("railties/test/isolation/assets", "railties/test/isolation/assets/package.json"),  # test data
+        ("gems/x/spec/fixtures/app", "gems/x/spec/fixtures/app/x.gemspec"),
+        ("gems/x", "gems/x/x.gemspec"),
+        ("buildSrc", "buildSrc/build.gradle.kts"),
+        ("tools/.phpstan", "tools/.phpstan/composer.json"),
+        ("python/templates/{{cookiecutter.name}}", "python/templates/{{cookiecutter.name}}/pyproject.toml"),
+        (
+            "test/Polly.Core.Tests",
+            "test/Polly.Core.Tests/Polly.Core.Tests.csproj",
+        ),  # a root test folder: kept
+    ]
+    packages = packages_of(found, globs=["packages/*"])
+    assert {p.manifest: p.test for p in packages} == {
+        "packages/vue/package.json": False,
+        "packages/vite/package.json": False,
+        "railties/railties.gemspec": False,
+        "gems/x/x.gemspec": False,
+        "test/Polly.Core.Tests/Polly.Core.Tests.csproj": True,
+    }
+
+
+@pytest.mark.parametrize(
+    ("folder", "ecosystem", "test"),
+    [
+        ("Src/AutoFixtureUnitTest", "nuget", True),
+        ("Src/AutoFixture.xUnit2.UnitTest", "nuget", True),
+        ("test/Polly.TestUtils", "nuget", False),  # a helper library in the test folder
+        ("src/Illuminate/Testing", "composer", False),  # Laravel's testing component
+        ("formats/json-tests", "gradle", True),
+        ("tests-integration", "cargo", True),
+        ("component/componenttest", "go", True),
+        ("contest", "npm", False),
+    ],
+)
+def test_a_test_package_by_its_own_name(folder: str, ecosystem: str, test: bool) -> None:
+    assert is_test_package(folder, ecosystem) is test
 
 
 def test_own_packages_are_never_dependencies() -> None:

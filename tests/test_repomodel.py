@@ -161,8 +161,7 @@ def ts_monorepo() -> FileTree:
 def test_a_typescript_monorepo_with_npm_workspaces() -> None:
     globs = workspace_globs(json.dumps({"name": "root", "workspaces": ["packages/*"]}))
     model = build_repo_model(ts_monorepo().entries, workspace_globs=globs)
-    assert [(p.path, p.member_of_workspace) for p in model.packages] == [
-        ("", False),
+    assert [(p.path, p.member_of_workspace) for p in model.packages] == [  # the workspaces' root is none
         ("packages/core", True),
         ("packages/ui", True),
         ("tools/release", False),
@@ -181,7 +180,7 @@ def test_the_report_reads_the_workspaces_from_the_root_package_json() -> None:
         result("read_file", SVC, text_file("package.json", package), path="package.json"),
     ]
     structure = section(write_report(scope=[SVC], question="", results=results), "Architecture and structure")
-    assert "- **Packages and modules:** 4 (npm 4, 2 of them members of the npm workspaces)." in structure
+    assert "- **Packages and modules:** 3 (npm 3, 2 of them members of the npm workspaces)." in structure
     assert (
         "- **Tests:** 3 files across 2 packages (1 `*.spec.ts`, 1 `*.test.ts`, 1 `__tests__/`)." in structure
     )

@@ -86,9 +86,11 @@ FIXTURE_DIRS = frozenset({"testdata", "fixtures", "__fixtures__", "test-fixtures
 MAX_GLOBS = 200
 MAX_GLOB_LENGTH = 300
 _TEST_FOLDER = re.compile(
-    r"^(tests?|specs?|__tests__|e2e|testing|integration-tests)$|^tests?[-_.]|[-_.](unit|integration|functional|e2e)?"
+    r"^(tests?|specs?|__tests__|e2e|integration-tests?)$|^tests?[-_.]|[-_.](unit|integration|functional|e2e)?"
     r"tests?$|[-_.]specs?$"
 )
+_CAMEL_TEST = re.compile(r"[a-z0-9](Unit|Integration|Functional)?Tests?$|\.Specs$")
+_GO_TEST = re.compile(r"^(\w*test|testutil|testdata|e2e)$")
 
 
 def manifest_kind(name: str) -> ManifestKind | None:
@@ -138,6 +140,18 @@ def is_test_folder(folder: str) -> bool:
     """A folder of tests by its own name or a folder above it: ``Polly.Core.Tests``, ``tests/unit``,
     ``spec``, ``tests-integration``, ``foo_test``."""
     return any(_TEST_FOLDER.search(segment.lower()) for segment in folder.split("/") if segment)
+
+
+def is_test_package(folder: str, ecosystem: str) -> bool:
+    """A package of tests by its own folder's name (not its place: ``test/Polly.TestUtils`` is a helper
+    library): ``Polly.Core.Tests``, ``AutoFixtureUnitTest``, ``json-tests``, ``tests-integration``; a Go
+    module ``componenttest``."""
+    name = folder.rpartition("/")[2]
+    return bool(
+        _TEST_FOLDER.search(name.lower())
+        or _CAMEL_TEST.search(name)
+        or (ecosystem == "go" and _GO_TEST.match(name.lower()))
+    )
 
 
 def workspace_globs(package_json: str | None) -> tuple[str, ...]:
@@ -261,31 +275,71 @@ def packages_of(
     manifests: Sequence[tuple[str, str]], *, root: str = "", globs: Sequence[str] = ()
 ) -> tuple[Package, ...]:
     """One :class:`Package` per folder and ecosystem from ``(folder, manifest path)`` pairs of the
-    project's own manifests, in path order."""
-    seen: dict[tuple[str, str], Package] = {}
+    project's own manifests, in path order. Left out, as not the project's packages: fixtures; scaffolding
+    templates (``template-react/``, ``{{cookiecutter.name}}/``); hidden tool folders (``.phpstan/``);
+    Gradle's build logic (``buildSrc/``, ``build-logic/``); a nested CMake/Meson file; anything in the
+    test folder of another package (``railties/test/.../package.json``: test data); an npm
+    ``package.json`` inside another package's folder that the workspaces do not name (an entry point's
+    stub such as ``packages/vue/server-renderer/``); and the root's ``package.json`` when it declares
+    workspaces (the monorepo's private root, not a package)."""
     prefix = f"{root}/" if root else ""
     matcher = Globs(globs) if globs else None
-    top_only: dict[str, set[str]] = {}  # ecosystem -> its folders, for the CMake/Meson rule
+    found: list[tuple[str, str, str, str]] = []  # folder, manifest, ecosystem, folder from the root
     for folder, manifest in manifests:
         ecosystem = manifest_ecosystem(manifest.rsplit("/", 1)[-1])
-        if ecosystem in TOP_ONLY:
-            top_only.setdefault(ecosystem, set()).add(folder)
-    for folder, manifest in sorted(manifests, key=lambda fm: (fm[0].count("/"), fm)):
-        ecosystem = manifest_ecosystem(manifest.rsplit("/", 1)[-1])
-        if ecosystem is None or (folder, ecosystem) in seen or is_fixture(folder):
-            continue
-        if ecosystem in TOP_ONLY and _has_ancestor(folder, top_only[ecosystem]):
-            continue
         relative = folder[len(prefix) :] if prefix and folder.startswith(prefix) else folder
+        if ecosystem is not None and not is_fixture(folder) and not _not_a_package(relative, ecosystem):
+            found.append((folder, manifest, ecosystem, relative))
+    folders: dict[str, set[str]] = {}  # ecosystem -> its package folders (from the root)
+    for _folder, _manifest, ecosystem, relative in found:
+        folders.setdefault(ecosystem, set()).add(relative)
+    every = set().union(*folders.values()) if folders else set()
+    seen: dict[tuple[str, str], Package] = {}
+    for folder, manifest, ecosystem, relative in sorted(found, key=lambda f: (f[0].count("/"), f[:2])):
         member = ecosystem == "npm" and matcher is not None and matcher.member(relative)
+        if (folder, ecosystem) in seen or _inside_tests_of(relative, every):
+            continue
+        if ecosystem in TOP_ONLY and _has_ancestor(relative, folders[ecosystem]):
+            continue
+        if ecosystem == "npm" and not member and _nearest(relative, folders["npm"]):
+            continue  # inside another npm package (not the root), and no workspace names it
+        if ecosystem == "npm" and not relative and matcher is not None and len(folders["npm"]) > 1:
+            continue  # the workspaces' root
         seen[(folder, ecosystem)] = Package(
             path=folder,
             ecosystem=ecosystem,
             manifest=manifest,
             member_of_workspace=member,
-            test=bool(relative) and is_test_folder(relative),
+            test=bool(relative) and is_test_package(relative, ecosystem),
         )
     return tuple(sorted(seen.values(), key=lambda p: (p.path, p.ecosystem)))
+
+
+_BUILD_LOGIC = frozenset({"buildsrc", "build-logic", "gradle-plugins"})
+_TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "e2e"})
+
+
+def _not_a_package(relative: str, ecosystem: str) -> bool:
+    for segment in relative.split("/") if relative else ():
+        low = segment.lower()
+        if low.startswith((".", "template")) or "{{" in low:
+            return True
+        if ecosystem == "gradle" and low in _BUILD_LOGIC:
+            return True
+    return False
+
+
+def _inside_tests_of(relative: str, packages: set[str]) -> bool:
+    """The folder lies in a test folder somewhere below another package that is not the root's:
+    test data (``railties/test/isolation/assets``, ``packages/vite/src/node/__tests__/packages/x``)."""
+    parts = relative.split("/")
+    prefix, above = parts[0], False
+    for segment in parts[1:-1]:  # a test folder above this one (a test module's own folder is kept)
+        above = above or prefix in packages
+        if above and segment.lower() in _TEST_DIRS:
+            return True
+        prefix = f"{prefix}/{segment}"
+    return False
 
 
 def _has_ancestor(folder: str, folders: set[str]) -> bool:
@@ -295,6 +349,16 @@ def _has_ancestor(folder: str, folders: set[str]) -> bool:
         if at in folders:
             return True
     return False
+
+
+def _nearest(relative: str, folders: set[str]) -> str | None:
+    """The nearest folder above ``relative`` (the root left out) that is in ``folders``."""
+    at = relative
+    while "/" in at:
+        at = at.rpartition("/")[0]
+        if at in folders:
+            return at
+    return None
 
 
 def ecosystem_counts(packages: Iterable[Package]) -> tuple[EcosystemCount, ...]:
