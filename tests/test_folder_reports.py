@@ -21,8 +21,8 @@ from agent_core.agent.folder_plan import main_modules
 from agent_core.repo import RepoRef
 from agent_core.report.claims import check_report
 from agent_core.report.facts import Facts, build_facts, gather
-from agent_core.report.scoped import ancestors, kept_tests
-from agent_core.sources.models import FileTree, TreeEntry
+from agent_core.report.scoped import ancestors, kept_for, kept_tests, project_chain, source_set_mirror
+from agent_core.sources.models import DirEntry, DirListing, FileTree, TreeEntry
 from agent_core.tools.observe import notable_role
 from agent_core.words import words_for
 from testing.analysis import make_settings, run_once
@@ -125,8 +125,8 @@ async def test_a_folder_run_keeps_the_repository_s_ci_paths_resolvable_for_the_c
         "internal/store/store.go",
     ):
         assert links[path].verdict == "verified", links[path]
-        assert links[path].observed is not None and links[path].observed.endswith(f"/{path}")
-        assert ".." not in links[path].observed
+        observed = links[path].observed or ""
+        assert observed.endswith(f"/{path}") and ".." not in observed
     assert links[".github/workflows/deploy.yml"].verdict != "verified"
     # what the folder's run saw outside it, from the folder
     assert "../../.github/workflows/ci.yml" in run.facts.evidence.outside
@@ -199,8 +199,9 @@ async def test_a_subpackage_without_tests_of_its_own_names_its_project_s_tests(t
     flat tests/ folder: named with its count, never "no tests"; the repository's CI in .ci/ is found."""
     run = await _folder_run(tmp_path, shapes.FLAT, shapes.FLAT_FOLDER)
     assert run.facts.evidence.project_tests == (("../../../tests", 2),)
-    assert "**Tests:** none of its own; its project's tests are in [`../../../tests/`]" in run.report
-    assert "its project's tests are in" in run.report and "(2 files)" in run.report
+    assert "**Tests:** in the test folder of the project it belongs to, [`../../../tests/`]" in run.report
+    assert "The tests of the project it belongs to are in [`../../../tests/`]" in run.report
+    assert "(2 files)" in run.report
     assert "`../../../.ci/run`" in run.report
     assert run.facts.manifest_scope == "parent" and "pyproject.toml" in [
         a["path"] for a in run.calls("read_file")
@@ -260,7 +261,8 @@ def test_kept_tests_match_test_folders_by_the_folder_s_name(
 def test_ancestors_are_closest_first_with_the_root_last_and_bounded() -> None:
     assert ancestors("internal/store") == ["internal", ""]
     assert ancestors("top") == [""]
-    assert ancestors("a/b/c/d/e/f") == ["a/b/c/d/e", "a/b/c/d", "a/b/c", ""]
+    assert ancestors("a/b/c/d/e/f") == ["a/b/c/d/e", "a/b/c/d", "a/b/c", "a/b", "a", ""]
+    assert len(ancestors("/".join("abcdefghijkl"))) == 8
 
 
 def _tree(folder: str, files: dict[str, int]) -> FileTree:
@@ -297,3 +299,45 @@ def test_main_modules_are_read_from_every_kind_of_folder(
     folder: str, files: dict[str, int], expected: list[str]
 ) -> None:
     assert main_modules(_tree(folder, files), f"{folder}/") == expected
+
+
+def _listing(path: str, dirs: list[str], files: tuple[str, ...] = ()) -> DirListing:
+    join = (lambda n: f"{path}/{n}") if path else (lambda n: n)
+    entries = tuple(
+        [DirEntry(name=d, path=join(d), type="dir") for d in dirs]
+        + [DirEntry(name=f, path=join(f), type="file") for f in files]
+    )
+    return DirListing(path=path, entries=entries)
+
+
+def test_a_folder_s_tests_are_found_by_its_project_s_name_in_a_test_root_or_beside_it() -> None:
+    """``src/Polly.Core/CircuitBreaker`` (no manifest of its own) belongs to ``src/Polly.Core``, whose
+    tests are ``test/Polly.Core.Tests``; ``Src/AutoFixture``'s are beside it, ``Src/AutoFixtureUnitTest``."""
+    listings = {
+        "": _listing("", ["src", "test"], ("Polly.sln",)),
+        "src": _listing("src", ["Polly.Core", "Polly.Testing"]),
+        "src/Polly.Core": _listing("src/Polly.Core", ["CircuitBreaker"], ("Polly.Core.csproj",)),
+    }
+    owners = project_chain("src/Polly.Core/CircuitBreaker", False, listings.get)
+    assert owners == ["src/Polly.Core/CircuitBreaker", "src/Polly.Core"]
+    in_roots = ["test/Polly.Core.Tests", "test/Polly.Testing.Tests"]
+    assert kept_for(owners, in_roots, listings.get) == ["test/Polly.Core.Tests"]
+    beside = {
+        "Src": _listing(
+            "Src", ["AutoFixture", "AutoFixtureUnitTest", "AutoFixtureDocumentationTest", "Idioms"]
+        )
+    }
+    assert kept_for(["Src/AutoFixture"], [], beside.get) == ["Src/AutoFixtureUnitTest"]
+    assert kept_for(["Src/Idioms"], [], beside.get) == []  # a sibling of the same name is not its tests
+
+
+def test_a_source_set_s_tests_are_its_test_mirror() -> None:
+    assert source_set_mirror("gson/src/main/java/com/google/gson/internal") == (
+        "gson/src/test",
+        "gson/src/test/java/com/google/gson/internal",
+    )
+    assert source_set_mirror("formats/json/commonMain/src/x") == (
+        "formats/json/commonTest",
+        "formats/json/commonTest/src/x",
+    )
+    assert source_set_mirror("src/Polly.Core") is None and source_set_mirror("packages/main-ui") is None

@@ -167,7 +167,7 @@ def _folder_words(facts: Facts) -> str:
         "Its tests are kept outside it: " + ", ".join(f"{p}/ ({n:,} files)" for p, n in ev.tests_outside)
         if ev.tests_outside
         else "",
-        "Its project's tests (none of its own): "
+        "The tests of the project it belongs to: "
         + ", ".join(f"{p}/ ({n:,} files)" for p, n in ev.project_tests)
         if ev.project_tests and not ev.tests_outside and not (facts.model and facts.model.tests.files)
         else "",

@@ -24,7 +24,14 @@ from typing import Any
 from agent_core.agent.tree_paths import usable
 from agent_core.repo import RepoRef
 from agent_core.repomodel import model_of
-from agent_core.report.scoped import TEST_ROOTS, ancestors, ci_folders, kept_tests
+from agent_core.report.scoped import (
+    TEST_ROOTS,
+    ancestors,
+    ci_folders,
+    kept_for,
+    project_chain,
+    source_set_mirror,
+)
 from agent_core.sources.languages import language_for
 from agent_core.sources.models import DirListing, FileTree
 from agent_core.tool_call import ToolCallRequest
@@ -115,7 +122,13 @@ def folder_context(
     picks += _nearest_manifests(repo, above, listings, own_manifests)
     # a folder of its parent's project (no manifest of its own) with no tests of its own: the project's
     picks += _tests_elsewhere(
-        repo, folder, above, listings, listed, project=not own_manifests and not own_tests
+        repo,
+        folder,
+        above,
+        listings,
+        listed,
+        own_manifest=bool(own_manifests),
+        project=not own_manifests and not own_tests,
     )
     return picks
 
@@ -179,10 +192,12 @@ def _tests_elsewhere(
     listings: dict[str, DirListing | None],
     listed: Callable[[str], DirListing | None],
     *,
+    own_manifest: bool,
     project: bool,
 ) -> list[Pick]:
-    """The test roots up the path (listed), then the folders in them named for ``folder`` (fetched);
-    none named for it and ``project``: the nearest test root itself (the tests of its project)."""
+    """The test roots up the path (listed), then the folders named for the folder or its project, in
+    them or beside them (fetched: :func:`~agent_core.report.scoped.kept_for`); a Maven/Gradle source
+    set's test mirror (``src/test``); none named for it and ``project``: the nearest test root itself."""
     roots = [
         e.path
         for path in above
@@ -190,20 +205,19 @@ def _tests_elsewhere(
         for e in listing.entries
         if e.type == "dir" and e.name.lower() in TEST_ROOTS and not folder.startswith(f"{e.path}/")
     ][:_MAX_TEST_ROOTS]
-    picks: list[Pick] = []
-    for root in roots:
-        picks.append(Pick(call=call(LIST_DIRECTORY, repo, path=root), label=f"{root}/", kind="tests"))
-        listing = listed(root)
-        if listing is None:
-            continue
-        names = [e.path for e in listing.entries if e.type == "dir"]
-        parent = listings.get(above[0])
-        siblings = [e.name for e in parent.entries if e.type == "dir"] if parent is not None else []
-        kept = [p for p in kept_tests(folder, names, siblings)[:_MAX_TEST_FOLDERS] if usable(p)]
-        if not kept and project and root == roots[0] and usable(root):
-            kept = [root]
-        picks += [Pick(call=call(GET_FILE_TREE, repo, path=p), label=f"{p}/", kind="tests") for p in kept]
-    return picks
+    picks = [Pick(call=call(LIST_DIRECTORY, repo, path=r), label=f"{r}/", kind="tests") for r in roots]
+    inside = [e.path for r in roots if (got := listed(r)) is not None for e in got.entries if e.type == "dir"]
+    owners = project_chain(folder, own_manifest, listed)
+    kept = [p for p in kept_for(owners, inside, listed) if usable(p)][:_MAX_TEST_FOLDERS]
+    mirror = source_set_mirror(folder)
+    if mirror is not None and usable(mirror[0]):
+        kept.append(mirror[0])
+    elif not kept and project and roots and listed(roots[0]) is not None and usable(roots[0]):
+        kept = [roots[0]]
+    return [
+        *picks,
+        *(Pick(call=call(GET_FILE_TREE, repo, path=p), label=f"{p}/", kind="tests") for p in kept),
+    ]
 
 
 def describe(repo: RepoRef, picks: Sequence[Pick], *, several: bool, purpose: str) -> str:

@@ -10,7 +10,7 @@ The repository's CI files seen in its root listings run for the folder too: kept
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,7 @@ from agent_core.report.inert import code, plain
 from agent_core.report.outline import definitions, summary
 from agent_core.sources.languages import tree_languages
 from agent_core.sources.licenses import is_license_file
-from agent_core.sources.models import DirListing, FileContent, Languages, TreeEntry
+from agent_core.sources.models import DirListing, FileContent, FileTree, Languages, TreeEntry
 from agent_core.tools.observe import notable_role
 from agent_core.words import Words
 
@@ -32,14 +32,86 @@ if TYPE_CHECKING:
 
 TEST_ROOTS = frozenset({"tests", "test", "spec", "specs", "__tests__"})
 """Folders that hold a repository's tests for several of its packages (``tests/<pkg>/``)."""
-MAX_ANCESTORS = 4  # folders listed up a folder's path (closest first), the root always among them
-_TEST_AFFIXES = ("unittests", "integrationtests", "functionaltests", "tests", "test", "specs", "spec")
+MAX_ANCESTORS = 8  # folders listed up a folder's path (closest first), the root always among them
+_TEST_AFFIXES = (
+    "unittests",
+    "unittest",
+    "integrationtests",
+    "integrationtest",
+    "functionaltests",
+    "tests",
+    "test",
+    "specs",
+    "spec",
+)
 
 
 def ancestors(folder: str) -> list[str]:
     """The folders above ``folder``, closest first, at most :data:`MAX_ANCESTORS` with the root last."""
     parts = folder.split("/")[:-1]
     return [*["/".join(parts[:i]) for i in range(len(parts), 0, -1)][: MAX_ANCESTORS - 1], ""]
+
+
+def project_chain(
+    folder: str, own_manifest: bool, listing_of: Callable[[str], DirListing | None]
+) -> list[str]:
+    """Whose tests are the folder's: itself and, when it has no manifest of its own, the folders above
+    it up to the nearest one with a manifest, its project (``src/Polly.Core`` for
+    ``src/Polly.Core/CircuitBreaker``), never the root."""
+    owners = [folder]
+    if own_manifest:
+        return owners
+    for path in ancestors(folder):
+        listing = listing_of(path)
+        if not path or listing is None:
+            break
+        owners.append(path)
+        if any(e.type == "file" and notable_role(e.name) == "manifest" for e in listing.entries):
+            break
+    return owners
+
+
+def kept_for(
+    owners: Sequence[str], in_test_roots: Sequence[str], listing_of: Callable[[str], DirListing | None]
+) -> list[str]:
+    """The folders holding the tests of ``owners`` by their names: in a test root (``in_test_roots``:
+    the folders the test roots up the path hold) or beside an owner (``src/AutoFixtureUnitTest`` beside
+    ``src/AutoFixture``, a test affix required there)."""
+    found: list[str] = []
+    for owner in owners:
+        parent = listing_of(posixpath.dirname(owner))
+        beside = [e.path for e in parent.entries if e.type == "dir"] if parent is not None else []
+        names = [posixpath.basename(p) for p in beside]
+        found += kept_tests(owner, in_test_roots, names)
+        found += [
+            p for p in kept_tests(owner, [b for b in beside if b != owner], names) if _affixed(owner, p)
+        ]
+    return list(dict.fromkeys(found))
+
+
+def source_set_mirror(folder: str) -> tuple[str, str] | None:
+    """The test source set of a Maven/Gradle folder: (its root, the folder's mirror in it), e.g.
+    ``gson/src/main/java/x`` → (``gson/src/test``, ``gson/src/test/java/x``), ``core/commonMain/src`` →
+    (``core/commonTest``, ``core/commonTest/src``); None outside a ``main`` source set."""
+    parts = folder.split("/")
+    at = next(
+        (
+            i
+            for i in range(len(parts) - 1, -1, -1)
+            if parts[i] == "main" or (parts[i].endswith("Main") and len(parts[i]) > 4)
+        ),
+        -1,
+    )
+    if at < 0:
+        return None
+    mirror = "test" if parts[at] == "main" else parts[at][:-4] + "Test"
+    root = "/".join([*parts[:at], mirror])
+    return root, "/".join([*parts[:at], mirror, *parts[at + 1 :]])
+
+
+def _affixed(owner: str, path: str) -> bool:
+    """``path``'s name is ``owner``'s with a test affix (not the same name)."""
+    return _name_key(posixpath.basename(path)) != _name_key(posixpath.basename(owner))
 
 
 def kept_tests(folder: str, candidates: Sequence[str], siblings: Sequence[str] = ()) -> list[str]:
@@ -129,21 +201,30 @@ def outside_of(evidence: Evidence, folder: str) -> dict[str, Any]:
     listings and those trees show (``outside``: what the claim check may find there)."""
     listed = [v for k, v in evidence.listings.items() if not k.startswith(f"{folder}/") and k != folder]
     root = evidence.listings.get("")
-    parent = evidence.listings.get(ancestors(folder)[0])
-    siblings = [e.name for e in parent.entries if e.type == "dir"] if parent is not None else []
-    tests = [
-        (path, sum(1 for e in sub.entries if e.type == "file"))
-        for path, sub in sorted(evidence.subtrees.items())
-        if _in_test_root(path, folder) and path in kept_tests(folder, [path], siblings)
-    ]
     above_paths = ancestors(folder)
+    base = f"{folder}/"
+    own_manifest = any(  # a manifest read at the folder's top: it is a project of its own
+        p.startswith(base) and "/" not in p[len(base) :] and notable_role(p[len(base) :]) == "manifest"
+        for p in evidence.files
+    )
+    owners = project_chain(folder, own_manifest, evidence.listings.get)
+    subtrees = {p: t for p, t in evidence.subtrees.items() if p != folder and not p.startswith(f"{folder}/")}
+    matched = set(kept_for(owners, [p for p in subtrees if _in_test_root(p, folder)], evidence.listings.get))
+    tests = [(path, _files(sub, path)) for path, sub in sorted(subtrees.items()) if path in matched]
+    mirror = source_set_mirror(folder)
     project = [  # a test root up its path, fetched whole: the tests of the project the folder belongs to
-        (path, sum(1 for e in sub.entries if e.type == "file"))
-        for path, sub in sorted(evidence.subtrees.items())
+        (path, _files(sub, path))
+        for path, sub in sorted(subtrees.items())
         if path.rpartition("/")[2].lower() in TEST_ROOTS and path.rpartition("/")[0] in above_paths
     ]
+    if mirror is not None and mirror[0] in subtrees:  # Maven/Gradle: src/main/x ↔ src/test/x
+        inside = _files(subtrees[mirror[0]], mirror[1])
+        if inside:
+            tests.append((mirror[1], inside))
+        else:
+            project.append((mirror[0], _files(subtrees[mirror[0]], mirror[0])))
     known = [e.path for listing in listed for e in listing.entries]
-    known += [e.path for path, _ in [*tests, *project] for e in evidence.subtrees[path].entries]
+    known += [e.path for path, sub in subtrees.items() for e in sub.entries]
     above = [evidence.listings.get(p) for p in above_paths]
     return {
         "ancestors_listed": all(listing is not None and not listing.truncated for listing in above),
@@ -166,6 +247,12 @@ def outside_of(evidence: Evidence, folder: str) -> dict[str, Any]:
         "project_tests": tuple((posixpath.relpath(p, folder), n) for p, n in project),
         "outside": tuple(dict.fromkeys(posixpath.relpath(p, folder) for p in known)),
     }
+
+
+def _files(tree: FileTree, under: str) -> int:
+    """The files of ``tree`` under the folder ``under``."""
+    base = f"{under}/"
+    return sum(1 for e in tree.entries if e.type == "file" and e.path.startswith(base))
 
 
 def ci_folders(root: DirListing) -> list[str]:

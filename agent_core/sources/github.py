@@ -232,10 +232,13 @@ class GitHubSource:
                 prefix = f"{scope.folder}/"
             ref: str = scope.ref
             spent = FREE
-        elif scope is not None and path and (found := await self._folder_sha(repo, scope.ref, path))[0]:
+        elif scope is not None and path:
             # another folder of a scoped run (the root's tests/<package>/ of a package folder): its own
             # tree by the sha its parent's listing gives, not the whole repository's recursive tree
-            ref, tree_id, prefix, spent = scope.ref, str(found[0]), f"{path}/", found[1]
+            sha, spent = await self._folder_sha(repo, scope.ref, path)
+            if sha is None:
+                raise InvalidArgumentError(f"'{path}' is not a directory in this repository")
+            ref, tree_id, prefix = scope.ref, sha, f"{path}/"
         else:
             info = await self.get_repo_info(repo)  # memoised: usually free
             ref = scope.ref if scope is not None else (info.value.default_branch or "HEAD")

@@ -14,8 +14,8 @@ FOLDER: Mapping[str, str] = MappingProxyType(
         "folder_repo_languages": "the whole repository: {}",
         "folder_commits": "The commits below are those that touched {} (the history filtered by its path).",
         "folder_tests_elsewhere": "**Tests kept outside the folder:** {}.",
-        "s_project_tests": "This folder has no tests of its own; its project's tests are in {}.",
-        "folder_project_tests": "**Tests:** none of its own; its project's tests are in {}.",
+        "s_project_tests": "The tests of the project it belongs to are in {}.",
+        "folder_project_tests": "**Tests:** in the test folder of the project it belongs to, {}.",
         "s_tests_elsewhere": "Tests for this folder are kept outside it: {}.",
     }
 )

@@ -13,8 +13,8 @@ FOLDER: Mapping[str, str] = MappingProxyType(
         "folder_repo_languages": "整个仓库：{}",
         "folder_commits": "以下提交是改动过 {} 的提交（按其路径筛选的历史）。",
         "folder_tests_elsewhere": "**存放在文件夹之外的测试：** {}。",
-        "s_project_tests": "本文件夹没有自己的测试；它所属项目的测试位于 {}。",
-        "folder_project_tests": "**测试：** 本文件夹没有自己的测试；所属项目的测试位于 {}。",
+        "s_project_tests": "它所属项目的测试位于 {}。",
+        "folder_project_tests": "**测试：** 位于它所属项目的测试目录 {}。",
         "s_tests_elsewhere": "本文件夹的测试存放在文件夹之外：{}。",
     }
 )
