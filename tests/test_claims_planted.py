@@ -156,11 +156,13 @@ DOTNET = Shape(
         "Shapes is written mainly in **C#**.",
         "The test project uses xUnit 2.6.2 with `Microsoft.NET.Test.Sdk`; run it with `dotnet test`.",
         "It depends on `Newtonsoft.Json` 13.0.3.",
+        "The solution holds 2 .NET projects; it depends on 12 NuGet packages at most.",
         "It is licensed under the Apache License 2.0.",
         "```text\nsrc/Shapes/Circle.cs\ntests/Shapes.Tests/CircleTests.cs\n```",
     ],
     planted=[
         "Tests are written with NUnit.",
+        "It is made of 5 .NET projects.",
         "It depends on `Newtonsoft.Json` 12.0.1.",
         "```text\nsrc/Shapes/Square.cs\n```",
         "It is licensed under MIT.",

@@ -162,6 +162,7 @@ _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 HAN_READERS = {
     "agent_core.report.claim_finders": "patterns that find numbers claimed in Chinese reports (千, 万, 星标 ...)",
     "agent_core.report.claim_names": "negation words of Chinese claims (没有, 缺少, 除了 ...)",
+    "agent_core.report.claim_counts": "a Chinese count's measure word and dependency words (个, 依赖 ...)",
     "agent_core.report.claim_packages": "words that make a Chinese line about dependencies or tests (依赖, 测试, 版本 ...)",
     "agent_core.report.verdicts": "Chinese dates and number units read back from a claim (年, 月, 万)",
     "agent_core.report.relevance": "Chinese question words mapped to the files that answer them",

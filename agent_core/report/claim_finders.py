@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 from agent_core.report.claim_code import fence_language, fenced_paths
+from agent_core.report.claim_counts import count_claims
 from agent_core.report.claim_names import (
     KNOWN_FILES,
     Found,
@@ -176,6 +177,7 @@ def _line_claims(line: str, base: int) -> list[Found]:
     taken = {f.start - base for f in dependencies}  # a code span naming a package is no path
     return [
         *_numbers(line, base),
+        *count_claims(line, base),
         *_licenses(line, base),
         *_languages(line, base),
         *_dates(line, base),

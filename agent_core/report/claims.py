@@ -100,6 +100,7 @@ def _verdict(found: Found, repo: _Repo | None, repos: Sequence[_Repo]) -> ev.Che
         "date": verdicts.date,
         "version": verdicts.version,
         "dependency": verdict_packages.dependency,
+        "count": verdict_packages.package_count,
         "path": verdicts.path,
     }[found.kind]
     verdict, observed = check(found, repo.facts)
@@ -115,6 +116,8 @@ def _claim(found: Found, verdict: ev.Verdict, observed: str | None, repo: str | 
     text = f"{label}: {found.value}" if found.kind in ("number", "date", "version") else found.value
     if found.version:
         text = f"{text} {found.version}"
+    if found.kind == "count":
+        text = f"{found.subject} packages: {found.value}"
     if found.negated:
         text = f"no {text}"
     return ev.CheckedClaim(

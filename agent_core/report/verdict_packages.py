@@ -30,6 +30,7 @@ from agent_core.tools.observe import notable_role
 
 Outcome = verdicts.Outcome
 _SHOWN = 3  # declarations named beside a verdict
+_SPEC_CUT = 40  # the manifest parsers keep this many characters of a constraint
 # A framework's ecosystem (frameworks.FRAMEWORKS) → the manifest ecosystems that can declare it.
 _MANIFEST_ECOSYSTEMS = {"maven": {"maven", "gradle"}, "cmake": {"cmake", "meson", "vcpkg", "conan"}}
 
@@ -84,8 +85,14 @@ def _lookup(table: dict[str, list[tuple[str, ...]]], name: str) -> list[tuple[st
     return []
 
 
+def _readable(spec: str) -> bool:
+    """A constraint as the manifest wrote it, not one a parser's cap may have cut short (the cut end of
+    ``^0.14 || ^0.15 || ^0`` would allow 0.13): exactly :data:`_SPEC_CUT` characters is not read."""
+    return bool(spec) and len(spec) != _SPEC_CUT
+
+
 def version(found: Found, facts: Facts) -> Outcome:
-    declared = [d for d in _lookup(_declarations(facts), found.value) if d[0]]  # type: ignore[arg-type]
+    declared = [d for d in _lookup(_declarations(facts), found.value) if _readable(d[0])]  # type: ignore[arg-type]
     locked = _lookup(_locked(facts), found.value)  # type: ignore[arg-type]
     pairs = [(spec, eco) for spec, eco, _ in declared] + [(v, "go") for v, _ in locked]  # a lock: exact
     said = [f"{spec} in {path}" for spec, _, path in declared[:_SHOWN]]
@@ -93,8 +100,22 @@ def version(found: Found, facts: Facts) -> Outcome:
     observed = "; ".join(said) or None
     met = compatible(found.version, pairs)
     if met is None:
-        return "unchecked", observed or "declared without a version"
+        every = _lookup(_declarations(facts), found.value)  # type: ignore[arg-type]
+        cut = any(spec and not _readable(spec) for spec, _, _ in every)
+        return "unchecked", observed or (
+            "its constraint was cut when read" if cut else "declared without a version"
+        )
     return ("verified" if met else "contradicted"), observed
+
+
+def package_count(found: Found, facts: Facts) -> Outcome:
+    """A count of one ecosystem's packages against the repository model's, when the tree is whole."""
+    model = facts.model
+    if model is None or model.truncated or not facts.tree_complete or not whole_tree(facts.evidence):
+        return "unchecked", None
+    counted = sum(p.ecosystem == found.subject for p in model.packages)
+    observed = f"{counted:,} {found.subject} package{'s' if counted != 1 else ''}"
+    return ("verified" if int(found.value) == counted else "contradicted"), observed
 
 
 # -- test frameworks -------------------------------------------------------------------------------------

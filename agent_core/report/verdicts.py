@@ -181,12 +181,14 @@ def dependency(found: Found, facts: Facts) -> Outcome:
     name = normal(found.value)
     if found.subject == "module":
         return _module(found, facts)
-    if name == normal(facts.evidence.repo.name) or found.value in TOOL_NAMES or locate(found.value, facts):
-        return None, None  # the project itself, a tool, or a file: not a dependency
+    if name == normal(facts.evidence.repo.name) or found.value in TOOL_NAMES:
+        return None, None  # the project itself or a tool: not a dependency
     parsed = [m for m in facts.manifests if m.status == "parsed"]
+    declared, groups = _declared_names(facts)
+    if name not in declared and locate(found.value, facts):
+        return None, None  # a file or folder of the tree (`rack` is a dependency when declared, though)
     if not parsed:
         return "unchecked", None
-    declared, groups = _declared_names(facts)
     if name not in declared and name in groups:
         return None, None  # an extra's or a group's name (`httpx` for httpx2): not one dependency
     if name not in declared and name in {normal(own) for own in _module_names(facts)[0]}:
