@@ -55,6 +55,16 @@ def test_terminal_trace_against_the_emulator(emulator: GitHubEmulator, tmp_path:
     assert "ghp_cli_SECRET" not in out + result.stderr + (tmp_path / "run.jsonl").read_text()
 
 
+def test_a_chinese_question_gets_a_chinese_trace(sample_repo: Path, tmp_path: Path) -> None:
+    """The trace speaks the report's language: every line the CLI writes itself comes from the words tables."""
+    result = cli(str(sample_repo), "这个项目是做什么的？", env={"CACHE_DIR": str(tmp_path)}, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "▶ 正在用" in out and "✔ 完成" in out and "个文件" in out
+    for english in ("Analysing", "✔ done", " files,", "test files in", "── turn", "next:"):
+        assert english not in out, english
+
+
 def test_bad_target_exits_non_zero_with_a_clear_message(tmp_path: Path) -> None:
     result = cli("https://gitlab.com/a/b", env={"CACHE_DIR": str(tmp_path)}, cwd=tmp_path)
     assert result.returncode == 1
@@ -92,7 +102,7 @@ def test_tool_results_are_compact_and_the_piped_report_stays_markdown(
     )
     tree_lines = [line for line in results if "get_file_tree" in line]  # from the typed tree summary
     assert tree_lines and all(
-        re.search(r"\d+ files, .*\d+ test files in \d+ packages", line) for line in tree_lines
+        re.search(r"\d+ files?, .*\d+ test files? in \d+ packages?", line) for line in tree_lines
     )
     assert "\n## Overview" in out  # piped: the report is raw Markdown, ready to redirect to a file
     assert "\x1b[" not in out

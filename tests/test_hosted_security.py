@@ -86,7 +86,7 @@ def test_forged_forwarded_headers_buy_no_runs_and_the_space_caps_hold(
                 if run["report"].startswith("# "):
                     ran += 1
                 else:
-                    assert "used its 1 runs for this hour" in phase(run["status"]), run["status"]
+                    assert "used its 1 run for this hour" in phase(run["status"]), run["status"]
             print(f"runs allowed with 8 forged X-Forwarded-For headers (RUNS_PER_HOUR=1): {ran}")
             assert ran == 1
             # The public tools too: RUNS_PER_HOUR x MAX_TOOL_CALLS = 2 calls, whatever is forged.

@@ -92,7 +92,7 @@ CASES: list[tuple[str, Any, Any, str]] = [
         LIST_DIRECTORY,
         LISTING,
         ListingShape(path="src", files=2, dirs=1, other=1),
-        "src, 2 files, 1 folders",
+        "src, 2 files, 1 folder",
     ),
     (
         GET_REPO_INFO,

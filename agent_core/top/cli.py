@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TextIO
 
 from agent_core import events as ev
+from agent_core.agent.prompts import detect_language
 from agent_core.errors import AgentCoreError
 from agent_core.events import dumps_event
 from agent_core.settings import Settings
@@ -55,7 +56,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 async def _run(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
     styled = args.color == "always" or (args.color == "auto" and out.isatty())
-    renderer = TerminalRenderer(out, rich=styled and not args.json)
+    lang = detect_language(args.question, settings.report_language)  # the trace speaks the report's language
+    renderer = TerminalRenderer(out, rich=styled and not args.json, lang=lang)
     recorded: list[ev.Event] = []
     status = 1
     async for event in stream_analysis(args.target, args.question, settings=settings):

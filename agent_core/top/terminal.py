@@ -49,26 +49,29 @@ def inert(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
-def shape_line(shape: ResultShape | None, limit: int = _RESULT_CHARS) -> str:
+def shape_line(shape: ResultShape | None, limit: int = _RESULT_CHARS, lang: str = "en") -> str:
     """A tool result in one short line, from its typed shape (nothing when a trace has none)."""
     match shape:
         case FileShape():
-            said = [shape.path, shape.content if shape.content != "file" else "", f"{shape.size:,} bytes"]
+            size = t("cli_bytes", lang, count=shape.size)
+            said = [shape.path, shape.content if shape.content != "file" else "", size]
             if shape.start_line is not None and shape.end_line is not None:
-                said.append(f"lines {shape.start_line}-{shape.end_line} of {shape.total_lines or '?'}")
+                total = shape.total_lines or "?"
+                said.append(t("cli_lines", lang, start=shape.start_line, end=shape.end_line, total=total))
             if shape.cut:
-                said.append(f"cut: continue at line {shape.next_line}")
+                said.append(t("cli_cut_at", lang, line=shape.next_line))
         case ListingShape():
-            said = [shape.path or "/", f"{shape.files:,} files", f"{shape.dirs:,} folders"]
-            said.append("cut at 1,000 entries" if shape.cut else "")
+            said = [shape.path or "/", t("cli_listing", lang, files=shape.files, dirs=shape.dirs)]
+            said.append(t("cli_listing_cut", lang) if shape.cut else "")
         case InfoShape():
-            said = [shape.full_name, shape.language or "", shape.license or "", f"{shape.stars or 0:,} stars"]
-            said.append(f"renamed from {shape.renamed_from}" if shape.renamed_from else "")
-            said.append("archived" if shape.archived else "")
+            stars = t("cli_stars", lang, count=shape.stars or 0)
+            said = [shape.full_name, shape.language or "", shape.license or "", stars]
+            said.append(t("cli_renamed", lang, name=shape.renamed_from) if shape.renamed_from else "")
+            said.append(t("cli_archived", lang) if shape.archived else "")
         case CommitsShape():
             said = [
-                f"{shape.commits:,} commits by {shape.authors:,} authors",
-                f"newest {shape.newest or '?'}",
+                t("cli_commits", lang, commits=shape.commits, authors=shape.authors),
+                t("cli_newest", lang, day=shape.newest or "?"),
             ]
         case LanguagesShape():
             said = [f"{name} {percent}%" for name, percent in shape.languages[:4]]
@@ -79,15 +82,15 @@ def shape_line(shape: ResultShape | None, limit: int = _RESULT_CHARS) -> str:
     return _cut(", ".join(part for part in said if part), limit)
 
 
-def tree_line(tree: TreeSummary) -> str:
+def tree_line(tree: TreeSummary, lang: str = "en") -> str:
     """A file tree in one line, from its typed summary: files, the project's own, tests, the cut."""
-    parts = [f"{tree.files:,} files"]
+    parts = [t("cli_tree_files", lang, count=tree.files)]
     if tree.own_files != tree.files:
-        parts.append(f"{tree.own_files:,} the project's own ({tree.vendored_files:,} vendored)")
-    parts.append(f"{tree.tests:,} test files in {tree.test_packages:,} packages")
+        parts.append(t("cli_tree_own", lang, own=tree.own_files, vendored=tree.vendored_files))
+    parts.append(t("cli_tree_tests", lang, tests=tree.tests, packages=tree.test_packages))
     if tree.truncated:
-        parts.append(f"GitHub cut this tree: at least {tree.files:,} files")
-    return ", ".join(parts)
+        parts.append(t("cli_tree_cut", lang, count=tree.files))
+    return t("sep", lang).join(parts)
 
 
 def _cut(text: str, limit: int) -> str:
@@ -97,8 +100,8 @@ def _cut(text: str, limit: int) -> str:
 class TerminalRenderer:
     """Prints events as a streaming trace on ``out``."""
 
-    def __init__(self, out: TextIO, *, rich: bool, width: int | None = None) -> None:
-        self._rich = rich
+    def __init__(self, out: TextIO, *, rich: bool, width: int | None = None, lang: str = "en") -> None:
+        self._rich, self._lang = rich, lang
         self._console = Console(
             file=out,
             force_terminal=rich,
@@ -115,6 +118,9 @@ class TerminalRenderer:
         self._diagrams: list[ev.DiagramDrawn] = []  # appended to a model's report, as the page does
 
     # -- writing ----------------------------------------------------------------------------------
+
+    def _t(self, key: str, **values: object) -> str:
+        return t(key, self._lang, **values)
 
     def _line(self, text: str = "", style: str = "") -> None:
         self._end_stream()
@@ -136,31 +142,34 @@ class TerminalRenderer:
     def render(self, event: ev.Event) -> None:  # noqa: C901, PLR0912, PLR0915 - one branch per event kind
         match event:
             case ev.RunStarted():
-                self._line(f"▶ Analysing {', '.join(event.targets)} with {event.model}", "bold")
+                self._line(self._t("cli_start", targets=", ".join(event.targets), model=event.model), "bold")
                 for scope in event.scopes:
-                    self._line(
-                        f"  scope: {scope.label()} ({'file' if scope.kind == 'blob' else 'folder'})", "dim"
-                    )
+                    kind = self._t("cli_scope_file" if scope.kind == "blob" else "cli_scope_folder")
+                    self._line(self._t("cli_scope", label=scope.label(), kind=kind), "dim")
                 if event.question:
-                    self._line(f"  question: {event.question}")
+                    self._line(self._t("cli_question", question=event.question))
                 if event.estimate is not None:
                     e = event.estimate
                     prices = ", ".join(f"{p.what.replace('_', ' ')} {_per_mtok(p)}/M" for p in e.parts)
-                    self._line(
-                        f"  estimated cost: ${e.low_usd:.4f}-{e.high_usd:.4f} (up to {e.budget_tokens:,} "
-                        f"tokens, prices of {e.prices_as_of}{': ' + prices if prices else ''})",
-                        "dim",
+                    said = self._t(
+                        "cli_estimate",
+                        low=e.low_usd,
+                        high=e.high_usd,
+                        budget=e.budget_tokens,
+                        as_of=e.prices_as_of,
+                        prices=f": {prices}" if prices else "",
                     )
+                    self._line(said, "dim")
             case ev.TurnStarted():
                 if event.purpose == "report":
                     self._report_turn = event.turn
                     self._line("")
-                    self._line("── report ──", "bold")
+                    self._line(self._t("cli_report_rule"), "bold")
                     if self._rich:
-                        self._line("✍ writing the report…", "dim")
+                        self._line(self._t("cli_writing"), "dim")
                 else:
                     self._line("")
-                    self._line(f"── turn {event.turn} ──", "bold")
+                    self._line(self._t("cli_turn_rule", turn=event.turn), "bold")
             case ev.ReasoningDelta():
                 self._stream(event.turn, event.text, "dim")
             case ev.TextDelta():
@@ -172,7 +181,7 @@ class TerminalRenderer:
             case ev.TurnFinished():
                 self._end_stream()
             case ev.TurnProgress():
-                self._line(f"⏳ {_reading(event)}", "dim")
+                self._line(f"⏳ {_reading(event, self._lang)}", "dim")
             case ev.ToolCallStarted():
                 args = ", ".join(
                     f"{k}={v!r}" for k, v in event.arguments.items() if k not in ("owner", "repo")
@@ -183,8 +192,13 @@ class TerminalRenderer:
                 if event.tool in self._open_tools:
                     return  # the breaker line already said it: no "retrying" after it opened
                 self._line(
-                    f"   ↻ {event.tool}: attempt {event.attempt} failed ({event.reason}); "
-                    f"retrying in {event.delay_s:.2f}s",
+                    self._t(
+                        "cli_retry",
+                        tool=event.tool,
+                        attempt=event.attempt,
+                        reason=event.reason,
+                        delay=event.delay_s,
+                    ),
                     "yellow",
                 )
             case ev.ToolCallFinished():
@@ -198,23 +212,18 @@ class TerminalRenderer:
             case ev.ClaimsChecked():
                 self._claims(event)
             case ev.DiagramDrawn():
-                self._diagrams.append(event)
-                made = "proposed by the model" if event.source == "model" else "built from the tree"
-                why = f" ({event.note})" if event.note else ""
-                self._line(
-                    f"🗺 diagram of {event.repo}: {made}, {len(event.components)} components{why}", "dim"
-                )
+                self._diagram(event)
             case ev.RunFinished():
                 self._finished(event)
             case ev.RunFailed():
                 self._line(f"✖ {event.message}", "bold red")
                 if event.hint:
-                    self._line(f"  next: {event.hint}")
+                    self._line(self._t("cli_next", hint=event.hint))
 
     def _tool(self, event: ev.ToolCallFinished) -> None:
         badges = [f"{event.duration_s:.2f}s", f"{event.http_requests} req"]
         if event.attempts > 1:
-            badges.append(f"{event.attempts} attempts")
+            badges.append(self._t("cli_attempts", count=event.attempts))
         if event.memo:
             badges.append("memo")
         elif event.from_cache:
@@ -225,7 +234,11 @@ class TerminalRenderer:
             badges.append("DEGRADED")
         head = f"   {'✓' if event.ok else '✗'} {event.tool} [{' · '.join(badges)}]"
         if event.ok:
-            said = tree_line(event.tree) if event.tree is not None else shape_line(event.shape)
+            said = (
+                tree_line(event.tree, self._lang)
+                if event.tree is not None
+                else shape_line(event.shape, lang=self._lang)
+            )
             self._line(f"{head}  {said}", "green" if not event.stale else "yellow")
         else:
             self._line(f"{head}  {event.error or ''}", "red")
@@ -238,24 +251,33 @@ class TerminalRenderer:
             self._open_tools.discard(tool)
         style = "red" if event.new == "open" else "green" if event.new == "closed" else "yellow"
         extra = (
-            f"; next probe in {event.retry_after_s:.0f}s"
+            self._t("cli_next_probe", seconds=event.retry_after_s)
             if event.new == "open" and event.retry_after_s
             else ""
         )
-        self._line(f"⚡ breaker {event.breaker}: {event.old} → {event.new} ({event.reason}{extra})", style)
+        said = self._t(
+            "cli_breaker",
+            breaker=event.breaker,
+            old=event.old,
+            new=event.new,
+            reason=event.reason,
+            extra=extra,
+        )
+        self._line(said, style)
 
     def _claims(self, event: ev.ClaimsChecked) -> None:
         self._line("")
-        self._line(f"{checked_heading('en')} · {checked_summary(event, 'en')}", "bold")
+        self._line(f"{checked_heading(self._lang)} · {checked_summary(event, self._lang)}", "bold")
         for claim in event.claims:
             if claim.verdict == "contradicted":
-                self._line(f"  ✗ {claim.claim} — {t('checked_observed', 'en')} {claim.observed}", "red")
+                self._line(f"  ✗ {claim.claim} — {self._t('checked_observed')} {claim.observed}", "red")
 
     def _diagram(self, event: ev.DiagramDrawn) -> None:
         self._diagrams.append(event)
-        made = "proposed by the model" if event.source == "model" else "built from the tree"
+        made = self._t("cli_diagram_model" if event.source == "model" else "cli_diagram_tree")
         why = f" ({event.note})" if event.note else ""
-        self._line(f"🗺 diagram of {event.repo}: {made}, {len(event.components)} components{why}", "dim")
+        count = len(event.components)
+        self._line(self._t("cli_diagram", repo=event.repo, made=made, count=count, why=why), "dim")
 
     def _finished(self, event: ev.RunFinished) -> None:
         s = event.stats
@@ -271,25 +293,31 @@ class TerminalRenderer:
             self._line(event.report if not self._report_streamed else "")
             if appended:
                 self._line(appended)
-        flag = " (degraded)" if event.degraded else ""
+        flag = self._t("cli_degraded") if event.degraded else ""
         cost = ""
         if s.cost_usd:
             low = s.cost_low_usd if s.cost_low_usd is not None else s.cost_usd
             cost = f", ${low:.4f}" + (f"-{s.cost_usd:.4f}" if low != s.cost_usd else "")
-            cost += f" (prices of {s.prices_as_of})" if s.prices_as_of else ""
-        cached = f" ({s.cached_prompt_tokens} cached)" if s.cached_prompt_tokens else ""
-        self._line(
-            f"✔ done{flag}: {s.turns} turns, {s.tool_calls} tool calls, {s.github_requests} GitHub requests, "
-            f"{s.cache_hits} cache hits, {s.prompt_tokens}{cached}+{s.completion_tokens} tokens{cost}, "
-            f"{s.elapsed_s:.1f}s",
-            "dim",
+            cost += self._t("cli_prices_of", as_of=s.prices_as_of) if s.prices_as_of else ""
+        cached = self._t("cli_cached", count=s.cached_prompt_tokens) if s.cached_prompt_tokens else ""
+        done = self._t(
+            "cli_done",
+            flag=flag,
+            turns=s.turns,
+            calls=s.tool_calls,
+            requests=s.github_requests,
+            hits=s.cache_hits,
+            tokens=f"{s.prompt_tokens}{cached}+{s.completion_tokens}",
+            cost=cost,
+            seconds=s.elapsed_s,
         )
+        self._line(done, "dim")
         for line in coverage_lines(s.coverage, language):
             self._line(f"  {line}", "dim")
         priced = [p for p in s.cost_parts if p.tokens and p.usd_per_mtok_high]
         if priced:
             self._line(
-                "  cost by price: "
+                self._t("cli_cost_by_price")
                 + "; ".join(
                     f"{p.what.replace('_', ' ')} {p.tokens:,} × {_per_mtok(p)}/M = ${p.low_usd:.6f}"
                     + (f"-{p.high_usd:.6f}" if p.low_usd != p.high_usd else "")
@@ -298,21 +326,21 @@ class TerminalRenderer:
                 "dim",
             )
         if event.diagnosis is not None:
-            said = explain(event.diagnosis, "en")
+            said = explain(event.diagnosis, self._lang)
             self._line(f"  ⚠ {said.what}", "yellow")
-            self._line(f"  next: {said.next_step}")
+            self._line(self._t("cli_next", hint=said.next_step))
         for reason in event.degraded_reasons:
             self._line(f"  ⚠ {reason}", "yellow")
 
 
-def _reading(event: ev.TurnProgress) -> str:
+def _reading(event: ev.TurnProgress, lang: str) -> str:
     """``reading the brief: 1,200 / 4,800 tokens (25%), about 90 s left at 40 tokens/s``."""
     if event.tokens_per_s is None:
-        return f"reading the brief: {event.total:,} tokens"
-    said = f"reading the brief: {event.done:,} / {event.total:,} tokens ({event.done / event.total:.0%})"
+        return t("cli_reading", lang, total=event.total)
+    said = t("cli_reading_part", lang, done=event.done, total=event.total, share=event.done / event.total)
     if event.tokens_per_s and event.done < event.total:
         eta = (event.total - event.done) / event.tokens_per_s
-        said += f", about {eta:.0f} s left at {event.tokens_per_s:.0f} tokens/s"
+        said += t("cli_reading_eta", lang, eta=eta, speed=event.tokens_per_s)
     return said
 
 

@@ -27,6 +27,8 @@ from agent_core.words import (
     repomodel_zh,
     report_en,
     report_zh,
+    terminal_en,
+    terminal_zh,
     turns_en,
     turns_zh,
 )
@@ -35,7 +37,7 @@ Language = Literal["en", "zh"]
 LANGUAGES: tuple[Language, ...] = ("en", "zh")
 
 # One line per language, the areas in the same order: page, claim check, report, repository
-# model, diagram, diagnosis, coverage, model turns, folder reports.
+# model, diagram, diagnosis, coverage, model turns, folder reports, the command line's trace.
 AREAS: Mapping[Language, tuple[Mapping[str, str], ...]] = MappingProxyType(
     {
         "en": (
@@ -48,6 +50,7 @@ AREAS: Mapping[Language, tuple[Mapping[str, str], ...]] = MappingProxyType(
             coverage_en.COVERAGE,
             turns_en.TURNS,
             folder_en.FOLDER,
+            terminal_en.TERMINAL,
         ),
         "zh": (
             page_zh.PAGE,
@@ -59,6 +62,7 @@ AREAS: Mapping[Language, tuple[Mapping[str, str], ...]] = MappingProxyType(
             coverage_zh.COVERAGE,
             turns_zh.TURNS,
             folder_zh.FOLDER,
+            terminal_zh.TERMINAL,
         ),
     }
 )
