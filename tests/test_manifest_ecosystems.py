@@ -21,7 +21,7 @@ from agent_core.repomodel.packages import (
 from agent_core.report.facts import build_facts, gather
 from agent_core.report.frameworks import framework_of_package
 from agent_core.report.frameworks import test_frameworks as frameworks_of
-from agent_core.report.manifests import Manifest, own_package_names, parse_manifest, read_manifests
+from agent_core.report.manifests import Manifest, is_own, own_package_names, parse_manifest, read_manifests
 from agent_core.report.writer import write_report
 from agent_core.sources.manifest_files import (
     PARSE_MAX_BYTES,
@@ -392,6 +392,42 @@ def test_own_packages_are_never_dependencies() -> None:
     )
     own = own_package_names(manifests)
     assert {"root", "ui"} <= own and "react" not in own
+
+
+def test_a_framework_counts_in_its_own_ecosystem_and_where_its_tests_are() -> None:
+    """rspec/rspec's Gemfile declares minitest, test-unit and mocha (a Ruby mocking gem) for integration
+    checks; all its tests are specs. phpunit/phpunit tests itself."""
+    gemfile = parse_manifest(
+        "Gemfile", 'gem "rspec-core"\ngem "minitest", "~> 5.15"\ngem "mocha"\ngem "test-unit"\n'
+    )
+    assert frameworks_of([gemfile]) == ("RSpec", "Minitest", "Test::Unit")  # no JavaScript Mocha
+    specs = [
+        "rspec-core/spec/rspec/core_spec.rb",
+        "rspec-core/spec/support/fake_libs/test/unit/assertions.rb",
+    ]
+    assert frameworks_of([gemfile], test_paths=specs) == ("RSpec",)
+    assert frameworks_of([gemfile], test_paths=[*specs, "test/x_test.rb"]) == (
+        "RSpec",
+        "Minitest",
+        "Test::Unit",
+    )
+    phpunit = parse_manifest("composer.json", '{"name": "phpunit/phpunit", "require": {"php": ">=8.3"}}')
+    assert frameworks_of([phpunit]) == ("PHPUnit",)
+
+
+def test_own_names_in_every_spelling_and_by_artifact() -> None:
+    manifests = read_all(
+        {
+            "python/packages/autogen-core/pyproject.toml": '[project]\nname = "autogen-core"\n',
+            "settings.gradle.kts": 'include(":kotlinx-serialization-core")\n',
+        }
+    )
+    own = own_package_names(manifests)
+    assert is_own("autogen_core", own) and is_own("Autogen-Core", own)
+    assert is_own("org.jetbrains.kotlinx:kotlinx-serialization-core", own)
+    assert not is_own("org.jetbrains.kotlinx:kotlinx-coroutines-core", own)
+    bom = parse_manifest("package.json", '\ufeff{"name": "utf8-bom-package"}')
+    assert (bom.status, bom.name) == ("parsed", "utf8-bom-package")
 
 
 def test_framework_names_from_package_names() -> None:

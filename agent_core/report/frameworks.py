@@ -15,6 +15,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from agent_core.repomodel.packages import manifest_kind
+from agent_core.report.manifest_values import Dependency
+from agent_core.sources.manifest_files import is_requirements_file
+
 if TYPE_CHECKING:
     from agent_core.report.manifests import Manifest
 
@@ -29,6 +33,9 @@ class Framework:
     packages: frozenset[str]
     aliases: frozenset[str] = frozenset()
     prefixes: tuple[str, ...] = ()  # package-name prefixes that declare it too (``org.junit.jupiter:``)
+    # where its tests live (a folder name or a file-name suffix); when the tree's test files are known and
+    # none is there, a declared package does not make it the repository's framework
+    layouts: tuple[str, ...] = ()
 
 
 def _fw(
@@ -36,7 +43,9 @@ def _fw(
     ecosystem: str,
     packages: Iterable[str],
     aliases: Iterable[str] = (),
+    *,
     prefixes: Iterable[str] = (),
+    layouts: Iterable[str] = (),
 ) -> Framework:
     return Framework(
         name=name,
@@ -44,6 +53,7 @@ def _fw(
         packages=frozenset(p.lower() for p in packages),
         aliases=frozenset(a.lower() for a in aliases) | {name.lower()},
         prefixes=tuple(p.lower() for p in prefixes),
+        layouts=tuple(layouts),
     )
 
 
@@ -61,24 +71,24 @@ FRAMEWORKS: tuple[Framework, ...] = (
     _fw("tap", "npm", ("tap",), ("node-tap",)),
     _fw("uvu", "npm", ("uvu",)),
     _fw("xUnit", "nuget", ("xunit", "xunit.core", "xunit.v3", "xunit.runner.visualstudio"), ("xunit.net",),
-        ("xunit.",)),
+        prefixes=("xunit.",)),
     _fw("NUnit", "nuget", ("nunit", "nunit3testadapter"), prefixes=("nunit.",)),
-    _fw("MSTest", "nuget", ("mstest.testframework", "mstest.testadapter", "mstest"), ("ms test",), ("mstest.",)),
-    _fw("RSpec", "rubygems", ("rspec", "rspec-core", "rspec-rails"), prefixes=("rspec-",)),
-    _fw("Minitest", "rubygems", ("minitest",), ("mini test",), ("minitest-",)),
-    _fw("Test::Unit", "rubygems", ("test-unit",), ("testunit",)),
+    _fw("MSTest", "nuget", ("mstest.testframework", "mstest.testadapter", "mstest"), ("ms test",), prefixes=("mstest.",)),
+    _fw("RSpec", "rubygems", ("rspec", "rspec-core", "rspec-rails"), prefixes=("rspec-",), layouts=("spec", "_spec.rb")),
+    _fw("Minitest", "rubygems", ("minitest",), ("mini test",), prefixes=("minitest-",), layouts=("test", "_test.rb")),
+    _fw("Test::Unit", "rubygems", ("test-unit",), ("testunit",), layouts=("test", "_test.rb")),
     _fw("PHPUnit", "composer", ("phpunit/phpunit",)),
     _fw("Pest", "composer", ("pestphp/pest",), prefixes=("pestphp/pest-plugin",)),
     _fw("Codeception", "composer", ("codeception/codeception",)),
     _fw("JUnit 5", "maven", ("org.junit.jupiter:junit-jupiter", "org.junit.jupiter:junit-jupiter-api",
                               "org.junit:junit-bom", "junit-jupiter", "junit-jupiter-api"),
-        ("junit5", "junit jupiter", "jupiter"), ("org.junit.jupiter:",)),
+        ("junit5", "junit jupiter", "jupiter"), prefixes=("org.junit.jupiter:",)),
     _fw("JUnit 4", "maven", ("junit:junit",), ("junit4",)),
     _fw("JUnit", "maven", ("junit",)),
     _fw("TestNG", "maven", ("org.testng:testng", "testng"), prefixes=("org.testng:",)),
     _fw("kotlin.test", "maven", ("org.jetbrains.kotlin:kotlin-test", "kotlin-test", "kotlin-test-junit",
-                                 "kotlin-test-junit5"), ("kotlin-test",), ("org.jetbrains.kotlin:kotlin-test",)),
-    _fw("Kotest", "maven", ("io.kotest:kotest-runner-junit5", "kotest-runner-junit5"), ("kotlintest",), ("io.kotest:",)),
+                                 "kotlin-test-junit5"), ("kotlin-test",), prefixes=("org.jetbrains.kotlin:kotlin-test",)),
+    _fw("Kotest", "maven", ("io.kotest:kotest-runner-junit5", "kotest-runner-junit5"), ("kotlintest",), prefixes=("io.kotest:",)),
     _fw("Spock", "maven", ("org.spockframework:spock-core", "spock-core"), prefixes=("org.spockframework:",)),
     _fw("ScalaTest", "maven", ("org.scalatest:scalatest", "scalatest")),
     _fw("GoogleTest", "cmake", ("googletest", "gtest", "gmock", "gtest_main"), ("gtest", "google test")),
@@ -118,15 +128,60 @@ def framework_of(written: str) -> Framework | None:
     return _BY_NAME.get(" ".join(written.split()).lower())
 
 
-def test_frameworks(manifests: Iterable[Manifest]) -> tuple[str, ...]:
+# A manifest's ecosystem (repomodel.packages.MANIFEST_KINDS) -> the ecosystem its frameworks are listed under
+_FRAMEWORK_ECOSYSTEM = {"gradle": "maven", "meson": "cmake", "vcpkg": "cmake", "conan": "cmake"}
+
+
+def test_frameworks(
+    manifests: Iterable[Manifest],
+    *,
+    test_paths: Iterable[str] | None = None,  # noqa: PT028 (no test)
+) -> tuple[str, ...]:
     """The frameworks the parsed manifests declare (every dependency list, development ones included, and
     the versions a central list pins: ``Directory.Packages.props``, a Gradle catalog), by display name,
-    in :data:`FRAMEWORKS` order, each once. The generic "JUnit" is left out when JUnit 4 or 5 is named."""
+    in :data:`FRAMEWORKS` order, each once. A name counts only in its own ecosystem's manifests (Ruby's
+    ``mocha`` mocking gem is not JavaScript's Mocha); a repository that IS a framework
+    (``phpunit/phpunit``) names it. ``test_paths`` (the tree's test files, when known): a framework with
+    a layout (RSpec's ``spec/``, Minitest's ``test/``) counts only when some test file follows it (rspec's
+    Gemfile declares minitest for its integration checks; its tests are all specs). The generic "JUnit"
+    is left out when JUnit 4 or 5 is named."""
     found: set[Framework] = set()
     for manifest in manifests:
-        for dependency in (*manifest.all_dependencies(indirect=False), *manifest.versions):
+        ecosystem = _ecosystem(manifest.path)
+        named = [*manifest.all_dependencies(indirect=False), *manifest.versions]
+        if manifest.name:
+            named.append(Dependency(name=manifest.name))
+        for dependency in named:
             framework = framework_of_package(dependency.name)
-            if framework is not None:
+            if framework is not None and (ecosystem is None or framework.ecosystem == ecosystem):
                 found.add(framework)
+    if test_paths is not None and any(fw.layouts for fw in found):
+        found = _laid_out(found, test_paths)
     names = tuple(fw.name for fw in FRAMEWORKS if fw in found)
     return tuple(n for n in names if n != "JUnit" or not {"JUnit 4", "JUnit 5"} & set(names))
+
+
+def _laid_out(found: set[Framework], test_paths: Iterable[str]) -> set[Framework]:
+    """The frameworks whose layout some test file follows (those without a layout kept); one pass. A
+    path's outermost layout folder decides (``spec/support/fake_libs/test/`` is RSpec's)."""
+    wanted = {layout for fw in found for layout in fw.layouts}
+    suffixes = tuple(w for w in wanted if "." in w)
+    folders = {w for w in wanted if "." not in w}
+    seen: set[str] = set()
+    for path in test_paths:
+        if suffixes and path.endswith(suffixes):
+            seen.update(s for s in suffixes if path.endswith(s))
+        outer = next((segment for segment in path.split("/")[:-1] if segment in folders), None)
+        if outer is not None:
+            seen.add(outer)
+        if seen == wanted:
+            break
+    return {fw for fw in found if not fw.layouts or seen.intersection(fw.layouts)}
+
+
+def _ecosystem(path: str) -> str | None:
+    """The ecosystem whose frameworks a manifest can declare; None when unknown (any)."""
+    kind = manifest_kind(path.rsplit("/", 1)[-1])
+    if kind is None:
+        return "python" if is_requirements_file(path) else None
+    return _FRAMEWORK_ECOSYSTEM.get(kind.ecosystem, kind.ecosystem)

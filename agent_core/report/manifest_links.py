@@ -17,6 +17,7 @@ Names compare lower-cased. Pure functions over parsed manifests.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -67,21 +68,47 @@ def resolve(manifests: tuple[Manifest, ...]) -> tuple[Manifest, ...]:
 
 
 def own_package_names(manifests: Iterable[Manifest]) -> frozenset[str]:
-    """The lower-cased names of the repository's own packages, from the parsed manifests."""
+    """The lower-cased names of the repository's own packages, from the parsed manifests; a name without
+    a scope also as Python spells it both ways (``autogen-core`` and ``autogen_core``), and the
+    projects of a Gradle build or Maven modules as ``:artifact`` (matched by :func:`is_own` against a
+    dependency's ``group:artifact``)."""
     found: set[str] = set()
     for manifest in manifests:
         if manifest.status != "parsed":
             continue
-        if manifest.name:
-            found.add(manifest.name.lower())
-        found.update(name.lower() for name in manifest.own_names)
+        names = [*([manifest.name] if manifest.name else []), *manifest.own_names]
+        for name in names:
+            found |= _spellings(name.lower())
+        if _named(manifest.path, ("settings.gradle", "settings.gradle.kts")):  # a project's name is its own
+            found |= {member.rsplit("/", 1)[-1].lower() for member in manifest.workspaces}
+        if _named(manifest.path, ("settings.gradle", "settings.gradle.kts", "pom.xml")):
+            found |= {":" + member.rsplit("/", 1)[-1].lower() for member in manifest.workspaces}
+        if _named(manifest.path, (*_GRADLE, "pom.xml")):
+            found |= {":" + own.rsplit("/", 1)[-1].lower() for own in manifest.own_names if ":" not in own}
+            if manifest.name:
+                found.add(":" + manifest.name.lower())
     found.discard("")
+    found.discard(":")
     return frozenset(found)
 
 
 def is_own(name: str, own: frozenset[str]) -> bool:
-    """A dependency's name is one of the repository's own packages."""
-    return name.lower() in own
+    """A dependency's name is one of the repository's own packages: by name (either Python spelling),
+    or a ``group:artifact`` whose artifact is one of the build's own projects or modules."""
+    low = name.lower()
+    if low in own or _pep503(low) in own:
+        return True
+    return ":" in low and ":" + low.rsplit(":", 1)[1] in own
+
+
+def _spellings(name: str) -> set[str]:
+    if ":" in name or "/" in name or "@" in name:
+        return {name}
+    return {name, _pep503(name), _pep503(name).replace("-", "_")}
+
+
+def _pep503(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name)
 
 
 def _each(manifest: Manifest, fix: Callable[[Dependency], list[Dependency]]) -> Manifest:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from agent_core.repomodel.packages import ecosystem_counts
 from agent_core.report.inert import code, plain
-from agent_core.report.manifests import Dependency, Manifest, group_kind
+from agent_core.report.manifests import Dependency, Manifest, group_kind, is_own
 from agent_core.report.phrases import MAX_NAMES, join_names
 from agent_core.sources.manifest_files import is_manifest
 from agent_core.words import Words
@@ -90,22 +90,22 @@ def _dependencies(manifest: Manifest, words: Words, own: frozenset[str]) -> list
         ("dev_deps", manifest.dev),
         ("docs_deps", manifest.docs),
     ):
-        others = [d for d in deps if d.name.lower() not in own]
+        others = [d for d in deps if not is_own(d.name, own)]
         if others:
             parts.append(words(key, len(others), deps_text(others, words)))
     groups = [
         code(name)
         + words("paren", words(f"group_{group_kind(name)}") + words("colon") + deps_text(kept, words, cap=10))
         for name, deps in manifest.groups
-        if (kept := [d for d in deps if d.name.lower() not in own])
+        if (kept := [d for d in deps if not is_own(d.name, own)])
     ]
     if groups:
         parts.append(words("groups", words("sep").join(groups)))
-    pinned = [d for d in manifest.versions if d.name.lower() not in own]
+    pinned = [d for d in manifest.versions if not is_own(d.name, own)]
     if pinned:
         parts.append(words("pinned_versions", len(pinned), deps_text(pinned, words)))
     every = (*manifest.all_dependencies(indirect=False), *manifest.versions)
-    mine = list(dict.fromkeys(d.name for d in every if d.name.lower() in own))
+    mine = list(dict.fromkeys(d.name for d in every if is_own(d.name, own)))
     if mine:
         parts.append(words("own_refs", len(mine), join_names([code(n) for n in mine], words)))
     return parts

@@ -31,7 +31,7 @@ from agent_core.report import manifest_formats as formats
 from agent_core.report import manifest_jvm as jvm
 from agent_core.report import manifest_native as native
 from agent_core.report import manifest_ruby as ruby
-from agent_core.report.manifest_links import own_package_names, resolve
+from agent_core.report.manifest_links import is_own, own_package_names, resolve
 from agent_core.report.manifest_values import Dependency, Groups
 from agent_core.sources.manifest_files import (
     MANIFEST_NAMES,
@@ -50,6 +50,7 @@ __all__ = [
     "Manifest",
     "group_kind",
     "is_dev_requirements",
+    "is_own",
     "is_requirements_file",
     "notable_dependencies",
     "own_package_names",
@@ -192,7 +193,7 @@ def parse_manifest(path: str, text: str, *, partial: bool = False) -> Manifest:
         described = _SETUP_PY_DESCRIPTION.search(text) if name == "setup.py" else None
         return Manifest(path=path, status="unparsed", description=described["text"] if described else None)
     try:
-        fields = parser(text)
+        fields = parser(text.removeprefix("\ufeff"))  # a byte-order mark is no part of the format
     except (ValueError, configparser.Error, ParseError) as exc:  # TOML/JSON errors are ValueErrors
         reason = "the file was cut when read" if partial else _first_line(str(exc))
         return Manifest(path=path, status="invalid", detail=reason)

@@ -22,7 +22,7 @@ from agent_core.report.frameworks import test_frameworks
 from agent_core.report.inert import code, inline, plain
 from agent_core.report.licensing import project_license
 from agent_core.report.manifest_words import ecosystem_lines, manifest_text, no_manifest_anywhere
-from agent_core.report.manifests import notable_dependencies, own_package_names
+from agent_core.report.manifests import is_own, notable_dependencies, own_package_names
 from agent_core.report.model_words import (
     ci_line,
     files_count,
@@ -134,9 +134,10 @@ def _tech_stack(facts: Facts, words: Words) -> list[str]:
     notable_deps = [
         code(name) + words("paren", words(f"category_{category}"))
         for name, category in notable_dependencies(facts.manifests)
-        if name.lower() not in own
+        if not is_own(name, own)
     ]
-    frameworks = test_frameworks(facts.manifests)
+    tests = facts.model.paths_with_role("tests") if facts.model is not None else None
+    frameworks = test_frameworks(facts.manifests, test_paths=tests)
     return _blocks(
         [words("languages", _languages(ev, words))],
         [words("manifests"), *manifests] if manifests else [],
