@@ -208,7 +208,7 @@ GRADLE = Shape(
 PYTHON = Shape(
     "shelf",
     {
-        "README.md": "# shelf\n\nShelf keeps a catalogue of books.\n",
+        "README.md": "# shelf\n\nShelf keeps a catalogue of books. It needs git on the PATH.\n",
         "LICENSE": MIT,
         "pyproject.toml": (
             '[project]\nname = "shelf"\nlicense = "MIT"\ndependencies = ["httpx>=0.27,<1"]\n'
@@ -223,10 +223,12 @@ PYTHON = Shape(
         "It depends on `httpx>=0.27` and is tested with pytest 8.",
         "```console\n$ python -m pytest tests/test_shelf.py\n```",
         "The package lives in `src/shelf/`.",
+        "It requires `git`, which its README names.",
         "```python\nimport shelf\n\nshelf.load('data/catalogue.json')  # a user's file: never ✗\n```",
     ],
     planted=[
         "It requires httpx 0.23.",
+        "It depends on `attrs` for its records.",
         "Its tests run with Jest.",
         "```console\n$ python scripts/seed_catalogue.py\n```",
         "It is licensed under the Apache License 2.0.",

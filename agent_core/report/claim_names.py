@@ -26,6 +26,7 @@ class Found:
     negated: bool = False  # "there is no package.json"
     primary: bool = False  # a language claim about the main language
     version: str = ""  # a dependency's version or constraint as written beside it ("^18.2", "1.2.3")
+    explicit: bool = False  # said to be a dependency in so many words ("depends on `X`", "依赖 `X`")
 
 
 _NEGATION = re.compile(

@@ -28,6 +28,11 @@ _OTHER_CONTEXT = re.compile(
     r"\btopics?\b|\btags?\b|\bkeywords?\b|\bjobs?\b|\bworkflows?\b|\bsteps?\b|\bmatrix\b|话题|主题|标签|关键词|作业|工作流",
     re.IGNORECASE,
 )
+# Words that make a name a dependency claim in so many words, right before it.
+_EXPLICIT = re.compile(
+    r"(?:\bdepends?\s+(?:up)?on|\bdepending\s+on|\brel(?:y|ies)\s+on|\brequires|依赖于?|需要)\s?[`*]{0,2}$",
+    re.IGNORECASE,
+)
 _TEST_CONTEXT = re.compile(r"test|spec|测试", re.IGNORECASE)
 _KNOWN = sorted(
     (n for n in NOTABLE_DEPENDENCIES if "/" not in n and "@" not in n and len(n) > 2), key=len, reverse=True
@@ -160,6 +165,7 @@ def _found(
         end=base + end,
         negated=negated(line, start),
         version=version,
+        explicit=_EXPLICIT.search(line, max(0, start - 40), start) is not None,
     )
 
 

@@ -30,6 +30,7 @@ _RUNTIME_CATEGORIES = frozenset(
     {"web", "http", "cli", "async", "ui", "data", "ml", "orm", "server", "serialization", "llm", "rpc"}
 )
 _SHOWN = 3  # manifests named beside a verdict
+_WORD = re.compile(r"[\w@][\w@./:-]*")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 Outcome = tuple[ev.Verdict | None, str | None]
@@ -256,11 +257,32 @@ def _declared(
         )
     if present:
         return "verified", f"declared in {where}"
-    manifests: list[str] = index_of(facts).derived("manifests", lambda: _manifest_paths(facts))  # type: ignore[assignment]
-    all_read = all(p in facts.evidence.files for p in manifests)
+    all_read = index_of(facts).derived("all_manifests_read", lambda: _all_manifests_read(facts))
     if all_read and category in _RUNTIME_CATEGORIES:
         return "contradicted", f"not among the dependencies in {where}"
+    if all_read and found.explicit and whole_tree(facts.evidence) and not _named_in_files(found.value, facts):
+        return "contradicted", f"not among the dependencies in {where}"  # "depends on `X`", X nowhere
     return "unchecked", f"not in {where}"
+
+
+def _all_manifests_read(facts: Facts) -> bool:
+    """Every manifest of the tree (vendored ones left out) was read, and the tree is complete."""
+    return facts.tree_complete and all(p in facts.evidence.files for p in _manifest_paths(facts))
+
+
+def _named_in_files(name: str, facts: Facts) -> bool:
+    """Whether a file read names ``name`` (a system requirement a README describes, a tool a CI step
+    installs): then its absence from the manifests proves nothing. One set of words for all the files."""
+
+    def build() -> frozenset[str]:
+        words: set[str] = set()
+        for content in facts.evidence.files.values():
+            text = content.whole_text if content.whole_text is not None else content.text
+            words.update(w.lower().strip(".:-/") for w in _WORD.findall(text or ""))
+        return frozenset(words)
+
+    named: frozenset[str] = index_of(facts).derived("words_read", build)  # type: ignore[assignment]
+    return name.lower() in named
 
 
 def _holders(facts: Facts) -> dict[str, list[str]]:
