@@ -97,6 +97,19 @@ FLAT = {
 }
 FLAT_FOLDER = "src/app/core"
 
+CPP = {
+    "README.md": "# fmtish\n\nA small C++ formatting library.\n",
+    "LICENSE": MIT,
+    "CMakeLists.txt": "cmake_minimum_required(VERSION 3.8)\nproject(FMTISH CXX)\nadd_subdirectory(test)\n",
+    ".github/workflows/linux.yml": WORKFLOW,
+    "include/fmtish/format.h": "#pragma once\nnamespace fmtish { int format(); }\n",
+    "src/format.cc": "#include <fmtish/format.h>\nint fmtish::format() { return 0; }\n",
+    "test/CMakeLists.txt": "add_executable(format-test format-test.cc)\n",
+    "test/format-test.cc": "#include <fmtish/format.h>\nint main() { return fmtish::format(); }\n",
+    "test/util-test.cc": "int main() { return 0; }\n",
+}
+CPP_FOLDER = "test"
+
 
 def build(root: Path, files: Mapping[str, str], folder: str) -> Path:
     """``files`` committed with a history: two commits in ``folder`` and two elsewhere, so commits filtered

@@ -209,6 +209,15 @@ async def test_a_subpackage_without_tests_of_its_own_names_its_project_s_tests(t
     _said_of_any_folder(run.report)
 
 
+async def test_a_test_root_s_own_report_says_it_holds_tests(tmp_path: Path) -> None:
+    """A ``/tree/main/test`` URL of a C++ library (test files no naming convention marks): the folder is
+    a test folder, never "no tests"."""
+    run = await _folder_run(tmp_path, shapes.CPP, shapes.CPP_FOLDER)
+    assert "**Tests:** this folder is a test folder (3 files)." in run.report
+    assert "This folder holds tests: `test/` (3 files)." in run.report
+    _said_of_any_folder(run.report)
+
+
 async def test_a_local_folder_reports_the_commits_that_touched_it(tmp_path: Path) -> None:
     repo = shapes.build(tmp_path / "repo", shapes.GO, shapes.GO_FOLDER)
     with GitHubEmulator() as emu:

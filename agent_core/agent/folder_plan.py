@@ -203,14 +203,23 @@ def _tests_elsewhere(
         for path in above
         if (listing := listings.get(path)) is not None
         for e in listing.entries
-        if e.type == "dir" and e.name.lower() in TEST_ROOTS and not folder.startswith(f"{e.path}/")
+        if e.type == "dir"
+        and e.name.lower() in TEST_ROOTS
+        and e.path != folder
+        and not folder.startswith(f"{e.path}/")
     ][:_MAX_TEST_ROOTS]
     picks = [Pick(call=call(LIST_DIRECTORY, repo, path=r), label=f"{r}/", kind="tests") for r in roots]
     inside = [e.path for r in roots if (got := listed(r)) is not None for e in got.entries if e.type == "dir"]
     owners = project_chain(folder, own_manifest, listed)
     kept = [p for p in kept_for(owners, inside, listed) if usable(p)][:_MAX_TEST_FOLDERS]
     mirror = source_set_mirror(folder)
-    if mirror is not None and usable(mirror[0]):
+    holder = listed(mirror[0].rpartition("/")[0]) if mirror is not None else None  # an ancestor: listed
+    if (
+        mirror is not None
+        and holder is not None
+        and any(e.path == mirror[0] for e in holder.entries)
+        and usable(mirror[0])
+    ):
         kept.append(mirror[0])
     elif not kept and project and roots and listed(roots[0]) is not None and usable(roots[0]):
         kept = [roots[0]]

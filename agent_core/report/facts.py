@@ -23,7 +23,7 @@ from agent_core.report.inert import code, plain
 from agent_core.report.manifests import Manifest, parse_manifest, read_manifests
 from agent_core.report.model_words import tests_phrase
 from agent_core.report.phrases import day, files_phrase, join_names
-from agent_core.report.scoped import license_files_of, manifest_scope, reroot
+from agent_core.report.scoped import is_test_root, license_files_of, manifest_scope, reroot
 from agent_core.report.tree_lists import tree_lists
 from agent_core.sources.licenses import UNNAMED
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
@@ -200,6 +200,8 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
         test_files += sum(n for _path, n in evidence.tests_outside)  # a folder's tests kept elsewhere
         if not test_files:  # none of its own: its project's test root covers it
             test_files = sum(n for _path, n in evidence.project_tests)
+        if not test_files and is_test_root(evidence.root):  # a folder that is a test root: tests, all of it
+            test_files = model.own_files
     else:  # folder listings only: what their names say, at the top level
         tests_dir = next((name for name in _TOP_TEST_DIRS if name in dirs), None)
         test_files = sum(1 for p in paths if TEST_FILE.search(p.rsplit("/", 1)[-1]))
@@ -323,6 +325,8 @@ def _tested(facts: Facts, words: Words) -> list[str]:
     tested = tests_phrase(facts.model, words) if facts.model is not None else None
     if tested:
         out.append(words("model_tests_strength", tested))
+    elif is_test_root(ev.root) and facts.test_files:  # a folder's run on a test root (tests/, spec/)
+        out.append(words("s_is_tests", code(f"{ev.root}/"), files_phrase(facts.test_files or 0, words)))
     elif facts.tests_dir:
         count = sum(1 for p in facts.paths if p.startswith(f"{facts.tests_dir}/"))
         out.append(words("s_tests", code(f"{facts.tests_dir}/"), files_phrase(count, words)))

@@ -46,6 +46,11 @@ _TEST_AFFIXES = (
 )
 
 
+def is_test_root(folder: str) -> bool:
+    """Whether a folder's run is on a test root itself (``tests``, ``activerecord/test``, ``spec``)."""
+    return bool(folder) and folder.rpartition("/")[2].lower() in TEST_ROOTS
+
+
 def ancestors(folder: str) -> list[str]:
     """The folders above ``folder``, closest first, at most :data:`MAX_ANCESTORS` with the root last."""
     parts = folder.split("/")[:-1]

@@ -34,6 +34,7 @@ from agent_core.report.model_words import (
 )
 from agent_core.report.phrases import day, join_names, parse_date
 from agent_core.report.prose import readme_summary
+from agent_core.report.scoped import is_test_root
 from agent_core.report.tree_lists import notable_paths
 from agent_core.sources.models import TopFolder as CutFolder
 from agent_core.tools.registry import GET_COMMITS, GET_REPO_INFO
@@ -172,7 +173,9 @@ def _structure(facts: Facts, words: Words) -> list[str]:
     notable = _notable_files(facts, words)
     ev = facts.evidence
     inside = tests_line(model, words) if model.tests.files or not ev.tests_outside else None
-    if not model.tests.files and not ev.tests_outside and any(n for _p, n in ev.project_tests):
+    if is_test_root(ev.root) and not model.tests.files:  # a test root's own run: all of it is tests
+        inside = words("folder_is_tests", files_count(facts.test_files or 0, words))
+    elif not model.tests.files and not ev.tests_outside and any(n for _p, n in ev.project_tests):
         kept = [link(facts, f"{p}/") + words("paren", files_count(n, words)) for p, n in ev.project_tests]
         inside = words("folder_project_tests", join_names(kept, words))
     summary = [files_line(model, words), inside, packages_line(model, words)]

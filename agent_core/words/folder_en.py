@@ -16,6 +16,8 @@ FOLDER: Mapping[str, str] = MappingProxyType(
         "folder_tests_elsewhere": "**Tests kept outside the folder:** {}.",
         "s_project_tests": "The tests of the project it belongs to are in {}.",
         "folder_project_tests": "**Tests:** in the test folder of the project it belongs to, {}.",
+        "folder_is_tests": "**Tests:** this folder is a test folder ({}).",
+        "s_is_tests": "This folder holds tests: {} ({}).",
         "s_tests_elsewhere": "Tests for this folder are kept outside it: {}.",
     }
 )

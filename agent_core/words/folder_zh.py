@@ -15,6 +15,8 @@ FOLDER: Mapping[str, str] = MappingProxyType(
         "folder_tests_elsewhere": "**存放在文件夹之外的测试：** {}。",
         "s_project_tests": "它所属项目的测试位于 {}。",
         "folder_project_tests": "**测试：** 位于它所属项目的测试目录 {}。",
+        "folder_is_tests": "**测试：** 本文件夹即测试目录（{}）。",
+        "s_is_tests": "本文件夹存放测试：{}（{}）。",
         "s_tests_elsewhere": "本文件夹的测试存放在文件夹之外：{}。",
     }
 )
