@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from agent_core import events as ev
 from agent_core.repo import RepoRef
 from agent_core.report import diagram_tree, verdicts
 from agent_core.report.claim_finders import Found, find_claims
+from agent_core.report.claims import annotate
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.relevance import topic_files
 from agent_core.sources import local, local_facts
@@ -185,6 +187,9 @@ FINDER_ATTACKS = {
     "code spans in a test line": repeated("tested with `RSpec` `a/b` "),
     "topic words": repeated("topics jobs uses `react` "),
     "backtick runs in code": repeated("`a@`"),
+    "counts without units": repeated("1 Ruby "),
+    "counts": repeated("made of 3 gems, "),
+    "dependency words": repeated("depends on `x` "),
 }
 
 
@@ -192,3 +197,30 @@ FINDER_ATTACKS = {
 def test_the_claim_finders_are_linear_on_hostile_lines(attack: str) -> None:
     measured = growth(find_claims, FINDER_ATTACKS[attack], start=2000, cap=1 << 17)
     assert measured.linear(), f"{attack}: {measured}"
+
+
+def _marked(report: str) -> str:
+    """``report`` with every claim the finders see marked contradicted (the most marks a report gets)."""
+    claims = tuple(
+        ev.CheckedClaim(
+            kind=f.kind, claim=f.value, verdict="contradicted", observed="x", start=f.start, end=f.end
+        )
+        for f in find_claims(report)
+    )
+    return annotate(
+        report,
+        ev.ClaimsChecked(
+            t=0.0, claims=claims, key_facts=(), verified=0, contradicted=len(claims), unchecked=0
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ["uses `src/a.py` and **C#** [t](x) ", "It has 3 stars. ", "`a/b.py`" * 3 + "\n"],
+    ids=["line", "lines", "spans"],
+)
+def test_marking_every_claim_is_linear(unit: str) -> None:
+    assert "✗ checked" in _marked(unit * 3)
+    measured = growth(_marked, repeated(unit), start=2000, cap=1 << 17)
+    assert measured.linear(), str(measured)

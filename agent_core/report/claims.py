@@ -79,10 +79,13 @@ def annotate(report: str, check: ev.ClaimsChecked | None) -> str:
             in_fence = fences and bisect.bisect_right(fences, claim.start) % 2 == 1
             end = _line_end(report, claim.end) if in_fence else _mark_at(report, claim.end)
             edits.append((end, end, f" **[✗ checked: {seen}]**"))
-    out = report
-    for start, end, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
-        out = out[:start] + text + out[end:]
-    return out
+    pieces, cursor = [], 0
+    for start, end, text in sorted(edits, key=lambda e: (e[0], e[1])):
+        if start < cursor:
+            continue  # overlaps an edit already made
+        pieces += [report[cursor:start], text]
+        cursor = end
+    return "".join([*pieces, report[cursor:]])
 
 
 # -- one claim -------------------------------------------------------------------------------------------
@@ -226,24 +229,26 @@ def _key_facts(repo: _Repo) -> list[ev.KeyFact]:
 _TOKEN_REST = re.compile(r"(?:[\w#+]|\.(?=\w))*")  # the rest of "C#", "C++", "Node.js", "3.8+"
 _CLOSING = re.compile(r"[*_~]{1,3}(?![\w*_~])")  # a closing "**", "_" or "~~"
 _FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
+_LINK_REST = re.compile(r"[^\[\]\n]*\]\([^)\n]*\)")  # the claim is a link's text: past the link
+_NEAR = 400  # characters around a claim its mark's place depends on
 
 
 def _mark_at(report: str, end: int) -> int:
     """Where a mark after a claim ending at ``end`` leaves the Markdown intact: past the rest of the token
     it ends in ("C#", "C++", "Node.js", "3.8+"), a code span or emphasis the claim stands in, and a link
-    whose text it is."""
-    line_start = report.rfind("\n", 0, end) + 1
+    whose text it is. Looks at most :data:`_NEAR` characters either side (a line of a thousand claims)."""
+    line_start = max(report.rfind("\n", max(0, end - _NEAR), end) + 1, end - _NEAR)
     if report.rfind("](", line_start, end) > report.rfind(")", line_start, end):  # inside a link's target
-        closing = report.find(")", end)
+        closing = report.find(")", end, end + _NEAR)
         return closing + 1 if closing != -1 else end
     if report.count("`", line_start, end) % 2 == 1:  # inside a code span
-        closing = report.find("`", end)
+        closing = report.find("`", end, end + _NEAR)
         end = closing + 1 if closing != -1 else end
-    end = _TOKEN_REST.match(report, end).end()  # type: ignore[union-attr]  # it matches the empty string
+    end = _TOKEN_REST.match(report, end, end + _NEAR).end()  # type: ignore[union-attr]  # it matches ""
     if emphasis := _CLOSING.match(report, end):
         end = emphasis.end()
-    m = re.match(r"[^\[\]\n]*\]\([^)\n]*\)", report[end:])
-    return end + m.end() if m else end
+    m = _LINK_REST.match(report, end, end + _NEAR)
+    return m.end() if m else end
 
 
 def _fenced_lines(report: str) -> list[int]:
@@ -253,5 +258,5 @@ def _fenced_lines(report: str) -> list[int]:
 
 def _line_end(report: str, at: int) -> int:
     """The end of the line holding ``at``: a mark inside a code block stands after the line's code."""
-    end = report.find("\n", at)
-    return len(report) if end == -1 else end
+    end = report.find("\n", at, at + _NEAR)
+    return at if end == -1 else end
