@@ -206,6 +206,21 @@ SHAPES = (
     ),
 )  # fmt: skip
 PLANTED = ("ruby-gems", "dotnet-solution", "php-package")
+# test -> shape -> why it is expected to fail until a feature of issue 34 lands (strict: it must fail)
+IN_PROGRESS: dict[str, dict[str, str]] = {}
+
+
+def cases(test: str, shapes: list[Shape] | tuple[Shape, ...]) -> list[Any]:
+    """The shapes as parameters, those of ``IN_PROGRESS[test]`` marked as expected to fail (strictly)."""
+    waiting = IN_PROGRESS.get(test, {})
+    return [
+        pytest.param(
+            s,
+            id=s.key,
+            marks=[pytest.mark.xfail(reason=waiting[s.key], strict=True)] if s.key in waiting else [],
+        )
+        for s in shapes
+    ]
 
 
 def fixture_files(key: str) -> dict[str, bytes]:
@@ -263,7 +278,7 @@ def crosses(events: list[ev.Event]) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("shape", SHAPES, ids=[s.key for s in SHAPES])
+@pytest.mark.parametrize("shape", cases("offline", SHAPES))
 async def test_the_offline_report_of_every_ecosystem_shape_is_true(
     shape: Shape, built: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -286,7 +301,7 @@ async def test_the_offline_report_of_every_ecosystem_shape_is_true(
 FOLDERS = [s for s in SHAPES if s.folder]
 
 
-@pytest.mark.parametrize("shape", FOLDERS, ids=[s.key for s in FOLDERS])
+@pytest.mark.parametrize("shape", cases("folder", FOLDERS))
 async def test_a_folder_report_speaks_for_its_folder(
     shape: Shape, built: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -309,7 +324,7 @@ async def test_a_folder_report_speaks_for_its_folder(
 PLANTED_SHAPES = [s for s in SHAPES if s.key in PLANTED]
 
 
-@pytest.mark.parametrize("shape", PLANTED_SHAPES, ids=[s.key for s in PLANTED_SHAPES])
+@pytest.mark.parametrize("shape", cases("planted", PLANTED_SHAPES))
 async def test_the_claim_check_catches_every_planted_falsehood_and_no_true_statement(
     shape: Shape, built: dict[str, Path], tmp_path: Path
 ) -> None:
