@@ -401,10 +401,6 @@ def _packages(s: Statement, at: _Line) -> Any:
     if not facts.ecosystems or not m:
         return _KEEP
     n = int(m.group(1).replace(",", ""))
-    if n in _fair_counts(facts):
-        return True  # a count of the repository's packages, in its report or a folder's
-    if s.verdict is not False:
-        return _KEEP
     listed = _MEMBERS.search(raw)
     if listed and int(listed.group(1)) == n:
         items = _SPAN.findall(listed.group(2))
@@ -415,6 +411,10 @@ def _packages(s: Statement, at: _Line) -> Any:
         found = [at.truth.resolve(f"{base}/{i}" if base else i) or at.truth.resolve(i) for i in items]
         if len(items) == n and all(found):
             return True  # one manifest's members, each a folder of the repository
+    if n in _fair_counts(facts):
+        return True  # a count of the repository's packages, in its report or a folder's
+    if s.verdict is not False:
+        return _KEEP
     if _TEST_WORDS.search(line):
         return None  # "tests across 19 packages": the packages holding tests, no fact of the file
     # the computed truth counts no gemspec, .csproj, composer.json or CMake project: it cannot say false
