@@ -224,11 +224,13 @@ PYTHON = Shape(
         "```console\n$ python -m pytest tests/test_shelf.py\n```",
         "The package lives in `src/shelf/`.",
         "It requires `git`, which its README names.",
+        "The next release requires `python>=3.10`; the library has a rich history of black magic.",
         "```python\nimport shelf\n\nshelf.load('data/catalogue.json')  # a user's file: never ✗\n```",
     ],
     planted=[
         "It requires httpx 0.23.",
         "It depends on `attrs` for its records.",
+        "It is built with Rich for its tables.",
         "Its tests run with Jest.",
         "```console\n$ python scripts/seed_catalogue.py\n```",
         "It is licensed under the Apache License 2.0.",

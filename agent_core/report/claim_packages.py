@@ -33,6 +33,15 @@ _EXPLICIT = re.compile(
     r"(?:\bdepends?\s+(?:up)?on|\bdepending\s+on|\brel(?:y|ies)\s+on|\brequires|依赖于?|需要)\s?[`*]{0,2}$",
     re.IGNORECASE,
 )
+# Well-known packages named like English words: a claim only right after a word of use ("built with Rich").
+_WORDLIKE = frozenset(
+    {"next", "rich", "click", "black", "express", "rocket", "hyper", "requests", "trio", "jest"}
+)
+_RIGHT_AFTER_USE = re.compile(
+    r"(?:\buses?|\busing|\bbuilt\s+(?:on|with|upon)|\bpowered\s+by|\bdepends?\s+on|\brequires?|\bwith|"
+    r"依赖于?|使用|基于)\s?[`*]{0,2}$",
+    re.IGNORECASE,
+)
 _TEST_CONTEXT = re.compile(r"test|spec|测试", re.IGNORECASE)
 _KNOWN = sorted(
     (n for n in NOTABLE_DEPENDENCIES if "/" not in n and "@" not in n and len(n) > 2), key=len, reverse=True
@@ -113,6 +122,10 @@ def dependency_claims(line: str, base: int) -> Iterator[Found]:
                 yield _found(line, base, m.group(1), (m.start(1), m.end(1)), subject="framework")
     if context.dependency:
         for m in _KNOWN_DEPENDENCY.finditer(line):
+            if m.group(1).lower() in _WORDLIKE and not _RIGHT_AFTER_USE.search(
+                line, max(0, m.start(1) - 30), m.start(1)
+            ):
+                continue  # "the next release", "a rich history": words, unless named as what is used
             if m.start(1) not in taken and not context.about_other(m.start(1)):
                 taken.add(m.start(1))
                 yield _found(line, base, m.group(1).lower(), (m.start(1), m.end(1)), subject="dependency")

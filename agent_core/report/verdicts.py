@@ -30,6 +30,9 @@ _RUNTIME_CATEGORIES = frozenset(
     {"web", "http", "cli", "async", "ui", "data", "ml", "orm", "server", "serialization", "llm", "rpc"}
 )
 _SHOWN = 3  # manifests named beside a verdict
+_RUNTIMES = frozenset(
+    {"python", "node", "nodejs", "go", "golang", "java", "jdk", "ruby", "rust", "dotnet", "php"}
+)
 _WORD = re.compile(r"[\w@][\w@./:-]*")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
@@ -186,6 +189,8 @@ def dependency(found: Found, facts: Facts) -> Outcome:
         return None, None  # the project itself or a tool: not a dependency
     parsed = [m for m in facts.manifests if m.status == "parsed"]
     declared, groups = _declared_names(facts)
+    if name not in declared and name in _RUNTIMES:
+        return None, None  # `python>=3.10`, "requires Node 18": the runtime, not a package
     if name not in declared and locate(found.value, facts):
         return None, None  # a file or folder of the tree (`rack` is a dependency when declared, though)
     if not parsed:
