@@ -62,6 +62,7 @@ class Row:
     planted: int | None = None
     planted_true_wrong: tuple[str, ...] = ()
     missed: tuple[str, ...] = ()  # planted falsehoods the check let through
+    planted_categories: tuple[str, ...] = ()
     note: str = ""
 
     def cells(self) -> dict[str, str]:
@@ -252,6 +253,7 @@ class PlantedResult:
     missed: tuple[str, ...]
     report: str
     claims: tuple[ev.CheckedClaim, ...]
+    categories: tuple[str, ...] = ()  # the category of each planted falsehood
 
 
 def score_planted(planted: PlantedReport, report: str, claims: tuple[ev.CheckedClaim, ...]) -> PlantedResult:
@@ -284,7 +286,8 @@ def score_planted(planted: PlantedReport, report: str, claims: tuple[ev.CheckedC
         else:
             missed.append(f"{statement.category}: {statement.text}")
     planted_n = sum(not s.true for s in planted.statements)
-    return PlantedResult(caught, planted_n, tuple(true_wrong), tuple(missed), report, claims)
+    categories = tuple(s.category for s in planted.statements if not s.true)
+    return PlantedResult(caught, planted_n, tuple(true_wrong), tuple(missed), report, claims, categories)
 
 
 def _find_line(report: str, line: str, cursor: int) -> int:
@@ -353,6 +356,7 @@ def _measure_runs(
                 planted=planted.planted,
                 planted_true_wrong=planted.true_wrong,
                 missed=planted.missed,
+                planted_categories=planted.categories,
                 note=note,
             )
             if reports:
@@ -405,6 +409,23 @@ def measure(config: BenchConfig, workdir: Path, *, truth_dir: Path | None = None
     return section(rows, skipped, mirror)
 
 
+def _by_category(rows: list[Row]) -> list[Metric]:
+    """Planted falsehoods caught per category, over every repository."""
+    planted: dict[str, int] = {}
+    missed: dict[str, int] = {}
+    for row in rows:
+        for category in row.planted_categories:
+            planted[category] = planted.get(category, 0) + 1
+        for line in row.missed:
+            category = line.split(":", 1)[0]
+            missed[category] = missed.get(category, 0) + 1
+    return [
+        Metric(name=f"planted, caught: {c}", value=f"{n - missed.get(c, 0)}/{n}", target="≥ 90%",
+               met=n - missed.get(c, 0) >= 0.9 * n)
+        for c, n in planted.items()
+    ]  # fmt: skip
+
+
 def section(rows: list[Row], skipped: list[str], mirror: Path) -> Section:
     planted = [r for r in rows if r.planted is not None]
     caught = sum(r.caught or 0 for r in planted)
@@ -434,6 +455,7 @@ def section(rows: list[Row], skipped: list[str], mirror: Path) -> Section:
         Metric(name="planted reports: ✗ on true statements", value=sum(len(r.planted_true_wrong) for r in planted),
                target="0", met=not any(r.planted_true_wrong for r in planted)),
     ]  # fmt: skip
+    metrics += _by_category(planted)
     notes = [
         f"repositories from {mirror}; truth files in bench/truth/; offline planner (no key) for the reports; "
         "the scripted model's report turn for the planted claims; GitHub read timeout 120 s",

@@ -248,6 +248,14 @@ def test_the_section_runs_on_a_tiny_truth_file_and_its_figures_are_measured(tmp_
     metrics = {m.name: m for m in section.metrics}
     assert metrics["false statements, all reports"].met is False
     assert metrics["planted falsehoods caught"].value.startswith(f"{caught}/{planted} (")
+    by_category = {
+        m.name.removeprefix("planted, caught: "): m.value for m in section.metrics if "caught: " in m.name
+    }
+    assert by_category["wrong version"].endswith("/2") and by_category["invented path (fenced)"].endswith(
+        "/2"
+    )
+    assert by_category["wrong licence"] == by_category["invented path (inline)"] == "1/1"
+    assert sum(int(v.split("/")[0]) for v in by_category.values()) == caught
 
 
 @pytest.mark.slow
