@@ -20,13 +20,14 @@ from agent_core import events as ev
 from agent_core.agent.folder_plan import main_modules
 from agent_core.repo import RepoRef
 from agent_core.report.claims import check_report
-from agent_core.report.facts import Facts, build_facts, gather
-from agent_core.report.scoped import ancestors, kept_for, kept_tests, project_chain, source_set_mirror
+from agent_core.report.facts import Evidence, Facts, build_facts, gather
+from agent_core.report.scoped import ancestors, kept_for, kept_tests, project_chain, reroot, source_set_mirror
 from agent_core.sources.models import DirEntry, DirListing, FileTree, TreeEntry
 from agent_core.tools.observe import notable_role
 from agent_core.words import words_for
 from testing.analysis import make_settings, run_once
 from testing.emulator.github import GitHubEmulator
+from testing.linear import growth
 from tests import folder_shapes as shapes
 
 EN = words_for("en")
@@ -350,3 +351,38 @@ def test_a_source_set_s_tests_are_its_test_mirror() -> None:
         "formats/json/commonTest/src/x",
     )
     assert source_set_mirror("src/Polly.Core") is None and source_set_mirror("packages/main-ui") is None
+
+
+_BUILT: dict[str, Evidence] = {}
+
+
+def _big_folder_run(n: int) -> str:
+    """The evidence of a folder's run whose folder and root tests/<pkg>/ hold ``n`` files each."""
+    key = str(n)
+    if key not in _BUILT:
+        _BUILT.clear()
+        own = tuple(TreeEntry(path=f"pkg/a/m{i % 97}/f{i}.py", type="file", size=100) for i in range(n))
+        kept = tuple(TreeEntry(path=f"tests/a/d{i % 89}/test_{i}.py", type="file", size=10) for i in range(n))
+        _BUILT[key] = Evidence(
+            repo=REPO,
+            tree=FileTree(ref="main", path="pkg/a", entries=own),
+            listings={
+                "": _listing("", ["pkg", "tests", ".github"], ("LICENSE",)),
+                "pkg": _listing("pkg", ["a", "b"]),
+                ".github/workflows": _listing(".github/workflows", [], ("ci.yml",)),
+                "tests": _listing("tests", ["a", "b"]),
+            },
+            subtrees={"tests/a": FileTree(ref="main", path="tests/a", entries=kept)},
+        )
+    return key
+
+
+def _facts_of_big_run(key: str) -> None:
+    facts = build_facts(reroot(_BUILT[key]))
+    assert facts.evidence.tests_outside and facts.evidence.root_known
+
+
+def test_a_folder_run_s_evidence_costs_linear_work_in_its_files_and_its_tests_elsewhere() -> None:
+    measured = growth(_facts_of_big_run, _big_folder_run, start=2000)
+    print(f"folder evidence: {measured}")
+    assert measured.linear(), measured

@@ -250,8 +250,23 @@ def outside_of(evidence: Evidence, folder: str) -> dict[str, Any]:
         ),
         "tests_outside": tuple((posixpath.relpath(p, folder), n) for p, n in tests),
         "project_tests": tuple((posixpath.relpath(p, folder), n) for p, n in project),
-        "outside": tuple(dict.fromkeys(posixpath.relpath(p, folder) for p in known)),
+        "outside": tuple(dict.fromkeys(_from(folder, p) for p in known[:_MAX_OUTSIDE])),
     }
+
+
+_MAX_OUTSIDE = 50_000  # paths kept of what a folder's run saw outside it (a test root may be large)
+
+
+def _from(folder: str, path: str) -> str:
+    """``posixpath.relpath(path, folder)`` for two normalised repository paths, without its cost (this
+    runs on every path a folder's run saw outside it)."""
+    if not folder:
+        return path
+    ups, rest = folder.split("/"), path.split("/")
+    same = 0
+    while same < min(len(ups), len(rest)) and ups[same] == rest[same]:
+        same += 1
+    return "/".join([".."] * (len(ups) - same) + rest[same:]) or "."
 
 
 def _files(tree: FileTree, under: str) -> int:
