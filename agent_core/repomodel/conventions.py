@@ -120,7 +120,7 @@ BUILD_NAMES = frozenset(
 )
 BUILD_PREFIXES = ("requirements", "docker-compose", "dockerfile.", "tsconfig.")
 BUILD_SUFFIXES = (".cmake", ".mk", ".gemspec", ".csproj", ".fsproj", ".vbproj", ".sln", ".bzl", ".props")
-_BUILD_CONFIG_STEMS = (
+BUILD_CONFIG_STEMS = (
     "webpack.config.",
     "vite.config.",
     "rollup.config.",
@@ -165,7 +165,7 @@ def build_name(lower: str) -> bool:
             and (lower.endswith(".txt") or lower.startswith(("docker", "tsconfig.")))
         )
         or lower.endswith(BUILD_SUFFIXES)
-        or lower.startswith(_BUILD_CONFIG_STEMS)
+        or lower.startswith(BUILD_CONFIG_STEMS)
     )
 
 

@@ -55,7 +55,7 @@ VENDOR_EXTENSIONS = frozenset(
     {"js", "css", "less", "scss", "sass", "styl", "dockerfile", "sublime-project", "sublime-workspace"}
     | {"ds_store", "osx", "framework"}
 )
-VENDOR_AFTER_DOTS = frozenset({"ts"})
+VENDOR_AFTER_DOTS = frozenset({"d.ts"})  # the last two extensions
 SCRIPT_EXTENSIONS = frozenset({"py", "sh", "ps1", "bat", "cmd", "m4", "pro", "n", "guess", "sub", "mk"})
 SCRIPT_STEMS = frozenset(
     {"cpplint", "fabfile", "dotnet-install", "gradlew", "mvnw", "activator", "config", "aclocal", "libtool"}
@@ -66,7 +66,9 @@ SCRIPT_STEMS = frozenset(
 #: (``package-lock.json``, ``pnpm-lock.yaml``, ``.terraform.lock.hcl``); after another dot
 #: (:data:`GENERATED_AFTER_DOTS`): ``.designer.cs``/``.vb``, ``.feature.cs``, ``.zep.c``/``.h``/``.php``.
 GENERATED_EXTENSIONS = frozenset({"nib", "xcworkspacedata", "xcuserstate", "map", "pas", "orig", "lock"})
-GENERATED_AFTER_DOTS = frozenset({"cs", "vb", "c", "h", "php"})
+GENERATED_AFTER_DOTS = frozenset(
+    {"designer.cs", "designer.vb", "feature.cs", "zep.c", "zep.h", "zep.php"}
+)  # the last two extensions
 #: and by words: ``lock``, ``shrinkwrap``, ``.pnp.``, ``.sqlx`` (written out in :func:`_asks`).
 #: Linguist's documentation name rules, by the start of the lower-cased name (``(^|/)README(\.|$)``,
 #: ``CHANGE(S|LOG)?``, ``CONTRIBUTING``, ``COPYING``, ``INSTALL``, ``LICEN[CS]E``, ``CITATION``).
@@ -185,13 +187,13 @@ def _asks(name: str, lower: str) -> tuple[bool, bool, bool]:
         and not lower.startswith(DOC_STEMS)
     ):
         return _NO  # the common case: ``main.go``, ``App.java`` (``.pnp.``/``.sqlx`` need two dots)
-    dotted = last != dot
+    double = lower[lower.rfind(".", 0, last) + 1 :] if last != dot else ""
     return (
         ext in VENDOR_EXTENSIONS
-        or (dotted and ext in VENDOR_AFTER_DOTS)
+        or double in VENDOR_AFTER_DOTS
         or (ext in SCRIPT_EXTENSIONS and lower[:dot] in SCRIPT_STEMS),
         ext in GENERATED_EXTENSIONS
-        or (dotted and ext in GENERATED_AFTER_DOTS)
+        or double in GENERATED_AFTER_DOTS
         or "lock" in lower
         or "shrinkwrap" in lower
         or ".pnp." in lower

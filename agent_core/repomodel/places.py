@@ -53,26 +53,94 @@ class _Name(NamedTuple):
     manifest: bool  # a package manifest (go.mod, NAME.gemspec...)
 
 
+class _Extension(NamedTuple):
+    """What a file's last extension alone allows (computed once per extension): which of the name's
+    rules can apply at all, so a name such as ``handler.go`` costs a few set lookups."""
+
+    asks: bool  # a Linguist name rule may name it (:func:`linguist.name_says` decides)
+    asks_after_dot: bool  # ... with the extension before it (``.d.ts``, ``.designer.cs``)
+    prose: bool  # a prose language's (Markdown, Text...)
+    build: bool  # ends a build or manifest suffix (``.csproj``, ``.versions.toml``)
+    generated: bool  # ends a generated suffix (``.pb.go``, ``_pb2.py``, ``.js.map``)
+    test: bool  # a language with a test naming convention (Go, Python, JavaScript, Ruby)
+    class_test: bool  # a language with a class-name test convention (Java, PHP, C#...)
+
+
+def _last(suffixes: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(s.rpartition(".")[2] for s in suffixes)
+
+
+_ASKS = linguist.VENDOR_EXTENSIONS | linguist.SCRIPT_EXTENSIONS | linguist.GENERATED_EXTENSIONS
+_ASKS_AFTER_DOT = _last(tuple(linguist.VENDOR_AFTER_DOTS | linguist.GENERATED_AFTER_DOTS))
+_DOUBLES = linguist.VENDOR_AFTER_DOTS | linguist.GENERATED_AFTER_DOTS
+_TEST_EXTENSIONS = frozenset({"go", "py", "rb", "js", "jsx", "ts", "tsx", "mjs", "cjs", "mts", "cts"})
+_EXTENSIONS: dict[str, _Extension] = {}  # at most 4096: extensions are the repository's
+
+
+def _extension(ext: str) -> _Extension:
+    found = _EXTENSIONS.get(ext)
+    if found is None:
+        if len(_EXTENSIONS) >= 4096:
+            _EXTENSIONS.clear()
+        found = _EXTENSIONS[ext] = _Extension(
+            asks=not ext or ext in _ASKS,
+            asks_after_dot=ext in _ASKS_AFTER_DOT,
+            prose=bool(ext) and linguist.prose(f"x.{ext}", f"x.{ext}"),
+            build=ext in _BUILD_EXTENSIONS,
+            generated=ext in _GENERATED_EXTENSIONS,
+            test=ext in _TEST_EXTENSIONS,
+            class_test=ext in _CLASS_TEST_EXTENSIONS,
+        )
+    return found
+
+
 @lru_cache(maxsize=1 << 17)
 def _name_facts(name: str, at_root: bool) -> _Name:
     lower = name.lower()
-    says = linguist.name_says(name, at_root, lower)
-    build = cv.build_name(lower) or lower in _MANIFEST_NAMES or lower.endswith(_MANIFEST_SUFFIXES)
+    dot, last = lower.find("."), lower.rfind(".")
+    kind = _extension(lower[last + 1 :] if dot > 0 else "")
+    says = (
+        linguist.name_says(name, at_root, lower)
+        if kind.asks
+        or (last != dot and kind.asks_after_dot and lower[lower.rfind(".", 0, last) + 1 :] in _DOUBLES)
+        or "lock" in lower
+        or "shrinkwrap" in lower
+        or lower.startswith(linguist.DOC_STEMS)
+        else linguist.NOTHING
+    )
+    build = (
+        lower in _BUILD_NAMES
+        or (kind.build and lower.endswith(_BUILD_SUFFIXES))
+        or (lower.startswith(_BUILD_STARTS) and cv.build_name(lower))
+    )
+    generated = (
+        says.generated
+        or (kind.generated and lower.endswith(cv.GENERATED_SUFFIXES))
+        or lower in cv.LOCK_NAMES
+        or lower.startswith(cv.GENERATED_PREFIXES)
+    )
     return _Name(
         vendored=says.vendored and lower not in cv.NOT_VENDORED_NAMES,
-        generated=says.generated or cv.generated_by_name(lower),
-        test=cv.test_name(name),
-        class_test=cv.class_test_name(name) if name.endswith(cv.CLASS_TEST_SUFFIXES) else None,
+        generated=generated,
+        test=cv.test_name(name) if kind.test else None,
+        class_test=cv.class_test_name(name)
+        if kind.class_test and name.endswith(cv.CLASS_TEST_SUFFIXES)
+        else None,
         ruby=lower.endswith(".rb"),
-        docs=says.documentation or (linguist.prose(name, lower) and not build),
+        docs=says.documentation or (kind.prose and not build and linguist.prose(name, lower)),
         build=build,
         ci=ci_file(lower) if at_root else None,
         manifest=build and manifest_ecosystem(name) is not None,  # every manifest is build configuration
     )
 
 
-_MANIFEST_NAMES = frozenset(k.key for k in MANIFEST_KINDS if not k.key.startswith("."))
 _MANIFEST_SUFFIXES = tuple(k.key for k in MANIFEST_KINDS if k.key.startswith("."))
+_BUILD_NAMES = cv.BUILD_NAMES | {k.key for k in MANIFEST_KINDS if not k.key.startswith(".")}
+_BUILD_SUFFIXES = cv.BUILD_SUFFIXES + _MANIFEST_SUFFIXES
+_BUILD_STARTS = cv.BUILD_PREFIXES + cv.BUILD_CONFIG_STEMS
+_BUILD_EXTENSIONS = _last(_BUILD_SUFFIXES)
+_GENERATED_EXTENSIONS = _last(cv.GENERATED_SUFFIXES)
+_CLASS_TEST_EXTENSIONS = _last(cv.CLASS_TEST_SUFFIXES)
 
 
 class Folders:
@@ -238,3 +306,5 @@ def forget_memos() -> None:
     measurement, as a new process: ``scripts/repomodel_cpu.py``)."""
     linguist.forget()
     _name_facts.cache_clear()
+    _EXTENSIONS.clear()
+    _EXTENSIONS.clear()
