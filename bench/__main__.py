@@ -34,6 +34,8 @@ OPTIONAL = {
     "truth": "bench.truth",
     "bigtree": "bench.bigtree",
     "replicas": "bench.replicas",
+    # issue 35's attack classes served against a hosted app, beside issue 20's (bench/hosted_attacks.py)
+    "hosted_attacks": "bench.hosted_round4",
 }
 log = logging.getLogger("bench")
 

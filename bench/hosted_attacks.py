@@ -292,7 +292,9 @@ CLIENTS: dict[str, Callable[..., None]] = {
 def client(kind: str, *args: object) -> subprocess.Popen[str]:
     """A client of ``kind`` (:data:`CLIENTS`) in its own process; its result is its last stdout line."""
     command = [sys.executable, __file__, "--client", kind, *map(str, args)]
-    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    root = str(Path(__file__).resolve().parents[1])  # after PYTHONPATH (another checkout may be measured)
+    env = os.environ | {"PYTHONPATH": os.pathsep.join(filter(None, (os.environ.get("PYTHONPATH"), root)))}
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
 
 
 def result(process: subprocess.Popen[str], timeout: float = 180) -> object:
