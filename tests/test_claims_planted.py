@@ -73,6 +73,7 @@ GEM = Shape(
         "| Dependency | Version |\n|---|---|\n| rspec | ~> 3.12 |\n| bigdecimal | >= 3.1 |",
         "```bash\nbundle exec rspec spec/ledger_spec.rb\n```",
         "该项目使用 RSpec 进行测试，依赖 `bigdecimal` 3.1。",
+        "```\nledger-gem/\n├── lib/\n│   └── ledger/entry.rb\n└── spec/\n```",
     ],
     planted=[
         "It is tested with Minitest.",

@@ -27,6 +27,7 @@ LISTING = frozenset(
 )
 NO_PATHS = frozenset({"mermaid", "diff", "patch", "dot", "graphviz", "plantuml"})
 _TOKEN = re.compile(r"[\w./@+-]+")
+_ROOT_LINE = re.compile(r"[\w.@+-]+/")
 _PROMPT = re.compile(r"\s*(?:\$|>|PS>|%)\s")
 _COMMENT = re.compile(r"\s*(?:#|//|rem\s)", re.IGNORECASE)
 
@@ -37,9 +38,10 @@ def fence_language(opening: str) -> str:
     return info.split(maxsplit=1)[0].lower().strip("{}.") if info else ""
 
 
-def fenced_paths(line: str, base: int, language: str) -> Iterator[Found]:
-    """The path claims of one line of a fenced block written in ``language``."""
-    if language in NO_PATHS:
+def fenced_paths(line: str, base: int, language: str, *, first: bool = False) -> Iterator[Found]:
+    """The path claims of one line of a fenced block written in ``language``; the ``first`` line of a
+    listing that is one folder alone (``my-project/``) is the listing's root, named as the writer likes."""
+    if language in NO_PATHS or (first and language in LISTING and _ROOT_LINE.fullmatch(line.strip())):
         return
     shell = language in SHELL
     text = line

@@ -143,6 +143,7 @@ def find_claims(text: str) -> list[Found]:
     found: list[Found] = []
     position = 0
     fence: tuple[str, str] | None = None  # the open fence's marker and language
+    fence_first = False  # the next line is the open fence's first
     header: str | None = None  # the row above, while it may be a table's header
     table: tuple[int, int] | None = None  # a dependency table's name and version columns
     for line in text.splitlines(keepends=True):
@@ -150,11 +151,12 @@ def find_claims(text: str) -> list[Found]:
         if stripped.startswith(("```", "~~~")):
             marker = stripped[:3]
             if fence is None:
-                fence = (marker, fence_language(stripped))
+                fence, fence_first = (marker, fence_language(stripped)), True
             elif fence[0] == marker:
                 fence = None
         elif fence is not None:
-            found += fenced_paths(line, position, fence[1])
+            found += fenced_paths(line, position, fence[1], first=fence_first)
+            fence_first = False
         else:
             claims = _line_claims(line, position)  # before a table row's: the line's own name it better
             if not stripped.startswith("|"):
