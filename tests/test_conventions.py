@@ -162,6 +162,7 @@ def test_a_playground_is_examples_not_the_projects_source() -> None:
         "internal/parser/testdata/vendor/github.com/x/y.go",
         "__fixtures__/app/node_modules/react/index.js",
         "test-fixtures/project/dist/out.js",
+        "src/Symfony/Component/Console/Tests/Fixtures/vendor/autoload.php",
     ],
 )
 def test_test_fixtures_are_test_data_never_vendored(path: str) -> None:
@@ -179,6 +180,8 @@ def test_dotnet_test_projects_and_their_layout() -> None:
         "src/Polly.Core/Testing/FakeTimeProvider.cs",
         "src/AutoMapper.UnitTests/MappingTests.cs",
         "src/AutoMapper.UnitTests/AutoMapper.UnitTests.csproj",
+        "src/UnitTests/Bug/NullableTests.cs",
+        "src/IntegrationTests/Inheritance/BaseTests.cs",
         "test/Polly.Core.Tests/ResiliencePipelineTests.cs",
         "test/Polly.Specs/RetrySpecs.cs",
         "Polly.sln",
@@ -188,6 +191,8 @@ def test_dotnet_test_projects_and_their_layout() -> None:
     assert model.role_of("src/AutoMapper.UnitTests/MappingTests.cs") == "tests"
     assert model.role_of("src/AutoMapper.UnitTests/AutoMapper.UnitTests.csproj") == "tests"
     assert model.role_of("test/Polly.Specs/RetrySpecs.cs") == "tests"
+    assert model.role_of("src/UnitTests/Bug/NullableTests.cs") == "tests"  # AutoMapper: no prefix
+    assert model.role_of("src/IntegrationTests/Inheritance/BaseTests.cs") == "tests"
     assert model.role_of("Polly.sln") == "build"
 
 

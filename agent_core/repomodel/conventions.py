@@ -81,8 +81,13 @@ TEST_PROJECT_SUFFIXES = (
     *(".Tests", ".Test", ".UnitTests", ".IntegrationTests", ".FunctionalTests", ".AcceptanceTests"),
     *(".Specs", ".Spec", ".TestUtilities"),
 )
+#: .NET test projects named without a prefix (AutoMapper's ``src/UnitTests``); not ``Test``/``Spec``,
+#: which name a test framework's own source (PHPUnit's ``src/Event/Value/Test/``).
+TEST_PROJECT_NAMES = frozenset(
+    {"UnitTests", "IntegrationTests", "FunctionalTests", "AcceptanceTests", "Specs", "TestUtilities"}
+)
 #: Test data: fixtures are part of the tests, never vendored.
-FIXTURE_DIRS = frozenset({"fixtures", "__fixtures__", "testdata", "test-fixtures"})
+FIXTURE_DIRS = frozenset({"fixtures", "Fixtures", "__fixtures__", "testdata", "test-fixtures"})
 #: Ruby's spec folder: its Ruby files are the suite (``spec_helper.rb``, ``support/``).
 SPEC_DIR = "spec"
 #: Source folders: class names such as ``Test.php`` inside are the project's code.
@@ -209,6 +214,8 @@ def test_dir_label(parent_name: str, name: str) -> str | None:
         return f"src/{name}/"
     if name.endswith(TEST_PROJECT_SUFFIXES):
         return f"*{name[name.rfind('.') :]}/"
+    if name in TEST_PROJECT_NAMES:
+        return f"{name}/"
     return None
 
 
