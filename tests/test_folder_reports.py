@@ -386,3 +386,19 @@ def test_a_folder_run_s_evidence_costs_linear_work_in_its_files_and_its_tests_el
     measured = growth(_facts_of_big_run, _big_folder_run, start=2000)
     print(f"folder evidence: {measured}")
     assert measured.linear(), measured
+
+
+def test_tests_beside_a_folder_are_test_projects_and_source_sets_not_helper_crates() -> None:
+    """``tokio-test`` beside ``tokio`` is a crate of test helpers (not tokio's tests); okhttp's
+    ``src/jvmTest`` beside ``src/commonJvmAndroid`` is a test source set; ``dotnet/test/AutoGen.Tests``
+    holds the tests of ``AutoGen.Core`` beside ``AutoGen.OpenAI``."""
+    root = {"": _listing("", ["tokio", "tokio-test", "tokio-util"])}
+    assert kept_for(["tokio"], [], root.get) == []
+    okhttp = {"okhttp/src": _listing("okhttp/src", ["commonJvmAndroid", "commonTest", "jvmMain", "jvmTest"])}
+    assert kept_for(["okhttp/src/commonJvmAndroid"], [], okhttp.get) == [
+        "okhttp/src/commonTest",
+        "okhttp/src/jvmTest",
+    ]
+    dotnet = {"dotnet/src": _listing("dotnet/src", ["AutoGen.Core", "AutoGen.OpenAI"])}
+    in_root = ["dotnet/test/AutoGen.Tests", "dotnet/test/AutoGen.OpenAI.Tests", "dotnet/test/Other.Tests"]
+    assert kept_for(["dotnet/src/AutoGen.Core"], in_root, dotnet.get) == ["dotnet/test/AutoGen.Tests"]

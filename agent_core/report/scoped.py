@@ -87,10 +87,12 @@ def kept_for(
         parent = listing_of(posixpath.dirname(owner))
         beside = [e.path for e in parent.entries if e.type == "dir"] if parent is not None else []
         names = [posixpath.basename(p) for p in beside]
-        found += kept_tests(owner, in_test_roots, names)
+        found += kept_tests(owner, in_test_roots, names, by_first_word=True)
         found += [
             p for p in kept_tests(owner, [b for b in beside if b != owner], names) if _affixed(owner, p)
         ]
+        if posixpath.basename(posixpath.dirname(owner)) == "src":  # a source set: jvmTest beside jvmMain
+            found += [b for b in beside if b != owner and _name_key(posixpath.basename(b)).endswith("test")]
     return list(dict.fromkeys(found))
 
 
@@ -115,21 +117,27 @@ def source_set_mirror(folder: str) -> tuple[str, str] | None:
 
 
 def _affixed(owner: str, path: str) -> bool:
-    """``path``'s name is ``owner``'s with a test affix (not the same name)."""
-    return _name_key(posixpath.basename(path)) != _name_key(posixpath.basename(owner))
+    """``path``'s name is ``owner``'s with a test affix (not the same name, nor a bare singular "test":
+    ``tokio-test`` beside ``tokio`` is a crate of test helpers, ``Foo.Tests`` a test project)."""
+    key, own = _name_key(posixpath.basename(path)), _name_key(posixpath.basename(owner))
+    return key != own and key not in (own + "test", "test" + own, own + "spec")
 
 
-def kept_tests(folder: str, candidates: Sequence[str], siblings: Sequence[str] = ()) -> list[str]:
+def kept_tests(
+    folder: str, candidates: Sequence[str], siblings: Sequence[str] = (), *, by_first_word: bool = False
+) -> list[str]:
     """The folders of ``candidates`` (paths in a test root) that hold ``folder``'s tests by their name:
     ``tests/a`` for ``packages/a``, ``test/Foo.Tests`` and ``test/Foo.UnitTests`` for ``src/Foo``,
     ``tests/my_pkg`` for ``my-pkg`` (case, ``-``, ``_`` and ``.`` alike); and, when a sibling folder
     (``siblings``: the names beside it) shares its first word, by the rest of its name: ``tests/graph``
-    for ``pydantic_graph`` beside ``pydantic_evals``."""
+    for ``pydantic_graph`` beside ``pydantic_evals`` (``by_first_word``: by that first word too)."""
     name = folder.rpartition("/")[2]
     names = {_name_key(name)} - {""}
     first, sep, rest = _first_word(name)
     if sep and any(s != name and s.lower().startswith(first.lower() + sep) for s in siblings):
         names.add(_name_key(rest))
+        if by_first_word:  # in a test root: AutoGen.Tests for AutoGen.Core beside AutoGen.OpenAI
+            names.add(_name_key(first))
     names.discard("")
     found = []
     for path in candidates:
