@@ -72,6 +72,16 @@ def test_reading_a_text_protocol_reply_is_linear(name: str, make: Any) -> None:
     assert measured.linear(), (name, measured)
 
 
+def test_the_claim_check_reads_a_report_of_brackets_in_linear_time() -> None:
+    """The report a model wrote is read once more, by the claim check (off the loop, but a regex holds
+    the GIL): 20,000 '[' cost its link pattern 1.8 CPU-s, every other visitor's page waiting."""
+    from agent_core.report.claims import find_claims
+
+    for unit in ("[", "[a](", "[a]", "[a](<"):
+        measured = growth(find_claims, repeated(unit))
+        assert measured.linear(), (unit, measured)
+
+
 def test_json_nested_1200_deep_is_an_observation_never_a_recursion_error() -> None:
     with pytest.raises(ReactFormatError, match="nested 1,200 levels deep"):
         parse_react(f"Thought: x\nAction: read_file\nAction Input: {DEEP}")

@@ -130,7 +130,7 @@ _PACKAGE_VERSION = re.compile(
 )
 
 _CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
-_LINK = re.compile(r"\[([^\[\]\n]*)\]\((<[^>\n]+>|[^)\s]+)\)")  # no "[" inside: linear
+_LINK = re.compile(r"\[([^\[\]\n]*)\]\((<[^<>\n]+>|[^)\s\[]+)\)")  # stops at the next "[": linear
 _BARE_URL = re.compile(r"(?<![(<\w])https?://[^\s)>\]]+")
 _SHARE = re.compile(r"\s+\d+(?:\.\d+)?%")
 _SEPARATOR = re.compile(r"\s*\|?\s*:?-{3,}")
