@@ -225,6 +225,7 @@ PYTHON = Shape(
         "```console\n$ python -m pytest tests/test_shelf.py\n```",
         "The package lives in `src/shelf/`.",
         "It requires `git`, which its README names.",
+        "The build writes `dist/shelf.whl`; point it at `path/to/catalogue.json`.",
         "The next release requires `python>=3.10`; the library has a rich history of black magic.",
         "```python\nimport shelf\n\nshelf.load('data/catalogue.json')  # a user's file: never ✗\n```",
     ],

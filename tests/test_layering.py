@@ -164,7 +164,7 @@ HAN_READERS = {
     "agent_core.report.claim_names": "negation words of Chinese claims (没有, 缺少, 除了 ...)",
     "agent_core.report.claim_counts": "a Chinese count's measure word and dependency words (个, 依赖 ...)",
     "agent_core.report.claim_packages": "words that make a Chinese line about dependencies or tests (依赖, 测试, 版本 ...)",
-    "agent_core.report.verdicts": "Chinese dates and number units read back from a claim (年, 月, 万)",
+    "agent_core.report.verdict_facts": "Chinese dates and number units read back from a claim (年, 月, 万)",
     "agent_core.report.relevance": "Chinese question words mapped to the files that answer them",
     "agent_core.report.concepts": "Chinese question words that ask for a concept (构建, 依赖, 许可 ...)",
     "agent_core.sources.targets": "the Chinese words that join two repositories in one request (和, 与, 对比)",

@@ -22,7 +22,7 @@ from urllib.parse import unquote, urlsplit
 
 from agent_core import events as ev
 from agent_core.repo import RepoRef
-from agent_core.report import verdict_packages, verdicts
+from agent_core.report import verdict_facts, verdict_packages, verdicts
 from agent_core.report.claim_finders import Found, find_claims
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.phrases import parse_date
@@ -97,11 +97,11 @@ def _verdict(found: Found, repo: _Repo | None, repos: Sequence[_Repo]) -> ev.Che
     if repo is None:
         return _claim(found, "unchecked", None, None)
     check = {
-        "number": verdicts.number,
-        "license": verdicts.license_claim,
-        "language": verdicts.language,
-        "date": verdicts.date,
-        "version": verdicts.version,
+        "number": verdict_facts.number,
+        "license": verdict_facts.license_claim,
+        "language": verdict_facts.language,
+        "date": verdict_facts.date,
+        "version": verdict_facts.version,
         "dependency": verdict_packages.dependency,
         "count": verdict_packages.package_count,
         "path": verdicts.path,

@@ -1,0 +1,162 @@
+"""The verdict on a claim about the repository's metadata: a count (stars, forks, open issues, commits),
+its licence, its primary language, a date, a version of the project or of Python it needs. Each checker
+returns ``(verdict, observed)`` as :mod:`~agent_core.report.verdicts` describes. Pure functions over
+:class:`Facts`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from agent_core.report.claim_names import Found
+from agent_core.report.facts import Facts
+from agent_core.report.licensing import project_license
+from agent_core.report.phrases import parse_date
+from agent_core.report.verdicts import Outcome
+from agent_core.sources.licenses import same_license
+from agent_core.tools.observe import notable_role
+
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
+def number(found: Found, facts: Facts) -> Outcome:
+    info = facts.evidence.info
+    claimed, approximate = _parse_number(found.value)
+    if claimed is None:
+        return None, None
+    if found.subject == "commits":
+        commits = facts.evidence.commits
+        if commits is None:
+            return "unchecked", None
+        fetched = len(commits.commits)
+        if commits.has_more:
+            return (
+                ("contradicted", f"more than {fetched}")
+                if claimed < fetched
+                else ("unchecked", f"more than {fetched}")
+            )
+        return _compare(claimed, fetched, approximate)
+    observed = getattr(info, found.subject, None) if info is not None else None
+    if observed is None:
+        return "unchecked", None
+    return _compare(claimed, observed, approximate)
+
+
+def _compare(claimed: float, observed: int, approximate: bool) -> Outcome:
+    shown = f"{observed:,}"
+    close = abs(claimed - observed) <= max(0.05 * observed, 1) if approximate else claimed == observed
+    return ("verified" if close else "contradicted"), shown
+
+
+def _parse_number(text: str) -> tuple[float | None, bool]:
+    m = re.fullmatch(r"([\d,\u202f.]+)\s*([kKmM]|千|万)?", text.strip())
+    if m is None:
+        return None, False
+    digits = m.group(1).replace(",", "").replace("\u202f", "")
+    try:
+        value = float(digits)
+    except ValueError:
+        return None, False
+    scale = {"k": 1e3, "m": 1e6, "千": 1e3, "万": 1e4}.get((m.group(2) or "").lower(), 1)
+    return value * scale, scale != 1 or "." in digits
+
+
+def license_claim(found: Found, facts: Facts) -> Outcome:
+    """A licence claim against every licence statement read, held as one SPDX expression: "MIT" is true
+    of a project under "MIT OR Apache-2.0"; a licence outside it is contradicted only when nothing read
+    leaves room for another (:func:`~agent_core.report.licensing.project_license`)."""
+    info = facts.evidence.info
+    known = project_license(facts)
+    if known.finding is None:
+        if info is not None and info.license is None and facts.license_files == ():
+            return ("verified" if found.negated else "contradicted"), "no license"
+        return "unchecked", None
+    observed = known.finding.expression
+    same = any(same_license(found.value, key) for key in known.finding.keys)
+    if found.negated:
+        return ("contradicted" if same else "unchecked"), observed
+    if same:
+        return "verified", observed
+    return ("contradicted" if known.complete else "unchecked"), observed
+
+
+def language(found: Found, facts: Facts) -> Outcome:
+    info, languages = facts.evidence.info, facts.evidence.languages
+    primary = info.language if info is not None and info.language else None
+    if primary is None and languages is not None and languages.bytes_by_language:
+        primary = max(languages.bytes_by_language.items(), key=lambda kv: kv[1])[0]
+    if primary is None:
+        return "unchecked", None
+    return ("verified" if found.value.lower() == primary.lower() else "contradicted"), primary
+
+
+def date(found: Found, facts: Facts) -> Outcome:
+    claimed = _parse_claimed_date(found.value)
+    if claimed is None:
+        return None, None
+    ev_, info = facts.evidence, facts.evidence.info
+    commits = ev_.commits.commits if ev_.commits is not None else ()
+    if found.subject == "created":
+        observed = info.created_at if info is not None else None
+    elif found.subject == "last_commit":
+        observed = commits[0].date if commits else None
+    else:
+        observed = (info.pushed_at if info is not None else None) or (commits[0].date if commits else None)
+    moment = parse_date(observed)
+    if moment is None:
+        return "unchecked", None
+    year, month, day = claimed
+    shown = moment.strftime("%Y-%m-%d")
+    if moment.year != year or (month is not None and moment.month != month):
+        return "contradicted", shown
+    if day is not None and abs((moment.date() - datetime(year, month or 1, day).date()).days) > 1:
+        return "contradicted", shown
+    return "verified", shown
+
+
+def _parse_claimed_date(text: str) -> tuple[int, int | None, int | None] | None:
+    t = text.strip().lower()
+    if m := re.fullmatch(r"(\d{4})-(\d{2})(?:-(\d{2}))?", t):
+        return int(m.group(1)), int(m.group(2)), int(m.group(3)) if m.group(3) else None
+    if m := re.fullmatch(r"(\d{4})\s*年\s*(\d{1,2})\s*月(?:\s*(\d{1,2})\s*日)?", t):
+        return int(m.group(1)), int(m.group(2)), int(m.group(3)) if m.group(3) else None
+    if m := re.fullmatch(r"(\d{4})", t):
+        return int(m.group(1)), None, None
+    words = re.findall(r"[a-z]+|\d+", t)
+    month = next((i + 1 for w in words for i, name in enumerate(_MONTHS) if w.startswith(name)), None)
+    numbers = [int(w) for w in words if w.isdigit()]
+    year = next((n for n in numbers if n >= 1000), None)
+    day = next((n for n in numbers if n < 32), None)
+    return (year, month, day) if year and month else None
+
+
+def version(found: Found, facts: Facts) -> Outcome:
+    texts = {
+        path: c.whole_text or c.text or ""
+        for path, c in facts.evidence.files.items()
+        if notable_role(path) == "manifest"
+    }
+    if found.subject == "python":
+        m = next(
+            (
+                m
+                for t in texts.values()
+                if (m := re.search(r"(?:requires-python|python_requires)\s*=\s*[\"']?[^\"'\n]*?(3\.\d+)", t))
+            ),
+            None,
+        )
+        if m is None:
+            return "unchecked", None
+        return ("verified" if m.group(1) == found.value else "contradicted"), f"Python {m.group(1)}+"
+    version = next(
+        (
+            m.group(1)
+            for t in texts.values()
+            if (m := re.search(r"^\s*\"?version\"?\s*[=:]\s*[\"']([^\"']+)[\"']", t, re.M))
+        ),
+        None,
+    )
+    if version is None:
+        return "unchecked", None
+    return ("verified" if version.lstrip("v") == found.value.lstrip("v") else "contradicted"), version
