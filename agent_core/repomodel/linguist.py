@@ -69,7 +69,9 @@ GENERATED_EXTENSIONS = frozenset({"nib", "xcworkspacedata", "xcuserstate", "map"
 GENERATED_AFTER_DOTS = frozenset(
     {"designer.cs", "designer.vb", "feature.cs", "zep.c", "zep.h", "zep.php"}
 )  # the last two extensions
-#: and by words: ``lock``, ``shrinkwrap``, ``.pnp.``, ``.sqlx`` (written out in :func:`_asks`).
+#: and lock files by name in data formats (``package-lock.json``, ``npm-shrinkwrap.json``,
+#: ``pnpm-lock.yaml``, ``.terraform.lock.hcl``; ``.pnp.cjs`` is a dotfile, asked as all are).
+LOCK_EXTENSIONS = frozenset({"json", "yaml", "hcl"})
 #: Linguist's documentation name rules, by the start of the lower-cased name (``(^|/)README(\.|$)``,
 #: ``CHANGE(S|LOG)?``, ``CONTRIBUTING``, ``COPYING``, ``INSTALL``, ``LICEN[CS]E``, ``CITATION``).
 DOC_STEMS = ("readme", "change", "contributing", "copying", "install", "licen", "citation")
@@ -179,14 +181,8 @@ def _asks(name: str, lower: str) -> tuple[bool, bool, bool]:
         return True, True, True
     last = lower.rfind(".")
     ext = lower[last + 1 :]
-    if (
-        ext not in _ANY_EXTENSION
-        and last == dot
-        and "lock" not in lower
-        and "shrinkwrap" not in lower
-        and not lower.startswith(DOC_STEMS)
-    ):
-        return _NO  # the common case: ``main.go``, ``App.java`` (``.pnp.``/``.sqlx`` need two dots)
+    if ext not in _ANY_EXTENSION and last == dot and not lower.startswith(DOC_STEMS):
+        return _NO  # the common case: ``main.go``, ``App.java``
     double = lower[lower.rfind(".", 0, last) + 1 :] if last != dot else ""
     return (
         ext in VENDOR_EXTENSIONS
@@ -194,16 +190,13 @@ def _asks(name: str, lower: str) -> tuple[bool, bool, bool]:
         or (ext in SCRIPT_EXTENSIONS and lower[:dot] in SCRIPT_STEMS),
         ext in GENERATED_EXTENSIONS
         or double in GENERATED_AFTER_DOTS
-        or "lock" in lower
-        or "shrinkwrap" in lower
-        or ".pnp." in lower
-        or ".sqlx" in lower,
+        or (ext in LOCK_EXTENSIONS and ("lock" in lower or "shrinkwrap" in lower)),
         lower.startswith(DOC_STEMS),
     )
 
 
 _NO = (False, False, False)
-_ANY_EXTENSION = VENDOR_EXTENSIONS | SCRIPT_EXTENSIONS | GENERATED_EXTENSIONS
+_ANY_EXTENSION = VENDOR_EXTENSIONS | SCRIPT_EXTENSIONS | GENERATED_EXTENSIONS | LOCK_EXTENSIONS
 
 
 @lru_cache(maxsize=1 << 16)

@@ -70,7 +70,12 @@ def _last(suffixes: tuple[str, ...]) -> frozenset[str]:
     return frozenset(s.rpartition(".")[2] for s in suffixes)
 
 
-_ASKS = linguist.VENDOR_EXTENSIONS | linguist.SCRIPT_EXTENSIONS | linguist.GENERATED_EXTENSIONS
+_ASKS = (
+    linguist.VENDOR_EXTENSIONS
+    | linguist.SCRIPT_EXTENSIONS
+    | linguist.GENERATED_EXTENSIONS
+    | linguist.LOCK_EXTENSIONS
+)
 _ASKS_AFTER_DOT = _last(tuple(linguist.VENDOR_AFTER_DOTS | linguist.GENERATED_AFTER_DOTS))
 _DOUBLES = linguist.VENDOR_AFTER_DOTS | linguist.GENERATED_AFTER_DOTS
 _TEST_EXTENSIONS = frozenset({"go", "py", "rb", "js", "jsx", "ts", "tsx", "mjs", "cjs", "mts", "cts"})
@@ -103,8 +108,6 @@ def _name_facts(name: str, at_root: bool) -> _Name:
         linguist.name_says(name, at_root, lower)
         if kind.asks
         or (last != dot and kind.asks_after_dot and lower[lower.rfind(".", 0, last) + 1 :] in _DOUBLES)
-        or "lock" in lower
-        or "shrinkwrap" in lower
         or lower.startswith(linguist.DOC_STEMS)
         else linguist.NOTHING
     )
