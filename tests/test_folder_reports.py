@@ -21,7 +21,8 @@ from agent_core.agent.folder_plan import main_modules
 from agent_core.repo import RepoRef
 from agent_core.report.claims import check_report
 from agent_core.report.facts import Evidence, Facts, build_facts, gather
-from agent_core.report.scoped import ancestors, kept_for, kept_tests, project_chain, reroot, source_set_mirror
+from agent_core.report.folder_tests import ancestors, kept_for, kept_tests, project_chain, source_set_mirror
+from agent_core.report.scoped import reroot
 from agent_core.sources.models import DirEntry, DirListing, FileTree, TreeEntry
 from agent_core.tools.observe import notable_role
 from agent_core.words import words_for

@@ -24,14 +24,8 @@ from typing import Any
 from agent_core.agent.tree_paths import usable
 from agent_core.repo import RepoRef
 from agent_core.repomodel import model_of
-from agent_core.report.scoped import (
-    TEST_ROOTS,
-    ancestors,
-    ci_folders,
-    kept_for,
-    project_chain,
-    source_set_mirror,
-)
+from agent_core.report.folder_tests import TEST_ROOTS, ancestors, kept_for, project_chain, source_set_mirror
+from agent_core.report.scoped import ci_folders
 from agent_core.sources.languages import language_for
 from agent_core.sources.models import DirListing, FileTree
 from agent_core.tool_call import ToolCallRequest

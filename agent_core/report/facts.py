@@ -19,11 +19,12 @@ from urllib.parse import quote
 from agent_core.repo import RepoRef
 from agent_core.repomodel import RepoModel, model_of, workspace_globs
 from agent_core.report.activity import Activity, activity_of
+from agent_core.report.folder_tests import TOP_TEST_DIRS, is_test_root, main_tests_dir
 from agent_core.report.inert import code, plain
-from agent_core.report.manifests import Manifest, parse_manifest, read_manifests
+from agent_core.report.manifests import Manifest, parse_manifest, read_manifests, root_workspaces
 from agent_core.report.model_words import tests_phrase
 from agent_core.report.phrases import day, files_phrase, join_names
-from agent_core.report.scoped import is_test_root, license_files_of, manifest_scope, reroot
+from agent_core.report.scoped import license_files_of, manifest_scope, reroot
 from agent_core.report.tree_lists import tree_lists
 from agent_core.sources.licenses import UNNAMED
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
@@ -35,7 +36,6 @@ from agent_core.words import Words
 # counts come from the repository model (agent_core.repomodel), which knows every language's convention.
 TEST_DIRS = ("tests", "test", "spec", "__tests__")
 TEST_FILE = re.compile(r"(^test_.*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$|Test\.java$|_spec\.rb$)")
-_TOP_TEST_DIRS = ("tests", "test", "__tests__", "e2e", "integration-tests", "spec")
 TEST_RUNNERS = ("tox.ini", "noxfile.py")  # run the tests the same way everywhere; CI usually calls them
 
 
@@ -190,7 +190,7 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
     readme = next((p for p in sorted(top_files, key=_readme_rank) if notable_role(p) == "readme"), None)
     licenses = tuple(p for p in top_files if re.match(r"(?i)(license|licence|copying)\b", p))
     if model is not None:
-        tests_dir, test_files = _main_tests_dir(model), model.tests.files
+        tests_dir, test_files = main_tests_dir(model), model.tests.files
         docs_dir = model.docs[0].path if model.docs else None
         # A scoped run sees one folder: CI and licence files usually live at the repository's root,
         # outside it, so their absence from the folder is no absence from the repository (unless the
@@ -203,7 +203,7 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
         if not test_files and is_test_root(evidence.root):  # a folder that is a test root: tests, all of it
             test_files = model.own_files
     else:  # folder listings only: what their names say, at the top level
-        tests_dir = next((name for name in _TOP_TEST_DIRS if name in dirs), None)
+        tests_dir = next((name for name in TOP_TEST_DIRS if name in dirs), None)
         test_files = sum(1 for p in paths if TEST_FILE.search(p.rsplit("/", 1)[-1]))
         docs_dir = next((d for d in ("docs", "doc", "documentation") if d in dirs), None)
         ci = _ci(paths, dirs, evidence)
@@ -244,26 +244,19 @@ def repo_model(evidence: Evidence) -> RepoModel | None:
     pnpm = evidence.files.get(f"{base}pnpm-workspace.yaml") or evidence.files.get("pnpm-workspace.yaml")
     if not globs and pnpm is not None and pnpm.text:
         globs = parse_manifest(pnpm.path, pnpm.text).workspaces
+    roots = {
+        k[len(base) :]: v
+        for k, v in evidence.files.items()
+        if k.startswith(base) and "/" not in k[len(base) :]
+    }
+    members, virtual = root_workspaces(read_manifests(roots))  # what the root's manifests say of its packages
     return model_of(
         tree,
         gitattributes=attributes.text if attributes is not None else None,
         workspace_globs=globs,
+        members=members,
+        virtual=virtual,
     )
-
-
-def _main_tests_dir(model: RepoModel) -> str | None:
-    """The project's test folder when it has one at the top level (``tests/``, ``e2e/``...): a test
-    folder of the model, or a top-level folder mostly of tests. Never a stray folder deep inside."""
-    top_tests = [d for d in model.tests.dirs if "/" not in d.removeprefix(f"{model.root}/")]
-    top_tests += [
-        f"{model.root}/{t.name}" if model.root else t.name for t in model.top_level if t.role == "tests"
-    ]
-    ranked = sorted(dict.fromkeys(top_tests), key=lambda d: (_rank(d.rsplit("/", 1)[-1]), d))
-    return ranked[0] if ranked else None
-
-
-def _rank(name: str) -> int:
-    return _TOP_TEST_DIRS.index(name) if name in _TOP_TEST_DIRS else len(_TOP_TEST_DIRS)
 
 
 def description(facts: Facts) -> tuple[str, str | None] | None:

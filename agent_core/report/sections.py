@@ -18,6 +18,7 @@ from agent_core.report.answer import answer
 from agent_core.report.diagram import diagram_block
 from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import Evidence, Facts, description, link, risks, strengths
+from agent_core.report.folder_tests import is_test_root
 from agent_core.report.frameworks import test_frameworks
 from agent_core.report.inert import code, inline, plain
 from agent_core.report.licensing import project_license
@@ -34,7 +35,6 @@ from agent_core.report.model_words import (
 )
 from agent_core.report.phrases import day, join_names, parse_date
 from agent_core.report.prose import readme_summary
-from agent_core.report.scoped import is_test_root
 from agent_core.report.tree_lists import notable_paths
 from agent_core.sources.models import TopFolder as CutFolder
 from agent_core.tools.registry import GET_COMMITS, GET_REPO_INFO
