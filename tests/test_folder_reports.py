@@ -220,6 +220,19 @@ async def test_a_test_root_s_own_report_says_it_holds_tests(tmp_path: Path) -> N
     _said_of_any_folder(run.report)
 
 
+async def test_a_package_whose_tests_are_kept_by_no_name_says_where_the_repository_keeps_them(
+    tmp_path: Path,
+) -> None:
+    """A package of its own (a manifest) with no tests in it nor named for it, the repository keeping
+    tests in a root tests/ folder: where they are is said, never "no tests"."""
+    files = {p: t for p, t in shapes.PY.items() if not p.startswith("tests/b/")}
+    files["tests/integration/test_b.py"] = "def test_b():\n    assert True\n"
+    run = await _folder_run(tmp_path, files, "packages/b")
+    assert run.facts.evidence.test_dirs_seen == ("../../tests",)
+    assert "The repository keeps tests in [`../../tests/`]" in run.report
+    _said_of_any_folder(run.report)
+
+
 async def test_a_local_folder_reports_the_commits_that_touched_it(tmp_path: Path) -> None:
     repo = shapes.build(tmp_path / "repo", shapes.GO, shapes.GO_FOLDER)
     with GitHubEmulator() as emu:

@@ -60,9 +60,8 @@ class Evidence:
     root_known: bool = False  # the root and its workflows were listed: the repository's licence, CI known
     license_outside: tuple[str, ...] = ()  # the root's licence files, from the folder ("../../LICENSE")
     tests_outside: tuple[tuple[str, int], ...] = ()  # the folder's tests kept elsewhere, with file counts
-    project_tests: tuple[
-        tuple[str, int], ...
-    ] = ()  # the test root of the project it belongs to (../../tests)
+    project_tests: tuple[tuple[str, int], ...] = ()  # its project's test root (../../tests)
+    test_dirs_seen: tuple[str, ...] = ()  # the repository's test folders up its path (../../tests)
     outside: tuple[str, ...] = ()  # every path outside the folder the run saw, from the folder
     ancestors_listed: bool = False  # every folder up its path was listed (report/scoped.py ancestors)
     parent_manifests: tuple[str, ...] = ()  # the manifests those listings show, from the folder
@@ -323,6 +322,10 @@ def _tested(facts: Facts, words: Words) -> list[str]:
     elif not out and any(n for _p, n in ev.project_tests):
         kept = [link(facts, f"{p}/") + words("paren", files_phrase(n, words)) for p, n in ev.project_tests]
         out.append(words("s_project_tests", join_names(kept, words)))
+    elif not out and ev.test_dirs_seen:  # neither its own nor named for it: where the repository's are
+        out.append(
+            words("s_repo_tests", join_names([link(facts, f"{p}/") for p in ev.test_dirs_seen], words))
+        )
     return out
 
 
@@ -341,7 +344,7 @@ def risks(facts: Facts, words: Words) -> list[Finding]:
         out.append(("no_license", words("r_no_license")))
     if facts.ci == () and not facts.test_runners and not ev.ci_outside:
         out.append(("no_ci", words("r_no_ci")))
-    if facts.test_files == 0 and not facts.tests_dir:
+    if facts.test_files == 0 and not facts.tests_dir and not ev.test_dirs_seen:
         out.append(("no_tests", words("r_no_tests")))
     if facts.root_complete and facts.readme is None and facts.paths and not ev.root:  # a folder needs none
         out.append(("no_readme", words("r_no_readme")))

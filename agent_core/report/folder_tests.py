@@ -36,6 +36,13 @@ _TEST_AFFIXES = (
 )
 
 
+def is_test_dir(name: str) -> bool:
+    """A folder name that says tests: a test root (``tests``, ``spec``) or one prefixed so
+    (``tests-integration``, ``tests-build``, ``test_utils``)."""
+    low = name.lower()
+    return low in TEST_ROOTS or low.startswith(("tests-", "tests_", "test-", "test_"))
+
+
 def is_test_root(folder: str) -> bool:
     """Whether a folder's run is on a test root itself (``tests``, ``activerecord/test``, ``spec``)."""
     return bool(folder) and folder.rpartition("/")[2].lower() in TEST_ROOTS

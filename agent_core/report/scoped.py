@@ -20,6 +20,7 @@ from agent_core.report.folder_tests import (
     TEST_ROOTS,
     ancestors,
     in_test_root,
+    is_test_dir,
     kept_for,
     project_chain,
     source_set_mirror,
@@ -124,6 +125,13 @@ def outside_of(evidence: Evidence, folder: str) -> dict[str, Any]:
             if e.type == "file" and is_license_file(e.path)
         ),
         "tests_outside": tuple((posixpath.relpath(p, folder), n) for p, n in tests),
+        "test_dirs_seen": tuple(  # the repository's test folders the listings up its path show
+            posixpath.relpath(e.path, folder)
+            for listing in above
+            if listing is not None
+            for e in listing.entries
+            if e.type == "dir" and is_test_dir(e.name) and not folder.startswith(f"{e.path}/")
+        )[:4],
         "project_tests": tuple((posixpath.relpath(p, folder), n) for p, n in project),
         "outside": tuple(dict.fromkeys(_from(folder, p) for p in known[:_MAX_OUTSIDE])),
     }

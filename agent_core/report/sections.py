@@ -178,6 +178,10 @@ def _structure(facts: Facts, words: Words) -> list[str]:
     elif not model.tests.files and not ev.tests_outside and any(n for _p, n in ev.project_tests):
         kept = [link(facts, f"{p}/") + words("paren", files_count(n, words)) for p, n in ev.project_tests]
         inside = words("folder_project_tests", join_names(kept, words))
+    elif not model.tests.files and not ev.tests_outside and ev.test_dirs_seen:
+        inside = words(
+            "folder_repo_tests", join_names([link(facts, f"{p}/") for p in ev.test_dirs_seen], words)
+        )
     summary = [files_line(model, words), inside, packages_line(model, words)]
     kept = [
         link(facts, f"{p}/") + words("paren", files_count(n, words)) for p, n in facts.evidence.tests_outside

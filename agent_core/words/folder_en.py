@@ -18,6 +18,8 @@ FOLDER: Mapping[str, str] = MappingProxyType(
         "folder_project_tests": "**Tests:** in the test folder of the project it belongs to, {}.",
         "folder_is_tests": "**Tests:** this folder is a test folder ({}).",
         "s_is_tests": "This folder holds tests: {} ({}).",
+        "folder_repo_tests": "**Tests:** none in this folder by the usual conventions; the repository keeps tests in {}.",
+        "s_repo_tests": "The repository keeps tests in {}.",
         "s_tests_elsewhere": "Tests for this folder are kept outside it: {}.",
     }
 )

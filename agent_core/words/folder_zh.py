@@ -17,6 +17,8 @@ FOLDER: Mapping[str, str] = MappingProxyType(
         "folder_project_tests": "**测试：** 位于它所属项目的测试目录 {}。",
         "folder_is_tests": "**测试：** 本文件夹即测试目录（{}）。",
         "s_is_tests": "本文件夹存放测试：{}（{}）。",
+        "folder_repo_tests": "**测试：** 按常见约定本文件夹内未见测试；仓库的测试位于 {}。",
+        "s_repo_tests": "仓库的测试位于 {}。",
         "s_tests_elsewhere": "本文件夹的测试存放在文件夹之外：{}。",
     }
 )
