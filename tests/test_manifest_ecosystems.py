@@ -21,7 +21,14 @@ from agent_core.repomodel.packages import (
 from agent_core.report.facts import build_facts, gather
 from agent_core.report.frameworks import framework_of_package
 from agent_core.report.frameworks import test_frameworks as frameworks_of
-from agent_core.report.manifests import Manifest, is_own, own_package_names, parse_manifest, read_manifests
+from agent_core.report.manifests import (
+    Manifest,
+    is_own,
+    own_package_names,
+    parse_manifest,
+    read_manifests,
+    root_workspaces,
+)
 from agent_core.report.writer import write_report
 from agent_core.sources.manifest_files import (
     PARSE_MAX_BYTES,
@@ -134,6 +141,22 @@ def test_a_test_project_its_references_and_central_versions() -> None:
     assert central["Polly.Core"] == "8.0.0"  # $(PollyVersion) from the file's own properties
     assert central["xunit"] == "2.5.1"
     assert frameworks_of(manifests) == ("xUnit",)  # declared centrally (Polly's csproj says ProjectType Test)
+
+
+def test_a_cut_or_unbalanced_msbuild_file_is_read_item_by_item_and_a_tests_folder_is_a_test_project() -> None:
+    text = (FIXTURES / "Directory.Packages.props").read_text()
+    cut = parse_manifest("Directory.Packages.props", text[: text.index('<PackageVersion Include="xunit"')])
+    assert cut.status == "parsed"  # not well-formed XML any more
+    assert {d.name: d.spec for d in cut.versions}["Polly.Core"] == "8.0.0"  # $(PollyVersion) still resolved
+    unbalanced = parse_manifest(
+        "Directory.Packages.props", text.replace("</ItemGroup>", "</ItemGroup></ItemGroup>", 1)
+    )
+    assert {d.name: d.spec for d in unbalanced.versions}["xunit"] == "2.5.1"
+    no_sdk = '<Project Sdk="Microsoft.NET.Sdk"><ItemGroup><PackageReference Include="Shouldly" /></ItemGroup></Project>'
+    project = parse_manifest(
+        "test/Polly.Core.Tests/Polly.Core.Tests.csproj", no_sdk
+    )  # the SDK comes from a .targets
+    assert project.test_project and names(project.dev) == ["Shouldly"] and project.runtime == ()
 
 
 def test_global_json_and_hostile_xml() -> None:
@@ -288,6 +311,20 @@ def test_cmake_project_subdirectories_and_packages() -> None:
     assert frameworks_of([demo]) == ("GoogleTest", "Catch2")
 
 
+def test_a_bundled_googletest_linked_by_a_target_names_the_framework() -> None:
+    script = "add_subdirectory(gtest)\nadd_executable(test-main test-main.cc)\ntarget_link_libraries(test-main gtest fmt)\n"
+    tests = parse_manifest("test/CMakeLists.txt", script)  # fmtlib/fmt's test/CMakeLists.txt, cut
+    assert (names(tests.dev), tests.workspaces) == (["gtest"], ("gtest",))
+    assert frameworks_of([tests]) == ("GoogleTest",)
+
+
+def test_a_test_runner_named_only_in_scripts_is_the_framework() -> None:
+    package = parse_manifest(
+        "package.json", '{"scripts": {"test-serve": "vitest run -c vitest.config.e2e.ts"}}'
+    )
+    assert frameworks_of([package]) == ("Vitest",)  # vitejs/vite's root declares it through a catalog
+
+
 def test_meson_vcpkg_and_conan() -> None:
     meson = fixture("meson.build")
     assert (meson.name, meson.version) == ("harfbuzz", "6.0.0")
@@ -381,6 +418,23 @@ def test_what_is_not_a_package_in_real_monorepo_shapes() -> None:
 )
 def test_a_test_package_by_its_own_name(folder: str, ecosystem: str, test: bool) -> None:
     assert is_test_package(folder, ecosystem) is test
+
+
+def test_the_roots_manifests_say_which_examples_are_packages_and_which_roots_are_none() -> None:
+    found = [("helix-stdx", "helix-stdx/Cargo.toml"), ("", "Cargo.toml")]
+    examples = [
+        ("playground/alias", "playground/alias/package.json"),
+        ("examples/demo", "examples/demo/Cargo.toml"),
+    ]
+    members, virtual = root_workspaces(
+        [
+            parse_manifest("Cargo.toml", '[workspace]\nmembers = ["helix-*"]\n'),  # a virtual workspace
+            parse_manifest("pnpm-workspace.yaml", "packages:\n  - 'playground/**'\n"),
+        ]
+    )
+    assert (members, virtual) == (("helix-*", "playground/**"), ("",))
+    packages = packages_of(found, examples=examples, members=members, virtual=virtual)
+    assert [p.manifest for p in packages] == ["helix-stdx/Cargo.toml", "playground/alias/package.json"]
 
 
 def test_own_packages_are_never_dependencies() -> None:
@@ -509,6 +563,11 @@ def test_200_many_star_globs_over_a_2000_folder_deep_tree_stay_linear() -> None:
         ("build.gradle", "implementation " + "libs." * 20 + "\n"),
         ("conanfile.txt", "[requires]\n" + "a/" * 40 + "\n"),
         ("A.sln", 'Project("{' + "0" * 50 + "\n"),
+        (
+            "A.csproj",
+            '<Project><PackageReference Include="a" Version="' + "1" * 30,
+        ),  # cut: scanned, not parsed
+        ("Directory.Packages.props", "<P>" + "<a>" + "x" * 150),
     ],
 )
 def test_hostile_manifests_of_every_ecosystem_parse_in_linear_time(path: str, unit: str) -> None:

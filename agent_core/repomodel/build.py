@@ -60,13 +60,16 @@ def build_repo_model(
     truncated: bool = False,
     gitattributes: str | None = None,
     workspace_globs: Sequence[str] = (),
+    members: Sequence[str] = (),
+    virtual: Sequence[str] = (),
 ) -> RepoModel:
     """The model of the files of ``entries`` under ``root`` ("" for the whole repository); ``truncated``:
     the server cut the tree (the counts are lower bounds); ``gitattributes``: the root ``.gitattributes``
-    text when it was read; ``workspace_globs``: the root ``package.json``'s workspaces."""
+    text when it was read; ``workspace_globs``: the root ``package.json``'s workspaces; ``members`` and
+    ``virtual``: what the root's manifests say of its packages (:func:`~agent_core.repomodel.packages.packages_of`)."""
     tally = _Tally(root.strip("/"), parse_gitattributes(gitattributes))
     tally.add_all(entries)
-    return tally.model(truncated=truncated, workspace_globs=workspace_globs)
+    return tally.model(truncated=truncated, workspace_globs=workspace_globs, members=members, virtual=virtual)
 
 
 class _Tally:
@@ -85,6 +88,7 @@ class _Tally:
         self.conventions, self.test_packages, self.test_dirs = Counter[str](), set[str](), dict[str, None]()
         self.ci: dict[str, list[str]] = {}
         self.manifests: list[tuple[str, str]] = []
+        self.example_manifests: list[tuple[str, str]] = []  # packages only when a workspace names them
         self.package_tops: set[str] = set()
         self.dirs = 0
 
@@ -142,10 +146,8 @@ class _Tally:
         if role == "vendored":  # under its vendored root; else (an override, a minified file) its top folder
             self.vendored[folder.vendored or (f"{self.prefix}{folder.top}" if folder.top else "")] += 1
         elif role == "build":
-            if not folder.examples and facts.manifest:
-                self.manifests.append((folder_path, path))
-                if folder.top and folder_path == f"{self.prefix}{folder.top}":
-                    self.package_tops.add(folder.top)  # a top folder that is a package (a gem, a crate)
+            if facts.manifest:
+                self._note_manifest(folder, folder_path, path)
         elif role == "tests":
             if folder.fixtures:
                 self._note_fixture(folder)
@@ -163,6 +165,17 @@ class _Tally:
             self.docs[folder.docs] += 1
         elif role == "examples" and folder.examples:
             self.examples[folder.examples] += 1
+            if facts.manifest:
+                self.example_manifests.append((folder_path, path))
+
+    def _note_manifest(self, folder: _Folder, folder_path: str, path: str) -> None:
+        """A package manifest: the project's own, or an example's (a package only when a workspace names it)."""
+        if folder.examples:
+            self.example_manifests.append((folder_path, path))
+            return
+        self.manifests.append((folder_path, path))
+        if folder.top and folder_path == f"{self.prefix}{folder.top}":
+            self.package_tops.add(folder.top)  # a top folder that is a package (a gem, a crate)
 
     def _note_fixed(self, folder: _Folder) -> None:
         """A file whose folder decides its role: under its vendored root, or test data."""
@@ -176,7 +189,14 @@ class _Tally:
         self.conventions[folder.test_label or "fixtures/"] += 1
         self.test_dirs[folder.test_dir or folder.fixtures or ""] = None
 
-    def model(self, *, truncated: bool, workspace_globs: Sequence[str]) -> RepoModel:
+    def model(
+        self,
+        *,
+        truncated: bool,
+        workspace_globs: Sequence[str],
+        members: Sequence[str] = (),
+        virtual: Sequence[str] = (),
+    ) -> RepoModel:
         by_role, sizes = self.by_role, self.sizes
         files, total = len(self.roles), sum(sizes.values())
         return RepoModel(
@@ -194,7 +214,14 @@ class _Tally:
                 packages=len(self.test_packages),
                 dirs=tuple(sorted(self.test_dirs)),
             ),
-            packages=packages_of(self.manifests, root=self.root, globs=workspace_globs),
+            packages=packages_of(
+                self.manifests,
+                root=self.root,
+                globs=workspace_globs,
+                examples=self.example_manifests,
+                members=members,
+                virtual=virtual,
+            ),
             ci=tuple(CiSystem(name=name, paths=tuple(paths)) for name, paths in sorted(self.ci.items())),
             top_level=self._top_level(),
             top_files=tuple(self.top_files),

@@ -25,7 +25,7 @@ from agent_core.sources.models import FileTree
 
 T = TypeVar("T")
 
-_Key = tuple[str | None, tuple[str, ...]]
+_Key = tuple[str | None, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
 _MEMO: dict[int, dict[Hashable, object]] = {}  # per tree: models by _Key, derived values by ("derived", …)
 _MISSING = object()
 # The model may be built off the event loop, in worker threads. Re-entrant: a tree that dies in a
@@ -35,10 +35,16 @@ _LOCK = threading.RLock()
 
 
 def model_of(
-    tree: FileTree, *, gitattributes: str | None = None, workspace_globs: Sequence[str] = ()
+    tree: FileTree,
+    *,
+    gitattributes: str | None = None,
+    workspace_globs: Sequence[str] = (),
+    members: Sequence[str] = (),
+    virtual: Sequence[str] = (),
 ) -> RepoModel:
-    """The model of ``tree`` (built the first time this tree object is asked for)."""
-    key: _Key = (gitattributes, tuple(workspace_globs))
+    """The model of ``tree`` (built the first time this tree object is asked for, per root workspaces:
+    see :func:`~agent_core.repomodel.build.build_repo_model`)."""
+    key: _Key = (gitattributes, tuple(workspace_globs), tuple(members), tuple(virtual))
     return _memoised(
         tree,
         key,
@@ -48,6 +54,8 @@ def model_of(
             truncated=tree.truncated,
             gitattributes=gitattributes,
             workspace_globs=workspace_globs,
+            members=members,
+            virtual=virtual,
         ),
     )
 

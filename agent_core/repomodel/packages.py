@@ -272,7 +272,13 @@ def _segments(glob: str) -> tuple[str, ...]:
 
 
 def packages_of(
-    manifests: Sequence[tuple[str, str]], *, root: str = "", globs: Sequence[str] = ()
+    manifests: Sequence[tuple[str, str]],
+    *,
+    root: str = "",
+    globs: Sequence[str] = (),
+    examples: Sequence[tuple[str, str]] = (),
+    members: Sequence[str] = (),
+    virtual: Sequence[str] = (),
 ) -> tuple[Package, ...]:
     """One :class:`Package` per folder and ecosystem from ``(folder, manifest path)`` pairs of the
     project's own manifests, in path order. Left out, as not the project's packages: fixtures; scaffolding
@@ -281,15 +287,34 @@ def packages_of(
     test folder of another package (``railties/test/.../package.json``: test data); an npm
     ``package.json`` inside another package's folder that the workspaces do not name (an entry point's
     stub such as ``packages/vue/server-renderer/``); and the root's ``package.json`` when it declares
-    workspaces (the monorepo's private root, not a package)."""
+    workspaces (the monorepo's private root, not a package).
+
+    What the root's manifests say, when they were read: ``members`` (the member folders or globs every
+    ecosystem's workspace names: Cargo ``members``, Gradle ``include``, Maven ``<modules>``, ``go.work``,
+    a solution's projects, npm/pnpm workspaces) makes a manifest under ``examples/`` or ``playground/``
+    a package when it names it; ``virtual`` folders declare no package of their own (a Cargo
+    ``[workspace]`` without ``[package]``)."""
     prefix = f"{root}/" if root else ""
     matcher = Globs(globs) if globs else None
+    named = Globs(members) if members else None
+    left_out = frozenset(virtual)
     found: list[tuple[str, str, str, str]] = []  # folder, manifest, ecosystem, folder from the root
-    for folder, manifest in manifests:
+    candidates = [*manifests, *((f, m) for f, m in examples if named is not None or matcher is not None)]
+    for index, (folder, manifest) in enumerate(candidates):
         ecosystem = manifest_ecosystem(manifest.rsplit("/", 1)[-1])
         relative = folder[len(prefix) :] if prefix and folder.startswith(prefix) else folder
-        if ecosystem is not None and not is_fixture(folder) and not _not_a_package(relative, ecosystem):
-            found.append((folder, manifest, ecosystem, relative))
+        if (
+            ecosystem is None
+            or is_fixture(folder)
+            or _not_a_package(relative, ecosystem)
+            or relative in left_out
+        ):
+            continue
+        if index >= len(manifests) and not any(
+            g is not None and g.member(relative) for g in (named, matcher)
+        ):
+            continue  # an example that no workspace names
+        found.append((folder, manifest, ecosystem, relative))
     folders: dict[str, set[str]] = {}  # ecosystem -> its package folders (from the root)
     for _folder, _manifest, ecosystem, relative in found:
         folders.setdefault(ecosystem, set()).add(relative)

@@ -21,7 +21,7 @@ from agent_core.repomodel import RepoModel, model_of, workspace_globs
 from agent_core.report.activity import Activity, activity_of
 from agent_core.report.folder_tests import TOP_TEST_DIRS, is_test_root, main_tests_dir
 from agent_core.report.inert import code, plain
-from agent_core.report.manifests import Manifest, parse_manifest, read_manifests
+from agent_core.report.manifests import Manifest, parse_manifest, read_manifests, root_workspaces
 from agent_core.report.model_words import tests_phrase
 from agent_core.report.phrases import day, files_phrase, join_names
 from agent_core.report.scoped import license_files_of, manifest_scope, reroot
@@ -243,10 +243,18 @@ def repo_model(evidence: Evidence) -> RepoModel | None:
     pnpm = evidence.files.get(f"{base}pnpm-workspace.yaml") or evidence.files.get("pnpm-workspace.yaml")
     if not globs and pnpm is not None and pnpm.text:
         globs = parse_manifest(pnpm.path, pnpm.text).workspaces
+    roots = {
+        k[len(base) :]: v
+        for k, v in evidence.files.items()
+        if k.startswith(base) and "/" not in k[len(base) :]
+    }
+    members, virtual = root_workspaces(read_manifests(roots))  # what the root's manifests say of its packages
     return model_of(
         tree,
         gitattributes=attributes.text if attributes is not None else None,
         workspace_globs=globs,
+        members=members,
+        virtual=virtual,
     )
 
 

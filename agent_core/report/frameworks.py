@@ -91,9 +91,10 @@ FRAMEWORKS: tuple[Framework, ...] = (
     _fw("Kotest", "maven", ("io.kotest:kotest-runner-junit5", "kotest-runner-junit5"), ("kotlintest",), prefixes=("io.kotest:",)),
     _fw("Spock", "maven", ("org.spockframework:spock-core", "spock-core"), prefixes=("org.spockframework:",)),
     _fw("ScalaTest", "maven", ("org.scalatest:scalatest", "scalatest")),
-    _fw("GoogleTest", "cmake", ("googletest", "gtest", "gmock", "gtest_main"), ("gtest", "google test")),
+    _fw("GoogleTest", "cmake", ("googletest", "gtest", "gmock", "gtest_main", "gmock_main", "gtest::gtest",
+                               "gtest::gtest_main", "gtest::gmock"), ("gtest", "google test")),
     _fw("Catch2", "cmake", ("catch2", "catch2::catch2", "catch2::catch2withmain"), ("catch",)),
-    _fw("doctest", "cmake", ("doctest",)),
+    _fw("doctest", "cmake", ("doctest", "doctest::doctest")),
     _fw("Boost.Test", "cmake", ("boost-test",), ("boost test",)),
     _fw("testing", "go", (), ("go test",)),
     _fw("testify", "go", ("github.com/stretchr/testify",)),
@@ -151,6 +152,7 @@ def test_frameworks(
         named = [*manifest.all_dependencies(indirect=False), *manifest.versions]
         if manifest.name:
             named.append(Dependency(name=manifest.name))
+        named += [Dependency(name=word) for word in _runners(manifest.commands)]
         for dependency in named:
             framework = framework_of_package(dependency.name)
             if framework is not None and (ecosystem is None or framework.ecosystem == ecosystem):
@@ -177,6 +179,15 @@ def _laid_out(found: set[Framework], test_paths: Iterable[str]) -> set[Framework
         if seen == wanted:
             break
     return {fw for fw in found if not fw.layouts or seen.intersection(fw.layouts)}
+
+
+# Commands a package.json script runs that are test runners by the same name as their package
+_RUNNERS = frozenset({"vitest", "jest", "mocha", "ava", "tap", "uvu", "cypress", "jasmine"})
+
+
+def _runners(commands: Iterable[str]) -> set[str]:
+    """The test runners scripts run (``vitest run -c x``, ``cross-env CI=1 jest``): words, not paths."""
+    return {word for command in commands for word in command.replace("&&", " ").split() if word in _RUNNERS}
 
 
 def _ecosystem(path: str) -> str | None:

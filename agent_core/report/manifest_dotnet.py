@@ -47,8 +47,9 @@ def parse_sln(source: str) -> Fields:
 def parse_msbuild(source: str) -> Fields:
     """An MSBuild project (or ``Directory.Build.props``): package references (a test project's all
     development; ``PrivateAssets="all"`` ones, analyzers and build tools, apart), project references,
-    its assembly name, licence and description."""
-    root = xml_root(source)
+    its assembly name, licence and description. A file that is not well-formed XML (cut when read, or
+    an unbalanced tag) is read item by item (:func:`_scanned`)."""
+    root = _root(source)
     properties = _properties(root)
     references: list[Dependency] = []
     private: list[Dependency] = []
@@ -78,7 +79,7 @@ def parse_msbuild(source: str) -> Fields:
 def parse_packages_props(source: str) -> Fields:
     """Central package management: each ``PackageVersion``'s version (``versions``); a
     ``GlobalPackageReference`` applies to every project (runtime)."""
-    root = xml_root(source)
+    root = _root(source)
     properties = _properties(root)
     pinned = [
         dep
@@ -89,6 +90,37 @@ def parse_packages_props(source: str) -> Fields:
         dep for item in root.iter("GlobalPackageReference") if (dep := _package(item, properties)) is not None
     ]
     return {"versions": deps(pinned), "runtime": deps(everywhere)}
+
+
+_ITEM = re.compile(
+    r"<(PackageReference|PackageVersion|GlobalPackageReference|ProjectReference)\b([^<>]{0,1000})>"
+)
+_ATTRIBUTE = re.compile(r'(\w{1,40})\s{0,4}=\s{0,4}"([^"<>]{0,400})"')
+_SIMPLE_PROPERTY = re.compile(r"<(\w{1,100})>([^<>]{1,200})</(\w{1,100})>")
+
+
+def _root(source: str) -> ElementTree.Element:
+    """The document's root, or, when it is not well-formed XML, one rebuilt from its items and simple
+    properties (document types and entities are refused either way: :func:`xml_root`)."""
+    try:
+        return xml_root(source)
+    except ElementTree.ParseError:
+        return _scanned(source)
+
+
+def _scanned(source: str) -> ElementTree.Element:
+    """Items (``<PackageReference Include=... Version=... />``) and ``<Name>value</Name>`` properties
+    found by a linear scan, as an element tree shaped like the document's."""
+    root = ElementTree.Element("Project")
+    group = ElementTree.SubElement(root, "PropertyGroup")
+    for match in _SIMPLE_PROPERTY.finditer(source):
+        if match.group(1) == match.group(3):
+            ElementTree.SubElement(group, match.group(1)).text = match.group(2)
+    items = ElementTree.SubElement(root, "ItemGroup")
+    for match in _ITEM.finditer(source):
+        attributes = {k: v for k, v in _ATTRIBUTE.findall(match.group(2))}
+        ElementTree.SubElement(items, match.group(1), attributes)
+    return root
 
 
 def parse_global_json(source: str) -> Fields:

@@ -121,6 +121,9 @@ def parse_package_json(source: str) -> Fields:
         "workspaces": tuple(strings(workspaces)),
         "own_names": tuple(dict.fromkeys(local)),
         "version": text(data.get("version")),
+        "commands": tuple(str(v)[:300] for v in table(data.get("scripts")).values() if isinstance(v, str))[
+            :200
+        ],
     }
 
 

@@ -92,6 +92,27 @@ def own_package_names(manifests: Iterable[Manifest]) -> frozenset[str]:
     return frozenset(found)
 
 
+def root_workspaces(manifests: Iterable[Manifest]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What the root's manifests (given with paths from the root) say of its packages: the member
+    folders or globs of every ecosystem's workspace (npm/pnpm/uv globs, Cargo members, Gradle includes,
+    Maven modules, ``go.work``, a solution's project folders), and the folders that declare no package
+    of their own ("" for a Cargo ``[workspace]`` without ``[package]`` or a pyproject without
+    ``[project]``)."""
+    members: list[str] = []
+    virtual: list[str] = []
+    for manifest in manifests:
+        if manifest.status != "parsed" or "/" in manifest.path:
+            continue
+        members += [m for m in manifest.workspaces if m and m != "."]
+        if (
+            manifest.workspaces
+            and not manifest.name
+            and _named(manifest.path, ("cargo.toml", "pyproject.toml"))
+        ):
+            virtual.append("")
+    return tuple(dict.fromkeys(members)), tuple(dict.fromkeys(virtual))
+
+
 def is_own(name: str, own: frozenset[str]) -> bool:
     """A dependency's name is one of the repository's own packages: by name (either Python spelling),
     or a ``group:artifact`` whose artifact is one of the build's own projects or modules."""

@@ -25,8 +25,20 @@ _MAX_NESTING = 200
 _MAX_ARGUMENTS = 64  # arguments kept per call (the rest are not names)
 _VERSION = re.compile(r"^v?\d{1,6}(?:\.\d{1,9}){0,4}[\w.+\-]{0,20}$")
 _CMAKE_CALLS = frozenset(
-    {"project", "add_subdirectory", "find_package", "fetchcontent_declare", "cpmaddpackage"}
+    {
+        "project",
+        "add_subdirectory",
+        "find_package",
+        "fetchcontent_declare",
+        "cpmaddpackage",
+        "target_link_libraries",
+    }
 )
+# Libraries a target links that are test frameworks (built from a bundled copy or found): what they declare
+_TEST_LIBRARIES = frozenset(
+    {"gtest", "gtest_main", "gmock", "gmock_main", "gtest::gtest", "gtest::gtest_main", "gtest::gmock",
+     "catch2::catch2", "catch2::catch2withmain", "catch2", "doctest", "doctest::doctest"}
+)  # fmt: skip
 _MESON_CALLS = frozenset({"project", "subdir", "dependency"})
 # find_package names that are CMake's own modules or the compiler's, not third-party packages
 _NOT_PACKAGES = frozenset({"threads", "pkgconfig", "python", "python3", "perl", "git", "doxygen", "openmp"})
@@ -108,10 +120,12 @@ def _closing(source: str, start: int, quote: str) -> int:
 
 
 def parse_cmake(source: str) -> Fields:
-    """``project()`` name and version, ``add_subdirectory()`` folders, and the packages found or fetched."""
+    """``project()`` name and version, ``add_subdirectory()`` folders, the packages found or fetched, and
+    the test frameworks its targets link (``gtest``, ``Catch2::Catch2WithMain``: development)."""
     name = version = None
     folders: list[str] = []
     found: list[Dependency] = []
+    tests: list[Dependency] = []  # test frameworks its targets link
     for command, arguments in calls(source, _CMAKE_CALLS, '"'):
         if not arguments:
             continue
@@ -132,8 +146,11 @@ def parse_cmake(source: str) -> Fields:
             )
         elif command == "cpmaddpackage":
             found += _cpm(arguments)
+        elif command == "target_link_libraries":
+            tests += [Dependency(name=a.lower()) for a in arguments[1:] if a.lower() in _TEST_LIBRARIES]
     return {
         "runtime": deps(_unique(found)),
+        "dev": deps(_unique(tests)),
         "name": text(name) if name and "$" not in name else None,
         "version": version if version and _VERSION.match(version) else None,
         "workspaces": tuple(dict.fromkeys(f for f in folders if f)),

@@ -26,12 +26,13 @@ from types import MappingProxyType
 from typing import Any, Literal
 from xml.etree.ElementTree import ParseError
 
+from agent_core.repomodel.packages import is_test_package
 from agent_core.report import manifest_dotnet as dotnet
 from agent_core.report import manifest_formats as formats
 from agent_core.report import manifest_jvm as jvm
 from agent_core.report import manifest_native as native
 from agent_core.report import manifest_ruby as ruby
-from agent_core.report.manifest_links import is_own, own_package_names, resolve
+from agent_core.report.manifest_links import is_own, own_package_names, resolve, root_workspaces
 from agent_core.report.manifest_values import Dependency, Groups
 from agent_core.sources.manifest_files import (
     MANIFEST_NAMES,
@@ -57,6 +58,7 @@ __all__ = [
     "parse_manifest",
     "read_manifests",
     "requirements_kind",
+    "root_workspaces",
 ]
 
 ManifestStatus = Literal["parsed", "unparsed", "invalid"]
@@ -107,6 +109,7 @@ class Manifest:
     parent: str | None = None  # Maven's parent POM, ``group:artifact``
     catalog: tuple[tuple[str, tuple[Dependency, ...]], ...] = ()  # Gradle catalog alias -> libraries
     source_roots: tuple[tuple[str, str], ...] = ()  # composer psr-4: namespace -> folder
+    commands: tuple[str, ...] = ()  # the commands its scripts run (package.json "scripts")
 
     @property
     def indirect(self) -> int:
@@ -206,6 +209,10 @@ def parse_manifest(path: str, text: str, *, partial: bool = False) -> Manifest:
             fields = {"docs" if purpose == "documentation" else "dev": fields["runtime"]}
     if kind is not None and kind.package and kind.key[0] == "." and not fields.get("name"):
         fields["name"] = path.rsplit("/", 1)[-1][: -len(kind.key)]
+    nuget_project = kind is not None and kind.ecosystem == "nuget" and kind.package
+    if nuget_project and not fields.get("test_project") and is_test_package(path.rpartition("/")[0], "nuget"):
+        fields["test_project"] = True  # Foo.Tests: its test SDK may come from an imported .targets
+        fields["dev"], fields["runtime"] = (*fields.get("runtime", ()), *fields.get("dev", ())), ()
     return Manifest(path=path, status="parsed", partial=partial, **fields)
 
 
