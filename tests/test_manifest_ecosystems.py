@@ -376,6 +376,11 @@ def test_what_is_not_a_package_in_real_monorepo_shapes() -> None:
         ("packages/vue", "packages/vue/package.json"),
         ("packages/vue/server-renderer", "packages/vue/server-renderer/package.json"),  # an entry's stub
         ("packages/create-vite/template-react", "packages/create-vite/template-react/package.json"),
+        (
+            "packages/create-vite/template-vue",
+            "packages/create-vite/template-vue/package.json",
+        ),  # scaffolding
+        ("packages-private/template-explorer", "packages-private/template-explorer/package.json"),
         ("packages/vite", "packages/vite/package.json"),
         (
             "packages/vite/src/node/__tests__/packages/child",
@@ -397,6 +402,7 @@ def test_what_is_not_a_package_in_real_monorepo_shapes() -> None:
     assert {p.manifest: p.test for p in packages} == {
         "packages/vue/package.json": False,
         "packages/vite/package.json": False,
+        "packages-private/template-explorer/package.json": False,  # one template-* folder: a package
         "railties/railties.gemspec": False,
         "gems/x/x.gemspec": False,
         "test/Polly.Core.Tests/Polly.Core.Tests.csproj": True,
@@ -421,20 +427,20 @@ def test_a_test_package_by_its_own_name(folder: str, ecosystem: str, test: bool)
 
 
 def test_the_roots_manifests_say_which_examples_are_packages_and_which_roots_are_none() -> None:
+    """An example a workspace names by its path is a package (tokio's "examples" member, okhttp's
+    samples included by settings.gradle); a glob such as vite's ``playground/**`` (200 playgrounds) is
+    no such choice; a Cargo ``[workspace]`` without ``[package]`` is no package."""
     found = [("helix-stdx", "helix-stdx/Cargo.toml"), ("", "Cargo.toml")]
-    examples = [
-        ("playground/alias", "playground/alias/package.json"),
-        ("examples/demo", "examples/demo/Cargo.toml"),
-    ]
+    examples = [("examples", "examples/Cargo.toml"), ("playground/alias", "playground/alias/package.json")]
     members, virtual = root_workspaces(
         [
-            parse_manifest("Cargo.toml", '[workspace]\nmembers = ["helix-*"]\n'),  # a virtual workspace
+            parse_manifest("Cargo.toml", '[workspace]\nmembers = ["helix-*", "examples"]\n'),
             parse_manifest("pnpm-workspace.yaml", "packages:\n  - 'playground/**'\n"),
         ]
     )
-    assert (members, virtual) == (("helix-*", "playground/**"), ("",))
+    assert (members, virtual) == (("helix-*", "examples", "playground/**"), ("",))
     packages = packages_of(found, examples=examples, members=members, virtual=virtual)
-    assert [p.manifest for p in packages] == ["helix-stdx/Cargo.toml", "playground/alias/package.json"]
+    assert [p.manifest for p in packages] == ["examples/Cargo.toml", "helix-stdx/Cargo.toml"]
 
 
 def test_own_packages_are_never_dependencies() -> None:

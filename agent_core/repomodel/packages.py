@@ -18,9 +18,7 @@ read). Manifests that are not the project's own are left out: vendored and gener
 is a test package when its folder says so (``Foo.Tests``, ``tests/``, ``spec/``, ``tests-integration``).
 
 npm, yarn and pnpm workspaces: the root's ``workspaces`` globs (:func:`workspace_globs`) say which
-folders are members. Matching is linear: each folder's state (which glob segments it can stand at) is
-computed once from its parent's, ``**`` standing for any number of segments and ``!glob`` excluding, as
-npm's workspaces do; at most :data:`MAX_GLOBS` globs of at most :data:`MAX_GLOB_LENGTH` characters.
+folders are members, matched in linear work by :mod:`agent_core.repomodel.globs`.
 """
 
 from __future__ import annotations
@@ -29,8 +27,31 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from types import MappingProxyType
+
+from agent_core.repomodel.globs import MAX_GLOB_LENGTH, MAX_GLOBS, Globs, workspace_member
+
+__all__ = [
+    "FIXTURE_DIRS",
+    "MANIFESTS",
+    "MANIFEST_KINDS",
+    "MAX_GLOBS",
+    "MAX_GLOB_LENGTH",
+    "TOP_ONLY",
+    "EcosystemCount",
+    "Globs",
+    "ManifestKind",
+    "Package",
+    "ecosystem_counts",
+    "is_fixture",
+    "is_test_folder",
+    "is_test_package",
+    "manifest_ecosystem",
+    "manifest_kind",
+    "packages_of",
+    "workspace_globs",
+    "workspace_member",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,8 +104,6 @@ MANIFESTS: Mapping[str, str] = MappingProxyType(
     {k.key: k.ecosystem for k in MANIFEST_KINDS if k.package and k.key[0] != "."}
 )
 FIXTURE_DIRS = frozenset({"testdata", "fixtures", "__fixtures__", "test-fixtures"})
-MAX_GLOBS = 200
-MAX_GLOB_LENGTH = 300
 _TEST_FOLDER = re.compile(
     r"^(tests?|specs?|__tests__|e2e|integration-tests?)$|^tests?[-_.]|[-_.](unit|integration|functional|e2e)?"
     r"tests?$|[-_.]specs?$"
@@ -171,106 +190,6 @@ def workspace_globs(package_json: str | None) -> tuple[str, ...]:
     return tuple(g for g in found[:MAX_GLOBS] if isinstance(g, str) and g.strip())
 
 
-class Globs:
-    """Workspace globs, matched against folders in linear work: a folder's state (per glob, the set of
-    pattern positions it can stand at, as bits) comes from its parent's and its own name, once per folder;
-    each (pattern segment, folder name) pair is matched once."""
-
-    def __init__(self, globs: Sequence[str]) -> None:
-        self._globs: list[tuple[bool, tuple[str, ...]]] = []
-        for glob in globs[:MAX_GLOBS]:
-            if len(glob) > MAX_GLOB_LENGTH:
-                continue
-            negated = glob.startswith("!")
-            self._globs.append((negated, _segments(glob[1:] if negated else glob)))
-        start = tuple(_close(pattern, 1) for _negated, pattern in self._globs)
-        self._states: dict[str, tuple[int, ...]] = {"": start}
-        self._fits: dict[tuple[str, str], bool] = {}
-        self._steps: dict[tuple[int, int, str], int] = {}
-
-    def member(self, folder: str) -> bool:
-        """True when ``folder`` (relative to the workspace root) is named by the globs (the last glob
-        that matches decides, so ``!glob`` after a glob excludes)."""
-        if not folder or not self._globs:
-            return False
-        states = self._state(folder)
-        member = False
-        for (negated, pattern), state in zip(self._globs, states, strict=True):
-            if state >> len(pattern) & 1:
-                member = not negated
-        return member
-
-    def _state(self, folder: str) -> tuple[int, ...]:
-        missing: list[str] = []
-        at = folder
-        while at not in self._states:  # walk up to the nearest folder already known
-            missing.append(at)
-            at = at.rpartition("/")[0]
-        state = self._states[at]
-        for path in reversed(missing):
-            state = self._step(state, path.rpartition("/")[2])
-            self._states[path] = state
-        return state
-
-    def _step(self, states: tuple[int, ...], name: str) -> tuple[int, ...]:
-        """Each glob's state after taking the folder ``name`` (a state seen before with the same name
-        is looked up: deep trees repeat them)."""
-        steps = self._steps
-        if len(steps) > 200_000:
-            steps.clear()
-        out = []
-        for index, state in enumerate(states):
-            key = (index, state, name)
-            after = steps.get(key)
-            if after is None:
-                after = steps[key] = self._advance(self._globs[index][1], state, name)
-            out.append(after)
-        return tuple(out)
-
-    def _advance(self, pattern: tuple[str, ...], state: int, name: str) -> int:
-        after = 0
-        for i, segment in enumerate(pattern):
-            if not state >> i & 1:
-                continue
-            if segment == "**":
-                after |= 1 << i  # ** takes this folder and stays
-            elif self._fit(segment, name):
-                after |= 1 << (i + 1)
-        return _close(pattern, after)
-
-    def _fit(self, segment: str, name: str) -> bool:
-        key = (segment, name)
-        found = self._fits.get(key)
-        if found is None:
-            if len(self._fits) > 200_000:
-                self._fits.clear()
-            found = self._fits[key] = fnmatchcase(name, segment)
-        return found
-
-
-def _close(pattern: Sequence[str], state: int) -> int:
-    """Add the positions after each ``**`` reachable without taking a folder (``**`` may be empty)."""
-    for i, segment in enumerate(pattern):
-        if segment == "**" and state >> i & 1:
-            state |= 1 << (i + 1)
-    return state
-
-
-def workspace_member(folder: str, globs: Sequence[str]) -> bool:
-    """True when ``folder`` (relative to the workspace root) is named by ``globs`` (one folder; many
-    folders share one :class:`Globs`)."""
-    return Globs(globs).member(folder)
-
-
-def _segments(glob: str) -> tuple[str, ...]:
-    """The glob's segments, ``./`` and repeated ``**`` dropped."""
-    out: list[str] = []
-    for part in glob.strip().strip("/").split("/"):
-        if part not in ("", ".") and not (part == "**" and out and out[-1] == "**"):
-            out.append(part)
-    return tuple(out)
-
-
 def packages_of(
     manifests: Sequence[tuple[str, str]],
     *,
@@ -296,10 +215,10 @@ def packages_of(
     ``[workspace]`` without ``[package]``)."""
     prefix = f"{root}/" if root else ""
     matcher = Globs(globs) if globs else None
-    named = Globs(members) if members else None
+    explicit = {m.strip().removeprefix("./").strip("/") for m in members if not any(c in m for c in "*?[!")}
     left_out = frozenset(virtual)
     found: list[tuple[str, str, str, str]] = []  # folder, manifest, ecosystem, folder from the root
-    candidates = [*manifests, *((f, m) for f, m in examples if named is not None or matcher is not None)]
+    candidates = [*manifests, *(examples if explicit else ())]
     for index, (folder, manifest) in enumerate(candidates):
         ecosystem = manifest_ecosystem(manifest.rsplit("/", 1)[-1])
         relative = folder[len(prefix) :] if prefix and folder.startswith(prefix) else folder
@@ -310,11 +229,10 @@ def packages_of(
             or relative in left_out
         ):
             continue
-        if index >= len(manifests) and not any(
-            g is not None and g.member(relative) for g in (named, matcher)
-        ):
-            continue  # an example that no workspace names
+        if index >= len(manifests) and relative not in explicit:
+            continue  # an example that no workspace names by its path (a glob such as playground/** is no choice)
         found.append((folder, manifest, ecosystem, relative))
+    found = _without_templates(found)
     folders: dict[str, set[str]] = {}  # ecosystem -> its package folders (from the root)
     for _folder, _manifest, ecosystem, relative in found:
         folders.setdefault(ecosystem, set()).add(relative)
@@ -347,11 +265,29 @@ _TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "e2e"})
 def _not_a_package(relative: str, ecosystem: str) -> bool:
     for segment in relative.split("/") if relative else ():
         low = segment.lower()
-        if low.startswith((".", "template")) or "{{" in low:
+        if low.startswith(".") or low in ("template", "templates") or "{{" in low:
             return True
         if ecosystem == "gradle" and low in _BUILD_LOGIC:
             return True
     return False
+
+
+def _without_templates(found: list[tuple[str, str, str, str]]) -> list[tuple[str, str, str, str]]:
+    """Without scaffolding templates: several ``template-*`` folders side by side (create-vite's
+    ``template-react``, ``template-vue``...); one ``template-explorer`` is a package like any other."""
+    per_parent: dict[str, int] = {}
+    for *_rest, relative in found:
+        parent, _, name = relative.rpartition("/")
+        if name.lower().startswith("template"):
+            per_parent[parent] = per_parent.get(parent, 0) + 1
+    return [
+        f
+        for f in found
+        if not (
+            f[3].rpartition("/")[2].lower().startswith("template")
+            and per_parent.get(f[3].rpartition("/")[0], 0) > 1
+        )
+    ]
 
 
 def _inside_tests_of(relative: str, packages: set[str]) -> bool:
