@@ -27,7 +27,9 @@ folder part and a name part.
 Both gates may ask more than needed, never less: ``tests/test_linguist.py`` asks enry itself of the
 rules' own examples (``jquery.js``, ``package-lock.json``, ``cpplint.py``, ``docs/_build/``...) and of
 every name in this repository, and fails when a go-enry release adds a rule a gate would hide. In the
-bench's 100,000-entry tree of 29 real repositories this leaves a few thousand calls.
+bench's 100,000-entry tree of 33 real repositories (31,000 distinct file names, 1,200 extensions, many
+from Linguist's own samples) this leaves about 3,000 rule calls and 3,300 language calls: 0.1 s of CPU
+the first time, none once memoised.
 
 What the split misses, by design: rules joining a folder to a name further down, ``font-?awesome/.*\\.css``,
 ``[Bb]ourbon/.*\\.scss``, ``select2/.*\\.js``, ``flow-typed/.*\\.js``, ``extjs/.*\\.(js|xml|txt|html)``,
