@@ -4,6 +4,8 @@ and the export; never raw, so the displayed name is the real one."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agent_core import events as ev
 from agent_core.ledger import Coverage
 from agent_core.report.coverage import coverage_line
@@ -78,3 +80,30 @@ def test_the_report_pane_titles_and_the_export_show_names_escaped() -> None:
     view = ReportView("en")
     view.apply(ev.TextDelta(t=0, turn=1, text=report))
     assert raw_free(view.export_text()) and "\\u202E" in view.export_text()
+
+
+def test_the_trace_export_writes_bidi_names_as_json_escapes_and_reads_them_back(tmp_path: Path) -> None:
+    from agent_core.clock import SystemClock
+    from agent_core.events import load_events
+    from agent_core.settings import Settings
+    from agent_core.web.browser_session import BrowserSession
+
+    session = BrowserSession(Settings(cache_dir=tmp_path), clock=SystemClock())
+    session.start_view(keep_history=False)
+    path = {"path": NAME}
+    for event in (
+        ev.RunStarted(
+            t=0, run_id="r", targets=("a/b",), question=f"why {LRI}x{PDI}?", model="m", mode="model"
+        ),
+        ev.TurnStarted(t=0, turn=1),
+        ev.ToolCallStarted(t=0, call_id="c", tool="read_file", arguments=path, turn=1),
+    ):
+        session.observe(event)
+    exported = session.export_files()
+    assert exported is not None
+    report, trace = exported
+    text = trace.read_text(encoding="utf-8")
+    assert raw_free(text) and "\\u202e" in text
+    assert raw_free(report.read_text(encoding="utf-8"))
+    loaded = load_events(trace)
+    assert loaded[2].arguments == path and loaded[0].question == f"why {LRI}x{PDI}?"  # type: ignore[attr-defined]

@@ -23,7 +23,7 @@ _UNSAFE_IN_CODE = re.compile(r"[`|]|<[A-Za-z/!?]")
 # "txt.\u202eexe" reads as "exe.txt"), marks, zero-width spaces and invisible characters (not the
 # joiners emoji and Persian need), and the tag block (U+E0000-E007F: text invisible to a reader).
 # Whitespace and line breaks are left alone: a renderer already shows them as space.
-_INVISIBLE = [
+INVISIBLE = [
     cp
     for cp in (
         *range(0x00, 0x20),
@@ -42,7 +42,7 @@ _INVISIBLE = [
     )
     if not chr(cp).isspace()
 ]
-_SHOWN = {cp: (f"\\u{cp:04X}" if cp <= 0xFFFF else f"\\U{cp:08X}") for cp in _INVISIBLE}
+_SHOWN = {cp: (f"\\u{cp:04X}" if cp <= 0xFFFF else f"\\U{cp:08X}") for cp in INVISIBLE}
 
 
 def visible(text: str) -> str:

@@ -12,6 +12,7 @@ model, endpoint and key the settings may reach are decided in :mod:`agent_core.t
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import random
 import shutil
@@ -25,7 +26,8 @@ from agent_core import events as ev
 from agent_core.agent.model_turn import LLM_BREAKER, model_breaker
 from agent_core.clock import Clock
 from agent_core.errors import ConfigurationError
-from agent_core.events import dump_events
+from agent_core.events import dumps_event
+from agent_core.report.inert import INVISIBLE
 from agent_core.resilience import BreakerSnapshot
 from agent_core.settings import Settings
 from agent_core.tools.chaos import ChaosMonkey
@@ -40,6 +42,10 @@ from agent_core.web.trace_items import Message
 from agent_core.words import t
 
 logger = logging.getLogger(__name__)
+
+# A trace's names as a text editor shows them: U+202E as the JSON escape \u202e (load_events reads the
+# same string back), whatever the repository named its files.
+_JSON_SHOWN = {cp: json.dumps(chr(cp))[1:-1] for cp in INVISIBLE}
 
 
 class BrowserSession:
@@ -258,7 +264,8 @@ class BrowserSession:
         report = self._export_dir / f"report-{stamp}.md"
         trace = self._export_dir / f"trace-{stamp}.jsonl"
         report.write_text(view.report.export_text(), encoding="utf-8")
-        dump_events(view.events, trace)
+        with trace.open("w", encoding="utf-8") as fh:  # bidi and control characters as JSON escapes:
+            fh.writelines(dumps_event(e).translate(_JSON_SHOWN) + "\n" for e in view.events)  # same data
         self._exported = (view, len(view.events), report, trace)
         return report, trace
 
