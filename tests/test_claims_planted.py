@@ -533,3 +533,9 @@ def test_dependency_tables_name_their_packages_frameworks_and_versions() -> None
         ("pandas", "")
     ]
     assert [(f.value, f.version) for f in find_claims("It uses pandas 1.5 million rows.")] == [("pandas", "")]
+
+
+def test_a_framework_inside_a_command_is_no_framework_claim() -> None:
+    """`python -m pytest` runs it (the answer's CI line); `pytest` alone, or in prose, names it."""
+    assert [f.value for f in find_claims("CI runs `python -m pytest`, then the tests.")] == []
+    assert [f.value for f in find_claims("The tests run with `pytest` and RSpec.")] == ["pytest", "RSpec"]

@@ -14,7 +14,7 @@ import bisect
 import re
 from collections.abc import Iterator
 
-from agent_core.report.claim_names import DOTTED_NAME, Found, is_module_name, negated, path_like
+from agent_core.report.claim_names import DOTTED_NAME, Found, Taken, is_module_name, negated, path_like
 from agent_core.report.frameworks import FRAMEWORKS, framework_of
 from agent_core.report.manifests import NOTABLE_DEPENDENCIES
 
@@ -88,12 +88,18 @@ class _Context:
     """Where a line speaks of dependencies, of tests, and of topics or jobs, found once per line."""
 
     def __init__(self, line: str) -> None:
-        line = _CODE_SPAN.sub(
-            lambda m: " " * len(m.group(0)), line
-        )  # a topic named `framework` is no context
+        self._commands = Taken(len(line))  # code spans of several words: `python -m pytest`
+        for m in _CODE_SPAN.finditer(line):
+            if len(m.group(1).split()) > 1:
+                self._commands.add(m.start(), m.end())
+        line = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)  # a topic named `framework`: no context
         self.dependency = [m.end() for m in _DEPENDENCY_CONTEXT.finditer(line)]
         self.other = [m.end() for m in _OTHER_CONTEXT.finditer(line)]
         self.test = _TEST_CONTEXT.search(line) is not None
+
+    def in_command(self, at: int) -> bool:
+        """``at`` stands inside a code span of several words (a command), not one naming a package."""
+        return self._commands.covers(at)
 
     def about_other(self, at: int) -> bool:
         """A topic or job word stands before ``at``, nearer than any dependency word."""
@@ -117,7 +123,7 @@ def dependency_claims(line: str, base: int) -> Iterator[Found]:
     taken: set[int] = set()
     if context.test:
         for m in _FRAMEWORK.finditer(line):
-            if not context.about_other(m.start(1)):
+            if not context.about_other(m.start(1)) and not context.in_command(m.start(1)):
                 taken.add(m.start(1))
                 yield _found(line, base, m.group(1), (m.start(1), m.end(1)), subject="framework")
     if context.dependency:
