@@ -191,7 +191,7 @@ def _prose(block: list[str], markup: Markup) -> str | None:
 
 def _letters_enough(prose: str) -> bool:
     letters = sum(c.isalpha() for c in prose)
-    return letters >= 15 or (letters >= 6 and any("\u3400" <= c <= "\u9fff" for c in prose))
+    return letters >= 15 or (letters >= 6 and any(0x3400 <= ord(c) <= 0x9FFF for c in prose))
 
 
 def readme_summary(text: str, *, path: str | None = None, limit: int = README_CHARS) -> str | None:
