@@ -171,6 +171,7 @@ HAN_READERS = {
     "agent_core.web.i18n": "the language selector names each language in itself (中文)",
     "agent_core.llm.tokens": "the CJK ranges whose characters count as tokens of their own",
     "bench.realrepos_judge": "patterns that judge reports written in Chinese (依赖, 测试, 至少 ...)",
+    "bench.truth_judge": "patterns that judge reports written in Chinese (主要语言, 包, 测试框架 ...)",
 }
 
 
