@@ -539,3 +539,24 @@ def test_a_framework_inside_a_command_is_no_framework_claim() -> None:
     """`python -m pytest` runs it (the answer's CI line); `pytest` alone, or in prose, names it."""
     assert [f.value for f in find_claims("CI runs `python -m pytest`, then the tests.")] == []
     assert [f.value for f in find_claims("The tests run with `pytest` and RSpec.")] == ["pytest", "RSpec"]
+
+
+async def test_a_version_pinned_centrally_checks_the_claimed_one(tmp_path: Path) -> None:
+    """Central package management: the projects name `xunit`, Directory.Packages.props its version."""
+    files = {**DOTNET.files}
+    files["Directory.Packages.props"] = (
+        '<Project>\n  <ItemGroup>\n    <PackageVersion Include="xunit" Version="2.6.2" />\n  </ItemGroup>\n</Project>\n'
+    )
+    files["tests/Shapes.Tests/Shapes.Tests.csproj"] = (
+        '<Project Sdk="Microsoft.NET.Sdk">\n  <ItemGroup><PackageReference Include="xunit" /></ItemGroup>\n</Project>\n'
+    )
+    results, ref = await observed(
+        tmp_path, Shape("pinned", files, "Apache-2.0", true=[], planted=[]), "github"
+    )
+    report = "It depends on `xunit` 2.6.2.\n\nIt depends on `xunit` 1.0.0.\n"
+    got = [(c.claim, c.verdict, c.observed) for c in check_report(report, (ref,), results).claims]
+    assert [(claim, verdict) for claim, verdict, _ in got] == [
+        ("xunit 2.6.2", "verified"),
+        ("xunit 1.0.0", "contradicted"),
+    ]
+    assert got[1][2] is not None and "2.6.2 in Directory.Packages.props" in got[1][2]

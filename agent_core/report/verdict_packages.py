@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable
+from typing import TypeVar
 
 from agent_core.repomodel.packages import manifest_kind
 from agent_core.report import verdicts
@@ -29,6 +30,7 @@ from agent_core.sources.manifest_files import is_requirements_file
 from agent_core.tools.observe import notable_role
 
 Outcome = verdicts.Outcome
+_Entry = TypeVar("_Entry")
 _SHOWN = 3  # declarations named beside a verdict
 _SPEC_CUT = 40  # the manifest parsers keep this many characters of a constraint
 # A framework's ecosystem (frameworks.FRAMEWORKS) → the manifest ecosystems that can declare it.
@@ -40,6 +42,12 @@ def dependency(found: Found, facts: Facts) -> Outcome:
     if found.subject == "framework":
         return framework(found, facts)
     verdict, observed = verdicts.dependency(found, facts)
+    if verdict == "unchecked" and not found.negated and (pinned := _lookup(_pinned(facts), found.value)):
+        # not declared by a manifest read, but its version is pinned centrally for the projects that use
+        # it (Directory.Packages.props, a Gradle version catalog, Maven's dependencyManagement)
+        if not found.version:
+            return "verified", f"version {pinned[0][0]} pinned in {pinned[0][2]}"
+        return version(found, facts)
     if verdict != "verified" or not found.version or found.negated:
         return verdict, observed
     return version(found, facts)
@@ -63,6 +71,20 @@ def _declarations(facts: Facts) -> dict[str, list[tuple[str, str, str]]]:
     return index_of(facts).derived("declarations", build)  # type: ignore[return-value]
 
 
+def _pinned(facts: Facts) -> dict[str, list[tuple[str, str, str]]]:
+    """Package key → (version, ecosystem, manifest path) of the versions manifests pin for others."""
+
+    def build() -> dict[str, list[tuple[str, str, str]]]:
+        found: dict[str, list[tuple[str, str, str]]] = {}
+        for m in facts.manifests:
+            if m.status == "parsed":
+                for d in getattr(m, "versions", ()):
+                    found.setdefault(_key(d.name), []).append((d.spec, ecosystem_of(m.path), m.path))
+        return found
+
+    return index_of(facts).derived("pinned", build)  # type: ignore[return-value]
+
+
 def _locked(facts: Facts) -> dict[str, list[tuple[str, str]]]:
     def build() -> dict[str, list[tuple[str, str]]]:
         found: dict[str, list[tuple[str, str]]] = {}
@@ -73,7 +95,7 @@ def _locked(facts: Facts) -> dict[str, list[tuple[str, str]]]:
     return index_of(facts).derived("locked", build)  # type: ignore[return-value]
 
 
-def _lookup(table: dict[str, list[tuple[str, ...]]], name: str) -> list[tuple[str, ...]]:
+def _lookup(table: dict[str, list[_Entry]], name: str) -> list[_Entry]:
     """The entries for ``name``, or for the Go module holding the package it names."""
     key = _key(name)
     for _ in range(16):
@@ -92,15 +114,15 @@ def _readable(spec: str) -> bool:
 
 
 def version(found: Found, facts: Facts) -> Outcome:
-    declared = [d for d in _lookup(_declarations(facts), found.value) if _readable(d[0])]  # type: ignore[arg-type]
-    locked = _lookup(_locked(facts), found.value)  # type: ignore[arg-type]
+    every = [*_lookup(_declarations(facts), found.value), *_lookup(_pinned(facts), found.value)]
+    declared = [d for d in every if _readable(d[0])]
+    locked = _lookup(_locked(facts), found.value)
     pairs = [(spec, eco) for spec, eco, _ in declared] + [(v, "go") for v, _ in locked]  # a lock: exact
     said = [f"{spec} in {path}" for spec, _, path in declared[:_SHOWN]]
     said += [f"locked {v} in {path}" for v, path in locked[:_SHOWN]]
     observed = "; ".join(said) or None
     met = compatible(found.version, pairs)
     if met is None:
-        every = _lookup(_declarations(facts), found.value)  # type: ignore[arg-type]
         cut = any(spec and not _readable(spec) for spec, _, _ in every)
         return "unchecked", observed or (
             "its constraint was cut when read" if cut else "declared without a version"
