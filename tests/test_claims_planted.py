@@ -560,3 +560,13 @@ async def test_a_version_pinned_centrally_checks_the_claimed_one(tmp_path: Path)
         ("xunit 1.0.0", "contradicted"),
     ]
     assert got[1][2] is not None and "2.6.2 in Directory.Packages.props" in got[1][2]
+
+
+def test_escaped_language_names_and_recommendations_to_add_a_file() -> None:
+    """Seen on an offline report of a .NET solution: "Primary language: C\\#" checked as "C", ✗ against
+    C#; and on a Rust workspace without a README: "Add a README that ..." checked as a README said to
+    exist."""
+    found = find_claims("- Primary language: C\\#\n- Mostly C\\+\\+ code.\n| Primary language | C\\# |\n")
+    assert [(f.kind, f.value) for f in found] == [("language", "C#"), ("language", "C++"), ("language", "C#")]
+    added = find_claims("- Add a README that explains it.\n添加 LICENSE 文件。\nExpand the README.\n")
+    assert [(f.value, f.negated) for f in added] == [("README", True), ("LICENSE", True), ("README", False)]

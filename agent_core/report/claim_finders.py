@@ -83,11 +83,15 @@ _LICENSE_CONTEXT = re.compile(r"licen[cs]|许可|协议|授权", re.IGNORECASE)
 # A licence file named in running text (LICENSE-MIT, LICENSE-APACHE-2.0.txt): a path, not a licence claim.
 _LICENSE_FILE_WORD = re.compile(r"(?<![\w.-])(?:" + LICENSE_FILE.pattern + r")(?![\w-])", re.IGNORECASE)
 
-_LANGUAGE_ALT = "|".join(sorted((re.escape(n) for n in LANGUAGE_NAMES), key=len, reverse=True))
+# "C#" and "C++" as written, or Markdown-escaped ("C\\#", "C\\+\\+"): one token either way.
+_LANGUAGE_ALT = "|".join(
+    re.escape(n).replace(r"\#", r"\\?\#").replace(r"\+", r"\\?\+")
+    for n in sorted(LANGUAGE_NAMES, key=len, reverse=True)
+)
 _LANGUAGE = re.compile(
     rf"(?P<primary>primary language|main language|predominantly|mainly|mostly|written (?:mainly |mostly |entirely )?in|"
     rf"implemented in|主要语言|主要使用|主要用|使用的语言|编写语言|编程语言)"
-    rf"(?:\s|\*|_|[:：|=]|is|为|是){{0,6}}(?P<lang>{_LANGUAGE_ALT})(?![\w+#])",
+    rf"(?:\s|\*|_|[:：|=]|is|为|是){{0,6}}(?P<lang>{_LANGUAGE_ALT})(?![\w+#]|\\[+#])",
     re.IGNORECASE,
 )
 _LANGUAGE_ROW = re.compile(
@@ -242,7 +246,7 @@ def _languages(line: str, base: int) -> Iterator[Found]:
             yield Found(
                 kind="language",
                 subject="language",
-                value=m.group("lang"),
+                value=m.group("lang").replace("\\", ""),
                 start=base + m.start("lang"),
                 end=base + m.end("lang"),
                 primary=True,

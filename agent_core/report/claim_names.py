@@ -33,6 +33,11 @@ _NEGATION = re.compile(
     r"\b(?:no|not|without|missing|lacks?|lacking|absent|isn't|aren't|doesn't|does not|do not|neither|nor|none)\b|没有|缺少|缺乏|未|无",
     re.IGNORECASE,
 )
+# A recommendation to add something (the clause opens with the imperative): it says the thing is absent.
+_TO_ADD = re.compile(
+    r"[\s*_>#\d.-]*(?:add|create|write|consider adding|push a first commit with)\b|[\s*_>#\d.-]*(?:添加|创建|编写)",
+    re.IGNORECASE,
+)
 _EXCEPT = re.compile(r"\b(?:besides|except|other than|apart from|beyond|only)\b|除了|之外", re.IGNORECASE)
 
 
@@ -41,7 +46,10 @@ def negated(line: str, at: int) -> bool:
     "besides"/"except" between them ("no dependencies besides `click`" names one). Only the clause's last
     60 characters count, so only the 100 before the claim are read (a line of a thousand claims stays
     linear)."""
-    clause = re.split(r"[.;:。；：!?！？]|\bbut\b|，但", line[max(0, at - 100) : at])[-1][-60:]
+    clause = re.split(r"[.;:。；：!?！？]|\bbut\b|，但", line[max(0, at - 100) : at])[-1]
+    if _TO_ADD.match(clause):
+        return True  # "Add a README that ...": a recommendation to add what is not there
+    clause = clause[-60:]
     negations = list(_NEGATION.finditer(clause))
     return bool(negations) and not _EXCEPT.search(clause[negations[-1].end() :])
 
