@@ -233,6 +233,21 @@ async def test_a_package_whose_tests_are_kept_by_no_name_says_where_the_reposito
     _said_of_any_folder(run.report)
 
 
+async def test_a_folder_s_answer_on_testing_names_its_tests_and_the_repository_s_ci(tmp_path: Path) -> None:
+    repo = shapes.build(tmp_path / "repo", shapes.PY, shapes.PY_FOLDER)
+    with GitHubEmulator() as emu:
+        emu.add_repo("acme/mono", repo)
+        run = await run_once(
+            make_settings(emu, tmp_path),
+            "How is this project tested?",
+            target="https://github.com/acme/mono/tree/main/packages/a",
+        )
+    answer = run.finished.report.split("## Overview")[0]
+    assert "**Tests:** Tests for this folder are kept outside it: [`../../tests/a/`]" in answer
+    assert "- [`../../.github/workflows/tests.yml`]" in answer
+    assert EN("a_no_tests") not in answer and EN("a_no_ci") not in answer
+
+
 async def test_a_local_folder_reports_the_commits_that_touched_it(tmp_path: Path) -> None:
     repo = shapes.build(tmp_path / "repo", shapes.GO, shapes.GO_FOLDER)
     with GitHubEmulator() as emu:

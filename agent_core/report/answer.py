@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 from agent_core.report.claim_finders import find_claims
 from agent_core.report.concepts import CONCEPTS, ConceptName, shows
-from agent_core.report.facts import TEST_FILE, Facts, link
+from agent_core.report.facts import TEST_FILE, Facts, link, tests_elsewhere
 from agent_core.report.inert import code, inline, plain
 from agent_core.report.outline import (
     commands,
@@ -80,6 +80,8 @@ def _tests(facts: Facts, words: Words) -> list[str]:
         said = words("a_tests_dir", where, files_phrase(count, words), files_phrase(named, words))
     elif named:
         said = words("a_test_files", files_phrase(named, words))
+    elif elsewhere := tests_elsewhere(facts, words):  # a folder's run: its tests kept outside it
+        said = elsewhere
     elif facts.tree_complete:
         return [words("a_tests", words("a_no_tests"))]
     else:
@@ -128,6 +130,7 @@ def _ci(facts: Facts, words: Words) -> list[str]:
         )
         items.append(f"- {line}" + _quote(about, line))
     items += [f"- {words('a_runner', link(facts, p))}" for p in facts.test_runners]
+    items += [f"- {link(facts, p)}" for p in facts.evidence.ci_outside]  # a folder's run: the repository's
     return [words("a_ci"), *items] if items else [words("a_ci"), words("a_no_ci")]
 
 

@@ -324,17 +324,26 @@ def _tested(facts: Facts, words: Words) -> list[str]:
         out.append(words("s_tests", code(f"{facts.tests_dir}/"), files_phrase(count, words)))
     elif facts.test_files and not (ev.tests_outside or ev.project_tests):
         out.append(words("s_test_files", files_phrase(facts.test_files, words)))
-    if ev.tests_outside:
-        kept = [link(facts, f"{p}/") + words("paren", files_phrase(n, words)) for p, n in ev.tests_outside]
-        out.append(words("s_tests_elsewhere", join_names(kept, words)))
-    elif not out and any(n for _p, n in ev.project_tests):
-        kept = [link(facts, f"{p}/") + words("paren", files_phrase(n, words)) for p, n in ev.project_tests]
-        out.append(words("s_project_tests", join_names(kept, words)))
-    elif not out and ev.test_dirs_seen:  # neither its own nor named for it: where the repository's are
-        out.append(
-            words("s_repo_tests", join_names([link(facts, f"{p}/") for p in ev.test_dirs_seen], words))
-        )
+    elsewhere = tests_elsewhere(facts, words)
+    if elsewhere and (ev.tests_outside or not out):
+        out.append(elsewhere)
     return out
+
+
+def tests_elsewhere(facts: Facts, words: Words) -> str | None:
+    """Of a folder's run, where its tests are kept outside it: named for it (``tests/<pkg>/``), its
+    project's test root, or the repository's test folders up its path; None when none is known."""
+    ev = facts.evidence
+    if ev.tests_outside or any(n for _p, n in ev.project_tests):
+        key = "s_tests_elsewhere" if ev.tests_outside else "s_project_tests"
+        kept = [
+            link(facts, f"{p}/") + words("paren", files_phrase(n, words))
+            for p, n in (ev.tests_outside or ev.project_tests)
+        ]
+        return words(key, join_names(kept, words))
+    if ev.test_dirs_seen:
+        return words("s_repo_tests", join_names([link(facts, f"{p}/") for p in ev.test_dirs_seen], words))
+    return None
 
 
 def risks(facts: Facts, words: Words) -> list[Finding]:
