@@ -113,7 +113,7 @@ class OfflinePlanner:
         self._max_question = max_question_reads
         self._run_start = run_start
         # what each tree seen yields (keyed by identity; the tree is kept so that the key stays its own)
-        self._memo: dict[int, tuple[FileTree, TreePaths, list[str], list[str]]] = {}
+        self._memo: dict[int, tuple[FileTree, TreePaths, list[str], list[str], list[_Pick]]] = {}
 
     def next_step(self, results: Sequence[ToolResult]) -> PlanStep | None:
         """The next turn given every result so far (all repositories), or None when done."""
@@ -146,13 +146,13 @@ class OfflinePlanner:
         tree = _root_tree(results)
         if tree is not None:  # a scoped run's folder is planned as if it were the root, then re-rooted
             base = f"{tree.path}/" if tree.path else ""
-            paths, asked, mains = self._derived(tree, base)
+            paths, asked, mains, found = self._derived(repo, tree, base)
             focus = [
                 _Pick(call=_call(READ_FILE, repo, path=f), label=f, kind="question")
                 for f in [tree.focus]
                 if f
             ]
-            picks = [*self._bounded(_picks_from_paths(repo, paths)), *self._for_question(repo, asked)]
+            picks = [*self._bounded(found), *self._for_question(repo, asked)]
             picks += [_Pick(call=_call(READ_FILE, repo, path=p), label=p, kind="module") for p in mains]
             outside = self._folder_context(repo, tree, paths, results) if base else []
             return [*focus, *(_rooted(p, base) for p in picks), *outside]
@@ -189,10 +189,12 @@ class OfflinePlanner:
             own_tests=model_of(tree).tests.files > 0,
         )
 
-    def _derived(self, tree: FileTree, base: str) -> tuple[TreePaths, list[str], list[str]]:
-        """The tree's paths (under ``base``, re-rooted) by role and the question's reads in it, derived
-        once per tree: the same tree comes back with every later step, and deriving is linear in its
-        entries."""
+    def _derived(
+        self, repo: RepoRef, tree: FileTree, base: str
+    ) -> tuple[TreePaths, list[str], list[str], list[_Pick]]:
+        """The tree's paths (under ``base``, re-rooted) by role, the question's reads in it, a folder's
+        main modules and the usual reads (README, manifests, CI...), derived once per tree: the same tree
+        comes back with every later step, and deriving is linear in its entries."""
         memo = self._memo.get(id(tree))
         if memo is None or memo[0] is not tree:
             paths = tree_paths((e.path.removeprefix(base), e.type) for e in tree.entries)
@@ -201,8 +203,9 @@ class OfflinePlanner:
             reads = question_reads(self._question, paths.files, budget=self._max_question, skip=skip)
             asked = [path for path in reads if usable(path)]  # a name the tools refuse is not asked for
             mains = main_modules(tree, base) if base else []  # a folder's entry points, largest sources
-            memo = self._memo[id(tree)] = (tree, paths, asked, mains)
-        return memo[1], memo[2], memo[3]
+            found = _picks_from_paths(repo, paths)
+            memo = self._memo[id(tree)] = (tree, paths, asked, mains, found)
+        return memo[1], memo[2], memo[3], memo[4]
 
     def _for_question(self, repo: RepoRef, asked: Sequence[str]) -> list[_Pick]:
         """The reads the question needs, at most ``max_question_reads`` (some may be made already)."""
