@@ -113,7 +113,9 @@ class OfflinePlanner:
         self._max_question = max_question_reads
         self._run_start = run_start
         # what each tree seen yields (keyed by identity; the tree is kept so that the key stays its own)
-        self._memo: dict[int, tuple[FileTree, TreePaths, list[str], list[str], list[_Pick]]] = {}
+        self._memo: dict[
+            tuple[int, RepoRef], tuple[FileTree, TreePaths, list[str], list[str], list[_Pick]]
+        ] = {}
 
     def next_step(self, results: Sequence[ToolResult]) -> PlanStep | None:
         """The next turn given every result so far (all repositories), or None when done."""
@@ -195,7 +197,7 @@ class OfflinePlanner:
         """The tree's paths (under ``base``, re-rooted) by role, the question's reads in it, a folder's
         main modules and the usual reads (README, manifests, CI...), derived once per tree: the same tree
         comes back with every later step, and deriving is linear in its entries."""
-        memo = self._memo.get(id(tree))
+        memo = self._memo.get((id(tree), repo))  # the picks name the repository: two may share a tree
         if memo is None or memo[0] is not tree:
             paths = tree_paths((e.path.removeprefix(base), e.type) for e in tree.entries)
             model = model_of(tree)  # built once per tree; the vendored and generated answer no concept
@@ -204,7 +206,7 @@ class OfflinePlanner:
             asked = [path for path in reads if usable(path)]  # a name the tools refuse is not asked for
             mains = main_modules(tree, base) if base else []  # a folder's entry points, largest sources
             found = _picks_from_paths(repo, paths)
-            memo = self._memo[id(tree)] = (tree, paths, asked, mains, found)
+            memo = self._memo[(id(tree), repo)] = (tree, paths, asked, mains, found)
         return memo[1], memo[2], memo[3], memo[4]
 
     def _for_question(self, repo: RepoRef, asked: Sequence[str]) -> list[_Pick]:
