@@ -20,9 +20,10 @@ import pytest
 
 from agent_core.errors import ConfigurationError, InvalidArgumentError, InvalidTargetError, NotFoundError
 from agent_core.repo import RepoRef
-from agent_core.sources.languages import count_languages, is_vendored, language_for
+from agent_core.sources.languages import count_languages, is_vendored, language_for, tree_languages
 from agent_core.sources.licenses import detect_license
 from agent_core.sources.local import LocalGitSource
+from agent_core.sources.models import FileTree, TreeEntry
 
 SUBMODULE_SHA = "0123456789abcdef0123456789abcdef01234567"
 MIT = """MIT License
@@ -555,6 +556,21 @@ async def test_missing_git_executable_is_a_configuration_error(repos: Repos) -> 
 )
 def test_language_for(path: str, language: str | None) -> None:
     assert language_for(path) == language
+
+
+def test_headers_count_as_the_c_family_language_of_the_sources_they_serve() -> None:
+    """Linguist reads a ``.h`` file's content; a tree has none, so a header goes with the other files'
+    C-family language (fmt's include/fmt/*.h are C++), C when nothing else says, and a folder of headers
+    alone goes with its repository's."""
+    cpp = count_languages([("include/fmt/core.h", 5000), ("src/format.cc", 2000), ("test/a-test.cc", 100)])
+    c = count_languages([("src/a.h", 5000), ("src/a.c", 2000)])
+    objc = count_languages([("Sources/A.h", 3000), ("Sources/A.m", 4000), ("tools/x.c", 100)])
+    assert (cpp, c, objc) == ({"C++": 7100}, {"C": 7000}, {"Objective-C": 7000, "C": 100})
+    assert count_languages([("x.h", 10)]) == {"C": 10}
+    tree = FileTree(
+        ref="main", path="include", entries=(TreeEntry(path="include/fmt/core.h", type="file", size=9),)
+    )
+    assert tree_languages(tree, around={"C++": 100, "C": 5}) == {"C++": 9}
 
 
 def test_count_languages_skips_vendored_paths_and_sorts_by_bytes() -> None:

@@ -47,7 +47,8 @@ def reroot(evidence: Evidence) -> Evidence:
     if tree is None or not tree.path:
         return evidence
     base = f"{tree.path}/"
-    own = derived(tree, "folder_languages", lambda: tree_languages(tree))  # once per tree
+    around = evidence.languages.bytes_by_language if evidence.languages is not None else None
+    own = derived(tree, "folder_languages", lambda: tree_languages(tree, around=around))  # once per tree
     entries = tuple(
         TreeEntry(path=e.path.removeprefix(base), type=e.type, size=e.size)
         for e in tree.entries

@@ -2,8 +2,9 @@
 
 For sources that have no languages endpoint (a local git repository): GitHub Linguist's own data, asked
 of go-enry (:mod:`agent_core.repomodel.linguist`), by file name and extension, without content (a tree
-has none): of several candidates for an extension (``.h``: C, C++ or Objective-C; ``.cs``: C# or
-Smalltalk) the one whose primary extension it is, else Linguist's first. Like GitHub's ``/languages``
+has none): of several candidates for an extension (``.cs``: C# or Smalltalk) the one whose primary
+extension it is, else Linguist's first; ``.h`` headers go with the C-family language of the other files
+(Linguist reads their content). Like GitHub's ``/languages``
 it counts programming and markup languages only (Linguist's types): prose (Markdown, Text), data (JSON,
 YAML, TOML, lock files) and images are not counted, unless ``.gitattributes`` says
 ``linguist-detectable``; ``linguist-detectable=false`` leaves a file out and ``linguist-language=NAME``
@@ -138,6 +139,31 @@ def _sorted(totals: dict[str, int]) -> dict[str, int]:
     return dict(sorted(totals.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
+_HEADER_OWNERS = ("C++", "Objective-C", "Objective-C++", "C")
+
+
+def _with_headers(
+    totals: dict[str, int], headers: int, around: Mapping[str, int] | None = None
+) -> dict[str, int]:
+    """``totals`` with the bytes of ``.h`` headers added to the C-family language the other files are
+    written in (most bytes among C++, Objective-C, Objective-C++ and C; C when none): Linguist tells a
+    header's language by its content, which a tree does not carry, and a header is written in the
+    language of the sources it serves (fmt's ``include/fmt/*.h`` are C++, not C). ``around``: the bytes per
+    language of the whole repository, for a folder of headers alone."""
+    if headers:
+        wider = around or {}
+        owner = max(
+            _HEADER_OWNERS,
+            key=lambda language: (totals.get(language, 0), wider.get(language, 0), language == "C"),
+        )
+        totals[owner] = totals.get(owner, 0) + headers
+    return _sorted(totals)
+
+
+def _header(path: str, language: str | None) -> bool:
+    return language == "C" and path[-2:].lower() == ".h"
+
+
 def count_languages(files: Iterable[tuple[str, int]], *, gitattributes: str | None = None) -> dict[str, int]:
     """Bytes per language over ``(path, size in bytes)`` pairs, largest first.
 
@@ -149,22 +175,28 @@ def count_languages(files: Iterable[tuple[str, int]], *, gitattributes: str | No
     model = build_repo_model([_File(path, "file", size) for path, size in pairs], gitattributes=gitattributes)
     overrides = parse_gitattributes(gitattributes) or None
     totals: dict[str, int] = {}
+    headers = 0
     for path, size in pairs:
         if model.role_of(path) in _NOT_COUNTED:
             continue
         language = _language(path, overrides)
-        if language is not None:
+        if _header(path, language):
+            headers += size
+        elif language is not None:
             totals[language] = totals.get(language, 0) + size
-    return _sorted(totals)
+    return _with_headers(totals, headers)
 
 
-def tree_languages(tree: FileTree, *, gitattributes: str | None = None) -> dict[str, int]:
+def tree_languages(
+    tree: FileTree, *, gitattributes: str | None = None, around: Mapping[str, int] | None = None
+) -> dict[str, int]:
     """:func:`count_languages` of a tree's files (symlinks and submodules are not files), their roles
     read from the tree's own repository model (:func:`model_of`: built once per tree, and shared with
     everything else that asks) instead of a model built for the count alone."""
     model = model_of(tree, gitattributes=gitattributes)
     overrides = parse_gitattributes(gitattributes) or None
     totals: dict[str, int] = {}
+    headers = 0
     for entry in tree.entries:
         if entry.type != "file":
             continue
@@ -172,6 +204,8 @@ def tree_languages(tree: FileTree, *, gitattributes: str | None = None) -> dict[
         if model.role_of(path) in _NOT_COUNTED:
             continue
         language = _language(path, overrides)
-        if language is not None:
+        if _header(path, language):
+            headers += entry.size or 0
+        elif language is not None:
             totals[language] = totals.get(language, 0) + (entry.size or 0)
-    return _sorted(totals)
+    return _with_headers(totals, headers, around)
