@@ -133,5 +133,8 @@ def bind(page: Page, handlers: Handlers, settings: Settings) -> None:
         *relabelled,
     ]
     p.settings.ui_language.change(
-        side.switch_language, [p.settings.ui_language, p.state], language_outputs, **quick
+        side.switch_language,
+        [p.settings.ui_language, p.inputs.question, p.state],
+        language_outputs,
+        **quick,
     )

@@ -36,6 +36,14 @@ REPORT_LANGUAGES = (("auto", "auto"), *UI_LANGUAGES.items())
 CHECKOUT = Path(__file__).resolve().parents[2]
 
 
+def first_example(settings: Settings, lang: str) -> tuple[str, str]:
+    """What the input bar holds when the page opens, so that one click on Analyze gives a report: this
+    app's own checkout where local paths are allowed (no key, no network needed), else a GitHub
+    repository; and a question in ``lang``."""
+    target = str(CHECKOUT) if settings.allow_local_paths else "https://github.com/pallets/flask"
+    return target, t("first_question", lang)
+
+
 def examples(settings: Settings) -> list[list[str]]:
     """Examples for the page: a web framework, a renamed repository, a Rust CLI, a comparison, Chinese."""
     rows = [
@@ -94,7 +102,19 @@ def layout(
     phone the columns stack."""
     en = "en"
     state = gr.State(None, delete_callback=discard)
-    heading = gr.Markdown(heading_text(en), elem_id="heading")
+    with gr.Row(elem_id="top-bar", equal_height=True):
+        with gr.Column(scale=1, min_width=320):  # on a phone the switch wraps under the tagline
+            heading = gr.Markdown(heading_text(en), elem_id="heading")
+        ui_language = gr.Radio(
+            list(UI_LANGUAGES),
+            value="English",
+            label=t("ui_language", en),
+            show_label=False,
+            container=False,
+            scale=0,
+            min_width=200,
+            elem_id="ui-lang",
+        )
     target, question, analyze, stop = _inputs(settings)
     line = gr.Markdown(first.status_line(), elem_id="status")
     with gr.Row(elem_id="main", equal_height=False):
@@ -138,7 +158,7 @@ def layout(
         status=StatusPanel(
             line=line, breakers=breakers, stats_heading=stats_heading, stats=stats, timer=timer
         ),
-        settings=_settings(settings),
+        settings=_settings(settings, ui_language),
         chaos=_chaos(),
         replay=_replay(recordings),
     )
@@ -152,11 +172,14 @@ column, long errors wrapping, so the last column is never pushed out of the tabl
 
 
 def _inputs(settings: Settings) -> tuple[gr.Textbox, gr.Textbox, gr.Button, gr.Button]:
-    """The input bar: repository and question side by side, Analyze and Stop beside them."""
+    """The input bar: repository and question side by side, Analyze and Stop beside them; filled with
+    :func:`first_example`."""
     en = "en"
+    first_target, first_question = first_example(settings, en)
     with gr.Row(elem_id="input-bar", equal_height=True):
         target = gr.Textbox(
             label=t("target_label" if settings.allow_local_paths else "target_label_hosted", en),
+            value=first_target,
             placeholder=t("target_placeholder", en),
             scale=4,
             min_width=240,
@@ -164,6 +187,7 @@ def _inputs(settings: Settings) -> tuple[gr.Textbox, gr.Textbox, gr.Button, gr.B
         )
         question = gr.Textbox(
             label=t("question_label", en),
+            value=first_question,
             placeholder=t("question_placeholder", en),
             scale=5,
             min_width=240,
@@ -276,7 +300,8 @@ def _replay(recordings: Mapping[str, Path]) -> ReplayPanel:
     return ReplayPanel(box=box, choice=choice, upload=upload, speed=speed, play=play)
 
 
-def _settings(settings: Settings) -> SettingsPanel:
+def _settings(settings: Settings, ui_language: gr.Radio) -> SettingsPanel:
+    """The settings, collapsed; the interface language (``ui_language``) sits in the top bar, in view."""
     en = "en"
     preset = PRESETS.get(settings.llm_provider or DEFAULT_PROVIDER, PRESETS[DEFAULT_PROVIDER])
     with gr.Accordion(t("settings", en), open=False) as box:
@@ -312,9 +337,6 @@ def _settings(settings: Settings) -> SettingsPanel:
             )
             report_language = gr.Radio(
                 REPORT_LANGUAGES, value=settings.report_language, label=t("report_language", en)
-            )
-            ui_language = gr.Radio(
-                list(UI_LANGUAGES), value="English", label=t("ui_language", en), elem_id="ui-lang"
             )
         with gr.Row():
             apply = gr.Button(t("apply_settings", en), elem_id="apply-settings", scale=1)

@@ -14,7 +14,7 @@ from agent_core.web.breakers import breaker_value, needs_ticking
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.controls import chaos_text, form_error, run_buttons
 from agent_core.web.handlers import Handlers
-from agent_core.web.i18n import ui_language
+from agent_core.web.i18n import UI_LANGUAGES, ui_language
 from agent_core.web.layout import examples_update
 from agent_core.web.limits import too_long
 from agent_core.web.markdown import one_line
@@ -104,14 +104,21 @@ class PanelHandlers:
             out[p.trace.followup] = out[p.trace.ask] = gr.update(interactive=s.can_follow_up)
         return out
 
-    def switch_language(self, choice: str, session: object) -> Frame:
+    def switch_language(self, choice: str, question: str, session: object) -> Frame:
+        """Every label in the chosen language; the first screen's question too, while untouched."""
         p, s = self.page, self.runs.session(session)
         s.lang = ui_language(choice)
+        labels = p.labels(s.lang, hosted_target=not self.runs.settings.allow_local_paths)
+        if question in {t("first_question", lang) for lang in UI_LANGUAGES.values()}:
+            labels[p.inputs.question] = gr.update(
+                value=t("first_question", s.lang),
+                label=t("question_label", s.lang),
+                placeholder=t("question_placeholder", s.lang),
+            )
         view = s.view
         table = breaker_value(s.breaker_snapshots(), s.lang)
-        hosted_target = not self.runs.settings.allow_local_paths
         return (
-            p.labels(s.lang, hosted_target=hosted_target)
+            labels
             | run_buttons(p, s.lang, running=s.running)
             | {
                 p.state: s,

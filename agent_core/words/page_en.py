@@ -8,7 +8,8 @@ from types import MappingProxyType
 PAGE: Mapping[str, str] = MappingProxyType(
     {
         "title": "Repo Analyst",
-        "subtitle": "Paste a GitHub repository and watch an agent analyse it, step by step.",
+        "subtitle": "Paste a repository and watch an agent analyse it step by step, then check its report. No key needed: press Analyze to try the example.",
+        "first_question": "How is this project tested?",
         "target_label": "Repository URL(s), owner/repo, or a local path",
         "target_label_hosted": "Repository URL(s) or owner/repo",
         "target_placeholder": "https://github.com/pallets/flask",

@@ -9,7 +9,8 @@ PAGE: Mapping[str, str] = MappingProxyType(
     {
         "target_placeholder": "https://github.com/pallets/flask",
         "title": "仓库分析助手",
-        "subtitle": "粘贴一个 GitHub 仓库，逐步观看智能体如何分析它。",
+        "subtitle": "粘贴一个仓库，逐步观看智能体分析它，并核对它的报告。无需密钥：点击“分析”即可试用示例。",
+        "first_question": "这个项目是怎么测试的？",
         "target_label": "仓库地址、owner/repo 或本地路径",
         "target_label_hosted": "仓库地址或 owner/repo",
         "question_label": "问题（可选）",

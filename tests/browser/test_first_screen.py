@@ -1,0 +1,70 @@
+"""The first screen in a real browser, as a newcomer meets it: the app with no model key and GitHub
+unreachable (its API URL is a closed loopback port). At 1400×1000, without scrolling or expanding
+anything, the page says what it does, offers the language switch, and holds an example that one click
+on Analyze turns into a report (the app's own checkout, read locally)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_core.settings import Settings
+from testing.app import free_port, running_app
+from testing.browser import loopback_context
+from tests.browser.conftest import BROWSER_MARKS, open_app
+
+pytestmark = BROWSER_MARKS
+
+DESKTOP = {"width": 1400, "height": 1000}
+IN_VIEW = """s => { const r = document.querySelector(s).getBoundingClientRect();
+  return r.height > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; }"""
+FIELD = "s => document.querySelector(s + ' textarea, ' + s + ' input').value"
+
+
+@pytest.fixture(scope="module")
+def offline_url(chromium: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app with no key and GitHub unreachable: nothing listens on its API port."""
+    root = tmp_path_factory.mktemp("first-screen")
+    settings = Settings(
+        github_api_url=f"http://127.0.0.1:{free_port()}",
+        cache_dir=root / "cache",
+        api_key=None,
+        github_token=None,
+    )
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+        with running_app(settings) as url:
+            yield url
+
+
+@pytest.fixture
+def desktop(chromium: Any, offline_url: str) -> Iterator[Any]:
+    blocked: list[str] = []
+    context = loopback_context(chromium, blocked, viewport=DESKTOP)
+    page = context.new_page()
+    open_app(page, offline_url)
+    try:
+        yield page
+    finally:
+        context.close()
+    assert blocked == [], f"the page tried to leave 127.0.0.1: {blocked}"
+
+
+def test_the_first_screen_invites_a_try_and_one_click_gives_a_report(desktop: Any) -> None:
+    page = desktop
+    for selector in ("#heading", "#ui-lang", "#target", "#question", "#analyze"):
+        assert page.evaluate(IN_VIEW, selector), f"{selector} is not in view at 1400×1000"
+    assert "No key needed" in page.inner_text("#heading")
+    assert page.evaluate("() => scrollY") == 0
+    target = page.evaluate(FIELD, "#target")
+    assert target and Path(target).is_absolute() and (Path(target) / ".git").exists(), target  # this checkout
+    assert page.evaluate(FIELD, "#question").strip()
+    page.click("#analyze")  # the one click
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('Done')")
+    report = page.inner_text("#report")
+    assert page.locator("#report h1").count() == 1, report
+    assert "## Overview" not in report and "Overview" in report, report
+    assert "pyproject.toml" in report, report  # read from the checkout, not made up
