@@ -166,8 +166,9 @@ SHAPES = (
         {
             "repo": "vitejs/vite", "license": "MIT", "primary_language": "TypeScript",
             "languages": ["TypeScript", "JavaScript", "HTML"],
-            "ecosystems": eco("npm", ["packages/vite/package.json", "packages/create-vite/package.json",
-                                      "playground/alias/package.json"]),
+            # the project's packages; the playground's are examples (3 counting every workspace member)
+            "ecosystems": eco("npm", ["packages/vite/package.json", "packages/create-vite/package.json"],
+                              packages_accepted=[2, 3]),
             "own_package_names": ["vite", "create-vite", "@vitejs/test-alias"],
             "test_frameworks": ["Vitest"],
             "test_dirs": ["packages/vite/src/node/__tests__", "packages/create-vite/__tests__",
