@@ -11,12 +11,14 @@ diagram and the claim check are computed in a worker thread (:mod:`~agent_core.o
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Literal
 
 from agent_core import events as ev
+from agent_core.agent.check_reads import read_for_check
 from agent_core.agent.diagram_call import diagram_event, diagram_texts, tree_diagrams
+from agent_core.agent.flow import Flow
 from agent_core.agent.run import Run
 from agent_core.agent.turn_words import completed_note
 from agent_core.diagnosis import Failure, diagnose_results, explain
@@ -37,7 +39,7 @@ WHOLE_REPOSITORY_TOOLS = frozenset({GET_REPO_INFO, GET_FILE_TREE, GET_LANGUAGES}
 
 async def finish(
     run: Run, report: str, *, writer: Writer, cost: CostRange | None, diagrams: Sequence[Graph] | None = None
-) -> AsyncIterator[ev.Event]:
+) -> Flow:
     """Stream a written report (planner, fallback) as a report turn, then ``run_finished``. ``diagrams``:
     the graphs of a model's report, already announced (consumers append them); a written report has the
     tree's in it (its table renders them), announced here so that consumers know them as the app's."""
@@ -60,6 +62,9 @@ async def finish(
         for graph in diagrams:
             yield diagram_event(run, graph)
     skip = diagram_texts(diagrams, run)
+    if writer == "model":  # the manifests its claims rest on, not read yet (the check reads what it needs)
+        async for item in read_for_check(run, report):
+            yield item
     results = run.state.all_results
     check = replace(await off_loop(check_report, report, run.parts.scope, results, skip=skip), t=run.t())
     yield check

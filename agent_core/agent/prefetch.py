@@ -49,7 +49,7 @@ async def gather_basics(run: Run, *, brief_tokens: int) -> Step[Brief]:
     thought = (
         f"Gathering the basics of {names}: metadata, the whole file tree and recent commits, all at once."
     )
-    async for event in _turn(run, first, thought):
+    async for event in evidence_turn(run, first, thought):
         yield event
     trees = [(repo, tree) for repo in scope if (tree := _tree(run, repo.key())) is not None]
     reads = [call for repo, tree in trees for call in scoped_reads(repo, tree)]
@@ -63,19 +63,21 @@ async def gather_basics(run: Run, *, brief_tokens: int) -> Step[Brief]:
             if unfounded
             else "the repository's licence and CI"
         )
-        async for event in _turn(run, lists, f"Looking up the path for {why}: {named}."):
+        async for event in evidence_turn(run, lists, f"Looking up the path for {why}: {named}."):
             yield event
         reads += [call for repo, tree in unfounded for call in _nearest_manifest(run, repo, tree.path)]
     reads += [_attributes(repo) for repo, tree in trees if _has_attributes(tree)]
     if reads:
         files = ", ".join(sorted({str(c.args["path"]) for c in reads}))
-        async for event in _turn(run, reads, f"Reading what every analysis needs: {files}."):
+        async for event in evidence_turn(run, reads, f"Reading what every analysis needs: {files}."):
             yield event
     budget_chars = int(brief_tokens * _CHARS_PER_TOKEN)
     yield Result(value=await off_loop(brief_of, scope, tuple(run.results()), max_chars=budget_chars))
 
 
-async def _turn(run: Run, calls: list[ToolCallRequest], thought: str) -> Flow:
+async def evidence_turn(run: Run, calls: list[ToolCallRequest], thought: str) -> Flow:
+    """One turn of purpose ``prefetch``: ``thought``, then ``calls`` run like any (memo, cache, retries),
+    their results kept for the report and the claim check, fed to no model (not counted as a turn)."""
     turn = run.next_turn()
     yield Added(free_turns=1)
     yield ev.TurnStarted(t=run.t(), turn=turn, purpose="prefetch")

@@ -1,0 +1,193 @@
+"""The check reads what it needs: before a model's report is checked, the manifests its claims rest on.
+
+A claim about a dependency, its version or a test framework is ✗ only when the files that would show it
+were read (a framework: every manifest of its ecosystem in a whole tree and the task and CI files that may
+run it, see :mod:`~agent_core.report.verdict_packages`; a name said to be a dependency: every manifest);
+a run that read only the root's leaves it "?". When a model's report makes such claims,
+:func:`claim_reads` picks, per repository, what was not read yet: the root's manifests and the central
+version files (``Directory.Packages.props``, ``gradle/libs.versions.toml``, ``pnpm-workspace.yaml``,
+``go.work``...) first (of a folder's run: the folder's, and the nearest parent's from the listings up its
+path); then a claimed framework's manifests and runners, when all of them fit; then every package's
+manifest and those beside it (a gem's ``Gemfile``), in the order of
+:func:`~agent_core.sources.manifest_files.manifests_to_read`; then the tree's other manifests (fixtures',
+examples'), when all of them fit. At most :data:`MAX_READS` per repository. :func:`read_for_check` reads
+them in one turn like the prefetch's (trace, budgets, memo, cache, retries), unless the run is out of time
+or of tool calls. Linear in the tree (one pass, the memoised model).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from agent_core.agent.flow import Flow
+from agent_core.agent.prefetch import evidence_turn
+from agent_core.agent.run import Run
+from agent_core.offload import off_loop
+from agent_core.repo import RepoRef
+from agent_core.repomodel import model_of
+from agent_core.repomodel.packages import manifest_kind
+from agent_core.report.claim_finders import Found, find_claims
+from agent_core.report.frameworks import framework_of
+from agent_core.sources.languages import is_vendored
+from agent_core.sources.manifest_files import is_parsed_manifest, manifest_rank, manifests_to_read
+from agent_core.sources.models import DirListing, FileTree
+from agent_core.tool_call import ToolCallRequest
+from agent_core.tools.observe import notable_role
+from agent_core.tools.registry import GET_FILE_TREE, LIST_DIRECTORY, READ_FILE
+from agent_core.tools.results import ToolResult
+from agent_core.words import words_for
+
+MAX_READS = 24  # manifests read for the check, per repository
+_CENTRAL = frozenset(
+    {"directory.packages.props", "directory.build.props", "pnpm-workspace.yaml", "go.work", "global.json"}
+)
+# A framework's ecosystem (report.frameworks) → the manifest ecosystems that can declare it (as the verdict).
+_DECLARED_IN = {"maven": {"maven", "gradle"}, "cmake": {"cmake", "meson", "vcpkg", "conan"}}
+# Files that may install and run a test tool no manifest declares, with the ecosystem they serve ("": any);
+# CI files too. As the framework verdict has them (report.verdict_packages).
+_RUNNERS = {
+    "tox.ini": "python", "noxfile.py": "python", "rakefile": "rubygems",
+    "makefile": "", "justfile": "", "taskfile.yml": "", "taskfile.yaml": "",
+}  # fmt: skip
+_SHOWN = 6  # files named in the turn's thought
+
+
+async def read_for_check(run: Run, report: str) -> Flow:
+    """The turn reading the manifests ``report``'s claims rest on (none: no turn)."""
+    if run.time_limit_reached() or run.calls_left() <= 0:
+        return
+    calls = await off_loop(_reads_of, report, run.parts.scope, run.state.all_results)
+    calls = calls[: run.calls_left()]
+    if not calls:
+        return
+    paths = [str(c.args["path"]) for c in calls]
+    files = ", ".join(paths[:_SHOWN]) + (f" (+{len(paths) - _SHOWN})" if len(paths) > _SHOWN else "")
+    async for item in evidence_turn(run, calls, words_for(run.language)("check_reads_thought", files=files)):
+        yield item
+
+
+def _reads_of(report: str, scope: Sequence[RepoRef], results: Sequence[ToolResult]) -> list[ToolCallRequest]:
+    return claim_reads(find_claims(report), scope, results)
+
+
+def claim_reads(
+    claims: Sequence[Found], scope: Sequence[RepoRef], results: Sequence[ToolResult]
+) -> list[ToolCallRequest]:
+    """The reads of manifests not read yet that the dependency, version and framework ``claims`` rest on,
+    per repository of ``scope`` whose tree ``results`` hold; none when no claim is of those kinds."""
+    relevant = [
+        c for c in claims if c.kind == "dependency" or (c.kind == "version" and c.subject == "package")
+    ]
+    if not relevant:
+        return []
+    frameworks = {  # the ecosystems of the test frameworks claimed
+        framework.ecosystem
+        for claim in relevant
+        if claim.subject == "framework" and (framework := framework_of(claim.value)) is not None
+    }
+    calls: list[ToolCallRequest] = []
+    for repo in scope:
+        tree = _tree(results, repo.key())
+        if tree is None:
+            continue
+        read = {  # tried already, whatever came of it (a missing file is not asked twice)
+            str(r.arguments.get("path", ""))
+            for r in results
+            if r.tool == READ_FILE and r.repo is not None and r.repo.key() == repo.key()
+        }
+        paths = _wanted(tree, frameworks, _parent_manifests(results, repo.key(), tree), read)
+        calls += [_read(repo, path) for path in paths]
+    return calls
+
+
+def _wanted(tree: FileTree, frameworks: set[str], parents: list[str], read: set[str]) -> list[str]:
+    """The tree's files worth reading for the check, not read yet, most useful first (see the module's
+    note): a claimed framework's manifests and the files that may run it only when all of them fit (else
+    its check cannot end in ✗), the other manifests of the tree (fixtures', examples') only when every
+    manifest fits (a name said to be a dependency is ✗ only when every manifest was read)."""
+    base = f"{tree.path}/" if tree.path else ""
+    packages = model_of(tree).packages
+    manifests = {p.manifest for p in packages}
+    folders = {p.path for p in packages}
+    declared_in = {e for f in frameworks for e in _DECLARED_IN.get(f, {f})}
+    first, framed, runners, rest, others = [p for p in parents if p not in read], [], [], [], []
+    for entry in tree.entries:
+        path = entry.path
+        if entry.type == "dir" or path in read:
+            continue
+        folder, _, name = path.rpartition("/")
+        parsed, role = is_parsed_manifest(path), notable_role(path)
+        if not parsed and role != "manifest":
+            runner = _RUNNERS.get(name.lower(), "" if role == "ci" else None)
+            if frameworks and (runner == "" or runner in frameworks) and not is_vendored(path):
+                runners.append(path)
+            continue
+        if is_vendored(path):
+            continue
+        low = name.lower()
+        kind = manifest_kind(name)
+        if "/" not in path.removeprefix(base) or low in _CENTRAL or low.endswith(".versions.toml"):
+            first.append(path)
+        elif parsed and (kind.ecosystem if kind else "python") in declared_in:
+            framed.append(path)
+        elif parsed and (path in manifests or folder in folders):
+            rest.append(path)
+        else:
+            others.append(path)
+    chosen = sorted(first, key=manifest_rank)
+    if frameworks and len(chosen) + len(framed) + len(runners) <= MAX_READS:
+        chosen += [*_ordered(framed), *sorted(runners)]
+    else:
+        rest += framed
+    chosen += _ordered(rest)
+    if len(chosen) + len(others) <= MAX_READS:
+        chosen += sorted(others, key=manifest_rank)
+    return chosen[:MAX_READS]
+
+
+def _ordered(paths: list[str]) -> list[str]:
+    """``paths`` as :func:`manifests_to_read` orders them (a test package's first, then by ecosystem),
+    what it leaves out (fixtures, examples) after, by rank."""
+    picked = manifests_to_read(paths, limit=len(paths))
+    chosen = set(picked)
+    return [*picked, *sorted((p for p in paths if p not in chosen), key=manifest_rank)]
+
+
+def _parent_manifests(results: Sequence[ToolResult], key: str, tree: FileTree) -> list[str]:
+    """Of a folder's run: the parsed manifests of the closest folder up its path that a listing showed
+    to hold any (the prefetch lists them)."""
+    if not tree.path:
+        return []
+    listings = {
+        r.value.path: r.value
+        for r in _of(results, key)
+        if r.tool == LIST_DIRECTORY and isinstance(r.value, DirListing)
+    }
+    parts = tree.path.split("/")
+    for depth in range(len(parts) - 1, -1, -1):
+        listing = listings.get("/".join(parts[:depth]))
+        if listing is None:
+            continue
+        found = [
+            e.path
+            for e in listing.entries
+            if e.type == "file" and (kind := manifest_kind(e.name)) is not None and kind.parsed
+        ]
+        if found:
+            return sorted(found, key=manifest_rank)
+    return []
+
+
+def _of(results: Iterable[ToolResult], key: str) -> Iterable[ToolResult]:
+    return (r for r in results if r.ok and r.repo is not None and r.repo.key() == key)
+
+
+def _tree(results: Sequence[ToolResult], key: str) -> FileTree | None:
+    trees = [r.value for r in _of(results, key) if r.tool == GET_FILE_TREE and isinstance(r.value, FileTree)]
+    return trees[-1] if trees else None
+
+
+def _read(repo: RepoRef, path: str) -> ToolCallRequest:
+    arguments: dict[str, Any] = {"owner": repo.owner, "repo": repo.name, "path": path}
+    return ToolCallRequest(tool=READ_FILE, arguments=arguments)
