@@ -48,6 +48,10 @@ CSS = """
   #breakers .cell-wrap { padding: 2px 3px; }
 }
 #status { font-size: 0.85em; }
+/* The trace's floating label sits above its items, never on the first one. */
+#trace > .wrapper { padding-top: 34px; }
+/* The claim check's verified claims, collapsed under one line. */
+#checked details > summary { cursor: pointer; }
 /* The stats as one wrapped line of "label: value" pairs, not a tall list. */
 #stats ul { display: flex; flex-wrap: wrap; gap: 2px 18px; list-style: none; padding-left: 0; margin: 0; }
 #stats li { margin: 0; }

@@ -16,13 +16,15 @@ from agent_core.report.checked import VERDICT_MARKS, checked_heading, checked_su
 from agent_core.web.markdown import one_line
 from agent_core.words import t
 
-_MAX_ROWS = 40
+_MAX_OPEN = 12  # ✗ and ? items shown open
+_MAX_DETAIL = 60  # verified items, collapsed
 
 
 def checked_markdown(
     check: ev.ClaimsChecked | None, reasons: Sequence[str], lang: str, *, finished: bool
 ) -> str:
-    """The panel's Markdown ("" before anything is known)."""
+    """The panel's Markdown ("" before anything is known): key facts, data gaps, the counts, the ✗ and ?
+    items (each claim once), and the verified ones collapsed under one line."""
     if check is None and not reasons:
         return t("checked_pending", lang) if not finished else ""
     out = [f"#### {checked_heading(lang)}"]
@@ -36,20 +38,44 @@ def checked_markdown(
         out.append(" · ".join(facts))
     if reasons:
         out.append(f"**⚠ {t('checked_gaps', lang)}:** " + "; ".join(one_line(r, 160) for r in reasons[:8]))
-    if check is not None:
-        out.append(f"**{checked_summary(check, lang)}**")
-        rows = sorted(check.claims, key=lambda c: ("contradicted", "unchecked", "verified").index(c.verdict))
-        lines = [
-            f"- {VERDICT_MARKS[c.verdict]} {one_line(c.claim, 90)}"
-            + (
-                f" — {t('checked_observed', lang)} {one_line(c.observed, 90)}"
-                if c.observed and c.kind != "link"
-                else ""
-            )
-            for c in rows[:_MAX_ROWS]
-        ]
-        if len(rows) > _MAX_ROWS:
-            lines.append(f"- … {len(rows) - _MAX_ROWS}")
-        if lines:
-            out.append("\n".join(lines))
+    if check is None:
+        return "\n\n".join(out)
+    out.append(f"**{checked_summary(check, lang)}**")
+    rows = distinct_claims(check.claims)
+    doubtful = sorted((c for c in rows if c.verdict != "verified"), key=lambda c: c.verdict != "contradicted")
+    lines = [_row(c, lang) for c in doubtful[:_MAX_OPEN]]
+    if len(doubtful) > _MAX_OPEN:
+        lines.append(f"- … {len(doubtful) - _MAX_OPEN}")
+    if lines:
+        out.append("\n".join(lines))
+    verified = [c for c in rows if c.verdict == "verified"]
+    if verified:
+        detail = [_row(c, lang) for c in verified[:_MAX_DETAIL]]
+        if len(verified) > _MAX_DETAIL:
+            detail.append(f"- … {len(verified) - _MAX_DETAIL}")
+        summary = t("checked_verified_detail", lang, count=len(verified))
+        # Sanitised Markdown keeps <details>: collapsed until opened, no script involved.
+        out.append(f"<details><summary>{summary}</summary>\n\n" + "\n".join(detail) + "\n\n</details>")
     return "\n\n".join(out)
+
+
+def distinct_claims(claims: Sequence[ev.CheckedClaim]) -> list[ev.CheckedClaim]:
+    """Each claim once: the same words with the same verdict (a report repeats a name or a version in
+    several sections) are one entry, the first kept."""
+    seen: set[tuple[str, str, str | None]] = set()
+    out = []
+    for claim in claims:
+        key = (" ".join(claim.claim.split()).casefold(), claim.verdict, claim.repo)
+        if key not in seen:
+            seen.add(key)
+            out.append(claim)
+    return out
+
+
+def _row(claim: ev.CheckedClaim, lang: str) -> str:
+    """One entry: the mark, the claim, and what was observed unless it only repeats the claim."""
+    row = f"- {VERDICT_MARKS[claim.verdict]} {one_line(claim.claim, 90)}"
+    observed = claim.observed
+    if observed and claim.kind != "link" and observed.casefold().strip() != claim.claim.casefold().strip():
+        row += f" — {t('checked_observed', lang)} {one_line(observed, 90)}"
+    return row

@@ -173,13 +173,23 @@ def diagram_item(event: ev.DiagramDrawn, lang: str) -> Item:
         title = t("diagram_model", lang, components=count, attempts=event.attempts)
     else:
         title = t("diagram_tree", lang, components=count)
-    lines = [one_line(event.note, 300)] if event.note else []
+    # Never empty: Gradio marks an item with no content busy (aria-busy) for as long as it is shown.
+    lines = [one_line(", ".join(c.path for c in event.components), 300) or "—"]
+    if event.note:
+        lines.append(one_line(event.note, 300))
     if event.dropped:
         lines.append(one_line(t("diagram_dropped", lang, paths=", ".join(event.dropped)), 300))
-    return Item(title=one_line(title, 160), body="\n\n".join(lines))
+    return Item(title=one_line(title, 160), status="done", body="\n\n".join(lines))
 
 
 def scope_items(event: ev.RunStarted, lang: str) -> list[Item]:
     """What the run's /tree/ or /blob/ URLs narrowed it to, one line each (none for whole repositories)."""
     keys = {"blob": "scope_file", "tree": "scope_folder"}
-    return [Item(title=one_line(t(keys[s.kind], lang, where=s.label()), 160)) for s in event.scopes]
+    return [
+        Item(
+            title=one_line(t(keys[s.kind], lang, where=s.label()), 160),
+            status="done",
+            body=one_line(s.label(), 160),
+        )
+        for s in event.scopes
+    ]

@@ -14,6 +14,7 @@ CHECKED: Mapping[str, str] = MappingProxyType(
         "checked_claims": "Claims held against the observations",
         "checked_counts": "{verified} ✓ verified · {contradicted} ✗ contradicted · {unchecked} ? not checkable",
         "checked_summary": "{claims}: {counts}",
+        "checked_verified_detail": "{count} verified {count!p:claim|claims}",
         "checked_observed": "observed:",
         "checked_none": "No checkable claims were found.",
         "checked_head": "| | claim | observed |",

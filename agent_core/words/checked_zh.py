@@ -14,6 +14,7 @@ CHECKED: Mapping[str, str] = MappingProxyType(
         "checked_claims": "对照观察结果核对的说法",
         "checked_counts": "✓ 已核实 {verified} 条 · ✗ 矛盾 {contradicted} 条 · ? 无法核对 {unchecked} 条",
         "checked_summary": "{claims}：{counts}",
+        "checked_verified_detail": "{count} 条已核实的陈述",
         "checked_observed": "观察到：",
         "checked_none": "没有找到可以核对的说法。",
         "checked_head": "| | 说法 | 观察结果 |",

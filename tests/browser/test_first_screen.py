@@ -68,3 +68,25 @@ def test_the_first_screen_invites_a_try_and_one_click_gives_a_report(desktop: An
     assert page.locator("#report h1").count() == 1, report
     assert "## Overview" not in report and "Overview" in report, report
     assert "pyproject.toml" in report, report  # read from the checkout, not made up
+
+
+def test_the_finished_page_puts_the_report_and_the_claim_summary_first(desktop: Any) -> None:
+    page = desktop
+    page.click("#analyze")
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('Done')")
+    page.wait_for_selector("#checked details")
+    height = page.evaluate("() => document.documentElement.scrollHeight")
+    assert height <= 2000, f"the finished page is {height} px tall at 1400×1000"
+    summary = page.locator("#checked strong", has_text="Claims held against the observations")
+    assert page.evaluate("() => scrollY") == 0 and summary.bounding_box()["y"] + 20 <= 1000
+    # The verified claims wait behind one line; what is shown open is each claim once.
+    assert page.evaluate("() => document.querySelector('#checked details').open") is False
+    shown = page.eval_on_selector_all("#checked span.md > ul li", "l => l.map(e => e.innerText)")
+    assert len(shown) == len(set(shown)) and len(shown) <= 13, shown
+    assert not any(line.startswith("✓") for line in shown), shown
+    # Nothing in the finished trace is still busy, and its label sits above its first item.
+    assert page.eval_on_selector_all("#trace [aria-busy=true]", "l => l.length") == 0
+    page.eval_on_selector("#trace [role=log]", "e => { e.scrollTop = 0; }")
+    label = page.locator("#trace label[data-testid=block-label]").bounding_box()
+    first = page.locator("#trace .message-row").first.bounding_box()
+    assert label["y"] + label["height"] <= first["y"], (label, first)
