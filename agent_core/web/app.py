@@ -22,7 +22,7 @@ import gradio as gr
 from agent_core.settings import Settings
 from agent_core.top.services import Services
 from agent_core.top.wiring import OpenedAnalysis
-from agent_core.web.bindings import bind
+from agent_core.web.bindings import RESTORE_LANGUAGE, bind
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import SpaceBudget
 from agent_core.web.handlers import Handlers
@@ -128,7 +128,7 @@ def build_app(settings: Settings, *, services: Services | None = None) -> gr.Blo
             [page.state, page.status.line],
             api_visibility="private",
             queue=False,
-        )
+        ).then(None, None, [page.settings.ui_language], js=RESTORE_LANGUAGE, queue=False)
         for fn in RepositoryApi(services, settings, budget).functions():
             gr.api(  # type: ignore[attr-defined]
                 fn,

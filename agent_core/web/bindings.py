@@ -23,6 +23,12 @@ from agent_core.web.page import Page
 from agent_core.web.panels import PanelHandlers
 from agent_core.web.replay_handler import ReplayHandler
 
+LANGUAGE_KEY = "repo-analyst-language"
+KEEP_LANGUAGE = f"(choice) => {{ try {{ localStorage.setItem('{LANGUAGE_KEY}', choice); }} catch (e) {{}} }}"
+RESTORE_LANGUAGE = f"() => {{ try {{ return localStorage.getItem('{LANGUAGE_KEY}') || 'English'; }} catch (e) {{ return 'English'; }} }}"
+"""The interface language survives a reload: saved in the browser's localStorage when chosen, set back
+after the page's load event (a change of the selector then relabels the page as a click would)."""
+
 
 def wired(run: Callable[..., AsyncIterator[Any]], wire: Wire) -> Callable[..., AsyncIterator[Any]]:
     """A run handler whose frames leave postprocessed (:class:`~agent_core.web.frames.Wire`), for an
@@ -132,6 +138,9 @@ def bind(page: Page, handlers: Handlers, settings: Settings) -> None:
         p.examples,
         *relabelled,
     ]
+    p.examples.click(side.use_example, [p.examples, p.state], [p.inputs.target, p.inputs.question], **quick)
+    # The chosen language, kept in the browser (restored on load, see app.py's RESTORE_LANGUAGE).
+    p.settings.ui_language.change(None, [p.settings.ui_language], None, js=KEEP_LANGUAGE, **quick)
     p.settings.ui_language.change(
         side.switch_language,
         [p.settings.ui_language, p.inputs.question, p.state],

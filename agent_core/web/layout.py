@@ -44,17 +44,18 @@ def first_example(settings: Settings, lang: str) -> tuple[str, str]:
     return target, t("first_question", lang)
 
 
-def examples(settings: Settings) -> list[list[str]]:
-    """Examples for the page: a web framework, a renamed repository, a Rust CLI, a comparison, Chinese."""
+def examples(settings: Settings, lang: str = "en") -> list[list[str]]:
+    """Examples for the page, their questions in ``lang``: a web framework, a renamed repository, a Rust
+    CLI, a comparison, and one asked in Chinese."""
     rows = [
         ["https://github.com/pallets/flask", ""],
-        ["https://github.com/ambv/black", "Was this repository renamed or moved?"],
-        ["BurntSushi/ripgrep", "How is the CLI structured?"],
-        ["pallets/flask fastapi/fastapi", "Compare their architecture and maintenance."],
+        ["https://github.com/ambv/black", t("example_question_renamed", lang)],
+        ["BurntSushi/ripgrep", t("example_question_cli", lang)],
+        ["pallets/flask fastapi/fastapi", t("example_question_compare", lang)],
         ["pallets/flask", t("example_question_architecture", "zh")],
     ]
     if settings.allow_local_paths:
-        rows.insert(0, [str(CHECKOUT), "How is this project tested?"])
+        rows.insert(0, [str(CHECKOUT), t("first_question", lang)])
     return rows
 
 
@@ -62,9 +63,10 @@ def example_headers(lang: str) -> list[str]:
     return [t("example_target", lang), t("example_question", lang)]
 
 
-def examples_update(lang: str) -> Any:
-    """The examples' columns in ``lang`` (the box around them is relabelled with the page's labels)."""
-    return gr.update(headers=example_headers(lang))
+def examples_update(settings: Settings, lang: str) -> Any:
+    """The examples' columns and questions in ``lang`` (the box around them is relabelled with the page's
+    labels)."""
+    return gr.update(headers=example_headers(lang), samples=examples(settings, lang))
 
 
 def styled_breakers(snapshots: Sequence[BreakerSnapshot], lang: str) -> Any:
@@ -202,15 +204,19 @@ def _inputs(settings: Settings) -> tuple[gr.Textbox, gr.Textbox, gr.Button, gr.B
 def _examples(
     settings: Settings, target: gr.Textbox, question: gr.Textbox
 ) -> tuple[gr.Accordion, gr.Dataset]:
-    """The examples, collapsed below the results (a click fills the input bar); the box and its table
-    (whose column headers follow the UI language)."""
+    """The examples, collapsed below the results; the box and its table (whose column headers follow the
+    UI language). A click fills the input bar through :meth:`PanelHandlers.use_example`, which keeps the
+    page's language (``gr.Examples`` put the inputs' first, English labels back)."""
     box = gr.Accordion(t("examples", "en"), open=False, elem_id="examples")
     with box:
-        shown = gr.Examples(
-            examples=examples(settings), inputs=[target, question], label=None, api_visibility="private"
+        dataset = gr.Dataset(
+            components=[target, question],
+            samples=examples(settings),
+            headers=example_headers("en"),
+            type="index",
+            elem_id="examples-table",
         )
-    shown.dataset.headers = example_headers("en")
-    return box, shown.dataset
+    return box, dataset
 
 
 def _report() -> ReportPanel:

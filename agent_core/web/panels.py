@@ -15,7 +15,7 @@ from agent_core.web.browser_session import BrowserSession
 from agent_core.web.controls import chaos_text, form_error, run_buttons
 from agent_core.web.handlers import Handlers
 from agent_core.web.i18n import UI_LANGUAGES, ui_language
-from agent_core.web.layout import examples_update
+from agent_core.web.layout import examples, examples_update
 from agent_core.web.limits import too_long
 from agent_core.web.markdown import one_line
 from agent_core.web.outcome import report_pane
@@ -104,6 +104,25 @@ class PanelHandlers:
             out[p.trace.followup] = out[p.trace.ask] = gr.update(interactive=s.can_follow_up)
         return out
 
+    def use_example(self, index: int, session: object) -> Frame:
+        """An example's repository and question in the input bar, labelled in the page's language."""
+        p, s = self.page, self.runs.session(session)
+        rows = examples(self.runs.settings, s.lang)
+        target, question = rows[index] if isinstance(index, int) and 0 <= index < len(rows) else ("", "")
+        hosted = not self.runs.settings.allow_local_paths
+        return {
+            p.inputs.target: gr.update(
+                value=target,
+                label=t("target_label_hosted" if hosted else "target_label", s.lang),
+                placeholder=t("target_placeholder", s.lang),
+            ),
+            p.inputs.question: gr.update(
+                value=question,
+                label=t("question_label", s.lang),
+                placeholder=t("question_placeholder", s.lang),
+            ),
+        }
+
     def switch_language(self, choice: str, question: str, session: object) -> Frame:
         """Every label in the chosen language; the first screen's question too, while untouched."""
         p, s = self.page, self.runs.session(session)
@@ -128,6 +147,6 @@ class PanelHandlers:
                 p.status.stats: view.stats.markdown() if view is not None else "",
                 p.status.line: self.runs.line(s),
                 p.chaos.status: chaos_text(s),
-                p.examples: examples_update(s.lang),
+                p.examples: examples_update(self.runs.settings, s.lang),
             }
         )

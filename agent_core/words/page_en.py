@@ -223,6 +223,9 @@ PAGE: Mapping[str, str] = MappingProxyType(
         "limit_name_argument": "A tool argument",
         "limit_name_upload_name": "The uploaded file's name",
         "limit_too_long": "{name} is too long ({size} characters; at most {limit}).",
+        "example_question_renamed": "Was this repository renamed or moved?",
+        "example_question_cli": "How is the CLI structured?",
+        "example_question_compare": "Compare their architecture and maintenance.",
         "example_question_architecture": "What is the architecture? Is it well maintained?",
     }
 )

@@ -191,6 +191,9 @@ PAGE: Mapping[str, str] = MappingProxyType(
         "limit_name_argument": "某个工具参数",
         "limit_name_upload_name": "上传文件的名称",
         "limit_too_long": "{name}太长（{size} 个字符；最多 {limit} 个）。",
+        "example_question_renamed": "这个仓库是否改过名或迁移过？",
+        "example_question_cli": "它的命令行是怎样组织的？",
+        "example_question_compare": "比较它们的架构和维护情况。",
         "example_question_architecture": "这个项目的架构是怎样的？维护得好吗？",
     }
 )

@@ -90,3 +90,27 @@ def test_the_finished_page_puts_the_report_and_the_claim_summary_first(desktop: 
     label = page.locator("#trace label[data-testid=block-label]").bounding_box()
     first = page.locator("#trace .message-row").first.bounding_box()
     assert label["y"] + label["height"] <= first["y"], (label, first)
+
+
+LABELS = """() => [...document.querySelectorAll('#target, #question')].map(e =>
+  e.querySelector('[data-testid=block-info], label span')?.innerText + '|' +
+  (e.querySelector('textarea, input').placeholder || ''))"""
+
+
+def test_in_chinese_an_example_keeps_the_language_and_a_reload_keeps_the_choice(desktop: Any) -> None:
+    page = desktop
+    page.check("#ui-lang input[value='中文']")
+    page.wait_for_function("() => document.querySelector('#analyze').innerText.includes('分析')")
+    assert page.evaluate(FIELD, "#question") == "这个项目是怎么测试的？"  # the first question follows
+    chinese = page.evaluate(LABELS)
+    page.get_by_text("示例", exact=True).click()
+    page.locator("#examples-table tbody tr").nth(2).click()  # ambv/black and its question
+    page.wait_for_function(f"() => ({FIELD})('#target').includes('ambv/black')")
+    assert page.evaluate(LABELS) == chinese and "仓库" in chinese[0], chinese
+    assert page.evaluate(FIELD, "#question") == "这个仓库是否改过名或迁移过？"
+    page.reload()
+    open_app(page, page.url)
+    page.wait_for_function("() => document.querySelector('#analyze').innerText.includes('分析')")
+    assert page.is_checked("#ui-lang input[value='中文']")
+    assert page.evaluate(LABELS) == chinese
+    assert "仓库分析助手" in page.inner_text("#heading")
