@@ -132,6 +132,8 @@ def explain(diagnosis: Diagnosis, lang: str = "en", *, reset_at: float | None = 
     """The diagnosis in words, in ``lang`` ("en" or "zh"; English otherwise)."""
     words = words_for(lang)
     cause = diagnosis.cause if words.has(f"cause_{diagnosis.cause}_what") else "unknown"
+    if diagnosis.source == "local" and words.has(f"cause_{cause}_local_what"):
+        cause = f"{cause}_local"  # the source actually used: a local checkout is not GitHub
     at = diagnosis.reset_at if diagnosis.reset_at is not None else reset_at
     # A host the diagnosis does not name: a Space's own model endpoint is never named to its visitors.
     unnamed = f"unnamed_{diagnosis.source}"

@@ -13,8 +13,10 @@ from agent_core import events as ev
 from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.web.breakers import breaker_columns, breaker_table, needs_ticking
 from agent_core.web.markdown import fenced, safe_markdown
+from agent_core.web.outcome import report_pane
 from agent_core.web.render import TraceView
 from agent_core.web.trace_items import call_badges, short_args
+from agent_core.words import t
 
 XSS_IMG = '<img src=x onerror="window.__xss=1">'
 XSS_SCRIPT = "<script>window.__xss=2</script>"
@@ -279,7 +281,9 @@ def test_run_failed_is_shown_and_finishes_the_view() -> None:
     )
     messages = view.messages()
     assert view.finished
-    assert messages[-1] == {"role": "assistant", "content": "❌ No report (try later)"}
+    # Said once: the report pane explains a failure with no report; the trace points there.
+    assert messages[-1] == {"role": "assistant", "content": t("report_pointer_failed", "en")}
+    assert report_pane(view, "en").count("No report") == 1 and "try later" in report_pane(view, "en")
     assert _pending(messages) == []
 
 

@@ -147,7 +147,7 @@ class BrowserSession:
         elif isinstance(event, ev.RunFinished):
             self.phase = finished_phase(event, self.lang)
         elif isinstance(event, ev.RunFailed):
-            self.phase = failed_phase(event, self.lang)
+            self.phase = failed_phase(event, self.lang, in_pane=not self.view.report.markdown())
 
     def _owner_endpoint(self, diagnosis: ev.Diagnosis | None) -> TypeGuard[ev.Diagnosis]:
         """Whether ``diagnosis`` names the host of a Space owner's model endpoint."""

@@ -40,8 +40,11 @@ def finished_phase(event: ev.RunFinished, lang: str) -> str:
     return t("status_degraded", lang)
 
 
-def failed_phase(event: ev.RunFailed, lang: str) -> str:
-    """The status line's phase for a failed run: the cause and the next step when they are known."""
+def failed_phase(event: ev.RunFailed, lang: str, *, in_pane: bool = False) -> str:
+    """The status line's phase for a failed run: the cause and the next step when they are known; only
+    a pointer when the report pane says them (``in_pane``: a failure is said once, not three times)."""
+    if in_pane:
+        return t("status_failed_see_report", lang)
     if event.diagnosis is not None:
         return t("status_failed", lang, message=explanation(event.diagnosis, lang))
     return t("status_failed", lang, message=event.message + (f" ({event.hint})" if event.hint else ""))

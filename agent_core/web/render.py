@@ -125,7 +125,9 @@ class TraceView:
     def _end(self, event: ev.RunFinished | ev.RunFailed) -> None:
         self._close_all(event.t)
         self.result = event
-        if isinstance(event, ev.RunFailed):
+        if isinstance(event, ev.RunFailed) and not self.report.markdown():
+            self._add(Item(body=t("report_pointer_failed", self.lang)))  # the pane says why, once
+        elif isinstance(event, ev.RunFailed):
             message = event.message + (f" ({event.hint})" if event.hint else "")
             self._add(Item(body=safe_markdown(t("failed", self.lang, message=message))))
 

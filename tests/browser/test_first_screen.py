@@ -114,3 +114,15 @@ def test_in_chinese_an_example_keeps_the_language_and_a_reload_keeps_the_choice(
     assert page.is_checked("#ui-lang input[value='中文']")
     assert page.evaluate(LABELS) == chinese
     assert "仓库分析助手" in page.inner_text("#heading")
+
+
+def test_with_no_network_a_failure_is_said_once(desktop: Any) -> None:
+    page = desktop
+    page.fill("#target textarea, #target input", "pallets/flask")
+    page.click("#analyze")
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('Failed')")
+    page.wait_for_selector("#report h3")
+    body = page.inner_text("body")
+    assert body.count("GitHub could not be reached") == 1, body  # in the report pane, with the next step
+    assert "could not be reached" in page.inner_text("#report") and "Next step" in page.inner_text("#report")
+    assert "report panel" in page.inner_text("#status")
