@@ -179,7 +179,7 @@ def diagram_item(event: ev.DiagramDrawn, lang: str) -> Item:
         lines.append(one_line(event.note, 300))
     if event.dropped:
         lines.append(one_line(t("diagram_dropped", lang, paths=", ".join(event.dropped)), 300))
-    return Item(title=one_line(title, 160), status="done", body="\n\n".join(lines))
+    return Item(title=one_line(title, 160), body="\n\n".join(lines))
 
 
 def scope_items(event: ev.RunStarted, lang: str) -> list[Item]:
