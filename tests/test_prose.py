@@ -92,6 +92,17 @@ def test_a_quote_ends_at_a_sentence_end_never_at_a_colon() -> None:
     )
 
 
+def test_a_sentence_introducing_code_is_quoted_to_its_colon_and_a_label_is_no_quote() -> None:
+    sinatra = (
+        "# Sinatra\n\nSinatra is a DSL for quickly creating web applications in Ruby with minimal effort:\n\n"
+        "```ruby\nget '/' do\nend\n```\n\nInstall the gems needed:\n\nView at: http://localhost:4567\n"
+    )
+    assert readme_summary(sinatra) == (
+        "Sinatra is a DSL for quickly creating web applications in Ruby with minimal effort…"
+    )
+    assert readme_summary("# x\n\nView at: http://localhost:4567 now\n") is None
+
+
 def test_chinese_prose_is_kept() -> None:
     assert (
         readme_summary("# 标题\n\n一个统计单词频率的小工具。它很快。\n")

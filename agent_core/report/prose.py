@@ -190,8 +190,12 @@ def _prose(block: list[str], markup: Markup) -> str | None:
 
 
 def _letters_enough(prose: str) -> bool:
+    """Prose, not a label: 15 letters and 5 words ("View at: http://localhost:4567" is not), or 6 letters
+    of Chinese."""
     letters = sum(c.isalpha() for c in prose)
-    return letters >= 15 or (letters >= 6 and any(0x3400 <= ord(c) <= 0x9FFF for c in prose))
+    if any(0x3400 <= ord(c) <= 0x9FFF for c in prose):
+        return letters >= 6
+    return letters >= 15 and len(prose.split()) >= _MIN_WORDS
 
 
 def readme_summary(text: str, *, path: str | None = None, limit: int = README_CHARS) -> str | None:
@@ -210,13 +214,16 @@ def readme_summary(text: str, *, path: str | None = None, limit: int = README_CH
     return None
 
 
+_MIN_WORDS = 5
+_MIN_SENTENCE_WORDS = 8
 _SENTENCE_END = _re(r"[.!?](?:[\"')\]]*)(?:\s+|$)|[。！？]")
 
 
 def to_sentence_end(prose: str, limit: int) -> str | None:
     """``prose`` up to the last sentence end within ``limit``: whole sentences only, a trailing sentence that
     ends in a colon (it introduces what follows) left out. A first sentence longer than ``limit`` is cut
-    on a word with "…"; a paragraph that is one sentence ending in a colon gives None (no quote)."""
+    on a word with "…"; a paragraph that is one sentence ending in a colon is quoted to the colon, said
+    with "…", when it is a sentence of its own (8 words or more), else gives None (no quote)."""
     ends = [m.end() for m in _SENTENCE_END.finditer(prose) if not _abbreviation(prose, m.start())]
     introduces = prose.rstrip().endswith((":", "："))
     if len(prose) <= limit and not introduces:
@@ -224,8 +231,9 @@ def to_sentence_end(prose: str, limit: int) -> str | None:
     fitting = [end for end in ends if end <= limit]
     if fitting:
         return prose[: fitting[-1]].strip()
-    if len(prose) <= limit:
-        return None  # one sentence that introduces what follows: no quote
+    if len(prose) <= limit:  # one sentence introducing what follows ("… with minimal effort:")
+        said = prose.rstrip().rstrip(":：").rstrip()
+        return f"{said}…" if len(said.split()) >= _MIN_SENTENCE_WORDS else None
     cut = prose[:limit].rsplit(" ", 1)[0] if " " in prose[:limit] else prose[:limit]
     return cut.rstrip(",;:：，") + "…"
 
