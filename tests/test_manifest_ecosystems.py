@@ -651,3 +651,17 @@ def test_a_tree_without_any_manifest_says_so_and_one_with_a_gemspec_does_not() -
 
     assert "No dependency manifest was found." in stack("README.md", "src/main.c")
     assert "No dependency manifest" not in stack("README.md", "gems/x/lib/x.rb", "gems/x/x.gemspec")
+
+
+def test_a_monorepos_sibling_packages_are_its_own_before_any_read() -> None:
+    """A gem is named by its gemspec and a .NET project by its csproj: siblings whose manifests were not
+    read are still the repository's own, never listed among a manifest's dependencies."""
+    from agent_core.report.manifests import own_names_in_tree
+
+    tree = [
+        "sinatra.gemspec",
+        "rack-protection/rack-protection.gemspec",
+        "src/Polly.Core/Polly.Core.csproj",
+        "Gemfile",
+    ]
+    assert own_names_in_tree(tree) == {"sinatra", "rack-protection", "polly.core"}

@@ -92,6 +92,23 @@ def own_package_names(manifests: Iterable[Manifest]) -> frozenset[str]:
     return frozenset(found)
 
 
+_NAMED_BY_FILE = (".gemspec", ".csproj", ".fsproj", ".vbproj")
+
+
+def own_names_in_tree(manifest_paths: Iterable[str]) -> frozenset[str]:
+    """The own packages a tree names without a read: a gem is named by its ``NAME.gemspec`` and a .NET
+    project by its ``NAME.csproj`` (their conventions), lower-cased; so a monorepo's sibling packages
+    whose manifests were not read are still never listed as its dependencies."""
+    found: set[str] = set()
+    for path in manifest_paths:
+        name = path.rsplit("/", 1)[-1]
+        low = name.lower()
+        if low.endswith(_NAMED_BY_FILE):
+            found.add(name[: name.rfind(".")].lower())
+    found.discard("")
+    return frozenset(found)
+
+
 def root_workspaces(manifests: Iterable[Manifest]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """What the root's manifests (given with paths from the root) say of its packages: the member
     folders or globs of every ecosystem's workspace (npm/pnpm/uv globs, Cargo members, Gradle includes,

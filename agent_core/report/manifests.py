@@ -32,7 +32,13 @@ from agent_core.report import manifest_formats as formats
 from agent_core.report import manifest_jvm as jvm
 from agent_core.report import manifest_native as native
 from agent_core.report import manifest_ruby as ruby
-from agent_core.report.manifest_links import is_own, own_package_names, resolve, root_workspaces
+from agent_core.report.manifest_links import (
+    is_own,
+    own_names_in_tree,
+    own_package_names,
+    resolve,
+    root_workspaces,
+)
 from agent_core.report.manifest_values import Dependency, Groups
 from agent_core.sources.manifest_files import (
     MANIFEST_NAMES,
@@ -54,6 +60,7 @@ __all__ = [
     "is_own",
     "is_requirements_file",
     "notable_dependencies",
+    "own_names_in_tree",
     "own_package_names",
     "parse_manifest",
     "read_manifests",

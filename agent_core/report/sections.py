@@ -23,7 +23,7 @@ from agent_core.report.frameworks import test_frameworks
 from agent_core.report.inert import code, inline, plain
 from agent_core.report.licensing import project_license
 from agent_core.report.manifest_words import ecosystem_lines, manifest_text, no_manifest_anywhere
-from agent_core.report.manifests import is_own, notable_dependencies, own_package_names
+from agent_core.report.manifests import is_own, notable_dependencies, own_names_in_tree, own_package_names
 from agent_core.report.model_words import (
     ci_line,
     files_count,
@@ -124,7 +124,8 @@ def _key_facts(facts: Facts, words: Words) -> list[tuple[str, str]]:
 
 def _tech_stack(facts: Facts, words: Words) -> list[str]:
     ev = facts.evidence
-    own = own_package_names(facts.manifests)
+    tree_manifests = (p.manifest for p in facts.model.packages) if facts.model is not None else ()
+    own = own_package_names(facts.manifests) | own_names_in_tree(tree_manifests)
     manifests = [
         words("manifest_line", link(facts, m.path), manifest_text(m, words, own)) for m in facts.manifests
     ]
