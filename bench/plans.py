@@ -236,13 +236,15 @@ async def run_plan(
 ) -> PlanRun:
     """One full analysis of ``acme/widgets`` answered by ``turns``; ``settings`` override Settings fields
     (``cache`` is the persistent HTTP cache: reuse it for a warm run, a new folder for a cold one).
-    ``strict``: the run must end as planned (the model's report after exactly ``turns`` turns)."""
+    ``strict``: the run must end as planned (the model's report after exactly ``turns`` turns of the model;
+    the app's own evidence turns, the prefetch's and the reads the claim check needs, are not the model's)."""
     responder = plan_responder(turns)
     with ScriptedModelServer(responder=responder, default_latency=model_latency) as server:
         run = await run_once(make_settings(emu, cache.parent, server, cache_dir=cache, **settings))
         if server.errors:
             raise RuntimeError(f"the model server saw unexpected requests: {server.errors}")
         done = PlanRun(events=run.events, chat_requests=server.chat_requests)
-    if strict and (done.finished.stats.turns != len(turns) or done.finished.writer != "model"):
+    model_turns = sum(1 for e in done.events if isinstance(e, ev.TurnStarted) and e.purpose != "prefetch")
+    if strict and (model_turns != len(turns) or done.finished.writer != "model"):
         raise RuntimeError(f"the run did not follow its plan: {done.finished.stats}")
     return done
