@@ -161,6 +161,7 @@ def _add(totals: dict[str, int], language: str, size: int) -> None:
 def served_languages(full_name: str, languages: dict[str, int]) -> Iterator[None]:
     """The emulator answers ``languages`` (and the repository's ``language``) of ``full_name`` with
     ``languages`` while the block runs; every other repository as before."""
+    kept = RepoPayloads.__dict__["languages"]  # the staticmethod itself: put back as it was
     original = RepoPayloads.languages
 
     def languages_of(self: RepoPayloads, blobs: Sequence[TreeItem]) -> dict[str, int]:
@@ -172,7 +173,7 @@ def served_languages(full_name: str, languages: dict[str, int]) -> Iterator[None
     try:
         yield
     finally:
-        RepoPayloads.languages = original  # type: ignore[method-assign]
+        RepoPayloads.languages = kept  # type: ignore[method-assign]
 
 
 async def _offline(facts: TruthFile, git_dir: Path, target: str, cache: Path) -> list[ev.Event]:

@@ -19,6 +19,7 @@ from bench.realrepos_truth import Truth
 from bench.truth import measure, score_planted
 from bench.truth_judge import TruthFile, counts_without_own, judge_truth, states
 from bench.truth_planted import outside_version, planted_report
+from testing.emulator.github_payloads import RepoPayloads
 from testing.emulator.gitrepo import make_repo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -234,6 +235,8 @@ def test_the_section_runs_on_a_tiny_truth_file_and_its_figures_are_measured(tmp_
     write_truth(truth, truth_file(repo="acme/absent"))
     config = replace(BenchConfig().quickened(), mirror=str(mirror))
     section = measure(config, tmp_path / "work", truth_dir=truth)
+    # the emulator is as it was: its languages a static method again (the next test's emulator answers)
+    assert isinstance(RepoPayloads.__dict__["languages"], staticmethod)
     assert [(row["repository"], row["target"]) for row in section.table] == [("acme/kit", "whole")]
     row = section.table[0]
     assert int(row["judged"]) > 10
