@@ -61,7 +61,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--llm-max-tokens", type=int, help="realmodel: the reply limit (default 768)")
     parser.add_argument(
-        "--repos", help="realmodel, realrepos, truth: comma-separated owner/name (default: all of the section's)"
+        "--repos",
+        help="realmodel, realrepos, truth: comma-separated owner/name (default: all of the section's)",
     )
     parser.add_argument(
         "--mirror",

@@ -479,7 +479,10 @@ def test_readme_summary_skips_badges_headings_html_and_code() -> None:
     rst = "Title\n=====\n\n.. image:: badge.svg\n\nA library for parsing things, written in plain reStructuredText.\n"
     long = "# t\n\n" + "word " * 300
 
-    assert readme_summary(rst, path="README.rst") == "A library for parsing things, written in plain reStructuredText."
+    assert (
+        readme_summary(rst, path="README.rst")
+        == "A library for parsing things, written in plain reStructuredText."
+    )
     assert readme_summary("# Only a title\n\n```\ncode block here that is long enough\n```\n") is None
     summary = readme_summary(long)
     assert summary is not None
