@@ -90,7 +90,7 @@ def plan(entries: list[TreeEntry], question: str) -> float:
 @pytest.mark.untraced
 @pytest.mark.parametrize("question", ["", "How is it tested? Where is the module loader?"])
 def test_planning_cpu_grows_linearly_with_the_tree(question: str) -> None:
-    small, large = synthetic_entries(10_000), synthetic_entries(40_000)  # 4x the entries
+    small, large = synthetic_entries(20_000), synthetic_entries(80_000)  # 4x the entries (big enough to time)
     plan(small, question)  # warm: regular expressions compiled, caches filled
     # The least of several runs: a busy machine only ever adds time, never takes it away.
     ratio = min(plan(large, question) for _ in range(5)) / min(plan(small, question) for _ in range(5))
