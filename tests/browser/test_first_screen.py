@@ -86,10 +86,17 @@ def test_the_finished_page_puts_the_report_and_the_claim_summary_first(desktop: 
     assert not any(line.startswith("✓") for line in shown), shown
     # Nothing in the finished trace is still busy, and its label sits above its first item.
     assert page.eval_on_selector_all("#trace [aria-busy=true]", "l => l.length") == 0
-    page.eval_on_selector("#trace [role=log]", "e => { e.scrollTop = 0; }")
-    label = page.locator("#trace label[data-testid=block-label]").bounding_box()
-    first = page.locator("#trace .message-row").first.bounding_box()
-    assert label["y"] + label["height"] <= first["y"], (label, first)
+    # Scrolled to its top (the log may still be settling from the run's last scroll: wait for the
+    # geometry, not for time), the label's bottom is above the first item's top.
+    page.wait_for_function(
+        """() => {
+          const log = document.querySelector('#trace [role=log]');
+          log.scrollTop = 0;
+          const label = document.querySelector('#trace label[data-testid=block-label]').getBoundingClientRect();
+          const first = document.querySelector('#trace .message-row').getBoundingClientRect();
+          return log.scrollTop === 0 && label.bottom <= first.top;
+        }"""
+    )
 
 
 LABELS = """() => [...document.querySelectorAll('#target, #question')].map(e =>
