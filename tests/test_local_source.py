@@ -629,3 +629,25 @@ def test_count_languages_skips_vendored_paths_and_sorts_by_bytes() -> None:
 )
 def test_detect_license(text: str, spdx: str | None) -> None:
     assert detect_license(text) == spdx
+
+
+async def test_languages_follow_the_root_gitattributes(tmp_path: Path) -> None:
+    """The root ``.gitattributes``'s Linguist overrides count as on GitHub: a vendored folder leaves the
+    count, a file made documentation leaves it, and an extension given another language moves."""
+    root = tmp_path / "attrs"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    write(root, "app.py", APP_PY)
+    write(root, "third/lib.py", "y = 2\n" * 50)
+    write(root, "docs/gen.py", "z = 3\n" * 20)
+    write(root, "tool.inc", "<?php echo 1; ?>\n")
+    write(
+        root,
+        ".gitattributes",
+        "third/** linguist-vendored\ndocs/** linguist-documentation\n*.inc linguist-language=PHP\n",
+    )
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "attrs")
+    source, ref = await open_source(root)
+    languages = ((await source.get_languages(ref)).value).bytes_by_language
+    assert languages == {"Python": len(APP_PY), "PHP": len("<?php echo 1; ?>\n")}

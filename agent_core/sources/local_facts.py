@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -78,9 +79,27 @@ async def root_tree(cli: GitCli, commit: str) -> FileTree:
     return await off_loop(file_tree, out, commit, "")
 
 
+ATTRIBUTES_BYTES = 256 * 1024  # a root .gitattributes read up to this (its parser caps lines, too)
+
+
 async def languages(trees: CommitTrees, cli: GitCli, commit: str) -> dict[str, int]:
-    """Bytes per language of the files of ``commit``'s tree (:func:`tree_languages`)."""
-    return await off_loop(tree_languages, await trees.tree(cli, commit))
+    """Bytes per language of the files of ``commit``'s tree (:func:`tree_languages`), with the root
+    ``.gitattributes``'s Linguist overrides when there is one (as GitHub counts them)."""
+    tree = await trees.tree(cli, commit)
+    attributes = (
+        await root_attributes(cli, commit) if any(e.path == ".gitattributes" for e in tree.entries) else None
+    )
+    return await off_loop(partial(tree_languages, gitattributes=attributes), tree)
+
+
+async def root_attributes(cli: GitCli, commit: str) -> str | None:
+    """The first :data:`ATTRIBUTES_BYTES` of ``commit``'s root ``.gitattributes`` (None: not a blob)."""
+    found = await cli.run(["rev-parse", "--verify", "--quiet", f"{commit}:.gitattributes"])
+    oid = found.stdout.decode("ascii", errors="replace").strip()
+    if found.returncode != 0 or not oid:
+        return None
+    blob = (await cli.blobs([oid], max_bytes=ATTRIBUTES_BYTES)).get(oid)
+    return blob.data.decode("utf-8", errors="replace") if blob is not None else None
 
 
 async def current_branch(cli: GitCli) -> str | None:
