@@ -164,9 +164,9 @@ async def test_local_languages_are_counted_off_the_event_loop(
     counted_on: list[threading.Thread] = []
     real = local_facts.tree_languages
 
-    def spy(tree: FileTree) -> dict[str, int]:
+    def spy(tree: FileTree, *, gitattributes: str | None = None) -> dict[str, int]:
         counted_on.append(threading.current_thread())
-        return real(tree)
+        return real(tree, gitattributes=gitattributes)
 
     monkeypatch.setattr(local_facts, "tree_languages", spy)
     source = await local.LocalGitSource.open(tmp_path)

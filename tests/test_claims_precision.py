@@ -387,3 +387,16 @@ def test_a_test_convention_named_in_the_report_is_no_path_claim() -> None:
     for words in (words_for("en"), words_for("zh")):
         no_tests = words("model_no_tests")
         assert not [span for span in re.findall(r"`([^`]+)`", no_tests) if path_like(span)]
+
+
+def test_a_commit_subject_names_no_dependency() -> None:
+    """A dated entry of the activity list quotes a commit's subject: "use typescript 7" is history, not a
+    claim about today's manifests (it was checked ✗ against the `typescript` pinned now)."""
+    from agent_core.report.claim_finders import find_claims
+
+    entry = "- 2026-08-04 — chore: use typescript 7 for typechecking (\\#12601) — StyleShit\n"
+    assert [f for f in find_claims(entry) if f.kind == "dependency"] == []
+    claim = "- The project uses typescript 7 for typechecking.\n"
+    assert [(f.value, f.version) for f in find_claims(claim) if f.kind == "dependency"] == [
+        ("typescript", "7")
+    ]

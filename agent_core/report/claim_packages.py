@@ -84,6 +84,9 @@ _AFTER_NAME = re.compile(
 _WINDOW = 80  # characters after a name looked at for its version
 
 
+_DATED_ENTRY = re.compile(r"\s{0,8}[-*+]\s{1,4}\*{0,2}\d{4}-\d{2}-\d{2}\b")  # "- 2026-08-04 — subject"
+
+
 class _Context:
     """Where a line speaks of dependencies, of tests, and of topics or jobs, found once per line."""
 
@@ -119,6 +122,8 @@ def version_after(line: str, end: int) -> tuple[str, int]:
 def dependency_claims(line: str, base: int) -> Iterator[Found]:
     """Test frameworks (in a line about tests), well-known packages and package-like code spans (in a
     line about dependencies), module paths, scoped names and Maven coordinates (in any code span)."""
+    if _DATED_ENTRY.match(line):
+        return  # a commit's or release's subject quotes history ("use typescript 7"): not today's manifests
     context = _Context(line)
     taken: set[int] = set()
     if context.test:
