@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from agent_core.errors import UpstreamError
 from agent_core.llm import ReactFormatError, ReactStep, format_observation, parse_react, render_tools_prompt
+from agent_core.llm.content_calls import calls_in_content
+from agent_core.llm.scan import WHOLE, loads, scan
 
 TOOLS: list[dict[str, Any]] = [
     {
@@ -179,3 +182,39 @@ def test_the_format_round_trips_through_the_parser() -> None:
     # What the prompt shows must be what the parser reads.
     reply = 'Thought: x\nAction: list_dir\nAction Input: {"path": "src"}'
     assert parse_react(reply) == action("list_dir", {"path": "src"}, "x")
+
+
+# Every spelling of a call as a JSON object that small models write: both readers (the text protocol, and
+# calls a model wrote as content beside native tools) go through the one reader in llm/scan.py.
+SPELLINGS: list[tuple[str, dict[str, Any]]] = [
+    ('{"name": "read_file", "arguments": {"path": "a.py"}}', {"path": "a.py"}),
+    ('{"action": "read_file", "action_input": {"path": "a.py"}}', {"path": "a.py"}),
+    ('{"function": "read_file", "parameters": {"path": "a.py"}}', {"path": "a.py"}),
+    ('{"function": {"name": "read_file", "arguments": "{\\"path\\": \\"a.py\\"}"}}', {"path": "a.py"}),
+    ('{"tool": "read_file", "args": "\\"{\\\\\\"path\\\\\\": \\\\\\"a.py\\\\\\"}\\""}', {"path": "a.py"}),
+    ('{"tool_name": "read_file", "input": "null"}', {}),
+    ('{"name": "read_file"}', {}),
+]
+
+
+@pytest.mark.parametrize(("text", "arguments"), SPELLINGS, ids=[t[:24] for t, _ in SPELLINGS])
+def test_both_readers_read_every_spelling_of_a_call_alike(text: str, arguments: dict[str, Any]) -> None:
+    assert parse_react(text) == action("read_file", arguments)
+    (call,) = calls_in_content(text, {"read_file"})
+    assert (call.tool, json.loads(call.arguments)) == ("read_file", arguments)
+
+
+@pytest.mark.parametrize(
+    "text", ['{"name": "read_file", "arguments": [1]}', '{"name": "read_file", "args": "x"}']
+)
+def test_both_readers_refuse_arguments_that_are_no_object(text: str) -> None:
+    assert calls_in_content(text, {"read_file"}) == []
+    with pytest.raises(ReactFormatError):
+        parse_react(text)
+
+
+def test_a_whole_json_text_is_measured_by_the_same_pass_strings_skipped() -> None:
+    quoted = '"' + "[" * 500 + '"'  # one string: no nesting at all
+    assert scan(quoted, WHOLE).deepest == 0 and loads(quoted) == "[" * 500
+    assert scan(quoted).deepest == 500  # in free text a quote outside brackets is prose
+    assert scan('{"a": [[1]], "b": "}}"}', WHOLE).deepest == 3

@@ -19,11 +19,9 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from agent_core.llm.scan import json_values, loads_or_none
+from agent_core.llm.scan import call_arguments, json_values, written_call
 from agent_core.llm.stream import ToolCallRequest
 
-_NAME_KEYS = ("name", "function", "tool", "tool_name", "action")
-_ARGUMENT_KEYS = ("arguments", "parameters", "args", "input", "action_input")
 _WRAPPERS = re.compile(r"</?tool_call>|```[A-Za-z]*|```", re.IGNORECASE)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s", re.MULTILINE)
 _MAX_PROSE = 400  # characters of text around the calls that still read as a preamble, not a report
@@ -54,21 +52,11 @@ def calls_in_content(
 
 def _call(item: Any, tools: Collection[str]) -> ToolCallRequest | None:
     """A call from one object, when it names a known tool and carries object arguments (or none)."""
-    if not isinstance(item, dict):
+    name, raw, _fields = written_call(item) or ("", None, {})
+    arguments = call_arguments(raw) if name in tools else None
+    if arguments is None:
         return None
-    while isinstance(function := item.get("function"), dict):  # {"function": {"name": ..., "arguments": ...}}
-        item = function
-    name = next((item[k].strip() for k in _NAME_KEYS if isinstance(item.get(k), str)), "")
-    if name not in tools:
-        return None
-    raw = next((item[k] for k in _ARGUMENT_KEYS if k in item), None)
-    if isinstance(raw, str):  # OpenAI's wire form: the arguments as a JSON string
-        raw = loads_or_none(raw) if raw.strip() else {}
-    if raw is None:
-        raw = {}
-    if not isinstance(raw, dict):
-        return None
-    return ToolCallRequest(tool=name, arguments=json.dumps(raw, ensure_ascii=False))
+    return ToolCallRequest(tool=name, arguments=json.dumps(arguments, ensure_ascii=False))
 
 
 def _without(text: str, spans: list[tuple[int, int]]) -> str:

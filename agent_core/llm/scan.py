@@ -12,7 +12,11 @@ an endpoint of their own), so every reader of it goes through here, and here the
   ``RecursionError`` at about 1,000 levels). So a span is decoded only if at most :data:`MAX_DEPTH`
   levels deep, and a character lies in at most that many decoded spans: the decoding is linear too.
 * :func:`loads` decodes a whole text (a native call's arguments) under the same caps, raising
-  :class:`JSONLimitError` (a ``ValueError``) with a sentence for the model, never ``RecursionError``.
+  :class:`JSONLimitError` (a ``ValueError``) with a sentence for the model, never ``RecursionError``;
+  its nesting is measured by the same pass (:func:`scan` with ``openers=WHOLE``).
+* :func:`written_call` reads a tool call out of a JSON object in any spelling models write one
+  (``{"name", "arguments"}``, ``{"action", "action_input"}``, ``{"function": {...}}``, the arguments as
+  an object or a JSON string): the one reader for the text protocol and for calls written as content.
 
 Texts longer than :data:`MAX_REPLY_CHARS` are not scanned at all; callers say so to the model.
 """
@@ -25,19 +29,22 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "EMPTY_ARGUMENTS",
     "MAX_BRACKETS",
     "MAX_DEPTH",
     "MAX_REPLY_CHARS",
+    "WHOLE",
     "JSONLimitError",
     "Scan",
     "Values",
+    "call_arguments",
     "first_object",
     "json_values",
     "loads",
     "loads_or_none",
-    "nesting",
     "over_caps",
     "scan",
+    "written_call",
 ]
 
 MAX_REPLY_CHARS = 200_000
@@ -52,7 +59,9 @@ _OPEN = {"{": "}", "[": "]"}
 # Inside brackets: a whole JSON string (escapes included; possessive, so a string never backtracks), an
 # unterminated one (it runs to the end), or a bracket. Outside brackets only an opener matters.
 _INSIDE = re.compile(r'"(?:[^"\\]|\\.)*+(?P<closed>")?|[{}\[\]]', re.DOTALL)
-_OUTSIDE = {"{[": re.compile(r"[{\[]"), "{": re.compile(r"\{"), "[": re.compile(r"\[")}
+WHOLE = "json"
+"""``openers`` for a text that is one JSON value: outside brackets too, a quote opens a string."""
+_OUTSIDE = {"{[": re.compile(r"[{\[]"), "{": re.compile(r"\{"), "[": re.compile(r"\["), WHOLE: _INSIDE}
 
 
 class JSONLimitError(ValueError):
@@ -70,7 +79,7 @@ class Scan:
 
 def scan(text: str, openers: str = "{[") -> Scan:
     """Pair the brackets of ``text`` in one pass (see the module docstring); outside any bracket only
-    ``openers`` open one, and quotes there are prose."""
+    ``openers`` open one, and quotes there are prose (unless ``openers`` is :data:`WHOLE`)."""
     outside = _OUTSIDE[openers]
     spans: dict[int, tuple[int, int]] = {}
     stack: list[list[Any]] = []  # [start, closer, height of what it holds]
@@ -104,14 +113,14 @@ class Values:
     refused: str | None = None
 
 
-def over_caps(text: str) -> str | None:
+def over_caps(text: str, *, what: str = "reply", max_chars: int = MAX_REPLY_CHARS) -> str | None:
     """Why ``text`` is not scanned at all (too long, too many brackets), in words for the model; None
     when it may be. Two C-speed counts: what is refused costs nothing in Python."""
-    if len(text) > MAX_REPLY_CHARS:
-        return f"the reply is {len(text):,} characters long, over the limit of {MAX_REPLY_CHARS:,}"
-    brackets = sum(text.count(opener) for opener in "{[")
+    if len(text) > max_chars:
+        return f"the {what} is {len(text):,} characters long, over the limit of {max_chars:,}"
+    brackets = text.count("{") + text.count("[")
     if brackets > MAX_BRACKETS:
-        return f"the reply opens {brackets:,} brackets, over the limit of {MAX_BRACKETS:,}"
+        return f"the {what} opens {brackets:,} brackets, over the limit of {MAX_BRACKETS:,}"
     return None
 
 
@@ -147,32 +156,15 @@ def first_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
     return next((v for _, _, v in values.found if isinstance(v, dict)), None), values.refused
 
 
-def nesting(text: str) -> int:
-    """The deepest bracket nesting of ``text`` read as JSON (strings skipped), in one pass."""
-    depth = deepest = 0
-    for match in _INSIDE.finditer(text):
-        char = match.group()[0]
-        if char == '"':
-            if match.group("closed") is None:
-                break
-        elif char in _OPEN:
-            depth += 1
-            deepest = max(deepest, depth)
-        else:
-            depth = max(0, depth - 1)
-    return deepest
-
-
 def loads(text: str, *, max_chars: int = MAX_REPLY_CHARS) -> Any:
-    """``json.loads`` under the caps: :class:`JSONLimitError` when ``text`` is longer than ``max_chars`` or
-    nested deeper than :data:`MAX_DEPTH`; ``json.JSONDecodeError`` when it is no JSON."""
-    if len(text) > max_chars:
-        raise JSONLimitError(f"the JSON is {len(text):,} characters long, over the limit of {max_chars:,}")
-    if (brackets := text.count("{") + text.count("[")) > MAX_BRACKETS:
-        raise JSONLimitError(f"the JSON opens {brackets:,} brackets, over the limit of {MAX_BRACKETS:,}")
-    deepest = nesting(text)
-    if deepest > MAX_DEPTH:
-        raise JSONLimitError(f"the JSON is nested {deepest:,} levels deep, over the limit of {MAX_DEPTH}")
+    """``json.loads`` under the caps: :class:`JSONLimitError` when ``text`` is longer than ``max_chars``,
+    opens more than :data:`MAX_BRACKETS` or is nested deeper than :data:`MAX_DEPTH`;
+    ``json.JSONDecodeError`` when it is no JSON."""
+    refused = over_caps(text, what="JSON", max_chars=max_chars)
+    if refused is None and (deepest := scan(text, WHOLE).deepest) > MAX_DEPTH:
+        refused = f"the JSON is nested {deepest:,} levels deep, over the limit of {MAX_DEPTH}"
+    if refused is not None:
+        raise JSONLimitError(refused)
     try:
         return json.loads(text)
     except RecursionError as exc:  # not reachable under MAX_DEPTH; a cap is not a crash either way
@@ -181,14 +173,46 @@ def loads(text: str, *, max_chars: int = MAX_REPLY_CHARS) -> Any:
 
 def loads_or_none(text: str) -> Any:
     """:func:`loads`, or None when the text is no JSON or over a cap."""
-    return _decoded(text)
-
-
-def _decoded(text: str) -> Any:
     try:
         return loads(text)
     except ValueError:
         return None
+
+
+# The keys a call's name and its arguments go by, as models spell them (first found wins).
+_NAME_KEYS = ("name", "function", "action", "tool", "tool_name")
+_ARGUMENT_KEYS = ("arguments", "action_input", "parameters", "input", "args")
+EMPTY_ARGUMENTS = frozenset({"", "none", "null", "n/a", "{}"})
+"""Arguments written as text that mean none (lower-cased, stripped)."""
+
+
+def written_call(value: Any) -> tuple[str, Any, dict[str, Any]] | None:
+    """The tool call a JSON object names, whichever spelling a model chose: ``(name, raw arguments,
+    fields)``: the name stripped (``""`` when it names none), the arguments as written (None when it gives
+    none; read them with :func:`call_arguments`), the object's fields with its ``function`` wrappers taken
+    off. None when ``value`` is no object."""
+    if not isinstance(value, dict):
+        return None
+    while isinstance(
+        function := value.get("function"), dict
+    ):  # {"function": {"name": ..., "arguments": ...}}
+        value = function
+    name = next((value[key].strip() for key in _NAME_KEYS if isinstance(value.get(key), str)), "")
+    return name, next((value[key] for key in _ARGUMENT_KEYS if key in value), None), value
+
+
+def call_arguments(raw: Any) -> dict[str, Any] | None:
+    """A call's arguments as an object: an object as is, nothing or an empty word as ``{}``, a JSON string
+    decoded (OpenAI's wire form; once more when a model encoded it twice); None for anything else."""
+    if raw is None:
+        return {}
+    if isinstance(raw, str):
+        if raw.strip().lower() in EMPTY_ARGUMENTS:
+            return {}
+        raw = loads_or_none(raw)
+        if isinstance(raw, str):  # double-encoded (once: a model does not encode thrice)
+            raw = loads_or_none(raw)
+    return raw if isinstance(raw, dict) else None
 
 
 def _parsed(text: str) -> Any:

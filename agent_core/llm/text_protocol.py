@@ -19,7 +19,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_core.errors import UpstreamError
-from agent_core.llm.scan import MAX_REPLY_CHARS, json_values, loads_or_none
+from agent_core.llm.scan import (
+    EMPTY_ARGUMENTS,
+    MAX_REPLY_CHARS,
+    call_arguments,
+    first_object,
+    json_values,
+    loads_or_none,
+    written_call,
+)
 
 __all__ = ["ReactFormatError", "ReactStep", "format_observation", "parse_react", "render_tools_prompt"]
 
@@ -91,10 +99,7 @@ _LABEL = re.compile(
 )
 _FENCE_OPEN = re.compile(r"```[A-Za-z]*\s*$")
 _TOOL_NAME = re.compile(r"[A-Za-z_][\w.\-]*")
-_NAME_KEYS = ("action", "name", "tool", "tool_name")
-_INPUT_KEYS = ("action_input", "arguments", "input", "parameters", "args")
 _FINAL_NAMES = frozenset({"final", "final answer", "final_answer", "finish"})
-_EMPTY_INPUTS = frozenset({"", "none", "null", "n/a", "{}"})
 
 
 def parse_react(text: str) -> ReactStep:
@@ -173,7 +178,7 @@ def _labelled_step(action: str, action_input: str | None, thought: str | None) -
     label = action.strip("`*'\" \t").lower()
     if label in _FINAL_NAMES:  # Action: Final Answer / Action Input: <the report>
         report = (action_input or "").strip()
-        decoded = _loads_json(report)
+        decoded = loads_or_none(report)
         final = decoded if isinstance(decoded, str) else report
         if not final:
             raise _format_error("the Final: label is empty")
@@ -189,11 +194,11 @@ def _labelled_action(action: str, action_input: str | None) -> tuple[str, dict[s
     name = match.group(0)
     # Without an Action Input, accept arguments on the Action line itself: read_file({"path": "x"}).
     source = action_input if action_input is not None else action[match.end() :]
-    if source.strip().strip("`").lower() in _EMPTY_INPUTS:
+    if source.strip().strip("`").lower() in EMPTY_ARGUMENTS:
         return name, {}
-    arguments = _first_json_object(source)
+    arguments, refused = first_object(source)
     if arguments is None:
-        raise _format_error(f"the Action Input for {name!r} is not a JSON object")
+        raise _format_error(refused or f"the Action Input for {name!r} is not a JSON object")
     return name, arguments
 
 
@@ -213,58 +218,21 @@ def _json_step(text: str, thought: str | None) -> ReactStep | None:
 
 
 def _step_from_object(obj: dict[str, Any], thought: str | None) -> ReactStep | None:
-    if isinstance(final := obj.get("final"), str) and final.strip():
-        return ReactStep(thought=thought, action=None, action_input=None, final=final.strip())
-    while isinstance(function := obj.get("function"), dict):  # {"function": {"name": ..., "arguments": ...}}
-        obj = function
-    if isinstance(final := obj.get("final"), str) and final.strip():
-        return ReactStep(thought=thought, action=None, action_input=None, final=final.strip())
-    name = next((obj[key].strip() for key in _NAME_KEYS if isinstance(obj.get(key), str)), "")
+    name, raw, fields = written_call(obj) or ("", None, {})
+    for holder in (obj, fields):  # {"final": ...}, or inside a {"function": ...} wrapper
+        if isinstance(final := holder.get("final"), str) and final.strip():
+            return ReactStep(thought=thought, action=None, action_input=None, final=final.strip())
     if not name:
         return None
-    raw = _raw_input(obj)
     if name.lower() in _FINAL_NAMES:  # {"action": "Final Answer", "action_input": "<report>"}
         if not raw:
             return None
         final = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
         return ReactStep(thought=thought, action=None, action_input=None, final=final.strip())
-    arguments = _arguments(raw)
+    arguments = call_arguments(raw)
     if arguments is None:
         return None
     return ReactStep(thought=thought, action=name, action_input=arguments, final=None)
-
-
-def _arguments(raw: Any) -> dict[str, Any] | None:
-    """Tool arguments from a JSON value: an object, nothing, or an object encoded as a string (OpenAI)."""
-    if raw is None:
-        return {}
-    if isinstance(raw, dict):
-        return raw
-    if isinstance(raw, str):
-        return {} if raw.strip().lower() in _EMPTY_INPUTS else _loads_object(raw)
-    return None
-
-
-def _raw_input(obj: dict[str, Any]) -> Any:
-    return next((obj[key] for key in _INPUT_KEYS if key in obj), None)
-
-
-def _first_json_object(text: str) -> dict[str, Any] | None:
-    values = json_values(text, "{")
-    if values.refused is not None and not values.found:
-        raise _format_error(values.refused)
-    return next((obj for _, _, obj in values.found if isinstance(obj, dict)), None)
-
-
-def _loads_json(text: str) -> Any:
-    return loads_or_none(text)
-
-
-def _loads_object(text: str) -> dict[str, Any] | None:
-    value = _loads_json(text)
-    if isinstance(value, str):  # double-encoded (once: a model does not encode thrice)
-        value = _loads_json(value)
-    return value if isinstance(value, dict) else None
 
 
 def _format_error(reason: str) -> ReactFormatError:
