@@ -25,7 +25,10 @@ from typing import Any
 _VENDORED_PARTS = frozenset(
     {"vendor", "node_modules", "third_party", "third-party", "bower_components", "Godeps"}
 )
-_TEST_PARTS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "testdata", "e2e"})
+_TEST_PARTS = frozenset(
+    {"test", "tests", "__tests__", "spec", "specs", "testing", "testdata", "e2e"}
+    | {"fixtures", "__fixtures__", "test-fixtures", "integration-tests"}  # test data and test packages
+)
 _TEST_NAME = re.compile(
     r"(_test\.go|\.(spec|test)\.[cm]?[jt]sx?|^test_[^/]*\.py|_test\.py|Tests?\.(java|kt)|_spec\.rb|_test\.rs)$"
 )
@@ -347,13 +350,40 @@ class Truth:
         return bool(re.search(pattern, self.manifest_text, re.IGNORECASE))
 
     @cached_property
-    def dependency_counts(self) -> set[int]:
-        """Every count of declared dependencies one manifest gives (a group, or all of its groups)."""
-        counts: set[int] = set()
+    def own_names(self) -> frozenset[str]:
+        """The names the repository's own packages publish (package.json, pyproject.toml, setup.cfg,
+        Cargo.toml), normalised: a manifest listing one of them references the project itself."""
+        names: set[str] = set()
         for path, text in self.texts.items():
             name = path.rsplit("/", 1)[-1]
             if name == "package.json":
-                counts |= _package_json_counts(text)
+                try:
+                    data = json.loads(text)
+                except ValueError:
+                    continue
+                names.add(str(data.get("name", "")) if isinstance(data, dict) else "")
+            elif name in ("pyproject.toml", "Cargo.toml"):
+                try:
+                    data = tomllib.loads(text)
+                except tomllib.TOMLDecodeError:
+                    continue
+                names |= {str(data.get(t, {}).get("name", "")) for t in ("project", "package")}
+            elif name == "setup.cfg":
+                names |= set(re.findall(r"^name\s*=\s*(\S+)", text, re.M))
+        return frozenset(_normal(n) for n in names if n)
+
+    @cached_property
+    def dependency_counts(self) -> set[int]:
+        """Every count of declared dependencies one manifest gives (a group, or all of its groups), with and
+        without the repository's own packages (:attr:`own_names`) among them."""
+        counts: set[int] = set()
+        own = self.own_names
+        for path, text in self.texts.items():
+            name = path.rsplit("/", 1)[-1]
+            if name == "package.json":
+                counts |= _package_json_counts(text, own)
+            elif name in ("build.gradle", "build.gradle.kts"):
+                counts |= _gradle_counts(text)
             elif name in ("go.mod", "vendor.mod"):
                 requires = re.findall(r"^\s*(?:require\s+)?[\w.-]+\.[\w.-]+/\S*\s+v\S+(.*)$", text, re.M)
                 indirect = sum("// indirect" in rest for rest in requires)
@@ -371,22 +401,49 @@ class Truth:
                     ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith(("#", "-"))
                 ]
                 counts.add(len(lines))
+                named = [re.match(r"\s*([A-Za-z0-9][\w.-]*)", ln) for ln in lines]
+                counts.add(sum(1 for m in named if not (m and _normal(m.group(1)) in own)))
         return counts - {0}
 
 
-def _package_json_counts(text: str) -> set[int]:
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name.strip().lower())
+
+
+def _package_json_counts(text: str, own: frozenset[str]) -> set[int]:
     try:
         data = json.loads(text)
     except ValueError:
         return set()
     if not isinstance(data, dict):
         return set()
-    groups = [
-        len(data[key])
+    found = [
+        data[key]
         for key in ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies")
         if isinstance(data.get(key), dict)
     ]
-    return set(groups) | {sum(groups)}
+    groups = [len(group) for group in found]
+    others = [sum(1 for name in group if _normal(name) not in own) for group in found]
+    return set(groups) | {sum(groups)} | set(others) | {sum(others)}
+
+
+_GRADLE_DEPENDENCY = re.compile(
+    r"^\s*(classpath|api|implementation|compileOnly|runtimeOnly|kapt|ksp|annotationProcessor"
+    r"|test\w*|androidTest\w*|\w+Implementation|\w+Api)\b\s*\(?\s*(.*)$",
+    re.M,
+)
+
+
+def _gradle_counts(text: str) -> set[int]:
+    """Sizes of a build.gradle's dependency groups (the buildscript's classpath, tests, the rest), the
+    repository's own projects (``project(':x')``, ``projects.x``) left out."""
+    sizes: Counter[str] = Counter()
+    for configuration, rest in _GRADLE_DEPENDENCY.findall(text):
+        if rest.startswith(("project(", "projects.")) or not rest.strip():
+            continue
+        low = configuration.lower()
+        sizes["build" if low == "classpath" else "test" if "test" in low else "main"] += 1
+    return set(sizes.values()) | {sum(sizes.values())}
 
 
 def _toml_counts(text: str) -> set[int]:

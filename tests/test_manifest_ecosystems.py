@@ -21,6 +21,7 @@ from agent_core.repomodel.packages import (
 from agent_core.report.facts import build_facts, gather
 from agent_core.report.frameworks import framework_of_package
 from agent_core.report.frameworks import test_frameworks as frameworks_of
+from agent_core.report.manifest_words import manifest_text
 from agent_core.report.manifests import (
     Manifest,
     is_own,
@@ -225,6 +226,23 @@ def test_gradle_kotlin_multiplatform_test_source_sets_are_development() -> None:
     assert names(build.dev) == ["org.jetbrains.kotlin:kotlin-test", "org.junit:junit-bom"]
     assert build.own_names == ("core",)
     assert frameworks_of([build]) == ("JUnit 5", "kotlin.test")
+
+
+def test_gradle_buildscript_classpath_is_the_builds_not_runtime() -> None:
+    """A root build.gradle's ``buildscript { dependencies { classpath ... } }`` lists Gradle plugins: build
+    dependencies, said as such ("runtime dependencies (9)" was false on square/retrofit)."""
+    script = (
+        "buildscript {\n  dependencies {\n    classpath libs.androidPlugin\n"
+        "    classpath 'com.diffplug.spotless:spotless-plugin-gradle:6.25.0'\n  }\n}\n"
+        "dependencies {\n  api libs.okhttp\n  testImplementation libs.junit\n}\n"
+    )
+    build = parse_manifest("build.gradle", script)
+    assert names(build.runtime) == ["libs.okhttp"] and names(build.dev) == ["libs.junit"]
+    assert [(group, names(list(deps))) for group, deps in build.groups] == [
+        ("build", ["libs.androidPlugin", "com.diffplug.spotless:spotless-plugin-gradle"])
+    ]
+    text = manifest_text(build, words_for("en"))
+    assert "build dependencies (2): `libs.androidPlugin`" in text and "runtime dependencies (1)" in text
 
 
 # ---------------------------------------------------------------------------------- JavaScript

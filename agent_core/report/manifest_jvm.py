@@ -93,9 +93,11 @@ def parse_gradle_settings(source: str) -> Fields:
 def parse_gradle_build(source: str) -> Fields:
     """The dependencies a ``build.gradle(.kts)`` declares, by configuration: ``test*`` configurations and
     any inside a ``*Test { }`` source set (Kotlin multiplatform's ``commonTest``, ``jvmTest``) are
-    development; ``libs.x`` catalog references as written; project references are ``own_names``."""
+    development; ``classpath`` (a ``buildscript { }``'s Gradle plugins) is the build's; ``libs.x`` catalog
+    references as written; project references are ``own_names``."""
     runtime: list[Dependency] = []
     dev: list[Dependency] = []
+    build: list[Dependency] = []
     own: list[str] = []
     blocks: list[str] = []
     for raw in source.splitlines():
@@ -105,10 +107,16 @@ def parse_gradle_build(source: str) -> Fields:
         call = _CALL.match(line)
         if call is not None and _CONFIGURATIONS.match(call.group(1)):
             found = _notations(line[call.end() - 1 :])
-            testing = "test" in call.group(1).lower() or any(b.lower().endswith("test") for b in blocks)
-            (dev if testing else runtime).extend(found)
+            configuration = call.group(1).lower()
+            testing = "test" in configuration or any(b.lower().endswith("test") for b in blocks)
+            (build if configuration == "classpath" else dev if testing else runtime).extend(found)
         _track_blocks(line, blocks)
-    return {"runtime": deps(runtime), "dev": deps(dev), "own_names": tuple(dict.fromkeys(own))}
+    return {
+        "runtime": deps(runtime),
+        "dev": deps(dev),
+        "groups": groups({"build": build}),
+        "own_names": tuple(dict.fromkeys(own)),
+    }
 
 
 def _notations(arguments: str) -> list[Dependency]:

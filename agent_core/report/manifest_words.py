@@ -93,12 +93,14 @@ def _dependencies(manifest: Manifest, words: Words, own: frozenset[str]) -> list
         others = [d for d in deps if not is_own(d.name, own)]
         if others:
             parts.append(words(key, len(others), deps_text(others, words)))
-    groups = [
-        code(name)
-        + words("paren", words(f"group_{group_kind(name)}") + words("colon") + deps_text(kept, words, cap=10))
-        for name, deps in manifest.groups
-        if (kept := [d for d in deps if not is_own(d.name, own)])
-    ]
+    groups = []
+    for name, deps in manifest.groups:
+        kept = [d for d in deps if not is_own(d.name, own)]
+        if kept and name == "build":  # the build's own list (plugins, build-dependencies, tool_requires)
+            parts.append(words("build_deps", len(kept), deps_text(kept, words)))
+        elif kept:
+            kind = words(f"group_{group_kind(name)}") + words("colon")
+            groups.append(code(name) + words("paren", kind + deps_text(kept, words, cap=10)))
     if groups:
         parts.append(words("groups", words("sep").join(groups)))
     pinned = [d for d in manifest.versions if not is_own(d.name, own)]
