@@ -20,9 +20,7 @@ from agent_core.agent.planner import OfflinePlanner
 from agent_core.repo import RepoRef
 from agent_core.repomodel.ci import ci_file
 from agent_core.report import diagram_tree
-from agent_core.report.facts import TEST_FILE
 from agent_core.report.path_index import index_of
-from agent_core.report.relevance import is_test_name
 from agent_core.sources import gitcli, local_facts
 from agent_core.sources.gitcli import parse_ls_tree
 from agent_core.sources.local import LocalGitSource
@@ -139,21 +137,6 @@ _PARTS = [
 @given(st.lists(st.sampled_from(_PARTS), min_size=1, max_size=6).map("".join))
 def test_notable_role_answers_as_its_rules_read(path: str) -> None:
     assert observe.notable_role(path) == _notable_by_the_rules(path)
-
-
-_NAME_PARTS = [*("test_", "_test", ".test", ".spec", "Test", "_spec", "test", "a", "/", ".")]
-_NAME_PARTS += [".py", ".go", ".js", ".jsx", ".ts", ".tsx", ".java", ".rb"]
-
-
-@settings(max_examples=500, deadline=None)
-@given(
-    st.lists(
-        st.sampled_from(_NAME_PARTS),
-        max_size=6,
-    ).map("".join)
-)
-def test_is_test_name_is_the_test_file_convention(path: str) -> None:
-    assert is_test_name(path) is bool(TEST_FILE.search(path.rpartition("/")[2]))
 
 
 def test_the_diagram_folder_set_builds_no_suffix_map() -> None:

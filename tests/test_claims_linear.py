@@ -19,7 +19,7 @@ from agent_core.report import diagram_tree, verdicts
 from agent_core.report.claim_finders import Found, find_claims
 from agent_core.report.claims import annotate
 from agent_core.report.facts import Facts, build_facts, gather
-from agent_core.report.relevance import topic_files
+from agent_core.report.relevance import question_files
 from agent_core.sources import local, local_facts
 from agent_core.sources.models import FileTree, TreeEntry
 from agent_core.tools.registry import overview_calls
@@ -120,8 +120,9 @@ def test_go_imports_are_looked_up_not_scanned() -> None:
 def test_entry_points_are_linear_in_the_paths() -> None:
     small = [f"bin/t{i}/main.py" for i in range(2000)]
     large = [f"bin/t{i}/main.py" for i in range(8000)]
-    assert topic_files("entry", small)[:1] == ["bin/t0/main.py"]
-    ratio = least_cpu(lambda: topic_files("entry", large)) / least_cpu(lambda: topic_files("entry", small))
+    asked = "What are the entry points?"
+    assert question_files(asked, small)[:1] == ["bin/t0/main.py"]
+    ratio = least_cpu(lambda: question_files(asked, large)) / least_cpu(lambda: question_files(asked, small))
     assert ratio <= 8.0, ratio  # 4x the paths: linear gives about 4, quadratic about 16
 
 

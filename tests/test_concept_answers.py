@@ -1,5 +1,5 @@
-"""Offline answers by concept: "Which file configures the build?" is answered by ``pyproject.toml``'s
-``[build-system]``, not by file names matching "configures" -- one question per concept (build, entry
+"""Offline answers by subject: "Which file configures the build?" is answered by ``pyproject.toml``'s
+``[build-system]``, not by file names matching "configures" -- one question per subject (build, entry
 points, dependencies, licensing, deployment, configuration, tests, CI, docs), in English and Chinese,
 over a real git repository through the local source, with the real planner, writer and claim check."""
 
@@ -38,17 +38,17 @@ FILES: dict[str, str | bytes] = {
     "vendor/lib/settings.py": "X = 1\n",
 }
 
-# concept question -> a file its Answer must name, and a line it must hold
+# a subject's question -> a file its Answer must name, and the role said beside it
 CASES = [
-    ("Which file configures the build?", "pyproject.toml", "**Build configuration:**"),
-    ("What are the entry points?", "src/depot/__main__.py", "**Command line:**"),
-    ("What are the dependencies?", "pyproject.toml", "**Dependencies:**"),
-    ("What is the license?", "LICENSE", "**Licensing:**"),
-    ("How is it deployed?", "Dockerfile", "**Deployment:**"),
-    ("Where is the configuration?", ".env.example", "**Configuration:**"),
-    ("How is it tested?", "tests/test_stock.py", "**Tests:**"),
-    ("What does CI run?", ".github/workflows/ci.yml", "**CI:**"),
-    ("Where is the documentation?", "docs/index.md", "**Documentation:**"),
+    ("Which file configures the build?", "pyproject.toml", "(build)"),
+    ("What are the entry points?", "src/depot/__main__.py", ""),
+    ("What are the dependencies?", "pyproject.toml", "(build)"),
+    ("What is the license?", "LICENSE", "(documentation)"),
+    ("How is it deployed?", "Dockerfile", "(build)"),
+    ("Where is the configuration?", ".env.example", ""),
+    ("How is it tested?", "tests/test_stock.py", "(tests)"),
+    ("What does CI run?", ".github/workflows/ci.yml", "(CI)"),
+    ("Where is the documentation?", "docs/index.md", "(documentation)"),
 ]
 
 
@@ -57,16 +57,16 @@ def depot(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "depot", FILES)
 
 
-@pytest.mark.parametrize(("question", "path", "heading"), CASES)
+@pytest.mark.parametrize(("question", "path", "role"), CASES)
 async def test_each_concept_is_answered_by_its_files(
-    tmp_path: Path, depot: Path, question: str, path: str, heading: str
+    tmp_path: Path, depot: Path, question: str, path: str, role: str
 ) -> None:
     async with analysis(Settings(cache_dir=tmp_path / "cache"), str(depot)) as run:
         events = await run.ask(question)
     answer = section(finished(events).report, "Answer")
-    assert heading in answer
-    assert f"`{path}`" in answer
-    assert "No file name in the tree matches" not in answer
+    assert answer.startswith("\n**Files that answer “")
+    assert f"- `{path}` {role}".rstrip() in answer
+    assert "No file in the tree matches" not in answer
     assert "vendor/" not in answer  # vendored files never answer
     assert contradicted_in(events, answer) == []
 
@@ -77,7 +77,7 @@ async def test_the_build_answer_says_what_the_file_declares_within_the_read_budg
     async with analysis(Settings(cache_dir=tmp_path / "cache"), str(depot)) as run:
         events = await run.ask("Which file configures the build?")
     answer = section(finished(events).report, "Answer")
-    assert "- `pyproject.toml` — `[build-system]`, backend `hatchling.build`" in answer
+    assert "- `pyproject.toml` (build) — `[build-system]`, backend `hatchling.build`" in answer
     assert "pyproject.toml" in reads(events)
     assert len(reads(events)) <= 8 + 6  # the usual reads plus the question's budget
 
@@ -88,15 +88,16 @@ async def test_deployment_names_the_base_image_and_a_chinese_question_gets_chine
     async with analysis(Settings(cache_dir=tmp_path / "cache"), str(depot)) as run:
         english = await run.ask("How is it deployed?")
         chinese = await run.ask("如何部署？配置在哪里？")
-    assert "- `Dockerfile` — `FROM python:3.12-slim`" in section(finished(english).report, "Answer")
+    assert "- `Dockerfile` (build) — `FROM python:3.12-slim`" in section(finished(english).report, "Answer")
     answer = finished(chinese).report
-    assert "**部署：**" in answer and "**配置：**" in answer and "`.env.example`" in answer
+    assert (
+        "**回答“部署 配置”的文件：**" in answer and "`.env.example`" in answer and "`Dockerfile`" in answer
+    )
 
 
-def test_question_words_name_concepts_in_both_languages() -> None:
-    assert read_question("Which file configures the build?").topics == ("build",)
-    assert read_question("Which file configures the build?").terms == ()
-    assert read_question("怎么构建？依赖有哪些？").topics == ("build", "deps")
-    assert read_question("许可证是什么，文档在哪").topics == ("license", "docs")
-    assert read_question("Where are the settings and environment variables?").topics == ("config",)
-    assert read_question("Is there a Dockerfile or Helm chart?").topics == ("deploy",)
+def test_question_words_name_subjects_in_both_languages() -> None:
+    assert read_question("Which file configures the build?").words == {"build"}
+    assert read_question("怎么构建？依赖有哪些？").words == {"build", "dependency"}
+    assert read_question("许可证是什么，文档在哪").words == {"license", "doc"}
+    assert read_question("Where are the settings and environment variables?").words == {"config", "variable"}
+    assert read_question("Is there a Dockerfile or Helm chart?").words == {"dockerfile", "deploy", "chart"}

@@ -166,7 +166,6 @@ HAN_READERS = {
     "agent_core.report.claim_packages": "words that make a Chinese line about dependencies or tests (依赖, 测试, 版本 ...)",
     "agent_core.report.verdict_facts": "Chinese dates and number units read back from a claim (年, 月, 万)",
     "agent_core.report.relevance": "Chinese question words mapped to the files that answer them",
-    "agent_core.report.concepts": "Chinese question words that ask for a concept (构建, 依赖, 许可 ...)",
     "agent_core.sources.targets": "the Chinese words that join two repositories in one request (和, 与, 对比)",
     "agent_core.web.i18n": "the language selector names each language in itself (中文)",
     "agent_core.llm.tokens": "the CJK ranges whose characters count as tokens of their own",

@@ -21,7 +21,6 @@ from agent_core.agent.tree_paths import usable
 from agent_core.errors import InvalidArgumentError
 from agent_core.repo import RepoRef, normalize_path
 from agent_core.repomodel import model_of
-from agent_core.report.relevance import names_containing
 from agent_core.settings import Settings
 from agent_core.sources.models import FileTree, TreeEntry
 from agent_core.tools.registry import overview_calls
@@ -125,17 +124,6 @@ def test_a_usable_path_is_exactly_one_normalize_path_keeps(path: str) -> None:
     except InvalidArgumentError:
         expected = False
     assert usable(path) is expected
-
-
-@pytest.mark.untraced
-@settings(max_examples=300, deadline=None)
-@given(
-    st.lists(st.text(alphabet=st.sampled_from(list("aAbİ/x\0.")), max_size=8), max_size=12),
-    st.lists(st.sampled_from(["a", "b", "x", "/", "i\u0307"]), min_size=1, max_size=3).map("".join),
-)
-def test_names_containing_matches_a_per_path_search(paths: list[str], needle: str) -> None:
-    expected = [p for p in paths if needle in p[p.rfind("/") + 1 :].lower()]
-    assert names_containing([needle], paths) == expected
 
 
 async def test_the_heavy_steps_run_in_worker_threads_not_on_the_event_loop(

@@ -32,11 +32,11 @@ from agent_core.agent.folder_plan import Pick as _Pick
 from agent_core.agent.folder_plan import describe as _describe
 from agent_core.agent.folder_plan import folder_context, main_modules
 from agent_core.agent.folder_plan import workflows as _workflows
-from agent_core.agent.question import describe_question, offline, question_reads
+from agent_core.agent.question import offline
 from agent_core.agent.tree_paths import TreePaths, tree_paths, usable
 from agent_core.repo import RepoRef
 from agent_core.repomodel import RepoModel, model_of
-from agent_core.report.relevance import QUESTION_READS
+from agent_core.report.relevance import QUESTION_READS, describe_question, question_files
 from agent_core.sources.manifest_files import manifest_rank, manifests_to_read
 from agent_core.sources.models import DirListing, FileTree
 from agent_core.tool_call import ToolCallRequest
@@ -201,8 +201,8 @@ class OfflinePlanner:
         if memo is None or memo[0] is not tree:
             paths = tree_paths((e.path.removeprefix(base), e.type) for e in tree.entries)
             model = model_of(tree)  # built once per tree; the vendored and generated answer no concept
-            skip = _not_own(model, base)
-            reads = question_reads(self._question, paths.files, budget=self._max_question, skip=skip)
+            role = _role(model, base)
+            reads = question_files(self._question, paths.files, role=role, budget=self._max_question)
             asked = [path for path in reads if usable(path)]  # a name the tools refuse is not asked for
             mains = main_modules(tree, base) if base else []  # a folder's entry points, largest sources
             found = _picks_from_paths(repo, paths)
@@ -214,8 +214,8 @@ class OfflinePlanner:
         return [_Pick(call=_call(READ_FILE, repo, path=path), label=path, kind="question") for path in asked]
 
 
-def _not_own(model: RepoModel, base: str) -> Callable[[str], bool]:
-    return lambda path: not model.is_own(base + path)
+def _role(model: RepoModel, base: str) -> Callable[[str], str]:
+    return lambda path: model.role_of(base + path)
 
 
 def _unique(picks: Iterable[_Pick]) -> list[_Pick]:

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 from agent_core.errors import InvalidArgumentError
 from agent_core.repo import MAX_PATH_CHARS, normalize_path
-from agent_core.report.relevance import CI_DEPTH
 from agent_core.tools.observe import notable_role
 
 # An ASCII path normalize_path keeps as it is: segments of printable characters other than a backslash,
 # ?, # , % and "/", none of them "." or "..", the first no drive ("C:") and no home ("~", "~user"); or "" (the root).
+CI_DEPTH = 2  # notable_role names no file deeper than .github/workflows/<file>: deeper paths are skipped
 SEGMENT = r"(?!\.\.?(?:/|\Z))[^\x00-\x1f\x7f\\?#%/]+"
 PLAIN_PATH = re.compile(rf"(?:(?![A-Za-z]:)(?!~[A-Za-z0-9._-]*(?:/|\Z)){SEGMENT}(?:/{SEGMENT})*)?")
 

@@ -1,44 +1,35 @@
-"""The Answer section: what the files read say about the question asked.
+"""The Answer section: what the files read for the question show.
 
-:func:`answer` reads the question (:func:`~agent_core.report.relevance.read_question`) and, per topic
-and term, says what the evidence shows -- the tests (folder, how many, the framework and where it is
-declared or used), the CI files and the commands they run, the command line (installed commands, entry
-points, the argument parser and its options), the files whose names match a term (their summary line
-and top-level definitions) -- then which files were read for it and which relevant ones the read budget
-left unread. Every file is linked as the rest of the report links files
-(:func:`~agent_core.report.facts.link`); the claim check turns the links into permalinks at the
-analysed commit. Repository text goes through :func:`~agent_core.report.inert.plain` or
-:func:`~agent_core.report.inert.code`.
+The files are :func:`~agent_core.report.relevance.ranked` for the question (the same order the offline
+planner read them in); each one read is linked, with its role in the repository and what it shows --
+its own summary line, the commands a CI file runs, the parser and options of a command line, a build
+backend, a Dockerfile's base image, a licence's first line, the names a file defines -- then the relevant
+files the read budget left unread. Links are made as the rest of the report makes them
+(:func:`~agent_core.report.facts.link`); repository text goes through :mod:`~agent_core.report.inert`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
 
 from agent_core.report.claim_finders import find_claims
-from agent_core.report.concepts import CONCEPTS, ConceptName, shows
-from agent_core.report.facts import TEST_FILE, Facts, link, tests_elsewhere
+from agent_core.report.facts import Facts, link, tests_elsewhere
 from agent_core.report.inert import code, inline, plain
-from agent_core.report.outline import (
-    commands,
-    definitions,
-    frameworks_in,
-    options,
-    parser_library,
-    summary,
-    test_packages,
-)
-from agent_core.report.phrases import files_phrase, join_names, shorten
-from agent_core.report.relevance import (
-    QUESTION_READS,
-    Topic,
-    question_files,
-    read_question,
-    term_files,
-    topic_files,
-)
+from agent_core.report.outline import commands, definitions, options, parser_library, summary
+from agent_core.report.phrases import join_names, shorten
+from agent_core.report.relevance import QUESTION_READS, ranked, read_question
 from agent_core.words import Words
+
+_BUILD_FACTS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^\[build-system\]", re.MULTILINE), "`[build-system]`"),
+    (re.compile(r"^build-backend\s*=\s*[\"']([\w.:-]+)[\"']", re.MULTILINE), "backend `{}`"),
+    (re.compile(r"^\[tool\.(setuptools|hatch|poetry|flit|pdm|maturin)\b", re.MULTILINE), "`[tool.{}]`"),
+    (re.compile(r"\"(build|compile|bundle)\"\s*:\s*\"([^\"`]{1,80})\""), "script `{}`: `{}`"),
+    (re.compile(r"^(build|all|install|dist)\s*:", re.MULTILINE), "target `{}`"),
+)
+_IMAGE = re.compile(r"^FROM\s+([\w./:@-]{1,80})", re.MULTILINE | re.IGNORECASE)
+_LICENSE = re.compile(r"^(licen[cs]e|copying|unlicense)([.-][\w.-]+)?$", re.IGNORECASE)
+_TEST_DEF = re.compile(r"^(?:async\s+)?def\s+test", re.MULTILINE)
 
 
 def answer(facts: Facts, words: Words) -> list[str]:
@@ -46,195 +37,77 @@ def answer(facts: Facts, words: Words) -> list[str]:
     if not facts.question.strip():
         return []
     asked = read_question(facts.question)
-    if asked.empty:
+    if not asked.words:
         return [words("a_nothing")]
     if not facts.paths:
         return [words("a_no_tree")]
-    blocks = [_TOPICS[topic](facts, words) for topic in asked.topics]
-    blocks += [
-        _matches(facts, words, term, said) for term, said in zip(asked.terms, asked.written, strict=True)
-    ]
-    files = facts.evidence.files
-    model = facts.model
-    skip = (lambda p: not model.is_own(p)) if model is not None else None
-    chosen = question_files(asked, facts.paths, skip=skip)
-    relevant = [*(p for t in asked.topics for p in topic_files(t, facts.paths, skip))]
-    relevant += [p for term in asked.terms for p in term_files(term, facts.paths)]
-    read = [link(facts, p) for p in dict.fromkeys([*chosen, *relevant]) if p in files]
-    unread = [link(facts, p) for p in dict.fromkeys(relevant) if p not in files]
-    listed = [code(f"{p}/") for p in sorted(facts.evidence.listings) if p and "tests" in asked.topics]
-    footer = [words("a_read", join_names(read, words))] if read else []
-    footer += [words("a_listed", join_names(listed, words))] if listed else []
-    footer += [words("a_beyond", QUESTION_READS, join_names(unread, words, cap=10))] if unread else []
-    return _blocks(*blocks, ["".join(footer).strip()] if footer else [])
+    files, outside, model = facts.evidence.files, facts.evidence.ci_outside, facts.model
+    known = set(facts.paths)
+    paths = [*facts.paths, *(p for p in [*files, *outside] if p not in known)]  # a folder's, outside it
 
+    def role(path: str) -> str:
+        return "ci" if path in outside else model.role_of(path) if model is not None else "source"
 
-# -- topics ------------------------------------------------------------------------------------------------
-
-
-def _tests(facts: Facts, words: Words) -> list[str]:
-    named = sum(1 for p in facts.paths if TEST_FILE.search(p.rsplit("/", 1)[-1]))
-    if facts.tests_dir:
-        count = sum(1 for p in facts.paths if p.startswith(f"{facts.tests_dir}/"))
-        where = code(f"{facts.tests_dir}/")
-        said = words("a_tests_dir", where, files_phrase(count, words), files_phrase(named, words))
-    elif named:
-        said = words("a_test_files", files_phrase(named, words))
-    elif elsewhere := tests_elsewhere(facts, words):  # a folder's run: its tests kept outside it
-        said = elsewhere
-    elif facts.tree_complete:
-        return [words("a_tests", words("a_no_tests"))]
-    else:
-        return [words("a_tests", words("a_tests_unknown"))]
-    return [words("a_tests", said + _frameworks(facts, words))]
-
-
-def _frameworks(facts: Facts, words: Words) -> str:
-    """The test frameworks: declared in which manifests, used in which files read."""
-    declared: dict[str, list[str]] = {}
-    for manifest in facts.manifests:
-        for name in test_packages(d.name for d in manifest.all_dependencies()):
-            declared.setdefault(name, []).append(link(facts, manifest.path))
-    used: dict[str, list[str]] = {}
-    for path, content in sorted(facts.evidence.files.items()):
-        for name in frameworks_in(content.text or ""):
-            used.setdefault(name, []).append(link(facts, path))
-    if any(p.endswith("_test.go") for p in facts.paths):
-        used.setdefault("go test", [])
-    names = list(dict.fromkeys([*used, *declared]))
-    if not names:
-        return words("a_framework_unknown")
-    parts = []
-    for name in names:
-        where = [words("a_declared", join_names(declared[name], words, cap=3))] if name in declared else []
-        where += [words("a_seen", join_names(used[name], words, cap=4))] if used.get(name) else []
-        parts.append(plain(name) + (words("paren", words("semi").join(where)) if where else ""))
-    return words("a_framework", words("sep").join(parts))
-
-
-def _ci(facts: Facts, words: Words) -> list[str]:
-    if facts.ci is None:
-        return [words("a_ci"), words("a_ci_unknown")]
-    items = []
-    for path in topic_files("ci", facts.paths):
-        content = facts.evidence.files.get(path)
-        if content is None or content.text is None:
-            items.append(f"- {link(facts, path)}")  # unread: the footer says so
-            continue
-        run = commands(content.text)
-        about = summary(path, content.text)
-        line = (
-            words("a_runs", link(facts, path), join_names([code(c) for c in run], words))
-            if run
-            else words("a_ran", link(facts, path))
-        )
-        items.append(f"- {line}" + _quote(about, line))
-    items += [f"- {words('a_runner', link(facts, p))}" for p in facts.test_runners]
-    items += [f"- {link(facts, p)}" for p in facts.evidence.ci_outside]  # a folder's run: the repository's
-    return [words("a_ci"), *items] if items else [words("a_ci"), words("a_no_ci")]
-
-
-def _cli(facts: Facts, words: Words) -> list[str]:
-    items = [
-        f"- {words('a_script', link(facts, m.path), code(name), code(target))}"
-        for m in facts.manifests
-        for name, target in m.scripts
-    ]
-    entries = topic_files("cli", facts.paths)
-    for path in entries:
-        content = facts.evidence.files.get(path)
-        if content is None or content.text is None:
-            continue
-        parts = []
-        library = parser_library(content.text)
-        if library:
-            parts.append(words("a_parses", code(library)))
-            declared = options(content.text)
-            if declared:
-                parts.append(words("a_options", join_names([code(o) for o in declared], words)))
-        line = f"- {link(facts, path)}" + (f" — {words('semi').join(parts)}" if parts else "")
-        items.append(line + _quote(summary(path, content.text), line, lead=words("semi") if parts else " — "))
-    if not items and not entries and facts.tree_complete:
-        return [words("a_cli"), words("a_no_entry")]
-    return [words("a_cli"), *items] if items else []
-
-
-def _concept(name: ConceptName) -> Callable[[Facts, Words], list[str]]:
-    """The block of a concept (:mod:`~agent_core.report.concepts`): each file that answers it, and what
-    the ones read show (a build backend, a base image, a licence's first line)."""
-
-    def block(facts: Facts, words: Words) -> list[str]:
-        model = facts.model
-        skip = (lambda p: not model.is_own(p)) if model is not None else None
-        items = []
-        for path in topic_files(name, facts.paths, skip):
-            content = facts.evidence.files.get(path)
-            said = shows(name, path, content.text) if content is not None and content.text else []
-            items.append(f"- {link(facts, path)}" + (f" — {words('sep').join(said)}" if said else ""))
-        if items:
-            return [words(f"concept_{name}_heading"), *items]
-        return (
-            [words(f"concept_{name}_heading"), words(f"concept_{name}_none")] if facts.tree_complete else []
-        )
-
-    return block
-
-
-_TOPICS: dict[Topic, Callable[[Facts, Words], list[str]]] = {
-    "tests": _tests,
-    "ci": _ci,
-    "cli": _cli,
-    **{c.name: _concept(c.name) for c in CONCEPTS},
-}
-
-
-# -- terms -------------------------------------------------------------------------------------------------
-
-
-def _matches(facts: Facts, words: Words, term: Sequence[str], said: str) -> list[str]:
-    found = term_files(term, facts.paths)
+    found = ranked(asked, paths, role)
+    lines = [_line(facts, words, p, role(p)) for p in found if p in files or p in outside]
+    elsewhere = tests_elsewhere(facts, words) if "test" in asked.words else None
+    lines += ["", words("a_tests", elsewhere)] if elsewhere else []
+    unread = [link(facts, p) for p in found[: 2 * QUESTION_READS] if p not in files and p not in outside]
+    footer = [words("a_beyond", QUESTION_READS, join_names(unread, words))] if unread else []
+    said = plain(" ".join(asked.written), limit=80)
     if not found:
-        return [words("a_no_match", plain(said, limit=80))]
-    items = []
-    for path in found:
-        content = facts.evidence.files.get(path)
-        if content is None or content.text is None:
-            continue
-        parts = []
-        is_test = bool(TEST_FILE.search(path.rsplit("/", 1)[-1]))
-        names = definitions(path, content.text)
-        tests = [n for n in names if n.startswith("test")] if is_test else []
-        if tests:
-            count = len(re.findall(r"^(?:async\s+)?def\s+test", content.text, flags=re.MULTILINE))
-            parts.append(words("a_test_count", count or len(tests)))
-        names = [n for n in names if n not in tests]
-        if names:
-            parts.append(words("a_defines", join_names([code(n) for n in names], words)))
-        if content.truncated and content.end_line:
-            parts.append(words("a_partial", content.end_line))
-        role = words("paren", words("a_test_role")) if is_test else ""
-        line = f"- {link(facts, path)}{role}"
-        about = _quote(summary(path, content.text), line)
-        items.append(
-            line + about + ((words("semi") if about else " — ") + words("semi").join(parts) if parts else "")
-        )
-    return [words("a_matches", plain(said, limit=80)), *items] if items else []
+        return [words("a_no_match", said), *lines]
+    return [words("a_files", said), *lines, *footer] if lines else footer
 
 
-def _quote(about: str | None, line: str, *, lead: str = " — ") -> str:
+def _line(facts: Facts, words: Words, path: str, role: str) -> str:
+    """One file read: its link, its role, its summary line and what it shows."""
+    content = facts.evidence.files.get(path)  # None: a folder's run lists the repository's CI unread
+    text = content.text or "" if content is not None else ""
+    parts = _shows(path, text, role, words)
+    names = definitions(path, text)
+    tests = [n for n in names if n.startswith("test")] if role == "tests" else []
+    if tests:
+        parts.append(words("a_test_count", len(_TEST_DEF.findall(text)) or len(tests)))
+    if names := [n for n in names if n not in tests]:
+        parts.append(words("a_defines", join_names([code(n) for n in names], words)))
+    if content is not None and content.truncated and content.end_line:
+        parts.append(words("a_partial", content.end_line))
+    label = words("paren", words(f"role_{role}")) if role != "source" and words.has(f"role_{role}") else ""
+    line = f"- {link(facts, path)}{label}"
+    about = _quote(summary(path, text), line)
+    rest = words("semi").join(parts)
+    return line + about + (((words("semi") if about else " — ") + rest) if rest else "")
+
+
+def _shows(path: str, text: str, role: str, words: Words) -> list[str]:
+    """What a file's text shows by its kind: commands a CI file runs, a command line's parser and
+    options, build facts, a base image, a licence's first line (repository text in code spans)."""
+    name = path.rpartition("/")[2]
+    if role == "ci" and (run := commands(text)):
+        return [words("a_runs", join_names([code(c) for c in run], words))]
+    if library := parser_library(text):
+        declared = options(text)
+        found = [words("a_options", join_names([code(o) for o in declared], words))] if declared else []
+        return [words("a_parses", code(library)), *found]
+    if _LICENSE.match(name):
+        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+        return [f"“{plain(first, limit=80)}”"] if first else []
+    images = list(dict.fromkeys(_IMAGE.findall(text)))[:3] if "file" in name.lower() else []
+    if images:  # a Dockerfile's, a Containerfile's
+        return [code(f"FROM {image}") for image in images]
+    facts = []
+    for pattern, template in _BUILD_FACTS:
+        if match := pattern.search(text):
+            facts.append(template.format(*(g.replace("`", "") for g in match.groups())))
+    return [words("sep").join(facts)] if facts else []
+
+
+def _quote(about: str | None, line: str) -> str:
     """A file's own summary line, to follow ``line``, unless it would add a checkable claim to it: the
-    repository's words are not the report's, and "a fresh machine lacks ... the README" is no claim
-    that the README is missing. reStructuredText roles and literals become code spans."""
+    repository's words are not the report's. reStructuredText roles and literals become code spans."""
     if not about:
         return ""
     about = re.sub(r"(?::[\w:]+:)?``?([^`]+)``?", r"`\1`", shorten(about, 160)).rstrip(" .")
-    quoted = lead + inline(about)
+    quoted = " — " + inline(about)
     return quoted if len(find_claims(line + quoted)) == len(find_claims(line)) else ""
-
-
-def _blocks(*blocks: list[str]) -> list[str]:
-    out: list[str] = []
-    for block in blocks:
-        if block:
-            out += [*([""] if out else []), *block]
-    return out

@@ -1,5 +1,5 @@
 """What a file read shows, in a few words: its summary line, its top-level definitions, the commands a
-CI file runs, the options a command line parses, the test frameworks a text names.
+CI file runs, the options a command line parses.
 
 Pure functions over the text the tools returned (untrusted: callers render the results with
 :func:`~agent_core.report.inert.plain` or :func:`~agent_core.report.inert.code`). They err towards
@@ -9,7 +9,6 @@ saying less: a line that does not look like what is sought is skipped.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 
 MAX_DEFINITIONS = 12
 MAX_COMMANDS = 8
@@ -64,37 +63,6 @@ _PARSERS = (
 _OPTION = re.compile(
     r"""(?:add_argument|\.option|Option|\.flag)\(\s*["'](-{1,2}[A-Za-z][\w-]*|[a-z][\w-]*)["']"""
 )
-_FRAMEWORKS = (
-    (
-        "pytest",
-        re.compile(r"^\s*(?:import pytest|from pytest\b)|\[(?:tool\.pytest|tool:pytest|pytest)\b", re.M),
-    ),
-    ("unittest", re.compile(r"^\s*(?:import unittest|from unittest\b)", re.MULTILINE)),
-    ("hypothesis", re.compile(r"^\s*(?:import hypothesis|from hypothesis\b)", re.MULTILINE)),
-    ("jest", re.compile(r"""from\s+['"]@jest/|\bjest\.(?:fn|mock)\(""")),
-    ("vitest", re.compile(r"""from\s+['"]vitest['"]""")),
-    ("mocha", re.compile(r"""require\(['"]mocha['"]\)""")),
-    ("Go testing", re.compile(r'^\s*(?:import\s+)?"testing"', re.MULTILINE)),
-    ("JUnit", re.compile(r"^import\s+(?:static\s+)?org\.junit\b", re.MULTILINE)),
-    ("RSpec", re.compile(r"^\s*(?:RSpec\.)?describe\s", re.MULTILINE)),
-)
-TEST_PACKAGES = {
-    "pytest": "pytest",
-    "hypothesis": "hypothesis",
-    "nose": "nose",
-    "nose2": "nose2",
-    "jest": "jest",
-    "vitest": "vitest",
-    "mocha": "mocha",
-    "jasmine": "jasmine",
-    "@playwright/test": "Playwright",
-    "playwright": "Playwright",
-    "cypress": "Cypress",
-    "github.com/stretchr/testify": "testify",
-    "rspec": "RSpec",
-    "phpunit/phpunit": "PHPUnit",
-    "junit": "JUnit",
-}
 
 
 def summary(path: str, text: str) -> str | None:
@@ -146,14 +114,3 @@ def parser_library(text: str) -> str | None:
 def options(text: str) -> list[str]:
     """The options and arguments a command line declares (``--json``, ``target``), at most 12."""
     return list(dict.fromkeys(_OPTION.findall(text)))[:MAX_OPTIONS]
-
-
-def frameworks_in(text: str) -> list[str]:
-    """The test frameworks a file imports or configures."""
-    return [name for name, pattern in _FRAMEWORKS if pattern.search(text)]
-
-
-def test_packages(names: Iterable[str]) -> list[str]:
-    """The test frameworks among dependency names, each once, in the order given."""
-    found = (TEST_PACKAGES.get(n.lower().replace("_", "-")) for n in names)
-    return list(dict.fromkeys(f for f in found if f))

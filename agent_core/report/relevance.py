@@ -1,147 +1,120 @@
-"""What a question asks about, and which files of a repository answer it.
+"""Which files of a repository answer a question, best first.
 
-:func:`read_question` turns a question (English or Chinese) into :class:`Asked`: the topics the report
-knows how to answer (``tests``, ``ci``, ``cli``) and the terms left over, each a phrase of stemmed words
-("circuit breakers" -> ``("circuit", "breaker")``). :func:`question_files` ranks a tree's paths for it:
-per topic the files that show it (test configuration and a test file, CI files, entry points), and the
-paths whose names match a term, most telling first, merged in turns and cut at ``QUESTION_READS``.
+A question and each path become sets of words. A path's words are its file name's (split at ``_ - .``
+and camelCase, crudely stemmed), its role in the repository model (tests, CI, docs, build, examples)
+and the subject its name answers by convention (a Dockerfile: deployment; ``LICENSE``: licensing; a
+manifest: dependencies; ``cli.py``: the command line). A question's words are its own, stemmed, less the
+words every question has, with the ones that name a subject ("tested", 测试, "deployed") mapped to it.
 
-Pure functions over text and paths: the offline planner reads what :func:`question_files` names, and
-the Answer section says which of them were read and what they show.
+A path scores the rarity in the tree of the words it shares with the question (BM25's inverse document
+frequency, each word once), so a word naming one file outweighs a word naming half the tree. Ties go to
+a subject met by convention (a test folder, a Dockerfile) over a word of a name, then source before CI,
+build, docs and tests, code before other files, nearer the root, by path; at most two files of a folder
+(the root's all) come before the rest. Two passes over the paths, each file name split once: linear.
+The offline planner reads :func:`question_files`; the Answer says what the ones read show.
 """
 
 from __future__ import annotations
 
-import bisect
-import itertools
-import operator
+import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
-from agent_core.report.concepts import BY_NAME, CONCEPTS, concept_files
-from agent_core.report.facts import TEST_DIRS, TEST_FILE
-from agent_core.tools.observe import notable_role
+from agent_core.sources.manifest_files import is_manifest
 
-Topic = Literal["tests", "ci", "cli", "build", "deps", "license", "deploy", "config", "docs"]
 QUESTION_READS = 6  # files the offline planner reads for one question, per repository
-CI_DEPTH = 2  # notable_role names no file deeper than .github/workflows/<file>: deeper paths are skipped
+PER_FOLDER = 2  # files of one folder before other folders get their turn
 
-_TOPICS: tuple[tuple[Topic, re.Pattern[str]], ...] = (
-    (
-        "tests",
-        re.compile(
-            r"\b(unit[\s-]?tests?|tests?|tested|testing|unittest|coverage|pytest|specs?|qa)\b|测试|单测|覆盖率",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "ci",
-        re.compile(
-            r"\b(ci|continuous integration|pipelines?|workflows?|github actions|gitlab ci|lint(ing)?)\b"
-            r"|持续集成|流水线|工作流",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "cli",
-        re.compile(
-            r"\b(cli|command[\s-]?line|commands?|entry[\s-]?points?|arguments?|args|argparse|flags|"
-            r"options|sub-?commands?|terminal|console|main|executables?|binar(?:y|ies)|launch\w*)\b"
-            r"|命令行|入口|参数|终端|启动|主程序",
-            re.IGNORECASE,
-        ),
-    ),
+Role = Callable[[str], str]
+
+# A subject and the words that ask for it (stems; Chinese matched as substrings).
+_SUBJECTS: dict[str, str] = {
+    "test": "test unittest coverage pytest spec qa 测试 单测 覆盖率",
+    "ci": "ci pipeline workflow action lint 持续集成 流水线 工作流",
+    "cli": "cli command argument arg option flag entry main console terminal launch 命令行 入口 参数 终端 启动",
+    "build": "build compil compile bundl bundle packag makefile 构建 编译 打包",
+    "dependency": "dependency depend dep requirement library third lock 依赖 第三方 库",
+    "license": "license licens licence copyright spdx 许可 协议 版权 授权",
+    "deploy": "deploy deployment docker container kubernete k8s helm hosting host production 部署 容器 上线",
+    "config": "config configur set setting environment env dotenv 配置 设置 环境变量",
+    "doc": "doc documentation document manual guide tutorial readme 文档 教程 手册",
+}
+_ASKS = {word: subject for subject, said in _SUBJECTS.items() for word in said.split()}
+# Chinese words for what file names spell in English.
+_GLOSSARY = dict(
+    re.findall(
+        r"(\S+)=(\S+)",
+        "熔断=breaker 重试=retry 缓存=cache 日志=log 限流=limit 认证=auth 鉴权=auth 数据库=database 解析=pars "
+        "路由=route 界面=ui 报告=report 模型=model 工具=tool 事件=event 安全=security 错误=error",
+    )
 )
-_ALL_TOPICS: tuple[tuple[Topic, re.Pattern[str]], ...] = (*_TOPICS, *((c.name, c.asked) for c in CONCEPTS))
 _STOPWORDS = frozenset(
     re.findall(
         r"\S+",
         """a about all an analyse analysis analyze and any app application are as assess at be been by can
-        class classes code codebase could define defined defines describe did do does done evaluate
-        explain file files find for from function functions get give handle handled handles handling has
-        have how i implement implementation implemented implements in is it its live lives located logic
-        me module modules of on or overview part parts please project repo repository review run runs should show
-        some summarise summarize summary tell that the there these this those to under use used uses using was
-        we what what's where where's which who why will with work works would write you""",
+    class classes code codebase configure configured configures could define defined defines describe did do does done evaluate
+    explain file files find for from function functions get give handle handled handles handling has
+    have how i implement implementation implemented implements in is it its live lives located logic
+    me module modules of on or overview part parts please project repo repository review run runs should
+    show some summarise summarize summary tell that the there these this those to under use used uses
+    using was we what what's where where's which who why will with work works would write you""",
     )
 )
-# Chinese words that name a concept file names spell in English.
-_GLOSSARY: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("熔断", ("breaker",)),
-    ("重试", ("retry",)),
-    ("缓存", ("cache",)),
-    ("配置", ("config",)),
-    ("设置", ("settings",)),
-    ("日志", ("log",)),
-    ("限流", ("rate", "limit")),
-    ("认证", ("auth",)),
-    ("鉴权", ("auth",)),
-    ("数据库", ("database",)),
-    ("解析", ("pars",)),
-    ("路由", ("route",)),
-    ("界面", ("ui",)),
-    ("报告", ("report",)),
-    ("模型", ("model",)),
-    ("工具", ("tool",)),
-    ("事件", ("event",)),
-    ("安全", ("security",)),
-    ("错误", ("error",)),
-    ("诊断", ("diagnosis",)),
-)
-_TEST_CONFIG = re.compile(
-    r"^(pytest\.ini|tox\.ini|noxfile\.py|setup\.cfg|conftest\.py|pyproject\.toml|package\.json|"
-    r"(jest|vitest|karma|playwright|cypress)\.conf(ig)?\.[cm]?[jt]s|\.mocharc(\.\w+)?|phpunit\.xml(\.dist)?)$",
-    re.IGNORECASE,
-)
-_ENTRY_NAMES = re.compile(r"^(__main__\.py|cli\.\w+|main\.\w+|cmd\.\w+|console\.\w+)$", re.IGNORECASE)
-_SOURCE = re.compile(
-    r"\.(py|pyi|js|mjs|cjs|ts|tsx|jsx|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|scala|ex|exs|sh|lua)$"
+_ROLE_SUBJECTS = {"tests": ("test",), "ci": ("ci", "test"), "docs": ("doc",), "build": ("build",)}
+_NAME_SUBJECTS = (
+    (
+        "test",
+        re.compile(
+            r"^(pytest\.ini|tox\.ini|noxfile\.py|conftest\.py|pyproject\.toml|package\.json|"
+            r"(jest|vitest|karma|playwright|cypress)\.conf(ig)?\.[cm]?[jt]s|\.mocharc(\.\w+)?)$"
+        ),
+    ),
+    ("license", re.compile(r"^(licen[cs]e|copying|notice|unlicense)([.-][\w.-]+)?$")),
+    (
+        "deploy",
+        re.compile(
+            r"^(dockerfile([.-][\w.-]+)?|[\w.-]+\.dockerfile|(docker-)?compose[\w.-]*\.ya?ml|"
+            r"procfile|fly\.toml|app\.ya?ml|vercel\.json|netlify\.toml|render\.ya?ml|"
+            r"serverless\.ya?ml|skaffold\.ya?ml|kustomization\.ya?ml|chart\.yaml|[\w.-]+\.tf)$"
+        ),
+    ),
+    (
+        "config",
+        re.compile(
+            r"^(\.env\.(example|sample|template|dist)|[\w-]*settings\.\w+|config\.\w+|"
+            r"appsettings(\.\w+)?\.json|application(-\w+)?\.(properties|ya?ml))$"
+        ),
+    ),
+    ("cli", re.compile(r"^(__main__\.py|cli\.\w+|main\.\w+|cmd\.\w+|console\.\w+)$")),
+    ("doc", re.compile(r"^(readme|contributing|mkdocs)(\.\w+)?$")),
 )
 
 
 @dataclass(frozen=True, kw_only=True)
 class Asked:
-    """What a question asks: topics the report can answer, and terms to look for in file names."""
+    """A question's words: ``words`` to match (stems and subjects), ``written`` as the question has them."""
 
-    topics: tuple[Topic, ...]
-    terms: tuple[tuple[str, ...], ...]  # phrases of stemmed words
-    written: tuple[str, ...]  # the terms as the question wrote them, for the answer
-
-    @property
-    def empty(self) -> bool:
-        return not self.topics and not self.terms
+    words: frozenset[str]
+    written: tuple[str, ...]
 
 
 def read_question(question: str) -> Asked:
-    """The topics and terms of ``question``; a question about testing asks about CI too. Topics are
-    taken in order, each from what the ones before left ("configures the build" is the build, not
-    configuration)."""
-    topics: list[Topic] = []
-    rest = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", question)  # CircuitBreaker: two words
-    for topic, pattern in _ALL_TOPICS:
-        if pattern.search(rest):
-            topics.append(topic)
-            rest = pattern.sub(" | ", rest)
-    if "tests" in topics and "ci" not in topics:
-        topics.insert(1, "ci")
-    terms: dict[tuple[str, ...], str] = {}
-    for chunk in re.split(
-        r"[^A-Za-z0-9\s_-]|\b(?:" + "|".join(sorted(_STOPWORDS)) + r")\b", rest, flags=re.I
-    ):
-        words = [w for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", chunk or "") if w.lower() not in _STOPWORDS]
-        if words and any(len(w) > 2 for w in words):
-            terms.setdefault(tuple(stem(w) for w in words), " ".join(words))
-    for chinese, english in _GLOSSARY:
-        if chinese in rest:
-            terms.setdefault(english, chinese)
-    return Asked(topics=tuple(topics), terms=tuple(terms), written=tuple(terms.values()))
+    """The words of ``question`` worth matching against the tree (none: it names nothing to look up)."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", question[:2000])
+    written: dict[str, str] = {}
+    for word in re.findall(r"[A-Za-z][A-Za-z0-9]*", spaced):
+        if word.lower() not in _STOPWORDS and len(word) > 1:
+            written.setdefault(_ASKS.get(stem(word), stem(word)), word)
+    for chinese, english in [*_GLOSSARY.items(), *((k, v) for k, v in _ASKS.items() if not k.isascii())]:
+        if chinese in spaced:
+            written.setdefault(english, chinese)
+    return Asked(words=frozenset(written), written=tuple(written.values()))
 
 
 def stem(word: str) -> str:
-    """A crude English stem, enough to match file names: breakers -> breaker, retries -> retry,
-    parsing -> pars, tested -> test."""
+    """A crude English stem, enough for file names: breakers -> breaker, retries -> retry, parsing ->
+    pars, tested -> test, running -> run."""
     w = word.lower()
     if len(w) > 4 and w.endswith("ies"):
         w = w[:-3] + "y"
@@ -149,170 +122,79 @@ def stem(word: str) -> str:
         w = w[:-2]
     elif len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
         w = w[:-1]
-    for suffix in ("ing", "ed"):
+    for suffix in ("ing", "ed", "ation"):
         if len(w) > len(suffix) + 3 and w.endswith(suffix):
             w = w[: -len(suffix)]
             if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiouls":
-                w = w[:-1]  # running -> run
+                w = w[:-1]
             break
     return w
 
 
-def path_tokens(path: str) -> list[str]:
-    """The stemmed words of a path: split at ``/ _ - .`` and camelCase."""
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", path)
-    return [stem(t) for t in re.split(r"[^A-Za-z0-9]+", spaced) if t]
+def _name_words(name: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The words of a file name (its stems) and the subjects its name answers by convention."""
+    lower = name.lower()
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    words = frozenset(stem(t) for t in re.split(r"[^A-Za-z0-9]+", spaced) if t)
+    subjects = {subject for subject, pattern in _NAME_SUBJECTS if pattern.match(lower)}
+    if is_manifest(lower):
+        subjects.update(("dependency", "build"))
+    return words, frozenset(subjects)
 
 
-def _same(word: str, token: str) -> bool:
-    """A question's word names a path's token: equal, or one begins the other ("pars" for "parser";
-    "config" for "configuration", a token only when it is at least 5 letters: "repo" is no "report")."""
-    if word == token:
-        return True
-    if len(word) < len(token):
-        return len(word) >= 4 and token.startswith(word)
-    return len(token) >= 5 and word.startswith(token)
+_ROLE_ORDER = {role: i for i, role in enumerate(("source", "ci", "build", "docs", "examples", "tests"))}
+_CODE = re.compile(r"\.(py|pyi|[cm]?[jt]sx?|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|scala|exs?|sh|lua)$")
 
 
-def term_score(term: Sequence[str], path: str) -> int:
-    """How well ``path`` matches a phrase: a word in the file name counts 3, in a folder name 1, the
-    whole phrase in the file name 4 more (``circuit_breaker.py``, ``CircuitBreaker.java``)."""
-    folder, _, name = path.rpartition("/")
-    name_tokens, dir_tokens = path_tokens(name), path_tokens(folder)
-    joined = "".join(name_tokens)
-    score = 0
-    for word in term:
-        if any(_same(word, t) for t in name_tokens):
-            score += 3
-        elif any(_same(word, t) for t in dir_tokens):
-            score += 1
-    if len(term) > 1 and "".join(term) in joined:
-        score += 4
-    return score if any(any(_same(w, t) for t in name_tokens) for w in term) else 0
-
-
-# The endings of the names TEST_FILE matches, but ``test_*.py`` (``str.endswith`` over a tuple is one C
-# call: a question about tests asks it of every path of the tree).
-_TEST_ENDINGS = (
-    "_test.py",
-    "_test.go",
-    *(f".{kind}.{ext}" for kind in ("test", "spec") for ext in ("js", "jsx", "ts", "tsx")),
-    "Test.java",
-    "_spec.rb",
-)
-
-
-def is_test_name(path: str) -> bool:
-    """Whether the file name of ``path`` follows a test convention (:data:`TEST_FILE`)."""
-    return path.endswith(_TEST_ENDINGS) or (
-        path.endswith(".py") and path.rpartition("/")[2].startswith("test_")
-    )
-
-
-def is_test_path(path: str) -> bool:
-    parts = path.split("/")
-    return bool(TEST_FILE.search(parts[-1])) or any(p in TEST_DIRS for p in parts[:-1])
-
-
-def _needle(word: str) -> str:
-    """What a file name must contain (lower-cased) for ``word`` to name one of its tokens (:func:`_same`).
-
-    A token's stem without its last letter begins the name's raw word ("retry" from "retries": "retr"),
-    and a match shares at least the word's first four letters, or the whole word when it is shorter."""
-    return word[: max(1, min(4, len(word) - 1))]
-
-
-def names_containing(needles: Iterable[str], paths: Iterable[str]) -> list[str]:
-    """The paths whose file name, lower-cased, contains one of ``needles`` (lower-case), in their order.
-
-    ``str.find`` runs over all the paths joined at once, so the work in Python is per match, not per
-    path: a 100,000-path tree costs a few milliseconds per word. (NUL cannot be in a git path; a path
-    holding one anyway is only looked at, never matched, and the offsets stay right: each path is
-    measured after lower-casing.)"""
-    paths = paths if isinstance(paths, Sequence) else list(paths)
-    low = list(map(str.lower, paths))
-    text = "\0".join(low)
-    ends = list(map(operator.add, itertools.accumulate(map(len, low)), itertools.count()))  # exclusive
-    found: set[int] = set()
-    for needle in needles:
-        position = text.find(needle)
-        while position >= 0:  # at most twice per path: once in its folders, once in its name
-            i = bisect.bisect_left(ends, position)
-            name = ends[i] - len(low[i]) + low[i].rfind("/") + 1
-            if position < name:
-                position = text.find(needle, name)
-                continue
-            if position + len(needle) <= ends[i]:
-                found.add(i)
-            position = text.find(needle, ends[i] + 1)
-    return [paths[i] for i in sorted(found)]
-
-
-def term_files(term: Sequence[str], paths: Iterable[str]) -> list[str]:
-    """The paths matching ``term``, best first: higher score, source code before other files, and the
-    code before its tests. Linear in the paths: a substring test leaves out the names no word can
-    match before any of them is split into stemmed words."""
-    scored = [(term_score(term, p), p) for p in names_containing([_needle(word) for word in term], paths)]
-    return [
-        p
-        for s, p in sorted(
-            ((s, p) for s, p in scored if s > 0),
-            key=lambda sp: (-sp[0], not _SOURCE.search(sp[1]), is_test_path(sp[1]), sp[1].count("/"), sp[1]),
+def ranked(asked: Asked, paths: Sequence[str], role: Role | None = None) -> list[str]:
+    """Every path sharing a word with ``asked``, best first (see the module's docstring); vendored and
+    generated paths (by ``role``, the repository model's) never answer."""
+    if not asked.words:
+        return []
+    names: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+    matched: list[tuple[str, str, frozenset[str], int]] = []
+    df: dict[str, int] = {}
+    for path in paths:
+        name = path.rpartition("/")[2]
+        if (found := names.get(name)) is None:
+            found = names[name] = _name_words(name)
+        words, subjects = found
+        kind = role(path) if role is not None else "tests" if "test" in words else "source"
+        subjects = (subjects | frozenset(_ROLE_SUBJECTS.get(kind, ()))) & asked.words
+        shared = (words & asked.words) | subjects
+        if shared and kind not in ("vendored", "generated"):
+            matched.append((path, kind, shared, len(subjects)))
+            for word in shared:
+                df[word] = df.get(word, 0) + 1
+    idf = {w: math.log((len(paths) - d + 0.5) / (d + 0.5) + 1) for w, d in df.items()}
+    matched.sort(
+        key=lambda m: (
+            -sum(idf[w] for w in m[2]),
+            -m[3],  # a subject by convention (a test folder, a Dockerfile) before a name's word
+            _ROLE_ORDER.get(m[1], 0),
+            not _CODE.search(m[0]),
+            m[0].count("/"),
+            m[0],
         )
-    ]
-
-
-def topic_files(topic: Topic, paths: Sequence[str], skip: Callable[[str], bool] | None = None) -> list[str]:
-    """The files that show ``topic``, most telling first (a concept's: :mod:`~agent_core.report.concepts`;
-    ``skip``: paths that never answer one, the vendored and generated)."""
-    if topic == "ci":
-        near = (p for p in paths if p.count("/") <= CI_DEPTH)
-        return sorted((p for p in near if notable_role(p) == "ci"), key=_ci_rank)
-    if topic == "tests":
-        near = (p for p in paths if p.count("/") <= 1 and _near_root(p))
-        config = [p for p in near if _TEST_CONFIG.match(p.rpartition("/")[2])]
-        config.sort(key=lambda p: (p.rsplit("/", 1)[-1].lower() in ("pyproject.toml", "package.json"), p))
-        named = [p for p in paths if is_test_name(p)]
-        tests = named or [p for p in paths if is_test_path(p) and _SOURCE.search(p)]
-        first = min(tests, key=_test_rank, default=None)
-        return [*config, *(p for p in [first] if p is not None and p not in config)]
-    if topic in BY_NAME:
-        return concept_files(topic, paths, skip)
-    entries = [p for p in paths if _ENTRY_NAMES.match(p.rsplit("/", 1)[-1]) and not is_test_path(p)]
-    listed = set(entries)  # a set: ``p not in entries`` was paths × entries
-    entries += [p for p in paths if re.match(r"^(bin|cmd)/", p) and p not in listed]
-    return sorted(entries, key=lambda p: (p.count("/"), not p.endswith("__main__.py"), p))[:8]
+    )
+    first: list[str] = []
+    later: list[str] = []
+    per_folder: dict[str, int] = {}
+    for path, *_ in matched:
+        folder = path.rpartition("/")[0]
+        per_folder[folder] = per_folder.get(folder, 0) + 1
+        (first if not folder or per_folder[folder] <= PER_FOLDER else later).append(path)
+    return first + later
 
 
 def question_files(
-    asked: Asked,
-    paths: Sequence[str],
-    *,
-    budget: int = QUESTION_READS,
-    skip: Callable[[str], bool] | None = None,
+    question: str, paths: Sequence[str], *, role: Role | None = None, budget: int = QUESTION_READS
 ) -> list[str]:
-    """What to read for ``asked``: each topic's and each term's files, merged in turns (one of each
-    in order, then the second of each...) so that no part of the question starves, at most ``budget``.
-    ``skip``: paths no concept is answered by (the vendored and generated)."""
-    lists = [topic_files(t, paths, skip) for t in asked.topics] + [term_files(t, paths) for t in asked.terms]
-    chosen: list[str] = []
-    for rank in range(max((len(x) for x in lists), default=0)):
-        for files in lists:
-            if rank < len(files) and files[rank] not in chosen and len(chosen) < budget:
-                chosen.append(files[rank])
-    return chosen
+    """What the offline planner reads for ``question``: the best :func:`ranked` paths, at most ``budget``."""
+    return ranked(read_question(question), paths, role)[:budget]
 
 
-def _near_root(path: str) -> bool:
-    parts = path.split("/")
-    return len(parts) == 1 or (len(parts) == 2 and parts[0] in TEST_DIRS)
-
-
-def _test_rank(path: str) -> tuple[int, bool, str]:
-    name = path.rsplit("/", 1)[-1]
-    return (path.count("/"), name.startswith("__"), path)
-
-
-def _ci_rank(path: str) -> tuple[bool, bool, str]:
-    name = path.rsplit("/", 1)[-1].lower()
-    return (not path.startswith((".github/", ".ci/")), not re.search(r"ci|test|build|check", name), path)
+def describe_question(question: str) -> str:
+    """What the reads are for, in a few words: "the question (“circuit”, “breaker”)"."""
+    written = read_question(question).written
+    return f"the question ({', '.join(f'“{w}”' for w in written)})" if written else "the question"
