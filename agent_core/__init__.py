@@ -20,6 +20,7 @@ from agent_core.errors import (
     UpstreamError,
     UserInputError,
 )
+from agent_core.event_json import dump_events, event_from_dict, event_to_dict, load_events
 from agent_core.events import (
     BreakerChanged,
     CheckedClaim,
@@ -45,10 +46,6 @@ from agent_core.events import (
     TurnFinished,
     TurnProgress,
     TurnStarted,
-    dump_events,
-    event_from_dict,
-    event_to_dict,
-    load_events,
 )
 from agent_core.ledger import Coverage
 from agent_core.settings import Settings

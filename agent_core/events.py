@@ -10,7 +10,7 @@ preceded by ``claims_checked`` (the app's own check of the report's claims again
 and one ``diagram`` per repository (the architecture graph, every path checked; each consumer compiles
 it to Mermaid). :func:`event_to_dict` / :func:`event_from_dict` map an event to one JSON object with a
 ``kind`` field and back; :func:`dump_events` / :func:`load_events` save a run as JSON Lines (all in
-:mod:`agent_core.event_json`, re-exported here).
+:mod:`agent_core.event_json`, which imports this module: never the other way round).
 """
 
 from __future__ import annotations
@@ -344,14 +344,3 @@ Event: TypeAlias = (
 
 EVENT_TYPES: Mapping[str, type[Event]] = {cls.kind: cls for cls in get_args(Event)}
 
-
-# Serialisation lives in agent_core.event_json (it needs every class above), re-exported here.
-from agent_core.event_json import (  # noqa: E402
-    dump_events,
-    dumps_event,
-    event_from_dict,
-    event_to_dict,
-    load_events,
-)
-
-__all__ = ["dump_events", "dumps_event", "event_from_dict", "event_to_dict", "load_events"]  # re-exported

@@ -147,25 +147,32 @@ async def test_renamed_repository_costs_one_redirect_per_run(
         await http.aclose()
 
 
-async def test_renamed_repository_in_parallel_still_one_redirect(emulator: GitHubEmulator) -> None:
+async def test_calls_of_one_turn_never_wait_for_the_info_even_of_a_renamed_repository(
+    emulator: GitHubEmulator,
+) -> None:
     emulator.rename("acme/widgets", "acme/gadgets")
     held = emulator.waits = HeldWaits()
-    emulator.latency(0.05)  # the first request is held until released: the four calls surely overlap
+    emulator.latency(0.05)  # every request is held until released
     http = make_http(emulator, None)
     try:
         toolbox, _, _ = make_toolbox(http)
         calls = [
             ("get_repo_info", {"owner": "acme", "repo": "widgets"}),
-            ("get_languages", {"owner": "acme", "repo": "widgets"}),
+            ("get_file_tree", {"owner": "acme", "repo": "widgets"}),
             ("get_commits", {"owner": "acme", "repo": "widgets"}),
             ("read_file", {"owner": "acme", "repo": "widgets", "path": "README.md"}),
         ]
         running = asyncio.gather(*(toolbox.execute(f"p{i}", t, a) for i, (t, a) in enumerate(calls)))
-        assert await asyncio.to_thread(held.wait_held, 1)
+        assert await asyncio.to_thread(held.wait_held, 4)  # all four at GitHub at once: none waits
         held.open()
         results = await running
         assert all(r.ok for r in results), [r.error for r in results]
-        assert sum(1 for r in emulator.requests if r.status == 301) == 1
+        assert results[1].observation["ref"] == "main"  # asked at HEAD, named by the info
+        # one redirect per call sent before the rename was known, none after
+        assert sum(1 for r in emulator.requests if r.status == 301) == 4
+        again = await toolbox.execute("n", "get_languages", {"owner": "acme", "repo": "widgets"})
+        assert again.ok
+        assert sum(1 for r in emulator.requests if r.status == 301) == 4
     finally:
         await http.aclose()
 

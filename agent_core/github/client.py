@@ -104,7 +104,6 @@ class GitHubClient:
         self._on_rate_limit = on_rate_limit
         self._memo: dict[tuple[str, str], asyncio.Future[GitHubResponse]] = {}
         self.renames = renames if renames is not None else Renames()  # shared with the run's toolbox
-        self._info_inflight: dict[str, asyncio.Future[None]] = {}
         self.cache_only = False
 
     # -- identity and scope -------------------------------------------------------------------------
@@ -140,7 +139,6 @@ class GitHubClient:
         """A client that answers only from the persistent cache (any age) — the fallback's source."""
         view = copy.copy(self)  # shallow: shares the renames learned in this run
         view._memo = {}
-        view._info_inflight = {}
         view.cache_only = True
         return view
 
@@ -155,22 +153,10 @@ class GitHubClient:
         accept: str = JSON_MEDIA,
         max_bytes: int | None = None,
     ) -> GitHubResponse:
-        """GET a repository resource. While the repository's own info request is in flight, other
-        requests for it wait for it, so a renamed repository costs one redirect per run, not one per call.
-        ``max_bytes`` caps a raw body (JSON bodies are capped at :data:`MAX_JSON_BYTES`)."""
-        key = repo.key()
-        if not segments and path is None:
-            gate = self._info_inflight.get(key)
-            if gate is None:
-                gate = asyncio.get_running_loop().create_future()
-                self._info_inflight[key] = gate
-                try:
-                    return await self.get(self.repo_path(repo), params=params, accept=accept)
-                finally:
-                    gate.set_result(None)
-                    self._info_inflight.pop(key, None)
-        elif self.renames.id_path(repo) is None and (gate := self._info_inflight.get(key)) is not None:
-            await asyncio.shield(gate)
+        """GET a repository resource. No request waits for another: a renamed repository costs one
+        redirect per request sent before its info came back (the calls of the turn asking for the info),
+        none after (:meth:`repo_path`). ``max_bytes`` caps a raw body (JSON bodies are capped at
+        :data:`MAX_JSON_BYTES`)."""
         return await self.get(
             self.repo_path(repo, *segments, path=path), params=params, accept=accept, max_bytes=max_bytes
         )

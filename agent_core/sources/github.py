@@ -1,9 +1,10 @@
 """Repository data from the GitHub REST API (the :class:`RepoSource` used for real repositories).
 
 One method per tool, each making as few requests as the API allows: the whole tree comes from one
-recursive trees request, large files (1-100 MB, ``encoding: "none"``) are fetched once with the raw
-media type, and renamed repositories are followed by the client (one redirect per run). Every value
-comes back with the cost of the responses it was built from.
+recursive trees request (at ``HEAD``, beside the repository's info, not after it: no call of a turn
+waits for another), large files (1-100 MB, ``encoding: "none"``) are fetched once with the raw media
+type, and renamed repositories are followed by the client (one redirect per request sent before the new
+name was known). Every value comes back with the cost of the responses it was built from.
 
 File bodies are read up to ``max_file_bytes`` (the rest is never downloaded; the observation says how
 much was cut). With ``public_only`` (a public Space reading with its owner's token) every call first
@@ -13,6 +14,7 @@ a private one: the owner's token must not open the owner's private repositories 
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 from dataclasses import replace
@@ -26,12 +28,10 @@ from agent_core.repo import RepoRef
 from agent_core.sources.base import Sourced
 from agent_core.sources.content import DEFAULT_MAX_FILE_BYTES, page_file
 from agent_core.sources.cut_trees import entry_of, recover_top_level
+from agent_core.sources.github_json import commit_of, listing_of
 from agent_core.sources.models import (
-    Commit,
     CommitList,
-    DirEntry,
     DirListing,
-    EntryType,
     FileContent,
     FileTree,
     Languages,
@@ -40,7 +40,6 @@ from agent_core.sources.models import (
 )
 from agent_core.sources.scope import Scope
 
-MAX_DIR_ENTRIES = 1000  # the contents API stops listing here
 MAX_CONTENTS_BYTES = 100 * 1024 * 1024  # the contents API refuses bigger files
 
 
@@ -125,7 +124,7 @@ class GitHubSource:
     async def list_directory(self, repo: RepoRef, path: str = "") -> Sourced[DirListing]:
         checked = await self.check_public(repo)
         response = await self.client.get_repo(repo, "contents", path=path or None, params=self._at_ref())
-        return Sourced(value=_listing(path, response), cost=checked + response.cost)
+        return Sourced(value=listing_of(path, response), cost=checked + response.cost)
 
     async def read_file(
         self,
@@ -210,7 +209,7 @@ class GitHubSource:
         cost = checked + response.cost
         if response.empty_repository:
             return Sourced(value=CommitList(commits=(), empty_repository=True), cost=cost)
-        commits = tuple(_commit(item) for item in response.json() or () if isinstance(item, dict))
+        commits = tuple(commit_of(item) for item in response.json() or () if isinstance(item, dict))
         value = CommitList(commits=commits, has_more='rel="next"' in response.headers.get("link", ""))
         return Sourced(value=value, cost=cost)
 
@@ -239,8 +238,12 @@ class GitHubSource:
             if sha is None:
                 raise InvalidArgumentError(f"'{path}' is not a directory in this repository")
             ref, tree_id, prefix = scope.ref, sha, f"{path}/"
+        elif scope is None and not self.public_only:
+            # the root's tree by HEAD, beside the repository's info (which names the branch): neither
+            # waits for the other, so a turn asking both is one round trip to GitHub, not two
+            return await self._root_tree(repo, path)
         else:
-            info = await self.get_repo_info(repo)  # memoised: usually free
+            info = await self.get_repo_info(repo)  # memoised: usually free; with public_only, the check
             ref = scope.ref if scope is not None else (info.value.default_branch or "HEAD")
             tree_id, prefix, spent = ref, "", info.cost
         try:
@@ -248,7 +251,33 @@ class GitHubSource:
         except GitHubError as exc:
             exc.requests += spent.requests
             raise
-        cost = spent + response.cost
+        return await self._tree_of(
+            repo, response, ref=ref, path=path, prefix=prefix, cost=spent + response.cost
+        )
+
+    async def _root_tree(self, repo: RepoRef, path: str) -> Sourced[FileTree]:
+        """The whole tree at ``HEAD`` (filtered to ``path``) and the repository's info (memoised: one
+        request for this and the info tool), asked at once; the tree's ref is the branch the info names."""
+        tree, info = await asyncio.gather(
+            self.client.get_repo(repo, "git", "trees", path="HEAD", params={"recursive": 1}),
+            self.get_repo_info(repo),
+            return_exceptions=True,
+        )
+        for outcome in (tree, info):
+            if isinstance(outcome, BaseException) and not isinstance(outcome, GitHubError):
+                raise outcome  # cancelled, or our bug: never swallowed
+        spent = info.cost if isinstance(info, Sourced) else CallCost(requests=getattr(info, "requests", 0))
+        if isinstance(tree, BaseException):
+            if isinstance(tree, GitHubError):  # (it is: see above)
+                tree.requests += spent.requests
+            raise tree
+        ref = (info.value.default_branch if isinstance(info, Sourced) else None) or "HEAD"
+        return await self._tree_of(repo, tree, ref=ref, path=path, prefix="", cost=spent + tree.cost)
+
+    async def _tree_of(
+        self, repo: RepoRef, response: GitHubResponse, *, ref: str, path: str, prefix: str, cost: CallCost
+    ) -> Sourced[FileTree]:
+        """The tree a recursive trees ``response`` holds, filtered to ``path`` (entries under ``prefix``)."""
         if response.empty_repository:
             return Sourced(value=FileTree(ref=None, path=path, entries=(), empty_repository=True), cost=cost)
         data = _object(response.json())
@@ -341,55 +370,7 @@ def _refuse_private(repo: RepoRef, body: Any) -> None:
         )
 
 
-def _listing(path: str, response: GitHubResponse) -> DirListing:
-    if response.empty_repository:
-        return DirListing(path=path, entries=(), note="empty repository: nothing committed yet")
-    data = response.json()
-    if isinstance(data, dict):
-        raise InvalidArgumentError(
-            f"'{path}' is a {data.get('type', 'file')}, not a directory; use read_file"
-        )
-    entries = tuple(_dir_entry(item) for item in data if isinstance(item, dict))
-    truncated = len(entries) >= MAX_DIR_ENTRIES
-    return DirListing(
-        path=path,
-        entries=entries,
-        truncated=truncated,
-        note=(
-            "GitHub lists at most 1,000 entries per directory; use get_file_tree for the rest"
-            if truncated
-            else None
-        ),
-    )
-
-
 def _object(data: Any) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise GitHubError("GitHub answered with an unexpected shape")
     return data
-
-
-def _dir_entry(item: dict[str, Any]) -> DirEntry:
-    kind = item.get("type")
-    entry_type: EntryType = kind if kind in ("file", "dir", "symlink", "submodule") else "file"
-    return DirEntry(
-        name=str(item.get("name", "")),
-        path=str(item.get("path", "")),
-        type=entry_type,
-        size=item.get("size") if entry_type == "file" else None,
-        target=item.get("target"),
-        submodule_url=item.get("submodule_git_url"),
-    )
-
-
-def _commit(item: dict[str, Any]) -> Commit:
-    commit = item.get("commit") or {}
-    author = commit.get("author") or {}
-    login = (item.get("author") or {}).get("login") if isinstance(item.get("author"), dict) else None
-    message = str(commit.get("message") or "").strip().splitlines()
-    return Commit(
-        sha=str(item.get("sha", "")),
-        message=message[0][:200] if message else "",
-        author=login or author.get("name"),
-        date=author.get("date"),
-    )
