@@ -54,10 +54,9 @@ from bench.table import Metric, Section
 from testing.analysis import run_once
 from testing.emulator.github import GitHubEmulator
 from testing.llm import LocalModel, local_model
-from testing.realrepos import REAL_REPOS, RealRepo, build, serve
+from testing.realrepos import CACHE, REAL_REPOS, RealRepo, build, serve
 
 log = logging.getLogger(__name__)
-CACHE = Path(os.environ.get("BENCH_CACHE", Path.home() / ".cache" / "repo-analyst-bench"))
 PREFETCH_MODES = {"on": (True,), "off": (False,)}.get(os.environ.get("BENCH_PREFETCH", ""), (True, False))
 
 

@@ -40,10 +40,9 @@ from bench.realrepos_truth import Truth
 from bench.table import Metric, Section
 from testing.analysis import run_once
 from testing.emulator.github import GitHubEmulator
-from testing.realrepos import REAL_REPOS, build
+from testing.realrepos import CACHE, REAL_REPOS, build
 
 MIRROR = Path("/work/.mirror")
-CACHE = Path(os.environ.get("BENCH_CACHE", Path.home() / ".cache" / "repo-analyst-bench"))
 CUT_NAME = "bench/cut-tree"
 CUT_FOLDERS = 15
 

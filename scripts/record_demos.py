@@ -2,7 +2,7 @@
 
 Nothing here is hand-written JSON: each recording is the event stream of a real analysis, run through
 the real core against the GitHub emulator (real git repositories over loopback HTTP) and, for the model
-runs, the scripted OpenAI-compatible model server, saved with :func:`agent_core.events.dump_events`.
+runs, the scripted OpenAI-compatible model server, saved with :func:`agent_core.event_json.dump_events`.
 
     python scripts/record_demos.py            # rewrites recordings/*.jsonl
 
@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agent_core import events as ev  # noqa: E402
-from agent_core.events import dump_events  # noqa: E402
+from agent_core.event_json import dump_events  # noqa: E402
 from agent_core.settings import Settings  # noqa: E402
 from agent_core.top.services import Services  # noqa: E402
 from agent_core.top.wiring import open_analysis  # noqa: E402

@@ -11,6 +11,7 @@ it (those are true of this emulated GitHub by construction).
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tarfile
@@ -19,6 +20,9 @@ from pathlib import Path
 
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import CommitSpec, make_repo
+
+CACHE = Path(os.environ.get("BENCH_CACHE", Path.home() / ".cache" / "repo-analyst-bench"))
+"""Where the corpus's source distributions and built repositories are kept (the benches and tests read it)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -181,7 +185,5 @@ def download_all(cache: Path) -> None:
 
 
 if __name__ == "__main__":
-    from bench.realmodel import CACHE
-
     download_all(CACHE)
     print(f"corpus source distributions in {CACHE / 'sdists'}")

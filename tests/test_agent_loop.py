@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from agent_core import events as ev
+from agent_core.event_json import dump_events, dumps_event, event_from_dict, load_events
 from testing.analysis import API_KEY, analysis, make_settings, run_once
 from testing.clock import HeldWaits
 from testing.emulator.github import GitHubEmulator
@@ -47,8 +48,8 @@ def assert_well_formed(events: list[ev.Event]) -> None:
     times = [e.t for e in events]
     assert times == sorted(times)
     for e in events:
-        assert ev.event_from_dict(json.loads(ev.dumps_event(e))) == e
-        assert API_KEY not in ev.dumps_event(e)
+        assert event_from_dict(json.loads(dumps_event(e))) == e
+        assert API_KEY not in dumps_event(e)
 
 
 async def test_full_run_event_sequence(emulator: GitHubEmulator, tmp_path: Path) -> None:
@@ -388,8 +389,8 @@ async def test_events_save_and_load(emulator: GitHubEmulator, tmp_path: Path) ->
     with ScriptedModelServer(explore_turns()) as server:
         run = await run_once(make_settings(emulator, tmp_path, server))
     path = tmp_path / "run.jsonl"
-    ev.dump_events(run.events, path)
-    assert ev.load_events(path) == run.events
+    dump_events(run.events, path)
+    assert load_events(path) == run.events
     first = json.loads(path.read_text().splitlines()[0])
     assert first["kind"] == "run_started" and "t" in first
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent_core import events as ev
+from agent_core.event_json import event_from_dict, event_to_dict
 from agent_core.repo import RepoRef
 from agent_core.report.checked import checked_summary
 from agent_core.report.claim_finders import find_claims
@@ -183,4 +184,4 @@ async def test_every_report_is_checked_before_run_finished(emulator: GitHubEmula
     (check,) = run.of(ev.ClaimsChecked)
     assert check.contradicted == 0 and check.verified > 0  # the deterministic writer's own report holds
     assert run.finished.stats.claims_verified == check.verified
-    assert ev.event_from_dict(ev.event_to_dict(check)) == check
+    assert event_from_dict(event_to_dict(check)) == check

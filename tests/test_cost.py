@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_core import events as ev
+from agent_core.event_json import dump_events, event_from_dict
 from agent_core.grammar import check_grammar
 from agent_core.llm.prices import PRICE_TABLE, cost_range, price_of
 from agent_core.web.render import TraceView
@@ -129,7 +130,7 @@ async def test_an_unpriced_model_says_unknown(emulator: GitHubEmulator, tmp_path
 async def test_the_export_and_replay_keep_estimate_and_cost(emulator: GitHubEmulator, tmp_path: Path) -> None:
     events = await _run(emulator, tmp_path, provider="deepseek", model="deepseek-v4-pro")
     path = tmp_path / "trace.jsonl"
-    ev.dump_events(events, path)
+    dump_events(events, path)
     first, *_ = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
     assert first["estimate"]["prices_as_of"] == PRICE_TABLE["deepseek"].as_of
     assert load_recording(path) == events  # replay's loader, grammar checked
@@ -137,8 +138,8 @@ async def test_the_export_and_replay_keep_estimate_and_cost(emulator: GitHubEmul
 
 def test_old_and_newer_recordings_still_load() -> None:
     old = {"kind": "run_started", "t": 0, "run_id": "r", "targets": ["a/b"], "question": "", "model": "m"}
-    started = ev.event_from_dict({**old, "mode": "model"})
+    started = event_from_dict({**old, "mode": "model"})
     assert isinstance(started, ev.RunStarted) and started.estimate is None
     newer = {"kind": "run_finished", "t": 1, "report": "r", "degraded": False, "stats": {"turns": 1, "x": 2}}
-    finished = ev.event_from_dict(newer)
+    finished = event_from_dict(newer)
     assert isinstance(finished, ev.RunFinished) and finished.stats.turns == 1

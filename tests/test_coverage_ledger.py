@@ -8,6 +8,7 @@ import io
 from pathlib import Path
 
 from agent_core import events as ev
+from agent_core.event_json import event_from_dict, event_to_dict
 from agent_core.ledger import Coverage
 from agent_core.report.coverage import coverage_line, human_bytes
 from agent_core.report.export import full_report
@@ -110,9 +111,9 @@ def test_each_consumer_shows_the_ledger_from_the_structure() -> None:
     TerminalRenderer(out, rich=False).render(event)
     assert coverage_line(LEDGER) in out.getvalue()
     # a saved trace keeps it as structure
-    assert ev.event_from_dict(ev.event_to_dict(event)) == event
+    assert event_from_dict(event_to_dict(event)) == event
     assert (
-        ev.event_from_dict(
+        event_from_dict(
             {"kind": "run_finished", "t": 1.0, "report": "r", "degraded": False, "stats": {}}
         ).stats.coverage
         == ()

@@ -16,6 +16,7 @@ import pytest
 
 from agent_core import events as ev
 from agent_core.diagnosis import connection_cause, explain
+from agent_core.event_json import dump_events, load_events
 from agent_core.github.http import GitHubHTTP
 from agent_core.top.services import Services
 from agent_core.top.wiring import new_board, open_analysis
@@ -155,8 +156,8 @@ def test_events_carry_the_diagnosis_through_a_saved_trace(tmp_path: Path) -> Non
         ev.RunFailed(t=1.0, message="m", hint="h", diagnosis=diagnosis),
         ev.RunFinished(t=2.0, report="r", degraded=True, diagnosis=diagnosis),
     ]
-    ev.dump_events(events, tmp_path / "run.jsonl")
-    assert ev.load_events(tmp_path / "run.jsonl") == events
+    dump_events(events, tmp_path / "run.jsonl")
+    assert load_events(tmp_path / "run.jsonl") == events
 
 
 async def test_a_local_run_right_after_a_github_outage_succeeds(

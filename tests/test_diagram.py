@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent_core import events as ev
+from agent_core.event_json import dumps_event, event_from_dict
 from agent_core.repo import RepoRef
 from agent_core.report.claims import check_report
 from agent_core.report.diagram import (
@@ -355,7 +356,7 @@ def test_the_diagram_event_round_trips_and_stands_outside_turns() -> None:
         completion_tokens=2,
         language="zh",
     )
-    assert ev.event_from_dict(json.loads(ev.dumps_event(diagram))) == diagram
+    assert event_from_dict(json.loads(dumps_event(diagram))) == diagram
     start = ev.RunStarted(t=0.0, run_id="r", targets=("acme/shop",), question="", model="m", mode="model")
     end = ev.RunFinished(t=2.0, report="r", degraded=False)
     turn = [ev.TurnStarted(t=0.5, turn=1), diagram, ev.TurnFinished(t=1.5, turn=1, tool_calls=0)]

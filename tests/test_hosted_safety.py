@@ -32,6 +32,7 @@ import pytest
 
 from agent_core import events as ev
 from agent_core.clock import SystemClock
+from agent_core.event_json import event_to_dict
 from agent_core.settings import Settings
 from agent_core.top.services import Services
 from agent_core.web import markdown, replay_handler
@@ -194,7 +195,7 @@ def forged_trace(calls: int) -> str:
                 t=0, call_id=f"c{i}", tool="get_file_tree", turn=1, ok=True, preview=preview, duration_s=0
             )
         )
-    return "\n".join(json.dumps(ev.event_to_dict(e)) for e in events)
+    return "\n".join(json.dumps(event_to_dict(e)) for e in events)
 
 
 async def test_2_a_forged_trace_is_refused_before_anything_renders(

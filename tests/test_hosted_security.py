@@ -32,6 +32,7 @@ import pytest
 from agent_core import events as ev
 from agent_core.clock import SystemClock
 from agent_core.errors import ConfigurationError, LLMError
+from agent_core.event_json import event_to_dict
 from agent_core.settings import Settings
 from agent_core.top.services import Services
 from agent_core.top.wiring import open_analysis
@@ -394,10 +395,10 @@ async def test_a_private_answer_is_never_served_to_another_identity_without_vary
         try:
             a = base.with_overrides(github_token=VISITOR_A_TOKEN)
             opened = await open_analysis(services, "corp/secret", settings=a)
-            seen_a = json.dumps([ev.event_to_dict(e) async for e in opened.analysis.run("")])
+            seen_a = json.dumps([event_to_dict(e) async for e in opened.analysis.run("")])
             assert PRIVATE_CANARY in seen_a  # visitor A may read what their own token opens
             opened = await open_analysis(services, "corp/secret", settings=base)  # visitor B: no token
-            seen_b = json.dumps([ev.event_to_dict(e) async for e in opened.analysis.run("")])
+            seen_b = json.dumps([event_to_dict(e) async for e in opened.analysis.run("")])
         finally:
             await services.aclose()
     assert PRIVATE_CANARY not in seen_b
@@ -419,7 +420,7 @@ async def test_the_owner_token_never_opens_a_private_repository_to_a_stranger(tm
             events = [e async for e in opened.analysis.run("")]
         finally:
             await services.aclose()
-        text = json.dumps([ev.event_to_dict(e) for e in events])
+        text = json.dumps([event_to_dict(e) for e in events])
         assert PRIVATE_CANARY not in text
         assert "corp/secret is a private repository" in text
         assert "paste your own GitHub token" in text

@@ -7,6 +7,8 @@ The map and the reasons are in docs/ARCHITECTURE.md.
 from __future__ import annotations
 
 import ast
+import graphlib
+import itertools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +24,7 @@ GROUND |= {
     "agent_core.result_shape",
     "agent_core.tool_call",
     "agent_core.offload",
+    "agent_core.sources.models",  # the values every source returns: imports nothing of the house
 }
 GROUND |= {"agent_core.words"} | {
     f"agent_core.words.{p.stem}" for p in (ROOT / "agent_core" / "words").glob("*.py") if p.stem != "__init__"
@@ -87,12 +90,11 @@ def test_resilience_imports_only_the_ground_floor() -> None:
 
 
 def test_the_repository_model_imports_only_the_ground_floor_and_the_source_values() -> None:
-    allowed = GROUND | {"agent_core.sources.models"}
     found = [
         f"{module_name(p)} imports {n}"
         for p in python_files("agent_core/repomodel")
         for n in imports(p)
-        if n.startswith("agent_core.") and not n.startswith("agent_core.repomodel") and n not in allowed
+        if n.startswith("agent_core.") and not n.startswith("agent_core.repomodel") and n not in GROUND
     ]
     assert found == []
 
@@ -136,6 +138,128 @@ def test_the_ground_floor_imports_nothing_above_it() -> None:
 )
 def test_dependencies_point_down_and_out(folders: tuple[str, ...], forbidden: tuple[str, ...]) -> None:
     assert offenders(folders, forbidden) == []
+
+
+# The floors, bottom first: a module imports only from its own floor or below (docs/ARCHITECTURE.md draws
+# them). A name matches a module or a package (the longest match wins), so every module has one floor.
+FLOORS: tuple[tuple[str, ...], ...] = (
+    tuple(sorted(GROUND)),
+    ("agent_core.diagnosis", "agent_core.resilience", "agent_core.llm"),
+    ("agent_core.github",),
+    ("agent_core.shared_state",),
+    ("agent_core.repomodel",),
+    ("agent_core.sources",),
+    ("agent_core.tools",),
+    ("agent_core.report",),
+    ("agent_core.agent",),
+    ("agent_core.top", "agent_core", "agent_core.__main__"),  # agent_core/__init__.py: the public API
+    ("agent_core.web", "app"),  # app.py: what a Space runs (testing/app.py serves it)
+    ("testing",),
+    ("bench", "scripts"),
+)
+GRAPHED = ("agent_core", "bench", "testing", "scripts")
+
+
+def import_graph(folders: tuple[str, ...] = GRAPHED, root: Path = ROOT) -> dict[str, set[str]]:
+    """Module -> the modules of ``folders`` it imports, from every import statement (at module level, in
+    functions, under ``TYPE_CHECKING``); ``from package import module`` is an import of that module."""
+    paths = {module_name(p, root): p for p in python_files(*folders, root=root)}
+    if "app" in folders and (root / "app.py").exists():
+        paths["app"] = root / "app.py"
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                    base = f"{up}.{base}" if base else up
+                found |= {f"{base}.{alias.name}" for alias in node.names}
+        # A name that is no module (a function, a class) stands for the module that holds it; a package's
+        # __init__ run on the way to its module is not counted (it would put every re-export in a circle).
+        graph[name] = {_nearest(n, paths) for n in found} - {"", name}
+    return graph
+
+
+def _nearest(name: str, modules: dict[str, Path]) -> str:
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name
+
+
+def import_cycles(graph: dict[str, set[str]], *, most: int = 50) -> list[list[str]]:
+    """Circles of imports, each as ``[a, b, ..., a]``: one found (graphlib), one of its imports set aside,
+    again, until none is left (or ``most`` are found)."""
+    edges = {name: set(targets) for name, targets in graph.items()}
+    found: list[list[str]] = []
+    while len(found) < most:
+        try:
+            graphlib.TopologicalSorter(edges).prepare()
+        except graphlib.CycleError as cycle:
+            loop: list[str] = cycle.args[1]  # [a, ..., a], each importing the one before it
+            found.append(loop[::-1])
+            edges[loop[1]].discard(loop[0])
+            continue
+        return found
+    return found
+
+
+def floor_of(name: str) -> int | None:
+    matches = [
+        (len(prefix), floor)
+        for floor, prefixes in enumerate(FLOORS)
+        for prefix in prefixes
+        if name == prefix or (name.startswith(prefix + ".") and prefix not in GROUND)
+    ]
+    return max(matches)[1] if matches else None
+
+
+def test_no_module_imports_another_that_imports_it_back() -> None:
+    assert import_cycles(import_graph()) == []
+
+
+def test_every_import_points_down_or_level() -> None:
+    graph = import_graph((*GRAPHED, "app"))
+    assert [name for name in graph if floor_of(name) is None] == []  # a new package needs its floor
+    up = [
+        f"{name} imports {target}"
+        for name, targets in graph.items()
+        for target in sorted(targets)
+        if (floor_of(target) or 0) > (floor_of(name) or 0)
+    ]
+    assert up == []
+
+
+def test_the_cycle_finder_sees_imports_in_functions_and_type_checking(tmp_path: Path) -> None:
+    folder = tmp_path / "agent_core" / "report"
+    folder.mkdir(parents=True)
+    (tmp_path / "agent_core" / "__init__.py").write_text("", encoding="utf-8")
+    (folder / "__init__.py").write_text("", encoding="utf-8")
+    (folder / "a.py").write_text("def f():\n    from agent_core.report.b import g\n", encoding="utf-8")
+    (folder / "b.py").write_text("from . import c\n", encoding="utf-8")
+    (folder / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from agent_core.report import a\n",
+        encoding="utf-8",
+    )
+    graph = import_graph(("agent_core",), root=tmp_path)
+    assert graph["agent_core.report.b"] == {"agent_core.report.c"}
+    (loop,) = import_cycles(graph)
+    assert sorted(loop[:-1]) == ["agent_core.report.a", "agent_core.report.b", "agent_core.report.c"]
+    assert loop[0] == loop[-1] and all(after in graph[before] for before, after in itertools.pairwise(loop))
+    (folder / "c.py").write_text("import json\n", encoding="utf-8")
+    assert import_cycles(import_graph(("agent_core",), root=tmp_path)) == []
+
+
+def test_the_floor_check_reads_the_longest_name() -> None:
+    assert floor_of("agent_core.sources.models") == 0 < (floor_of("agent_core.repomodel.memo") or 0)
+    assert (floor_of("agent_core.sources.models") or 0) < (floor_of("agent_core.sources.github") or 0)
+    assert floor_of("agent_core.events") == 0 and floor_of("agent_core.web.page") == len(FLOORS) - 3
+    assert floor_of("elsewhere.module") is None
 
 
 def test_no_module_over_400_lines_and_app_py_stays_small() -> None:

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from agent_core import events as ev
 from agent_core.clock import SystemClock
+from agent_core.event_json import event_to_dict
 from agent_core.report.inert import code, inline, plain
 from agent_core.settings import Settings
 from agent_core.web.browser_session import BrowserSession
@@ -92,7 +93,7 @@ def trace(text: str) -> None:
 
 
 def replay_loading(text: str) -> None:
-    parse_recording("\n".join(json.dumps(ev.event_to_dict(e)) for e in a_run(text)))
+    parse_recording("\n".join(json.dumps(event_to_dict(e)) for e in a_run(text)))
 
 
 RENDERERS: dict[str, Callable[[str], object]] = {

@@ -17,6 +17,7 @@ import pytest
 
 from agent_core import events as ev
 from agent_core.agent.diagram_call import worth_retrying
+from agent_core.event_json import dumps_event, event_from_dict
 from agent_core.events import Component
 from agent_core.llm import TurnAccumulator
 from agent_core.llm.prices import PRICE_TABLE, cost_range, price_of
@@ -290,8 +291,8 @@ async def test_a_run_shows_cached_and_uncached_input_and_the_cost_at_each_price(
     turn_ends = [e for e in events if isinstance(e, ev.TurnFinished)]
     assert [e.cached_prompt_tokens for e in turn_ends] == [0, 1_536]
     # The export carries it: a trace read back is the same run.
-    assert ev.event_from_dict(json.loads(ev.dumps_event(finished))) == finished
-    assert ev.event_from_dict(json.loads(ev.dumps_event(started))) == started
+    assert event_from_dict(json.loads(dumps_event(finished))) == finished
+    assert event_from_dict(json.loads(dumps_event(started))) == started
 
     for lang, cached, by_price in (
         ("en", "3,000 (1,536 cached) / 350", "cached input 1,536 × $0.03–0.06/M = "),

@@ -8,7 +8,7 @@ import pytest
 
 from agent_core import events as ev
 from agent_core.errors import UserInputError
-from agent_core.events import dump_events
+from agent_core.event_json import dump_events
 from agent_core.web.render import TraceView
 from agent_core.web.replay import bundled_recordings, load_recording, parse_recording, replay
 from testing.clock import FakeClock

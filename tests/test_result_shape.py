@@ -11,6 +11,7 @@ import pytest
 
 from agent_core import events as ev
 from agent_core.agent.parallel import finished_event
+from agent_core.event_json import event_from_dict, event_to_dict
 from agent_core.result_shape import (
     CommitsShape,
     FileShape,
@@ -148,7 +149,7 @@ def test_each_result_carries_its_shape_through_the_export_and_the_terminal_reads
     event = finished(tool, value)
     assert event.shape == shape
     assert event.tree is None
-    assert ev.event_from_dict(ev.event_to_dict(event)) == event
+    assert event_from_dict(event_to_dict(event)) == event
     assert terminal_line(event).endswith(f"  {line}")
     garbled = replace(event, preview='{"size": 999999, "path": "elsewhere"')  # the preview is never read
     assert terminal_line(garbled) == terminal_line(event)
@@ -159,7 +160,7 @@ def test_a_failure_an_old_trace_and_an_unknown_shape_carry_none() -> None:
     assert failed.shape is None
     assert terminal_line(failed).endswith("boom")
     event = finished(READ_FILE, PAGE)
-    old = ev.event_from_dict({k: v for k, v in ev.event_to_dict(event).items() if k != "shape"})
+    old = event_from_dict({k: v for k, v in event_to_dict(event).items() if k != "shape"})
     assert isinstance(old, ev.ToolCallFinished)
     assert old.shape is None
     assert terminal_line(old).endswith("]")  # the badges, and no words parsed out of the preview

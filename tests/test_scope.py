@@ -15,6 +15,7 @@ import pytest
 from agent_core import events as ev
 from agent_core import stream_analysis
 from agent_core.errors import InvalidTargetError, PermissionDeniedError
+from agent_core.event_json import dump_events, load_events
 from agent_core.repo import RunScope
 from agent_core.settings import Settings
 from agent_core.sources.targets import parse_target
@@ -133,8 +134,8 @@ async def test_a_subfolder_report_names_the_repository_s_ci_outside_the_folder(
 async def test_the_scope_is_in_the_export(emu: GitHubEmulator, tmp_path: Path) -> None:
     events = await _run(emu, tmp_path, "https://github.com/acme/mono/tree/feature/x/pkg/parser")
     path = tmp_path / "trace.jsonl"
-    ev.dump_events(events, path)
-    loaded = ev.load_events(path)[0]
+    dump_events(events, path)
+    loaded = load_events(path)[0]
     assert isinstance(loaded, ev.RunStarted) and loaded.scopes == events[0].scopes  # type: ignore[union-attr]
     assert (
         '"scopes":[{"repo":"acme/mono","ref":"feature/x","path":"pkg/parser","kind":"tree"}]'

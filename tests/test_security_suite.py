@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 from agent_core import events as ev
 from agent_core.clock import SystemClock
 from agent_core.errors import ConfigurationError, InvalidArgumentError, InvalidTargetError
+from agent_core.event_json import dumps_event
 from agent_core.repo import normalize_path, repo_api_path, validate_owner, validate_repo_name
 from agent_core.settings import Settings
 from agent_core.sources.mentions import find_repo_mentions
@@ -121,7 +122,7 @@ def everywhere(
     the page's messages and status, the exported files and the logs."""
     exported = session.export_files()
     assert exported is not None
-    places: dict[str, Any] = {f"event {i} ({e.kind})": ev.dumps_event(e) for i, e in enumerate(events)}
+    places: dict[str, Any] = {f"event {i} ({e.kind})": dumps_event(e) for i, e in enumerate(events)}
     places |= {
         "page messages": repr(session.messages()),
         "status line": session.status_line(),

@@ -6,6 +6,7 @@ import io
 
 from agent_core import events as ev
 from agent_core.agent.parallel import finished_event, preview
+from agent_core.event_json import event_from_dict, event_to_dict
 from agent_core.repomodel import build_repo_model, tree_summary
 from agent_core.sources.models import FileTree, TreeEntry
 from agent_core.tools.observe import summarise_tree
@@ -67,9 +68,9 @@ def test_the_cut_is_said_and_the_summary_speaks_chinese_too() -> None:
 
 def test_the_summary_survives_the_trace_export_and_old_traces_get_a_plain_line() -> None:
     event = finished(go_service(truncated=True))
-    again = ev.event_from_dict(ev.event_to_dict(event))
+    again = event_from_dict(event_to_dict(event))
     assert again == event
-    old = ev.event_from_dict({k: v for k, v in ev.event_to_dict(event).items() if k != "tree"})
+    old = event_from_dict({k: v for k, v in event_to_dict(event).items() if k != "tree"})
     assert isinstance(old, ev.ToolCallFinished)
     assert old.tree is None
     assert call_preview(old) == f"```text\nfile tree ({len(old.preview.encode()):,} bytes of result)\n```"

@@ -84,7 +84,7 @@ def test_the_report_pane_titles_and_the_export_show_names_escaped() -> None:
 
 def test_the_trace_export_writes_bidi_names_as_json_escapes_and_reads_them_back(tmp_path: Path) -> None:
     from agent_core.clock import SystemClock
-    from agent_core.events import load_events
+    from agent_core.event_json import load_events
     from agent_core.settings import Settings
     from agent_core.web.browser_session import BrowserSession
 

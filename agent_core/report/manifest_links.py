@@ -26,7 +26,7 @@ from agent_core.report.manifest_jvm import catalog_alias
 from agent_core.report.manifest_values import Dependency
 
 if TYPE_CHECKING:
-    from agent_core.report.manifests import Manifest
+    from agent_core.report.manifest_values import Manifest
 
 _GRADLE = ("build.gradle", "build.gradle.kts")
 _DOTNET = (".csproj", ".fsproj", ".vbproj", "directory.build.props")

@@ -3,7 +3,7 @@
 The source gives the folder's tree with paths from the repository root (so every tool call, link and
 permalink stays exact). The report, the diagram and the claim check describe the folder as the project:
 :func:`reroot` keeps the tree, the files and the listings inside the folder, with paths relative to it,
-and records the folder in :attr:`~agent_core.report.facts.Evidence.root` so links lead back to it.
+and records the folder in :attr:`~agent_core.report.evidence.Evidence.root` so links lead back to it.
 The repository's CI files seen in its root listings run for the folder too: kept as ``../`` paths.
 """
 
@@ -34,7 +34,7 @@ from agent_core.tools.observe import notable_role
 from agent_core.words import Words
 
 if TYPE_CHECKING:
-    from agent_core.report.facts import Evidence
+    from agent_core.report.evidence import Evidence
     from agent_core.report.manifests import Manifest
     from agent_core.tools.results import ToolResult
 
@@ -227,7 +227,7 @@ def in_scope(path: str, evidence: Evidence) -> str:
 def link_path(after: list[str], evidence: Evidence) -> str:
     """The path a ``/blob/<ref>/<path>`` link names (``after``: the segments after ``blob``), relative to
     a scoped run's folder (outside it: ``../../.github/workflows/ci.yml``, what the run saw there,
-    :attr:`~agent_core.report.facts.Evidence.outside`); the scope's ref may hold slashes."""
+    :attr:`~agent_core.report.evidence.Evidence.outside`); the scope's ref may hold slashes."""
     ref = evidence.tree.ref if evidence.root and evidence.tree is not None else None
     rest = "/".join(after)
     path = rest[len(ref) + 1 :] if ref and rest.startswith(f"{ref}/") else "/".join(after[1:])

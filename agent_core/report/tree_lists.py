@@ -1,6 +1,6 @@
 """What the report reads of a whole tree, once per tree (:func:`~agent_core.repomodel.derived`): its
 sorted file and folder paths, its largest files and its notable files. The report, the diagram and the
-claim check each build their :class:`~agent_core.report.facts.Facts` from the same tree; sorting and
+claim check each build their :class:`~agent_core.report.evidence.Facts` from the same tree; sorting and
 scanning a 100,000-entry tree once for each of them was seconds of CPU."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from agent_core.sources.models import FileTree
 from agent_core.tools.observe import notable_files, notable_role
 
 if TYPE_CHECKING:
-    from agent_core.report.facts import Facts
+    from agent_core.report.evidence import Facts
 
 LARGE_FILE_BYTES = 5 * 1024 * 1024
 

@@ -22,7 +22,7 @@ from typing import TextIO
 from agent_core import events as ev
 from agent_core.agent.prompts import detect_language
 from agent_core.errors import AgentCoreError
-from agent_core.events import dumps_event
+from agent_core.event_json import dump_events, dumps_event
 from agent_core.settings import Settings
 from agent_core.top.api import stream_analysis
 from agent_core.top.terminal import TerminalRenderer
@@ -70,7 +70,7 @@ async def _run(args: argparse.Namespace, settings: Settings, out: TextIO) -> int
         if isinstance(event, ev.RunFinished):
             status = 0
     if args.save:
-        ev.dump_events(recorded, args.save)
+        dump_events(recorded, args.save)
     return status
 
 

@@ -26,7 +26,7 @@ from agent_core import events as ev
 from agent_core.agent.model_turn import LLM_BREAKER, model_breaker
 from agent_core.clock import Clock
 from agent_core.errors import ConfigurationError
-from agent_core.events import dumps_event
+from agent_core.event_json import dumps_event
 from agent_core.report.inert import INVISIBLE
 from agent_core.resilience import BreakerSnapshot
 from agent_core.settings import Settings

@@ -1,6 +1,6 @@
 """Replaying a recorded run with its original timing: a demo that cannot fail.
 
-A recording is the JSON Lines trace the core writes (:func:`agent_core.events.dump_events`); every event
+A recording is the JSON Lines trace the core writes (:func:`agent_core.event_json.dump_events`); every event
 carries ``t``, seconds since its run started. :func:`replay` yields the same events, waiting between
 them as long as the original run did (divided by ``speed``), except that a long pause (a model
 thinking for 20 s) is cut to ``max_gap`` seconds so a demo never stalls.
@@ -19,7 +19,8 @@ from pathlib import Path
 
 from agent_core.clock import Clock, SystemClock
 from agent_core.errors import UserInputError
-from agent_core.events import Event, Notice, ToolCallStarted, event_from_dict
+from agent_core.event_json import event_from_dict
+from agent_core.events import Event, Notice, ToolCallStarted
 from agent_core.grammar import grammar_errors
 
 DEFAULT_MAX_GAP = 2.0
