@@ -28,6 +28,7 @@ from types import FrameType
 import httpx
 
 from agent_core import events as ev
+from agent_core.event_json import event_to_dict
 from agent_core.settings import Settings
 from agent_core.web.limits import MAX_CHARS
 from agent_core.web.markdown import safe_markdown
@@ -61,7 +62,7 @@ def forged_trace(calls: int) -> str:
                 t=0, call_id=f"c{i}", tool="get_file_tree", turn=1, ok=True, preview="{}", duration_s=0
             )
         )
-    return "\n".join(json.dumps(ev.event_to_dict(e)) for e in events)
+    return "\n".join(json.dumps(event_to_dict(e)) for e in events)
 
 
 def max_size_trace(*, preview_chars: int = 750, delta_chars: int = 12) -> str:
@@ -87,7 +88,7 @@ def max_size_trace(*, preview_chars: int = 750, delta_chars: int = 12) -> str:
     events.extend(ev.TextDelta(t=last, turn=last, text=line) for _ in range(MAX_EVENTS - len(events) - 2))
     events.append(ev.TurnFinished(t=last, turn=last, tool_calls=0))
     events.append(ev.RunFinished(t=last, report=line * 1000, degraded=False))
-    text = "\n".join(json.dumps(ev.event_to_dict(e)) for e in events)
+    text = "\n".join(json.dumps(event_to_dict(e)) for e in events)
     assert len(text.encode()) <= MAX_UPLOAD_BYTES, len(text.encode())
     return text
 
