@@ -211,8 +211,6 @@ PLANTED = ("ruby-gems", "dotnet-solution", "php-package")
 IN_PROGRESS: dict[str, dict[str, str]] = {
     "planted": {
         "ruby-gems": "issue 34 item 4: a gem named as a dependency that no Gemfile or gemspec declares (`rails`) is not marked ✗",
-        "php-package": "issue 34 item 4: a version outside a Composer constraint of alternatives (`brick/math` 0.13.0 "
-        "against ^0.14.2 || ^0.15 ...) is not marked ✗",
     },
 }
 

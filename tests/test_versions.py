@@ -8,6 +8,7 @@ import json
 import pytest
 
 from agent_core.report.locks import resolved_versions
+from agent_core.report.manifest_values import spec_text
 from agent_core.report.versions import compatible, constraint_span, ecosystem_of
 from agent_core.sources.models import FileContent
 
@@ -102,9 +103,15 @@ def test_ecosystems_by_file_name() -> None:
     ]  # fmt: skip
 
 
-def test_hostile_constraints_are_cut_not_parsed_for_long() -> None:
-    assert constraint_span("^1 || " * 10_000, "npm") is not None  # cut at a bounded length, still read
-    assert constraint_span("1" * 100_000, "npm") is None  # no version has a hundred-thousand-digit part
+def test_constraints_past_the_caps_are_not_read() -> None:
+    """A constraint read in part could allow what the whole does not (``^0.14 || ^0.15`` cut to
+    ``^0.14 || ^0``) or refuse what it allows (its 17th alternative): past a cap it is not checkable."""
+    assert constraint_span("^1 || " * 10_000, "npm") is None
+    assert constraint_span("1" * 100_000, "npm") is None
+    assert constraint_span("^0.14.2 || ^0.15 || ^0.16 || ^0.17 || ^0", "composer") is not None
+    assert constraint_span(" || ".join(f"^{n}" for n in range(1, 18)), "npm") is None  # 17 alternatives
+    assert constraint_span(" || ".join(f"^{n}" for n in range(1, 17)), "npm") is not None
+    assert constraint_span(spec_text("^0.14.2 || " * 20), "composer") is None  # cut when read: "…"
 
 
 def content(path: str, text: str) -> FileContent:

@@ -18,7 +18,7 @@ import re
 from typing import Any
 from xml.etree import ElementTree
 
-from agent_core.report.manifest_values import Dependency, deps, groups, table, text, xml_root
+from agent_core.report.manifest_values import Dependency, deps, groups, spec_text, table, text, xml_root
 
 Fields = dict[str, Any]
 
@@ -152,7 +152,7 @@ def _package(item: ElementTree.Element, properties: dict[str, str]) -> Dependenc
         return None
     version = (item.get("Version") or item.findtext("Version") or item.get("VersionOverride") or "").strip()
     version = _PROPERTY.sub(lambda m: properties.get(m.group(1), m.group(0)), version)  # once: no recursion
-    return Dependency(name=name, spec=version[:40])
+    return Dependency(name=name, spec=spec_text(version))
 
 
 def _is_test(properties: dict[str, str], references: list[Dependency]) -> bool:

@@ -22,6 +22,7 @@ from agent_core.report.manifest_values import (
     named,
     requirement,
     scripts,
+    spec_text,
     strings,
     table,
     text,
@@ -154,7 +155,7 @@ def parse_pnpm_workspace(source: str) -> Fields:
             if top == "catalogs" and (outer is None or indent <= outer) and not value.strip():
                 named, outer = _unquote(key), indent
             elif value.strip() and (top == "catalog" or named):
-                pinned[(named or "default", _unquote(key))] = _unquote(value)[:40]
+                pinned[(named or "default", _unquote(key))] = spec_text(_unquote(value))
     return {
         "workspaces": tuple(g for g in found if g),
         "versions": tuple(Dependency(name=n, spec=v) for (_c, n), v in pinned.items() if n),

@@ -15,7 +15,17 @@ import re
 import tomllib
 from typing import Any
 
-from agent_core.report.manifest_values import Dependency, deps, groups, quoted, strings, table, text, xml_root
+from agent_core.report.manifest_values import (
+    Dependency,
+    deps,
+    groups,
+    quoted,
+    spec_text,
+    strings,
+    table,
+    text,
+    xml_root,
+)
 
 Fields = dict[str, Any]
 
@@ -68,7 +78,7 @@ def _maven(dep: Any) -> Dependency:
     name = ":".join(
         filter(None, ((dep.findtext("groupId") or "").strip(), (dep.findtext("artifactId") or "").strip()))
     )
-    return Dependency(name=name, spec=(dep.findtext("version") or "").strip()[:40])
+    return Dependency(name=name, spec=spec_text(dep.findtext("version") or ""))
 
 
 def parse_gradle_settings(source: str) -> Fields:
@@ -180,7 +190,7 @@ def _library(spec: Any, versions: dict[str, str]) -> Dependency | None:
     if isinstance(spec, str):  # "group:artifact:version"
         parts = spec.split(":")
         return (
-            Dependency(name=f"{parts[0]}:{parts[1]}", spec=":".join(parts[2:])[:40])
+            Dependency(name=f"{parts[0]}:{parts[1]}", spec=spec_text(":".join(parts[2:])))
             if len(parts) >= 2
             else None
         )
@@ -196,15 +206,15 @@ def _version(spec: dict[str, Any], versions: dict[str, str]) -> str:
     """A catalog entry's version: ``version = "1"``, ``version.ref = "x"``, or ``{ strictly/require/prefer }``."""
     version = spec.get("version")
     if isinstance(version, str):
-        return version[:40]
+        return spec_text(version)
     if isinstance(version, dict):
         ref = version.get("ref")
         if isinstance(ref, str):
-            return versions.get(ref, "")[:40]
+            return spec_text(versions.get(ref, ""))
         found = next(
             (version[k] for k in ("strictly", "require", "prefer") if isinstance(version.get(k), str)), ""
         )
-        return str(found)[:40]
+        return spec_text(str(found))
     return ""
 
 

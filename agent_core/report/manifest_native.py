@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from agent_core.report.manifest_values import Dependency, deps, groups, quoted, text
+from agent_core.report.manifest_values import Dependency, deps, groups, quoted, spec_text, text
 
 Fields = dict[str, Any]
 
@@ -166,7 +166,7 @@ def _cpm(arguments: list[str]) -> list[Dependency]:
         return [Dependency(name=arguments[at].lower(), spec=spec)] if at < len(arguments) else []
     short = arguments[0].split(":", 1)[-1]
     repo, _, spec = short.replace("#", "@").partition("@")
-    return [Dependency(name=repo.rsplit("/", 1)[-1].lower(), spec=spec[:40])] if repo else []
+    return [Dependency(name=repo.rsplit("/", 1)[-1].lower(), spec=spec_text(spec))] if repo else []
 
 
 def parse_meson(source: str) -> Fields:
@@ -185,7 +185,7 @@ def parse_meson(source: str) -> Fields:
             folders.append(arguments[0].strip("/"))
         elif command == "dependency" and arguments[0] and arguments[0].lower() not in _NOT_PACKAGES:
             spec = next((arguments[i + 1] for i, a in enumerate(arguments[:-1]) if a == "version:"), "")
-            found.append(Dependency(name=arguments[0].lower(), spec=spec[:40]))
+            found.append(Dependency(name=arguments[0].lower(), spec=spec_text(spec)))
     return {
         "runtime": deps(_unique(found)),
         "name": text(name),
@@ -276,7 +276,7 @@ def _conan(reference: str) -> Dependency | None:
     package, slash, rest = reference.strip().partition("/")
     if not slash or not re.fullmatch(r"[\w.+\-]{1,100}", package):
         return None
-    return Dependency(name=package.lower(), spec=rest.split("@", 1)[0].strip()[:40])
+    return Dependency(name=package.lower(), spec=spec_text(rest.split("@", 1)[0]))
 
 
 def _unique(found: list[Dependency]) -> list[Dependency]:

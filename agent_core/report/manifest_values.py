@@ -30,13 +30,24 @@ _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(
 
 Groups = tuple[tuple[str, tuple[Dependency, ...]], ...]
 
+SPEC_CHARS = 120  # characters of a version constraint kept; a longer one ends in "…" and is never checked
+
+
+def spec_text(value: str) -> str:
+    """A constraint as written, cut past :data:`SPEC_CHARS` with "…" (the claim check reads no cut one:
+    ``^0.14 || ^0.15`` cut to ``^0.14 || ^0`` would accept 0.13)."""
+    value = value.strip()
+    return value if len(value) <= SPEC_CHARS else value[:SPEC_CHARS] + "…"
+
 
 def requirement(value: str) -> Dependency:
     """A PEP 508 string: the name and the version part, without extras or environment markers."""
     match = _REQUIREMENT.match(value.split(";", 1)[0][:400])
     if match is None:
         return Dependency(name="")
-    return Dependency(name=match.group(1), spec=match.group(3).strip().strip("()").replace(" ", "")[:40])
+    return Dependency(
+        name=match.group(1), spec=spec_text(match.group(3).strip().strip("()").replace(" ", ""))
+    )
 
 
 def named(name: str, value: Any) -> Dependency:
@@ -49,7 +60,7 @@ def named(name: str, value: Any) -> Dependency:
     else:
         spec = ""
     spec = "" if spec == "*" else spec
-    return Dependency(name=str(name), spec=spec.strip()[:40])
+    return Dependency(name=str(name), spec=spec_text(spec))
 
 
 def deps(items: Iterable[Dependency]) -> tuple[Dependency, ...]:

@@ -146,7 +146,9 @@ def _interval_range(text: str) -> Span | None:
 
 def constraint_span(constraint: str, ecosystem: str) -> Span | None:
     """The versions ``constraint`` allows, or None when it is not a version constraint one can read."""
-    text = constraint.strip()[:_MAX_TEXT]
+    text = constraint.strip()
+    if len(text) > _MAX_TEXT or text.endswith("…"):
+        return None  # cut where it was read: its last alternative may allow what the whole does not
     if ecosystem in _EXACT_ONLY and text[:1] in "[(":
         return _interval_range(text)
     if ecosystem == "go":
@@ -154,7 +156,10 @@ def constraint_span(constraint: str, ecosystem: str) -> Span | None:
         return None if read is None else [(read[0], _bump(read[0], read[1]))]
     text = re.sub(r"@[a-z]+$", "", text)  # Composer's stability flag
     union: Span = []
-    for alternative in re.split(r"\s*\|\|?\s*", text)[:_MAX_PARTS]:
+    alternatives = re.split(r"\s*\|\|?\s*", text)
+    if len(alternatives) > _MAX_PARTS:
+        return None  # read in part, the union would refuse what a later alternative allows
+    for alternative in alternatives:
         span = _alternative(alternative.strip(), ecosystem)
         if span is None:
             return None
