@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from pathlib import Path
 
 import gradio as gr
@@ -120,12 +120,14 @@ class Handlers:
         run: ActiveRun,
         events: AsyncIterator[ev.Event],
         meter: CpuMeter | None = None,
+        admission: Admission | None = None,
     ) -> AsyncGenerator[Frame, None]:
         """Frames for a run's events. Stop cancels the run's pump (``run``, see :mod:`.stop`): the batches
         end and the last frame shows the stopped trace. Callers wrap it in ``aclosing`` as it wraps
         ``batched``: on a closed tab (GeneratorExit at a yield) or a cancelled event the chain closes at
-        once, ``batched`` cancels the run, and the run's own ``finally`` cancels its tool calls."""
-        table = BreakerTable()
+        once, ``batched`` cancels the run, and the run's own ``finally`` cancels its tool calls. However it
+        ends (done, Stop, a closed tab), ``admission`` gets its tokens back."""
+        table, view = BreakerTable(), s.view
         try:
             async with contextlib.aclosing(batched(events, on_pump=run.attach)) as batches:
                 async for batch in batches:
@@ -145,6 +147,11 @@ class Handlers:
             s.observe(
                 ev.RunFailed(t=at, message="internal error: the run stopped", hint="see the server log")
             )
+        finally:
+            if admission is not None:
+                self.budget.release(
+                    admission, tokens_used=view.stats.tokens_used() if view is not None else 0
+                )
         await asyncio.to_thread(s.settle)  # the finished trace to its export file, out of memory
         self.sessions.touch(s)  # what the session holds now
         yield self.frame(s, table=table)
@@ -171,36 +178,30 @@ class Handlers:
         s.visitor = client_key(request)
         return self.budget.admit(s.visitor, payer, lang=s.lang)
 
-    async def admitted(
-        self, s: BrowserSession, run: ActiveRun, admission: Admission, events: AsyncIterator[ev.Event]
-    ) -> AsyncGenerator[Frame, None]:
-        """The run's frames; however it ends (done, Stop, a closed tab) the budget gets its tokens back."""
-        view = s.view
-        try:
-            async with contextlib.aclosing(self.stream(s, run, events)) as frames:
-                async for out in frames:
-                    yield out
-        finally:
-            self.budget.release(admission, tokens_used=view.stats.tokens_used() if view is not None else 0)
-
     # -- runs -----------------------------------------------------------------------------------------
 
-    async def run_analysis(
-        self, target_text: str, question_text: str, session: object, request: gr.Request
-    ) -> AsyncIterator[Frame]:
+    async def exclusive(
+        self, session: object, steps: Callable[[BrowserSession, ActiveRun], AsyncGenerator[Frame, None]]
+    ) -> AsyncGenerator[Frame, None]:
+        """A run's frames (``steps``), one run of a session at a time: a second request is told so."""
         s = self.session(session)
         run = s.begin_run()
         if run is None:
             yield self.busy(s)
             return
         try:
-            async with contextlib.aclosing(
-                self._analysis(s, run, target_text, question_text, request)
-            ) as frames:
+            async with contextlib.aclosing(steps(s, run)) as frames:
                 async for out in frames:
                     yield out
         finally:
             s.end_run(run)
+
+    def run_analysis(
+        self, target_text: str, question_text: str, session: object, request: gr.Request
+    ) -> AsyncGenerator[Frame, None]:
+        return self.exclusive(
+            session, lambda s, run: self._analysis(s, run, target_text, question_text, request)
+        )
 
     async def _analysis(
         self, s: BrowserSession, run: ActiveRun, target_text: str, question_text: str, request: gr.Request
@@ -252,22 +253,12 @@ class Handlers:
             yield self.frame(s)
             return
         events = s.opened.analysis.run(question_text, max_total_tokens=admission.tokens)
-        async with contextlib.aclosing(self.admitted(s, run, admission, events)) as frames:
+        async with contextlib.aclosing(self.stream(s, run, events, admission=admission)) as frames:
             async for out in frames:
                 yield out
 
-    async def ask_followup(self, text: str, session: object, request: gr.Request) -> AsyncIterator[Frame]:
-        s = self.session(session)
-        run = s.begin_run()
-        if run is None:
-            yield self.busy(s)
-            return
-        try:
-            async with contextlib.aclosing(self._followup(s, run, text, request)) as frames:
-                async for out in frames:
-                    yield out
-        finally:
-            s.end_run(run)
+    def ask_followup(self, text: str, session: object, request: gr.Request) -> AsyncGenerator[Frame, None]:
+        return self.exclusive(session, lambda s, run: self._followup(s, run, text, request))
 
     async def _followup(
         self, s: BrowserSession, run: ActiveRun, text: str, request: gr.Request
@@ -296,7 +287,7 @@ class Handlers:
         s.phase = t("status_running", s.lang)
         yield self.opening_frame(s)
         events = s.opened.analysis.run(text, max_total_tokens=admission.tokens)
-        async with contextlib.aclosing(self.admitted(s, run, admission, events)) as frames:
+        async with contextlib.aclosing(self.stream(s, run, events, admission=admission)) as frames:
             async for out in frames:
                 yield out
 

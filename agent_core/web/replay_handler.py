@@ -40,17 +40,14 @@ class ReplayHandler:
     async def run_replay(
         self, choice: str | None, upload: str | None, speed: float, session: object, request: gr.Request
     ) -> AsyncIterator[Frame]:
-        s = self.runs.session(session)
-        run = s.begin_run()
-        if run is None:
-            yield self.runs.busy(s)
-            return
-        try:
-            async with contextlib.aclosing(self._replay(s, run, choice, upload, speed, request)) as frames:
-                async for out in frames:
-                    yield out
-        finally:
-            s.end_run(run)
+        """Gradio streams what an async generator function yields: the frames of :meth:`_replay`, one
+        run of the session at a time (:meth:`~agent_core.web.handlers.Handlers.exclusive`)."""
+        steps = self.runs.exclusive(
+            session, lambda s, run: self._replay(s, run, choice, upload, speed, request)
+        )
+        async with contextlib.aclosing(steps) as frames:
+            async for out in frames:
+                yield out
 
     async def _replay(  # noqa: PLR0917 - the handler's inputs, passed on
         self,
