@@ -33,7 +33,6 @@ from agent_core.tools.results import ToolResult
 from agent_core.words import Words
 
 __all__ = [  # Evidence and Facts live in report/evidence.py (below scoped.py and tree_lists.py), named here too
-    "TEST_DIRS",
     "TEST_FILE",
     "TEST_RUNNERS",
     "Evidence",
@@ -50,9 +49,8 @@ __all__ = [  # Evidence and Facts live in report/evidence.py (below scoped.py an
     "tests_elsewhere",
 ]
 
-# Kept for the offline answer's file relevance (report/relevance.py, answer.py); the report's own test
-# counts come from the repository model (agent_core.repomodel), which knows every language's convention.
-TEST_DIRS = ("tests", "test", "spec", "__tests__")
+# Test files by the commonest conventions (Facts.test_files); the report's own test counts come from the
+# repository model (agent_core.repomodel), which knows every language's convention.
 TEST_FILE = re.compile(r"(^test_.*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$|Test\.java$|_spec\.rb$)")
 TEST_RUNNERS = ("tox.ini", "noxfile.py")  # run the tests the same way everywhere; CI usually calls them
 
