@@ -151,18 +151,22 @@ def ranked(asked: Asked, paths: Sequence[str], role: Role | None = None) -> list
     generated paths (by ``role``, the repository model's) never answer."""
     if not asked.words:
         return []
-    names: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+    asks = asked.words
+    names: dict[str, tuple[frozenset[str], frozenset[str], bool]] = {}  # words, subjects asked; a test?
+    kinds = {kind: frozenset(named) & asks for kind, named in _ROLE_SUBJECTS.items()}
     matched: list[tuple[str, str, frozenset[str], int]] = []
     df: dict[str, int] = {}
     for path in paths:
         name = path.rpartition("/")[2]
         if (found := names.get(name)) is None:
-            found = names[name] = _name_words(name)
-        words, subjects = found
-        kind = role(path) if role is not None else "tests" if "test" in words else "source"
-        subjects = (subjects | frozenset(_ROLE_SUBJECTS.get(kind, ()))) & asked.words
-        shared = (words & asked.words) | subjects
-        if shared and kind not in ("vendored", "generated"):
+            words, subjects = _name_words(name)
+            found = names[name] = (words & asks, subjects & asks, "test" in words)
+        words, subjects, test = found
+        kind = role(path) if role is not None else "tests" if test else "source"
+        if by_role := kinds.get(kind):
+            subjects = subjects | by_role
+        if (words or subjects) and kind not in ("vendored", "generated"):
+            shared = words | subjects
             matched.append((path, kind, shared, len(subjects)))
             for word in shared:
                 df[word] = df.get(word, 0) + 1
