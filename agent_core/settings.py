@@ -74,7 +74,8 @@ class Settings:
     llm_context_window: int | None = None  # None: what the endpoint reports, else the provider's
     tool_protocol: ToolProtocol = "auto"
     prefetch: bool = True
-    diagram_from_model: bool = True  # the model proposes the report's architecture diagram (checked)
+    # The model proposes the report's architecture diagram (checked); unset: yes, but not a local model
+    diagram_from_model: bool | None = None
     report_language: ReportLanguage = "auto"
     # Cache
     cache_dir: Path = field(default_factory=lambda: Path.home() / ".cache" / "repo-analyst")

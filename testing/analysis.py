@@ -39,8 +39,7 @@ def diagram_attempt(body: JSONDict) -> int | None:
 
 def diagram_replies(*replies: Turn) -> Router:
     """A router for :class:`ScriptedModelServer` answering the diagram's n-th try with ``replies[n-1]``
-    (the diagram is asked beside the report turn, so its requests come in no fixed order with the
-    turns'); every other request is left to the server's turns."""
+    (it is asked after the report); every other request is left to the server's turns."""
 
     def route(body: JSONDict) -> Turn | None:
         attempt = diagram_attempt(body)

@@ -37,7 +37,7 @@ from agent_core.words import words_for
 from testing.analysis import diagram_attempt, diagram_replies, make_settings, run_once
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo
-from testing.emulator.model_server import JSONDict, Router, ScriptedModelServer, Turn
+from testing.emulator.model_server import ScriptedModelServer, Turn
 
 S = {"owner": "acme", "repo": "shop"}
 FILES = {
@@ -74,20 +74,6 @@ def explore() -> list[Turn]:
         Turn.calls(("get_repo_info", S), ("get_file_tree", S), ("get_commits", S)),
         Turn.calls(*(("read_file", {**S, "path": p}) for p in READS)),
     ]
-
-
-def after_the_reads(*replies: Turn) -> Router:
-    """The diagram's tries answered by ``replies`` once every file was read; a proposal asked beside an
-    earlier turn (which explores further) hangs until the run cancels it."""
-    answer = diagram_replies(*replies)
-
-    def route(body: JSONDict) -> Turn | None:
-        if diagram_attempt(body) is None:
-            return None
-        tool_results = sum(m.get("role") == "tool" for m in body.get("messages", []))
-        return answer(body) if tool_results >= 3 + len(READS) else Turn(hang=True)
-
-    return route
 
 
 def assert_valid_mermaid(text: str) -> None:
@@ -237,7 +223,7 @@ async def test_the_model_proposes_unknown_paths_are_dropped_and_said_back_once(
     shop: GitHubEmulator, tmp_path: Path
 ) -> None:
     turns = [*explore(), Turn.final(REPORT, usage=(900, 100))]
-    router = after_the_reads(
+    router = diagram_replies(
         Turn.final(f"```json\n{json.dumps(PROPOSAL)}\n```", usage=(500, 80)),
         Turn.final(json.dumps(FIXED), usage=(600, 70)),
     )
@@ -246,12 +232,14 @@ async def test_the_model_proposes_unknown_paths_are_dropped_and_said_back_once(
         run = await run_once(settings, target="acme/shop")
         server.assert_exhausted()
         requests = [r for r in server.chat_requests if r.body is not None and r.turn is not None]
-        first, retry = [r for r in requests if diagram_attempt(r.body or {}) and not r.turn.hang]  # type: ignore[union-attr]
+        first, retry = [r for r in requests if diagram_attempt(r.body or {})]
         report_request = [r for r in requests if diagram_attempt(r.body or {}) is None][-1]
-    # The run's own request plus one message: the tools are sent (the prefix stays the same), none allowed.
-    assert first.body is not None and first.body["tool_choice"] == "none"
+    # After the report: the report turn's request, the report and one message; the tools are sent (the
+    # prefix stays the same), none allowed.
+    assert requests[-2:] == [first, retry] and first.body is not None and first.body["tool_choice"] == "none"
     assert first.body["tools"] == report_request.body["tools"]  # type: ignore[index]
-    assert first.messages[:-1] == report_request.messages
+    assert first.messages[:-2] == report_request.messages
+    assert first.messages[-2] == {"role": "assistant", "content": REPORT}
     feedback = retry.messages[-1]["content"]
     assert (
         retry.messages[-1]["role"] == "user" and "shop/billing" in feedback and "not in the tree" in feedback
@@ -295,7 +283,7 @@ async def test_the_model_proposes_unknown_paths_are_dropped_and_said_back_once(
 async def test_garbage_falls_back_to_the_tree_graph_without_a_retry(
     shop: GitHubEmulator, tmp_path: Path
 ) -> None:
-    router = after_the_reads(Turn.final("Sure! The architecture is great."))  # no second try scripted
+    router = diagram_replies(Turn.final("Sure! The architecture is great."))  # no second try scripted
     with ScriptedModelServer([*explore(), Turn.final(REPORT)], router=router) as server:
         run = await run_once(
             make_settings(shop, tmp_path, server, diagram_from_model=True), target="acme/shop"

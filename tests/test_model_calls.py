@@ -1,5 +1,5 @@
-"""Every model call earns its time and money: the diagram is asked beside the report turn (and cancelled
-with it), every request of an analysis starts with the same bytes (system prompt, tools, brief), and
+"""Every model call earns its time and money: the diagram is one step after the report (a local model is
+not asked; the run's deadline and Stop cut the call), every request of an analysis starts with the same bytes (system prompt, tools, brief), and
 the tokens a provider's prompt cache served are read, priced at the cache-hit price and shown. Runs go
 over real sockets; the scripted model server's request log and held waits say what overlapped."""
 
@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import httpx2
 import pytest
 
 from agent_core import events as ev
-from agent_core.agent.diagram_call import worth_retrying
+from agent_core.agent.diagram_call import CUT_NOTE, worth_retrying
 from agent_core.event_json import dumps_event, event_from_dict
 from agent_core.events import Component
 from agent_core.llm import TurnAccumulator
@@ -26,7 +25,7 @@ from agent_core.top.terminal import TerminalRenderer
 from agent_core.top.wiring import build_model
 from agent_core.web.render import TraceView
 from testing.analysis import analysis, diagram_attempt, make_settings
-from testing.clock import HeldWaits
+from testing.clock import SkippingClock, SkippingLoop
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.model_server import JSONDict, ScriptedModelServer, Turn
 from testing.emulator.prompt_cache import UNIT_TOKENS, PromptCache, render_prompt, tokens
@@ -53,64 +52,90 @@ async def until(condition: Callable[[], bool]) -> None:
     raise AssertionError("condition never held")
 
 
-# -- 1. the diagram beside the report ------------------------------------------------------------------
+# -- 1. the diagram: one step after the report ---------------------------------------------------------
+
+EXPLORE = Turn.calls(("get_file_tree", W), ("read_file", {**W, "path": "README.md"}), usage=(500, 20))
 
 
-async def test_the_diagram_is_asked_while_the_report_turn_is_still_held(
+def after_report(kinds: list[str]) -> list[str]:
+    """The event kinds after the report turn's end."""
+    return kinds[len(kinds) - kinds[::-1].index("turn_finished") :]
+
+
+async def test_the_diagram_is_asked_after_the_report_and_says_so_in_the_trace(
     emulator: GitHubEmulator, tmp_path: Path
 ) -> None:
-    held = HeldWaits()
-    asked = threading.Event()
-
-    def route(body: JSONDict) -> Turn | None:
-        if diagram_attempt(body) is None:
-            return None
-        asked.set()
-        return Turn.final(PROPOSAL, usage=(700, 60))
-
-    turns = [
-        Turn.calls(("get_file_tree", W), ("read_file", {**W, "path": "README.md"}), usage=(500, 20)),
-        Turn.final(REPORT, usage=(900, 100), latency=0.3),  # held until the test releases it
-    ]
-    with ScriptedModelServer(turns, router=route, waits=held) as server:
+    route = lambda body: Turn.final(PROPOSAL, usage=(700, 60)) if diagram_attempt(body) else None  # noqa: E731
+    with ScriptedModelServer([EXPLORE, Turn.final(REPORT, usage=(900, 100))], router=route) as server:
         settings = make_settings(emulator, tmp_path, server, diagram_from_model=True)
         async with analysis(settings) as run:
-            task = asyncio.create_task(run.ask(""))
-            assert await asyncio.to_thread(held.wait_held, 1)  # the report turn's answer is held...
-            assert await asyncio.to_thread(asked.wait, 60)  # ...and the diagram was asked meanwhile
-            await until(lambda: len(server.chat_requests) == 3)  # (recorded once its answer is chosen)
-            requests = server.chat_requests
-            assert held.held == 1  # nothing of the report was sent yet
-            held.open()
-            events = await task
+            events = await run.ask("")
         server.assert_exhausted()
-    # The two are sent together, so either may reach the server first: order them by what they are.
-    report_request, diagram_request = sorted(
-        requests[1:], key=lambda r: diagram_attempt(r.body or {}) is not None
-    )
+        report_request, diagram_request = server.chat_requests[1:]
+    # One after the other: the diagram's request is the report's, the report and one message.
     assert [diagram_attempt(r.body or {}) for r in (report_request, diagram_request)] == [None, 1]
-    assert diagram_request.messages[:-1] == report_request.messages  # the same observations
-    kinds = [e.kind for e in events]
-    last_turn_end = len(kinds) - 1 - kinds[::-1].index("turn_finished")
-    assert kinds.index("diagram") == last_turn_end + 1  # right after the report turn, before the check
+    assert diagram_request.messages[:-2] == report_request.messages
+    assert after_report([e.kind for e in events])[:3] == ["notice", "diagram", "claims_checked"]
+    notice = next(e for e in events if isinstance(e, ev.Notice) and "architecture diagram" in e.message)
+    assert "the tree's diagram is kept" in notice.message  # the start, said; the diagram event ends it
     (diagram,) = [e for e in events if isinstance(e, ev.DiagramDrawn)]
-    assert (diagram.source, diagram.attempts) == ("model", 1)
+    assert (diagram.source, diagram.attempts, diagram.prompt_tokens) == ("model", 1, 700)
     finished = events[-1]
     assert isinstance(finished, ev.RunFinished)
     assert finished.stats.prompt_tokens == 500 + 900 + 700  # the proposal counts in the run's usage
 
 
-async def test_stop_cancels_the_report_turn_and_the_diagram_together(
+@pytest.mark.parametrize("provider", ["custom", "llamacpp"])
+async def test_a_local_model_is_not_asked_the_tree_is_drawn_right_after_the_report(
+    emulator: GitHubEmulator, tmp_path: Path, provider: str
+) -> None:
+    """DIAGRAM_FROM_MODEL unset: a server on loopback (one slot on the user's CPU) is not asked."""
+    with ScriptedModelServer([EXPLORE, Turn.final(REPORT)]) as server:  # no turn for a diagram
+        settings = make_settings(emulator, tmp_path, server, diagram_from_model=None)
+        async with analysis(settings, provider=provider) as run:
+            events = await run.ask("")
+        server.assert_exhausted()
+        assert len(server.chat_requests) == 2
+    assert after_report([e.kind for e in events])[:2] == ["diagram", "claims_checked"]
+    (diagram,) = [e for e in events if isinstance(e, ev.DiagramDrawn)]
+    assert (diagram.source, diagram.attempts) == ("tree", 0) and diagram.components
+    assert diagram.note is not None and "local model" in diagram.note
+
+
+def test_the_runs_deadline_cuts_the_diagrams_call_and_the_trees_is_kept(
     emulator: GitHubEmulator, tmp_path: Path
 ) -> None:
-    def route(body: JSONDict) -> Turn | None:
-        if diagram_attempt(body) is not None:
-            return Turn(hang=True)
-        if any(m.get("role") == "tool" for m in body.get("messages", [])):
-            return Turn(hang=True)  # the report turn
-        return Turn.calls(("get_file_tree", W), ("read_file", {**W, "path": "README.md"}))
+    """The diagram's call hangs; the run's clock passes its time limit: the run ends at once with the
+    tree's diagram (the loop's time is the test's clock, so nobody waits)."""
+    clock = SkippingClock()
+    route = lambda body: Turn(hang=True) if diagram_attempt(body) else None  # noqa: E731
 
-    with ScriptedModelServer(router=route) as server:
+    async def go() -> list[ev.Event]:
+        with ScriptedModelServer([EXPLORE, Turn.final(REPORT)], router=route) as server:
+            settings = make_settings(
+                emulator, tmp_path, server, diagram_from_model=True, max_wall_seconds=120.0
+            )
+            async with analysis(settings, clock=clock, turn_timeout=1000.0) as run:
+                task = asyncio.create_task(run.ask(""))
+                await until(lambda: server.in_flight == 1 and len(server.chat_requests) == 3)
+                clock.skip(120.0)
+                events = await task
+            await until(lambda: server.in_flight == 0)  # the call's connection was closed
+            assert not server.errors
+        return events
+
+    with asyncio.Runner(loop_factory=lambda: SkippingLoop(clock)) as runner:
+        events = runner.run(go())
+    (diagram,) = [e for e in events if isinstance(e, ev.DiagramDrawn)]
+    assert (diagram.source, diagram.attempts, diagram.note) == ("tree", 1, CUT_NOTE)
+    finished = events[-1]
+    assert isinstance(finished, ev.RunFinished) and finished.writer == "model"
+    assert finished.report == REPORT.strip() and finished.stats.elapsed_s < 121.0
+
+
+async def test_stop_during_the_diagrams_call_closes_it(emulator: GitHubEmulator, tmp_path: Path) -> None:
+    route = lambda body: Turn(hang=True) if diagram_attempt(body) else None  # noqa: E731
+    with ScriptedModelServer([EXPLORE, Turn.final(REPORT)], router=route) as server:
         settings = make_settings(emulator, tmp_path, server, diagram_from_model=True)
         async with analysis(settings) as run:
 
@@ -119,12 +144,12 @@ async def test_stop_cancels_the_report_turn_and_the_diagram_together(
                     pass
 
             task = asyncio.create_task(consume())
-            await until(lambda: server.in_flight == 2)  # the report turn and the diagram, both open
+            await until(lambda: server.in_flight == 1 and len(server.chat_requests) == 3)
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
-            await until(lambda: server.in_flight == 0)  # both connections closed by the client
-        assert len(server.chat_requests) == 3 and not server.errors
+            await until(lambda: server.in_flight == 0)  # closed by the client
+        assert not server.errors
 
 
 @pytest.mark.parametrize(

@@ -57,7 +57,7 @@ class Analysis:
         target_notes: Sequence[str] = (),
         parallel_tool_calls: bool = True,
         prefetch: bool = False,
-        diagram_from_model: bool = False,
+        diagram_from_model: bool | None = False,
         scopes: Sequence[RunScope] = (),
     ) -> None:
         self.parts = Parts(

@@ -1,35 +1,34 @@
-"""The architecture diagram of a run's report: proposed by the model as data, or built from the tree.
+"""The architecture diagram of a run's report: one step after the model's report.
 
 ::
 
-    once the exploration may have ended (a tree and a file were read, and a turn that may be the report
-    starts; or the report turn a limit forced)
-      per repository in scope, beside the report turn:
-        not wanted, no tree, the model's breaker open, budget or time used up  -> the tree's graph
-        one call: the run's conversation + "draw it as JSON" (tools sent, none allowed) -> paths checked
+    after the model's report (a follow-up's answer has none; a partial report gets the tree's)
+      per repository in scope: the tree's graph, drawn by the app (tree + imports read, no model call)
+        the model is asked only when wanted and there is room; else the tree's graph, and why:
+          DIAGRAM_FROM_MODEL off, or unset on a local endpoint (llama.cpp, Ollama, a custom server on
+          loopback: one slot on the user's CPU); no tree read; the model's breaker open; the run's time
+          or its token budget used up
+        notice "asking the model" -> one call: the run's conversation + "draw it as JSON" (tools sent,
+          none allowed), cut at the run's deadline -> paths checked
           problems that change the graph drawn -> once more, the problems said -> checked again
-        two components or more in the tree -> the model's graph (capped); else the tree's, and why
-    the turn makes tool calls instead: the proposals are cancelled (their observations are not the
-    report's) and asked again beside the next turn
-    after the report turn: one ``diagram`` event per repository (attempts, dropped paths, tokens)
+        two components or more -> the model's graph (capped); else the tree's, and why
+      diagram (attempts, dropped paths, tokens): the step's end, one event per repository
 
-The proposal is asked concurrently with the report turn, from the same conversation, so it costs the
-run no wall time: its request is the report turn's plus one message, a prefix the provider's prompt
-cache serves. Local servers (Ollama, llama.cpp: one slot on the user's CPU) get it after the report
-instead, where the server's cache still reuses the whole conversation. The calls go through the model's
-breaker and their tokens count in the run's usage and budget like every model turn's; the report
-turn's share of the budget is held back while both run. The app compiles the graph to Mermaid itself
-(:mod:`agent_core.report.diagram`): the model's text never reaches the page as a diagram. The graphs
-travel beside the model's report as ``diagram`` events; each consumer appends them as the section the
-report's table names (:func:`agent_core.report.export.diagram_section`).
+The request is the run's conversation (the report included) plus one message: a prefix the provider's
+prompt cache serves. The calls go through the model's breaker and count in the run's usage and budget
+like every model turn's. The run's deadline cuts them, the tree's graph is kept: no diagram keeps a run
+from finishing. The app compiles the graph to Mermaid itself (:mod:`agent_core.report.diagram`): the
+model's text never reaches the page as a diagram. Each consumer appends the graphs of a model's report
+as the section the report's table names (:func:`agent_core.report.export.diagram_section`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_core import events as ev
@@ -42,23 +41,16 @@ from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.llm import TurnComplete, Usage
 from agent_core.llm.scan import first_object
 from agent_core.offload import off_loop
-from agent_core.report.diagram import (
-    MAX_NODES,
-    Graph,
-    Proposal,
-    cap,
-    check_proposal,
-    diagram_block,
-)
+from agent_core.report.diagram import MAX_NODES, Graph, Proposal, cap, check_proposal, diagram_block
 from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.resilience import Outcome
-from agent_core.tools.registry import GET_FILE_TREE, READ_FILE
-from agent_core.words import Words, words_for
+from agent_core.words import words_for
 
 _MAX_PATHS = 150  # folders (and top-level files) listed for the model
 REQUEST_MARK = "Draw the architecture of "
 """How the diagram request starts (the scripted models of the tests and the bench recognise it)."""
+CUT_NOTE = "the run's time limit was reached before the model's answer"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,18 +60,16 @@ class _Asked:
     error: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class Drawn:
-    """One repository's graph and what its ``diagram`` event says about it."""
-
-    graph: Graph
-    what: dict[str, Any] = field(default_factory=dict)
-
-
 def tree_diagrams(run: Run) -> list[Graph]:
     """The deterministic graph of every repository in scope (what the report's table renders)."""
-    words = _words(run)
-    return [tree_graph(_facts(run, ref_index), words) for ref_index in range(len(run.parts.scope))]
+    return [graph for _, graph in _trees(run)]
+
+
+def _trees(run: Run) -> list[tuple[Facts, Graph]]:
+    """Every repository's facts, and the graph the app draws from them."""
+    words = words_for(run.language)
+    facts = [build_facts(gather(ref, run.state.all_results, words)) for ref in run.parts.scope]
+    return [(f, tree_graph(f, words)) for f in facts]
 
 
 def diagram_event(run: Run, graph: Graph, **what: Any) -> ev.DiagramDrawn:
@@ -99,92 +89,35 @@ def diagram_event(run: Run, graph: Graph, **what: Any) -> ev.DiagramDrawn:
 
 def diagram_texts(graphs: Sequence[Graph], run: Run) -> list[str]:
     """The diagrams' Markdown as it stands in the report (what the claim check leaves alone)."""
-    return ["\n".join(diagram_block(g, _words(run))) for g in graphs if g.components]
+    return ["\n".join(diagram_block(g, words_for(run.language))) for g in graphs if g.components]
 
 
-class Diagrams:
-    """The model's proposals for one run's report: started beside the turn that may be the report,
-    cancelled when that turn explores further, awaited after the report (module docstring). The run
-    cancels them in its ``finally`` (Stop cancels both the report turn and the proposals)."""
-
-    def __init__(self, run: Run, driver: ModelDriver) -> None:
-        self._run, self._driver = run, driver
-        self._task: asyncio.Task[list[Drawn]] | None = None
-        self._spent: list[Usage] = []  # the proposals' model calls, not yet added to the run
-
-    def start(self) -> None:
-        """Ask for the proposals now, beside the turn about to start, from the conversation as it stands;
-        nothing when already asked, not wanted, on a local server, or before a tree and a file were read
-        (a turn before any file was read explores further: a proposal beside it would be wasted)."""
-        run, driver = self._run, self._driver
-        if self._task is not None or run.follow_up or not run.parts.diagram_from_model:
-            return
-        read = {r.tool for r in run.state.all_results if r.ok}
-        if not driver.concurrent or not {GET_FILE_TREE, READ_FILE} <= read:
-            return  # no tree to check a proposal against, or no file read yet: the model explores on
-        messages = list(run.parts.conversation.messages)
-        reserve = driver.estimate(messages) + driver.max_tokens  # the report turn's share of the budget
-        self._task = asyncio.create_task(_proposals(run, driver, messages, (reserve, self._spent)))
-
-    async def discard(self) -> None:
-        """The turn explored further: its observations are not the report's; the proposals are dropped."""
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-
-    async def drawn(self) -> Step[list[Graph]]:
-        """One ``diagram`` event per repository once the proposals are done (asked now when they were not
-        asked beside the report turn), then the graphs."""
-        run = self._run
-        task, self._task = self._task, None
-        if task is not None:
-            outcomes = await task
-        else:
-            outcomes = await _proposals(
-                run, self._driver, list(run.parts.conversation.messages), (0, self._spent)
-            )
-        for outcome in outcomes:
-            yield diagram_event(run, outcome.graph, **outcome.what)
-        async for event in run.parts.sink.drain():
-            yield event
-        yield self.spent()
-        yield Result(value=[outcome.graph for outcome in outcomes])
-
-    def spent(self) -> Added:
-        """The tokens the proposals' calls used since last asked (a discarded proposal's too), for the
-        run's fold."""
-        spent, self._spent[:] = list(self._spent), []
-        return Added(
-            usage=Usage(
-                prompt_tokens=sum(u.prompt_tokens for u in spent),
-                completion_tokens=sum(u.completion_tokens for u in spent),
-                cached_prompt_tokens=sum(min(u.cached_prompt_tokens, u.prompt_tokens) for u in spent),
-            )
-            if spent
-            else None
-        )
-
-
-async def _proposals(
-    run: Run, driver: ModelDriver, messages: list[Message], held: tuple[int, list[Usage]]
-) -> list[Drawn]:
-    """``held``: the tokens held back for the report turn running beside, and the list the calls' usage
-    goes to (the run adds it when the proposals are drawn or discarded)."""
-    drawn = []
-    for index, fallback in enumerate(await off_loop(tree_diagrams, run)):
-        facts = _facts(run, index)
-        why = _not_asked(run, driver, facts)
-        if why is not None:
-            drawn.append(Drawn(graph=fallback, what={"note": why}))
-        else:
-            drawn.append(await _propose(run, driver, (messages, held), facts, fallback))
-    return drawn
+async def diagrams(run: Run, driver: ModelDriver) -> Step[list[Graph]]:
+    """The step after a model's report (module docstring): per repository, a notice when the model is
+    asked, then its ``diagram`` event; the graphs last."""
+    graphs = []
+    for facts, tree in await off_loop(_trees, run):
+        graph, what = tree, {"note": _not_asked(run, driver, facts)}
+        if what["note"] is None:
+            yield ev.Notice(t=run.t(), level="info", message=_asking(run, tree.repo))
+            async for item in _propose(run, driver, facts, tree):
+                if isinstance(item, Result):
+                    graph, what = item.value
+                else:
+                    yield item
+        yield diagram_event(run, graph, **what)
+        graphs.append(graph)
+    yield Result(value=graphs)
 
 
 def _not_asked(run: Run, driver: ModelDriver, facts: Facts) -> str | None:
-    if not run.parts.diagram_from_model:
+    wanted = run.parts.diagram_from_model
+    if wanted is False:
         return "the model is not asked for diagrams (DIAGRAM_FROM_MODEL is off)"
+    if wanted is None and driver.local:
+        return (
+            "a local model serves one call at a time: drawn from the tree (DIAGRAM_FROM_MODEL=true asks it)"
+        )
     if not facts.paths:
         return "no tree was read: nothing to check a proposal against"
     if not driver.available(run):
@@ -192,33 +125,35 @@ def _not_asked(run: Run, driver: ModelDriver, facts: Facts) -> str | None:
     return run.time_limit_reached()
 
 
+def _asking(run: Run, repo: str) -> str:
+    left = run.parts.limits.max_wall_seconds - _elapsed(run)
+    return (
+        f"Asking the model for the architecture diagram of {repo} (at most {left:.0f} s, the run's time "
+        "left; the tree's diagram is kept if it has not answered by then)."
+    )
+
+
 async def _propose(
-    run: Run,
-    driver: ModelDriver,
-    asked_with: tuple[list[Message], tuple[int, list[Usage]]],
-    facts: Facts,
-    fallback: Graph,
-) -> Drawn:
-    """``asked_with``: the conversation the proposal is asked from, the tokens held back for the report
-    turn running beside it, and where its calls' usage goes."""
-    conversation, (reserve, spent) = asked_with
-    messages = _fitted(driver, [*conversation, {"role": "user", "content": _request(run, facts, fallback)}])
+    run: Run, driver: ModelDriver, facts: Facts, tree: Graph
+) -> Step[tuple[Graph, dict[str, Any]]]:
+    """At most two calls (the second only when a correction changes the graph drawn), each added to
+    the run's usage as it ends; then the graph drawn and what its event says about it."""
+    request = {"role": "user", "content": _request(run, facts, tree)}
+    messages = _fitted(driver, [*run.parts.conversation.messages, request])
     attempts, dropped, used = 0, [], (0, 0)
-    proposal = Proposal()
-    note: str | None = None
+    proposal, note = Proposal(), None
     for _attempt in (1, 2):
-        unadded = sum(u.prompt_tokens + u.completion_tokens for u in spent)
-        left = run.parts.limits.max_total_tokens - run.state.tokens - unadded - reserve
+        left = run.parts.limits.max_total_tokens - run.state.tokens
         if driver.estimate(messages) + driver.max_tokens > left:
             note = "the run's token budget is used up"
             break
         attempts += 1
         asked = await _ask(run, driver, messages)
         if asked.usage is not None:
-            spent.append(asked.usage)
+            yield Added(usage=asked.usage)
             used = (used[0] + asked.usage.prompt_tokens, used[1] + asked.usage.completion_tokens)
         if asked.text is None:
-            note = f"the model call failed: {asked.error}"
+            note = asked.error if asked.error == CUT_NOTE else f"the model call failed: {asked.error}"
             break
         value, refused = first_object(asked.text)  # linear, capped: never retried at every "{"
         proposal = check_proposal(value, facts.paths, facts.dirs)
@@ -233,13 +168,13 @@ async def _propose(
             {"role": "user", "content": _feedback(proposal)},
         ]
     usable = len(proposal.components) >= 2  # the latest checked proposal, its unknown paths dropped
-    graph = (
-        cap(replace(fallback, source="model", components=proposal.components, relations=proposal.relations))
-        if usable
-        else fallback
-    )
+    graph = tree
+    if usable:
+        graph = cap(
+            replace(tree, source="model", components=proposal.components, relations=proposal.relations)
+        )
     what = {"attempts": attempts, "dropped": tuple(dropped), "note": None if usable else note}
-    return Drawn(graph=graph, what={**what, "prompt_tokens": used[0], "completion_tokens": used[1]})
+    yield Result(value=(graph, {**what, "prompt_tokens": used[0], "completion_tokens": used[1]}))
 
 
 def worth_retrying(proposal: Proposal) -> bool:
@@ -265,7 +200,7 @@ def _fitted(driver: ModelDriver, messages: list[Message]) -> list[Message]:
 
 async def _ask(run: Run, driver: ModelDriver, messages: Sequence[Message]) -> _Asked:
     """One call through the model's breaker, the tools sent but none allowed (the request keeps the
-    run's prefix); its text is read whole, not streamed."""
+    run's prefix), read whole and cut at the run's deadline."""
     breaker = run.parts.breakers.get(driver.breaker)
     try:
         permit = breaker.acquire()
@@ -273,11 +208,18 @@ async def _ask(run: Run, driver: ModelDriver, messages: Sequence[Message]) -> _A
         return _Asked(text=None, usage=None, error=str(exc))
     outcome, failure = Outcome.IGNORED, None
     asked = _Asked(text=None, usage=None, error="the stream ended without an answer")
+    stream = driver.model.stream_turn(messages, tools=driver.prefix_tools(), tool_choice="none")
+    left = max(0.0, run.parts.limits.max_wall_seconds - _elapsed(run))
     try:
-        async for part in driver.model.stream_turn(messages, tools=driver.prefix_tools(), tool_choice="none"):
-            if isinstance(part, TurnComplete):
-                asked = _Asked(text=part.turn.content, usage=part.turn.usage)
+        async with contextlib.aclosing(stream), asyncio.timeout(left):  # type: ignore[type-var]
+            async for part in stream:
+                if isinstance(part, TurnComplete):
+                    asked = _Asked(text=part.turn.content, usage=part.turn.usage)
+                elif run.time_limit_reached() is not None:
+                    raise TimeoutError  # the run's clock, which the loop's timer may not follow
         outcome = Outcome.SUCCESS
+    except TimeoutError:
+        asked = _Asked(text=None, usage=None, error=CUT_NOTE)  # the run's limit, not the endpoint's fault
     except LLMError as exc:
         failure = exc
         unavailable = exc.status is None or exc.status >= 500 or exc.status == 429
@@ -328,9 +270,5 @@ def _feedback(proposal: Proposal) -> str:
     )
 
 
-def _facts(run: Run, index: int) -> Facts:
-    return build_facts(gather(run.parts.scope[index], run.state.all_results, _words(run)))
-
-
-def _words(run: Run) -> Words:
-    return words_for(run.language)
+def _elapsed(run: Run) -> float:
+    return run.parts.clock.monotonic() - run.state.started

@@ -12,7 +12,7 @@
     from the observations gathered (the offline planner gathers the basics first when none succeeded)
     a turn stopped mid-report (the time limit, a stalled stream): its partial report, completed by the
     deterministic writer's sections it did not reach
-    the model's report: diagram* (its proposals ran beside the report turn: agent.diagram_call)
+    the model's report: [notice] diagram, per repository: the diagram's step (agent.diagram_call)
     run_finished(report, degraded, stats)
 
 What real models do is read, not trusted (:mod:`~agent_core.agent.replies`): a tool call written as text
@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 
 from agent_core import events as ev
 from agent_core.agent.accounting import Added
-from agent_core.agent.diagram_call import Diagrams
+from agent_core.agent.diagram_call import diagrams
 from agent_core.agent.endings import (
     completed_partial,
     failed,
@@ -61,29 +61,17 @@ class _After:
 
 
 async def model_run(run: Run, driver: ModelDriver) -> Flow:
-    diagrams = Diagrams(run, driver)  # asked beside the turn that may be the report
-    try:
-        async for event in _run(run, driver, diagrams):
-            yield event
-    finally:
-        await diagrams.discard()  # a stopped run (or one without the model's report) cancels them
-
-
-async def _run(run: Run, driver: ModelDriver, diagrams: Diagrams) -> Flow:
     after = _After()
     while after.report is None and after.stop_reason is None and after.failure is None:
         if (limit := run.limit_reached()) is not None:
             after = replace(after, stop_reason=limit)
             break
         nudged = after.nudged
-        async for item in _explore(run, driver, diagrams, nudged=nudged):
+        async for item in _explore(run, driver, nudged=nudged):
             if isinstance(item, Result):
                 after = item.value
             else:
                 yield item
-        if after.report is None:
-            await diagrams.discard()  # the turn was not the report: asked again beside the next one
-            yield diagrams.spent()
     if after.report is None:
         failure = after.failure.error if after.failure else None
         if after.failure is not None:
@@ -91,27 +79,23 @@ async def _run(run: Run, driver: ModelDriver, diagrams: Diagrams) -> Flow:
         elif after.ignored_tools:
             yield Added(failure=replace(driver.diagnose(None), cause="model_no_tools"))
         reason = after.stop_reason or model_reason(failure, run.language)
-        async for event in _finish_without_answer(run, driver, diagrams, after.stop_reason, reason):
+        async for event in _finish_without_answer(run, driver, after.stop_reason, reason):
             yield event
         return
-    async for event in _finish_model(run, driver, diagrams, after.report, partial=after.partial):
+    async for event in _finish_model(run, driver, after.report, partial=after.partial):
         yield event
 
 
-async def _finish_model(
-    run: Run, driver: ModelDriver, diagrams: Diagrams, report: str, *, partial: bool = False
-) -> Flow:
-    """The model's report to its end, after the architecture diagrams (not for a follow-up's answer: the
-    first report has them), asked beside the report turn. They travel beside the report, as ``diagram``
-    events, and each consumer appends them (:func:`agent_core.report.export.diagram_section`). A partial
-    report (its time is up) gets the tree's diagrams and the deterministic writer's sections it lacks."""
+async def _finish_model(run: Run, driver: ModelDriver, report: str, *, partial: bool = False) -> Flow:
+    """The model's report to its end, after the architecture diagrams' step (not for a follow-up's
+    answer: the first report has them). They travel beside the report, as ``diagram`` events, and each
+    consumer appends them (:func:`agent_core.report.export.diagram_section`). A partial report (its time
+    is up) gets the tree's diagrams and the deterministic writer's sections it lacks."""
     graphs: list[Graph] | None = []
     if partial:
-        await diagrams.discard()
-        yield diagrams.spent()
         report, graphs = completed_partial(run, report), None
     elif not run.follow_up:
-        async for item in diagrams.drawn():
+        async for item in diagrams(run, driver):
             if isinstance(item, Result):
                 graphs = item.value
             else:
@@ -120,11 +104,9 @@ async def _finish_model(
         yield event
 
 
-async def _explore(run: Run, driver: ModelDriver, diagrams: Diagrams, *, nudged: bool) -> Step[_After]:
-    """One model turn and what it asked for: its tool calls run, or its answer judged. The diagram's
-    proposals start beside it (it may be the report) and are dropped unless it is."""
+async def _explore(run: Run, driver: ModelDriver, *, nudged: bool) -> Step[_After]:
+    """One model turn and what it asked for: its tool calls run, or its answer judged."""
     outcome = TurnOutcome(turn=None, error=None)
-    diagrams.start()
     async for item in driver.turn(run, tools=not driver.text_mode):
         if isinstance(item, Result):
             outcome = item.value
@@ -137,8 +119,6 @@ async def _explore(run: Run, driver: ModelDriver, diagrams: Diagrams, *, nudged:
     if reply.notice:
         yield ev.Notice(t=run.t(), level="info", message=reply.notice)
     if reply.calls:
-        await diagrams.discard()  # before the calls run: their observations are not the proposal's
-        yield diagrams.spent()
         async for event in events_only(
             run.tool_turn(reply.calls, feed="text" if driver.text_mode else "native", dropped=reply.dropped)
         ):
@@ -185,9 +165,7 @@ def _ask_to_use_tools(run: Run) -> ev.Notice:
     )
 
 
-async def _finish_without_answer(
-    run: Run, driver: ModelDriver, diagrams: Diagrams, stop_reason: str | None, reason: str
-) -> Flow:
+async def _finish_without_answer(run: Run, driver: ModelDriver, stop_reason: str | None, reason: str) -> Flow:
     """A limit stopped exploration, or the model failed: ask once without tools (unless the time is up),
     else write it ourselves."""
     in_time = run.time_limit_reached() is None
@@ -197,7 +175,6 @@ async def _finish_without_answer(
             level="warning",
             message=f"Stopping exploration: {stop_reason}. Asking the model for the report.",
         )
-        diagrams.start()
         run.parts.conversation.add({"role": "user", "content": report_request(run.language, stop_reason)})
         outcome = TurnOutcome(turn=None, error=None)
         async for item in driver.turn(run, tools=False):
@@ -207,7 +184,7 @@ async def _finish_without_answer(
                 yield item
         if outcome.turn is not None and outcome.turn.content.strip():
             content = _answer(run, driver, outcome.turn)
-            async for event in _finish_model(run, driver, diagrams, content, partial=outcome.turn.partial):
+            async for event in _finish_model(run, driver, content, partial=outcome.turn.partial):
                 yield event
             return
         if outcome.error is not None:

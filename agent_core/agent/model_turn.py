@@ -56,6 +56,7 @@ from agent_core.llm import (
 from agent_core.llm.prices import LOCAL_PROVIDERS, CostRange, cost_range
 from agent_core.llm.providers import PRESET_HOSTS
 from agent_core.resilience import BreakerName, Outcome
+from agent_core.settings import is_loopback
 
 LLM_BREAKER = "model"
 """The model's breaker when its endpoint is unknown (a model built outside the presets)."""
@@ -110,7 +111,10 @@ class ModelDriver:
         self.breaker = model_breaker(config.base_url if config is not None else None)
         self._host = urlsplit(config.base_url).hostname if config is not None and config.base_url else None
         # A server on the user's own CPU (one slot) serves one call at a time: nothing runs beside a turn.
-        self.concurrent = config is None or config.provider not in LOCAL_PROVIDERS
+        self.local = config is not None and (
+            config.provider in LOCAL_PROVIDERS
+            or (config.provider == "custom" and is_loopback(self._host or ""))
+        )
         self._last_failure: LLMError | None = None
         self._schemas = list(tool_schemas)
         self._schema_tokens = estimate_tokens(json.dumps(self._schemas))

@@ -52,7 +52,7 @@ class Parts:
     conversation: Conversation
     limits: RunLimits
     parallel_tool_calls: bool
-    diagram_from_model: bool = False  # the model proposes the architecture diagram of its report
+    diagram_from_model: bool | None = False  # the model proposes its report's diagram; None: unless local
     scopes: tuple[RunScope, ...] = ()  # the folders or files /tree/ and /blob/ URLs pointed at
 
 

@@ -268,12 +268,13 @@ def check_proposal(value: Any, paths: Collection[str], dirs: Collection[str]) ->
             continue
         name = str(item.get("name") or path.rsplit("/", 1)[-1]).strip()
         components.setdefault(path, Component(name=name, path=path, role=str(item.get("role") or "")))
-    by_name = {c.name.lower(): c.path for c in components.values()}
+    by_name = {c.name.lower(): c.path for c in components.values()}  # a component named, or its path
+    by_name.update({path.lower(): path for path in components})
     relations = []
     for item in value.get("relations") or ():
         if not isinstance(item, dict):
             continue
-        ends = [_end(item, keys, components, by_name) for keys in (("from", "source"), ("to", "target"))]
+        ends = [_end(item, keys, by_name) for keys in (("from", "source"), ("to", "target"))]
         if ends[0] and ends[1]:
             relations.append(Relation(source=ends[0], target=ends[1], label=str(item.get("label") or "")))
     errors = [f"not in the tree: {', '.join(repr(p) for p in dropped)}"] if dropped else []
@@ -287,15 +288,7 @@ def check_proposal(value: Any, paths: Collection[str], dirs: Collection[str]) ->
     )
 
 
-def _end(
-    item: Mapping[str, Any],
-    keys: tuple[str, str],
-    components: Mapping[str, Component],
-    by_name: Mapping[str, str],
-) -> str | None:
+def _end(item: Mapping[str, Any], keys: tuple[str, str], by_name: Mapping[str, str]) -> str | None:
+    """A relation's end: a component's path (case forgiven) or name; the lookup built once per proposal."""
     raw = next((item[k] for k in keys if isinstance(item.get(k), str)), "")
-    wanted = raw.strip().removeprefix("./").strip("/")
-    if wanted in components:
-        return wanted
-    lowered = {p.lower(): p for p in components}
-    return lowered.get(wanted.lower()) or by_name.get(wanted.lower())
+    return by_name.get(raw.strip().removeprefix("./").strip("/").lower())

@@ -43,13 +43,10 @@ TREE = set(FILES) | {"/".join(p.split("/")[:i]) for p in FILES for i in range(1,
 
 
 def scripted(body: dict[str, Any]) -> Turn:
-    """Explore, report; the diagram (asked beside the report turn) gets a proposal with an invented path,
-    then, on its retry, the proposal without it. A proposal asked beside an earlier turn (which explores
-    further) hangs until the run cancels it."""
+    """Explore, report; the diagram (asked after the report) gets a proposal with an invented path, then,
+    on its retry, the proposal without it."""
     attempt = diagram_attempt(body)
     if attempt is not None:
-        if sum(m["role"] == "tool" for m in body["messages"]) < 3 + len(READS):
-            return Turn(hang=True)
         return Turn.final(json.dumps(PROPOSAL if attempt == 1 else FIXED), usage=(400, 60))
     asked = sum(1 for m in body["messages"] if m["role"] == "assistant")
     if asked == 0:
