@@ -19,6 +19,7 @@ from agent_core.ledger import coverage_from_dict
 from agent_core.repo import RunScope
 from agent_core.result_shape import result_shape_from_dict
 from agent_core.tree_shape import tree_summary_from_dict
+from agent_core.words import said_from_dict
 
 
 def event_to_dict(event: ev.Event) -> dict[str, Any]:
@@ -55,9 +56,8 @@ def event_from_dict(data: Mapping[str, Any]) -> ev.Event:
         if (estimate := values.get("estimate")) is not None:
             parts = tuple(_fields_of(CostPart, p) for p in estimate.get("parts", ()))
             values["estimate"] = replace(_fields_of(ev.CostEstimate, estimate), parts=parts)
-    if cls is ev.ClaimsChecked:
-        values["claims"] = tuple(_fields_of(ev.CheckedClaim, c) for c in values.get("claims", ()))
-        values["key_facts"] = tuple(_fields_of(ev.KeyFact, f) for f in values.get("key_facts", ()))
+    if cls in (ev.ReasoningDelta, ev.ClaimsChecked):
+        values |= _words_of(values)
     if cls is ev.DiagramDrawn:
         values["components"] = tuple(_fields_of(ev.Component, c) for c in values.get("components", ()))
         values["relations"] = tuple(_fields_of(ev.Relation, r) for r in values.get("relations", ()))
@@ -68,6 +68,26 @@ def event_from_dict(data: Mapping[str, Any]) -> ev.Event:
 def _fields_of(cls: type[Any], data: Mapping[str, Any]) -> Any:
     names = {f.name for f in dataclasses.fields(cls)}
     return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def _words_of(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The nested values of an event that says things as data: a narration's sentences, the claims."""
+    if "claims" in values or "key_facts" in values:
+        return {
+            "claims": tuple(_claim_from_dict(c) for c in values.get("claims", ())),
+            "key_facts": tuple(_fields_of(ev.KeyFact, f) for f in values.get("key_facts", ())),
+        }
+    return {"said": tuple(said_from_dict(s) for s in values.get("said", ()))}
+
+
+def _claim_from_dict(data: Mapping[str, Any]) -> ev.CheckedClaim:
+    claim: ev.CheckedClaim = _fields_of(ev.CheckedClaim, data)
+    claim_said = data.get("claim_said")
+    return replace(
+        claim,
+        observed_said=tuple(said_from_dict(s) for s in data.get("observed_said", ())),
+        claim_said=said_from_dict(claim_said) if claim_said is not None else None,
+    )
 
 
 def dumps_event(event: ev.Event) -> str:

@@ -24,6 +24,7 @@ from agent_core.ledger import Coverage
 from agent_core.repo import RunScope
 from agent_core.result_shape import ResultShape
 from agent_core.tree_shape import TreeSummary
+from agent_core.words import Said
 
 Mode = Literal["model", "planner"]
 
@@ -91,10 +92,15 @@ class TurnStarted:
 class ReasoningDelta:
     kind: Literal["reasoning_delta"] = "reasoning_delta"
     t: float
+    """A model's reasoning as it streams, or the app's narration of a turn it planned (the planner's, the
+    prefetch's): then ``said`` holds its sentences as data, said in each consumer's language, and
+    ``text`` is them in English."""
+
     turn: int
     text: str
 
 
+    said: tuple[Said, ...] = ()
 @dataclass(frozen=True, kw_only=True)
 class TextDelta:
     """Assistant text as it streams. In the turn that ends the run this is the report streaming."""
@@ -218,7 +224,9 @@ class CheckedClaim:
     kind: str  # number, license, language, date, version, dependency, path, link
     claim: str  # the report's own words (cut), untrusted text
     verdict: Verdict
-    observed: str | None = None  # what the observations show (for a link: its permalink)
+    observed: str | None = None  # what the observations show (for a link: its permalink), in English
+    observed_said: tuple[Said, ...] = ()  # the same as data, when the app's words say it (else: observed)
+    claim_said: Said | None = None  # how the app names a claim it labels ("last push: …"; else: claim)
     repo: str | None = None
     start: int = -1  # where the claim stands in the report (character offsets; -1: nowhere in particular)
     end: int = -1

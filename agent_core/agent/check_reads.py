@@ -36,7 +36,7 @@ from agent_core.tool_call import ToolCallRequest
 from agent_core.tools.observe import notable_role
 from agent_core.tools.registry import GET_FILE_TREE, LIST_DIRECTORY, READ_FILE
 from agent_core.tools.results import ToolResult
-from agent_core.words import words_for
+from agent_core.words import said
 
 MAX_READS = 24  # manifests read for the check, per repository
 _CENTRAL = frozenset(
@@ -62,8 +62,8 @@ async def read_for_check(run: Run, report: str) -> Flow:
     if not calls:
         return
     paths = [str(c.args["path"]) for c in calls]
-    files = ", ".join(paths[:_SHOWN]) + (f" (+{len(paths) - _SHOWN})" if len(paths) > _SHOWN else "")
-    async for item in evidence_turn(run, calls, words_for(run.language)("check_reads_thought", files=files)):
+    more = f" (+{len(paths) - _SHOWN})" if len(paths) > _SHOWN else ""
+    async for item in evidence_turn(run, calls, said("check_reads_thought", files=paths[:_SHOWN], more=more)):
         yield item
 
 

@@ -31,6 +31,7 @@ from agent_core.sources.models import DirListing, FileTree
 from agent_core.tool_call import ToolCallRequest
 from agent_core.tools.observe import notable_role
 from agent_core.tools.registry import GET_FILE_TREE, LIST_DIRECTORY, READ_FILE
+from agent_core.words import Said, said
 
 MAX_MAIN_MODULES = 2
 _MAX_PARENT_MANIFESTS = 2
@@ -39,6 +40,7 @@ _MAX_TEST_FOLDERS = 2
 _ENTRY_STEMS = frozenset({"main", "__init__", "__main__", "index", "lib", "mod", "program", "app", "cli"})
 _LICENSE_NAMES = ("license", "licence", "copying")
 _TEXT = (".md", ".rst", ".txt", ".adoc")  # what a folder without code says, read when it has nothing else
+ROOT_FOLDER = said("plan_root_folder")  # a listing of the root, as the narration names it
 _INHERITED = frozenset(
     {"directory.build.props", "directory.packages.props", "go.work", "pnpm-workspace.yaml", "gemfile"}
 )
@@ -49,7 +51,7 @@ class Pick:
     """A chosen follow-up call and how to describe it."""
 
     call: ToolCallRequest
-    label: str  # what the user reads: "README.md", "tests/", "the root folder"
+    label: str | Said  # what the user reads: "README.md", "tests/", ROOT_FOLDER
     kind: str  # readme, manifest, ci, license, tests, root, question, module, context
 
 
@@ -99,9 +101,7 @@ def folder_context(
     kept for it under a test root. ``listed(path)``: the listing of ``path`` if it was made."""
     above = ancestors(folder)
     picks = [
-        Pick(
-            call=call(LIST_DIRECTORY, repo, path=p), label=f"{p}/" if p else "the root folder", kind="context"
-        )
+        Pick(call=call(LIST_DIRECTORY, repo, path=p), label=f"{p}/" if p else ROOT_FOLDER, kind="context")
         for p in above
     ]
     listings = {p: listed(p) for p in above}
@@ -223,31 +223,23 @@ def _tests_elsewhere(
     ]
 
 
-def describe(repo: RepoRef, picks: Sequence[Pick], *, several: bool, purpose: str) -> str:
+def describe(repo: RepoRef, picks: Sequence[Pick], *, several: bool, purpose: Said) -> Said:
     """One sentence for the user: "Reading README.md, the manifests pyproject.toml, ... ."."""
     if [p.kind for p in picks] == ["root"]:
-        return f"The file tree of {repo.full_name} could not be fetched, so listing its root folder instead."
-    groups: list[str] = []
-    wording = (
-        ("readme", "{}"),
-        ("manifest", "the manifests {}"),
-        ("module", "the main modules {}"),
-        ("ci", "the CI configuration {}"),
-        ("license", "the license {}"),
-        ("attributes", "the Linguist overrides {}"),
-        ("question", f"for {purpose}: {{}}"),
-    )
-    for kind, template in wording:
+        return said("plan_no_tree", repo=repo.full_name)
+    groups: list[Said] = []
+    for kind in ("readme", "manifest", "module", "ci", "license", "attributes", "question"):
         labels = [p.label for p in picks if p.kind == kind and p.call.tool == READ_FILE]
         if labels:
-            groups.append(template.format(", ".join(labels)))
+            extra = {"purpose": purpose} if kind == "question" else {}
+            groups.append(said(f"plan_read_{kind}", files=labels, **extra))
     listed = [p.label for p in picks if p.call.tool == LIST_DIRECTORY and p.kind != "root"]
     trees = [p.label for p in picks if p.call.tool == GET_FILE_TREE]
-    verb = "Reading " + "; ".join(groups) if groups else ""
-    listing = ("listing " if groups else "Listing ") + ", ".join(listed) if listed else ""
-    fetched = (
-        "fetching the tests kept in " if verb or listing else "Fetching the tests kept in "
-    ) + ", ".join(trees)
-    body = " and ".join(part for part in (verb, listing, fetched if trees else "") if part)
-    where = f" in {repo.full_name}" if several else ""
-    return f"{body}{where}."
+    parts = [said("plan_reading", groups=groups)] if groups else []
+    if listed:
+        parts.append(said("plan_listing" if parts else "plan_listing_first", folders=listed))
+    if trees:
+        parts.append(said("plan_fetching" if parts else "plan_fetching_first", folders=trees))
+    return (
+        said("plan_step_in", parts=parts, repo=repo.full_name) if several else said("plan_step", parts=parts)
+    )

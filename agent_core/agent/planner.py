@@ -28,9 +28,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agent_core.agent.folder_plan import ROOT_FOLDER, folder_context, main_modules
 from agent_core.agent.folder_plan import Pick as _Pick
 from agent_core.agent.folder_plan import describe as _describe
-from agent_core.agent.folder_plan import folder_context, main_modules
 from agent_core.agent.folder_plan import workflows as _workflows
 from agent_core.agent.question import offline
 from agent_core.agent.tree_paths import TreePaths, tree_paths, usable
@@ -50,6 +50,7 @@ from agent_core.tools.registry import (
     overview_calls,
 )
 from agent_core.tools.results import ToolResult
+from agent_core.words import Said, said, say
 
 TEST_DIRS = ("tests", "test", "spec", "__tests__")
 _MAX_CI_FILES = 2
@@ -62,10 +63,15 @@ _LICENSE = re.compile(r"^(license|licence|copying)([.-][\w.-]+)?$", re.IGNORECAS
 
 @dataclass(frozen=True, kw_only=True)
 class PlanStep:
-    """One turn: the calls to run concurrently, and one or two sentences saying why (shown to the user)."""
+    """One turn: the calls to run concurrently, and one or two sentences saying why (shown to the user,
+    in the user's language: ``said``; ``thought`` is them in English)."""
 
-    thought: str
+    said: tuple[Said, ...]
     calls: tuple[ToolCallRequest, ...]
+
+    @property
+    def thought(self) -> str:
+        return say(self.said, "en")
 
 
 CallKey = tuple[str, str, str, tuple[tuple[str, str], ...]]
@@ -122,14 +128,11 @@ class OfflinePlanner:
         made = {call_key(r.tool, r.arguments) for r in results}
         first = [c for repo in self._scope for c in _first_calls(repo) if _key(c) not in made]
         if first:
-            names = ", ".join(repo.full_name for repo in self._scope)
-            thought = (
-                f"Starting with an overview of {names}: metadata, the whole file tree, languages and the "
-                f"{COMMITS_IN_OVERVIEW} most recent commits, all in parallel."
-            )
-            return PlanStep(thought=thought, calls=tuple(first))
+            names = [repo.full_name for repo in self._scope]
+            overview = said("plan_overview", repos=names, commits=COMMITS_IN_OVERVIEW)
+            return PlanStep(said=(overview,), calls=tuple(first))
         calls: list[ToolCallRequest] = []
-        sentences: list[str] = []
+        sentences: list[Said] = []
         for repo in self._scope:
             mine = [r for r in results if _belongs(r, repo)]
             if offline([r for r in results[self._run_start :] if _belongs(r, repo)]):
@@ -141,7 +144,7 @@ class OfflinePlanner:
                 sentences.append(_describe(repo, picks, several=len(self._scope) > 1, purpose=purpose))
         if not calls:
             return None
-        return PlanStep(thought=" ".join(sentences), calls=tuple(calls))
+        return PlanStep(said=tuple(sentences), calls=tuple(calls))
 
     def _follow_ups(self, repo: RepoRef, results: Sequence[ToolResult]) -> list[_Pick]:
         """Everything worth calling for ``repo`` given what is known; made calls are filtered later."""
@@ -164,10 +167,10 @@ class OfflinePlanner:
         root_call = _call(LIST_DIRECTORY, repo, path="")
         listing = _listing(results, _key(root_call))
         if listing is None:
-            return [_Pick(call=root_call, label="the root folder", kind="root")]
+            return [_Pick(call=root_call, label=ROOT_FOLDER, kind="root")]
         picks = _picks_from_paths(repo, tree_paths((e.path or e.name, e.type) for e in listing.entries))
         picks += _workflows(repo, listing)
-        return [_Pick(call=root_call, label="the root folder", kind="root"), *self._bounded(picks)]
+        return [_Pick(call=root_call, label=ROOT_FOLDER, kind="root"), *self._bounded(picks)]
 
     def _bounded(self, picks: list[_Pick]) -> list[_Pick]:
         return picks[: self._max_files]
@@ -302,7 +305,8 @@ def _rooted(pick: _Pick, base: str) -> _Pick:
         return pick
     path = base + str(pick.call.args.get("path", ""))
     call = ToolCallRequest(tool=pick.call.tool, arguments={**pick.call.args, "path": path})
-    return _Pick(call=call, label=base + pick.label, kind=pick.kind)
+    label = base + pick.label if isinstance(pick.label, str) else pick.label
+    return _Pick(call=call, label=label, kind=pick.kind)
 
 
 def _call(tool: str, repo: RepoRef, **arguments: Any) -> ToolCallRequest:

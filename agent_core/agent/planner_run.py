@@ -49,7 +49,7 @@ async def planner_turns(run: Run, *, within_limits: bool = True) -> Flow:
         turn = run.next_turn()
         started = clock.monotonic()
         yield ev.TurnStarted(t=run.t(), turn=turn)
-        yield ev.ReasoningDelta(t=run.t(), turn=turn, text=step.thought)
+        yield ev.ReasoningDelta(t=run.t(), turn=turn, text=step.thought, said=step.said)
         yield ev.TurnFinished(
             t=run.t(),
             turn=turn,

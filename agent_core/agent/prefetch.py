@@ -33,6 +33,7 @@ from agent_core.sources.models import DirListing, FileTree
 from agent_core.tool_call import ToolCallRequest
 from agent_core.tools.observe import notable_role
 from agent_core.tools.registry import GET_FILE_TREE, LIST_DIRECTORY, READ_FILE, overview_calls
+from agent_core.words import Said, said, say
 
 _CHARS_PER_TOKEN = 3.0  # the brief's size is set in characters; ~3.3 per token for English and code
 
@@ -45,10 +46,7 @@ async def gather_basics(run: Run, *, brief_tokens: int) -> Step[Brief]:
         for repo in scope
         for tool, arguments in overview_calls(repo, prefetch=True)
     ]
-    names = ", ".join(r.full_name for r in scope)
-    thought = (
-        f"Gathering the basics of {names}: metadata, the whole file tree and recent commits, all at once."
-    )
+    thought = said("prefetch_overview", repos=[r.full_name for r in scope])
     async for event in evidence_turn(run, first, thought):
         yield event
     trees = [(repo, tree) for repo in scope if (tree := _tree(run, repo.key())) is not None]
@@ -57,31 +55,27 @@ async def gather_basics(run: Run, *, brief_tokens: int) -> Step[Brief]:
     unfounded = [(repo, tree) for repo, tree in folders if not _has_manifest(reads, repo)]
     if folders:  # a folder's run: what is up its path (the root's licence and CI, the nearest manifest)
         lists = [call for repo, tree in folders for call in _ancestor_listings(repo, tree.path)]
-        named = ", ".join(f"{c.args['path'] or '/'}" for c in lists)
-        why = (
-            "the nearest manifest, the repository's licence and CI"
-            if unfounded
-            else "the repository's licence and CI"
-        )
-        async for event in evidence_turn(run, lists, f"Looking up the path for {why}: {named}."):
+        named = [f"{c.args['path'] or '/'}" for c in lists]
+        lookup = said("prefetch_lookup_manifest" if unfounded else "prefetch_lookup", folders=named)
+        async for event in evidence_turn(run, lists, lookup):
             yield event
         reads += [call for repo, tree in unfounded for call in _nearest_manifest(run, repo, tree.path)]
     reads += [_attributes(repo) for repo, tree in trees if _has_attributes(tree)]
     if reads:
-        files = ", ".join(sorted({str(c.args["path"]) for c in reads}))
-        async for event in evidence_turn(run, reads, f"Reading what every analysis needs: {files}."):
+        files = sorted({str(c.args["path"]) for c in reads})
+        async for event in evidence_turn(run, reads, said("prefetch_basics", files=files)):
             yield event
     budget_chars = int(brief_tokens * _CHARS_PER_TOKEN)
     yield Result(value=await off_loop(brief_of, scope, tuple(run.results()), max_chars=budget_chars))
 
 
-async def evidence_turn(run: Run, calls: list[ToolCallRequest], thought: str) -> Flow:
+async def evidence_turn(run: Run, calls: list[ToolCallRequest], thought: Said) -> Flow:
     """One turn of purpose ``prefetch``: ``thought``, then ``calls`` run like any (memo, cache, retries),
     their results kept for the report and the claim check, fed to no model (not counted as a turn)."""
     turn = run.next_turn()
     yield Added(free_turns=1)
     yield ev.TurnStarted(t=run.t(), turn=turn, purpose="prefetch")
-    yield ev.ReasoningDelta(t=run.t(), turn=turn, text=thought)
+    yield ev.ReasoningDelta(t=run.t(), turn=turn, text=say(thought, "en"), said=(thought,))
     yield ev.TurnFinished(t=run.t(), turn=turn, tool_calls=len(calls), finish_reason="tool_calls")
     pending = [replace(c, call_id=f"basics-{turn}-{i}") for i, c in enumerate(calls, 1)]
     async for event in events_only(run.tool_turn(pending, feed="none")):

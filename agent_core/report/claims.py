@@ -23,12 +23,14 @@ from urllib.parse import unquote, urlsplit
 from agent_core import events as ev
 from agent_core.repo import RepoRef
 from agent_core.report import verdict_facts, verdict_packages, verdicts
+from agent_core.report.checked import clauses, observed_text
 from agent_core.report.claim_finders import Found, find_claims
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.phrases import parse_date
 from agent_core.report.scoped import link_path, whole_tree
+from agent_core.report.verdicts import Observed
 from agent_core.tools.results import ToolResult
-from agent_core.words import words_for
+from agent_core.words import Said, said, say, t, words_for
 
 _LINE_ANCHOR = re.compile(r"^L\d+(?:-L\d+)?$")
 
@@ -63,8 +65,9 @@ def check_report(
     )
 
 
-def annotate(report: str, check: ev.ClaimsChecked | None) -> str:
-    """``report`` with each contradicted claim marked where it stands and each link at its permalink."""
+def annotate(report: str, check: ev.ClaimsChecked | None, language: str = "en") -> str:
+    """``report`` with each contradicted claim marked where it stands (in ``language``, the reader's) and
+    each link at its permalink."""
     if check is None:
         return report
     edits: list[tuple[int, int, str]] = []
@@ -75,10 +78,10 @@ def annotate(report: str, check: ev.ClaimsChecked | None) -> str:
         if claim.kind == "link" and claim.verdict == "verified" and claim.observed:
             edits.append((claim.start, claim.end, claim.observed))
         elif claim.verdict == "contradicted":
-            seen = (claim.observed or "").replace("|", "/").replace("]", ")")
+            seen = (observed_text(claim, language) or "").replace("|", "/").replace("]", ")")
             in_fence = fences and bisect.bisect_right(fences, claim.start) % 2 == 1
             end = _line_end(report, claim.end) if in_fence else _mark_at(report, claim.end)
-            edits.append((end, end, f" **[✗ checked: {seen}]**"))
+            edits.append((end, end, f" **[✗ {t('checked_mark', language, observed=seen)}]**"))
     pieces, cursor = [], 0
     for start, end, text in sorted(edits, key=lambda e: (e[0], e[1])):
         if start < cursor:
@@ -112,26 +115,44 @@ def _verdict(found: Found, repo: _Repo | None, repos: Sequence[_Repo]) -> ev.Che
     return _claim(found, verdict, observed, repo.name)
 
 
-def _claim(found: Found, verdict: ev.Verdict, observed: str | None, repo: str | None) -> ev.CheckedClaim:
-    label = {"open_issues": "open issues", "last_commit": "last commit", "last_push": "last push"}.get(
-        found.subject, found.subject
+def _claim(found: Found, verdict: ev.Verdict, observed: Observed, repo: str | None) -> ev.CheckedClaim:
+    """The event for one verdict: the app's words (how it names a labelled claim, what it observed) as
+    data for each reader's language, beside their English."""
+    named = _named(found)
+    said_observed = (
+        observed if isinstance(observed, tuple) else (observed,) if isinstance(observed, Said) else ()
     )
-    text = f"{label}: {found.value}" if found.kind in ("number", "date", "version") else found.value
-    if found.version:
-        text = f"{text} {found.version}"
-    if found.kind == "count":
-        text = f"{found.subject} packages: {found.value}"
-    if found.negated:
-        text = f"no {text}"
     return ev.CheckedClaim(
         kind=found.kind,
-        claim=text[:120],
+        claim=(say(named, "en") if named is not None else _with_version(found))[:120],
         verdict=verdict,
-        observed=observed,
+        observed=observed if isinstance(observed, str) or observed is None else clauses(said_observed, "en"),
+        observed_said=said_observed,
+        claim_said=named,
         repo=repo,
         start=found.start,
         end=found.end,
     )
+
+
+def _with_version(found: Found) -> str:
+    return f"{found.value} {found.version}" if found.version else found.value
+
+
+def _named(found: Found) -> Said | None:
+    """How the app names a claim it labels ("last push: 2024-02-26", "npm packages: 3", "no X"), or None
+    for one named by the report's own words alone."""
+    value = _with_version(found)
+    named: Said | None = None
+    if found.kind in ("number", "date", "version"):
+        key = f"claim_label_{found.subject}"
+        label: str | Said = said(key) if words_for("en").has(key) else found.subject
+        named = said("claim_labelled", label=label, value=value)
+    elif found.kind == "count":
+        named = said("claim_packages", ecosystem=found.subject, value=found.value)
+    if found.negated:
+        return said("claim_no", claim=named if named is not None else value)
+    return named
 
 
 def _link(found: Found, repos: Sequence[_Repo]) -> ev.CheckedClaim | None:
@@ -152,7 +173,7 @@ def _link(found: Found, repos: Sequence[_Repo]) -> ev.CheckedClaim | None:
         None,
     )
     if repo is None:
-        return _claim(found, "unchecked", "outside the analysed repositories", None)
+        return _claim(found, "unchecked", said("observed_outside"), None)
     if len(segments) < 5 or segments[2] not in ("blob", "tree"):
         return _claim(found, "verified", None, repo.name)
     path = link_path(segments[3:], repo.facts.evidence)  # a scoped run's folder is its tree's root

@@ -14,7 +14,14 @@ from collections.abc import Sequence
 
 from agent_core import events as ev
 from agent_core.ledger import Coverage
-from agent_core.report.checked import VERDICT_MARKS, checked_heading, checked_summary, fact_label
+from agent_core.report.checked import (
+    VERDICT_MARKS,
+    checked_heading,
+    checked_summary,
+    claim_text,
+    fact_label,
+    observed_text,
+)
 from agent_core.report.claims import annotate
 from agent_core.report.coverage import coverage_lines
 from agent_core.report.diagram import diagram_block, graph_of
@@ -50,7 +57,7 @@ def full_report(
     """The report (annotated), the architecture diagrams to append to it (a model's report: see
     :func:`diagram_section`) and the app's appendix: how much was read (``coverage``, the run's
     ledger), key facts, data gaps, the claim check."""
-    out = [annotate(report, check).rstrip(), ""]
+    out = [annotate(report, check, language).rstrip(), ""]
     if section := diagram_section(diagrams, language):
         out += [section.rstrip(), ""]
     out += ["---", "", f"## {checked_heading(language)}", ""]
@@ -76,8 +83,8 @@ def full_report(
             out += [t("checked_head", language), "|---|---|---|"]
             for claim in check.claims:
                 mark = VERDICT_MARKS[claim.verdict]
-                observed = plain(claim.observed or "—", limit=160)
-                out.append(f"| {mark} | {plain(claim.claim, limit=120)} | {observed} |")
+                observed = plain(observed_text(claim, language) or "—", limit=160)
+                out.append(f"| {mark} | {plain(claim_text(claim, language), limit=120)} | {observed} |")
         else:
             out.append(t("checked_none", language))
     return "\n".join(out).rstrip() + "\n"

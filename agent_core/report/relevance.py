@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agent_core.sources.manifest_files import is_manifest
+from agent_core.words import Said, said
 
 QUESTION_READS = 6  # files the offline planner reads for one question, per repository
 PER_FOLDER = 2  # files of one folder before other folders get their turn
@@ -198,7 +199,8 @@ def question_files(
     return ranked(read_question(question), paths, role)[:budget]
 
 
-def describe_question(question: str) -> str:
-    """What the reads are for, in a few words: "the question (“circuit”, “breaker”)"."""
+def describe_question(question: str) -> Said:
+    """What the reads are for, in a few words: "the question (“circuit breaker”)", said in words."""
     written = read_question(question).written
-    return f"the question ({', '.join(f'“{w}”' for w in written)})" if written else "the question"
+    quoted = [said("plan_quoted", word=w) for w in written]
+    return said("plan_question_about", topics=quoted) if quoted else said("plan_question")

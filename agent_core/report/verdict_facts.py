@@ -16,6 +16,7 @@ from agent_core.report.phrases import parse_date
 from agent_core.report.verdicts import Outcome
 from agent_core.sources.licenses import same_license
 from agent_core.tools.observe import notable_role
+from agent_core.words import said
 
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
@@ -32,9 +33,9 @@ def number(found: Found, facts: Facts) -> Outcome:
         fetched = len(commits.commits)
         if commits.has_more:
             return (
-                ("contradicted", f"more than {fetched}")
+                ("contradicted", said("observed_more_than", count=fetched))
                 if claimed < fetched
-                else ("unchecked", f"more than {fetched}")
+                else ("unchecked", said("observed_more_than", count=fetched))
             )
         return _compare(claimed, fetched, approximate)
     observed = getattr(info, found.subject, None) if info is not None else None
@@ -70,7 +71,7 @@ def license_claim(found: Found, facts: Facts) -> Outcome:
     known = project_license(facts)
     if known.finding is None:
         if info is not None and info.license is None and facts.license_files == ():
-            return ("verified" if found.negated else "contradicted"), "no license"
+            return ("verified" if found.negated else "contradicted"), said("observed_no_license")
         return "unchecked", None
     observed = known.finding.expression
     same = any(same_license(found.value, key) for key in known.finding.keys)

@@ -28,6 +28,7 @@ from agent_core.report.versions import compatible, ecosystem_of
 from agent_core.sources.languages import is_vendored
 from agent_core.sources.manifest_files import is_requirements_file
 from agent_core.tools.observe import notable_role
+from agent_core.words import said
 
 Outcome = verdicts.Outcome
 _Entry = TypeVar("_Entry")
@@ -46,7 +47,7 @@ def dependency(found: Found, facts: Facts) -> Outcome:
         # not declared by a manifest read, but its version is pinned centrally for the projects that use
         # it (Directory.Packages.props, a Gradle version catalog, Maven's dependencyManagement)
         if not found.version:
-            return "verified", f"version {pinned[0][0]} pinned in {pinned[0][2]}"
+            return "verified", said("observed_pinned", version=pinned[0][0], where=pinned[0][2])
         return version(found, facts)
     if verdict != "verified" or not found.version or found.negated:
         return verdict, observed
@@ -118,16 +119,13 @@ def version(found: Found, facts: Facts) -> Outcome:
     declared = [d for d in every if _readable(d[0])]
     locked = _lookup(_locked(facts), found.value)
     pairs = [(spec, eco) for spec, eco, _ in declared] + [(v, "go") for v, _ in locked]  # a lock: exact
-    said = [f"{spec} in {path}" for spec, _, path in declared[:_SHOWN]]
-    said += [f"locked {v} in {path}" for v, path in locked[:_SHOWN]]
-    observed = "; ".join(said) or None
+    observed = tuple(said("observed_spec_in", spec=spec, where=path) for spec, _, path in declared[:_SHOWN])
+    observed += tuple(said("observed_locked_in", version=v, where=path) for v, path in locked[:_SHOWN])
     met = compatible(found.version, pairs)
     if met is None:
         cut = any(spec and not _readable(spec) for spec, _, _ in every)
-        return "unchecked", observed or (
-            "its constraint was cut when read" if cut else "declared without a version"
-        )
-    return ("verified" if met else "contradicted"), observed
+        return "unchecked", observed or (said("observed_cut") if cut else said("observed_no_version"))
+    return ("verified" if met else "contradicted"), observed or None
 
 
 def package_count(found: Found, facts: Facts) -> Outcome:
@@ -136,7 +134,7 @@ def package_count(found: Found, facts: Facts) -> Outcome:
     if model is None or model.truncated or not facts.tree_complete or not whole_tree(facts.evidence):
         return "unchecked", None
     counted = sum(p.ecosystem == found.subject for p in model.packages)
-    observed = f"{counted:,} {found.subject} package{'s' if counted != 1 else ''}"
+    observed = said("observed_packages", count=counted, ecosystem=found.subject)
     return ("verified" if int(found.value) == counted else "contradicted"), observed
 
 
@@ -150,26 +148,28 @@ def framework(found: Found, facts: Facts) -> Outcome:
     declaring = _declaring(facts)
     where = [path for fw, paths in declaring.items() if _same(claimed, fw) for path in paths]
     if found.negated:
-        return ("contradicted", f"declared in {where[0]}") if where else ("unchecked", None)
+        return (
+            ("contradicted", said("observed_declared_in", where=where[:1])) if where else ("unchecked", None)
+        )
     if where:
         if found.version:
             outcome = version(dataclasses.replace(found, value=_package_of(claimed, facts)), facts)
             if outcome[0] != "verified":
                 return outcome
-        return "verified", f"declared in {', '.join(sorted(set(where))[:_SHOWN])}"
+        return "verified", said("observed_declared_in", where=sorted(set(where))[:_SHOWN])
     configured = _configured_by(claimed, facts)
     if configured is not None:
-        return "verified", f"configured by {configured}"
+        return "verified", said("observed_configured_by", where=configured)
     names = [fw.name for fw in FRAMEWORKS if fw in declaring]
-    observed = f"frameworks declared: {', '.join(names)}" if names else "no test framework declared"
+    observed = said("observed_frameworks", names=names) if names else said("observed_no_framework")
     if not claimed.packages or not _ecosystem_read(claimed, facts):
         return "unchecked", observed
     named_in = _named_in(claimed, facts)
     if named_in is not None:
-        return "unchecked", f"not declared; named in {named_in}"
+        return "unchecked", said("observed_named_in", where=named_in)
     unread = [p for p, ecosystem in _unread_runners(facts) if ecosystem in ("", claimed.ecosystem)]
     if unread:  # a CI workflow or a task file nobody read may install and run it
-        return "unchecked", f"{observed}; {unread[0]} not read"
+        return "unchecked", (observed, said("observed_not_read", where=unread[0]))
     return "contradicted", observed
 
 

@@ -1,8 +1,8 @@
 """The verdict on one claim, by kind: what the observations (one repository's facts) say about it.
 
 Each checker returns ``(verdict, observed)``: ``verified``/``contradicted``/``unchecked`` and what was
-observed (shown beside a contradicted claim), or ``(None, None)`` when the text was not a claim after
-all. Absence is only a fact when the data that would show the thing was complete (a whole tree, every
+observed (shown beside a contradicted claim: a value of the repository's, or the app's words about it as
+:class:`~agent_core.words.Said`), or ``(None, None)`` when the text was not a claim after all. Absence is only a fact when the data that would show the thing was complete (a whole tree, every
 manifest read); otherwise the claim is not checkable. Here: dependencies by name and paths (and
 :func:`locate`, shared); a version or a test framework beside a dependency is
 :mod:`~agent_core.report.verdict_packages`'s, the repository's metadata (counts, licence, language,
@@ -24,6 +24,7 @@ from agent_core.sources.languages import is_vendored
 from agent_core.sources.manifest_files import is_parsed_manifest
 from agent_core.tools.observe import notable_role
 from agent_core.tools.registry import TOOL_NAMES
+from agent_core.words import Said, said
 
 _RUNTIME_CATEGORIES = frozenset(
     {"web", "http", "cli", "async", "ui", "data", "ml", "orm", "server", "serialization", "llm", "rpc"}
@@ -40,7 +41,8 @@ _RUNTIMES = frozenset(
 )
 _WORD = re.compile(r"[\w@][\w@./:-]*")
 
-Outcome = tuple[ev.Verdict | None, str | None]
+Observed = str | Said | tuple[Said, ...] | None  # several: clauses of one observation
+Outcome = tuple[ev.Verdict | None, Observed]
 
 
 def dependency(found: Found, facts: Facts) -> Outcome:
@@ -117,19 +119,19 @@ def _declared(
 ) -> Outcome:
     holders = _holders(facts)
     declaring = holders.get(normal(found.value)) or holders.get(normal(_module_key(found.value)))
-    where = ", ".join((declaring if present and declaring else [m.path for m in parsed])[:_SHOWN])
+    where = (declaring if present and declaring else [m.path for m in parsed])[:_SHOWN]
     if found.negated:
         return ("contradicted" if present else "verified"), (
-            f"declared in {where}" if present else f"not in {where}"
+            said("observed_declared_in", where=where) if present else said("observed_not_in", where=where)
         )
     if present:
-        return "verified", f"declared in {where}"
+        return "verified", said("observed_declared_in", where=where)
     all_read = index_of(facts).derived("all_manifests_read", lambda: _all_manifests_read(facts))
     if all_read and category in _RUNTIME_CATEGORIES:
-        return "contradicted", f"not among the dependencies in {where}"
+        return "contradicted", said("observed_not_among", where=where)
     if all_read and found.explicit and whole_tree(facts.evidence) and not _named_in_files(found.value, facts):
-        return "contradicted", f"not among the dependencies in {where}"  # "depends on `X`", X nowhere
-    return "unchecked", f"not in {where}"
+        return "contradicted", said("observed_not_among", where=where)  # "depends on `X`", X nowhere
+    return "unchecked", said("observed_not_in", where=where)
 
 
 def _all_manifests_read(facts: Facts) -> bool:
@@ -195,13 +197,13 @@ def path(found: Found, facts: Facts) -> Outcome:
     if not facts.tree_complete or not whole_tree(facts.evidence) or _package_shaped(path, facts):
         return "unchecked", None
     if _PRODUCED.match(path):  # `dist/app.js`, `path/to/config.yml`: what a build makes, or a placeholder
-        return "unchecked", "not in the repository's tree (made by a build, or a placeholder)"
+        return "unchecked", said("observed_produced")
     if found.subject == "code":  # a path in a block of code may be relative to a file nobody names
-        return "unchecked", "not found in the repository's tree"
-    return ("verified" if found.negated else "contradicted"), "not in the repository's tree"
+        return "unchecked", said("observed_not_found")
+    return ("verified" if found.negated else "contradicted"), said("observed_not_in_tree")
 
 
-def _declared_package(name: str, facts: Facts) -> str | None:
+def _declared_package(name: str, facts: Facts) -> Said | None:
     """Where a manifest read declares a package of this name (Composer's ``vendor/package``...)."""
     key = _module_key(name)
     if not any(key == d for d in _module_names(facts)[1]):
@@ -211,7 +213,7 @@ def _declared_package(name: str, facts: Facts) -> str | None:
         for m in facts.manifests
         if m.status == "parsed" and any(_module_key(d.name) == key for d in m.all_dependencies())
     ]
-    return f"declared in {', '.join(where[:3])}"
+    return said("observed_declared_in", where=where[:3])
 
 
 def _package_shaped(path: str, facts: Facts) -> bool:
@@ -232,7 +234,7 @@ def _repository_names(facts: Facts) -> set[str]:
     return names
 
 
-def locate(path: str, facts: Facts) -> str | None:
+def locate(path: str, facts: Facts) -> str | Said | None:
     """Where ``path`` is in the tree: itself, the one file it names by a shorter path, or a top-level
     file it names without its extension ("README" for ``README.md``)."""
     index = index_of(facts)
@@ -246,7 +248,9 @@ def locate(path: str, facts: Facts) -> str | None:
         return stems[0]
     tails = index.tails(path)
     return (
-        tails[0] if len(tails) == 1 else (f"{len(tails)} places, e.g. {sorted(tails)[0]}" if tails else None)
+        tails[0]
+        if len(tails) == 1
+        else (said("observed_places", count=len(tails), first=sorted(tails)[0]) if tails else None)
     )
 
 

@@ -24,7 +24,7 @@ from rich.text import Text
 from agent_core import events as ev
 from agent_core.cost import CostPart
 from agent_core.diagnosis import explain
-from agent_core.report.checked import checked_heading, checked_summary
+from agent_core.report.checked import checked_heading, checked_summary, claim_text, observed_text
 from agent_core.report.coverage import coverage_lines
 from agent_core.report.export import diagram_section
 from agent_core.result_shape import (
@@ -36,7 +36,7 @@ from agent_core.result_shape import (
     ResultShape,
 )
 from agent_core.tree_shape import TreeSummary
-from agent_core.words import t
+from agent_core.words import say, t
 
 logger = logging.getLogger(__name__)
 
@@ -171,7 +171,7 @@ class TerminalRenderer:
                     self._line("")
                     self._line(self._t("cli_turn_rule", turn=event.turn), "bold")
             case ev.ReasoningDelta():
-                self._stream(event.turn, event.text, "dim")
+                self._stream(event.turn, say(event.said, self._lang) if event.said else event.text, "dim")
             case ev.TextDelta():
                 if event.turn == self._report_turn:
                     self._report_streamed = True
@@ -270,7 +270,10 @@ class TerminalRenderer:
         self._line(f"{checked_heading(self._lang)} · {checked_summary(event, self._lang)}", "bold")
         for claim in event.claims:
             if claim.verdict == "contradicted":
-                self._line(f"  ✗ {claim.claim} — {self._t('checked_observed')} {claim.observed}", "red")
+                observed = observed_text(claim, self._lang)
+                self._line(
+                    f"  ✗ {claim_text(claim, self._lang)} — {self._t('checked_observed')} {observed}", "red"
+                )
 
     def _diagram(self, event: ev.DiagramDrawn) -> None:
         self._diagrams.append(event)

@@ -58,7 +58,11 @@ def breaker_value(snapshots: Iterable[BreakerSnapshot], lang: str = "en") -> dic
         "headers": breaker_columns(lang),
         "data": rows,
         "metadata": {
-            "display_value": [[str(cell) for cell in row] for row in rows],
+            # the state as the page's language says it; the cell keeps its name (its style's key)
+            "display_value": [
+                [t(f"breaker_state_{cell}", lang) if i == 1 else str(cell) for i, cell in enumerate(row)]
+                for row in rows
+            ],
             "styling": [["", STATE_STYLES.get(str(row[1]), ""), "", "", ""] for row in rows],
         },
     }

@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent_core import events as ev
-from agent_core.report.checked import VERDICT_MARKS, checked_heading, checked_summary, fact_label
+from agent_core.report.checked import (
+    VERDICT_MARKS,
+    checked_heading,
+    checked_summary,
+    claim_text,
+    fact_label,
+    observed_text,
+)
 from agent_core.web.markdown import one_line
 from agent_core.words import t
 
@@ -74,8 +81,8 @@ def distinct_claims(claims: Sequence[ev.CheckedClaim]) -> list[ev.CheckedClaim]:
 
 def _row(claim: ev.CheckedClaim, lang: str) -> str:
     """One entry: the mark, the claim, and what was observed unless it only repeats the claim."""
-    row = f"- {VERDICT_MARKS[claim.verdict]} {one_line(claim.claim, 90)}"
+    row = f"- {VERDICT_MARKS[claim.verdict]} {one_line(claim_text(claim, lang), 90)}"
     observed = claim.observed
     if observed and claim.kind != "link" and observed.casefold().strip() != claim.claim.casefold().strip():
-        row += f" — {t('checked_observed', lang)} {one_line(observed, 90)}"
+        row += f" — {t('checked_observed', lang)} {one_line(observed_text(claim, lang) or observed, 90)}"
     return row

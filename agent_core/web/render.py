@@ -41,7 +41,7 @@ from agent_core.web.trace_items import (
     scope_items,
     short_args,
 )
-from agent_core.words import t
+from agent_core.words import say, t
 
 # ------------------------------------------------------------------------------------------ the view
 
@@ -95,7 +95,8 @@ class TraceView:
             case ev.TurnStarted():
                 self._turn_started(event)
             case ev.ReasoningDelta():
-                self._step(event.turn, event.t).reasoning.feed(event.text)
+                said = say(event.said, self.lang) if event.said else event.text  # the app's: in words
+                self._step(event.turn, event.t).reasoning.feed(said)
             case ev.TextDelta() | ev.RateLimitUpdated() | ev.ClaimsChecked():
                 pass  # the report pane's and the stats'
             case ev.TurnFinished() | ev.TurnProgress():
@@ -204,10 +205,10 @@ class TraceView:
             self._calls[event.call_id] = call
             self._add(call)
         call.status, call.duration = "done", event.duration_s
-        call.log = call_badges(event)
+        call.log = call_badges(event, self.lang)
         call.preview = call_preview(event, self.lang)
         if event.error and not event.stale:
-            call.lines.append(safe_markdown(f"**error:** {one_line(event.error, 300)}"))
+            call.lines.append(safe_markdown(f"**{t('call_error', self.lang)}** {one_line(event.error, 300)}"))
         step = self._steps.get(event.turn)
         if step is not None:
             step.open_calls.discard(event.call_id)

@@ -92,7 +92,9 @@ class ReportView:
         claim check) and a model's report followed by the app's diagrams, rendered once."""
         if self.result is not None and self.claims is not None:
             if self._annotated is None:
-                report = self.diagrams.with_section(annotate(self.result.report, self.claims), self.result)
+                report = self.diagrams.with_section(
+                    annotate(self.result.report, self.claims, self.lang), self.result
+                )
                 self._annotated = safe_markdown(report.strip(), diagrams=self.diagrams.mermaid)
             return self._annotated
         return self._md.value()

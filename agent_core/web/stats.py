@@ -45,7 +45,7 @@ class LiveStats:
         )
         rate = unknown if remaining is None else str(remaining)
         if remaining is not None and reset:
-            rate += f" (reset {format_clock(reset)})"
+            rate += t("stat_resets_at", lang, at=format_clock(reset))
         cost = self.cost(lang, mode=mode)
         tokens_in, tokens_out, cached = (
             (f.prompt_tokens, f.completion_tokens, f.cached_prompt_tokens)

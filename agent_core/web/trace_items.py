@@ -134,21 +134,21 @@ class BreakerRow:
         )
 
 
-def call_badges(event: ev.ToolCallFinished) -> list[str]:
+def call_badges(event: ev.ToolCallFinished, lang: str = "en") -> list[str]:
     """``["2 attempts", "cache", "STALE 12 min", "DEGRADED"]`` — what a finished call's title shows."""
     badges: list[str] = []
     if event.attempts > 1:
-        badges.append(f"{event.attempts} attempts")
+        badges.append(t("badge_attempts", lang, count=event.attempts))
     if event.memo:
-        badges.append("memo")
+        badges.append(t("badge_memo", lang))
     elif event.from_cache:
-        badges.append("cache")
+        badges.append(t("badge_cache", lang))
     if event.stale:
-        badges.append(f"STALE {format_age(event.stale_age_s)}")
+        badges.append(t("badge_stale", lang, age=format_age(event.stale_age_s)))
     if event.degraded:
-        badges.append("DEGRADED")
+        badges.append(t("badge_degraded", lang))
     elif not event.ok:
-        badges.append("error")
+        badges.append(t("badge_error", lang))
     return badges
 
 

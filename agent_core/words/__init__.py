@@ -5,17 +5,35 @@ fills its ``{}`` fields (``{n!p:file|files}``: the noun that agrees with the cou
 things in one language (a report). The tables are per area (``page_*``, ``report_*``, ...; joined in
 :mod:`agent_core.words.tables`); every key exists in every language with the same placeholders
 (tests/test_words.py). Repository content and model output never pass through here: only the app's words.
+
+A sentence that travels in an event before anyone reads it (the planner's narration, what the claim check
+observed) travels as :class:`Said`: its key and its values (names, paths, numbers: repository content,
+never words), so that each consumer says it in its own language with :func:`say`; the event keeps an
+English preview beside it for consumers that read no language.
 """
 
 from __future__ import annotations
 
 import string
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from agent_core.words.tables import LANGUAGES, TABLES, Language
 
-__all__ = ["LANGUAGES", "Language", "Words", "language_of", "t", "words_for"]
+__all__ = [
+    "LANGUAGES",
+    "Language",
+    "Said",
+    "SaidValue",
+    "Words",
+    "language_of",
+    "said",
+    "said_from_dict",
+    "say",
+    "t",
+    "words_for",
+]
 
 
 def language_of(code: str | None) -> Language:
@@ -76,3 +94,70 @@ class Words:
 def words_for(language: str | None) -> Words:
     """The bound lookup for ``language`` (English for anything but ``"zh"``)."""
     return Words(language_of(language))
+
+
+SaidValue: TypeAlias = "str | int | float | Said | tuple[str | Said, ...]"
+
+
+@dataclass(frozen=True)
+class Said:
+    """A sentence of the app's as data: ``key`` in the words tables and its named ``values``. A value is a
+    number or a text of the repository's (a path, a name, a version), another :class:`Said` (a clause said
+    in the same language), or a tuple of them, joined as the template's field says: ``{files}`` as a list
+    (``said_list_sep``: ", " or "、"), ``{groups:clause}`` by ``said_clause_sep``, ``{parts:and}`` by
+    ``said_and_sep``."""
+
+    key: str
+    values: tuple[tuple[str, SaidValue], ...] = ()
+
+
+def said(key: str, **values: SaidValue | Sequence[str | Said]) -> Said:
+    """``Said(key, values)`` from keyword values; a list becomes a tuple (the value stays frozen)."""
+    return Said(key, tuple((name, _frozen(value)) for name, value in values.items()))
+
+
+def _frozen(value: object) -> SaidValue:
+    if isinstance(value, str | int | float | Said):
+        return value
+    if isinstance(value, Sequence):
+        return tuple(item if isinstance(item, Said) else str(item) for item in value)
+    raise TypeError(f"a said value is a number, a text, a Said or a sequence of them, not {type(value)}")
+
+
+def say(what: Said | Sequence[Said], lang: str | None = "en") -> str:
+    """``what`` in ``lang``: one sentence, or several joined as the language joins sentences."""
+    if isinstance(what, Said):
+        return t(what.key, lang, **{name: _said_value(value, lang) for name, value in what.values})
+    return t("said_sentence_sep", lang).join(say(one, lang) for one in what)
+
+
+class _Joined:
+    """A tuple of a :class:`Said`, said in ``lang`` and joined by the separator its field names."""
+
+    def __init__(self, items: tuple[str | Said, ...], lang: str | None) -> None:
+        self.items = [say(item, lang) if isinstance(item, Said) else item for item in items]
+        self.lang = lang
+
+    def __format__(self, spec: str) -> str:
+        return t(f"said_{spec or 'list'}_sep", self.lang).join(self.items)
+
+
+def _said_value(value: SaidValue, lang: str | None) -> object:
+    if isinstance(value, Said):
+        return say(value, lang)
+    if isinstance(value, tuple):
+        return _Joined(value, lang)
+    return value
+
+
+def said_from_dict(data: Mapping[str, Any]) -> Said:
+    """The inverse of ``dataclasses.asdict`` on a :class:`Said` read back from JSON (lists for tuples)."""
+
+    def value(raw: Any) -> SaidValue:
+        if isinstance(raw, Mapping):
+            return said_from_dict(raw)
+        if isinstance(raw, list | tuple):
+            return tuple(said_from_dict(item) if isinstance(item, Mapping) else str(item) for item in raw)
+        return raw if isinstance(raw, int | float) else str(raw)
+
+    return Said(str(data["key"]), tuple((str(name), value(raw)) for name, raw in data.get("values", ())))

@@ -23,6 +23,8 @@ from agent_core.words import (
     folder_zh,
     page_en,
     page_zh,
+    plan_en,
+    plan_zh,
     repomodel_en,
     repomodel_zh,
     report_en,
@@ -37,7 +39,8 @@ Language = Literal["en", "zh"]
 LANGUAGES: tuple[Language, ...] = ("en", "zh")
 
 # One line per language, the areas in the same order: page, claim check, report, repository
-# model, diagram, diagnosis, coverage, model turns, folder reports, the command line's trace.
+# model, diagram, diagnosis, coverage, model turns, folder reports, the command line's trace, the
+# narration of planned turns.
 AREAS: Mapping[Language, tuple[Mapping[str, str], ...]] = MappingProxyType(
     {
         "en": (
@@ -51,6 +54,7 @@ AREAS: Mapping[Language, tuple[Mapping[str, str], ...]] = MappingProxyType(
             turns_en.TURNS,
             folder_en.FOLDER,
             terminal_en.TERMINAL,
+            plan_en.PLAN,
         ),
         "zh": (
             page_zh.PAGE,
@@ -63,6 +67,7 @@ AREAS: Mapping[Language, tuple[Mapping[str, str], ...]] = MappingProxyType(
             turns_zh.TURNS,
             folder_zh.FOLDER,
             terminal_zh.TERMINAL,
+            plan_zh.PLAN,
         ),
     }
 )

@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 TURNS: Mapping[str, str] = MappingProxyType(
     {
-        "check_reads_thought": "Reading the manifests the report's claims rest on: {files}.",
+        "check_reads_thought": "Reading the manifests the report's claims rest on: {files}{more}.",
         "turn_cut": "the model started repeating itself at line {line}; the rest was cut",
         "turn_partial": "partial report: the model was stopped before it finished (the run's time limit, or its stream stopped); the sections it did not reach were written by the app from the observations",
         "turn_completed": "*The model was stopped before it finished; the sections below were written by the app from the observations.*",

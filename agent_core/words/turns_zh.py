@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 TURNS: Mapping[str, str] = MappingProxyType(
     {
-        "check_reads_thought": "读取报告中的说法所依据的清单文件：{files}。",
+        "check_reads_thought": "读取报告中的说法所依据的清单文件：{files}{more}。",
         "turn_cut": "模型从第 {line} 行开始重复自己，其余部分已截去",
         "turn_partial": "报告不完整：模型在写完之前被停止（达到运行时间限制，或其输出流中断）；它未写到的部分由应用根据观察结果补写",
         "turn_completed": "*模型在写完之前被停止；以下部分由应用根据观察结果补写。*",

@@ -1,0 +1,40 @@
+"""What the app narrates in the trace before a model or the planner reads anything, in English: the
+offline planner's turns and the prefetch's, and how a :class:`~agent_core.words.Said` joins its parts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+PLAN: Mapping[str, str] = MappingProxyType(
+    {
+        "said_sentence_sep": " ",
+        "said_list_sep": ", ",
+        "said_clause_sep": "; ",
+        "said_and_sep": " and ",
+        "plan_overview": "Starting with an overview of {repos}: metadata, the whole file tree, languages and the {commits} most recent commits, all in parallel.",
+        "plan_no_tree": "The file tree of {repo} could not be fetched, so listing its root folder instead.",
+        "plan_step": "{parts:and}.",
+        "plan_step_in": "{parts:and} in {repo}.",
+        "plan_reading": "Reading {groups:clause}",
+        "plan_listing_first": "Listing {folders}",
+        "plan_listing": "listing {folders}",
+        "plan_fetching_first": "Fetching the tests kept in {folders}",
+        "plan_fetching": "fetching the tests kept in {folders}",
+        "plan_root_folder": "the root folder",
+        "plan_read_readme": "{files}",
+        "plan_read_manifest": "the manifests {files}",
+        "plan_read_module": "the main modules {files}",
+        "plan_read_ci": "the CI configuration {files}",
+        "plan_read_license": "the license {files}",
+        "plan_read_attributes": "the Linguist overrides {files}",
+        "plan_read_question": "for {purpose}: {files}",
+        "plan_question": "the question",
+        "plan_question_about": "the question ({topics})",
+        "plan_quoted": "“{word}”",
+        "prefetch_overview": "Gathering the basics of {repos}: metadata, the whole file tree and recent commits, all at once.",
+        "prefetch_lookup": "Looking up the path for the repository's licence and CI: {folders}.",
+        "prefetch_lookup_manifest": "Looking up the path for the nearest manifest, the repository's licence and CI: {folders}.",
+        "prefetch_basics": "Reading what every analysis needs: {files}.",
+    }
+)
