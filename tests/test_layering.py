@@ -291,7 +291,7 @@ HAN_READERS = {
     "agent_core.report.verdict_facts": "Chinese dates and number units read back from a claim (年, 月, 万)",
     "agent_core.report.relevance": "Chinese question words mapped to the files that answer them",
     "agent_core.sources.targets": "the Chinese words that join two repositories in one request (和, 与, 对比)",
-    "agent_core.web.i18n": "the language selector names each language in itself (中文)",
+    "agent_core.web.page": "the language selector names each language in itself (中文)",
     "agent_core.llm.tokens": "the CJK ranges whose characters count as tokens of their own",
     "bench.realrepos_judge": "patterns that judge reports written in Chinese (依赖, 测试, 至少 ...)",
     "bench.truth_judge": "patterns that judge reports written in Chinese (主要语言, 包, 测试框架 ...)",

@@ -17,7 +17,7 @@ from agent_core.tools.registry import TOOL_NAMES
 from agent_core.web.batching import batched
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import RunBudget
-from agent_core.web.i18n import ui_language
+from agent_core.web.page import ui_language
 from agent_core.web.replay import bundled_recordings, load_recording
 from agent_core.words import t
 from testing.clock import FakeClock, run_in_virtual_time

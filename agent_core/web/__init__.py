@@ -1,7 +1,7 @@
 """The browser app: all the Gradio code of the project, and the only package that imports Gradio.
 
 app           build_app (the web composition root), launch options, main
-page/layout   what the page is made of (typed panels) and how it is laid out
+page/layout   what the page is made of (typed panels, the language selector's choices) and its layout
 handlers      the page's event handlers; bindings: which page event runs which handler
 render        TraceView: events -> trace messages, report, stats (pure, no gradio); trace_items, stats
 markdown      untrusted text made safe for Markdown renderers; short display forms
@@ -10,6 +10,5 @@ batching      a run's events grouped into UI frames (urgent ones at once, text b
 browser_session  BrowserSession: what one browser session owns (settings and keys, breakers, chaos)
 replay        recorded runs played back with their original timing; the bundled recordings
 budget        RunBudget: runs per hour per visitor in hosted mode
-i18n          the interface-language selector (the words themselves: agent_core.words)
 mcp           RepositoryApi: the public API / MCP tools (made from the tool registry) and ``analyze``
 """

@@ -17,8 +17,8 @@ from agent_core.resilience import BreakerSnapshot
 from agent_core.settings import Settings
 from agent_core.web.breakers import STATE_STYLES, TICK_SECONDS, breaker_columns, breaker_table
 from agent_core.web.browser_session import BrowserSession
-from agent_core.web.i18n import UI_LANGUAGES
 from agent_core.web.page import (
+    UI_LANGUAGES,
     ChaosPanel,
     Inputs,
     Page,

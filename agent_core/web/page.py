@@ -1,6 +1,8 @@
 """What the page is made of: one small frozen dataclass per panel (inputs, trace, report, status, chaos,
 replay, settings) joined in :class:`Page`, so a handler names ``page.report.markdown`` and a reader can
-find it; and the page's labels in either language (:meth:`Page.labels`).
+find it; the interface-language selector's choices (:data:`UI_LANGUAGES`) and the page's labels in
+either language (:meth:`Page.labels`). What the page says lives in :mod:`agent_core.words`; reports
+follow the core's report-language setting; repository content is never translated.
 
 :func:`agent_core.web.layout.layout` creates the components and returns the :class:`Page`; handlers live
 in :mod:`~agent_core.web.handlers`, what triggers them in :mod:`~agent_core.web.bindings`.
@@ -8,6 +10,8 @@ in :mod:`~agent_core.web.handlers`, what triggers them in :mod:`~agent_core.web.
 
 from __future__ import annotations
 
+import types
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,10 +19,18 @@ from typing import Any
 import gradio as gr
 
 from agent_core.tools.registry import TOOL_NAMES
-from agent_core.words import t
+from agent_core.words import Language, t
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 Frame = dict[Any, Any]
+UI_LANGUAGES: Mapping[str, Language] = types.MappingProxyType({"English": "en", "中文": "zh"})
+
+
+def ui_language(choice: str | None) -> Language:
+    """A selector's value ("English", "中文", "en", "zh") as a language code; English otherwise."""
+    if choice in ("en", "zh"):
+        return choice  # type: ignore[return-value]
+    return UI_LANGUAGES.get(choice or "", "en")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -14,12 +14,11 @@ from agent_core.web.breakers import breaker_value, needs_ticking
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.controls import chaos_text, form_error, run_buttons
 from agent_core.web.handlers import Handlers
-from agent_core.web.i18n import UI_LANGUAGES, ui_language
 from agent_core.web.layout import examples, examples_update
 from agent_core.web.limits import too_long
 from agent_core.web.markdown import one_line
 from agent_core.web.outcome import report_pane
-from agent_core.web.page import Frame
+from agent_core.web.page import UI_LANGUAGES, Frame, ui_language
 from agent_core.words import t
 
 
