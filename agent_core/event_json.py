@@ -58,6 +58,10 @@ def event_from_dict(data: Mapping[str, Any]) -> ev.Event:
             values["estimate"] = replace(_fields_of(ev.CostEstimate, estimate), parts=parts)
     if cls in (ev.ReasoningDelta, ev.ClaimsChecked):
         values |= _words_of(values)
+    if cls is ev.DraftReviewed:
+        for name in ("findings", "corrected"):
+            values[name] = tuple(_claim_from_dict(c) for c in values.get(name, ()))
+        values["problems"] = tuple(values.get("problems", ()))
     if cls is ev.DiagramDrawn:
         values["components"] = tuple(_fields_of(ev.Component, c) for c in values.get("components", ()))
         values["relations"] = tuple(_fields_of(ev.Relation, r) for r in values.get("relations", ()))

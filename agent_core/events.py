@@ -254,6 +254,28 @@ class ClaimsChecked:
     unchecked: int = 0
 
 
+DraftOutcome = Literal["revise", "read_first", "accepted", "replaced"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class DraftReviewed:
+    """The app's judgement of a model's draft report before anyone sees it as the report
+    (:mod:`agent_core.agent.draft_review`): sent back once to ``revise`` it (``findings``: its ✗ claims,
+    given to the model) or to ``read_first`` (no read of its own), ``accepted`` after a revision
+    (``corrected``: the earlier draft's ✗ claims this one no longer makes), or ``replaced`` by the
+    deterministic writer's report (``kept``: the model's grounded sentences quoted in it). ``problems``:
+    tool_call, echo, repeated_block, from_memory, no_reads, contradicted, missing_paths."""
+
+    kind: Literal["draft_reviewed"] = "draft_reviewed"
+    t: float
+    turn: int  # the turn that wrote the draft
+    outcome: DraftOutcome
+    problems: tuple[str, ...] = ()
+    findings: tuple[CheckedClaim, ...] = ()
+    corrected: tuple[CheckedClaim, ...] = ()
+    kept: int = 0
+
+
 @dataclass(frozen=True, kw_only=True)
 class Component:
     """A box of the architecture diagram: a folder or file of the analysed tree and what it is for."""
@@ -345,6 +367,7 @@ Event: TypeAlias = (
     | RateLimitUpdated
     | Notice
     | ClaimsChecked
+    | DraftReviewed
     | DiagramDrawn
     | RunFinished
     | RunFailed

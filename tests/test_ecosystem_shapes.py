@@ -265,9 +265,18 @@ async def analyse(
         if report is None:
             settings = Settings(github_api_url=emu.base_url, cache_dir=cache)
             return (await run_once(settings, "", target=target or facts.repo)).events
-        with ScriptedModelServer(responder=lambda _body: Turn.final(report)) as server:
+        with ScriptedModelServer(responder=lambda body: _reads_then(body, facts.repo, report)) as server:
             settings = make_settings(emu, cache, server, prefetch=True)
             return (await run_once(settings, "What is this repository?", target=facts.repo)).events
+
+
+def _reads_then(body: dict[str, Any], repo: str, report: str) -> Turn:
+    """A model that makes one call of its own (the repository's info), then writes ``report`` (and keeps
+    it when the claim check gives its findings back: issue 37's one revision)."""
+    if any(m.get("role") == "tool" for m in body.get("messages") or ()):
+        return Turn.final(report)
+    owner, name = repo.split("/")
+    return Turn.calls(("get_repo_info", {"owner": owner, "repo": name}))
 
 
 def finished(events: list[ev.Event]) -> str:

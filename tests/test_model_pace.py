@@ -84,7 +84,8 @@ async def brief_run(
     emu: GitHubEmulator, tmp_path: Path, provider: str, turn: Turn, services: Services | None = None
 ) -> tuple[list[ev.Event], str, list[dict[str, object]]]:
     """A run with the evidence first: its events, its first user message, and every request's tools."""
-    with ScriptedModelServer([turn]) as server:
+    # the report written from the brief alone is asked once for reads (issue 37): the model keeps it
+    with ScriptedModelServer([turn], responder=lambda _body: Turn.final(REPORT)) as server:
         settings = make_settings(emu, tmp_path, server, prefetch=True, llm_context_window=WINDOW)
         services = services or Services(settings)
         try:
@@ -121,7 +122,7 @@ async def test_a_measured_speed_is_remembered_per_endpoint_and_sizes_the_next_br
 ) -> None:
     # The first run's report turn reads 3,000 fresh tokens in 300 s by the server's progress: 10 tokens/s.
     slow = Turn.final(REPORT, prompt_progress=((0, 3000, 0), (3000, 3000, 300_000)), usage=(3000, 20))
-    with ScriptedModelServer([slow, Turn.final(REPORT)]) as server:
+    with ScriptedModelServer([slow], responder=lambda _body: Turn.final(REPORT)) as server:
         settings = make_settings(docs_emulator, tmp_path, server, prefetch=True, llm_context_window=WINDOW)
         services = Services(settings)
         try:
@@ -131,7 +132,8 @@ async def test_a_measured_speed_is_remembered_per_endpoint_and_sizes_the_next_br
                 pass
         finally:
             await services.aclose()
-        briefs = [str((r.body or {})["messages"][1]["content"]) for r in server.chat_requests]
+        firsts = [r for r in server.chat_requests if len((r.body or {})["messages"]) == 2]  # each run's first
+        briefs = [str((r.body or {})["messages"][1]["content"]) for r in firsts]
     said = [n.message for n in [*first, *second] if isinstance(n, ev.Notice) and "Brief cut" in n.message]
     assert "at 40 tokens/s (assumed until measured)" in said[0]
     assert f"Brief cut to {MIN_BRIEF_TOKENS:,} tokens" in said[1] and "at 10 tokens/s (measured)" in said[1]

@@ -102,25 +102,31 @@ async def test_prose_from_memory_is_sent_back_once_then_replaced_by_the_facts(
     assert "Count words, fast." in done.report  # the facts, gathered without the model
 
 
-async def test_prose_with_prefetch_is_grounded_and_its_false_claims_are_contradicted(
+async def test_prose_with_prefetch_is_judged_against_the_brief_and_its_false_claims_given_back(
     emulator: GitHubEmulator, tmp_path: Path
 ) -> None:
-    with ScriptedModelServer([Turn.final(FROM_MEMORY)]) as server:
+    """Grounded in the brief, the draft's false claims are ✗; with no read of its own and a file the
+    repository lacks, it is written from memory: sent back once with its findings, then replaced."""
+    with ScriptedModelServer([Turn.final(FROM_MEMORY), Turn.final(FROM_MEMORY)]) as server:
         run = await run_once(make_settings(emulator, tmp_path, server, prefetch=True))
         first = server.chat_requests[0].messages
+        asked = server.chat_requests[1].messages[-1]["content"]
         server.assert_exhausted()
     assert [e.purpose for e in run.of(ev.TurnStarted)][:2] == ["prefetch", "prefetch"]
     brief = first[1]["content"]
     assert "Evidence the tools gathered before your first turn" in brief and "42 stars" in brief
     assert "----- README.md" in brief and "----- pyproject.toml" in brief
     assert not any(m["role"] == "tool" for m in first)  # one brief, not many tool messages
-    (check,) = run.of(ev.ClaimsChecked)
-    contradicted = {c.claim: c.observed for c in check.claims if c.verdict == "contradicted"}
+    sent_back, replaced = run.of(ev.DraftReviewed)
+    contradicted = {c.claim: c.observed for c in sent_back.findings}
     assert {"JavaScript", "package.json", "forks: 23", "open issues: 9", "last commit: February 2023"} <= set(
         contradicted
     )
     assert contradicted["JavaScript"] == "Python" and contradicted["forks: 23"] == "0"
-    assert run.finished.stats.claims_contradicted == check.contradicted == len(contradicted)
+    assert "from_memory" in sent_back.problems and "package.json" in asked
+    assert replaced.outcome == "replaced" and run.finished.writer == "fallback"
+    assert "23 forks" not in run.finished.report
+    (check,) = run.of(ev.ClaimsChecked)
     assert {f.label: f.value for f in check.key_facts}["stars"] == "42"
 
 

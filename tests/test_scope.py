@@ -192,7 +192,8 @@ async def test_prefetch_reads_the_folder_and_the_nearest_manifest_up_its_path_at
     emu: GitHubEmulator, tmp_path: Path
 ) -> None:
     scoped = "https://github.com/acme/mono/tree/feature/x/pkg/parser/src"  # src/ has no manifest
-    with ScriptedModelServer([Turn.final("# parser\n\nParses.\n")]) as server:
+    # a report from the brief alone is asked once for reads (issue 37); this model keeps it
+    with ScriptedModelServer([Turn.final("# parser\n\nParses.\n")] * 2) as server:
         run = await run_once(make_settings(emu, tmp_path, server, prefetch=True), target=scoped)
         first = server.chat_requests[0].messages
         server.assert_exhausted()

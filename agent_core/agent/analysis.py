@@ -28,7 +28,7 @@ from agent_core.agent.model_run import model_run
 from agent_core.agent.model_turn import ModelDriver
 from agent_core.agent.planner_run import planner_run
 from agent_core.agent.prefetch import gather_basics
-from agent_core.agent.prompts import detect_language, system_prompt, task_message
+from agent_core.agent.prompts import detect_language, system_prompt, task_message, worked_example
 from agent_core.agent.run import Parts, Run
 from agent_core.agent.sink import EventSink
 from agent_core.agent.turn_words import beyond_brief, brief_cut
@@ -191,7 +191,7 @@ class Analysis:
         else:
             prompt = system_prompt(self.parts.scope, language=run.language, tools=self.driver.tool_names)
             if self.driver.text_mode:
-                prompt += "\n\n" + self.driver.tools_prompt()
+                prompt += f"\n\n{self.driver.tools_prompt()}\n\n{worked_example(self.parts.scope, self.driver.tool_names)}"
         return [
             {"role": "system", "content": prompt},
             {"role": "user", "content": task_message(run.question, self.parts.scope, self._target_notes)},

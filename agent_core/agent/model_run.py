@@ -17,17 +17,21 @@
 
 What real models do is read, not trusted (:mod:`~agent_core.agent.replies`): a tool call written as text
 is run, never reported; a text-protocol reply keeps only its thought and first action; an answer with
-nothing observed is sent back once with a request to use the tools.
+nothing observed is sent back once with a request to use the tools. A draft report is judged before it
+is the report (:mod:`~agent_core.agent.draft_review`): an echo, a block said twice, a bare JSON call or a
+report from memory is sent back once, then replaced; ✗ claims and missing paths are given back once; a
+report with no read of the model's own is asked once for reads.
 """
 
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from agent_core import events as ev
 from agent_core.agent.accounting import Added
 from agent_core.agent.diagram_call import diagrams
+from agent_core.agent.draft_review import Drafts, Judged, judge
 from agent_core.agent.endings import (
     completed_partial,
     failed,
@@ -58,6 +62,9 @@ class _After:
     nudged: bool = False
     ignored_tools: bool = False  # answered from memory twice
     partial: bool = False  # the report was stopped before its end
+    written: bool = False  # the report is the deterministic writer's, in place of an unfit draft
+    own_calls: int = 0  # tool calls the model chose itself (the prefetch's are not)
+    drafts: Drafts = field(default_factory=Drafts)  # what its drafts' judgements used (agent.draft_review)
 
 
 async def model_run(run: Run, driver: ModelDriver) -> Flow:
@@ -66,8 +73,7 @@ async def model_run(run: Run, driver: ModelDriver) -> Flow:
         if (limit := run.limit_reached()) is not None:
             after = replace(after, stop_reason=limit)
             break
-        nudged = after.nudged
-        async for item in _explore(run, driver, nudged=nudged):
+        async for item in _explore(run, driver, after):
             if isinstance(item, Result):
                 after = item.value
             else:
@@ -79,7 +85,11 @@ async def model_run(run: Run, driver: ModelDriver) -> Flow:
         elif after.ignored_tools:
             yield Added(failure=replace(driver.diagnose(None), cause="model_no_tools"))
         reason = after.stop_reason or model_reason(failure, run.language)
-        async for event in _finish_without_answer(run, driver, after.stop_reason, reason):
+        async for event in _finish_without_answer(run, driver, after, reason):
+            yield event
+        return
+    if after.written:
+        async for event in finish(run, after.report, writer="fallback", cost=driver.cost(run)):
             yield event
         return
     async for event in _finish_model(run, driver, after.report, partial=after.partial):
@@ -104,8 +114,10 @@ async def _finish_model(run: Run, driver: ModelDriver, report: str, *, partial: 
         yield event
 
 
-async def _explore(run: Run, driver: ModelDriver, *, nudged: bool) -> Step[_After]:
-    """One model turn and what it asked for: its tool calls run, or its answer judged."""
+async def _explore(run: Run, driver: ModelDriver, after: _After) -> Step[_After]:
+    """One model turn and what it asked for: its tool calls run, or its answer judged
+    (:func:`~agent_core.agent.draft_review.judge`: sent back once, taken, or replaced)."""
+    nudged = after.nudged
     outcome = TurnOutcome(turn=None, error=None)
     async for item in driver.turn(run, tools=not driver.text_mode):
         if isinstance(item, Result):
@@ -113,7 +125,7 @@ async def _explore(run: Run, driver: ModelDriver, *, nudged: bool) -> Step[_Afte
         else:
             yield item
     if outcome.error is not None or outcome.turn is None or outcome.turn.partial:
-        yield Result(value=_stopped(run, driver, outcome, nudged=nudged))
+        yield Result(value=replace(_stopped(run, driver, outcome, nudged=nudged), own_calls=after.own_calls))
         return
     reply = (react_step if driver.text_mode else native_step)(run, outcome.turn)
     if reply.notice:
@@ -123,19 +135,39 @@ async def _explore(run: Run, driver: ModelDriver, *, nudged: bool) -> Step[_Afte
             run.tool_turn(reply.calls, feed="text" if driver.text_mode else "native", dropped=reply.dropped)
         ):
             yield event
-        yield Result(value=_After(nudged=nudged))
+        yield Result(value=replace(after, own_calls=after.own_calls + len(reply.calls)))
     elif reply.report is None:
-        yield Result(value=_After(nudged=nudged))  # an unreadable reply: the model was told why
+        yield Result(value=after)  # an unreadable reply: the model was told why
     elif gathered_anything(run):
-        if outcome.turn.finish_reason == "length":
-            yield Added(degraded=(f"the model's report was cut at its {driver.max_tokens:,}-token limit",))
-        yield Result(value=_After(report=reply.report, nudged=nudged))
+        async for judged in _judged(
+            run, driver, after, reply.report, cut=outcome.turn.finish_reason == "length"
+        ):
+            yield judged
     elif nudged:  # a second answer from memory: not a report anyone can trust
         reason = words_for(run.language)("model_reason_no_tools")
-        yield Result(value=_After(stop_reason=reason, nudged=True, ignored_tools=True))
+        yield Result(value=replace(after, stop_reason=reason, ignored_tools=True))
     else:
         yield _ask_to_use_tools(run)
-        yield Result(value=_After(nudged=True))
+        yield Result(value=replace(after, nudged=True))
+
+
+async def _judged(run: Run, driver: ModelDriver, after: _After, draft: str, *, cut: bool) -> Step[_After]:
+    """A draft judged: sent back (the loop goes on), taken as the report, or replaced by the app's."""
+    judged = Judged(decision="accept", drafts=after.drafts, report=draft)
+    async for item in judge(
+        run, draft, drafts=after.drafts, own_calls=after.own_calls, tools=driver.tool_names
+    ):
+        if isinstance(item, Result):
+            judged = item.value
+        else:
+            yield item
+    if judged.decision == "again":
+        yield Result(value=replace(after, drafts=judged.drafts))
+        return
+    if cut and judged.decision == "accept":
+        yield Added(degraded=(f"the model's report was cut at its {driver.max_tokens:,}-token limit",))
+    written = judged.decision == "replace"
+    yield Result(value=replace(after, report=judged.report, written=written, drafts=judged.drafts))
 
 
 def _stopped(run: Run, driver: ModelDriver, outcome: TurnOutcome, *, nudged: bool) -> _After:
@@ -155,6 +187,22 @@ def _answer(run: Run, driver: ModelDriver, turn: ModelTurn) -> str:
     return content.strip()
 
 
+async def _forced_report(run: Run, driver: ModelDriver, after: _After, turn: ModelTurn) -> Flow:
+    """The report asked for after a limit: judged with no turn left to revise it (an unfit one is
+    replaced by the app's report); a partial one (its time is up) is kept as it is."""
+    content = _answer(run, driver, turn)
+    if not turn.partial:
+        async for item in judge(run, content, drafts=after.drafts, own_calls=after.own_calls, final=True):
+            if not isinstance(item, Result):
+                yield item
+            elif item.value.decision == "replace" and item.value.report is not None:
+                async for event in finish(run, item.value.report, writer="fallback", cost=driver.cost(run)):
+                    yield event
+                return
+    async for event in _finish_model(run, driver, content, partial=turn.partial):
+        yield event
+
+
 def _ask_to_use_tools(run: Run) -> ev.Notice:
     """The model answered with nothing observed: its answer is dropped, and it is asked once to look."""
     run.parts.conversation.add({"role": "user", "content": use_tools_request(run.language)})
@@ -165,9 +213,10 @@ def _ask_to_use_tools(run: Run) -> ev.Notice:
     )
 
 
-async def _finish_without_answer(run: Run, driver: ModelDriver, stop_reason: str | None, reason: str) -> Flow:
-    """A limit stopped exploration, or the model failed: ask once without tools (unless the time is up),
-    else write it ourselves."""
+async def _finish_without_answer(run: Run, driver: ModelDriver, after: _After, reason: str) -> Flow:
+    """A limit stopped exploration, or the model failed: ask once without tools (unless the time is up;
+    a reply unfit to be the report is replaced, never sent back), else write it ourselves."""
+    stop_reason = after.stop_reason
     in_time = run.time_limit_reached() is None
     if stop_reason is not None and in_time and gathered_anything(run) and driver.available(run):
         yield ev.Notice(
@@ -183,8 +232,7 @@ async def _finish_without_answer(run: Run, driver: ModelDriver, stop_reason: str
             else:
                 yield item
         if outcome.turn is not None and outcome.turn.content.strip():
-            content = _answer(run, driver, outcome.turn)
-            async for event in _finish_model(run, driver, content, partial=outcome.turn.partial):
+            async for event in _forced_report(run, driver, after, outcome.turn):
                 yield event
             return
         if outcome.error is not None:

@@ -35,6 +35,7 @@ from agent_core.agent.accounting import Added
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.pace import Pace, PromptSpeeds, fitting_budget, measured_speed
 from agent_core.agent.progress import TurnWatch
+from agent_core.agent.prompts import worked_example
 from agent_core.agent.run import Run
 from agent_core.agent.turn_words import cut_reason, partial_reason
 from agent_core.diagnosis import model_cause
@@ -344,7 +345,8 @@ class ModelDriver:
     def _switch_to_text(self, run: Run) -> None:
         self.text_mode = True
         system = run.parts.conversation.messages[0]
-        system["content"] = f"{system['content']}\n\n{self.tools_prompt()}"
+        example = worked_example(run.parts.scope, self.tool_names)
+        system["content"] = f"{system['content']}\n\n{self.tools_prompt()}\n\n{example}"
 
     def estimate(self, messages: Sequence[Mapping[str, Any]]) -> int:
         """Prompt tokens of a request with ``messages`` (and the tool schemas): a CJK-aware estimate

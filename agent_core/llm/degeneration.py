@@ -7,6 +7,9 @@ arrives and says where to cut it (:class:`Degeneration`): at the first repeat of
 * a line (16+ letters or digits) seen ``line_repeats`` times;
 * a line of the same shape (the same words around different names, numbers or links) seen
   ``similar_repeats`` times;
+* a block of ``block_lines`` or more lines (each 16+ letters or digits, blank lines aside) written a
+  second time right as it was (a whole section said twice: a loop that a line count would let through
+  twice more);
 * a phrase of 1 to 4 words repeated back to back (at least 8 times and 24 words);
 
 or after ``max_list_items`` items of one list. The text before the cut keeps one copy of what repeated.
@@ -24,7 +27,9 @@ from typing import Literal
 
 __all__ = ["Degeneration", "RepetitionGuard"]
 
-DegenerationKind = Literal["repeated_line", "similar_lines", "repeated_phrase", "runaway_list"]
+DegenerationKind = Literal[
+    "repeated_line", "similar_lines", "repeated_phrase", "runaway_list", "repeated_block"
+]
 
 _LINE_CHARS = 2000  # of a line, what is compared (a longer line is judged by its start)
 _PERIODS = (1, 2, 3, 4)  # phrase lengths, in words
@@ -68,6 +73,7 @@ class RepetitionGuard:
         max_list_items: int = 50,
         min_line_chars: int = 16,
         max_tracked: int = 4096,
+        block_lines: int = 3,
     ) -> None:
         self._settings = {
             "line_repeats": line_repeats,
@@ -77,6 +83,7 @@ class RepetitionGuard:
             "max_list_items": max_list_items,
             "min_line_chars": min_line_chars,
             "max_tracked": max_tracked,
+            "block_lines": block_lines,
         }
         self._line_repeats = line_repeats
         self._similar_repeats = similar_repeats
@@ -93,6 +100,7 @@ class RepetitionGuard:
         self._lines: dict[str, _Seen] = {}
         self._shapes: dict[str, _Seen] = {}
         self._list_items = 0
+        self._block = _Blocks(block_lines, max_tracked)
         # phrases: the last words, and for each period the run of words equal to the one n before
         self._word: list[str] = []
         self._word_start = 0
@@ -177,6 +185,8 @@ class RepetitionGuard:
         normal = " ".join(line.split()).lower()
         if _letters(normal) >= self._min_line_chars:
             self._count(self._lines, normal, self._line_repeats, "repeated_line", line)
+            if self.found is None and (start := self._block.add(normal, self._line_start, self._line_no)):
+                self._cut("repeated_block", start[0], start[1], line)
         shape = " ".join(_NAMES.sub(" ", normal).split())
         if self.found is None and _letters(shape) >= self._min_line_chars + 4:
             self._count(self._shapes, shape, self._similar_repeats, "similar_lines", line)
@@ -195,6 +205,36 @@ class RepetitionGuard:
 
     def _cut(self, kind: DegenerationKind, offset: int, line: int, sample: str) -> None:
         self.found = Degeneration(kind=kind, offset=offset, line=line, sample=sample.strip()[:80])
+
+
+class _Blocks:
+    """The substantive lines so far, in order: whether the last ``size`` of them repeat, line for line, a
+    run of as many that ended earlier (without overlapping it). Each line is compared with its latest
+    earlier copy only, ``size`` lines at most: constant work per line; at most ``limit`` lines kept."""
+
+    __slots__ = ("_at", "_keys", "_limit", "_size", "_starts")
+
+    def __init__(self, size: int, limit: int) -> None:
+        self._size, self._limit = size, limit
+        self._keys: list[str] = []
+        self._starts: list[tuple[int, int]] = []  # (offset, line number) of each
+        self._at: dict[str, int] = {}  # a line's latest index
+
+    def add(self, key: str, offset: int, line_no: int) -> tuple[int, int] | None:
+        """Record a line; the (offset, line number) of the second copy's first line when a block repeats."""
+        if len(self._keys) >= self._limit:
+            return None
+        index, earlier = len(self._keys), self._at.get(key)
+        self._keys.append(key)
+        self._starts.append((offset, line_no))
+        self._at[key] = index
+        size = self._size
+        if earlier is None or index - earlier < size or earlier + 1 < size:
+            return None
+        keys = self._keys
+        if all(keys[index - k] == keys[earlier - k] for k in range(1, size)):
+            return self._starts[index - size + 1]
+        return None
 
 
 def _letters(text: str) -> int:

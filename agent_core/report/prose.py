@@ -214,6 +214,25 @@ def readme_summary(text: str, *, path: str | None = None, limit: int = README_CH
     return None
 
 
+def readme_paragraphs(text: str, *, path: str | None = None, limit: int = MAX_TEXT) -> list[str]:
+    """Every prose paragraph of a README in order, as plain text (the blocks :func:`readme_summary`
+    skips left out: badges, images, code, tables...), until ``limit`` characters are gathered."""
+    markup = markup_of(path)
+    text = _sub(_SCRIPT, " ", _sub(_HTML_COMMENT, " ", text[:MAX_TEXT]))
+    if markup == "html":
+        text = _sub(_TAG, "\n\n", text)
+    found: list[str] = []
+    size = 0
+    for block in _blocks(text, markup):
+        prose = _prose(block, markup)
+        if prose and _letters_enough(prose):
+            found.append(prose)
+            size += len(prose) + 2
+            if size >= limit:
+                break
+    return found
+
+
 _MIN_WORDS = 5
 _MIN_SENTENCE_WORDS = 8
 _SENTENCE_END = _re(r"[.!?](?:[\"')\]]*)(?:\s+|$)|[。！？]")

@@ -26,6 +26,7 @@ from agent_core.cost import CostPart
 from agent_core.diagnosis import explain
 from agent_core.report.checked import checked_heading, checked_summary, claim_text, observed_text
 from agent_core.report.coverage import coverage_lines
+from agent_core.report.draft_words import draft_claims, draft_line
 from agent_core.report.export import diagram_section
 from agent_core.result_shape import (
     CommitsShape,
@@ -213,6 +214,10 @@ class TerminalRenderer:
                 self._claims(event)
             case ev.DiagramDrawn():
                 self._diagram(event)
+            case ev.DraftReviewed():
+                self._line(f"🔁 {draft_line(event, self._lang)}", "yellow")
+                for mark, claim, seen in draft_claims(event, self._lang):
+                    self._line(f"  {mark}: {claim}" + (f" ({seen})" if seen else ""), "dim")
             case ev.RunFinished():
                 self._finished(event)
             case ev.RunFailed():

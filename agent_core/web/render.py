@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import assert_never
 
 from agent_core import events as ev
+from agent_core.report.draft_words import draft_claims, draft_line
 from agent_core.web.breakers import breaker_label
 from agent_core.web.markdown import one_line, safe_markdown
 from agent_core.web.report_view import ReportView
@@ -105,7 +106,7 @@ class TraceView:
                 self._tool(event)
             case ev.BreakerChanged():
                 self._breaker(event)
-            case ev.Notice():
+            case ev.Notice() | ev.DraftReviewed():
                 self._notice(event)
             case ev.DiagramDrawn():
                 self._nested(diagram_item(event, self.lang))
@@ -223,12 +224,24 @@ class TraceView:
             detail += t("breaker_next_probe", self.lang, seconds=event.retry_after_s)
         self._nested(Item(title=one_line(text, 160), body=detail))
 
-    def _notice(self, event: ev.Notice) -> None:
+    def _notice(self, event: ev.Notice | ev.DraftReviewed) -> None:
+        if isinstance(event, ev.DraftReviewed):
+            self._draft(event)
+            return
         icon = "⚠️" if event.level == "warning" else "ℹ️"
         title = one_line(f"{icon} {event.message}", 160)
         # The body repeats the message only when the title had to cut it.
         body = safe_markdown(event.message) if title.endswith("…") else ""
         self._nested(Item(title=title, body=body))
+
+    def _draft(self, event: ev.DraftReviewed) -> None:
+        """The app's judgement of a draft: one line, and the claims it corrected or still holds wrong."""
+        lines = [
+            f"- {mark}: {claim} ({seen})" if seen else f"- {mark}: {claim}"
+            for mark, claim, seen in draft_claims(event, self.lang)
+        ]
+        title = one_line(f"🔁 {draft_line(event, self.lang)}", 160)
+        self._nested(Item(title=title, body=safe_markdown("\n".join(lines))))
 
     def _nested(self, item: Item) -> None:
         """Inside the step that is running, else at the top level."""

@@ -1,0 +1,345 @@
+"""A model's draft judged before it becomes the report: what real small models reply is read, not trusted.
+
+:func:`review` looks at one draft (the text of a turn that called no tool) and says what is wrong with it:
+
+* ``tool_call``: the whole reply is JSON (a tool call written as text, whatever name it gives);
+* ``echo``: most of its lines are copied from the messages the model was sent (the prompt, the brief);
+* ``repeated_block``: a block of lines written twice, or any loop the stream's guard cuts
+  (:class:`~agent_core.llm.degeneration.RepetitionGuard`);
+* ``from_memory``: the model read nothing itself and the draft names paths, links or dependencies the
+  repository does not have;
+* ``no_reads``: the model read nothing itself (the brief alone);
+* ``contradicted`` / ``missing_paths``: the claim check (:func:`~agent_core.report.claims.check_report`)
+  marks claims ✗, or cited files are not in the tree.
+
+The first four make a draft unfit to be the report (:attr:`Review.unfit`); the loop
+(:mod:`~agent_core.agent.model_run`) gives ONE observation for one revision (:func:`revision_request`),
+and a revision still unfit is replaced by the deterministic writer's report, which quotes the draft's
+grounded sentences (:func:`grounded_sentences`: a verified claim, no ✗ one, not copied from the prompt).
+
+Pure functions, linear in the draft and the conversation (one hash set of lines, one guard pass, the
+claim check's own linear finders), run off the event loop by the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from agent_core import events as ev
+from agent_core.agent.accounting import Added
+from agent_core.agent.endings import written_report
+from agent_core.agent.flow import Result, Step
+from agent_core.agent.run import Run
+from agent_core.llm.degeneration import RepetitionGuard
+from agent_core.llm.scan import loads_or_none
+from agent_core.offload import off_loop
+from agent_core.repo import RepoRef
+from agent_core.report.claims import check_report
+from agent_core.report.inert import inline, plain
+from agent_core.tools.results import ToolResult
+from agent_core.words import Language, t
+
+Problem = Literal[
+    "tool_call", "echo", "repeated_block", "from_memory", "no_reads", "contradicted", "missing_paths"
+]
+UNFIT: frozenset[str] = frozenset({"tool_call", "echo", "repeated_block", "from_memory"})
+"""Problems that keep a draft from being the report at all (the others are sent back once, then kept)."""
+
+ECHO_SHARE = 0.6  # of a draft's lines, copied from what it was sent: an echo
+_MIN_LINES = 3  # an echo needs at least this many lines to judge
+_MIN_LETTERS = 12  # a line worth comparing: this many letters or digits
+MAX_SENT_CHARS = 400_000  # of the conversation, read for lines a draft may copy
+MAX_FINDINGS = 12  # ✗ claims given back to the model
+_NAMES = frozenset({"path", "link", "dependency"})  # claims whose ✗ means a name the repository lacks
+_KEPT = 8  # grounded sentences quoted from a replaced draft
+_SENTENCE_CHARS = 300
+
+
+@dataclass(frozen=True, kw_only=True)
+class Review:
+    """What one draft is: its problems (most serious first), its ✗ claims, the claim check itself."""
+
+    problems: tuple[Problem, ...] = ()
+    findings: tuple[ev.CheckedClaim, ...] = ()
+    check: ev.ClaimsChecked = field(default_factory=lambda: ev.ClaimsChecked(t=0.0))
+    copied: int = 0  # lines copied from the conversation
+    lines: int = 0  # lines judged
+
+    @property
+    def unfit(self) -> bool:
+        """The draft may not become the report as it is."""
+        return any(p in UNFIT for p in self.problems)
+
+
+def review(
+    draft: str,
+    *,
+    sent: Iterable[Mapping[str, Any]],
+    own_calls: int,
+    scope: Sequence[RepoRef],
+    results: Sequence[ToolResult],
+) -> Review:
+    """Judge ``draft`` (see the module): ``sent``, the messages the model was sent; ``own_calls``, the tool
+    calls it chose itself in this run (the prefetch's are not its own)."""
+    problems: list[Problem] = []
+    if _is_json(draft):
+        problems.append("tool_call")
+    copied, lines = _copied(draft, sent_lines(sent))
+    if lines >= _MIN_LINES and copied >= ECHO_SHARE * lines:
+        problems.append("echo")
+    if _loops(draft):
+        problems.append("repeated_block")
+    check = check_report(draft, scope, results)
+    findings = tuple(c for c in check.claims if c.verdict == "contradicted")
+    invented = [c for c in findings if c.kind in _NAMES]
+    if own_calls == 0 and invented:
+        problems.append("from_memory")
+    if own_calls == 0:
+        problems.append("no_reads")
+    if any(c.kind not in ("path", "link") for c in findings):
+        problems.append("contradicted")
+    if any(c.kind in ("path", "link") for c in findings):
+        problems.append("missing_paths")
+    return Review(
+        problems=tuple(problems), findings=findings[:MAX_FINDINGS], check=check, copied=copied, lines=lines
+    )
+
+
+def corrected(earlier: Sequence[ev.CheckedClaim], now: Review) -> tuple[ev.CheckedClaim, ...]:
+    """Of an earlier draft's ✗ claims, those the revision no longer makes (or no longer gets wrong)."""
+    still = {(c.kind, _key(c.claim)) for c in now.check.claims if c.verdict == "contradicted"}
+    return tuple(c for c in earlier if (c.kind, _key(c.claim)) not in still)
+
+
+# -- what the model is told -------------------------------------------------------------------------
+
+
+def revision_request(found: Review, language: Language, *, tools: Sequence[str]) -> str:
+    """The ONE observation that sends a draft back: what is wrong with it, each problem in a sentence,
+    then its ✗ claims with what the observations show."""
+    skip = {"no_reads"} if "from_memory" in found.problems else set()
+    if found.unfit:
+        skip |= {"contradicted", "missing_paths"}
+    said = [
+        t(
+            f"to_model_draft_{problem}",
+            language,
+            copied=found.copied,
+            lines=found.lines,
+            tools=", ".join(tools),
+        )
+        for problem in found.problems
+        if problem not in skip
+    ]
+    if found.findings and (not found.unfit or "from_memory" in found.problems):
+        said.append(t("to_model_draft_findings", language))
+        said += [_finding(c, language) for c in found.findings]
+    said.append(t("to_model_draft_close", language))
+    return "\n".join(s for s in said if s)
+
+
+def _finding(claim: ev.CheckedClaim, language: Language) -> str:
+    what = plain(claim.claim, limit=120)
+    if claim.kind in ("path", "link"):
+        return t("to_model_draft_missing", language, claim=what)
+    observed = plain(claim.observed or "?", limit=120)
+    return t("to_model_draft_wrong", language, claim=what, observed=observed)
+
+
+# -- the deterministic report's quote of a replaced draft ----------------------------------------------
+
+
+def grounded_sentences(draft: str, found: Review, sent: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The draft's sentences the claim check supports: each holds a verified claim and no ✗ one, and is
+    not a line copied from the conversation; at most :data:`_KEPT`, each cut to a few hundred characters."""
+    if "tool_call" in found.problems or "echo" in found.problems:
+        return []  # a call is no prose; an echo's sentences are the prompt's
+    copied = sent_lines(sent)
+    claims = sorted((c for c in found.check.claims if c.start >= 0), key=lambda c: c.start)
+    kept: list[str] = []
+    at = 0
+    for start, end in _sentences(draft):
+        verdicts = set()
+        while at < len(claims) and claims[at].start < end:
+            if claims[at].start >= start:
+                verdicts.add(claims[at].verdict)
+            at += 1
+        text = " ".join(draft[start:end].split()).lstrip("#>-*| ")
+        if verdicts != {"verified"} or _normal(text) in copied or not text:
+            continue
+        kept.append(text[:_SENTENCE_CHARS])
+        if len(kept) == _KEPT:
+            break
+    return kept
+
+
+def _sentences(text: str) -> Iterable[tuple[int, int]]:
+    """Spans of sentences: a line, or a piece of one ending in ". " (one pass)."""
+    start = 0
+    for i, char in enumerate(text):
+        if char == "\n" or (char in ".!?。！？" and text[i + 1 : i + 2] in (" ", "")):
+            if i + 1 - start > 1:
+                yield start, i + 1
+            start = i + 1
+    if start < len(text):
+        yield start, len(text)
+
+
+# -- the judgements ---------------------------------------------------------------------------------
+
+
+def sent_lines(sent: Iterable[Mapping[str, Any]]) -> frozenset[str]:
+    """The lines of the messages the model was sent (the prompt, the brief, the observations; not its own)
+    that a copy could be recognised by (normalised; the first :data:`MAX_SENT_CHARS` characters)."""
+    lines: set[str] = set()
+    room = MAX_SENT_CHARS
+    for message in sent:
+        content = message.get("content")
+        if message.get("role") == "assistant" or not isinstance(content, str) or room <= 0:
+            continue  # a revision may keep its own earlier draft's lines
+        text = content[:room]
+        room -= len(text)
+        lines.update(key for line in text.splitlines() if (key := _normal(line)))
+    return frozenset(lines)
+
+
+def _copied(draft: str, sent: frozenset[str]) -> tuple[int, int]:
+    """(lines of the draft found in ``sent``, lines of the draft worth comparing)."""
+    keys = [key for line in draft.splitlines() if (key := _normal(line))]
+    return sum(key in sent for key in keys), len(keys)
+
+
+def _normal(line: str) -> str:
+    """A line as compared: words only, lower case, list and quote markers gone; "" when too short."""
+    words = " ".join(line.split()).lower().lstrip("#>-*+| ")
+    return words if sum(c.isalnum() for c in words) >= _MIN_LETTERS else ""
+
+
+def _key(claim: str) -> str:
+    return " ".join(claim.split()).casefold()
+
+
+def _is_json(draft: str) -> bool:
+    """The whole reply is one JSON object or array (fenced or not): a call written as text, no report."""
+    text = draft.strip()
+    if text.startswith("```"):
+        text = text.partition("\n")[2].rstrip().removesuffix("```")
+    text = text.strip()
+    if not text.startswith(("{", "[")):
+        return False
+    value = loads_or_none(text)
+    return isinstance(value, (dict, list)) and bool(value)
+
+
+def _loops(draft: str) -> bool:
+    guard = RepetitionGuard()
+    return guard.feed(draft) is not None or guard.finish() is not None
+
+
+# -- the loop's step ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Drafts:
+    """What the run's drafts have used so far: each send-back once, and the last one's ✗ claims."""
+
+    asked_to_read: bool = False
+    revised: bool = False
+    findings: tuple[ev.CheckedClaim, ...] = ()
+
+    @property
+    def sent_back(self) -> bool:
+        return self.asked_to_read or self.revised
+
+
+@dataclass(frozen=True, kw_only=True)
+class Judged:
+    """What becomes of a draft: ``again`` (sent back: the loop goes on), ``accept`` (it is the report),
+    ``replace`` (``report`` is the deterministic writer's, quoting the draft's grounded sentences)."""
+
+    decision: Literal["again", "accept", "replace"]
+    drafts: Drafts
+    report: str | None = None
+
+
+async def judge(
+    run: Run, draft: str, *, drafts: Drafts, own_calls: int, tools: Sequence[str] = (), final: bool = False
+) -> Step[Judged]:
+    """One draft judged (see the module): the decision, its ``draft_reviewed`` event when the app acted
+    on it, and for a draft sent back the one observation that says why (``final``: none is, the run has
+    no turn left for it). The draft is the conversation's last message; the messages before it are what
+    it may have copied."""
+    sent = run.parts.conversation.messages[:-1]
+    found = await off_loop(
+        review, draft, sent=sent, own_calls=own_calls, scope=run.parts.scope, results=run.state.all_results
+    )
+    first = not run.follow_up  # a follow-up answers from what the first report's run read
+    again: Drafts | None = None
+    if found.unfit and (drafts.revised or final):
+        async for item in replaced(run, draft, found, sent):
+            yield item
+        return
+    if final:
+        pass
+    elif found.unfit:
+        again = replace(drafts, revised=True, asked_to_read=drafts.asked_to_read or own_calls == 0)
+    elif first and "no_reads" in found.problems and not drafts.asked_to_read and run.calls_left() > 0:
+        again = replace(drafts, asked_to_read=True)
+    elif first and found.findings and not drafts.revised:
+        again = replace(drafts, revised=True)
+    if again is not None:
+        again = replace(again, findings=found.findings)
+        outcome: ev.DraftOutcome = "read_first" if again.asked_to_read and not again.revised else "revise"
+        request = revision_request(found, run.language, tools=tools)
+        run.parts.conversation.add({"role": "user", "content": request})
+        yield _reviewed(run, outcome, found, findings=found.findings)
+        yield Result(value=Judged(decision="again", drafts=again))
+        return
+    if drafts.findings:  # an earlier draft was sent back with ✗ claims: what the revision corrected
+        fixed = corrected(drafts.findings, found)
+        yield _reviewed(run, "accepted", found, findings=found.findings, corrected=fixed)
+    yield Result(value=Judged(decision="accept", drafts=drafts, report=draft))
+
+
+async def replaced(run: Run, draft: str, found: Review, sent: Sequence[Mapping[str, Any]]) -> Step[Judged]:
+    """The deterministic writer's report in place of an unfit draft, quoting its grounded sentences, said
+    as such in the report and in its gaps (degraded)."""
+    kept = grounded_sentences(draft, found, sent)
+    problems = _problem_words(found, run.language)
+    reason = t("draft_replaced_reason", run.language, problems=problems)
+    report = await off_loop(written_report, run, reason=reason)
+    if kept:
+        quoted = "\n>\n".join(f"> {inline(sentence)}" for sentence in kept)
+        heading = t("draft_kept_heading", run.language)
+        report = f"{report.rstrip()}\n\n## {heading}\n\n{t('draft_kept_note', run.language)}\n\n{quoted}\n"
+    yield Added(degraded=(reason,))
+    yield _reviewed(run, "replaced", found, findings=found.findings, kept=len(kept))
+    drafts = Drafts(revised=True)
+    yield Result(value=Judged(decision="replace", drafts=drafts, report=report))
+
+
+def _reviewed(
+    run: Run,
+    outcome: ev.DraftOutcome,
+    found: Review,
+    *,
+    findings: tuple[ev.CheckedClaim, ...] = (),
+    corrected: tuple[ev.CheckedClaim, ...] = (),
+    kept: int = 0,
+) -> ev.DraftReviewed:
+    return ev.DraftReviewed(
+        t=run.t(),
+        turn=run.turn,
+        outcome=outcome,
+        problems=found.problems,
+        findings=findings,
+        corrected=corrected,
+        kept=kept,
+    )
+
+
+def _problem_words(found: Review, language: Language) -> str:
+    shown = [p for p in found.problems if p in UNFIT] or list(found.problems)
+    return ", ".join(t(f"draft_problem_{p}", language) for p in shown)
