@@ -149,6 +149,18 @@ async def test_a_report_from_memory_is_sent_back_then_replaced_keeping_its_verif
     assert "42 stars" in kept and "main.go" not in kept and "Quoted from the model's reply" in kept
 
 
+async def test_the_report_asked_for_at_a_limit_is_judged_with_no_turn_left_to_revise_it(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    turns = [Turn.calls(("get_repo_info", W)), Turn.calls(("get_file_tree", W)), Turn.final(BARE_CALL)]
+    with ScriptedModelServer(turns) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server, max_turns=2))
+        server.assert_exhausted()  # no revision: the limit was reached
+    (replaced,) = run.of(ev.DraftReviewed)
+    assert replaced.outcome == "replaced" and replaced.problems[0] == "tool_call"
+    assert run.finished.writer == "fallback" and '"arguments"' not in run.finished.report
+
+
 # -- the self-check: findings given back once, the revision streamed ---------------------------------
 
 
