@@ -33,7 +33,6 @@ from agent_core.words import said
 Outcome = verdicts.Outcome
 _Entry = TypeVar("_Entry")
 _SHOWN = 3  # declarations named beside a verdict
-_SPEC_CUT = 40  # the manifest parsers keep this many characters of a constraint
 # A framework's ecosystem (frameworks.FRAMEWORKS) → the manifest ecosystems that can declare it.
 _MANIFEST_ECOSYSTEMS = {"maven": {"maven", "gradle"}, "cmake": {"cmake", "meson", "vcpkg", "conan"}}
 
@@ -110,8 +109,8 @@ def _lookup(table: dict[str, list[_Entry]], name: str) -> list[_Entry]:
 
 def _readable(spec: str) -> bool:
     """A constraint as the manifest wrote it, not one a parser's cap may have cut short (the cut end of
-    ``^0.14 || ^0.15 || ^0`` would allow 0.13): exactly :data:`_SPEC_CUT` characters is not read."""
-    return bool(spec) and len(spec) != _SPEC_CUT
+    ``^0.14 || ^0.15 || ^0`` would allow 0.13): one ending in "…" (:func:`spec_text`) is not read."""
+    return bool(spec) and not spec.endswith("…")
 
 
 def version(found: Found, facts: Facts) -> Outcome:
