@@ -13,7 +13,7 @@ from agent_core import events as ev
 from agent_core.agent.planner import OfflinePlanner
 from agent_core.repo import RepoRef
 from agent_core.report.claims import annotate
-from agent_core.report.relevance import question_files, read_question, stem
+from agent_core.report.relevance import question_files, ranked, read_question, stem
 from agent_core.report.writer import write_report
 from agent_core.settings import Settings
 from agent_core.sources.models import FileTree, RepoInfo, TreeEntry
@@ -23,6 +23,7 @@ from testing.app import free_port
 from testing.clock import FakeClock
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo
+from testing.linear import growth
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -149,6 +150,19 @@ def test_question_files_rank_rare_words_first_source_before_tests_and_stay_withi
     assert question_files("Where are the settings?", sorted(roles), role=roles.__getitem__) == [
         "app/settings.py"
     ]
+
+
+@pytest.mark.untraced
+@pytest.mark.parametrize("unit", ["a.", "a-", "settings", "x.dockerfile.", "CircuitBreaker", "测试熔断"])
+def test_ranking_is_linear_in_a_hostile_file_name_and_question(unit: str) -> None:
+    """A repository's file names and a visitor's question are hostile input: one long name (or question)
+    made of what the name rules and the word splitter look for costs linear work."""
+    named = growth(
+        lambda name: ranked(read_question("dockerfile settings breaker tested"), [name]), unit.__mul__
+    )
+    assert named.linear(), named
+    asked = growth(lambda text: question_files(text, sorted(SERVICE_FILES)), (unit + " ").__mul__)
+    assert asked.linear(), asked
 
 
 # --------------------------------------------------------------------------- the Answer, end to end
