@@ -37,7 +37,8 @@ from agent_core.llm.scan import loads_or_none
 from agent_core.offload import off_loop
 from agent_core.repo import RepoRef
 from agent_core.report.claims import check_report
-from agent_core.report.inert import inline, plain
+from agent_core.report.inert import inline
+from agent_core.report.phrases import shorten
 from agent_core.tools.results import ToolResult
 from agent_core.words import Language, t
 
@@ -133,18 +134,21 @@ def revision_request(found: Review, language: Language, *, tools: Sequence[str])
         for problem in found.problems
         if problem not in skip
     ]
-    if found.findings and (not found.unfit or "from_memory" in found.problems):
+    listed = bool(found.findings) and (not found.unfit or "from_memory" in found.problems)
+    if listed:
         said.append(t("to_model_draft_findings", language))
         said += [_finding(c, language) for c in found.findings]
-    said.append(t("to_model_draft_close", language))
+    said.append(t("to_model_draft_close" if listed else "to_model_draft_close_plain", language))
     return "\n".join(s for s in said if s)
 
 
 def _finding(claim: ev.CheckedClaim, language: Language) -> str:
-    what = plain(claim.claim, limit=120)
+    """One ✗ claim for the model, on one line (its own words and the observed value, cut; no Markdown
+    escapes: a backslash in a path would read as part of it)."""
+    what = shorten(" ".join(claim.claim.split()), 120)
     if claim.kind in ("path", "link"):
         return t("to_model_draft_missing", language, claim=what)
-    observed = plain(claim.observed or "?", limit=120)
+    observed = shorten(" ".join((claim.observed or "?").split()), 120)
     return t("to_model_draft_wrong", language, claim=what, observed=observed)
 
 

@@ -35,6 +35,7 @@ TURNS: Mapping[str, str] = MappingProxyType(
         "to_model_draft_wrong": '- "{claim}": the observations show {observed}',
         "to_model_draft_missing": '- "{claim}": not in the repository',
         "to_model_draft_close": "Correct or remove these, cite only files that exist, and reply with the whole revised report (or call tools first if you need to read something).",
+        "to_model_draft_close_plain": "Reply with the whole report (or call tools first if you need to read something).",
         "draft_revise": "The app checked the model's draft ({problems}) and sent it back once for revision",
         "draft_read_first": "The model wrote a report without reading any file itself; it is asked once to read first",
         "draft_accepted": "After its revision: {corrected} statement(s) corrected, {left} still marked wrong by the check",
