@@ -56,7 +56,7 @@ def event_from_dict(data: Mapping[str, Any]) -> ev.Event:
         if (estimate := values.get("estimate")) is not None:
             parts = tuple(_fields_of(CostPart, p) for p in estimate.get("parts", ()))
             values["estimate"] = replace(_fields_of(ev.CostEstimate, estimate), parts=parts)
-    if cls in (ev.ReasoningDelta, ev.ClaimsChecked):
+    if cls in (ev.ReasoningDelta, ev.Notice, ev.ClaimsChecked):
         values |= _words_of(values)
     if cls is ev.DraftReviewed:
         for name in ("findings", "corrected"):

@@ -90,17 +90,17 @@ class TurnStarted:
 
 @dataclass(frozen=True, kw_only=True)
 class ReasoningDelta:
-    kind: Literal["reasoning_delta"] = "reasoning_delta"
-    t: float
     """A model's reasoning as it streams, or the app's narration of a turn it planned (the planner's, the
     prefetch's): then ``said`` holds its sentences as data, said in each consumer's language, and
     ``text`` is them in English."""
 
+    kind: Literal["reasoning_delta"] = "reasoning_delta"
+    t: float
     turn: int
     text: str
-
-
     said: tuple[Said, ...] = ()
+
+
 @dataclass(frozen=True, kw_only=True)
 class TextDelta:
     """Assistant text as it streams. In the turn that ends the run this is the report streaming."""
@@ -206,12 +206,14 @@ class RateLimitUpdated:
 
 @dataclass(frozen=True, kw_only=True)
 class Notice:
-    """Something a person watching should know (a limit reached, a protocol switch, a fallback)."""
+    """Something a person watching should know (a limit reached, a protocol switch, a fallback).
+    ``said``: the message as data, when the app's words say it (each consumer in its language)."""
 
     kind: Literal["notice"] = "notice"
     t: float
     level: Literal["info", "warning"]
     message: str
+    said: tuple[Said, ...] = ()
 
 
 Verdict = Literal["verified", "contradicted", "unchecked"]
@@ -374,4 +376,3 @@ Event: TypeAlias = (
 )
 
 EVENT_TYPES: Mapping[str, type[Event]] = {cls.kind: cls for cls in get_args(Event)}
-

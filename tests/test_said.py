@@ -15,6 +15,7 @@ from agent_core.repo import RepoRef
 from agent_core.report.checked import claim_text, observed_text
 from agent_core.report.claims import annotate, check_report
 from agent_core.settings import Settings
+from agent_core.web.render import TraceView
 from agent_core.words import Said, said, say, t
 from agent_core.words.tables import TABLES
 from testing.analysis import Run, run_once
@@ -118,3 +119,19 @@ def test_a_said_value_is_repository_content_and_never_looked_up() -> None:
     assert say(said("observed_declared_in", where=["checked_title"]), "zh") == "声明于 checked_title"
     assert t("checked_title", "zh") != "checked_title"
     assert isinstance(said("plan_quoted", word="x"), Said)
+
+
+async def test_a_limit_the_planner_reaches_is_said_in_the_readers_language(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    settings = Settings(github_api_url=emulator.base_url, cache_dir=tmp_path / "cache", max_tool_calls=6)
+    run = await run_once(settings, "这个项目是怎么测试的？")
+    notices = [e for e in run.events if isinstance(e, ev.Notice) and e.said]
+    assert [e.said[0].key for e in notices] == ["notice_tool_limit"], notices
+    assert notices[0].message.startswith("Tool-call limit (6) reached;")
+    assert say(notices[0].said, "zh").startswith("已达到工具调用上限（6）；跳过了 ")
+    view = TraceView(lang="zh")
+    for event in run.events:
+        view.apply(event)
+    shown = " ".join(str(m.get("metadata", {}).get("title", "")) for m in view.messages())
+    assert "已达到工具调用上限（6）" in shown and "Tool-call limit" not in shown, shown

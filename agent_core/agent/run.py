@@ -31,7 +31,7 @@ from agent_core.tool_call import ToolCallRequest
 from agent_core.tools.executor import Toolbox
 from agent_core.tools.observe import cut_for_model
 from agent_core.tools.results import ToolResult
-from agent_core.words import Language, words_for
+from agent_core.words import Language, said, say, words_for
 
 T = TypeVar("T")
 
@@ -186,11 +186,10 @@ class Run:
                 )
                 yield ev.Notice(t=self.t(), level="info", message=message)
         if skipped:
-            yield ev.Notice(
-                t=self.t(),
-                level="warning",
-                message=f"Tool-call limit ({parts.limits.max_tool_calls}) reached; {len(skipped) + dropped:,} call(s) skipped.",
+            limit = said(
+                "notice_tool_limit", limit=parts.limits.max_tool_calls, skipped=len(skipped) + dropped
             )
+            yield ev.Notice(t=self.t(), level="warning", message=say(limit, "en"), said=(limit,))
         yield Added(results=tuple(results))
         yield Result(value=results)
 

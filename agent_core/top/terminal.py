@@ -143,7 +143,10 @@ class TerminalRenderer:
     def render(self, event: ev.Event) -> None:  # noqa: C901, PLR0912, PLR0915 - one branch per event kind
         match event:
             case ev.RunStarted():
-                self._line(self._t("cli_start", targets=", ".join(event.targets), model=event.model), "bold")
+                model = (
+                    self._t("cli_planner") if event.mode == "planner" else event.model
+                )  # the mode, in words
+                self._line(self._t("cli_start", targets=", ".join(event.targets), model=model), "bold")
                 for scope in event.scopes:
                     kind = self._t("cli_scope_file" if scope.kind == "blob" else "cli_scope_folder")
                     self._line(self._t("cli_scope", label=scope.label(), kind=kind), "dim")
@@ -209,7 +212,8 @@ class TerminalRenderer:
             case ev.RateLimitUpdated():
                 logger.debug("rate limit %s/%s", event.remaining, event.limit)
             case ev.Notice():
-                self._line(f"ℹ {event.message}", "yellow" if event.level == "warning" else "dim")
+                message = say(event.said, self._lang) if event.said else event.message
+                self._line(f"ℹ {message}", "yellow" if event.level == "warning" else "dim")
             case ev.ClaimsChecked():
                 self._claims(event)
             case ev.DiagramDrawn():

@@ -217,7 +217,8 @@ class BrowserSession:
         started = self.view.started if self.view is not None else None
         if self.replaying is not None:
             # Both come from the uploaded file (its name, its run_started): text, never markup.
-            model = one_line(started.model) if started is not None else "?"
+            model = "?" if started is None else one_line(started.model)
+            model = t("cli_planner", lang) if started is not None and started.mode == "planner" else model
             mode = t("status_replay_mode", lang, name=one_line(self.replaying), model=model)
         elif not uses_model(s):
             mode = t("status_planner", lang)

@@ -229,9 +229,10 @@ class TraceView:
             self._draft(event)
             return
         icon = "⚠️" if event.level == "warning" else "ℹ️"
-        title = one_line(f"{icon} {event.message}", 160)
+        message = say(event.said, self.lang) if event.said else event.message
+        title = one_line(f"{icon} {message}", 160)
         # The body repeats the message only when the title had to cut it.
-        body = safe_markdown(event.message) if title.endswith("…") else ""
+        body = safe_markdown(message) if title.endswith("…") else ""
         self._nested(Item(title=title, body=body))
 
     def _draft(self, event: ev.DraftReviewed) -> None:

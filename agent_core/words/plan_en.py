@@ -32,6 +32,7 @@ PLAN: Mapping[str, str] = MappingProxyType(
         "plan_question": "the question",
         "plan_question_about": "the question ({topics})",
         "plan_quoted": "“{word}”",
+        "notice_tool_limit": "Tool-call limit ({limit}) reached; {skipped:,} call(s) skipped.",
         "prefetch_overview": "Gathering the basics of {repos}: metadata, the whole file tree and recent commits, all at once.",
         "prefetch_lookup": "Looking up the path for the repository's licence and CI: {folders}.",
         "prefetch_lookup_manifest": "Looking up the path for the nearest manifest, the repository's licence and CI: {folders}.",

@@ -32,6 +32,7 @@ PLAN: Mapping[str, str] = MappingProxyType(
         "plan_question": "回答问题",
         "plan_question_about": "回答问题（{topics}）",
         "plan_quoted": "“{word}”",
+        "notice_tool_limit": "已达到工具调用上限（{limit}）；跳过了 {skipped:,} 次调用。",
         "prefetch_overview": "汇集 {repos} 的基本信息：元数据、完整文件树和最近的提交，一次全部获取。",
         "prefetch_lookup": "沿路径向上查找仓库的许可证和 CI：{folders}。",
         "prefetch_lookup_manifest": "沿路径向上查找最近的清单文件、仓库的许可证和 CI：{folders}。",

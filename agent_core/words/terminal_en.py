@@ -6,6 +6,7 @@ from types import MappingProxyType
 
 TERMINAL = MappingProxyType(
     {
+        "cli_planner": "offline planner",
         "cli_start": "▶ Analysing {targets} with {model}",
         "cli_scope": "  scope: {label} ({kind})",
         "cli_scope_file": "file",

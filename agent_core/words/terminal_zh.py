@@ -6,6 +6,7 @@ from types import MappingProxyType
 
 TERMINAL = MappingProxyType(
     {
+        "cli_planner": "离线规划器",
         "cli_start": "▶ 正在用 {model} 分析 {targets}",
         "cli_scope": "  范围：{label}（{kind}）",
         "cli_scope_file": "文件",
