@@ -133,6 +133,9 @@ class TurnProgress:  # a slow model reading its prompt, as the server reports it
     done: int  # of ``total`` prompt tokens, read at ``tokens_per_s`` (None: no rate yet)
     total: int
     tokens_per_s: float | None = None
+    elapsed_s: float | None = None  # since the request (a heartbeat after 10 s of silence: agent/progress)
+    estimated: bool = False  # ``done``/``total`` are the app's estimate (the server said nothing for 10 s)
+    writing: bool = False  # past its first token: writing what is not shown as it comes (a tool call)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -21,11 +21,9 @@ before the loop, and says where it was cut.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import hashlib
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -46,10 +44,7 @@ from agent_core.llm import (
     IncompleteStreamError,
     ModelConfig,
     ModelTurn,
-    PromptProgress,
-    StreamPart,
     ToolsUnsupportedError,
-    TurnComplete,
     estimate_messages,
     estimate_tokens,
     render_tools_prompt,
@@ -303,7 +298,7 @@ class ModelDriver:
             return
         outcome, failure = Outcome.IGNORED, None
         turn: ModelTurn | None = None
-        watch = TurnWatch(run, turn_no)
+        watch = TurnWatch(run, turn_no, prompt_tokens=self.estimate(conversation.messages), pace=self.pace)
         try:
             stream = self.model.stream_turn(
                 conversation.messages,
@@ -311,7 +306,7 @@ class ModelDriver:
                 stop=TEXT_STOP if self.text_mode else None,
                 tool_choice="auto" if tools else "none",
             )
-            async for item in _read(run, turn_no, watch, stream):
+            async for item in watch.read(stream):
                 if isinstance(item, Result):
                     turn = item.value
                 else:
@@ -361,36 +356,11 @@ class ModelDriver:
         return estimate
 
 
-async def _read(
-    run: Run, turn_no: int, watch: TurnWatch, stream: AsyncIterator[StreamPart]
-) -> Step[ModelTurn | None]:
-    """The turn's events as its parts stream; raises TimeoutError when the run's time is up first."""
-    turn: ModelTurn | None = None
-    async with contextlib.aclosing(stream), asyncio.timeout(_time_left(run)):  # type: ignore[type-var]
-        async for part in stream:
-            if isinstance(part, PromptProgress):
-                if (progress := watch.prompt(part)) is not None:
-                    yield progress
-            elif isinstance(part, TurnComplete):
-                turn = part.turn
-            elif (event := watch.event(part)) is not None:
-                yield event
-            if turn is None and run.time_limit_reached() is not None:
-                raise TimeoutError  # the run's time is up: stop the model where it is
-    yield Result(value=turn)
-
-
 def _kept(run: Run, why: str) -> tuple[Added, ev.Notice]:
     """A turn stopped mid-report keeps what it wrote: said in the trace and in the report's gaps."""
     return Added(degraded=(partial_reason(run.language),)), _notice(
         run, f"{why}; its partial report is kept."
     )
-
-
-def _time_left(run: Run) -> float:
-    """Seconds until the run's time limit (at least a moment: the check itself says when it is reached)."""
-    limits = run.parts.limits
-    return max(1.0, limits.max_wall_seconds - (run.parts.clock.monotonic() - run.state.started))
 
 
 def _notice(run: Run, message: str) -> ev.Notice:

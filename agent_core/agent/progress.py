@@ -4,19 +4,78 @@
 (``turn_progress`` events: "reading the brief: N tokens", then how far, with percent and ETA), when its
 first token came, and the answer text that has arrived (kept, so that a turn stopped by the run's time
 limit or a stall still has its partial report).
+
+Never silent: a llama.cpp server reports its prompt progress once per 2,048-token batch (a minute apart
+for a small model on two cores) and nothing at all while it writes a tool call. :func:`paced` passes the
+stream's parts on and, whenever none came for :data:`HEARTBEAT_S` (the event loop's timers: a test moves
+them with the run's clock, :class:`testing.clock.SkippingLoop`), a :data:`QUIET`; the watch answers it
+with a ``turn_progress`` of its own (:meth:`TurnWatch.quiet`): the time the turn has taken on the run's
+clock and, before the first token, how much of the prompt should be read by now at the speed measured
+(the server's last count, then its rate) or assumed (the endpoint's preset), said to be an estimate.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
+from typing import Final, TypeVar
 
 from agent_core import events as ev
+from agent_core.agent.flow import Result, Step
+from agent_core.agent.pace import Pace
 from agent_core.agent.run import Run
-from agent_core.llm import ContentDelta, ModelTurn, PromptProgress, ReasoningDelta, ToolCallDelta, Usage
+from agent_core.llm import (
+    ContentDelta,
+    ModelTurn,
+    PromptProgress,
+    ReasoningDelta,
+    StreamPart,
+    ToolCallDelta,
+    TurnComplete,
+    Usage,
+)
 
 MIN_PARTIAL_CHARS = 200
 """A stopped turn's text shorter than this is not worth keeping as a report (a sentence, a heading)."""
 _PROGRESS_EVERY = 0.05  # of the prompt: progress events closer than this are not sent
+HEARTBEAT_S = 10.0
+"""The longest a turn goes without a word in the trace: after this long with nothing from the stream, a
+``turn_progress`` says how long it has been and what the model is doing."""
+T = TypeVar("T")
+
+
+class Quiet:
+    """Nothing came from the stream for :data:`HEARTBEAT_S` (the one value: :data:`QUIET`)."""
+
+
+QUIET: Final = Quiet()
+
+
+async def paced(parts: AsyncIterator[T], every: float = HEARTBEAT_S) -> AsyncGenerator[T | Quiet, None]:
+    """``parts`` as they come, and :data:`QUIET` each time ``every`` seconds pass without one. Each part is
+    awaited in a task of its own, so a quiet moment never cancels the read under way; closing this
+    generator (or cancelling its reader) cancels that task and waits for it."""
+    pending: asyncio.Future[T] | None = None
+    try:
+        while True:
+            if pending is None:
+                pending = asyncio.ensure_future(anext(parts))
+            done, _ = await asyncio.wait((pending,), timeout=every)
+            if not done:
+                yield QUIET
+                continue
+            finished, pending = pending, None
+            try:
+                part = finished.result()
+            except StopAsyncIteration:
+                return
+            yield part
+    finally:
+        if pending is not None:
+            pending.cancel()
+            await asyncio.gather(pending, return_exceptions=True)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,8 +88,13 @@ class Speed:
 class TurnWatch:
     """One turn's progress (see the module docstring)."""
 
-    def __init__(self, run: Run, turn: int) -> None:
+    def __init__(self, run: Run, turn: int, *, prompt_tokens: int = 0, pace: Pace | None = None) -> None:
+        """``prompt_tokens``: our estimate of the request (the server's count replaces it when it reports
+        progress); ``pace``: the endpoint's prompt speed, measured on an earlier request or its preset's."""
         self._run = run
+        self._prompt_tokens = prompt_tokens
+        self._assumed_speed = pace.speed()[0] if pace is not None else None
+        self._read: tuple[int, int, float] | None = None  # the server's last count (read, of), and when
         self._turn = turn
         self._said = False
         self._started = run.parts.clock.monotonic()
@@ -42,6 +106,7 @@ class TurnWatch:
 
     def prompt(self, progress: PromptProgress) -> ev.TurnProgress | None:
         """The server's count of what it has read; None when too little changed to say so again."""
+        self._read = (progress.processed, progress.total, self._run.parts.clock.monotonic())
         fresh = progress.processed - progress.cached
         if fresh > 0 and progress.elapsed_s > 0:
             self.speed = Speed(prompt_tokens_per_s=fresh / progress.elapsed_s)
@@ -56,6 +121,51 @@ class TurnWatch:
             done=progress.processed,
             total=progress.total,
             tokens_per_s=round(rate, 1) if rate else None,
+        )
+
+    async def read(self, stream: AsyncIterator[StreamPart]) -> Step[ModelTurn | None]:
+        """The turn's events as its parts stream, and one at least every :data:`HEARTBEAT_S` while nothing
+        comes (:func:`paced`); raises TimeoutError when the run's time is up first."""
+        run = self._run
+        turn: ModelTurn | None = None
+        async with (
+            contextlib.aclosing(stream),  # type: ignore[type-var]
+            contextlib.aclosing(paced(stream)) as parts,
+            asyncio.timeout(_time_left(run)),
+        ):
+            async for part in parts:
+                if isinstance(part, Quiet):
+                    yield self.quiet()
+                elif isinstance(part, PromptProgress):
+                    if (progress := self.prompt(part)) is not None:
+                        yield progress
+                elif isinstance(part, TurnComplete):
+                    turn = part.turn
+                elif (event := self.event(part)) is not None:
+                    yield event
+                if turn is None and run.time_limit_reached() is not None:
+                    raise TimeoutError  # the run's time is up: stop the model where it is
+        yield Result(value=turn)
+
+    def quiet(self) -> ev.TurnProgress:
+        """What to say when nothing came for a while: the time taken so far and, before the first token,
+        the prompt read by now at the measured or assumed speed (an estimate); after it, that the model is
+        writing what the trace does not show as it comes (a tool call's arguments)."""
+        now = self._run.parts.clock.monotonic()
+        elapsed = round(now - self._started, 1)
+        read, total, since = self._read or (0, self._prompt_tokens, self._started)
+        rate = self.speed.prompt_tokens_per_s if self.speed is not None else self._assumed_speed
+        writing = self.first_token_s is not None
+        done = total if writing else min(total, read + int((rate or 0.0) * (now - since)))
+        return ev.TurnProgress(
+            t=self._run.t(),
+            turn=self._turn,
+            done=done,
+            total=total,
+            tokens_per_s=round(rate, 1) if rate else None,
+            elapsed_s=elapsed,
+            estimated=True,
+            writing=writing,
         )
 
     def token(self, text: str = "") -> None:
@@ -89,3 +199,9 @@ class TurnWatch:
         return ModelTurn(
             content=text, reasoning="", tool_calls=(), finish_reason="partial", usage=usage, partial=True
         )
+
+
+def _time_left(run: Run) -> float:
+    """Seconds until the run's time limit (at least a moment: the check itself says when it is reached)."""
+    limits = run.parts.limits
+    return max(1.0, limits.max_wall_seconds - (run.parts.clock.monotonic() - run.state.started))
