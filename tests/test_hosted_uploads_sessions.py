@@ -19,7 +19,7 @@ from agent_core.web.app import build_app
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.queue_gate import DELETE_CACHE, UPLOAD_BYTES_PER_HOUR, QueueGate
 from agent_core.web.sessions import GRADIO_SESSIONS, LightSessionState, lighten
-from testing.app import running_app
+from testing.app import release_gradio_loops, running_app
 from testing.clock import FakeClock
 
 MIB = 1024 * 1024
@@ -85,6 +85,7 @@ async def test_uploads_past_a_visitors_hourly_budget_are_refused_before_a_byte_i
 def test_the_app_deletes_uploads_and_caps_what_gradio_remembers(tmp_path: Path) -> None:
     settings = Settings.from_env({"SPACE_ID": "a/b", "CACHE_DIR": str(tmp_path)}, dotenv_path=None)
     demo = build_app(settings)
+    release_gradio_loops()  # Gradio leaves an event loop per lock it made: closed now, not at a later gc
     assert demo.delete_cache == DELETE_CACHE
     frequency, age = DELETE_CACHE
     assert frequency + age <= 3600  # no upload outlives the budget's hour: disk per visitor <= the budget
@@ -130,6 +131,7 @@ def _fresh_session_bytes(holder: StateHolder, state_id: int, settings: Settings,
 def test_an_idle_fresh_session_holds_under_50_kib(tmp_path: Path) -> None:
     settings = Settings.from_env({"SPACE_ID": "a/b", "CACHE_DIR": str(tmp_path)}, dotenv_path=None)
     demo = build_app(settings)
+    release_gradio_loops()  # Gradio leaves an event loop per lock it made: closed now, not at a later gc
     state_id = next(k for k, b in demo.blocks.items() if type(b).__name__ == "State")
     plain = StateHolder()
     plain.set_blocks(demo)
