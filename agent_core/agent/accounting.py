@@ -13,6 +13,7 @@ from agent_core import events as ev
 from agent_core.github.ratelimit import RateLimit
 from agent_core.llm.prices import CostRange
 from agent_core.llm.stream import Usage
+from agent_core.offload import CPU_SECONDS
 from agent_core.tools.results import ToolResult
 
 
@@ -25,6 +26,7 @@ class RunLimits:
     max_total_tokens: int
     max_wall_seconds: float
     observation_max_chars: int
+    max_cpu_seconds: float = CPU_SECONDS  # in the worker threads (agent_core.offload), per run
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,9 +85,10 @@ class RunState:
 
 
 def limit_reached(
-    limits: RunLimits, *, turns: int, tool_calls: int, tokens: int, elapsed: float
+    limits: RunLimits, *, turns: int, tool_calls: int, tokens: int, elapsed: float, cpu: float = 0.0
 ) -> str | None:
-    """Which guardrail stops exploration, in words, or None."""
+    """Which guardrail stops exploration, in words, or None. ``cpu``: the CPU seconds the run's steps
+    spent in the worker threads (:class:`agent_core.offload.CpuAccount`)."""
     if turns >= limits.max_turns:
         return f"the turn limit ({limits.max_turns}) was reached"
     if tool_calls >= limits.max_tool_calls:
@@ -94,6 +97,13 @@ def limit_reached(
         return f"the token budget ({limits.max_total_tokens:,}) was used up"
     if elapsed >= limits.max_wall_seconds:
         return f"the time limit ({limits.max_wall_seconds:.0f}s) was reached"
+    return cpu_limit_reached(limits, cpu)
+
+
+def cpu_limit_reached(limits: RunLimits, cpu: float) -> str | None:
+    """The CPU budget, in words, once the run's steps spent it (the cause named: the repository's size)."""
+    if cpu >= limits.max_cpu_seconds:
+        return f"the CPU budget ({limits.max_cpu_seconds:.0f} CPU-s of repository processing) was spent"
     return None
 
 

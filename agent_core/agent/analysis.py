@@ -33,6 +33,7 @@ from agent_core.agent.run import Parts, Run
 from agent_core.agent.sink import EventSink
 from agent_core.agent.turn_words import beyond_brief, brief_cut
 from agent_core.clock import Clock
+from agent_core.offload import charged_to
 from agent_core.repo import RepoRef, RunScope
 from agent_core.resilience import BreakerBoard
 from agent_core.tools.executor import Toolbox
@@ -139,22 +140,23 @@ class Analysis:
             estimate=estimate,
             scopes=parts.scopes,
         )
-        if self.driver is not None and self._prefetch and not follow_up:
-            async for event in self._brief(run, self.driver, opening):
-                if isinstance(event, Result):
-                    opening = event.value
-                else:
+        with charged_to(run.cpu):  # its steps in the worker threads: its share, its CPU budget
+            if self.driver is not None and self._prefetch and not follow_up:
+                async for event in self._brief(run, self.driver, opening):
+                    if isinstance(event, Result):
+                        opening = event.value
+                    else:
+                        yield event
+            for message in opening:
+                parts.conversation.add(message)
+            body = planner_run(run) if self.driver is None else model_run(run, self.driver)
+            try:
+                async for event in run.through(body):
+                    if isinstance(event, ev.RunFinished):
+                        self.report = event.report
                     yield event
-        for message in opening:
-            parts.conversation.add(message)
-        body = planner_run(run) if self.driver is None else model_run(run, self.driver)
-        try:
-            async for event in run.through(body):
-                if isinstance(event, ev.RunFinished):
-                    self.report = event.report
-                yield event
-        finally:
-            self._results = run.state.all_results  # what the next question's run starts from
+            finally:
+                self._results = run.state.all_results  # what the next question's run starts from
 
     async def _brief(
         self, run: Run, driver: ModelDriver, opening: list[dict[str, Any]]

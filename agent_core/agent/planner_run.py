@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from agent_core import events as ev
+from agent_core.agent.accounting import cpu_limit_reached
 from agent_core.agent.endings import failed, finish, written_report
 from agent_core.agent.flow import Flow, events_only
 from agent_core.agent.planner import OfflinePlanner
@@ -60,3 +61,9 @@ async def planner_turns(run: Run, *, within_limits: bool = True) -> Flow:
         calls = [replace(c, call_id=f"plan-{turn}-{i}") for i, c in enumerate(step.calls, 1)]
         async for event in events_only(run.tool_turn(calls, feed="none")):
             yield event
+    if (spent := cpu_limit_reached(run.parts.limits, run.cpu.spent)) is not None:
+        yield ev.Notice(
+            t=run.t(),
+            level="warning",
+            message=f"Stopping exploration: {spent}. The report is written from what was gathered.",
+        )

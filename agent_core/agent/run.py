@@ -15,7 +15,15 @@ from dataclasses import dataclass
 from typing import Literal, TypeVar
 
 from agent_core import events as ev
-from agent_core.agent.accounting import Added, RunLimits, RunState, data_problems, limit_reached, run_stats
+from agent_core.agent.accounting import (
+    Added,
+    RunLimits,
+    RunState,
+    cpu_limit_reached,
+    data_problems,
+    limit_reached,
+    run_stats,
+)
 from agent_core.agent.context import COMPACTED_MARK, Conversation
 from agent_core.agent.flow import Flow, Result, Step
 from agent_core.agent.parallel import run_one_by_one, run_parallel
@@ -24,6 +32,7 @@ from agent_core.agent.sink import EventSink
 from agent_core.clock import Clock
 from agent_core.llm import format_observation
 from agent_core.llm.prices import CostRange
+from agent_core.offload import CpuAccount
 from agent_core.repo import RepoRef, RunScope
 from agent_core.resilience import BreakerBoard
 from agent_core.sources.models import FileTree
@@ -74,6 +83,7 @@ class Run:
         self.state = RunState(
             started=parts.clock.monotonic(), turn_base=parts.conversation.turns, earlier=earlier
         )
+        self.cpu = CpuAccount(parts.limits.max_cpu_seconds)  # its steps' share of the worker threads
 
     # -- the fold -------------------------------------------------------------------------------------
 
@@ -124,14 +134,15 @@ class Run:
             tool_calls=len(self.results()),
             tokens=self.state.prompt_tokens + self.state.completion_tokens,
             elapsed=self.parts.clock.monotonic() - self.state.started,
+            cpu=self.cpu.spent,
         )
 
     def time_limit_reached(self) -> str | None:
-        """The time limit alone (the fallback's gathering may exceed the others, never this one)."""
+        """The time and CPU limits alone (the fallback's gathering may exceed the others, never these)."""
         limits = self.parts.limits
         if self.parts.clock.monotonic() - self.state.started >= limits.max_wall_seconds:
             return f"the time limit ({limits.max_wall_seconds:.0f}s) was reached"
-        return None
+        return cpu_limit_reached(limits, self.cpu.spent)
 
     def stats(self, cost: CostRange | None) -> ev.RunStats:
         return run_stats(
