@@ -45,7 +45,7 @@ from agent_core.report.diagram import MAX_NODES, Graph, Proposal, cap, check_pro
 from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.resilience import Outcome
-from agent_core.words import words_for
+from agent_core.words import Said, said, say, words_for
 
 _MAX_PATHS = 150  # folders (and top-level files) listed for the model
 REQUEST_MARK = "Draw the architecture of "
@@ -99,7 +99,8 @@ async def diagrams(run: Run, driver: ModelDriver) -> Step[list[Graph]]:
     for facts, tree in await off_loop(_trees, run):
         graph, what = tree, {"note": _not_asked(run, driver, facts)}
         if what["note"] is None:
-            yield ev.Notice(t=run.t(), level="info", message=_asking(run, tree.repo))
+            asking = _asking(run, tree.repo)
+            yield ev.Notice(t=run.t(), level="info", message=say(asking, "en"), said=(asking,))
             async for item in _propose(run, driver, facts, tree):
                 if isinstance(item, Result):
                     graph, what = item.value
@@ -125,12 +126,9 @@ def _not_asked(run: Run, driver: ModelDriver, facts: Facts) -> str | None:
     return run.time_limit_reached()
 
 
-def _asking(run: Run, repo: str) -> str:
+def _asking(run: Run, repo: str) -> Said:
     left = run.parts.limits.max_wall_seconds - _elapsed(run)
-    return (
-        f"Asking the model for the architecture diagram of {repo} (at most {left:.0f} s, the run's time "
-        "left; the tree's diagram is kept if it has not answered by then)."
-    )
+    return said("notice_diagram_asking", repo=repo, seconds=left)
 
 
 async def _propose(

@@ -49,7 +49,7 @@ from agent_core.agent.run import Run
 from agent_core.llm import ModelTurn, ReactFormatError, parse_react
 from agent_core.offload import off_loop
 from agent_core.report.diagram import Graph
-from agent_core.words import words_for
+from agent_core.words import said, say, words_for
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -206,11 +206,8 @@ async def _forced_report(run: Run, driver: ModelDriver, after: _After, turn: Mod
 def _ask_to_use_tools(run: Run) -> ev.Notice:
     """The model answered with nothing observed: its answer is dropped, and it is asked once to look."""
     run.parts.conversation.add({"role": "user", "content": use_tools_request(run.language)})
-    return ev.Notice(
-        t=run.t(),
-        level="warning",
-        message="The model answered before looking at anything; asking it once to use the tools.",
-    )
+    look = said("notice_use_tools")
+    return ev.Notice(t=run.t(), level="warning", message=say(look, "en"), said=(look,))
 
 
 async def _finish_without_answer(run: Run, driver: ModelDriver, after: _After, reason: str) -> Flow:
