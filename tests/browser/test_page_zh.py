@@ -158,5 +158,5 @@ def test_in_chinese_the_finished_page_says_no_english_sentence_and_no_raw_key(ch
     }
     assert found == {name: [] for name in regions}, found
     if shot := os.environ.get("PAGE_ZH_SCREENSHOT"):  # a look at the page, outside the repository
-        page.evaluate("() => window.scrollTo(0, 0)")
+        page.evaluate("() => { scrollTo(0, 0); document.querySelector('#trace [role=log]').scrollTop = 0; }")
         page.screenshot(path=shot)
