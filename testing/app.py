@@ -74,9 +74,10 @@ def running_app(settings: Settings, *, clock: Clock | None = None) -> Iterator[s
     ``clock`` is the app's clock (breaker timers, run budgets, durations); the real one by default."""
     import app as app_module
 
-    demo = app_module.build_app(settings, services=Services(settings, clock=clock))
+    services = Services(settings, clock=clock)
+    demo = app_module.build_app(settings, services=services)
     demo.queue(default_concurrency_limit=settings.max_concurrent_runs)
-    options = app_module.launch_options(settings)
+    options = app_module.launch_options(settings, services)
     options["server_port"] = free_port()
     _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **options)
     release_gradio_loops()

@@ -19,6 +19,7 @@ from typing import Any
 
 import gradio as gr
 
+from agent_core.clock import SystemClock
 from agent_core.settings import Settings
 from agent_core.top.services import Services
 from agent_core.top.wiring import OpenedAnalysis
@@ -29,7 +30,7 @@ from agent_core.web.handlers import Handlers
 from agent_core.web.layout import layout
 from agent_core.web.mcp import RepositoryApi
 from agent_core.web.page_cache import cache_pages
-from agent_core.web.queue_gate import DELETE_CACHE, install_gate
+from agent_core.web.queue_gate import DELETE_CACHE, install_gate, upload_budget
 from agent_core.web.replay import bundled_recordings
 from agent_core.web.sessions import SessionTable, lighten
 
@@ -60,7 +61,7 @@ CSS = """
 """
 
 
-def launch_options(settings: Settings) -> dict[str, Any]:
+def launch_options(settings: Settings, services: Services | None = None) -> dict[str, Any]:
     """Arguments for ``launch()``: where to bind (:attr:`Settings.bind_address`, the same decision local
     paths follow), the upload cap, MCP, no share link, no run history, theme and CSS, and the layers
     :func:`server_lifespan` adds."""
@@ -74,23 +75,26 @@ def launch_options(settings: Settings) -> dict[str, Any]:
         "run_history": False,
         "theme": gr.themes.Soft(),
         "css": CSS,
-        "app_kwargs": {"lifespan": server_lifespan(settings)},
+        "app_kwargs": {"lifespan": server_lifespan(settings, services)},
     }
     return options
 
 
-def server_lifespan(settings: Settings) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
+def server_lifespan(
+    settings: Settings, services: Services | None = None
+) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
     """What the server adds to Gradio's app when it starts, its routes and middlewares built: the page
     and its config answered from bytes made once (:mod:`~agent_core.web.page_cache`) and, on a Space,
     each visitor's share of the queue checked before any of Gradio's layers runs
-    (:mod:`~agent_core.web.queue_gate`)."""
+    (:mod:`~agent_core.web.queue_gate`; uploads counted in Redis when ``services`` share state)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
         cache_pages(app)
         lighten(app)  # an idle session's record in Gradio: a few KiB, not the whole page's config
         if settings.hosted:
-            install_gate(app)
+            shared, clock = (services.shared, services.clock) if services else (None, SystemClock())
+            install_gate(app, uploads=upload_budget(shared, clock=clock))
         yield
 
     return lifespan
@@ -171,4 +175,4 @@ def main() -> None:
     # -> 0.043-0.050 s and max 0.139-0.218 -> 0.099-0.131 s (python -m bench --only bigtree, idle machine),
     # for ~5% more CPU per analysis.
     sys.setswitchinterval(0.001)
-    demo.launch(**launch_options(settings))
+    demo.launch(**launch_options(settings, services))

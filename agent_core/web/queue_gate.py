@@ -17,16 +17,19 @@ Uploads (``/upload``, and ``/component_server``, which takes files too) are budg
 at most ``upload_bytes`` declared bytes per visitor in any sliding hour (:class:`UploadBudget`), a body
 without a declared length refused (``411``), one over the budget refused (``413``) before a byte of it is
 read. With Gradio's ``max_file_size`` per file and ``delete_cache`` (:data:`DELETE_CACHE`: an uploaded
-file lives at most 40 minutes) one visitor's files on disk stay under the hour's budget.
+file lives at most 40 minutes) one visitor's files on disk stay under the hour's budget. With several
+replicas (``REDIS_URL``) the bytes are counted in Redis (:class:`SharedUploadBudget`), so a visitor
+whose uploads reach several replicas still has one budget.
 """
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from agent_core.clock import Clock, SystemClock
+from agent_core.shared_state import SharedQuota, SharedState
 from agent_core.web.budget import RunBudget, visitor_key
 
 Scope = MutableMapping[str, Any]
@@ -95,6 +98,51 @@ class UploadBudget:
             self._totals.pop(key, None)
 
 
+class SharedUploadBudget:
+    """:class:`UploadBudget` counted in Redis by every replica: per visitor, a
+    :class:`~agent_core.shared_state.SharedQuota` of bytes in a sliding window (one Lua script a take).
+    Fails closed: while Redis cannot count, uploads are refused. The handles are stateless (the count
+    lives in Redis), so at most ``max_keys`` are kept, least recently used forgotten."""
+
+    def __init__(
+        self, shared: SharedState, limit: int, *, clock: Clock, window: float = 3600.0, max_keys: int = 4096
+    ) -> None:
+        self.limit = limit
+        self._shared = shared
+        self._clock = clock
+        self._window = window
+        self._max_keys = max_keys
+        self._quotas: OrderedDict[str, SharedQuota] = OrderedDict()
+
+    def _quota(self, key: str) -> SharedQuota:
+        quota = self._quotas.get(key)
+        if quota is None:
+            quota = SharedQuota(
+                self._shared, f"uploads:{key}", self.limit, clock=self._clock, window=self._window
+            )
+            self._quotas[key] = quota
+            if len(self._quotas) > self._max_keys:
+                self._quotas.popitem(last=False)
+        self._quotas.move_to_end(key)
+        return quota
+
+    def take(self, key: str, size: int) -> bool:
+        """Count ``size`` bytes for ``key`` if they fit its window's budget (in every replica's count)."""
+        return size <= self.limit and self._quota(key).take(size)
+
+    def used(self, key: str) -> int:
+        return self.limit - self._quota(key).remaining()
+
+
+def upload_budget(
+    shared: SharedState | None, *, clock: Clock, limit: int = UPLOAD_BYTES_PER_HOUR
+) -> UploadBudget | SharedUploadBudget:
+    """The upload budget: in Redis when the replicas share state, else in this process."""
+    if shared is None:
+        return UploadBudget(limit, clock=clock)
+    return SharedUploadBudget(shared, limit, clock=clock)
+
+
 class _RawHeaders:
     """What :func:`visitor_key` reads of a request (``getlist``), over the scope's raw header pairs."""
 
@@ -115,11 +163,12 @@ class QueueGate:
         joins_per_minute: int = JOINS_PER_MINUTE,
         streams: int = STREAMS,
         upload_bytes: int = UPLOAD_BYTES_PER_HOUR,
+        uploads: UploadBudget | SharedUploadBudget | None = None,
         clock: Clock | None = None,
     ) -> None:
         self.app = app
         self.joins = RunBudget(joins_per_minute, clock=clock or SystemClock(), window=60.0)
-        self.uploads = UploadBudget(upload_bytes, clock=clock or SystemClock())
+        self.uploads = uploads or UploadBudget(upload_bytes, clock=clock or SystemClock())
         self.max_streams = streams
         self.streams: Counter[str] = Counter()
         self.refused = 0
