@@ -42,6 +42,7 @@ class RunStats:
     cost_usd: float | None = None  # at the high end of the model's price (None: price unknown)
     cost_low_usd: float | None = None  # at the low end (DeepSeek off-peak); equal where one price
     prices_as_of: str | None = None  # the date of the price table's prices used
+    local: bool = False  # the model ran on a server of the user's own: no charge
     elapsed_s: float = 0.0
     rate_limit_remaining: int | None = None
     rate_limit_reset: float | None = None  # UTC epoch seconds
@@ -63,6 +64,7 @@ class CostEstimate:
     prices_as_of: str
     source: str
     parts: tuple[CostPart, ...] = ()  # the high end by price: its input (none cached), its output
+    local: bool = False  # a server of the user's own: no charge
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from agent_core import events as ev
 from agent_core.agent.turn_words import completed_note, partial_reason
-from agent_core.llm import LOCAL_TURN_SECONDS, resolve_model_config
+from agent_core.llm import LOCAL_TURN_SECONDS, estimate_tokens, resolve_model_config
 from agent_core.llm.providers import LOCAL_WALL_SECONDS
 from testing.analysis import Run, analysis, make_settings
 from testing.clock import HeldWaits, SkippingClock, SkippingLoop
@@ -92,6 +92,10 @@ def test_a_slow_model_writes_past_the_turn_deadline_and_its_partial_report_is_ke
         "The run's time limit stopped the model mid-report; its partial report is kept."
     ]
     assert run.of(ev.ClaimsChecked)
+    # The cut turn sent no usage chunk: its tokens are the prompt it was sent and what it wrote, not 0+0.
+    stats = finished.stats
+    assert stats.prompt_tokens > 0
+    assert stats.completion_tokens >= estimate_tokens("".join(e.text for e in run.of(ev.TextDelta)))
 
 
 def test_a_model_still_thinking_at_the_run_deadline_has_no_report_to_keep_and_its_thinking_is_not_one(

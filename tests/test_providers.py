@@ -105,10 +105,19 @@ def test_api_key_never_appears_in_repr() -> None:
 def test_presets_are_immutable_and_consistent() -> None:
     with pytest.raises(TypeError):
         PRESETS["x"] = PRESETS["deepseek"]  # type: ignore[index]
-    assert set(PRESETS) == {"deepseek", "openai", "huggingface", "ollama", "llamacpp", "custom"}
+    assert set(PRESETS) == {
+        "deepseek",
+        "openai",
+        "huggingface",
+        "ollama",
+        "llamacpp",
+        "vllm",
+        "lmstudio",
+        "custom",
+    }
     for name, preset in PRESETS.items():
         assert preset.name == name
-        assert preset.default_model in preset.models or name == "custom"
+        assert preset.default_model in preset.models or not preset.models  # else LLM_MODEL names it
     assert PRESETS["ollama"].needs_key is False
     assert "deepseek-chat" not in PRESETS["deepseek"].models  # retired 2026-07
 

@@ -84,6 +84,13 @@ class RunState:
         return self.earlier + self.results
 
 
+def cut_usage(*, prompt_tokens: int, written: int) -> Usage:
+    """The tokens of a turn cut before the server's usage chunk (the run's time limit, a broken
+    stream): the prompt it was sent (the server's count where it gave one, else the estimate) and what
+    the model had written. Without it a run cut by its deadline said "0+0 tokens"."""
+    return Usage(prompt_tokens=max(0, prompt_tokens), completion_tokens=max(0, written))
+
+
 def limit_reached(
     limits: RunLimits, *, turns: int, tool_calls: int, tokens: int, elapsed: float, cpu: float = 0.0
 ) -> str | None:
@@ -142,6 +149,7 @@ def run_stats(
         cost_usd=cost.high_usd if cost is not None else None,
         cost_low_usd=cost.low_usd if cost is not None else None,
         prices_as_of=cost.as_of if cost is not None else None,
+        local=cost is not None and cost.local,
         elapsed_s=elapsed,
         rate_limit_remaining=rate_limit.remaining if rate_limit else None,
         rate_limit_reset=rate_limit.reset_at if rate_limit else None,

@@ -49,10 +49,9 @@ from agent_core.llm import (
     estimate_tokens,
     render_tools_prompt,
 )
-from agent_core.llm.prices import LOCAL_PROVIDERS, CostRange, cost_range
+from agent_core.llm.prices import CostRange, cost_range
 from agent_core.llm.providers import PRESET_HOSTS
 from agent_core.resilience import BreakerName, Outcome
-from agent_core.settings import is_loopback
 
 LLM_BREAKER = "model"
 """The model's breaker when its endpoint is unknown (a model built outside the presets)."""
@@ -106,11 +105,8 @@ class ModelDriver:
         self.pace = Pace(speeds, config)  # the endpoint's prompt speed: what the brief may hold
         self.breaker = model_breaker(config.base_url if config is not None else None)
         self._host = urlsplit(config.base_url).hostname if config is not None and config.base_url else None
-        # A server on the user's own CPU (one slot) serves one call at a time: nothing runs beside a turn.
-        self.local = config is not None and (
-            config.provider in LOCAL_PROVIDERS
-            or (config.provider == "custom" and is_loopback(self._host or ""))
-        )
+        # A server on the user's own CPU (one slot, a small model): its time is the run's scarcest.
+        self.local = config is not None and config.local  # a preset's, an address's or /v1/models' word
         self._last_failure: LLMError | None = None
         self._schemas = list(tool_schemas)
         self._schema_tokens = estimate_tokens(json.dumps(self._schemas))
@@ -181,6 +177,7 @@ class ModelDriver:
             prices_as_of=price.as_of,
             source=price.source,
             parts=high.parts,
+            local=price.local,
         )
 
     def diagnose(self, error: BaseException | None) -> ev.Diagnosis:
@@ -279,7 +276,7 @@ class ModelDriver:
         sent = run.parts.conversation.messages[: self._sent]
         counted = error.requested or int(self.estimate(sent) / _RETRY_SQUEEZE)
         self._anchor = (self._sent, counted - estimate_messages(sent) - self._tools_tokens())
-        if not run.parts.conversation.compact(budget=self.budget(), estimate=self.estimate):
+        if not run.parts.conversation.compact(budget=self.budget(), estimate=self.estimate, keep_last=0):
             return None
         return (
             f"The request did not fit the model's context window ({self.window:,} tokens); compacted older "
@@ -315,6 +312,7 @@ class ModelDriver:
         except TimeoutError:
             outcome = Outcome.IGNORED  # the run's limit, not the endpoint's fault
             turn, failure = watch.partial(), None
+            yield Added(usage=watch.spent())  # cut before its usage chunk: what it read and wrote
             if turn is None:
                 failure = LLMError(
                     "the run's time limit was reached before the model's answer", kind="timeout"
@@ -326,6 +324,7 @@ class ModelDriver:
             failure = self._last_failure = exc
             unavailable = exc.status is None or exc.status >= 500 or exc.status == 429
             outcome = Outcome.FAILURE if unavailable and exc.kind != "context" else Outcome.IGNORED
+            yield Added(usage=watch.spent() if exc.kind in ("timeout", "stream") else None)  # a cut stream's
             if exc.kind in ("timeout", "stream") and (turn := watch.partial()) is not None:
                 failure = None  # the report had begun: keep it rather than write another
                 for kept in _kept(run, f"The model stream stopped mid-report ({exc})"):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Final, TypeVar
 
 from agent_core import events as ev
+from agent_core.agent.accounting import cut_usage
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.pace import Pace
 from agent_core.agent.run import Run
@@ -36,6 +37,7 @@ from agent_core.llm import (
     TurnComplete,
     Usage,
 )
+from agent_core.llm.tokens import written_tokens
 
 MIN_PARTIAL_CHARS = 200
 """A stopped turn's text shorter than this is not worth keeping as a report (a sentence, a heading)."""
@@ -103,9 +105,12 @@ class TurnWatch:
         self.speed: Speed | None = None
         self._text: list[str] = []
         self.calls_started = False
+        self.prompt_total: int | None = None  # the server's count of the prompt, when it reports progress
+        self.written = 0  # tokens the model wrote (answer, reasoning, calls), estimated piece by piece
 
     def prompt(self, progress: PromptProgress) -> ev.TurnProgress | None:
         """The server's count of what it has read; None when too little changed to say so again."""
+        self.prompt_total = progress.total
         self._read = (progress.processed, progress.total, self._run.parts.clock.monotonic())
         fresh = progress.processed - progress.cached
         if fresh > 0 and progress.elapsed_s > 0:
@@ -179,6 +184,7 @@ class TurnWatch:
         self, part: ReasoningDelta | ContentDelta | ToolCallDelta
     ) -> ev.TextDelta | ev.ReasoningDelta | None:
         """The event for a piece of the model's writing (none for a tool call's pieces), noted."""
+        self.written += written_tokens(part.arguments_delta if isinstance(part, ToolCallDelta) else part.text)
         if isinstance(part, ContentDelta):
             self.token(part.text)
             return ev.TextDelta(t=self._run.t(), turn=self._turn, text=part.text)
@@ -189,6 +195,11 @@ class TurnWatch:
         if part.was_answer:  # a late "</think>": the text so far was the model's thinking, not its report
             self._text.clear()
         return ev.ReasoningDelta(t=self._run.t(), turn=self._turn, text=part.text)
+
+    def spent(self) -> Usage:
+        """What this turn has cost so far, for a turn cut before its usage chunk: the prompt as the server
+        counted it (its progress), else as estimated; what the model wrote, estimated piece by piece."""
+        return cut_usage(prompt_tokens=self.prompt_total or self._prompt_tokens, written=self.written)
 
     def partial(self, usage: Usage | None = None) -> ModelTurn | None:
         """The answer text that arrived, as a turn stopped early; None when there is too little of it or

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import types
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agent_core.cost import CostPart
 
 __all__ = [
+    "LOCAL_PROVIDERS",
+    "LOCAL_SOURCE",
     "NO_COST",
     "PRICE_TABLE",
     "CostRange",
@@ -27,6 +29,7 @@ __all__ = [
     "ProviderPrices",
     "cost_parts",
     "cost_range",
+    "local_price",
     "price_of",
 ]
 
@@ -43,6 +46,7 @@ class ModelPrice:
     source: str  # the provider's pricing page
     cached_low: float | None = None  # input served from the provider's prompt cache; None: not published
     cached_high: float | None = None
+    local: bool = False  # a server of the user's own: nothing to pay, no date to cite
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,6 +65,7 @@ class CostRange:
     high_usd: float
     as_of: str | None = None
     parts: tuple[CostPart, ...] = ()  # the cost at each price: cached input, input, output
+    local: bool = False  # a server of the user's own: no charge
 
 
 NO_COST = CostRange(low_usd=0.0, high_usd=0.0)
@@ -68,8 +73,10 @@ NO_COST = CostRange(low_usd=0.0, high_usd=0.0)
 
 
 _FREE = (0.0, 0.0, 0.0, 0.0)
-LOCAL_PROVIDERS = frozenset({"ollama", "llamacpp"})
-"""Servers on the user's own machine: their tokens cost nothing."""
+LOCAL_PROVIDERS = frozenset({"ollama", "llamacpp", "vllm", "lmstudio"})
+"""Servers of the user's own: their tokens cost nothing."""
+LOCAL_SOURCE = "local"
+"""The source of a local server's price (nothing): the cost line says "local: no charge"."""
 
 PRICE_TABLE: Mapping[str, ProviderPrices] = types.MappingProxyType(
     {
@@ -132,12 +139,17 @@ def price_of(provider: str, model: str) -> ModelPrice | None:
     Ollama and llama.cpp run on the user's own machine: every model costs nothing. A custom endpoint or
     the Hugging Face router (whose price depends on the provider it picks) has no known price."""
     if provider in LOCAL_PROVIDERS:
-        return _price(_FREE, (0.0, 0.0), as_of="", source="local")
+        return local_price()
     prices = PRICE_TABLE.get(provider)
     numbers = prices.models.get(model) if prices is not None else None
     if prices is None or numbers is None:
         return None
     return _price(numbers, prices.cache_hits.get(model), as_of=prices.as_of, source=prices.source)
+
+
+def local_price() -> ModelPrice:
+    """What a server of the user's own charges: nothing (any model, any provider preset)."""
+    return replace(_price(_FREE, (0.0, 0.0), as_of="", source=LOCAL_SOURCE), local=True)
 
 
 def cost_parts(
@@ -181,6 +193,7 @@ def cost_range(
         high_usd=sum(p.high_usd for p in parts),
         as_of=price.as_of or None,
         parts=parts,
+        local=price.local,
     )
 
 

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from agent_core.errors import ConfigurationError
 from agent_core.llm.model import Sampling
-from agent_core.llm.prices import ModelPrice, cost_range, price_of
+from agent_core.llm.prices import LOCAL_PROVIDERS, ModelPrice, cost_range, local_price, price_of
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
@@ -27,6 +27,7 @@ __all__ = [
     "PRESET_HOSTS",
     "ModelConfig",
     "ProviderPreset",
+    "announced_config",
     "estimate_cost",
     "infer_provider",
     "model_configured",
@@ -108,6 +109,10 @@ class ModelConfig:
     """The preset's fields of the server's own, sent with every request."""
     prompt_speed: float | None = None
     """The preset's assumed prompt speed (tokens/s) until one is measured; None: not assumed slow."""
+    local: bool = False
+    """A server of the user's own (a local preset, an address on this machine or network, or one whose
+    ``/v1/models`` names llama.cpp, Ollama, vLLM or LM Studio): its tokens cost nothing, and it serves
+    one request at a time."""
 
 
 DEFAULT_PROVIDER = "deepseek"
@@ -181,6 +186,34 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             extra_body=types.MappingProxyType({"cache_prompt": True, "return_progress": True}),
             prompt_speed=LOCAL_PROMPT_SPEED,
         ),
+        "vllm": ProviderPreset(
+            name="vllm",
+            label="vLLM (local)",
+            base_url="http://127.0.0.1:8000/v1",
+            default_model="",  # the served model's id (its --served-model-name): LLM_MODEL
+            models=(),
+            key_hint="API_KEY if the server was started with --api-key",
+            context_window=32_768,  # GET /v1/models tells the real one (max_model_len)
+            needs_key=False,
+            turn_timeout=LOCAL_TURN_SECONDS,
+            wall_seconds=LOCAL_WALL_SECONDS,
+            sampling=LOCAL_SAMPLING,
+        ),
+        "lmstudio": ProviderPreset(
+            name="lmstudio",
+            label="LM Studio (local)",
+            base_url="http://127.0.0.1:1234/v1",
+            default_model="",
+            models=(),
+            key_hint="no key needed",
+            # Conservative: LM Studio's default context length; its /v1/models does not report one.
+            context_window=4_096,
+            needs_key=False,
+            turn_timeout=LOCAL_TURN_SECONDS,
+            wall_seconds=LOCAL_WALL_SECONDS,
+            sampling=LOCAL_SAMPLING,
+            prompt_speed=LOCAL_PROMPT_SPEED,
+        ),
         "custom": ProviderPreset(
             name="custom",
             label="Custom OpenAI-compatible endpoint",
@@ -214,7 +247,9 @@ PRESET_HOSTS = frozenset(
 
 
 def infer_provider(base_url: str | None) -> str:
-    """The preset a base URL belongs to: by host, Ollama by port, else ``custom``; no URL: the default."""
+    """The preset a base URL belongs to: by host, Ollama by port, else ``custom`` (local when the host is
+    on this machine or network: :attr:`ModelConfig.local`; ``/v1/models`` may name the server later,
+    :func:`announced_config`); no URL: the default."""
     if not base_url:
         return DEFAULT_PROVIDER
     parts = urlsplit(base_url.strip())
@@ -265,28 +300,66 @@ def resolve_model_config(
         api_key = hf_token
     if api_key is None and not preset.needs_key:
         api_key = _PLACEHOLDER_KEY
-    strict = name == "custom" and not _on_this_network(resolved_url)  # a hosted gateway may refuse extras
+    nearby = _on_this_network(resolved_url)
+    strict = name == "custom" and not nearby  # a hosted gateway may refuse extras
+    local = name in LOCAL_PROVIDERS or (name == "custom" and nearby)
     return ModelConfig(
         provider=name,
         base_url=resolved_url,
         model=resolved_model,
         api_key=api_key,
-        price=price_of(name, resolved_model),
+        price=local_price() if local else price_of(name, resolved_model),
         context_window=preset.context_window,
         turn_timeout=preset.turn_timeout,
         wall_seconds=preset.wall_seconds,
         sampling=replace(preset.sampling, repeat_penalty=None) if strict else preset.sampling,
         extra_body={} if strict else dict(preset.extra_body),
         prompt_speed=preset.prompt_speed,
+        local=local,
     )
 
 
-def model_configured(*, provider: str | None, api_key: str | None, hf_token: str | None) -> bool:
+def announced_config(
+    config: ModelConfig, *, server: str | None, window: int | None, trained: int | None
+) -> ModelConfig:
+    """``config`` with what its endpoint said of itself (:func:`agent_core.llm.window.ask_endpoint`).
+
+    ``server``: the local preset ``/v1/models`` named (``llamacpp``, ``ollama``, ``vllm``, ``lmstudio``).
+    A ``custom`` endpoint takes that preset's treatment (sampling, the server's own fields, its assumed
+    prompt speed) and becomes local; a named provider keeps its own. ``window``: the window it serves,
+    else the preset's, never beyond ``trained`` (the model's own, which a server cannot exceed)."""
+    preset = PRESETS.get(server) if server is not None and config.provider == "custom" else None
+    if preset is not None:
+        config = replace(
+            config,
+            provider=preset.name,
+            context_window=preset.context_window,
+            sampling=preset.sampling,
+            extra_body=dict(preset.extra_body),
+            prompt_speed=preset.prompt_speed,
+        )
+    if server is not None and not config.local:
+        config = replace(config, local=True, price=local_price())
+    served = window or config.context_window
+    return replace(config, context_window=min(served, trained) if trained else served)
+
+
+def model_configured(
+    *,
+    provider: str | None,
+    api_key: str | None,
+    hf_token: str | None,
+    base_url: str | None = None,
+    model: str | None = None,  # the settings' model_config(), whole: not needed to say
+) -> bool:
     """Whether these settings reach a model: a key is set, or the provider needs none (Ollama, a custom
-    local server). ``provider=None`` is the default provider, which needs a key."""
+    local server). ``provider=None`` is the one ``base_url`` names (:func:`infer_provider`): with no
+    base URL the default provider, which needs a key; ``LLM_BASE_URL`` and ``LLM_MODEL`` alone reach a
+    keyless endpoint. Takes ``Settings.model_config()`` as it is."""
     if _blank_to_none(api_key) or _blank_to_none(hf_token):
         return True
-    preset = PRESETS.get((_blank_to_none(provider) or DEFAULT_PROVIDER).lower())
+    name = _blank_to_none(provider) or infer_provider(_blank_to_none(base_url))
+    preset = PRESETS.get(name.lower())
     return preset is not None and not preset.needs_key
 
 

@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["MESSAGE_OVERHEAD_TOKENS", "estimate_messages", "estimate_tokens"]
+__all__ = ["MESSAGE_OVERHEAD_TOKENS", "estimate_messages", "estimate_tokens", "written_tokens"]
 
 _ASCII_TOKENS_PER_CHAR = 0.3
 _CJK_TOKENS_PER_CHAR = 0.6
@@ -66,6 +66,12 @@ def estimate_tokens(text: str) -> int:
         + (non_ascii - cjk) * _OTHER_TOKENS_PER_CHAR
     )
     return max(1, math.ceil(estimate))
+
+
+def written_tokens(piece: str) -> int:
+    """Tokens of one streamed piece of a reply: its estimate, and at least one (a server streams whole
+    tokens, one or more a chunk), so a reply cut short is counted from its pieces."""
+    return max(1, estimate_tokens(piece))
 
 
 def estimate_messages(messages: Sequence[Mapping[str, Any]]) -> int:

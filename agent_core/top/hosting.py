@@ -31,9 +31,7 @@ def model_endpoint(settings: Settings) -> str | None:
 def owner_model(base: Settings, session: Settings) -> bool:
     """The session's model runs on the owner's key (a visitor who pasted no key of their own)."""
     owner_key = base.api_key or base.hf_token
-    uses_key = bool(session.api_key or session.hf_token) and model_configured(
-        provider=session.llm_provider, api_key=session.api_key, hf_token=session.hf_token
-    )
+    uses_key = bool(session.api_key or session.hf_token) and model_configured(**session.model_config())
     same = (session.api_key, session.hf_token) == (base.api_key, base.hf_token)
     return bool(owner_key) and uses_key and same
 

@@ -51,9 +51,7 @@ def model_label(settings: Settings) -> tuple[str, str]:
 
 
 def _keyed(settings: Settings) -> bool:
-    return model_configured(
-        provider=settings.llm_provider, api_key=settings.api_key, hf_token=settings.hf_token
-    )
+    return model_configured(**settings.model_config())
 
 
 def _provider(settings: Settings) -> str | None:

@@ -10,6 +10,7 @@ Built once by the app or the CLI (or :func:`agent_core.stream_analysis`), handed
 
 from __future__ import annotations
 
+from dataclasses import replace
 from urllib.parse import urlsplit
 
 import httpx
@@ -24,9 +25,12 @@ from agent_core.llm import (
     ModelConfig,
     Resolver,
     guarded_client,
+    model_configured,
+    resolve_model_config,
     system_resolver,
 )
-from agent_core.llm.window import discover_context_window
+from agent_core.llm.providers import announced_config
+from agent_core.llm.window import Announced, ask_endpoint
 from agent_core.settings import Settings
 from agent_core.shared_state import SharedCacheStorage, SharedRateLimits, SharedState, shared_scope_secret
 from agent_core.top.hosting import SpaceQuotas
@@ -61,26 +65,41 @@ class Services:
         )
         self._http: GitHubHTTP | None = None
         self._llm_http: httpx2.AsyncClient | None = None
-        self._windows: dict[tuple[str, str], int | None] = {}
+        self._heard: dict[tuple[str, str], Announced] = {}
         self.prompt_speeds = PromptSpeeds()  # each model endpoint's, as measured: what its brief may hold
         self._visitor_llm_http: httpx2.AsyncClient | None = None
 
-    async def context_window(self, settings: Settings, config: ModelConfig, http: httpx2.AsyncClient) -> int:
-        """The model's context window: the setting, else what the endpoint reports (asked once per
-        endpoint and model over ``http``, the pool the model itself uses, then remembered), else the
-        provider's preset."""
-        if settings.llm_context_window:
-            return settings.llm_context_window
+    async def endpoint(
+        self, settings: Settings, http: httpx2.AsyncClient, config: ModelConfig | None = None
+    ) -> ModelConfig | None:
+        """``config`` (by default the settings' own; None when they reach no model: the offline planner)
+        with what its endpoint says of itself, asked once per endpoint and model over ``http`` (the pool
+        the model itself uses) then remembered: its window (the setting's when set), and a local server's
+        treatment (:func:`agent_core.llm.providers.announced_config`)."""
+        if config is None:
+            if not model_configured(**settings.model_config()):
+                return None
+            config = resolve_model_config(**settings.model_config())
         key = (config.base_url, config.model)
-        if key not in self._windows:
-            self._windows[key] = await discover_context_window(
+        if key not in self._heard:
+            self._heard[key] = await ask_endpoint(
                 http,
                 base_url=config.base_url,
                 api_key=config.api_key,
                 model=config.model,
                 provider=config.provider,
             )
-        return self._windows[key] or config.context_window
+        heard = self._heard[key]
+        config = announced_config(config, server=heard.server, window=heard.window, trained=heard.trained)
+        if settings.llm_context_window:
+            config = replace(config, context_window=settings.llm_context_window)
+        return config
+
+    async def context_window(self, settings: Settings, config: ModelConfig, http: httpx2.AsyncClient) -> int:
+        """The model's context window: the setting, else what the endpoint reports, else the provider's
+        preset."""
+        announced = await self.endpoint(settings, http, config)
+        return announced.context_window if announced is not None else config.context_window
 
     @property
     def github_http(self) -> GitHubHTTP:

@@ -152,7 +152,9 @@ class TerminalRenderer:
                     self._line(self._t("cli_scope", label=scope.label(), kind=kind), "dim")
                 if event.question:
                     self._line(self._t("cli_question", question=event.question))
-                if event.estimate is not None:
+                if event.estimate is not None and event.estimate.local:
+                    self._line(self._t("cli_cost_local"), "dim")
+                elif event.estimate is not None:
                     e = event.estimate
                     prices = ", ".join(f"{p.what.replace('_', ' ')} {_per_mtok(p)}/M" for p in e.parts)
                     said = self._t(

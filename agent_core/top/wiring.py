@@ -50,7 +50,7 @@ from agent_core.llm import (
     model_configured,
     resolve_model_config,
 )
-from agent_core.llm.prices import LOCAL_PROVIDERS
+from agent_core.llm.window import observation_chars, reply_tokens
 from agent_core.repo import Renames, RepoRef, RunScope
 from agent_core.resilience import BreakerBoard, BreakerConfig, RetryPolicy
 from agent_core.settings import Settings
@@ -95,9 +95,7 @@ logger = logging.getLogger(__name__)
 
 def uses_model(settings: Settings) -> bool:
     """A model drives the tools (a key is set, or the provider needs none); else the offline planner."""
-    return model_configured(
-        provider=settings.llm_provider, api_key=settings.api_key, hf_token=settings.hf_token
-    )
+    return model_configured(**settings.model_config())
 
 
 def retry_policy(settings: Settings) -> RetryPolicy:
@@ -126,7 +124,7 @@ def new_board(settings: Settings, clock: Clock) -> BreakerBoard:
     return board
 
 
-def run_limits(settings: Settings, config: ModelConfig | None = None) -> RunLimits:
+def run_limits(settings: Settings, config: ModelConfig | None = None, *, window: int = 0) -> RunLimits:
     """The guardrails; the time limit is the setting's, else the model provider's (local models are slow)."""
     wall = settings.max_wall_seconds or (config.wall_seconds if config is not None else DEFAULT_WALL_SECONDS)
     return RunLimits(
@@ -134,7 +132,7 @@ def run_limits(settings: Settings, config: ModelConfig | None = None) -> RunLimi
         max_tool_calls=settings.max_tool_calls,
         max_total_tokens=settings.max_total_tokens,
         max_wall_seconds=wall,
-        observation_max_chars=settings.observation_max_chars,
+        observation_max_chars=observation_chars(window, settings.observation_max_chars),
     )
 
 
@@ -212,23 +210,26 @@ def counted(targets: Sequence[Target], settings: Settings) -> list[Target]:
 
 
 def build_model(
-    settings: Settings, http_client: httpx2.AsyncClient | None = None, *, trusted: bool = True
+    settings: Settings,
+    http: httpx2.AsyncClient | None = None,
+    *,
+    trusted: bool = True,
+    config: ModelConfig | None = None,
 ) -> tuple[ChatModel | None, ModelConfig | None]:
-    """The model for these settings, or ``(None, None)`` for the offline planner (no key).
-
-    ``trusted=False`` (an endpoint a visitor chose) reports its failures by class only."""
+    """The model for these settings, or ``(None, None)`` for the offline planner (no key). ``trusted=False``
+    (a visitor's endpoint): failures said by class only. ``config``: as announced (:meth:`Services.endpoint`)."""
     if not uses_model(settings):
         return None, None
-    config = resolve_model_config(**settings.model_config())
+    config = config or resolve_model_config(**settings.model_config())
     deadline = turn_timeout(settings, config)
     client = make_openai_client(
-        base_url=config.base_url, api_key=config.api_key or "none", timeout=deadline, http_client=http_client
+        base_url=config.base_url, api_key=config.api_key or "none", timeout=deadline, http_client=http
     )
     model = OpenAIChatModel(
         client,
         model=config.model,
         turn_timeout=deadline,
-        max_tokens=settings.llm_max_tokens,
+        max_tokens=reply_tokens(config.context_window, settings.llm_max_tokens),
         temperature=settings.llm_temperature,
         trusted=trusted,
         max_reasoning_chars=settings.reasoning_max_chars,
@@ -245,10 +246,12 @@ def model_pool(services: Services, settings: Settings) -> tuple[httpx2.AsyncClie
     return (services.visitor_llm_http, False) if visitor else (services.llm_http, True)
 
 
-def session_model(services: Services, settings: Settings) -> tuple[ChatModel | None, ModelConfig | None]:
-    """The model for a session, over the pool :func:`model_pool` picks."""
+async def session_model(
+    services: Services, settings: Settings
+) -> tuple[ChatModel | None, ModelConfig | None]:
+    """The model for a session, over the pool :func:`model_pool` picks, as its endpoint announced itself."""
     http, trusted = model_pool(services, settings)
-    return build_model(settings, http, trusted=trusted)
+    return build_model(settings, http, trusted=trusted, config=await services.endpoint(settings, http))
 
 
 # -- one analysis -----------------------------------------------------------------------------------
@@ -261,14 +264,14 @@ async def _driver(
     pool, _ = model_pool(services, s)
     window = await services.context_window(s, model_config, pool) if model_config is not None else None
     window = window or s.llm_context_window or DEFAULT_CONTEXT_WINDOW
-    on_cpu = model_config is not None and model_config.provider in LOCAL_PROVIDERS
+    on_cpu = model_config is not None and model_config.local
     return ModelDriver(
         model,
         config=model_config,
         tool_schemas=tool_list(window, local=on_cpu),
         tool_protocol=s.tool_protocol,
         window=window,
-        max_tokens=s.llm_max_tokens,
+        max_tokens=reply_tokens(window, s.llm_max_tokens),
         budget=s.context_budget_tokens,
         speeds=services.prompt_speeds,
     )
@@ -350,7 +353,7 @@ async def open_analysis(
                 notes.append(_pointed_at(pointed))
         scope.append(ref)
     if model is None:
-        model, model_config = session_model(services, s)
+        model, model_config = await session_model(services, s)
     toolbox = Toolbox(
         sources=sources,
         scope=scope,
@@ -368,7 +371,7 @@ async def open_analysis(
         breakers=board,
         clock=clock,
         sink=sink,
-        limits=run_limits(s, model_config),
+        limits=run_limits(s, model_config, window=driver.window if driver is not None else 0),
         driver=driver,
         language=s.report_language,
         fallback_language=fallback_language,

@@ -76,6 +76,8 @@ class LiveStats:
 
     def cost(self, lang: str, *, mode: str | None) -> str:
         f, estimate = self.final, self.estimate
+        if (f is not None and f.local) or (f is None and estimate is not None and estimate.local):
+            return t("cost_local", lang)
         if mode == "planner" or (f is not None and f.cost_usd == 0):
             return "$0"
         if f is not None and f.cost_usd is not None:
@@ -110,7 +112,7 @@ class LiveStats:
                 for p in f.cost_parts
                 if p.tokens and p.usd_per_mtok_high
             )
-        if estimate is None:
+        if estimate is None or estimate.local:
             return ""
         return ", ".join(
             t("cost_part_price", lang, what=t(f"cost_what_{p.what}", lang), price=_per_mtok(p))

@@ -148,6 +148,7 @@ PAGE: Mapping[str, str] = MappingProxyType(
         "cost_estimate": "estimate {low} – {high} (up to its budget of {budget:,} tokens)",
         "cost_unknown": "unknown (no price known for this model)",
         "cost_prices": "prices of {date}",
+        "cost_local": "local: no charge",
         "step_usage": "{tokens_in:,} in / {tokens_out:,} out tokens · model {seconds:.1f} s",
         "step_speed": "{rate:.1f} tokens/s · first token after {first:.0f} s",
         "reading_prompt": "reading the brief: {total:,} tokens",

@@ -120,6 +120,7 @@ PAGE: Mapping[str, str] = MappingProxyType(
         "cost_estimate": "预估 {low} – {high}（最多用完 {budget:,} token 的预算）",
         "cost_unknown": "未知（没有该模型的价格）",
         "cost_prices": "{date} 的价格",
+        "cost_local": "本地：不收费",
         "step_usage": "输入 {tokens_in:,} / 输出 {tokens_out:,} token · 模型 {seconds:.1f} 秒",
         "step_speed": "每秒 {rate:.1f} token · {first:.0f} 秒后出现第一个 token",
         "reading_prompt": "正在阅读简报：{total:,} token",

@@ -31,6 +31,7 @@ TERMINAL = MappingProxyType(
         ),
         "cli_cached": " ({count} cached)",
         "cli_prices_of": " (prices of {as_of})",
+        "cli_cost_local": "  cost: local: no charge",
         "cli_cost_by_price": "  cost by price: ",
         "cli_bytes": "{count:,} {count!p:byte|bytes}",
         "cli_lines": "lines {start}-{end} of {total}",

@@ -31,6 +31,7 @@ TERMINAL = MappingProxyType(
         ),
         "cli_cached": "（其中 {count} 个已缓存）",
         "cli_prices_of": "（{as_of} 的价格）",
+        "cli_cost_local": "  费用：本地：不收费",
         "cli_cost_by_price": "  按价格计费：",
         "cli_bytes": "{count:,} 字节",
         "cli_lines": "第 {start}-{end} 行，共 {total} 行",
