@@ -24,6 +24,7 @@ from agent_core.report.diagram import MAX_NODES, Proposal
 from agent_core.top.terminal import TerminalRenderer
 from agent_core.top.wiring import build_model
 from agent_core.web.render import TraceView
+from agent_core.words import say
 from testing.analysis import analysis, diagram_attempt, make_settings
 from testing.clock import SkippingClock, SkippingLoop
 from testing.emulator.github import GitHubEmulator
@@ -102,30 +103,46 @@ async def test_a_local_model_is_not_asked_the_tree_is_drawn_right_after_the_repo
     assert diagram.note is not None and "local model" in diagram.note
 
 
-def test_the_runs_deadline_cuts_the_diagrams_call_and_the_trees_is_kept(
+def test_the_diagrams_call_speaks_every_10_s_and_the_runs_deadline_cuts_it(
     emulator: GitHubEmulator, tmp_path: Path
 ) -> None:
-    """The diagram's call hangs; the run's clock passes its time limit: the run ends at once with the
-    tree's diagram (the loop's time is the test's clock, so nobody waits)."""
+    """The diagram's call hangs: after 10 s of the run's clock a notice says so; past the run's time limit
+    the run ends at once with the tree's diagram (the loop's time is the test's clock: nobody waits)."""
     clock = SkippingClock()
     route = lambda body: Turn(hang=True) if diagram_attempt(body) else None  # noqa: E731
+    seen: list[ev.Event] = []
 
-    async def go() -> list[ev.Event]:
+    def waiting() -> list[ev.Notice]:
+        return [e for e in seen if isinstance(e, ev.Notice) and "Still waiting" in e.message]
+
+    async def go() -> None:
         with ScriptedModelServer([EXPLORE, Turn.final(REPORT)], router=route) as server:
             settings = make_settings(
                 emulator, tmp_path, server, diagram_from_model=True, max_wall_seconds=120.0
             )
             async with analysis(settings, clock=clock, turn_timeout=1000.0) as run:
-                task = asyncio.create_task(run.ask(""))
+
+                async def consume() -> None:
+                    async for event in run.opened.analysis.run(""):
+                        seen.append(event)
+
+                task = asyncio.create_task(consume())
                 await until(lambda: server.in_flight == 1 and len(server.chat_requests) == 3)
-                clock.skip(120.0)
-                events = await task
+                clock.skip(10.0)
+                await until(lambda: len(waiting()) == 1)
+                clock.skip(110.0)
+                await task
             await until(lambda: server.in_flight == 0)  # the call's connection was closed
             assert not server.errors
-        return events
 
     with asyncio.Runner(loop_factory=lambda: SkippingLoop(clock)) as runner:
-        events = runner.run(go())
+        runner.run(go())
+    events = seen
+    (notice,) = waiting()
+    assert (
+        notice.message == "Still waiting for the model's architecture diagram of acme/widgets: 10 s so far."
+    )
+    assert "仍在等待" in say(notice.said, "zh")
     (diagram,) = [e for e in events if isinstance(e, ev.DiagramDrawn)]
     assert (diagram.source, diagram.attempts, diagram.note) == ("tree", 1, CUT_NOTE)
     finished = events[-1]

@@ -36,6 +36,7 @@ from agent_core.agent.accounting import Added
 from agent_core.agent.context import Conversation, Message
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.model_turn import ModelDriver
+from agent_core.agent.progress import HEARTBEAT_S
 from agent_core.agent.run import Run
 from agent_core.errors import CircuitOpenError, LLMError
 from agent_core.llm import TurnComplete, Usage
@@ -99,8 +100,7 @@ async def diagrams(run: Run, driver: ModelDriver) -> Step[list[Graph]]:
     for facts, tree in await off_loop(_trees, run):
         graph, what = tree, {"note": _not_asked(run, driver, facts)}
         if what["note"] is None:
-            asking = _asking(run, tree.repo)
-            yield ev.Notice(t=run.t(), level="info", message=say(asking, "en"), said=(asking,))
+            yield _notice(run, _asking(run, tree.repo))
             async for item in _propose(run, driver, facts, tree):
                 if isinstance(item, Result):
                     graph, what = item.value
@@ -146,7 +146,12 @@ async def _propose(
             note = "the run's token budget is used up"
             break
         attempts += 1
-        asked = await _ask(run, driver, messages)
+        asked = _Asked(text=None, usage=None)
+        async for item in _ask(run, driver, messages, facts.evidence.repo.full_name):
+            if isinstance(item, Result):
+                asked = item.value
+            else:
+                yield item
         if asked.usage is not None:
             yield Added(usage=asked.usage)
             used = (used[0] + asked.usage.prompt_tokens, used[1] + asked.usage.completion_tokens)
@@ -196,36 +201,54 @@ def _fitted(driver: ModelDriver, messages: list[Message]) -> list[Message]:
     return copy.messages
 
 
-async def _ask(run: Run, driver: ModelDriver, messages: Sequence[Message]) -> _Asked:
+async def _ask(run: Run, driver: ModelDriver, messages: Sequence[Message], repo: str) -> Step[_Asked]:
     """One call through the model's breaker, the tools sent but none allowed (the request keeps the
-    run's prefix), read whole and cut at the run's deadline."""
+    run's prefix), read whole. Every :data:`HEARTBEAT_S` without its answer, a notice says how long it
+    has been; at the run's deadline the call is cancelled. No timer spans a yield: a timeout firing
+    while the consumer holds the stream would cancel the consumer."""
     breaker = run.parts.breakers.get(driver.breaker)
     try:
         permit = breaker.acquire()
     except CircuitOpenError as exc:
-        return _Asked(text=None, usage=None, error=str(exc))
+        yield Result(value=_Asked(text=None, usage=None, error=str(exc)))
+        return
     outcome, failure = Outcome.IGNORED, None
-    asked = _Asked(text=None, usage=None, error="the stream ended without an answer")
-    stream = driver.model.stream_turn(messages, tools=driver.prefix_tools(), tool_choice="none")
-    left = max(0.0, run.parts.limits.max_wall_seconds - _elapsed(run))
+    asked = _Asked(text=None, usage=None, error=CUT_NOTE)  # the run's limit, not the endpoint's fault
+    call = asyncio.ensure_future(_answer(driver, messages))
+    started = run.parts.clock.monotonic()
     try:
-        async with contextlib.aclosing(stream), asyncio.timeout(left):  # type: ignore[type-var]
-            async for part in stream:
-                if isinstance(part, TurnComplete):
-                    asked = _Asked(text=part.turn.content, usage=part.turn.usage)
-                elif run.time_limit_reached() is not None:
-                    raise TimeoutError  # the run's clock, which the loop's timer may not follow
-        outcome = Outcome.SUCCESS
-    except TimeoutError:
-        asked = _Asked(text=None, usage=None, error=CUT_NOTE)  # the run's limit, not the endpoint's fault
+        while (left := run.parts.limits.max_wall_seconds - _elapsed(run)) > 0:
+            await asyncio.wait((call,), timeout=min(HEARTBEAT_S, left))
+            if call.done():
+                asked, outcome = call.result(), Outcome.SUCCESS
+                break
+            if run.time_limit_reached() is None:
+                waited = round(run.parts.clock.monotonic() - started)
+                yield _notice(run, said("notice_diagram_waiting", repo=repo, seconds=waited))
     except LLMError as exc:
         failure = exc
         unavailable = exc.status is None or exc.status >= 500 or exc.status == 429
         outcome = Outcome.FAILURE if unavailable and exc.kind != "context" else Outcome.IGNORED
         asked = _Asked(text=None, usage=None, error=str(exc))
     finally:
+        if not call.done():
+            call.cancel()  # the deadline, or the run stopped: the connection is closed
+            await asyncio.gather(call, return_exceptions=True)
         permit.record(outcome, failure)
-    return asked
+    yield Result(value=asked)
+
+
+async def _answer(driver: ModelDriver, messages: Sequence[Message]) -> _Asked:
+    stream = driver.model.stream_turn(messages, tools=driver.prefix_tools(), tool_choice="none")
+    async with contextlib.aclosing(stream):  # type: ignore[type-var]
+        async for part in stream:
+            if isinstance(part, TurnComplete):
+                return _Asked(text=part.turn.content, usage=part.turn.usage)
+    return _Asked(text=None, usage=None, error="the stream ended without an answer")
+
+
+def _notice(run: Run, what: Said) -> ev.Notice:
+    return ev.Notice(t=run.t(), level="info", message=say(what, "en"), said=(what,))
 
 
 _SCHEMA = json.dumps(

@@ -21,5 +21,6 @@ DIAGRAM: Mapping[str, str] = MappingProxyType(
         "diagram_starts": "starts",
         "diagram_part_of": "part of",
         "diagram_cut": "partly listed (tree cut)",
+        "notice_diagram_waiting": "Still waiting for the model's architecture diagram of {repo}: {seconds:,} s so far.",
     }
 )

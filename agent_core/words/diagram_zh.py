@@ -21,5 +21,6 @@ DIAGRAM: Mapping[str, str] = MappingProxyType(
         "diagram_starts": "启动",
         "diagram_part_of": "属于",
         "diagram_cut": "未完整列出（文件树被截断）",
+        "notice_diagram_waiting": "仍在等待模型绘制 {repo} 的架构图：已过 {seconds:,} 秒。",
     }
 )
