@@ -24,7 +24,7 @@ from agent_core.sources import local, local_facts
 from agent_core.sources.models import FileTree, TreeEntry
 from agent_core.tools.registry import overview_calls
 from agent_core.tools.results import ToolResult
-from agent_core.words import words_for
+from agent_core.words import said, words_for
 from testing.linear import growth, least_cpu, repeated
 
 REPO = RepoRef(owner="acme", name="big")
@@ -82,7 +82,9 @@ def test_locating_many_paths_visits_the_tree_once() -> None:
     asked = [f"sub/m{i}.go" for i in range(60)] + ["nowhere/at/all.txt", "README", "PKG3/SUB"]
     found = [verdicts.locate(path, facts) for path in asked]
     assert (
-        found[0] == "39 places, e.g. pkg0/sub/m0.go" and found[-2] == "README.md" and found[-1] == "pkg3/sub"
+        found[0] == said("observed_places", count=39, first="pkg0/sub/m0.go")  # "39 places, e.g. …"
+        and found[-2] == "README.md"
+        and found[-1] == "pkg3/sub"
     )
     assert found[-3] is None
     again = visits(lambda: [verdicts.locate(path, facts) for path in asked])
