@@ -10,8 +10,8 @@ it (:mod:`~agent_core.agent.tree_paths`, once, in time linear in the entries)::
     turn 2  from the tree: read_file README, manifests, CI workflows (up to 2), LICENSE,
             list_directory of the tests folder -- at most ``max_files_per_repo`` per repository
             (tree failed: list_directory of the root instead, and the picks come one turn later)
-            and, for the question asked, the files that answer it (:mod:`~agent_core.agent.question`:
-            tests and CI, entry points, files whose names match its terms) -- at most
+            and, for the question asked, the files that answer it (:mod:`~agent_core.report.relevance`:
+            its words against each path's name, role and conventional subject) -- at most
             ``max_question_reads`` more per repository
     then    None: nothing left that has not been tried
 
@@ -32,7 +32,6 @@ from agent_core.agent.folder_plan import ROOT_FOLDER, folder_context, main_modul
 from agent_core.agent.folder_plan import Pick as _Pick
 from agent_core.agent.folder_plan import describe as _describe
 from agent_core.agent.folder_plan import workflows as _workflows
-from agent_core.agent.question import offline
 from agent_core.agent.tree_paths import TreePaths, tree_paths, usable
 from agent_core.repo import RepoRef
 from agent_core.repomodel import RepoModel, model_of
@@ -53,6 +52,7 @@ from agent_core.tools.results import ToolResult
 from agent_core.words import Said, said, say
 
 TEST_DIRS = ("tests", "test", "spec", "__tests__")
+CONNECTIVITY_CAUSES = frozenset({"dns", "tls", "network"})
 _MAX_CI_FILES = 2
 _MAX_ROOT_MANIFESTS_FIRST = 3  # more root manifests only if the budget is left after CI, license, tests
 _MAX_NESTED_MANIFESTS = 8  # package manifests below the root (every ecosystem, a test package too)
@@ -219,6 +219,12 @@ class OfflinePlanner:
 
 def _role(model: RepoModel, base: str) -> Callable[[str], str]:
     return lambda path: model.role_of(base + path)
+
+
+def offline(results: Sequence[ToolResult]) -> bool:
+    """Whether something failed and every failure so far is a broken connection (DNS, TLS, network)."""
+    failures = [r for r in results if not r.ok]
+    return bool(failures) and all(r.cause in CONNECTIVITY_CAUSES for r in failures)
 
 
 def _unique(picks: Iterable[_Pick]) -> list[_Pick]:
