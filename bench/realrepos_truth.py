@@ -370,6 +370,8 @@ class Truth:
                 names |= {str(data.get(t, {}).get("name", "")) for t in ("project", "package")}
             elif name == "setup.cfg":
                 names |= set(re.findall(r"^name\s*=\s*(\S+)", text, re.M))
+            elif name == "go.mod":
+                names |= set(re.findall(r"^module\s+(\S+)", text, re.M))
         return frozenset(_normal(n) for n in names if n)
 
     @cached_property
@@ -385,9 +387,11 @@ class Truth:
             elif name in ("build.gradle", "build.gradle.kts"):
                 counts |= _gradle_counts(text)
             elif name in ("go.mod", "vendor.mod"):
-                requires = re.findall(r"^\s*(?:require\s+)?[\w.-]+\.[\w.-]+/\S*\s+v\S+(.*)$", text, re.M)
-                indirect = sum("// indirect" in rest for rest in requires)
+                requires = re.findall(r"^\s*(?:require\s+)?([\w.-]+\.[\w.-]+/\S*)\s+v\S+(.*)$", text, re.M)
+                indirect = sum("// indirect" in rest for _, rest in requires)
                 counts |= {len(requires), indirect, len(requires) - indirect}
+                mine = sum(_normal(path) in own for path, rest in requires if "// indirect" not in rest)
+                counts |= {len(requires) - mine, len(requires) - indirect - mine}  # own modules said apart
             elif name in ("Cargo.toml", "pyproject.toml"):
                 counts |= _toml_counts(text)
             elif name in ("setup.py", "setup.cfg"):

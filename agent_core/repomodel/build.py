@@ -62,12 +62,13 @@ def build_repo_model(
     workspace_globs: Sequence[str] = (),
     members: Sequence[str] = (),
     virtual: Sequence[str] = (),
+    above: str = "",
 ) -> RepoModel:
     """The model of the files of ``entries`` under ``root`` ("" for the whole repository); ``truncated``:
     the server cut the tree (the counts are lower bounds); ``gitattributes``: the root ``.gitattributes``
     text when it was read; ``workspace_globs``: the root ``package.json``'s workspaces; ``members`` and
     ``virtual``: what the root's manifests say of its packages (:func:`~agent_core.repomodel.packages.packages_of`)."""
-    tally = _Tally(root.strip("/"), parse_gitattributes(gitattributes))
+    tally = _Tally(root.strip("/"), parse_gitattributes(gitattributes), above=above.strip("/"))
     tally.add_all(entries)
     return tally.model(truncated=truncated, workspace_globs=workspace_globs, members=members, virtual=virtual)
 
@@ -75,9 +76,10 @@ def build_repo_model(
 class _Tally:
     """The one pass's running counts."""
 
-    def __init__(self, root: str, overrides: Overrides) -> None:
+    def __init__(self, root: str, overrides: Overrides, *, above: str = "") -> None:
         self.root, self.prefix, self.overrides = root, f"{root}/" if root else "", overrides
-        self.folders = _Folders(root)
+        self.folders = _Folders(root, above=above)
+        self.above = above
         self.names: dict[str, _Name] = {}
         self.roles: dict[str, cv.Role] = {}
         self.by_role: dict[cv.Role, list[str]] = {role: [] for role in cv.ROLES}
@@ -104,14 +106,18 @@ class _Tally:
             path = entry.path
             folder_path, _, name = path.rpartition("/")
             if folder_path != last:
-                last, folder, at_root = folder_path, folders.get(folder_path), not folder_path
+                last, folder, at_root = (
+                    folder_path,
+                    folders.get(folder_path),
+                    not folder_path and not self.above,
+                )
                 counts = (per_top.get(folder.top) or _new_counts(per_top, folder.top)) if folder.top else None
                 fixed = _fixed_role(folder) if overrides is None else None
             if fixed is not None:
                 role = fixed
                 self._note_fixed(folder)
             else:
-                key = name if folder_path else f"/{name}"  # a root name may meet root-only rules
+                key = name if not at_root else f"/{name}"  # a root name may meet root-only rules
                 facts = names.get(key)
                 if facts is None:
                     facts = names[key] = _name_facts(name, at_root)
@@ -143,8 +149,10 @@ class _Tally:
         return [e for e in inside if e.type != "dir"]
 
     def _note(self, role: cv.Role, folder: _Folder, folder_path: str, facts: _Name, path: str) -> None:
-        if role == "vendored":  # under its vendored root; else (an override, a minified file) its top folder
-            self.vendored[folder.vendored or (f"{self.prefix}{folder.top}" if folder.top else "")] += 1
+        if role == "vendored":  # under its vendored root; by its name (a minified file): no folder; else
+            # (a .gitattributes override) its top folder
+            top = f"{self.prefix}{folder.top}" if folder.top and not facts.vendored else ""
+            self.vendored[folder.vendored or top] += 1
         elif role == "build":
             if facts.manifest:
                 self._note_manifest(folder, folder_path, path)

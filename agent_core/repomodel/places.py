@@ -151,8 +151,9 @@ class Folders:
     a folder's name in its place is computed once per :func:`~agent_core.repomodel.linguist.folder_key`
     (its last two segments), so a tree repeating a layout asks once."""
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, *, above: str = "") -> None:
         self._root = root
+        self._above = above  # a tree re-rooted at a folder: where its root stands in the repository
         self.known: dict[str, _Folder] = {root: _Folder()}
         if root:  # the repository's root, above the model's: only its conventions matter
             self.known[""] = _Folder()
@@ -177,10 +178,12 @@ class Folders:
         return found
 
     def _says(self, parent: str, name: str, path: str) -> tuple[linguist.Says, bool]:
-        key = linguist.folder_key(parent, name)
+        # Linguist's rules anchored at the repository's root (``^[Dd]ependencies/``) read the whole path
+        where = f"{self._above}/{parent}" if self._above and parent else self._above or parent
+        key = linguist.folder_key(where, name)
         said = self._said.get(key)
         if said is None:
-            says = cv.linguist_folder(parent, name)
+            says = cv.linguist_folder(where, name)
             telling = (
                 says != _NOTHING
                 or name in _OURS
@@ -215,7 +218,10 @@ def _child(
     vendored = None
     if not fixtures:
         bundled = in_tests and name in cv.BUNDLED_TEST_FRAMEWORKS
-        vendored = up.vendored or (path if says.vendored or bundled else None)
+        # a vendor/ or external/ inside tests or an example is that test's or example's own content (a
+        # fixture app's vendor/, vite's playground/external/), not code the project copied in
+        named = says.vendored and not (in_tests or up.examples)
+        vendored = up.vendored or (path if named or bundled else None)
     if fixtures and not up.fixtures and not up.test_dir:
         label = f"{name}/"
     return _Folder(

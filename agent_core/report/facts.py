@@ -196,18 +196,15 @@ def repo_model(evidence: Evidence) -> RepoModel | None:
     pnpm = evidence.files.get(f"{base}pnpm-workspace.yaml") or evidence.files.get("pnpm-workspace.yaml")
     if not globs and pnpm is not None and pnpm.text:
         globs = parse_manifest(pnpm.path, pnpm.text).workspaces
-    roots = {
-        k[len(base) :]: v
-        for k, v in evidence.files.items()
-        if k.startswith(base) and "/" not in k[len(base) :]
-    }
-    members, virtual = root_workspaces(read_manifests(roots))  # what the root's manifests say of its packages
+    read = {k[len(base) :]: v for k, v in evidence.files.items() if k.startswith(base)}
+    members, virtual = root_workspaces(read_manifests(read))  # what the manifests read say of the packages
     return model_of(
         tree,
         gitattributes=attributes.text if attributes is not None else None,
         workspace_globs=globs,
         members=members,
         virtual=virtual,
+        above=evidence.root,
     )
 
 

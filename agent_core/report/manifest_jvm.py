@@ -36,6 +36,10 @@ _CATALOG_REF = re.compile(r"(?<![\w.])(libs(?:\.\w{1,80}){1,8})")
 _PROJECT_REF = re.compile(r"""project\(\s{0,4}(?:path\s{0,4}[:=]\s{0,4})?["']:?([\w:.\-]{1,200})["']""")
 _PROJECTS_ACCESSOR = re.compile(r"(?<![\w.])projects((?:\.\w{1,80}){1,6})")
 _KOTLIN_MODULE = re.compile(r"""(?<![\w.])kotlin\(\s{0,4}["']([\w.\-]{1,80})["']""")
+_PROJECT_DIR = re.compile(
+    r"""project\(\s{0,4}["']([\w:.\-]{1,200})["']\s{0,4}\)\s{0,4}\.projectDir\s{0,4}=\s{0,4}"""
+    r"""(?:file|new\s{1,4}File)\(\s{0,4}(?:rootDir\s{0,4},\s{0,4})?["']([^"'\n]{1,300})["']"""
+)
 _CONFIGURATIONS = re.compile(
     r"(?i)^(implementation|api|compile|compileonly|runtimeonly|runtime|kapt|ksp|annotationprocessor"
     r"|testimplementation|testapi|testcompile|testcompileonly|testruntimeonly|testruntime|testfixturesapi"
@@ -87,8 +91,12 @@ def parse_gradle_settings(source: str) -> Fields:
     members: list[str] = []
     name = None
     open_include = False
+    moved: dict[str, str] = {}  # project(":a:b").projectDir = file("./formats/b"): the member's folder
     for raw in source.splitlines():
         line = _without_comment(raw).strip()
+        if (where := _PROJECT_DIR.match(line)) is not None:
+            moved[where.group(1).strip(":").replace(":", "/")] = where.group(2).removeprefix("./").strip("/")
+            continue
         if open_include or (line.startswith("include") and not line.startswith("includeBuild")):
             members += [q.strip(":").replace(":", "/") for q in quoted(line) if q.strip(":")]
             if line.startswith("include"):
@@ -97,7 +105,7 @@ def parse_gradle_settings(source: str) -> Fields:
                 open_include = False
         elif line.startswith("rootProject.name"):
             name = next(iter(quoted(line)), None)
-    return {"workspaces": tuple(dict.fromkeys(members)), "name": name}
+    return {"workspaces": tuple(dict.fromkeys(moved.get(m, m) for m in members)), "name": name}
 
 
 def parse_gradle_build(source: str) -> Fields:

@@ -110,23 +110,25 @@ def own_names_in_tree(manifest_paths: Iterable[str]) -> frozenset[str]:
 
 
 def root_workspaces(manifests: Iterable[Manifest]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """What the root's manifests (given with paths from the root) say of its packages: the member
+    """What the manifests read (given with paths from the root) say of its packages: the member
     folders or globs of every ecosystem's workspace (npm/pnpm/uv globs, Cargo members, Gradle includes,
     Maven modules, ``go.work``, a solution's project folders), and the folders that declare no package
-    of their own ("" for a Cargo ``[workspace]`` without ``[package]`` or a pyproject without
-    ``[project]``)."""
+    of their own (a Cargo ``[workspace]`` without ``[package]``, a pyproject without ``[project]``; "" is
+    the root). Members are the root's; a workspace root in a folder is only said to be no package."""
     members: list[str] = []
     virtual: list[str] = []
     for manifest in manifests:
-        if manifest.status != "parsed" or "/" in manifest.path:
+        if manifest.status != "parsed":
             continue
-        members += [m for m in manifest.workspaces if m and m != "."]
+        folder = manifest.path.rpartition("/")[0]  # a nested workspace root: autogen's python/pyproject.toml
+        if not folder:
+            members += [m for m in manifest.workspaces if m and m != "."]
         if (
             manifest.workspaces
             and not manifest.name
             and _named(manifest.path, ("cargo.toml", "pyproject.toml"))
         ):
-            virtual.append("")
+            virtual.append(folder)
     return tuple(dict.fromkeys(members)), tuple(dict.fromkeys(virtual))
 
 

@@ -31,6 +31,9 @@ def files_line(model: RepoModel, words: Words) -> str:
         roots = [code(f"{root.path}/") for root in model.vendored[:MAX_VENDORED]]
         if len(model.vendored) > MAX_VENDORED:
             roots.append(words("more", len(model.vendored) - MAX_VENDORED).strip())
+        by_name = model.vendored_files - sum(root.files for root in model.vendored)
+        if by_name > 0:  # minified files, Linguist's file patterns, .gitattributes overrides
+            roots.append(words("model_vendored_by_name", by_name))
         where = words("sep").join(roots) or words("unknown")
         parts.append(words("model_vendored_part", count(model.vendored_files), where))
     if model.generated_files:

@@ -33,6 +33,7 @@ CHECKED: Mapping[str, str] = MappingProxyType(
         "observed_cut": "its constraint was cut when read",
         "observed_no_version": "declared without a version",
         "observed_packages": "{count:,} {ecosystem} {count!p:package|packages}",
+        "observed_packages_other_way": "{count:,} {ecosystem} {count!p:package|packages} as counted here; roots, samples and test projects may be counted another way",
         "observed_configured_by": "configured by {where}",
         "observed_frameworks": "frameworks declared: {names}",
         "observed_no_framework": "no test framework declared",

@@ -33,6 +33,7 @@ CHECKED: Mapping[str, str] = MappingProxyType(
         "observed_cut": "读取时其版本约束被截断",
         "observed_no_version": "声明时未写版本",
         "observed_packages": "{count:,} 个 {ecosystem} 包",
+        "observed_packages_other_way": "此处计得 {count:,} 个 {ecosystem} 包；根项目、示例和测试项目可能有别的计法",
         "observed_configured_by": "由 {where} 配置",
         "observed_frameworks": "声明的测试框架：{names}",
         "observed_no_framework": "未声明测试框架",

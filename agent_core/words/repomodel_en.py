@@ -12,6 +12,7 @@ REPOMODEL: Mapping[str, str] = MappingProxyType(
         "model_of_which": "{0}, of which {1}: {2} {3} the project's own.",
         "model_own": "{}",
         "model_all_own": "{}, all the project's own.",
+        "model_vendored_by_name": "{0:,} {0!p:file|files} by name",
         "model_vendored_part": "{} vendored ({})",
         "model_generated_part": "{} generated",
         "model_and_": " and ",

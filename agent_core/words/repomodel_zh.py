@@ -12,6 +12,7 @@ REPOMODEL: Mapping[str, str] = MappingProxyType(
         "model_of_which": "共 {0}，其中 {1}：项目自身的文件为 {2} 个。",
         "model_own": "{}",
         "model_all_own": "共 {}，全部为项目自身的文件。",
+        "model_vendored_by_name": "{0:,} 个按文件名判定",
         "model_vendored_part": "{} 个为第三方代码（{}）",
         "model_generated_part": "{} 个为生成文件",
         "model_and_": "、",

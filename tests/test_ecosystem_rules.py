@@ -1,0 +1,73 @@
+"""Rules that keep reports true on shapes the truth bench found wrong: a Gradle project moved with
+``projectDir``, vendored-looking folders inside tests and examples, Linguist's root-anchored rules in a
+folder report, a nested virtual workspace root, and package counts made in another fair way."""
+
+from __future__ import annotations
+
+from agent_core.repomodel import model_of
+from agent_core.report.manifest_jvm import parse_gradle_settings
+from agent_core.report.manifest_links import root_workspaces
+from agent_core.report.manifests import parse_manifest
+from agent_core.sources.models import FileTree, TreeEntry
+
+
+def tree(paths: list[str], *, root: str = "") -> FileTree:
+    dirs = {p.rsplit("/", i)[0] for p in paths for i in range(1, p.count("/") + 1)}
+    entries = [TreeEntry(path=d, type="dir", size=None) for d in sorted(dirs)]
+    entries += [TreeEntry(path=p, type="file", size=100) for p in paths]
+    return FileTree(ref="main", path=root, entries=tuple(entries))
+
+
+def test_a_gradle_project_moved_with_project_dir_is_its_folder() -> None:
+    settings = (
+        'include(":kotlinx-serialization-protobuf:proto-test-model")\n'
+        'project(":kotlinx-serialization-protobuf:proto-test-model").projectDir = '
+        'file("./formats/protobuf/proto-test-model")\n'
+        "include(':app')\n"
+    )
+    assert parse_gradle_settings(settings)["workspaces"] == ("formats/protobuf/proto-test-model", "app")
+
+
+def test_vendor_folders_inside_tests_and_examples_are_theirs_not_vendored() -> None:
+    model = model_of(
+        tree(
+            [
+                "src/app.rb",
+                "vendor/gem/lib.rb",
+                "test/fixtures_app/vendor/plugin.rb",
+                "tests/_files/user-deprecation/vendor/autoload.php",
+                "playground/external/dep.js",
+                "playground/env/main.js",
+                "web/static/jquery.min.js",
+            ]
+        )
+    )
+    assert [v.path for v in model.vendored] == ["vendor"]
+    assert model.vendored_files == 2  # vendor/gem/lib.rb, and the minified file by its name
+
+
+def test_a_folder_report_reads_root_anchored_linguist_rules_from_the_repository_root() -> None:
+    """``^[Dd]ependencies/`` is vendored only at the repository's root, not at a folder report's."""
+    base = "activesupport/lib/active_support"
+    paths = [f"{base}/dependencies/autoload.rb", f"{base}/core.rb"]
+    whole = tree(paths, root=base)
+    rerooted = FileTree(
+        ref="main",
+        path="",
+        entries=tuple(
+            TreeEntry(path=e.path.removeprefix(base + "/"), type=e.type, size=e.size)
+            for e in whole.entries
+            if e.path.startswith(base + "/")
+        ),
+    )
+    assert model_of(rerooted, above=base).vendored_files == 0
+    assert model_of(rerooted).vendored_files == 1  # the same tree read as a repository's root
+
+
+def test_a_nested_workspace_root_without_a_project_is_no_package() -> None:
+    manifests = [
+        parse_manifest("python/pyproject.toml", '[tool.uv.workspace]\nmembers = ["packages/*"]\n'),
+        parse_manifest("package.json", '{"name": "root", "workspaces": ["web/*"]}'),
+    ]
+    members, virtual = root_workspaces(manifests)
+    assert members == ("web/*",) and virtual == ("python",)
