@@ -249,12 +249,16 @@ async def test_a_model_that_will_not_read_keeps_a_grounded_report(
 # -- the judgement itself ------------------------------------------------------------------------------
 
 
-def test_a_revision_repeating_its_own_draft_is_not_an_echo() -> None:
+def test_a_revision_repeating_its_own_draft_or_quoting_a_tool_result_is_not_an_echo() -> None:
     sent = [
         {"role": "system", "content": "You are an analyst."},
         {"role": "assistant", "content": RIGHT},
+        {"role": "tool", "tool_call_id": "1", "content": RIGHT},
     ]
     assert "acme/widgets has 42 stars and is written in python." not in sent_lines(sent)
+    assert "acme/widgets has 42 stars and is written in python." in sent_lines(
+        [{"role": "user", "content": RIGHT}]
+    )
     found = review(RIGHT, sent=sent, own_calls=1, scope=SCOPE, results=())
     assert found.problems == () and not found.unfit
 
@@ -276,7 +280,18 @@ def test_judging_a_draft_is_linear_in_its_size() -> None:
 
 BADGES = "".join(
     f"[![{name}](https://img.shields.io/badge/{name}-passing-green.svg)](https://example.com/{name})\n"
-    for name in ("build", "coverage", "pypi", "python", "license", "docs", "chat", "downloads", "style", "security")
+    for name in (
+        "build",
+        "coverage",
+        "pypi",
+        "python",
+        "license",
+        "docs",
+        "chat",
+        "downloads",
+        "style",
+        "security",
+    )
 )
 BADGED = {
     "README.md": f'<p align="center"><img src="logo.png" width="200"></p>\n\n{BADGES}\n# beads\n\n'

@@ -3,7 +3,7 @@
 :func:`review` looks at one draft (the text of a turn that called no tool) and says what is wrong with it:
 
 * ``tool_call``: the whole reply is JSON (a tool call written as text, whatever name it gives);
-* ``echo``: most of its lines are copied from the messages the model was sent (the prompt, the brief);
+* ``echo``: most of its lines are copied from the prompt or the brief (the system and user messages);
 * ``repeated_block``: a block of lines written twice, or any loop the stream's guard cuts
   (:class:`~agent_core.llm.degeneration.RepetitionGuard`);
 * ``from_memory``: the model read nothing itself and the draft names paths, links or dependencies the
@@ -195,14 +195,15 @@ def _sentences(text: str) -> Iterable[tuple[int, int]]:
 
 
 def sent_lines(sent: Iterable[Mapping[str, Any]]) -> frozenset[str]:
-    """The lines of the messages the model was sent (the prompt, the brief, the observations; not its own)
-    that a copy could be recognised by (normalised; the first :data:`MAX_SENT_CHARS` characters)."""
+    """The lines of the prompt and the brief (the system and user messages: not the model's own, not the
+    tool results a report may quote) that a copy could be recognised by (normalised; the first
+    :data:`MAX_SENT_CHARS` characters)."""
     lines: set[str] = set()
     room = MAX_SENT_CHARS
     for message in sent:
         content = message.get("content")
-        if message.get("role") == "assistant" or not isinstance(content, str) or room <= 0:
-            continue  # a revision may keep its own earlier draft's lines
+        if message.get("role") not in ("system", "user") or not isinstance(content, str) or room <= 0:
+            continue  # its own earlier draft's lines, a file it quotes from a tool result: no echo
         text = content[:room]
         room -= len(text)
         lines.update(key for line in text.splitlines() if (key := _normal(line)))
