@@ -11,7 +11,7 @@ its answer, so no test waits on the wall clock.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from agent_core import events as ev
@@ -28,6 +28,20 @@ from testing.emulator.model_server import ScriptedModelServer, Turn
 W = {"owner": "acme", "repo": "widgets"}
 REPORT = "# acme/widgets\n\n## Overview\nA small command-line word counter written in Python.\n"
 BEATS = 3
+
+
+async def until(condition: Callable[[], bool], task: asyncio.Task[None]) -> None:
+    """Wait for what the run has said (a condition, not a time); at most a minute of polling: a bound
+    for a broken test, never reached by a passing one."""
+    for _ in range(12_000):
+        if condition() or task.done():
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError("the run never said it")
+
+
+def said_at_least(seen: list[ev.Event], count: int) -> Callable[[], bool]:
+    return lambda: sum(isinstance(e, ev.TurnProgress) for e in seen) >= count
 
 
 async def parts(gaps: list[float]) -> AsyncIterator[str]:
@@ -85,8 +99,7 @@ async def held_turn(emulator: GitHubEmulator, tmp_path: Path, clock: SkippingClo
             assert await asyncio.to_thread(held.wait_held, 1)  # the request is at the server
             for beat in range(1, BEATS + 1):
                 clock.skip(HEARTBEAT_S)
-                while len([e for e in seen if isinstance(e, ev.TurnProgress)]) < beat and not task.done():
-                    await asyncio.sleep(0.005)  # the run has said it (a condition, not a time)
+                await until(said_at_least(seen, beat), task)
             held.open()
             await task
             harness.events.extend(seen)
@@ -119,6 +132,56 @@ def test_a_silent_server_gets_a_progress_event_every_10_seconds_on_the_page_and_
     assert "estimated" in said and "10 s so far" in said
     assert "10 s so far" in _reading(beats[0], "en")
     assert "已用 10 秒" in prompt_progress(beats[0], "zh")
+
+
+async def between_batches(emulator: GitHubEmulator, tmp_path: Path, clock: SkippingClock) -> Run:
+    """A turn whose server says it read 2,048 of 3,000 prompt tokens in 51.2 s (40 tokens/s), then
+    nothing while the test moves time on by :data:`HEARTBEAT_S` once."""
+    held = HeldWaits()
+    progress = ((0, 3000, 0), (2048, 3000, 51_200))
+    turns = [
+        Turn.calls(("get_repo_info", W), prompt_progress=progress, delay_per_chunk=1.0),
+        Turn.final(REPORT),
+    ]
+    with ScriptedModelServer(turns, waits=held) as server:
+        settings = make_settings(emulator, tmp_path, server)
+        async with analysis(settings, clock=clock, turn_timeout=LOCAL_TURN_SECONDS) as harness:
+            seen: list[ev.Event] = []
+
+            async def consume() -> None:
+                async for event in harness.opened.analysis.run("What is this project?"):
+                    seen.append(event)
+
+            def said() -> list[ev.TurnProgress]:
+                return [e for e in seen if isinstance(e, ev.TurnProgress)]
+
+            task = asyncio.create_task(consume())
+            assert await asyncio.to_thread(held.wait_held, 1)  # the first count is out, the second held
+            held.release(1)
+            await until(lambda: len(said()) >= 2, task)  # the server's own two counts
+            assert await asyncio.to_thread(held.wait_held, 1)  # the rest of the answer is held
+            clock.skip(HEARTBEAT_S)
+            await until(lambda: len(said()) >= 3, task)
+            held.open()
+            await task
+            harness.events.extend(seen)
+    return harness
+
+
+def test_between_the_server_s_counts_the_estimate_goes_on_from_its_last_count_at_its_rate(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    clock = SkippingClock()
+    with asyncio.Runner(loop_factory=lambda: SkippingLoop(clock)) as runner:
+        run = runner.run(between_batches(emulator, tmp_path, clock))
+
+    check_grammar(run.events)
+    first, second, beat = run.of(ev.TurnProgress)[:3]
+    assert (first.done, second.done, second.tokens_per_s, second.estimated) == (0, 2048, 40.0, False)
+    assert beat.estimated and not beat.writing and beat.total == 3000 and beat.tokens_per_s == 40.0
+    # 10 s on from the server's 2,048 at 40 tokens/s (the clock moves a little between the readings)
+    assert 2048 + 400 <= beat.done <= 2048 + 400 + 40
+    assert beat.elapsed_s is not None and beat.elapsed_s >= HEARTBEAT_S
 
 
 def test_a_quiet_writer_past_its_first_token_is_said_to_be_writing() -> None:
