@@ -163,7 +163,8 @@ def plan_responder(turns: Sequence[Turn], *, metered: bool = True) -> Responder:
         messages = list(body.get("messages", []))
         answered: int = sum(m.get("role") == "assistant" for m in messages)
         brief = next((str(m.get("content")) for m in messages if m.get("role") == "user"), "")
-        turn = _unanswered(turns, brief)[answered]
+        plan = _unanswered(turns, brief)
+        turn = plan[min(answered, len(plan) - 1)]  # asked again (for reads, a revision): the same report
         if not metered:
             return turn
         said = turn.content + turn.reasoning + "".join(c.name + c.arguments for c in turn.tool_calls)

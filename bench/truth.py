@@ -37,11 +37,11 @@ from bench.realrepos_truth import Truth, _read_blobs
 from bench.table import Metric, Section
 from bench.truth_judge import FolderFacts, Manifests, TruthFile, check_errors, judge_truth
 from bench.truth_planted import PlantedReport, planted_report
-from testing.analysis import make_settings, run_once
+from testing.analysis import make_settings, reads_then, run_once
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.github_payloads import RepoPayloads
 from testing.emulator.gitrepo import TreeItem
-from testing.emulator.model_server import ScriptedModelServer, Turn
+from testing.emulator.model_server import ScriptedModelServer
 
 MIRROR = Path("/work/.mirror")
 TRUTH_DIR = Path(__file__).resolve().parent / "truth"
@@ -185,8 +185,9 @@ async def _offline(facts: TruthFile, git_dir: Path, target: str, cache: Path) ->
 
 
 async def _scripted(facts: TruthFile, git_dir: Path, report: str, work: Path) -> list[ev.Event]:
-    """The app's run with a scripted model whose report turn returns ``report`` (evidence gathered first)."""
-    with GitHubEmulator() as emu, ScriptedModelServer(responder=lambda _body: Turn.final(report)) as server:
+    """The app's run with a scripted model whose report turn returns ``report`` (evidence gathered first;
+    one call of the model's own before it, as the app asks of a report: :func:`testing.analysis.reads_then`)."""
+    with GitHubEmulator() as emu, ScriptedModelServer(responder=reads_then(report, facts.repo)) as server:
         emu.add_repo(facts.repo, git_dir, license=api_license(facts))
         settings = make_settings(emu, work, server, prefetch=True, github_read_timeout=120.0)
         run = await run_once(settings, "What is this repository?", target=facts.repo, turn_timeout=600.0)

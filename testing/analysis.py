@@ -52,6 +52,21 @@ def diagram_replies(*replies: Turn) -> Router:
     return route
 
 
+def reads_then(report: str, repo: str) -> Router:
+    """A responder for :class:`ScriptedModelServer`: a model that makes one call of its own (the
+    repository's info) and then writes ``report``, and keeps it whatever it is told (the app's judge asks
+    once for reads when a report rests on the brief alone, and gives ✗ claims back once: agent.draft_review).
+    """
+    owner, _, name = repo.partition("/")
+
+    def respond(body: JSONDict) -> Turn:
+        if any(m.get("role") == "tool" for m in body.get("messages") or ()):
+            return Turn.final(report)
+        return Turn.calls(("get_repo_info", {"owner": owner, "repo": name}))
+
+    return respond
+
+
 def make_settings(
     emu: GitHubEmulator, tmp_path: Path, server: ScriptedModelServer | None = None, **changes: Any
 ) -> Settings:

@@ -25,10 +25,10 @@ from bench.realrepos_truth import Truth
 from bench.truth import api_license, linguist_languages, score_planted, served_languages
 from bench.truth_judge import FolderFacts, Manifests, TruthFile, judge_truth
 from bench.truth_planted import planted_report
-from testing.analysis import make_settings, run_once
+from testing.analysis import make_settings, reads_then, run_once
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo
-from testing.emulator.model_server import ScriptedModelServer, Turn
+from testing.emulator.model_server import ScriptedModelServer
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ecosystems"
 
@@ -263,18 +263,9 @@ async def analyse(
         if report is None:
             settings = Settings(github_api_url=emu.base_url, cache_dir=cache)
             return (await run_once(settings, "", target=target or facts.repo)).events
-        with ScriptedModelServer(responder=lambda body: _reads_then(body, facts.repo, report)) as server:
+        with ScriptedModelServer(responder=reads_then(report, facts.repo)) as server:
             settings = make_settings(emu, cache, server, prefetch=True)
             return (await run_once(settings, "What is this repository?", target=facts.repo)).events
-
-
-def _reads_then(body: dict[str, Any], repo: str, report: str) -> Turn:
-    """A model that makes one call of its own (the repository's info), then writes ``report`` (and keeps
-    it when the claim check gives its findings back: issue 37's one revision)."""
-    if any(m.get("role") == "tool" for m in body.get("messages") or ()):
-        return Turn.final(report)
-    owner, name = repo.split("/")
-    return Turn.calls(("get_repo_info", {"owner": owner, "repo": name}))
 
 
 def finished(events: list[ev.Event]) -> str:
