@@ -400,3 +400,16 @@ def test_a_commit_subject_names_no_dependency() -> None:
     assert [(f.value, f.version) for f in find_claims(claim) if f.kind == "dependency"] == [
         ("typescript", "7")
     ]
+
+
+def test_a_rate_of_commits_in_chinese_or_english_is_no_count() -> None:
+    """ "样本期间每周 1.1 次提交" (1.1 commits a week) was checked as a count of 1.1 commits: ✗ on every
+    Chinese report made without a key."""
+    from agent_core.report.claim_finders import find_claims
+
+    def counts(text: str) -> list[str]:
+        return [f.value for f in find_claims(text) if f.kind == "number"]
+
+    assert counts("- 平均节奏：样本期间每周 1.1 次提交\n") == []
+    assert counts("- on average 3 commits per week\n") == []
+    assert counts("- 共 30 次提交\n") == ["30"] and counts("- 1.2k commits\n") == ["1.2k"]

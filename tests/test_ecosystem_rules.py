@@ -71,3 +71,10 @@ def test_a_nested_workspace_root_without_a_project_is_no_package() -> None:
     ]
     members, virtual = root_workspaces(manifests)
     assert members == ("web/*",) and virtual == ("python",)
+
+
+def test_go_tests_name_the_standard_testing_package() -> None:
+    from agent_core.report.frameworks import test_frameworks
+
+    assert test_frameworks([], test_paths=["server/etcdserver/server_test.go"]) == ("testing",)
+    assert test_frameworks([], test_paths=["tests/test_app.py"]) == ()

@@ -38,6 +38,9 @@ _SUBJECTS = {
 _SUBJECT_WORDS = {k: re.compile(v, re.IGNORECASE) for k, v in _SUBJECTS.items()}
 _DIGIT = re.compile(r"\d")  # every number, date and version claim holds one: most lines have none
 _RATE = r"(?!\s*(?:per|a|an|each|every|on average)\b|\s*/|\s*每)"  # "1.1 commits per week": a rate, no count
+_RATE_BEFORE = re.compile(
+    r"(?:每|平均|per|every|each)\s{0,3}(?:周|月|天|日|年|week|month|day|year)?\s{0,3}$", re.I
+)
 _VALUE_AFTER = {
     k: re.compile(rf"{_NUMBER}\s*\+?\s*(?:GitHub\s+)?(?:{v})(?![A-Za-z]){_RATE}", re.IGNORECASE)
     for k, v in _SUBJECTS.items()
@@ -202,6 +205,10 @@ def _numbers(line: str, base: int) -> Iterator[Found]:
         patterns = [_VALUE_AFTER[subject]] + ([_VALUE_BEFORE[subject]] if subject in _VALUE_BEFORE else [])
         for pattern in patterns:
             for m in pattern.finditer(line):
+                if ("." in m.group(1) and not m.group(2)) or _RATE_BEFORE.search(
+                    line, max(0, m.start() - 16), m.start()
+                ):
+                    continue  # "1.1 次提交", "每周 1.1 次提交": a rate, never a count of things
                 value = m.group(1) + (m.group(2) or "")
                 end = m.start() + len(m.group(0).rstrip())
                 yield Found(

@@ -133,6 +133,9 @@ def framework_of(written: str) -> Framework | None:
 _FRAMEWORK_ECOSYSTEM = {"gradle": "maven", "meson": "cmake", "vcpkg": "cmake", "conan": "cmake"}
 
 
+_GO_TESTING = next(fw for fw in FRAMEWORKS if fw.name == "testing" and fw.ecosystem == "go")
+
+
 def test_frameworks(
     manifests: Iterable[Manifest],
     *,
@@ -157,8 +160,11 @@ def test_frameworks(
             framework = framework_of_package(dependency.name)
             if framework is not None and (ecosystem is None or framework.ecosystem == ecosystem):
                 found.add(framework)
-    if test_paths is not None and any(fw.layouts for fw in found):
-        found = _laid_out(found, test_paths)
+    paths = list(test_paths) if test_paths is not None else None
+    if paths is not None and any(path.endswith("_test.go") for path in paths):
+        found.add(_GO_TESTING)  # a Go test file is the standard library's `testing`, run by `go test`
+    if paths is not None and any(fw.layouts for fw in found):
+        found = _laid_out(found, paths)
     names = tuple(fw.name for fw in FRAMEWORKS if fw in found)
     return tuple(n for n in names if n != "JUnit" or not {"JUnit 4", "JUnit 5"} & set(names))
 

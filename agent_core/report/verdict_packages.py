@@ -181,6 +181,7 @@ def framework(found: Found, facts: Facts) -> Outcome:
 
 # A framework's own configuration file in the tree says it is used, whatever the manifests declare.
 _CONFIG_FILES = {
+    "testing": re.compile(r"[^/]{1,200}_test\.go"),  # Go's standard library runs every *_test.go
     "pytest": re.compile(r"pytest\.ini|conftest\.py"),
     "Jest": re.compile(r"jest\.config\.[cm]?[jt]s(?:on)?"),
     "Vitest": re.compile(r"vitest\.(?:config|workspace)\.[cm]?[jt]s"),
