@@ -413,3 +413,17 @@ def test_a_rate_of_commits_in_chinese_or_english_is_no_count() -> None:
     assert counts("- 平均节奏：样本期间每周 1.1 次提交\n") == []
     assert counts("- on average 3 commits per week\n") == []
     assert counts("- 共 30 次提交\n") == ["30"] and counts("- 1.2k commits\n") == ["1.2k"]
+
+
+def test_a_quoted_description_or_readme_names_no_dependency() -> None:
+    """The report's description and README quote are the project's own words: "how to use Pydantic AI"
+    (pydantic-ai's examples/pyproject.toml) was checked ✗ as a dependency on `pydantic`."""
+    from agent_core.report.claim_finders import find_claims
+
+    for line in (
+        "**Description:** Examples of how to use Pydantic AI and what it can do.\n",
+        "**From the README** ([`README.md`](x)): Build apps that use Pydantic AI.\n",
+        "**简介：** Examples of how to use Pydantic AI.\n",
+    ):
+        assert [f for f in find_claims(line) if f.kind == "dependency"] == [], line
+    assert [f.value for f in find_claims("- It uses pydantic.\n") if f.kind == "dependency"] == ["pydantic"]

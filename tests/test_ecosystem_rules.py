@@ -78,3 +78,10 @@ def test_go_tests_name_the_standard_testing_package() -> None:
 
     assert test_frameworks([], test_paths=["server/etcdserver/server_test.go"]) == ("testing",)
     assert test_frameworks([], test_paths=["tests/test_app.py"]) == ()
+
+
+def test_a_folder_report_on_tests_or_examples_keeps_their_vendor_folders_as_theirs() -> None:
+    rerooted = tree(["error-handler/_files/user-deprecation/vendor/autoload.php", "error-handler/Test.php"])
+    assert model_of(rerooted, above="tests/end-to-end").vendored_files == 0
+    assert model_of(tree(["external/dep.js", "main.js"]), above="playground").vendored_files == 0
+    assert model_of(tree(["vendor/lib.php", "src/App.php"]), above="packages/app").vendored_files == 1

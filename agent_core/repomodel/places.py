@@ -154,6 +154,10 @@ class Folders:
     def __init__(self, root: str, *, above: str = "") -> None:
         self._root = root
         self._above = above  # a tree re-rooted at a folder: where its root stands in the repository
+        # a folder report on tests or examples (phpunit's tests/end-to-end, vite's playground): their
+        # vendor/ and external/ folders are test data, as they are in the whole repository's report
+        segments = above.lower().split("/") if above else []
+        self._sheltered = any(cv.test_dir_label("", s) or cv.example_dir(s, True) for s in segments)
         self.known: dict[str, _Folder] = {root: _Folder()}
         if root:  # the repository's root, above the model's: only its conventions matter
             self.known[""] = _Folder()
@@ -167,13 +171,26 @@ class Folders:
             if parent == self._root or not parent:
                 top = name if parent == self._root else up.top
                 says = self._says(parent, name, path)[0]
-                found = _child(up, top, parent, name, path, says=says, at_top=parent == self._root)
+                found = _child(
+                    up,
+                    top,
+                    parent,
+                    name,
+                    path,
+                    says=says,
+                    at_top=parent == self._root,
+                    sheltered=self._sheltered,
+                )
             elif up.fixtures or (up.vendored and up.ci is None):
                 found = up  # inside test data or vendored code, nothing below changes the role
             else:
                 says, telling = self._says(parent, name, path)
                 # an ordinary folder inside another says nothing new: it shares its context
-                found = _child(up, up.top, parent, name, path, says=says, at_top=False) if telling else up
+                found = (
+                    _child(up, up.top, parent, name, path, says=says, at_top=False, sheltered=self._sheltered)
+                    if telling
+                    else up
+                )
             self.known[path] = found
         return found
 
@@ -208,7 +225,15 @@ _NOTHING = linguist.NOTHING
 
 
 def _child(
-    up: _Folder, top: str | None, parent: str, name: str, path: str, *, says: linguist.Says, at_top: bool
+    up: _Folder,
+    top: str | None,
+    parent: str,
+    name: str,
+    path: str,
+    *,
+    says: linguist.Says,
+    at_top: bool,
+    sheltered: bool = False,
 ) -> _Folder:
     if up.fixtures or up.vendored:
         says = _NOTHING
@@ -220,7 +245,7 @@ def _child(
         bundled = in_tests and name in cv.BUNDLED_TEST_FRAMEWORKS
         # a vendor/ or external/ inside tests or an example is that test's or example's own content (a
         # fixture app's vendor/, vite's playground/external/), not code the project copied in
-        named = says.vendored and not (in_tests or up.examples)
+        named = says.vendored and not (in_tests or up.examples or sheltered)
         vendored = up.vendored or (path if named or bundled else None)
     if fixtures and not up.fixtures and not up.test_dir:
         label = f"{name}/"

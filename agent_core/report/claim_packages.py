@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from agent_core.report.claim_names import DOTTED_NAME, Found, Taken, is_module_name, negated, path_like
 from agent_core.report.frameworks import FRAMEWORKS, framework_of
 from agent_core.report.manifests import NOTABLE_DEPENDENCIES
+from agent_core.words import words_for
 
 _DEPENDENCY_CONTEXT = re.compile(
     r"depend|require|\buses?\b|\busing\b|built (?:on|with|upon)|powered by|framework|librar|packages?\b|import|"
@@ -84,6 +85,12 @@ _AFTER_NAME = re.compile(
 _WINDOW = 80  # characters after a name looked at for its version
 
 
+# The writer's labels of quoted repository text, in every language (the words tables say them).
+_QUOTE_LABELS = tuple(
+    words_for(language)(key, "\0", "\0").split("\0", 1)[0].strip()
+    for language in ("en", "zh")
+    for key in ("description", "from_readme")
+)
 _DATED_ENTRY = re.compile(r"\s{0,8}[-*+]\s{1,4}\*{0,2}\d{4}-\d{2}-\d{2}\b")  # "- 2026-08-04 — subject"
 
 
@@ -122,8 +129,9 @@ def version_after(line: str, end: int) -> tuple[str, int]:
 def dependency_claims(line: str, base: int) -> Iterator[Found]:
     """Test frameworks (in a line about tests), well-known packages and package-like code spans (in a
     line about dependencies), module paths, scoped names and Maven coordinates (in any code span)."""
-    if _DATED_ENTRY.match(line):
-        return  # a commit's or release's subject quotes history ("use typescript 7"): not today's manifests
+    if _DATED_ENTRY.match(line) or line.lstrip().startswith(_QUOTE_LABELS):
+        return  # a commit's subject quotes history ("use typescript 7"); a description or README quote, the
+        # project's own words ("how to use Pydantic AI"): neither is a claim about its manifests
     context = _Context(line)
     taken: set[int] = set()
     if context.test:
