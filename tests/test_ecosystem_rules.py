@@ -85,3 +85,13 @@ def test_a_folder_report_on_tests_or_examples_keeps_their_vendor_folders_as_thei
     assert model_of(rerooted, above="tests/end-to-end").vendored_files == 0
     assert model_of(tree(["external/dep.js", "main.js"]), above="playground").vendored_files == 0
     assert model_of(tree(["vendor/lib.php", "src/App.php"]), above="packages/app").vendored_files == 1
+
+
+def test_a_submodule_is_no_file_of_the_repository() -> None:
+    entries = (
+        TreeEntry(path="okhttp-hpacktests", type="dir", size=None),
+        TreeEntry(path="okhttp-hpacktests/hpack-test-case", type="submodule", size=None),
+        TreeEntry(path="okhttp-hpacktests/build.gradle.kts", type="file", size=10),
+    )
+    model = model_of(FileTree(ref="main", path="", entries=entries))
+    assert model.files == 1

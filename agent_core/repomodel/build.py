@@ -146,7 +146,7 @@ class _Tally:
                 top = entry.path[len(prefix) :]
                 if "/" not in top:
                     self.per_top.setdefault(top, dict.fromkeys(cv.ROLES, 0))
-        return [e for e in inside if e.type != "dir"]
+        return [e for e in inside if e.type not in ("dir", "submodule")]  # a submodule is another repository
 
     def _note(self, role: cv.Role, folder: _Folder, folder_path: str, facts: _Name, path: str) -> None:
         if role == "vendored":  # under its vendored root; by its name (a minified file): no folder; else
