@@ -95,3 +95,39 @@ def test_a_submodule_is_no_file_of_the_repository() -> None:
     )
     model = model_of(FileTree(ref="main", path="", entries=entries))
     assert model.files == 1
+
+
+def test_a_folder_report_reads_the_manifest_of_its_tests_kept_elsewhere() -> None:
+    """``src/Polly.Core/CircuitBreaker``'s tests are in ``test/Polly.Core.Tests``: once that tree is
+    fetched, its project file is read, so the report can name the test framework it declares."""
+    from agent_core.agent.folder_plan import folder_context
+    from agent_core.repo import RepoRef
+    from agent_core.sources.models import DirEntry, DirListing
+    from agent_core.tools.registry import READ_FILE
+
+    def listing(path: str, dirs: list[str], files: list[str] = ()) -> DirListing:  # type: ignore[assignment]
+        entries = [DirEntry(name=d.rsplit("/", 1)[-1], path=d, type="dir") for d in dirs]
+        entries += [DirEntry(name=f.rsplit("/", 1)[-1], path=f, type="file") for f in files]
+        return DirListing(path=path, entries=tuple(entries))
+
+    listings = {
+        "": listing("", ["src", "test"]),
+        "src": listing("src", ["src/Polly.Core"]),
+        "src/Polly.Core": listing(
+            "src/Polly.Core", ["src/Polly.Core/CircuitBreaker"], ["src/Polly.Core/Polly.Core.csproj"]
+        ),
+        "test": listing("test", ["test/Polly.Core.Tests", "test/Polly.Specs"]),
+    }
+    kept = tree(["test/Polly.Core.Tests/Polly.Core.Tests.csproj", "test/Polly.Core.Tests/RetryTests.cs"])
+    kept = FileTree(ref="main", path="test/Polly.Core.Tests", entries=kept.entries)
+    picks = folder_context(
+        RepoRef(owner="App-vNext", name="Polly"),
+        "src/Polly.Core/CircuitBreaker",
+        listings.get,
+        own_manifests=[],
+        own_license=False,
+        own_tests=False,
+        fetched=lambda path: kept if path == "test/Polly.Core.Tests" else None,
+    )
+    reads = [p.call.args["path"] for p in picks if p.call.tool == READ_FILE and p.kind == "tests"]
+    assert reads == ["test/Polly.Core.Tests/Polly.Core.Tests.csproj"]

@@ -24,6 +24,7 @@ from typing import Any
 from agent_core.agent.tree_paths import usable
 from agent_core.repo import RepoRef
 from agent_core.repomodel import model_of
+from agent_core.repomodel.packages import manifest_ecosystem
 from agent_core.report.folder_tests import TEST_ROOTS, ancestors, kept_for, project_chain, source_set_mirror
 from agent_core.report.scoped import ci_folders
 from agent_core.sources.languages import language_for
@@ -95,10 +96,13 @@ def folder_context(
     own_manifests: Sequence[str],
     own_license: bool,
     own_tests: bool = True,
+    fetched: Callable[[str], FileTree | None] = lambda _path: None,
 ) -> list[Pick]:
     """The calls that tell a folder's run what its repository knows of it: the listings up its path,
-    then (once they are known) the nearest manifest, the root's licence and workflows, and the tests
-    kept for it under a test root. ``listed(path)``: the listing of ``path`` if it was made."""
+    then (once they are known) the nearest manifest, the root's licence and workflows, the tests kept
+    for it under a test root, and (once their trees are known) the manifest of each such test project,
+    which names its test framework. ``listed(path)``: the listing of ``path`` if it was made;
+    ``fetched(path)``: the tree of ``path`` if it was fetched."""
     above = ancestors(folder)
     picks = [
         Pick(call=call(LIST_DIRECTORY, repo, path=p), label=f"{p}/" if p else ROOT_FOLDER, kind="context")
@@ -115,7 +119,7 @@ def folder_context(
             ]
     picks += _nearest_manifests(repo, above, listings, own_manifests)
     # a folder of its parent's project (no manifest of its own) with no tests of its own: the project's
-    picks += _tests_elsewhere(
+    kept = _tests_elsewhere(
         repo,
         folder,
         above,
@@ -124,7 +128,29 @@ def folder_context(
         own_manifest=bool(own_manifests),
         project=not own_manifests and not own_tests,
     )
-    return picks
+    return [*picks, *kept, *_test_manifests(repo, kept, fetched)]
+
+
+def _test_manifests(
+    repo: RepoRef, kept: Sequence[Pick], fetched: Callable[[str], FileTree | None]
+) -> list[Pick]:
+    """The manifest at the top of each test folder kept elsewhere whose tree came back (one each, at most
+    :data:`_MAX_TEST_FOLDERS`): ``test/Foo.Tests/Foo.Tests.csproj``, ``test/CMakeLists.txt``."""
+    picks = []
+    for pick in kept:
+        path = str(pick.call.args.get("path", ""))
+        tree = fetched(path) if pick.call.tool == GET_FILE_TREE else None
+        if tree is None:
+            continue
+        tops = sorted(
+            e.path
+            for e in tree.entries
+            if e.type == "file" and e.path.rpartition("/")[0] == path and usable(e.path)
+        )
+        found = next((t for t in tops if manifest_ecosystem(t.rsplit("/", 1)[-1]) is not None), None)
+        if found is not None:
+            picks.append(Pick(call=call(READ_FILE, repo, path=found), label=found, kind="tests"))
+    return picks[:_MAX_TEST_FOLDERS]
 
 
 def workflows(repo: RepoRef, listing: DirListing) -> list[Pick]:

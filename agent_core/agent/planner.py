@@ -184,6 +184,19 @@ class OfflinePlanner:
         def listed(path: str) -> DirListing | None:
             return _listing(results, _key(_call(LIST_DIRECTORY, repo, path=path)))
 
+        def fetched(path: str) -> FileTree | None:
+            return next(
+                (
+                    r.value
+                    for r in reversed(results)
+                    if r.tool == GET_FILE_TREE
+                    and r.ok
+                    and isinstance(r.value, FileTree)
+                    and r.arguments.get("path") == path
+                ),
+                None,
+            )
+
         tops = [p for p in paths.files if "/" not in p]
         return folder_context(
             repo,
@@ -192,6 +205,7 @@ class OfflinePlanner:
             own_manifests=[p for p in paths.role("manifest") if "/" not in p],
             own_license=any(_LICENSE.match(p) for p in tops),
             own_tests=model_of(tree).tests.files > 0,
+            fetched=fetched,
         )
 
     def _derived(
