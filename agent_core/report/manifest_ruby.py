@@ -72,7 +72,8 @@ def parse_gemspec(source: str) -> Fields:
         elif method in ("name", "summary", "description", "license", "licenses", "version"):
             key, _, value = rest.partition("=")
             if key.strip() == method and value:
-                fields.setdefault(method, _literals(value))
+                # an interpolated literal ("#{s.description}.") is Ruby code, not the gem's words
+                fields.setdefault(method, [v for v in _literals(value) if "#{" not in v])
     licenses = fields.get("licenses") or fields.get("license") or []
     version = _first(fields, "version")
     return {

@@ -141,21 +141,18 @@ def _all_manifests_read(facts: Facts) -> bool:
 
 def _named_in_files(name: str, facts: Facts) -> bool:
     """Whether a file read names ``name`` (a system requirement a README describes, a tool a CI step
-    installs): then its absence from the manifests proves nothing. The parsed manifests are not read for
-    words: what they declare is known, and their prose ("works with all Rack apps, including Rails", a
-    gemspec's description) declares nothing; the versions they pin for others (a central
-    ``Directory.Packages.props``) count as named. One set of words for all the files."""
+    installs, a ``find_package(Threads)`` or an optional group a parser does not list): then its absence
+    from the parsed dependencies proves nothing. A manifest's own description is prose and names nothing
+    ("works with all Rack apps, including Rails", a gemspec's). One set of words for all the files."""
 
     def build() -> frozenset[str]:
         words: set[str] = set()
-        parsed = [m for m in facts.manifests if m.status == "parsed"]
-        words.update(d.name.lower() for m in parsed for d in m.versions)  # pinned for projects not read
-        skipped = {m.path for m in parsed}
+        described = {m.path: m.description for m in facts.manifests if m.status == "parsed" and m.description}
         for path, content in facts.evidence.files.items():
-            if path in skipped:
-                continue
-            text = content.whole_text if content.whole_text is not None else content.text
-            words.update(w.lower().strip(".:-/") for w in _WORD.findall(text or ""))
+            text = (content.whole_text if content.whole_text is not None else content.text) or ""
+            if path in described:
+                text = " ".join(text.split()).replace(described[path] or "", " ")
+            words.update(w.lower().strip(".:-/") for w in _WORD.findall(text))
         return frozenset(words)
 
     named: frozenset[str] = index_of(facts).derived("words_read", build)  # type: ignore[assignment]
