@@ -161,6 +161,21 @@ async def test_the_report_asked_for_at_a_limit_is_judged_with_no_turn_left_to_re
     assert run.finished.writer == "fallback" and '"arguments"' not in run.finished.report
 
 
+async def test_the_same_call_written_again_and_again_stops_exploring_after_three_turns(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """The 0.5B on pallets/click wrote the same get_repo_info call as text 12 turns running (13 turns,
+    930 s, until the turn limit): three turns of nothing new end the exploration."""
+    call = '{"name": "get_repo_info", "arguments": {"owner": "acme", "repo": "widgets"}}'
+    with ScriptedModelServer([*[Turn.final(call)] * 4, Turn.final(RIGHT)]) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server))
+        asked = server.chat_requests[-1].messages[-1]["content"]
+        server.assert_exhausted()
+    assert len(run.of(ev.ToolCallStarted)) == 4
+    assert "repeated tool calls it had already made" in asked  # the report is asked for, saying why
+    assert run.finished.writer == "model" and run.finished.report == RIGHT.strip()
+
+
 # -- the self-check: findings given back once, the revision streamed ---------------------------------
 
 

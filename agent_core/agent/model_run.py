@@ -42,6 +42,7 @@ from agent_core.agent.endings import (
 )
 from agent_core.agent.flow import Flow, Result, Step, events_only
 from agent_core.agent.model_turn import ModelDriver, TurnOutcome
+from agent_core.agent.planner import call_key
 from agent_core.agent.planner_run import planner_turns
 from agent_core.agent.prompts import report_request, use_tools_request
 from agent_core.agent.replies import native_step, react_step
@@ -50,6 +51,10 @@ from agent_core.llm import ModelTurn, ReactFormatError, parse_react
 from agent_core.offload import off_loop
 from agent_core.report.diagram import Graph
 from agent_core.words import said, say, words_for
+
+MAX_REPEATS = 3
+"""Turns in a row of calls already made (the 0.5B wrote the same call as text 12 turns running) before
+exploration stops and the report is asked for."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,7 +68,8 @@ class _After:
     ignored_tools: bool = False  # answered from memory twice
     partial: bool = False  # the report was stopped before its end
     written: bool = False  # the report is the deterministic writer's, in place of an unfit draft
-    own_calls: int = 0  # tool calls the model chose itself (the prefetch's are not)
+    own_calls: int = 0  # new tool calls the model chose itself (the prefetch's and repeats are not)
+    repeats: int = 0  # turns in a row that only repeated calls already made
     drafts: Drafts = field(default_factory=Drafts)  # what its drafts' judgements used (agent.draft_review)
 
 
@@ -131,11 +137,17 @@ async def _explore(run: Run, driver: ModelDriver, after: _After) -> Step[_After]
     if reply.notice:
         yield ev.Notice(t=run.t(), level="info", message=reply.notice)
     if reply.calls:
+        made = {call_key(r.tool, r.arguments) for r in run.state.all_results}
+        fresh = sum(call_key(c.tool, c.args) not in made for c in reply.calls)
         async for event in events_only(
             run.tool_turn(reply.calls, feed="text" if driver.text_mode else "native", dropped=reply.dropped)
         ):
             yield event
-        yield Result(value=replace(after, own_calls=after.own_calls + len(reply.calls)))
+        repeats = 0 if fresh else after.repeats + 1
+        stop = words_for(run.language)("model_reason_repeats") if repeats >= MAX_REPEATS else None
+        yield Result(
+            value=replace(after, own_calls=after.own_calls + fresh, repeats=repeats, stop_reason=stop)
+        )
     elif reply.report is None:
         yield Result(value=after)  # an unreadable reply: the model was told why
     elif gathered_anything(run):

@@ -36,6 +36,7 @@ TURNS: Mapping[str, str] = MappingProxyType(
         "to_model_draft_missing": '- "{claim}": not in the repository',
         "to_model_draft_close": "Correct or remove these, cite only files that exist, and reply with the whole revised report (or call tools first if you need to read something).",
         "to_model_draft_close_plain": "Reply with the whole report (or call tools first if you need to read something).",
+        "model_reason_repeats": "the model repeated tool calls it had already made, three turns in a row",
         "draft_revise": "The app checked the model's draft ({problems}) and sent it back once for revision",
         "draft_read_first": "The model wrote a report without reading any file itself; it is asked once to read first",
         "draft_accepted": "After its revision: {corrected} statement(s) corrected, {left} still marked wrong by the check",

@@ -36,6 +36,7 @@ TURNS: Mapping[str, str] = MappingProxyType(
         "to_model_draft_missing": "- “{claim}”：仓库中没有",
         "to_model_draft_close": "请更正或删除这些内容，只引用存在的文件，然后回复完整的修订版报告（如需读取内容，可先调用工具）。",
         "to_model_draft_close_plain": "请回复完整的报告（如需读取内容，可先调用工具）。",
+        "model_reason_repeats": "模型连续三轮重复已经做过的工具调用",
         "draft_revise": "应用检查了模型的草稿（{problems}），并退回一次请其修订",
         "draft_read_first": "模型没有自己读取任何文件就写了报告；已请它先读取一次",
         "draft_accepted": "修订之后：更正了 {corrected} 处说法，仍有 {left} 处被核对判定为错误",
