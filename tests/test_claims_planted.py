@@ -570,3 +570,25 @@ def test_escaped_language_names_and_recommendations_to_add_a_file() -> None:
     assert [(f.kind, f.value) for f in found] == [("language", "C#"), ("language", "C++"), ("language", "C#")]
     added = find_claims("- Add a README that explains it.\n添加 LICENSE 文件。\nExpand the README.\n")
     assert [(f.value, f.negated) for f in added] == [("README", True), ("LICENSE", True), ("README", False)]
+
+
+async def test_a_framework_named_in_prose_is_still_contradicted_but_not_one_in_a_readme_command(
+    tmp_path: Path,
+) -> None:
+    """vue's README says it moved from Jest: prose is no evidence Jest runs. A README command that runs
+    it (```npx jest```) leaves its absence from the manifests unproven."""
+    base = {
+        "LICENSE": MIT,
+        "package.json": '{"name": "shelf", "devDependencies": {"vitest": "^1.0.0"}}',
+        "src/index.js": "export const one = 1;\n",
+        "test/index.test.js": "import { test } from 'vitest';\n",
+    }
+    report = "The tests are written with Jest.\n"
+    for readme, verdict in (
+        ("# shelf\n\nWe moved our tests from Jest to Vitest.\n", "contradicted"),
+        ("# shelf\n\n```sh\nnpx jest\n```\n", "unchecked"),
+    ):
+        shape = Shape(verdict, {**base, "README.md": readme}, "MIT", true=[], planted=[])
+        results, ref = await observed(tmp_path / verdict, shape, "github")
+        got = {c.claim: c.verdict for c in check_report(report, (ref,), results).claims}
+        assert got["Jest"] == verdict, got

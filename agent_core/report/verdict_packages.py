@@ -300,6 +300,12 @@ def _named_in(claimed: Framework, facts: Facts) -> str | None:
     )
     for path, content in facts.evidence.files.items():
         text = content.whole_text if content.whole_text is not None else content.text
+        if text and path.lower().endswith(_PROSE):  # prose ("migrated from Jest") is no use; its code is
+            text = "\n".join(m.group(0) for m in _CODE_IN_PROSE.finditer(text))
         if text and pattern.search(text):
             return path
     return None
+
+
+_PROSE = (".md", ".markdown", ".rst", ".txt", ".adoc")
+_CODE_IN_PROSE = re.compile(r"```[^`]{0,20000}?```|`[^`\n]{1,300}`")  # fences and code spans, bounded
