@@ -131,6 +131,10 @@ def test_in_chinese_the_finished_page_says_no_english_sentence_and_no_raw_key(ch
     page = chinese_page
     page.check("#ui-lang input[value='中文']")
     page.wait_for_function("() => document.querySelector('#analyze').innerText.includes('分析')")
+    page.reload()  # the walk stays Chinese across a reload: the choice is remembered, not re-made
+    open_app(page, page.url)
+    page.wait_for_function("() => document.querySelector('#analyze').innerText.includes('分析')")
+    assert page.is_checked("#ui-lang input[value='中文']")
     page.fill("#target textarea, #target input", "octo/wordstats")
     page.click("#analyze")
     page.wait_for_function("() => document.querySelector('#status').innerText.includes('完成')")
