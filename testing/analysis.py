@@ -54,15 +54,15 @@ def diagram_replies(*replies: Turn) -> Router:
 
 def reads_then(report: str, repo: str) -> Router:
     """A responder for :class:`ScriptedModelServer`: a model that makes one call of its own (the
-    repository's info) and then writes ``report``, and keeps it whatever it is told (the app's judge asks
-    once for reads when a report rests on the brief alone, and gives ✗ claims back once: agent.draft_review).
-    """
+    repository's languages: no brief holds them) and then writes ``report``, and keeps it whatever it is
+    told (the app's judge asks once for reads when a report rests on the brief alone, and gives ✗ claims
+    back once: agent.draft_review)."""
     owner, _, name = repo.partition("/")
 
     def respond(body: JSONDict) -> Turn:
         if any(m.get("role") == "tool" for m in body.get("messages") or ()):
             return Turn.final(report)
-        return Turn.calls(("get_repo_info", {"owner": owner, "repo": name}))
+        return Turn.calls(("get_languages", {"owner": owner, "repo": name}))
 
     return respond
 

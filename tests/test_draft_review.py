@@ -335,5 +335,6 @@ async def test_the_brief_quotes_the_readmes_prose_and_says_what_it_did_not_read(
     assert "src/" in unread and "tests/" in unread and ".github/workflows/ci.yml" in unread
     assert "Open questions only reads can answer" in brief
     assert "plan your reads" in system
+    assert "do not ask for those again" in system and "Start with get_repo_info" not in system
     example = system.split("Example of one step", 1)[1]
     assert "Action: read_file" in example and '"owner": "acme", "repo": "beads"' in example

@@ -202,7 +202,8 @@ async def test_a_local_server_is_sent_the_short_list_in_every_request(
     docs_emulator: GitHubEmulator, tmp_path: Path
 ) -> None:
     turns = [Turn.calls(("read_file", {**W, "path": "pyproject.toml"})), Turn.final(REPORT)]
-    with ScriptedModelServer(turns) as server:
+    # pyproject.toml is in the brief: no new read, so the report is asked once for reads (issue 37)
+    with ScriptedModelServer(turns, responder=lambda _body: Turn.final(REPORT)) as server:
         settings = make_settings(docs_emulator, tmp_path, server, prefetch=True)
         services = Services(settings)
         try:
@@ -214,7 +215,7 @@ async def test_a_local_server_is_sent_the_short_list_in_every_request(
     assert tools[0] == tools[1] == tool_list(SMALL_WINDOW, local=True)
     assert any(isinstance(e, ev.ToolCallFinished) and e.ok for e in events)
     system = server.chat_requests[0].messages[0]["content"]
-    assert named_tools(system) == {"get_repo_info", "get_file_tree"}  # read_file: "read the README"
+    assert named_tools(system) == {"read_file"}  # the brief holds what get_repo_info and get_file_tree say
 
 
 def named_tools(text: str) -> set[str]:

@@ -191,7 +191,10 @@ class Analysis:
         if self.driver is None:
             prompt = system_prompt(self.parts.scope, language=run.language)
         else:
-            prompt = system_prompt(self.parts.scope, language=run.language, tools=self.driver.tool_names)
+            briefed = self._prefetch  # a first run's brief (a follow-up keeps the first run's prompt)
+            prompt = system_prompt(
+                self.parts.scope, language=run.language, tools=self.driver.tool_names, briefed=briefed
+            )
             if self.driver.text_mode:
                 prompt += f"\n\n{self.driver.tools_prompt()}\n\n{worked_example(self.parts.scope, self.driver.tool_names)}"
         return [

@@ -44,9 +44,12 @@ def system_prompt(
     language: Language,
     refs: dict[str, str] | None = None,
     tools: Collection[str] = TOOL_NAMES,
+    briefed: bool = False,
 ) -> str:
     """The analyst's instructions. ``tools``: the names of the tools the model is offered; the prompt
-    names no other (a small model told of a tool it cannot call calls it anyway)."""
+    names no other (a small model told of a tool it cannot call calls it anyway). ``briefed``: the first
+    message will hold the evidence brief, so the model starts with the files no brief holds (told to
+    start with get_repo_info, the 0.5B called it twelve turns running)."""
     names = ", ".join(r.full_name for r in scope)
     sections = section_titles(language, by_model=True)
     comparison = (
@@ -57,6 +60,8 @@ def system_prompt(
         else ""
     )
     link_ref = f"the default branch from {GET_REPO_INFO}" if GET_REPO_INFO in tools else "the default branch"
+    if briefed:
+        link_ref = "the default branch the brief names"
     lang_line = (
         "Write the report in Simplified Chinese." if language == "zh" else "Write the report in English."
     )
@@ -65,7 +70,7 @@ def system_prompt(
 Repositories in scope: {names}. The tools can only read these repositories; requests for any other repository are refused.
 
 How to work:
-- {_first_steps(tools)}
+- {_briefed_steps(tools) if briefed else _first_steps(tools)}
 - Before any report, plan your reads: in your first reply say in one or two sentences which 2-4 files you will read and why (the source code, the tests, the CI configuration are not in any brief), and call the tools for them in that same reply.
 - Ask for several independent tools in the same turn: they run in parallel.
 - Do not repeat a call you already made; do not read more than you need (about 6-12 calls is typical).
@@ -108,6 +113,17 @@ def worked_example(scope: Sequence[RepoRef], tools: Collection[str] = TOOL_NAMES
             f"Action Input: {json.dumps(arguments)}",
             "Then stop: the result comes back as 'Observation: ...' and you go on with the next Thought.",
         ]
+    )
+
+
+def _briefed_steps(tools: Collection[str]) -> str:
+    """How to begin after the brief: it already holds the metadata, the tree, recent commits, the README
+    and the main manifests."""
+    read = READ_FILE if READ_FILE in tools else "the tools"
+    return (
+        "The first message holds a brief of what was already gathered (metadata, the file tree, recent "
+        f"commits, the README, the main manifests): do not ask for those again. Start with {read} on the "
+        "files the brief names as not read: key source files, a test, the CI configuration."
     )
 
 
