@@ -233,6 +233,25 @@ def analysis(url: str, address: str, target: str, question: str, downloads: str)
     print(json.dumps(time.perf_counter() - start))
 
 
+def analyses(url: str, address: str, targets: str, downloads: str) -> None:
+    """Analyses of each of ``targets`` (comma-separated) in turn, one after another (a visitor has one at a time) until stdin closes, as
+    fast as the queue gate lets one address join (a refused join waits a second); prints how many ended."""
+    stop = threading.Event()
+    threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
+    client = api_client(url, downloads)
+    client.headers["X-Forwarded-For"] = address
+    started()
+    done = 0
+    names = targets.split(",")
+    while not stop.is_set():
+        try:
+            client.predict(names[done % len(names)], "", api_name="/run_analysis")
+            done += 1
+        except httpx.HTTPStatusError:
+            stop.wait(1.0)
+    print(json.dumps(done))
+
+
 def flood(url: str, address: str, joins: int) -> None:
     """``joins`` queue/join calls without ever reading a stream, one after another."""
     body = {"data": [], "fn_index": 0, "session_hash": "flood", "event_data": None}
@@ -285,6 +304,7 @@ def replays(url: str, address: str, count: int) -> None:
 CLIENTS: dict[str, Callable[..., None]] = {
     "probe": page_latency,
     "analysis": analysis,
+    "analyses": analyses,
     "flood": flood,
     "replays": replays,
 }

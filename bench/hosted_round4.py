@@ -1,4 +1,4 @@
-"""``python -m bench --only hosted_attacks``: issue 35's attack classes 3-9 against the app in hosted
+"""``python -m bench --only hosted_attacks``: issue 35's attack classes 1-9 against the app in hosted
 mode, each with its figure (worst latency of another visitor's ``GET /config`` while it runs, memory,
 GitHub requests per counted call), beside the earlier classes of ``bench/hosted_attacks.py`` (issue 20's,
 which still hold: their offline figures always, their served ones unless ``--quick``).
@@ -6,7 +6,8 @@ which still hold: their offline figures always, their served ones unless ``--qui
 Served figures come from a running app on 127.0.0.1 (GitHub emulator, a scripted owner's model that
 answers the attacker with hostile text); every client (attacker, probe, the other visitor) is a process
 of its own. Offline figures are CPU seconds of one call (``time.process_time``). Classes 1 and 2
-(.gitattributes patterns, workspace globs) are measured by their own owners' sections.
+(.gitattributes patterns, workspace globs) and the ordinary analysis beside two hostile ones are served
+by :mod:`bench.hosted_repos` (an app with no model: the offline planner reads the whole tree).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from agent_core.web.sessions import lighten
 from agent_core.web.tree_preview import tree_preview
 from bench import hosted_attacks as earlier
 from bench.config import BenchConfig
+from bench.hosted_repos import served_repos
 from bench.table import Metric, Section
 from testing.app import running_app
 from testing.emulator.github import GitHubEmulator
@@ -345,7 +347,9 @@ def measure(config: BenchConfig, workdir: Path) -> Section:
     workdir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         root = Path(tmp)
-        rows, metrics, notes = served(config, root)
+        rows, metrics, notes = served_repos(root)
+        more = served(config, root)
+        rows, metrics, notes = rows + more[0], metrics + more[1], notes + more[2]
         gradio_kib, light_kib = session_bytes(root)
         per_call, counted = mcp_cost(root)
         message, zh, kept = base_url_refused(root)
@@ -385,7 +389,7 @@ def measure(config: BenchConfig, workdir: Path) -> Section:
     notes += [f"earlier (issue 20): {line}" for line in earlier_classes(config)]
     return Section(
         key="hosted_attacks",
-        title="Hosting attacks (issue 35 classes 3-9, beside issue 20's)",
+        title="Hosting attacks (issue 35 classes 1-9, beside issue 20's)",
         metrics=metrics,
         notes=notes,
         table=rows,
