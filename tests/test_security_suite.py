@@ -581,9 +581,13 @@ async def test_a_visitor_cannot_send_the_space_key_to_another_endpoint(
             with pytest.raises(ConfigurationError, match="https"):
                 session.apply_settings(github_token="", **{"api_key": "", **change})
             assert session.settings is base
-        session = BrowserSession(base, clock=SystemClock())  # no provider: the default one needs a key
-        session.apply_settings(api_key="", llm_provider="", llm_base_url=elsewhere.base_url, llm_model="m")
-        assert not uses_model(session.settings)
+        # No provider: a loopback URL is a local endpoint now (inferred from the URL), refused the same way.
+        session = BrowserSession(base, clock=SystemClock())
+        with pytest.raises(ConfigurationError, match="https"):
+            session.apply_settings(
+                api_key="", llm_provider="", llm_base_url=elsewhere.base_url, llm_model="m"
+            )
+        assert session.settings is base  # the Space's own settings, its own model, unchanged
         assert elsewhere.requests == []
         # A visitor who pastes their own key may use their own https endpoint, with that key only.
         session = BrowserSession(base, clock=SystemClock())
