@@ -105,3 +105,18 @@ def test_the_cpu_limit_is_named_only_once_spent() -> None:
     )
     assert cpu_limit_reached(limits, limits.max_cpu_seconds - 0.001) is None
     assert "CPU budget" in (cpu_limit_reached(limits, limits.max_cpu_seconds) or "")
+
+
+async def test_a_step_whose_caller_stopped_waiting_is_dropped_before_it_runs() -> None:
+    pool = FairPool(workers=1)
+    account = CpuAccount()
+    gate, ready = threading.Event(), threading.Semaphore(0)
+    started: list[str] = []
+    held = await _submit(pool, account, _held("held", gate, started, ready))
+    await asyncio.to_thread(ready.acquire)
+    dropped = await _submit(pool, account, _held("dropped", threading.Event(), started, ready))
+    dropped.cancel()  # the run was stopped while its step waited
+    after = await _submit(pool, account, _held("after", gate, started, ready))
+    gate.set()
+    assert await held == "held" and await after == "after"
+    assert started == ["held", "after"] and account.steps == 2

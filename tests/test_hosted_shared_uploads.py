@@ -59,7 +59,7 @@ async def _upload(gate: QueueGate, address: str, length: int) -> int:
     async def receive() -> dict[str, Any]:
         return {"type": "http.request", "body": b"", "more_body": False}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: Any) -> None:
         sent.append(message)
 
     await gate(scope | {"client": ("10.0.0.2", 1)}, receive, send)
