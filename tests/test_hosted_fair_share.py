@@ -19,6 +19,7 @@ import pytest
 from agent_core import events as ev
 from agent_core.agent.accounting import RunLimits, cpu_limit_reached
 from agent_core.offload import CpuAccount, FairPool, charged_to, off_loop
+from agent_core.words import say, t
 from testing.analysis import analysis, make_settings
 from testing.emulator.github import GitHubEmulator
 
@@ -88,11 +89,13 @@ async def test_an_analysis_over_its_cpu_budget_stops_exploring_says_why_and_stil
         parts = run.opened.analysis.parts
         run.opened.analysis.parts = replace(parts, limits=replace(parts.limits, max_cpu_seconds=1e-9))
         events = await run.ask("")
-    said = [e.message for e in events if isinstance(e, ev.Notice) and "CPU budget" in e.message]
-    assert said == [
+    notices = [e for e in events if isinstance(e, ev.Notice) and "CPU budget" in e.message]
+    assert [e.message for e in notices] == [
         "Stopping exploration: the CPU budget (0 CPU-s of repository processing) was spent. "
         "The report is written from what was gathered."
     ]
+    chinese = say(notices[0].said, "zh")  # the page says it in the visitor's language
+    assert chinese == t("notice_cpu_budget", "zh", seconds=0) != notices[0].message
     finished = events[-1]
     assert isinstance(finished, ev.RunFinished) and "acme/widgets" in finished.report
     turns = [e for e in events if isinstance(e, ev.TurnStarted) and e.purpose != "report"]

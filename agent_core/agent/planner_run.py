@@ -22,6 +22,7 @@ from agent_core.agent.planner import OfflinePlanner
 from agent_core.agent.run import Run
 from agent_core.llm.prices import NO_COST
 from agent_core.offload import off_loop
+from agent_core.words import said, say
 
 
 async def planner_run(run: Run) -> Flow:
@@ -61,9 +62,6 @@ async def planner_turns(run: Run, *, within_limits: bool = True) -> Flow:
         calls = [replace(c, call_id=f"plan-{turn}-{i}") for i, c in enumerate(step.calls, 1)]
         async for event in events_only(run.tool_turn(calls, feed="none")):
             yield event
-    if (spent := cpu_limit_reached(run.parts.limits, run.cpu.spent)) is not None:
-        yield ev.Notice(
-            t=run.t(),
-            level="warning",
-            message=f"Stopping exploration: {spent}. The report is written from what was gathered.",
-        )
+    if cpu_limit_reached(run.parts.limits, run.cpu.spent) is not None:
+        spent = said("notice_cpu_budget", seconds=run.parts.limits.max_cpu_seconds)
+        yield ev.Notice(t=run.t(), level="warning", message=say(spent, "en"), said=(spent,))
