@@ -131,3 +131,15 @@ def test_a_folder_report_reads_the_manifest_of_its_tests_kept_elsewhere() -> Non
     )
     reads = [p.call.args["path"] for p in picks if p.call.tool == READ_FILE and p.kind == "tests"]
     assert reads == ["test/Polly.Core.Tests/Polly.Core.Tests.csproj"]
+
+
+def test_a_gitattributes_too_complex_for_re2_is_said_not_raised() -> None:
+    """2,000 ``*a*a…*b`` patterns: re2 refuses to compile them as one set (its memory budget); the
+    overrides are left out and the coverage says so, where the run failed with 'failed to compile Set'."""
+    from agent_core.repomodel.attributes import TOO_COMPLEX, parse_gitattributes
+    from agent_core.sources.languages import count_languages
+
+    hostile = ("*a" * 30 + "*b linguist-vendored\n") * 2000
+    overrides = parse_gitattributes(hostile)
+    assert not overrides and TOO_COMPLEX in overrides.limits
+    assert count_languages([("a.py", 4)], gitattributes=hostile) == {"Python": 4}

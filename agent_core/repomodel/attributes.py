@@ -41,6 +41,7 @@ MAX_PATTERN = 256  # characters; a longer pattern is left out
 MAX_LANGUAGE = 64  # characters of a linguist-language value
 LINES_CAPPED = "gitattributes_lines_capped"
 PATTERN_CAPPED = "gitattributes_pattern_too_long"
+TOO_COMPLEX = "gitattributes_too_complex"  # re2 refused the patterns together: none applied
 
 Value = bool | str | None  # an attribute's state (None: unspecified again), or a language's name
 
@@ -116,7 +117,10 @@ def parse_gitattributes(text: str | None) -> Overrides:
         rules.append(_Rule(values=values))
     if not rules:
         return Overrides(limits=tuple(limits)) if limits else NO_OVERRIDES
-    matcher.Compile()
+    try:
+        matcher.Compile()  # within re2's memory budget, or refused: never a slow match
+    except re2.error:
+        return Overrides(limits=(*limits, TOO_COMPLEX))
     return Overrides(rules=tuple(rules), matcher=matcher, limits=tuple(limits))
 
 

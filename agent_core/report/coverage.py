@@ -23,7 +23,13 @@ from agent_core.words import Language, words_for
 
 _SHOWN = 8  # unvisited folders named in the line; the rest are counted
 # the caps of the repository model's inputs that the line names (repomodel.attributes)
-_LIMITS = frozenset({"coverage_gitattributes_lines_capped", "coverage_gitattributes_pattern_too_long"})
+_LIMITS = frozenset(
+    {
+        "coverage_gitattributes_lines_capped",
+        "coverage_gitattributes_pattern_too_long",
+        "coverage_gitattributes_too_complex",
+    }
+)
 
 
 def coverage_of(repo: RepoRef, results: Sequence[ToolResult]) -> Coverage:

@@ -22,5 +22,6 @@ COVERAGE: Mapping[str, str] = MappingProxyType(
         "coverage_repo": "{repo}: ",
         "coverage_gitattributes_lines_capped": "`.gitattributes` read up to its first 2,000 lines",
         "coverage_gitattributes_pattern_too_long": "`.gitattributes` patterns over 256 characters left out",
+        "coverage_gitattributes_too_complex": "`.gitattributes` patterns too many or too complex to match together: its Linguist overrides were not applied",
     }
 )

@@ -22,5 +22,6 @@ COVERAGE: Mapping[str, str] = MappingProxyType(
         "coverage_repo": "{repo}：",
         "coverage_gitattributes_lines_capped": "`.gitattributes` 只读取了前 2,000 行",
         "coverage_gitattributes_pattern_too_long": "`.gitattributes` 中超过 256 个字符的模式未采用",
+        "coverage_gitattributes_too_complex": "`.gitattributes` 的模式过多或过于复杂，无法一并匹配：其 Linguist 覆盖规则未采用",
     }
 )
