@@ -73,7 +73,9 @@ def styled_breakers(snapshots: Sequence[BreakerSnapshot], lang: str) -> Any:
     """The breaker table as a pandas Styler: the state column coloured CLOSED/HALF_OPEN/OPEN."""
     frame = pd.DataFrame(breaker_table(snapshots, lang=lang), columns=breaker_columns(lang))
     state_column = frame.columns[1]
-    return frame.style.map(lambda value: STATE_STYLES.get(str(value), ""), subset=[state_column])
+    styled = frame.style.map(lambda value: STATE_STYLES.get(str(value), ""), subset=[state_column])
+    # the state said in the page's language, its name kept in the cell (the style's key), as breaker_value
+    return styled.format(lambda value: t(f"breaker_state_{value}", lang), subset=[state_column])
 
 
 SCROLL_TO_TRACE = """
