@@ -48,7 +48,9 @@ async def test_run_agent_keeps_the_original_calling_convention(
     monkeypatch.setenv("CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
     monkeypatch.setenv("DIAGRAM_FROM_MODEL", "false")  # the script has no turn for the diagram's call
-    turns = [Turn.calls(("get_repo_info", W)), Turn.final("# acme/widgets\n\nA word counter.\n")]
+    # the draft judge asks once for reads of the model's own (get_repo_info reads no file); it keeps its report
+    report = Turn.final("# acme/widgets\n\nA word counter.\n")
+    turns = [Turn.calls(("get_repo_info", W)), report, report]
     with ScriptedModelServer(turns) as server:
         llm = openai.AsyncOpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0)
         async with httpx.AsyncClient(base_url=emulator.base_url) as http:
@@ -71,8 +73,12 @@ async def test_run_agent_takes_the_model_from_the_environment_and_a_local_path_f
     monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:9")  # nothing listens: a GitHub call would fail
     for name in ("LLM_PROVIDER", "LLM_BASE_URL", "SPACE_ID"):
         monkeypatch.delenv(name, raising=False)
-    turns = [Turn.calls(("read_file", {"owner": "local", "repo": "widgets", "path": "README.md"})),
-             Turn.final("# widgets\n\nCounts words.\n")]  # fmt: skip
+    report = Turn.final("# widgets\n\nCounts words.\n")  # kept when the draft judge asks once more
+    turns = [
+        Turn.calls(("read_file", {"owner": "local", "repo": "widgets", "path": "README.md"})),
+        report,
+        report,
+    ]
     with ScriptedModelServer(turns) as server:
         llm = openai.AsyncOpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0)
         async with httpx.AsyncClient() as http:

@@ -74,13 +74,18 @@ def test_every_python_block_of_the_readme_runs(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setenv("DIAGRAM_FROM_MODEL", "false")
     for name in ("API_KEY", "HF_TOKEN", "GITHUB_TOKEN", "LLM_PROVIDER", "SPACE_ID"):
         monkeypatch.delenv(name, raising=False)
-    turns = [Turn.calls(("get_repo_info", FLASK)), Turn.final("# pallets/flask\n\nA web framework.\n")]
+    # the draft judge asks once for reads of the model's own (get_repo_info reads no file); it keeps its report
+    report = Turn.final("# pallets/flask\n\nA web framework.\n")
+    turns = [Turn.calls(("get_repo_info", FLASK)), report, report]
     with GitHubEmulator() as github, ScriptedModelServer(turns) as model:
         github.add_repo("pallets/flask", flask, description="The Python micro framework.")
         monkeypatch.setenv("GITHUB_API_URL", github.base_url)
-        monkeypatch.setenv("LLM_BASE_URL", model.base_url)
-        monkeypatch.setenv("LLM_MODEL", "scripted-model")
-        printed = [_run(block) for block in blocks()]
+        printed = []
+        for number, block in enumerate(blocks()):
+            if number == 2:  # the own-client block: LLM_BASE_URL + LLM_MODEL alone run the model
+                monkeypatch.setenv("LLM_BASE_URL", model.base_url)
+                monkeypatch.setenv("LLM_MODEL", "scripted-model")
+            printed.append(_run(block))
         model.assert_exhausted()
         asked = [r.decoded_path for r in github.requests]
     script, notebook, own_client = printed[:3]
