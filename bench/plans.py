@@ -238,7 +238,8 @@ async def run_plan(
     """One full analysis of ``acme/widgets`` answered by ``turns``; ``settings`` override Settings fields
     (``cache`` is the persistent HTTP cache: reuse it for a warm run, a new folder for a cold one).
     ``strict``: the run must end as planned (the model's report after exactly ``turns`` turns of the model;
-    the app's own evidence turns, the prefetch's and the reads the claim check needs, are not the model's)."""
+    the app's own evidence turns, the prefetch's, the reads the claim check needs and a draft sent back
+    once by the app's judge, are not the plan's)."""
     responder = plan_responder(turns)
     with ScriptedModelServer(responder=responder, default_latency=model_latency) as server:
         run = await run_once(make_settings(emu, cache.parent, server, cache_dir=cache, **settings))
@@ -246,6 +247,10 @@ async def run_plan(
             raise RuntimeError(f"the model server saw unexpected requests: {server.errors}")
         done = PlanRun(events=run.events, chat_requests=server.chat_requests)
     model_turns = sum(1 for e in done.events if isinstance(e, ev.TurnStarted) and e.purpose != "prefetch")
-    if strict and (model_turns != len(turns) or done.finished.writer != "model"):
+    # a draft the app's judge sent back once (a revision, or reads first) costs one turn the plan never had
+    sent_back = sum(
+        1 for e in done.events if isinstance(e, ev.DraftReviewed) and e.outcome in ("revise", "read_first")
+    )
+    if strict and (model_turns - sent_back != len(turns) or done.finished.writer != "model"):
         raise RuntimeError(f"the run did not follow its plan: {done.finished.stats}")
     return done
