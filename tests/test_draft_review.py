@@ -11,6 +11,7 @@ corrected; a report with no read of the model's own is asked once for reads.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from agent_core import events as ev
@@ -67,6 +68,30 @@ async def test_an_echo_of_the_brief_is_sent_back_once_then_replaced(
     assert any("a copy of its prompt" in r for r in done.degraded_reasons)
     assert "Evidence the tools gathered" not in done.report
     assert reviewed[1].kept == 0  # copied lines are not the model's sentences
+
+
+def _template_echo(body: JSONDict) -> Turn:
+    """The real 0.5B's last reply on pallets/click: the chat template's tools section, then the brief."""
+    tools = "\n".join(json.dumps(tool) for tool in body.get("tools") or ())
+    brief = str(body["messages"][1]["content"]).split("## acme/widgets", 1)[1].splitlines()[:5]
+    return Turn.final(
+        "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+        f"You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n{tools}\n"
+        "</tools>\n\n## acme/widgets\n" + "\n".join(brief)
+    )
+
+
+async def test_an_echo_of_the_templates_tools_and_the_brief_is_never_the_report(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    with ScriptedModelServer(responder=_template_echo) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server, prefetch=True))
+        assert len(server.chat_requests) == 2
+    assert [(r.outcome, "echo" in r.problems) for r in run.of(ev.DraftReviewed)] == [
+        ("revise", True),
+        ("replaced", True),
+    ]
+    assert run.finished.writer == "fallback" and "<tools>" not in run.finished.report
 
 
 async def test_a_tool_call_written_as_the_whole_reply_is_never_the_report(

@@ -23,6 +23,7 @@ claim check's own linear finders), run off the event loop by the caller.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -194,6 +195,21 @@ def _sentences(text: str) -> Iterable[tuple[int, int]]:
 # -- the judgements ---------------------------------------------------------------------------------
 
 
+TEMPLATE_LINES = (
+    "You may call one or more functions to assist with the user query.",
+    "You are provided with function signatures within <tools></tools> XML tags:",
+    "For each function call, return a json object with function name and arguments within "
+    "<tool_call></tool_call> XML tags:",
+)
+"""What a Hermes-style chat template (Qwen2.5's, llama.cpp's default for it) writes around the tools."""
+
+
+def template_message(schemas: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """The tools as the model read them in its prompt (the template's lines and one JSON line per tool):
+    the 0.5B's last reply on pallets/click was that section and the brief, copied (18 of 19 lines)."""
+    return {"role": "system", "content": "\n".join([*TEMPLATE_LINES, *(json.dumps(s) for s in schemas)])}
+
+
 def sent_lines(sent: Iterable[Mapping[str, Any]]) -> frozenset[str]:
     """The lines of the prompt and the brief (the system and user messages: not the model's own, not the
     tool results a report may quote) that a copy could be recognised by (normalised; the first
@@ -270,13 +286,20 @@ class Judged:
 
 
 async def judge(
-    run: Run, draft: str, *, drafts: Drafts, own_calls: int, tools: Sequence[str] = (), final: bool = False
+    run: Run,
+    draft: str,
+    *,
+    drafts: Drafts,
+    own_calls: int,
+    tools: Sequence[str] = (),
+    schemas: Sequence[Mapping[str, Any]] = (),
+    final: bool = False,
 ) -> Step[Judged]:
     """One draft judged (see the module): the decision, its ``draft_reviewed`` event when the app acted
     on it, and for a draft sent back the one observation that says why (``final``: none is, the run has
-    no turn left for it). The draft is the conversation's last message; the messages before it are what
-    it may have copied."""
-    sent = run.parts.conversation.messages[:-1]
+    no turn left for it). The draft is the conversation's last message; the messages before it, and the
+    tool ``schemas`` as a chat template shows them to the model, are what it may have copied."""
+    sent = [*run.parts.conversation.messages[:-1], template_message(schemas)]
     found = await off_loop(
         review, draft, sent=sent, own_calls=own_calls, scope=run.parts.scope, results=run.state.all_results
     )

@@ -166,8 +166,10 @@ async def _explore(run: Run, driver: ModelDriver, after: _After) -> Step[_After]
 async def _judged(run: Run, driver: ModelDriver, after: _After, draft: str, *, cut: bool) -> Step[_After]:
     """A draft judged: sent back (the loop goes on), taken as the report, or replaced by the app's."""
     judged = Judged(decision="accept", drafts=after.drafts, report=draft)
+    schemas = driver.prefix_tools() or ()
+    own = after.own_calls
     async for item in judge(
-        run, draft, drafts=after.drafts, own_calls=after.own_calls, tools=driver.tool_names
+        run, draft, drafts=after.drafts, own_calls=own, tools=driver.tool_names, schemas=schemas
     ):
         if isinstance(item, Result):
             judged = item.value
@@ -204,7 +206,12 @@ async def _forced_report(run: Run, driver: ModelDriver, after: _After, turn: Mod
     replaced by the app's report); a partial one (its time is up) is kept as it is."""
     content = _answer(run, driver, turn)
     if not turn.partial:
-        async for item in judge(run, content, drafts=after.drafts, own_calls=after.own_calls, final=True):
+        schemas = driver.prefix_tools() or ()
+        if turn.finish_reason == "length":
+            yield Added(degraded=(f"the model's report was cut at its {driver.max_tokens:,}-token limit",))
+        async for item in judge(
+            run, content, drafts=after.drafts, own_calls=after.own_calls, schemas=schemas, final=True
+        ):
             if not isinstance(item, Result):
                 yield item
             elif item.value.decision == "replace" and item.value.report is not None:
