@@ -93,6 +93,11 @@ LONGEST = (
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Gradio 6's safe_get_lock installs a fresh event loop per lock made outside a running loop, orphaning
+    # the one before: its self-pipe was reported unclosed at a later test's gc (planning cost, in CI).
+    from agent_core.web.app import quiet_gradio_locks
+
+    quiet_gradio_locks()
     if hasattr(config.option, "loadscopereorder"):  # xdist: keep the order collection gives (below)
         config.option.loadscopereorder = False
 

@@ -34,6 +34,23 @@ from agent_core.web.queue_gate import DELETE_CACHE, install_gate, upload_budget
 from agent_core.web.replay import bundled_recordings
 from agent_core.web.sessions import SessionTable, lighten
 
+
+def quiet_gradio_locks() -> None:
+    """Gradio 6's ``safe_get_lock`` makes and installs a new event loop for every lock it makes outside
+    a running loop (about six per app), orphaning the one before with its self-pipe until a garbage
+    collection reports it unclosed. ``asyncio.Lock`` needs no loop since Python 3.10: locks are made
+    plainly, and so are events (``gradio.routes`` reads both from ``gradio.utils``, ``gradio.queueing``
+    holds its own name for the lock)."""
+    import gradio.queueing
+    import gradio.utils
+
+    gradio.utils.safe_get_lock = asyncio.Lock
+    gradio.utils.safe_get_stop_event = asyncio.Event  # the same, for the app's stop event
+    gradio.queueing.safe_get_lock = asyncio.Lock  # type: ignore[attr-defined]
+
+
+quiet_gradio_locks()
+
 logger = logging.getLogger("repo_analyst.app")
 
 CSS = """
