@@ -90,9 +90,7 @@ async def test_deployment_names_the_base_image_and_a_chinese_question_gets_chine
         chinese = await run.ask("如何部署？配置在哪里？")
     assert "- `Dockerfile` (build) — `FROM python:3.12-slim`" in section(finished(english).report, "Answer")
     answer = finished(chinese).report
-    assert (
-        "**回答“部署 配置”的文件：**" in answer and "`.env.example`" in answer and "`Dockerfile`" in answer
-    )
+    assert "**回答“部署 配置”的文件：**" in answer and "`.env.example`" in answer and "`Dockerfile`" in answer
 
 
 def test_question_words_name_subjects_in_both_languages() -> None:
