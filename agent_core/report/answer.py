@@ -53,11 +53,12 @@ def answer(facts: Facts, words: Words) -> list[str]:
     elsewhere = tests_elsewhere(facts, words) if "test" in asked.words else None
     lines += ["", words("a_tests", elsewhere)] if elsewhere else []
     unread = [link(facts, p) for p in found[: 2 * QUESTION_READS] if p not in files and p not in outside]
-    footer = [words("a_beyond", QUESTION_READS, join_names(unread, words))] if unread else []
+    # a paragraph of its own: right under the list, Markdown would join it to the last item
+    footer = ["", words("a_beyond", QUESTION_READS, join_names(unread, words))] if unread else []
     said = plain(" ".join(asked.written), limit=80)
     if not found:
         return [words("a_no_match", said), *lines]
-    return [words("a_files", said), *lines, *footer] if lines else footer
+    return [words("a_files", said), *lines, *footer] if lines else footer[1:]
 
 
 def _line(facts: Facts, words: Words, path: str, role: str) -> str:
