@@ -328,7 +328,9 @@ def _rejudge(
 ) -> Statement:
     raw = _line_of(masked, s.start)
     rule = _RULES.get(s.kind)
-    verdict = rule(s, _Line(raw, _plain(raw), facts, scope, truth, manifests)) if rule else _KEEP
+    paragraph = masked[masked.rfind("\n\n", 0, s.start) + 2 : s.start]
+    whole = bool(_WHOLE.search(paragraph.split("\n", 1)[0]) or _WHOLE_LINE.search(raw))
+    verdict = rule(s, _Line(raw, _plain(raw), facts, scope, truth, manifests, whole)) if rule else _KEEP
     return s if verdict is _KEEP else replace(s, verdict=verdict)
 
 
@@ -345,6 +347,9 @@ class _Line:
     scope: Scope
     truth: Truth
     manifests: Manifests
+    whole: bool = (
+        False  # a folder's report speaking of the whole repository ("Of the repository … as a whole")
+    )
 
 
 def _language(s: Statement, at: _Line) -> Any:
@@ -356,12 +361,16 @@ def _language(s: Statement, at: _Line) -> Any:
     return True if s.text in scope.languages or scope.shares.get(s.text, 0.0) >= 2.0 else _KEEP
 
 
+_WHOLE = re.compile(r"as a whole|整体|整个仓库")  # the head of a block about the whole repository
+_WHOLE_LINE = re.compile(r"\b[Tt]he repository declares|仓库声明")
+
+
 def _licence(s: Statement, at: _Line) -> Any:
-    scope = at.scope
-    if not scope.licence:
+    keys = license_keys(at.facts.license) if at.whole and at.scope.folder is not None else at.scope.licence
+    if not keys:
         return _KEEP
     spdx = next((name for pattern, name in _LICENSE_NAMES if pattern.fullmatch(s.text)), None)
-    return _licence_matches(spdx, scope.licence) if spdx is not None else False  # else "no licence"
+    return _licence_matches(spdx, keys) if spdx is not None else False  # else "no licence"
 
 
 def _dependency(s: Statement, at: _Line) -> Any:

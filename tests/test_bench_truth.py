@@ -307,3 +307,22 @@ def test_a_folder_is_vendored_by_the_truth_file_or_by_linguist_never_for_test_da
         (s.text, s.verdict) for s in judge_truth(report, facts, truth).statements if s.kind == "vendored"
     ]
     assert verdicts == [("gradle/wrapper/", True), ("third/", True), ("test/", False), ("src/", False)]
+
+
+def test_a_folder_reports_repository_licence_is_judged_as_the_repositorys() -> None:
+    """fmt's test/gtest holds googletest (BSD-3-Clause); its report says the repository's MIT in the block
+    "Of the repository … as a whole" and as "The repository declares a license": both true."""
+    from bench.realrepos_judge import Statement
+    from bench.truth_judge import _licence, _Line, license_keys
+
+    class Facts:
+        license = "MIT"
+
+    class Scope:
+        licence = license_keys("BSD-3-Clause")
+        folder = object()
+
+    mit = Statement("license", "MIT", 0, 3, None)
+    at = _Line("- License: MIT", "- License: MIT", Facts(), Scope(), None, None)  # type: ignore[arg-type]
+    assert _licence(mit, at) is False  # said of the folder: false
+    assert _licence(mit, _Line(at.raw, at.line, at.facts, at.scope, None, None, True)) is True  # type: ignore[arg-type]

@@ -242,8 +242,8 @@ def strengths(facts: Facts, words: Words) -> list[str]:
     out += _tested(facts, words)
     license_id = ev.info.license if ev.info else None
     license_id = None if (license_id or "").lower() in UNNAMED else license_id  # GitHub's NOASSERTION
-    if license_id:
-        out.append(words("s_license", plain(license_id)))
+    if license_id:  # a folder's run: the repository's licence, which a folder of vendored code may not carry
+        out.append(words("s_license_repo" if ev.root else "s_license", plain(license_id)))
     elif facts.license_files:
         out.append(words("s_license_file", join_names([link(facts, p) for p in facts.license_files], words)))
     readme = ev.files.get(facts.readme or "")

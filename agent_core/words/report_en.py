@@ -173,6 +173,7 @@ REPORT: Mapping[str, str] = MappingProxyType(
         "s_tests": "A tests folder is present: {} ({}).",
         "s_test_files": "Test files are present: {}.",
         "s_license": "A license is declared: {}.",
+        "s_license_repo": "The repository declares a license: {}.",
         "s_license_file": "A license file is present: {}.",
         "s_readme": "The README is substantial: {0} ({1} {1!p:line|lines}).",
         "s_docs": "A documentation folder is present: {}.",

@@ -173,6 +173,7 @@ REPORT: Mapping[str, str] = MappingProxyType(
         "s_tests": "存在测试目录：{}（{}）。",
         "s_test_files": "存在测试文件：{}。",
         "s_license": "已声明许可证：{}。",
+        "s_license_repo": "仓库声明了许可证：{}。",
         "s_license_file": "存在许可证文件：{}。",
         "s_readme": "README 内容充实：{}（{} 行）。",
         "s_docs": "存在文档目录：{}。",
