@@ -592,3 +592,14 @@ async def test_a_framework_named_in_prose_is_still_contradicted_but_not_one_in_a
         results, ref = await observed(tmp_path / verdict, shape, "github")
         got = {c.claim: c.verdict for c in check_report(report, (ref,), results).claims}
         assert got["Jest"] == verdict, got
+
+
+async def test_an_unread_ci_workflow_leaves_a_dotnet_framework_contradicted(tmp_path: Path) -> None:
+    """NUnit must be a PackageReference to run: a workflow nobody read cannot bring it in (pip or npx
+    can bring pytest or Jest, so there an unread workflow still leaves the claim open)."""
+    files = {**DOTNET.files}
+    files[".github/workflows/release.yml"] = "on: push\njobs:\n  pack:\n    runs-on: ubuntu-latest\n"
+    results, ref = await observed(tmp_path, Shape("ci", files, "Apache-2.0", true=[], planted=[]), "github")
+    results = [r for r in results if r.arguments.get("path") != ".github/workflows/release.yml"]
+    got = {c.claim: c.verdict for c in check_report("The tests use NUnit.\n", (ref,), results).claims}
+    assert got["NUnit"] == "contradicted", got

@@ -173,7 +173,14 @@ def framework(found: Found, facts: Facts) -> Outcome:
     named_in = _named_in(claimed, facts)
     if named_in is not None:
         return "unchecked", said("observed_named_in", where=named_in)
-    unread = [p for p, ecosystem in _unread_runners(facts) if ecosystem in ("", claimed.ecosystem)]
+    # A CI step may install a Python, npm, Ruby, PHP or C++ framework itself (pip install, npx, apt); a .NET,
+    # JVM, Rust or Go one must be declared in a manifest, so only unread manifests leave those open.
+    ad_hoc = claimed.ecosystem in _AD_HOC
+    unread = [
+        p
+        for p, ecosystem in _unread_runners(facts)
+        if ecosystem == claimed.ecosystem or (ad_hoc and not ecosystem)
+    ]
     if unread:  # a CI workflow or a task file nobody read may install and run it
         return "unchecked", (observed, said("observed_not_read", where=unread[0]))
     return "contradicted", observed
@@ -199,6 +206,9 @@ _RUNNERS = {
     "tox.ini": "python", "noxfile.py": "python", "rakefile": "rubygems",
     "makefile": "", "justfile": "", "taskfile.yml": "", "taskfile.yaml": "",
 }  # fmt: skip
+
+
+_AD_HOC = frozenset({"python", "npm", "rubygems", "composer", "cmake"})
 
 
 def _configured_by(claimed: Framework, facts: Facts) -> str | None:
