@@ -227,3 +227,18 @@ def test_marking_every_claim_is_linear(unit: str) -> None:
     assert "✗ checked" in _marked(unit * 3)
     measured = growth(_marked, repeated(unit), start=2000, cap=1 << 17)
     assert measured.linear(), str(measured)
+
+
+def test_checking_claims_about_two_repositories_is_linear() -> None:
+    """Which repository a claim is about (the last one named before it) is looked up, not found by
+    rescanning the report before each claim: that was quadratic with two repositories in scope."""
+    from agent_core.report.claims import check_report
+
+    scope = (RepoRef(owner="acme", name="widgets"), RepoRef(owner="acme", name="gadgets"))
+
+    def check(report: str) -> object:
+        return check_report(report, scope, [])
+
+    assert check("acme/widgets has 3 stars. acme/gadgets has 4 stars. ").claims  # type: ignore[attr-defined]
+    measured = growth(check, repeated("acme/widgets: It has 3 stars. "), start=2000, cap=1 << 17)
+    assert measured.linear(), str(measured)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import bisect
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
@@ -53,7 +53,8 @@ def check_report(
     repos = [_repo(ref, results) for ref in scope]
     spans = [(m.start(), m.end()) for text in skip if text for m in re.finditer(re.escape(text), report)]
     found_claims = [f for f in find_claims(report) if not any(a <= f.start < b for a, b in spans)]
-    verdicts = [_verdict(found, _about(found, report, repos), repos) for found in found_claims]
+    about = _mentions(report, repos)
+    verdicts = [_verdict(found, about(found), repos) for found in found_claims]
     claims = [c for c in verdicts if c is not None]
     return ev.ClaimsChecked(
         t=0.0,
@@ -213,14 +214,28 @@ def _repo(ref: RepoRef, results: Sequence[ToolResult]) -> _Repo:
     return _Repo(facts=facts, commit=commit if facts.link_base is not None else None)
 
 
-def _about(found: Found, report: str, repos: Sequence[_Repo]) -> _Repo | None:
-    """The repository a claim is about: the only one, else the last one named before it."""
+def _mentions(report: str, repos: Sequence[_Repo]) -> Callable[[Found], _Repo | None]:
+    """The repository a claim is about: the only one, else the last one named before it. Every name's
+    places are found once (one pass per repository), each claim then looks them up (no rescan per claim:
+    a report of many claims about several repositories stayed linear)."""
     if len(repos) == 1:
-        return repos[0]
-    before = report[: found.start].lower()
-    named = [(before.rfind(r.name.lower()), r) for r in repos]
-    position, repo = max(named, key=lambda item: item[0])
-    return repo if position >= 0 else None
+        return lambda _found: repos[0]
+    lowered = report.lower()
+    places: list[tuple[int, int]] = []  # (where a name ends being written, which repository)
+    for index, repo in enumerate(repos):
+        name = repo.name.lower()
+        at = lowered.find(name)
+        while at >= 0 and name:
+            places.append((at + len(name), index))
+            at = lowered.find(name, at + 1)
+    places.sort()
+    ends = [end for end, _ in places]
+
+    def about(found: Found) -> _Repo | None:
+        last = bisect.bisect_right(ends, found.start) - 1  # a name written wholly before the claim
+        return repos[places[last][1]] if last >= 0 else None
+
+    return about
 
 
 def _key_facts(repo: _Repo) -> list[ev.KeyFact]:
