@@ -241,6 +241,28 @@ async def test_the_endpoint_says_which_server_it_is_and_its_window(
     assert heard == expected
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"data": [{"owned_by": "llamacpp", "pad": "' + b"x" * (5 * 1024 * 1024) + b'"}]}',
+        b"[" * 200_000 + b"]" * 200_000,
+    ],
+    ids=["5-MiB", "nested"],
+)
+async def test_an_endpoints_answer_is_never_read_whole_nor_parsed_past_its_depth(body: bytes) -> None:
+    """The endpoint may be a visitor's: an answer past 4 MiB, or nested past the interpreter's limit,
+    is no description (it was read whole and a deep one raised RecursionError out of the run)."""
+
+    def answer(_request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, content=body)
+
+    async with httpx2.AsyncClient(transport=httpx2.MockTransport(answer)) as http:
+        heard = await ask_endpoint(
+            http, base_url="http://h:8080/v1", api_key=None, model="m", provider="custom"
+        )
+    assert heard == Announced()
+
+
 def test_a_small_window_bounds_the_reply_and_each_observation_a_large_one_does_not() -> None:
     assert reply_tokens(4096, 4096) == 1024
     assert reply_tokens(1_000_000, 4096) == 4096

@@ -29,6 +29,7 @@ import httpx2
 logger = logging.getLogger(__name__)
 
 _ASK_TIMEOUT = 5.0
+MAX_ANSWER_BYTES = 4 * 1024 * 1024  # of what an endpoint says of itself (Ollama's /api/show: its licence too)
 _NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)\s*$", re.MULTILINE)
 SERVERS: Mapping[str, str] = types.MappingProxyType(
     {"llamacpp": "llamacpp", "vllm": "vllm", "organization_owner": "lmstudio", "library": "ollama"}
@@ -83,10 +84,10 @@ async def ask_endpoint(
 
 
 async def _models(http: httpx2.AsyncClient, base_url: str, headers: Mapping[str, str]) -> Announced:
-    response = await http.get(f"{base_url.rstrip('/')}/models", headers=headers, timeout=_ASK_TIMEOUT)
-    if response.status_code != 200:
+    answer = await _ask(http, "GET", f"{base_url.rstrip('/')}/models", headers)
+    if answer is None:
         return SILENT
-    data = _json(response.content).get("data")
+    data = answer.get("data")
     first = data[0] if isinstance(data, list) and data and isinstance(data[0], Mapping) else {}
     owner = first.get("owned_by")
     server = SERVERS.get(owner) if isinstance(owner, str) else None
@@ -101,10 +102,9 @@ async def _models(http: httpx2.AsyncClient, base_url: str, headers: Mapping[str,
 async def _props_window(http: httpx2.AsyncClient, base_url: str, headers: Mapping[str, str]) -> int | None:
     """llama.cpp's ``GET /props`` (beside ``/v1``, not under it): the slots' window."""
     root = base_url.rstrip("/").removesuffix("/v1")
-    response = await http.get(f"{root}/props", headers=headers, timeout=_ASK_TIMEOUT)
-    if response.status_code != 200:
+    body = await _ask(http, "GET", f"{root}/props", headers)
+    if body is None:
         return None
-    body = _json(response.content)
     settings = body.get("default_generation_settings")
     served = settings.get("n_ctx") if isinstance(settings, Mapping) else None
     return _positive(served) or _positive(body.get("n_ctx"))
@@ -114,12 +114,9 @@ async def _ollama_window(
     http: httpx2.AsyncClient, base_url: str, model: str, headers: Mapping[str, str]
 ) -> int | None:
     root = base_url.rstrip("/").removesuffix("/v1")
-    response = await http.post(
-        f"{root}/api/show", json={"model": model}, headers=headers, timeout=_ASK_TIMEOUT
-    )
-    if response.status_code != 200:
+    body = await _ask(http, "POST", f"{root}/api/show", headers, json={"model": model})
+    if body is None:
         return None
-    body = _json(response.content)
     info = body.get("model_info")
     trained = None
     if isinstance(info, Mapping):
@@ -132,11 +129,24 @@ async def _ollama_window(
     return min(served, trained) if trained else served
 
 
-def _json(content: bytes) -> dict[str, Any]:
-    data = json.loads(content)
-    if not isinstance(data, dict):
-        raise ValueError("not a JSON object")
-    return data
+async def _ask(
+    http: httpx2.AsyncClient, method: str, url: str, headers: Mapping[str, str], **body: Any
+) -> dict[str, Any] | None:
+    """The endpoint's JSON object answer, read up to :data:`MAX_ANSWER_BYTES` (a longer answer, another
+    status or no JSON object: None). The endpoint may be a visitor's: its answer is never read whole."""
+    async with http.stream(method, url, headers=headers, timeout=_ASK_TIMEOUT, **body) as response:
+        if response.status_code != 200:
+            return None
+        content = bytearray()
+        async for chunk in response.aiter_bytes():
+            content += chunk
+            if len(content) > MAX_ANSWER_BYTES:
+                return None
+    try:
+        data = json.loads(bytes(content))
+    except RecursionError:  # nested past the interpreter's limit: no server's own description
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _positive(value: object) -> int | None:
