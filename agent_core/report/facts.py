@@ -21,7 +21,7 @@ from agent_core.report.activity import activity_of
 from agent_core.report.evidence import Evidence, Facts
 from agent_core.report.folder_tests import TOP_TEST_DIRS, is_test_root, main_tests_dir
 from agent_core.report.inert import code, plain
-from agent_core.report.manifests import parse_manifest, read_manifests, root_workspaces
+from agent_core.report.manifests import Manifest, parse_manifest, read_manifests, root_workspaces
 from agent_core.report.model_words import tests_phrase
 from agent_core.report.phrases import day, files_phrase, join_names
 from agent_core.report.scoped import license_files_of, manifest_scope, reroot
@@ -128,7 +128,8 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
     """What ``evidence`` shows; every absence in it was checkable (else the field is None). With a
     tree, the counts (files, tests, docs, CI) come from its repository model."""
     tree, root = evidence.tree, evidence.listings.get("")
-    model = repo_model(evidence)
+    manifests = tuple(read_manifests(evidence.files))
+    model = repo_model(evidence, manifests)
     if tree is not None:
         paths, dirs, large = tree_lists(tree)  # once per tree
         root_complete = tree_complete = not tree.truncated
@@ -159,7 +160,6 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
         test_files = sum(1 for p in paths if TEST_FILE.search(p.rsplit("/", 1)[-1]))
         docs_dir = next((d for d in ("docs", "doc", "documentation") if d in dirs), None)
         ci = _ci(paths, dirs, evidence)
-    manifests = tuple(read_manifests(evidence.files))
     return Facts(
         evidence=evidence,
         manifest_scope=manifest_scope(manifests, evidence),
@@ -182,10 +182,10 @@ def build_facts(evidence: Evidence, *, question: str = "") -> Facts:
     )
 
 
-def repo_model(evidence: Evidence) -> RepoModel | None:
+def repo_model(evidence: Evidence, manifests: Sequence[Manifest] | None = None) -> RepoModel | None:
     """The repository model of the evidence's tree (built once per tree, :func:`model_of`), with the
     root ``.gitattributes`` and the root's workspaces (``package.json``, else ``pnpm-workspace.yaml``)
-    when they were read."""
+    when they were read. ``manifests``: the evidence's files already parsed (its tree at the root)."""
     tree = evidence.tree
     if tree is None or tree.empty_repository:
         return None
@@ -196,8 +196,11 @@ def repo_model(evidence: Evidence) -> RepoModel | None:
     pnpm = evidence.files.get(f"{base}pnpm-workspace.yaml") or evidence.files.get("pnpm-workspace.yaml")
     if not globs and pnpm is not None and pnpm.text:
         globs = parse_manifest(pnpm.path, pnpm.text).workspaces
-    read = {k[len(base) :]: v for k, v in evidence.files.items() if k.startswith(base)}
-    members, virtual = root_workspaces(read_manifests(read))  # what the manifests read say of the packages
+    if manifests is None or base:
+        manifests = read_manifests(
+            {k[len(base) :]: v for k, v in evidence.files.items() if k.startswith(base)}
+        )
+    members, virtual = root_workspaces(manifests)  # what the manifests read say of the packages
     return model_of(
         tree,
         gitattributes=attributes.text if attributes is not None else None,
