@@ -634,12 +634,12 @@ def _added(masked: str, facts: TruthFile, scope: Scope, truth: Truth, taken: set
 def _ecosystem_counts(plain: str, at: int, facts: TruthFile) -> Iterator[Statement]:
     for key, pattern in _ECOSYSTEM_COUNTS.items():
         for m in pattern.finditer(plain):
-            yield _ecosystem_count(key, m, at, facts)
+            yield _ecosystem_count(key, m, at, facts, plain)
     if _PACKAGE_LINE.search(plain):
         for key, pattern in _LABELLED_COUNTS.items():
             for m in pattern.finditer(plain):
                 if not any(p.search(plain, m.start(), m.end()) for p in _ECOSYSTEM_COUNTS.values()):
-                    yield _ecosystem_count(key, m, at, facts)
+                    yield _ecosystem_count(key, m, at, facts, plain)
 
 
 def _vendored(line: str, at: int, facts: TruthFile, truth: Truth) -> Iterator[Statement]:
@@ -680,7 +680,7 @@ def _fair_counts(facts: TruthFile) -> set[int]:
     return counts - {0}
 
 
-def _ecosystem_count(key: str, m: re.Match[str], at: int, facts: TruthFile) -> Statement:
+def _ecosystem_count(key: str, m: re.Match[str], at: int, facts: TruthFile, plain: str = "") -> Statement:
     n = int(m.group(1).replace(",", ""))
     eco = facts.ecosystems.get(key, {})
     total = int(eco.get("packages", 0) or 0)
@@ -688,9 +688,41 @@ def _ecosystem_count(key: str, m: re.Match[str], at: int, facts: TruthFile) -> S
     accepted = {int(n) for n in eco.get("packages_accepted", []) if isinstance(n, int)}
     fair = ({total, total - tests, tests} | accepted) - {0} if total else set()
     verdict: bool | None = n in fair if fair or not facts.ecosystems else False
+    if verdict is False and fair and _says_its_scope(n, plain[m.end() :].split(";", 1)[0], eco, facts, fair):
+        verdict = True
     if key == "npm" and not eco and re.search(r"workspace|package", m.group(0), re.I) and facts.ecosystems:
         verdict = None  # "3 workspace packages" of another ecosystem: the words do not say which
     return Statement("ecosystem count", m.group(0), at + m.start(), at + m.end(), verdict)
+
+
+_OR_IF = re.compile(r"^[^,]*?,\s*or (?:up to )?" + _COUNT + r" if\b")
+_LEFT_OUT = re.compile(r"\bnot counting\b(.*)")
+_IN_EXAMPLES = re.compile(_COUNT + r" in examples\b")
+_IN_TEST_DATA = re.compile(_COUNT + r" in test data\b")
+
+
+def _says_its_scope(n: int, tail: str, eco: Mapping[str, Any], facts: TruthFile, fair: set[int]) -> bool:
+    """A count that says what it leaves open or out, right after it (up to the next ";"): "9 Python
+    projects, or 10 if `python/pyproject.toml` (unread) declares a package besides its workspace" is true
+    when either is; "47 .NET projects, not counting 17 in examples" (or "1 in test data") when the parts
+    add up to the truth file's count and each part is the number of the ecosystem's manifests the file
+    lists under its ``examples`` (``fixtures``)."""
+    alternative = _OR_IF.match(tail)
+    if alternative and int(alternative.group(1).replace(",", "")) in fair:
+        return True
+    left_out = _LEFT_OUT.search(tail)
+    if not left_out:
+        return False
+    manifests = [str(p) for p in eco.get("manifests", [])]
+    parts = 0
+    for pattern, folders in ((_IN_EXAMPLES, facts.examples), (_IN_TEST_DATA, facts.fixtures)):
+        said = pattern.search(left_out.group(1))
+        if said:
+            k = int(said.group(1).replace(",", ""))
+            if k != sum(1 for p in manifests if _under_any(p, folders)):
+                return False
+            parts += k
+    return bool(parts) and n + parts in fair
 
 
 def missing_facts(report: str, statements: list[Statement], facts: TruthFile, scope: Scope) -> Iterator[str]:

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from agent_core.agent.planner import OfflinePlanner
+from agent_core.repomodel.counts import ecosystem_counts
 from agent_core.repomodel.packages import (
     Globs,
-    ecosystem_counts,
     is_test_package,
     manifest_ecosystem,
     packages_of,

@@ -23,7 +23,7 @@ from agent_core.repomodel.model import (
     TestSummary,
     TopFolder,
 )
-from agent_core.repomodel.packages import packages_of
+from agent_core.repomodel.packages import APP_LOCKS, manifest_ecosystem, packages_of, set_aside
 from agent_core.repomodel.places import Folders as _Folders
 from agent_core.repomodel.places import (
     _fixed_role,
@@ -62,15 +62,19 @@ def build_repo_model(
     workspace_globs: Sequence[str] = (),
     members: Sequence[str] = (),
     virtual: Sequence[str] = (),
+    read: Sequence[str] = (),
     above: str = "",
 ) -> RepoModel:
     """The model of the files of ``entries`` under ``root`` ("" for the whole repository); ``truncated``:
     the server cut the tree (the counts are lower bounds); ``gitattributes``: the root ``.gitattributes``
     text when it was read; ``workspace_globs``: the root ``package.json``'s workspaces; ``members`` and
-    ``virtual``: what the root's manifests say of its packages (:func:`~agent_core.repomodel.packages.packages_of`)."""
+    ``virtual``: what the root's manifests say of its packages; ``read``: the manifests read and parsed
+    (:func:`~agent_core.repomodel.packages.packages_of`)."""
     tally = _Tally(root.strip("/"), parse_gitattributes(gitattributes), above=above.strip("/"))
     tally.add_all(entries)
-    return tally.model(truncated=truncated, workspace_globs=workspace_globs, members=members, virtual=virtual)
+    return tally.model(
+        truncated=truncated, workspace_globs=workspace_globs, members=members, virtual=virtual, read=read
+    )
 
 
 class _Tally:
@@ -91,7 +95,9 @@ class _Tally:
         self.ci: dict[str, list[str]] = {}
         self.manifests: list[tuple[str, str]] = []
         self.example_manifests: list[tuple[str, str]] = []  # packages only when a workspace names them
+        self.fixture_manifests: list[tuple[str, str]] = []  # test data's: never packages, said apart
         self.package_tops: set[str] = set()
+        self.locked: set[tuple[str, str]] = set()  # (folder, ecosystem): an application's lock file
         self.dirs = 0
 
     def add_all(self, entries: Iterable[Entry]) -> None:
@@ -115,7 +121,7 @@ class _Tally:
                 fixed = _fixed_role(folder) if overrides is None else None
             if fixed is not None:
                 role = fixed
-                self._note_fixed(folder)
+                self._note_fixed(folder, folder_path, name)
             else:
                 key = name if not at_root else f"/{name}"  # a root name may meet root-only rules
                 facts = names.get(key)
@@ -157,24 +163,31 @@ class _Tally:
             if facts.manifest:
                 self._note_manifest(folder, folder_path, path)
         elif role == "tests":
-            if folder.fixtures:
-                self._note_fixture(folder)
-                return
-            if facts.manifest:  # a test package (integration-tests/)
-                self.manifests.append((folder_path, path))
-            by_class = facts.class_test if folder.test_dir or not folder.source else None
-            self.conventions[facts.test or by_class or folder.test_label or "spec/"] += 1
-            if folder.test_dir:
-                self.test_dirs[folder.test_dir] = None
-            self.test_packages.add(folder.test_dir.rpartition("/")[0] if folder.test_dir else folder_path)
+            self._note_test(folder, folder_path, facts, path)
         elif role == "ci":
             self.ci.setdefault(folder.ci or facts.ci or "CI", []).append(path)
+        elif role == "generated" and facts.generated and path.endswith(_LOCK_ENDS):
+            name = path.rpartition("/")[2]
+            if name in APP_LOCKS:
+                self.locked.add((folder_path, APP_LOCKS[name]))
         elif role == "docs" and folder.docs:
             self.docs[folder.docs] += 1
         elif role == "examples" and folder.examples:
             self.examples[folder.examples] += 1
             if facts.manifest:
                 self.example_manifests.append((folder_path, path))
+
+    def _note_test(self, folder: _Folder, folder_path: str, facts: _Name, path: str) -> None:
+        if folder.fixtures:
+            self._note_fixture(folder, folder_path, path.rpartition("/")[2] if facts.manifest else "")
+            return
+        if facts.manifest:  # a test package (integration-tests/)
+            self.manifests.append((folder_path, path))
+        by_class = facts.class_test if folder.test_dir or not folder.source else None
+        self.conventions[facts.test or by_class or folder.test_label or "spec/"] += 1
+        if folder.test_dir:
+            self.test_dirs[folder.test_dir] = None
+        self.test_packages.add(folder.test_dir.rpartition("/")[0] if folder.test_dir else folder_path)
 
     def _note_manifest(self, folder: _Folder, folder_path: str, path: str) -> None:
         """A package manifest: the project's own, or an example's (a package only when a workspace names it)."""
@@ -185,17 +198,20 @@ class _Tally:
         if folder.top and folder_path == f"{self.prefix}{folder.top}":
             self.package_tops.add(folder.top)  # a top folder that is a package (a gem, a crate)
 
-    def _note_fixed(self, folder: _Folder) -> None:
+    def _note_fixed(self, folder: _Folder, folder_path: str, name: str) -> None:
         """A file whose folder decides its role: under its vendored root, or test data."""
         if folder.vendored:
             self.vendored[folder.vendored] += 1
         elif folder.fixtures:
-            self._note_fixture(folder)
+            self._note_fixture(folder, folder_path, name)
 
-    def _note_fixture(self, folder: _Folder) -> None:
-        """A file of test data: counted with the tests, under its folder's label, in no test package."""
+    def _note_fixture(self, folder: _Folder, folder_path: str, name: str) -> None:
+        """A file of test data: counted with the tests, under its folder's label, in no test package; a
+        package manifest among them is kept to be said apart from the packages."""
         self.conventions[folder.test_label or "fixtures/"] += 1
         self.test_dirs[folder.test_dir or folder.fixtures or ""] = None
+        if name and manifest_ecosystem(name) is not None:
+            self.fixture_manifests.append((folder_path, f"{folder_path}/{name}" if folder_path else name))
 
     def model(
         self,
@@ -204,9 +220,24 @@ class _Tally:
         workspace_globs: Sequence[str],
         members: Sequence[str] = (),
         virtual: Sequence[str] = (),
+        read: Sequence[str] = (),
     ) -> RepoModel:
         by_role, sizes = self.by_role, self.sizes
         files, total = len(self.roles), sum(sizes.values())
+        packages = packages_of(
+            self.manifests,
+            root=self.root,
+            globs=workspace_globs,
+            examples=self.example_manifests,
+            members=members,
+            virtual=virtual,
+            read=read,
+            locked=self.locked,
+        )
+        aside = (
+            *set_aside(self.example_manifests, "examples", packages, root=self.root),
+            *set_aside(self.fixture_manifests, "fixtures", packages, root=self.root),
+        )
         return RepoModel(
             root=self.root,
             truncated=truncated,
@@ -222,14 +253,8 @@ class _Tally:
                 packages=len(self.test_packages),
                 dirs=tuple(sorted(self.test_dirs)),
             ),
-            packages=packages_of(
-                self.manifests,
-                root=self.root,
-                globs=workspace_globs,
-                examples=self.example_manifests,
-                members=members,
-                virtual=virtual,
-            ),
+            packages=packages,
+            aside=aside,
             ci=tuple(CiSystem(name=name, paths=tuple(paths)) for name, paths in sorted(self.ci.items())),
             top_level=self._top_level(),
             top_files=tuple(self.top_files),
@@ -255,6 +280,7 @@ class _Tally:
 
 
 _NO_COUNTS: dict[cv.Role, int] | None = None
+_LOCK_ENDS = tuple(APP_LOCKS)
 
 
 def _ranked(counts: Counter[str]) -> list[tuple[str, int]]:

@@ -25,7 +25,7 @@ from agent_core.sources.models import FileTree
 
 T = TypeVar("T")
 
-_Key = tuple[str | None, tuple[str, ...], tuple[str, ...], tuple[str, ...], str]
+_Key = tuple[str | None, tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], str]
 _MEMO: dict[int, dict[Hashable, object]] = {}  # per tree: models by _Key, derived values by ("derived", …)
 _MISSING = object()
 # The model may be built off the event loop, in worker threads. Re-entrant: a tree that dies in a
@@ -41,11 +41,12 @@ def model_of(
     workspace_globs: Sequence[str] = (),
     members: Sequence[str] = (),
     virtual: Sequence[str] = (),
+    read: Sequence[str] = (),
     above: str = "",
 ) -> RepoModel:
     """The model of ``tree`` (``above``: where a re-rooted tree's root stands in the repository) (built the first time this tree object is asked for, per root workspaces:
     see :func:`~agent_core.repomodel.build.build_repo_model`)."""
-    key: _Key = (gitattributes, tuple(workspace_globs), tuple(members), tuple(virtual), above)
+    key: _Key = (gitattributes, tuple(workspace_globs), tuple(members), tuple(virtual), tuple(read), above)
     return _memoised(
         tree,
         key,
@@ -57,6 +58,7 @@ def model_of(
             workspace_globs=workspace_globs,
             members=members,
             virtual=virtual,
+            read=read,
             above=above,
         ),
     )

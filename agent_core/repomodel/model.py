@@ -75,6 +75,7 @@ class RepoModel:
     vendored: tuple[FolderCount, ...] = ()
     tests: TestSummary = field(default_factory=TestSummary)
     packages: tuple[Package, ...] = ()
+    aside: tuple[Package, ...] = ()  # package manifests of examples and test data, not counted
     ci: tuple[CiSystem, ...] = ()
     top_level: tuple[TopFolder, ...] = ()
     top_files: tuple[str, ...] = ()

@@ -25,30 +25,31 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from types import MappingProxyType
+from typing import Literal
 
 from agent_core.repomodel.globs import MAX_GLOB_LENGTH, MAX_GLOBS, Globs, workspace_member
 
 __all__ = [
+    "APP_LOCKS",
     "FIXTURE_DIRS",
     "MANIFESTS",
     "MANIFEST_KINDS",
     "MAX_GLOBS",
     "MAX_GLOB_LENGTH",
     "TOP_ONLY",
-    "EcosystemCount",
     "Globs",
     "ManifestKind",
     "Package",
-    "ecosystem_counts",
     "is_fixture",
     "is_test_folder",
     "is_test_package",
     "manifest_ecosystem",
     "manifest_kind",
     "packages_of",
+    "set_aside",
     "workspace_globs",
     "workspace_member",
 ]
@@ -103,6 +104,10 @@ TOP_ONLY = frozenset({"cmake", "meson"})
 MANIFESTS: Mapping[str, str] = MappingProxyType(
     {k.key: k.ecosystem for k in MANIFEST_KINDS if k.package and k.key[0] != "."}
 )
+#: Lock files that pin an application's install, by ecosystem: below the root, the folder holding one is
+#: a tool's installation (a build script's ``composer.json`` with its ``composer.lock`` and ``vendor/``),
+#: not a package of the repository (a monorepo's packages resolve together, with the root's lock).
+APP_LOCKS: Mapping[str, str] = MappingProxyType({"composer.lock": "composer"})
 FIXTURE_DIRS = frozenset({"testdata", "fixtures", "__fixtures__", "test-fixtures"})
 _TEST_FOLDER = re.compile(
     r"^(tests?|specs?|__tests__|e2e|integration-tests?)$|^tests?[-_.]|[-_.](unit|integration|functional|e2e)?"
@@ -123,26 +128,26 @@ def manifest_kind(name: str) -> ManifestKind | None:
     return next((kind for suffix, kind in _SUFFIXES if low.endswith(suffix) and len(low) > len(suffix)), None)
 
 
+#: Why a package manifest is not counted as one of the project's packages: it lies in examples or in
+#: test data (:func:`set_aside`), or it is an unread manifest above other packages of its ecosystem that
+#: may declare only their workspace (a ``pyproject.toml`` or ``Cargo.toml``: :func:`packages_of`).
+Uncounted = Literal["", "examples", "fixtures", "unread_root"]
+#: Manifests that may declare a workspace and no package of their own (uv, Cargo): only a read tells.
+_MAYBE_VIRTUAL = frozenset({"pyproject.toml", "cargo.toml"})
+
+
 @dataclass(frozen=True, kw_only=True)
 class Package:
     """A package or module: its folder ("" for the root), ecosystem, manifest path, whether the root's
-    workspaces name it, and whether it is a test package (by its folder's name or place)."""
+    workspaces name it, whether it is a test package (by its folder's name or place), and, when it is
+    not counted as one of the project's packages, why (:data:`Uncounted`)."""
 
     path: str
     ecosystem: str
     manifest: str
     member_of_workspace: bool = False
     test: bool = False
-
-
-@dataclass(frozen=True, kw_only=True)
-class EcosystemCount:
-    """How many packages one ecosystem has, how many of them are test packages, and workspace members."""
-
-    ecosystem: str
-    packages: int
-    tests: int = 0
-    members: int = 0
+    uncounted: Uncounted = ""
 
 
 def manifest_ecosystem(name: str) -> str | None:
@@ -198,6 +203,8 @@ def packages_of(
     examples: Sequence[tuple[str, str]] = (),
     members: Sequence[str] = (),
     virtual: Sequence[str] = (),
+    read: Sequence[str] = (),
+    locked: Collection[tuple[str, str]] = (),
 ) -> tuple[Package, ...]:
     """One :class:`Package` per folder and ecosystem from ``(folder, manifest path)`` pairs of the
     project's own manifests, in path order. Left out, as not the project's packages: fixtures; scaffolding
@@ -227,6 +234,7 @@ def packages_of(
             or is_fixture(folder)
             or _not_a_package(relative, ecosystem)
             or relative in left_out
+            or (relative and (folder, ecosystem) in locked)
         ):
             continue
         if index >= len(manifests) and relative not in explicit:
@@ -255,7 +263,61 @@ def packages_of(
             member_of_workspace=member,
             test=bool(relative) and is_test_package(relative, ecosystem),
         )
-    return tuple(sorted(seen.values(), key=lambda p: (p.path, p.ecosystem)))
+    return tuple(
+        sorted(_unread_roots(seen.values(), prefix, frozenset(read)), key=lambda p: (p.path, p.ecosystem))
+    )
+
+
+def _unread_roots(packages: Iterable[Package], prefix: str, read: frozenset[str]) -> Iterator[Package]:
+    """The packages, each unread ``pyproject.toml``/``Cargo.toml`` above another package of its
+    ecosystem marked as an unread root (linear: each package's folders above it are named once)."""
+    kept = list(packages)
+    above: set[tuple[str, str]] = set()
+    for package in kept:
+        at = package.path.removeprefix(prefix) if prefix else package.path
+        while at:
+            at = at.rpartition("/")[0]
+            if (at, package.ecosystem) in above:
+                break
+            above.add((at, package.ecosystem))
+    for package in kept:
+        relative = package.path.removeprefix(prefix) if prefix else package.path
+        name = package.manifest.rpartition("/")[2].lower()
+        manifest = package.manifest.removeprefix(prefix) if prefix else package.manifest
+        if name in _MAYBE_VIRTUAL and (relative, package.ecosystem) in above and manifest not in read:
+            yield replace(package, uncounted="unread_root")
+        else:
+            yield package
+
+
+def set_aside(
+    manifests: Sequence[tuple[str, str]],
+    why: Uncounted,
+    packages: Sequence[Package],
+    *,
+    root: str = "",
+) -> tuple[Package, ...]:
+    """The package manifests of examples or test data (``why``) that are not the project's packages,
+    one per folder and ecosystem, said apart so a count says what it leaves out ("47 .NET projects, not
+    counting 17 in examples"). Left out as for :func:`packages_of`: templates, hidden tool folders,
+    Gradle's build logic, and CMake/Meson files (a nested one is its parent's part)."""
+    prefix = f"{root}/" if root else ""
+    taken = {(p.path, p.ecosystem) for p in packages}
+    found: dict[tuple[str, str], Package] = {}
+    for folder, manifest in manifests:
+        ecosystem = manifest_ecosystem(manifest.rsplit("/", 1)[-1])
+        relative = folder.removeprefix(prefix) if prefix else folder
+        if ecosystem is None or ecosystem in TOP_ONLY or _not_a_package(relative, ecosystem):
+            continue
+        if (folder, ecosystem) not in taken:
+            found.setdefault(
+                (folder, ecosystem),
+                Package(path=folder, ecosystem=ecosystem, manifest=manifest, uncounted=why),
+            )
+    kept = _without_templates(
+        [(p.path, p.manifest, p.ecosystem, p.path.removeprefix(prefix)) for p in found.values()]
+    )
+    return tuple(found[(f, e)] for f, _m, e, _r in sorted(kept))
 
 
 _BUILD_LOGIC = frozenset({"buildsrc", "build-logic", "gradle-plugins"})
@@ -320,17 +382,3 @@ def _nearest(relative: str, folders: set[str]) -> str | None:
         if at in folders:
             return at
     return None
-
-
-def ecosystem_counts(packages: Iterable[Package]) -> tuple[EcosystemCount, ...]:
-    """Packages per ecosystem (most first, then by name), with their test packages and workspace members."""
-    totals: dict[str, list[int]] = {}
-    for package in packages:
-        count = totals.setdefault(package.ecosystem, [0, 0, 0])
-        count[0] += 1
-        count[1] += package.test
-        count[2] += package.member_of_workspace
-    return tuple(
-        EcosystemCount(ecosystem=name, packages=n, tests=t, members=m)
-        for name, (n, t, m) in sorted(totals.items(), key=lambda kv: (-kv[1][0], kv[0]))
-    )

@@ -207,6 +207,7 @@ def repo_model(evidence: Evidence, manifests: Sequence[Manifest] | None = None) 
         workspace_globs=globs,
         members=members,
         virtual=virtual,
+        read=tuple(m.path for m in manifests if m.status == "parsed"),  # an unread root is not counted
         above=evidence.root,
     )
 

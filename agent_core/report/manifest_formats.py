@@ -200,11 +200,14 @@ def parse_cargo(source: str) -> Fields:
 
 
 def parse_go_mod(source: str) -> Fields:
-    """``module``, ``go`` and every ``require`` (single lines and blocks); ``// indirect`` ones apart.
+    """``module``, ``go`` and every ``require`` (single lines and blocks); ``// indirect`` ones apart; the
+    modules ``replace``d by a local folder (``=> ../component``) as ``own_names``: their code is in this
+    repository (a multi-module repository's siblings), never a dependency.
 
-    ``replace``, ``exclude``, ``retract``, ``tool`` and ``godebug`` blocks are skipped."""
+    ``exclude``, ``retract``, ``tool`` and ``godebug`` blocks are skipped."""
     direct: list[Dependency] = []
     indirect: list[Dependency] = []
+    local: list[str] = []
     module = go = None
     block: str | None = None
     for raw in source.splitlines():
@@ -215,6 +218,8 @@ def parse_go_mod(source: str) -> Fields:
                 block = None
             elif block == "require" and len(words) >= 2:
                 (indirect if _indirect(comment) else direct).append(Dependency(name=words[0], spec=words[1]))
+            elif block == "replace":
+                local += _local_replace(words)
             continue
         if not words:
             continue
@@ -222,11 +227,29 @@ def parse_go_mod(source: str) -> Fields:
             block = words[0]
         elif words[0] == "require" and len(words) >= 3:
             (indirect if _indirect(comment) else direct).append(Dependency(name=words[1], spec=words[2]))
+        elif words[0] == "replace":
+            local += _local_replace(words[1:])
         elif words[0] == "module" and len(words) >= 2:
             module = words[1].strip('"')
         elif words[0] == "go" and len(words) >= 2:
             go = words[1]
-    return {"runtime": deps(direct), "indirect_deps": deps(indirect), "name": module, "go_version": go}
+    return {
+        "runtime": deps(direct),
+        "indirect_deps": deps(indirect),
+        "name": module,
+        "go_version": go,
+        "own_names": tuple(dict.fromkeys(local)),
+    }
+
+
+def _local_replace(words: list[str]) -> list[str]:
+    """The module a ``replace`` directive points at a local folder (``X [v] => ./dir``), as Go reads a
+    path starting with ``./`` or ``../``; [] for a replacement by another module."""
+    if "=>" not in words[1:3]:
+        return []
+    target = words[words.index("=>") + 1 :]
+    path = target[0].strip('"') if target else ""
+    return [words[0].strip('"')] if path in (".", "..") or path.startswith(("./", "../")) else []
 
 
 def parse_setup_cfg(source: str) -> Fields:

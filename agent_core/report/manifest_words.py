@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from agent_core.repomodel.packages import ecosystem_counts
+from agent_core.repomodel.counts import ecosystem_counts
 from agent_core.report.inert import code, plain
 from agent_core.report.manifests import Dependency, Manifest, group_kind, is_own
+from agent_core.report.model_words import left_out
 from agent_core.report.phrases import MAX_NAMES, join_names
 from agent_core.sources.manifest_files import is_manifest
 from agent_core.words import Words
@@ -34,8 +35,9 @@ def no_manifest_anywhere(facts: Facts) -> bool:
 
 def ecosystem_lines(facts: Facts, words: Words) -> list[str]:
     """ "**Packages by ecosystem:** 13 gems (rubygems); 24 .NET projects (nuget), 16 of them for tests." """
-    counts = ecosystem_counts(facts.model.packages) if facts.model is not None else ()
-    if not counts or (len(counts) == 1 and counts[0].packages == 1):
+    model = facts.model
+    counts = ecosystem_counts(model.packages, model.aside) if model is not None else ()
+    if not counts or (len(counts) == 1 and counts[0].packages == 1 and not counts[0].leaves_out):
         return []
     parts = []
     for found in counts:
@@ -45,7 +47,7 @@ def ecosystem_lines(facts: Facts, words: Words) -> list[str]:
         )
         if found.tests:
             part += words("eco_tests", f"{found.tests:,}")
-        parts.append(part)
+        parts.append(part + left_out(found, words))
     return [words("eco_packages", words("eco_sep").join(parts))]
 
 

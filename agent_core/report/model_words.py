@@ -10,7 +10,9 @@ separators, lower bounds). The words are in :mod:`agent_core.words` (``repomodel
 from __future__ import annotations
 
 from agent_core.repomodel import RepoModel, Role, TopFolder
+from agent_core.repomodel.counts import EcosystemCount, ecosystem_counts
 from agent_core.report.inert import code
+from agent_core.report.phrases import join_names
 from agent_core.words import Words
 
 MAX_VENDORED = 3
@@ -73,14 +75,29 @@ def packages_line(model: RepoModel, words: Words) -> str | None:
     """How many packages per ecosystem, and how many are npm workspace members; None for at most one."""
     if len(model.packages) <= 1:
         return None
-    ecosystems: dict[str, int] = {}
-    for package in model.packages:
-        ecosystems[package.ecosystem] = ecosystems.get(package.ecosystem, 0) + 1
-    parts = [f"{name} {n}" for name, n in sorted(ecosystems.items(), key=lambda kv: (-kv[1], kv[0]))]
+    counts = ecosystem_counts(model.packages, model.aside)
+    parts = [f"{c.ecosystem} {c.packages}{left_out(c, words)}" for c in counts]
     members = sum(1 for p in model.packages if p.member_of_workspace)
     if members:
         parts.append(words("model_workspace", members))
-    return words("model_packages", count(len(model.packages)), words("sep").join(parts))
+    sep = words("eco_sep") if any(c.leaves_out for c in counts) else words("sep")
+    return words("model_packages", count(sum(c.packages for c in counts)), sep.join(parts))
+
+
+def left_out(found: EcosystemCount, words: Words) -> str:
+    """What an ecosystem's count leaves open or out: ", or 10 if `python/pyproject.toml` (unread)
+    declares a package besides its workspace, not counting 17 in examples"; "" when nothing."""
+    said = ""
+    if roots := found.unread_roots:
+        names = join_names([code(p) for p in roots], words)
+        said = words(
+            "eco_unread_one" if len(roots) == 1 else "eco_unread_many",
+            f"{found.packages + len(roots):,}",
+            names,
+        )
+    items = [words("eco_aside_examples", f"{found.examples:,}")] if found.examples else []
+    items += [words("eco_aside_fixtures", f"{found.fixtures:,}")] if found.fixtures else []
+    return said + (words("eco_aside", words("sep").join(items)) if items else "")
 
 
 def ci_line(model: RepoModel, words: Words) -> str | None:
