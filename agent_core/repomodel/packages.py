@@ -14,8 +14,12 @@ folder and ecosystem. C and C++ build files are programs, not package lists: a `
 ``meson.build``) counts as a project only where no folder above it has one, since a nested one is almost
 always pulled in by the parent's ``add_subdirectory``/``subdir`` (the parser reads those when the file is
 read). Manifests that are not the project's own are left out: vendored and generated paths
-(``node_modules/``, ``vendor/``...), examples, and test fixtures (``testdata/``, ``fixtures/``). A package
-is a test package when its folder says so (``Foo.Tests``, ``tests/``, ``spec/``, ``tests-integration``).
+(``node_modules/``, ``vendor/``...), a tool's install below the root (a ``composer.json`` beside its own
+``composer.lock``: :data:`APP_LOCKS`), examples and test fixtures (``testdata/``, ``fixtures/``); those of
+examples and fixtures are kept apart (:func:`set_aside`) so a count says what it leaves out
+(:mod:`agent_core.repomodel.counts`). An unread ``pyproject.toml``/``Cargo.toml`` above other packages
+may declare only their workspace: it is marked, not counted, until a read says. A package is a test
+package when its folder says so (``Foo.Tests``, ``tests/``, ``spec/``, ``tests-integration``).
 
 npm, yarn and pnpm workspaces: the root's ``workspaces`` globs (:func:`workspace_globs`) say which
 folders are members, matched in linear work by :mod:`agent_core.repomodel.globs`.
