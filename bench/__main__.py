@@ -30,6 +30,7 @@ SECTIONS = {
 # three stacks of scripts/replicas.sh (redis-server, nginx, five app processes).
 OPTIONAL = {
     "realmodel": "bench.realmodel",
+    "localmodel": "bench.localmodel",  # issue 37: the 0.5B and the 1.5B on truth-bench repositories
     "realrepos": "bench.realrepos",
     "truth": "bench.truth",
     "bigtree": "bench.bigtree",

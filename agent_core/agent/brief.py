@@ -8,14 +8,18 @@ the facts leave. Repository text is quoted between markers that say it is untrus
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from agent_core.agent.folder_plan import main_modules
+from agent_core.agent.tree_paths import usable
 from agent_core.repo import RepoRef
 from agent_core.repomodel import RepoModel
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.phrases import day, parse_date, shorten
 from agent_core.report.prose import readme_paragraphs
+from agent_core.sources.languages import language_for
 from agent_core.sources.models import FileContent, FileTree, TopFolder
 from agent_core.tools.observe import notable_role
 from agent_core.tools.registry import GET_COMMITS, GET_FILE_TREE, GET_REPO_INFO
@@ -281,15 +285,71 @@ def _covered(facts: Facts, quoted: list[str], cut: list[str], out: list[str]) ->
         *([f"the tests ({', '.join(tests)})"] if tests else []),
         *([f"the CI files ({', '.join(ci)})"] if ci else []),
     ]
+    picks = suggested_reads(facts)
     said = [
         f"This brief covers: the metadata, the file tree (paths and counts), recent commits, and {files}.",
         f"Not read yet: {'; '.join(unread)}.",
+        *([f"Files worth reading first (paths for read_file): {', '.join(picks)}."] if picks else []),
         *([f"Quoted only in part: {', '.join(cut)}."] if cut else []),
         *([f"Left out for size: {', '.join(out)}."] if out else []),
         "Open questions only reads can answer: what the main modules do and how they fit together, how "
         "the tests are run, what CI checks. Plan a few reads (read_file) before writing about them.",
     ]
     return "\n".join(said)
+
+
+MAX_SUGGESTED = 4
+
+
+def suggested_reads(facts: Facts) -> tuple[str, ...]:
+    """A few files no brief holds that a report needs read, as paths from the tree (the model picks
+    among them; a small model told "a key source file" reads none): two source files (entry points,
+    then the largest; of the repository's primary language when it has some; no stub), one test file
+    (the shallowest, then the largest), the first CI workflow. Paths from the repository's root, as
+    read_file takes them; one pass over the tree's entries."""
+    tree, model = facts.evidence.tree, facts.model
+    if tree is None or model is None or tree.empty_repository:
+        return ()
+    info = facts.evidence.info
+    primary = info.language if info is not None and info.language else None
+    base = f"{facts.evidence.root}/" if facts.evidence.root else ""
+    modules = [base + p for p in main_modules(tree, base)]
+    sources: list[tuple[int, str]] = []
+    tests: list[tuple[bool, int, int, str]] = []
+    for entry in tree.entries:
+        language = language_for(entry.path) if entry.type == "file" else None
+        if language is None or not entry.path.startswith(base):
+            continue
+        foreign = primary is not None and not _same_family(language, primary)
+        role = model.role_of(entry.path)
+        if role == "source" and not foreign and (entry.size or 0) >= _MIN_SOURCE_BYTES:
+            sources.append((-(entry.size or 0), entry.path))
+        elif role == "tests":
+            tests.append((foreign, entry.path.count("/"), -(entry.size or 0), entry.path))
+    sizes = {path for _, path in sources}
+    own = [p for p in modules if p in sizes]
+    picks = list(dict.fromkeys([*own, *(path for _, path in heapq.nsmallest(2, sources))]))[:2]
+    picks += [min(tests)[3]] if tests else []
+    picks += [p for p in model.ci_paths if p.endswith((".yml", ".yaml"))][:1] or list(model.ci_paths[:1])
+    return tuple(p for p in dict.fromkeys(picks) if usable(p))[:MAX_SUGGESTED]
+
+
+def suggested_for(scope: Sequence[RepoRef], results: Sequence[ToolResult]) -> tuple[tuple[RepoRef, str], ...]:
+    """:func:`suggested_reads` of every repository in ``scope``, less the files already read."""
+    found = []
+    for repo in scope:
+        facts = build_facts(gather(repo, results, words_for("en")))
+        found += [(repo, p) for p in suggested_reads(facts) if p not in facts.evidence.files]
+    return tuple(found)
+
+
+_MIN_SOURCE_BYTES = 512  # a source file smaller is a stub (``__version__ = ...``): no read
+_FAMILY = frozenset({"C", "C++", "Objective-C", "Objective-C++"})
+
+
+def _same_family(language: str, primary: str) -> bool:
+    """A file of the primary language (a C++ project's headers read as C by their name)."""
+    return language == primary or (language in _FAMILY and primary in _FAMILY)
 
 
 def _day(value: str | None) -> str:

@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 from agent_core import events as ev
 from agent_core.agent.accounting import Added
+from agent_core.agent.brief import suggested_for
 from agent_core.agent.endings import written_report
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.run import Run
@@ -118,9 +119,16 @@ def corrected(earlier: Sequence[ev.CheckedClaim], now: Review) -> tuple[ev.Check
 # -- what the model is told -------------------------------------------------------------------------
 
 
-def revision_request(found: Review, language: Language, *, tools: Sequence[str]) -> str:
-    """The ONE observation that sends a draft back: what is wrong with it, each problem in a sentence,
-    then its ✗ claims with what the observations show."""
+def revision_request(
+    found: Review,
+    language: Language,
+    *,
+    tools: Sequence[str],
+    suggested: Sequence[tuple[RepoRef, str]] = (),
+) -> str:
+    """The ONE observation that sends a draft back: what is wrong with it, each problem in a sentence
+    (a draft with no read of the model's own: the files worth reading, by path, and one call), then its
+    ✗ claims with what the observations show."""
     skip = {"no_reads"} if "from_memory" in found.problems else set()
     if found.unfit:
         skip |= {"contradicted", "missing_paths"}
@@ -135,12 +143,23 @@ def revision_request(found: Review, language: Language, *, tools: Sequence[str])
         for problem in found.problems
         if problem not in skip
     ]
+    if suggested and {"no_reads", "from_memory"} & set(found.problems):
+        said.append(_suggested(suggested, language))
     listed = bool(found.findings) and (not found.unfit or "from_memory" in found.problems)
     if listed:
         said.append(t("to_model_draft_findings", language))
         said += [_finding(c, language) for c in found.findings]
     said.append(t("to_model_draft_close" if listed else "to_model_draft_close_plain", language))
     return "\n".join(s for s in said if s)
+
+
+def _suggested(suggested: Sequence[tuple[RepoRef, str]], language: Language) -> str:
+    """The files worth reading, and the first as a call's arguments (a small model copies a shape)."""
+    repo, path = suggested[0]
+    example = json.dumps({"owner": repo.owner, "repo": repo.name, "path": path}, ensure_ascii=False)
+    several = len({r.key() for r, _ in suggested}) > 1
+    paths = ", ".join(f"{r.full_name}: {p}" if several else p for r, p in suggested)
+    return t("to_model_draft_suggested", language, paths=paths, example=example)
 
 
 def _finding(claim: ev.CheckedClaim, language: Language) -> str:
@@ -320,7 +339,10 @@ async def judge(
     if again is not None:
         again = replace(again, findings=found.findings)
         outcome: ev.DraftOutcome = "read_first" if again.asked_to_read and not again.revised else "revise"
-        request = revision_request(found, run.language, tools=tools)
+        reads = (
+            await off_loop(suggested_for, run.parts.scope, run.state.all_results) if own_calls == 0 else ()
+        )
+        request = revision_request(found, run.language, tools=tools, suggested=reads)
         run.parts.conversation.add({"role": "user", "content": request})
         yield _reviewed(run, outcome, found, findings=found.findings)
         yield Result(value=Judged(decision="again", drafts=again))

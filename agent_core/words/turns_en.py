@@ -29,6 +29,7 @@ TURNS: Mapping[str, str] = MappingProxyType(
         "to_model_draft_repeated_block": "Your reply repeated the same lines. Write each section once.",
         "to_model_draft_from_memory": "You have not read any file yourself, and your draft names files, links or dependencies this repository does not have. Call read_file on the files you want to write about first, then write the report only from what the tools returned.",
         "to_model_draft_no_reads": "Before this becomes the report: you have not read any file yourself, and the brief leaves out the source code, the tests and the CI files. Plan 2 to 4 reads the report needs (a key source file, a test, a CI workflow), call read_file on them, then write the report and cite what you read.",
+        "to_model_draft_suggested": "Files worth reading, from the tree: {paths}. For example, call read_file with {example}.",
         "to_model_draft_contradicted": "The app checked your draft against what the tools returned; some statements are wrong.",
         "to_model_draft_missing_paths": "Some files your draft cites are not in the repository's tree.",
         "to_model_draft_findings": "What the check found:",

@@ -29,6 +29,7 @@ TURNS: Mapping[str, str] = MappingProxyType(
         "to_model_draft_repeated_block": "你的回复重复了相同的内容。每个部分只写一次。",
         "to_model_draft_from_memory": "你自己还没有读取任何文件，而你的草稿提到了本仓库中不存在的文件、链接或依赖。请先对想写的文件调用 read_file，再只根据工具返回的内容写报告。",
         "to_model_draft_no_reads": "在它成为报告之前：你自己还没有读取任何文件，而简报不包含源代码、测试和 CI 文件。请规划报告需要的 2 到 4 次读取（一个关键源文件、一个测试、一个 CI 工作流），对它们调用 read_file，然后写报告并注明读过的文件。",
+        "to_model_draft_suggested": "文件树中值得读取的文件：{paths}。例如，用 {example} 调用 read_file。",
         "to_model_draft_contradicted": "应用已将你的草稿与工具返回的内容核对；其中有些说法是错的。",
         "to_model_draft_missing_paths": "草稿引用的某些文件不在仓库的文件树中。",
         "to_model_draft_findings": "核对发现：",

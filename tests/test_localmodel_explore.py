@@ -1,0 +1,106 @@
+"""Issue 37 item 1, as the real 1.5B needs it: the model is given files to read by their paths.
+
+The real Qwen2.5-Coder-1.5B, told "a key source file, a test, the CI configuration", wrote its report
+from the brief, and again after being asked once for reads (fmtlib/fmt: 0 tool calls of its own). Here,
+over the scripted model server and the GitHub emulator: the brief names files from the tree worth
+reading (source, a test, a CI workflow), and the one request for reads names them with a call to copy;
+a model that copies that call (as the small models do, as JSON in its text) has it run as its own read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from agent_core import events as ev
+from agent_core.agent.brief import suggested_reads
+from agent_core.repo import RepoRef
+from agent_core.report.facts import build_facts, gather
+from agent_core.sources.models import FileTree, RepoInfo, TreeEntry
+from agent_core.tools.results import ToolResult
+from agent_core.words import words_for
+from testing.analysis import make_settings, run_once
+from testing.emulator.github import GitHubEmulator
+from testing.emulator.model_server import JSONDict, ScriptedModelServer, Turn
+
+REPORT = (
+    "# acme/widgets\n\nacme/widgets has 42 stars and is written in Python.\n\n"
+    "The words are counted in `src/pkg/core.py`.\n"
+)
+EXAMPLE = re.compile(r"call read_file with (\{.*?\})\.")
+
+
+def _copies_the_example(body: JSONDict) -> Turn:
+    """A small model: writes its report from the brief; told to read, writes the example call as fenced
+    JSON in its text (no native call); after a read, the report again."""
+    messages = body["messages"]
+    if any(m.get("role") == "tool" for m in messages):
+        return Turn.final(REPORT)
+    found = EXAMPLE.search(str(messages[-1].get("content", ""))) if messages[-1]["role"] == "user" else None
+    if found and len(messages) > 2:
+        call = {"name": "read_file", "arguments": json.loads(found.group(1))}
+        return Turn.final(f"```json\n{json.dumps(call)}\n```")
+    return Turn.final(REPORT)
+
+
+async def test_the_brief_and_the_request_for_reads_name_files_from_the_tree(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    with ScriptedModelServer(responder=_copies_the_example) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server, prefetch=True))
+        brief = str(server.chat_requests[0].messages[1]["content"])
+        asked = str(server.chat_requests[1].messages[-1]["content"])
+    named = brief.split("Files worth reading first (paths for read_file): ", 1)[1].split(".\n", 1)[0]
+    assert named.split(", ") == ["src/pkg/core.py", "tests/test_core.py", ".github/workflows/ci.yml"]
+    assert "Files worth reading, from the tree: src/pkg/core.py, tests/test_core.py" in asked
+    (reviewed,) = run.of(ev.DraftReviewed)
+    assert reviewed.outcome == "read_first"
+    reads = [e for e in run.of(ev.ToolCallStarted) if not e.call_id.startswith("basics-")]
+    assert [(e.tool, e.arguments["path"]) for e in reads] == [("read_file", "src/pkg/core.py")]
+    finished = [e for e in run.of(ev.ToolCallFinished) if e.call_id == reads[0].call_id]
+    assert finished[0].ok
+    assert run.finished.writer == "model" and run.finished.report == REPORT.strip()
+
+
+def _suggested(entries: list[tuple[str, int]], language: str | None) -> tuple[str, ...]:
+    repo = RepoRef(owner="o", name="r")
+    tree = FileTree(
+        ref="HEAD", path="", entries=tuple(TreeEntry(path=p, type="file", size=s) for p, s in entries)
+    )
+    info = RepoInfo(
+        full_name="o/r", description=None, default_branch="main", html_url=None, language=language
+    )
+    results = [
+        ToolResult(
+            call_id="1", tool="get_repo_info", arguments={}, ok=True, observation={}, value=info, repo=repo
+        ),
+        ToolResult(
+            call_id="2", tool="get_file_tree", arguments={}, ok=True, observation={}, value=tree, repo=repo
+        ),
+    ]
+    return suggested_reads(build_facts(gather(repo, results, words_for("en"))))
+
+
+def test_the_files_suggested_are_the_primary_languages_source_a_test_and_a_workflow() -> None:
+    """fmtlib/fmt's shape: a C++ project whose headers read as C by their name, a Python helper of its
+    docs tooling that is an entry point by name; a workflow folder holding a non-workflow file."""
+    entries = [
+        ("support/python/handler/__init__.py", 9_000),
+        ("include/fmt/format.h", 150_000),
+        ("include/fmt/base.h", 110_000),
+        ("src/os.cc", 12_000),
+        ("test/format-test.cc", 100_000),
+        ("test/gtest/gtest.h", 900_000),
+        ("test/unit/deep/x-test.cc", 200_000),
+        (".github/workflows/CODEOWNERS", 100),
+        (".github/workflows/linux.yml", 2_000),
+        ("CMakeLists.txt", 5_000),
+    ]
+    assert _suggested(entries, "C++") == (
+        "include/fmt/format.h",
+        "include/fmt/base.h",
+        "test/format-test.cc",
+        ".github/workflows/linux.yml",
+    )
+    assert _suggested([("README.md", 10)], "C++") == ()  # no code: nothing to suggest
