@@ -556,6 +556,10 @@ def _toml_groups(text: str) -> list[list[str]]:
         *dict(project.get("optional-dependencies") or {}).values(),
     ]
     lists += list(dict(data.get("dependency-groups") or {}).values())
+    hooks = dict(dict(dict(data.get("tool") or {}).get("hatch") or {}).get("metadata") or {}).get("hooks")
+    for hook in dict(hooks or {}).values():  # dynamic metadata a Hatch hook fills in
+        if isinstance(hook, dict):
+            lists += [hook.get("dependencies"), *dict(hook.get("optional-dependencies") or {}).values()]
     groups = [
         [re.split(r"[\s\[<>=!~;(]", str(d), maxsplit=1)[0] for d in g if isinstance(d, str)]
         for g in lists

@@ -130,7 +130,12 @@ def _tree_result(repo: RepoRef, paths: list[str]) -> ToolResult:
 
 def test_the_reads_are_capped_skip_what_was_read_and_need_a_claim() -> None:
     repo = RepoRef(owner="acme", name="gems")
-    paths = ["Gemfile", "gems.gemspec", *(f"g{i}/g{i}.gemspec" for i in range(40)), "vendor/x/x.gemspec"]
+    paths = [
+        "Gemfile",
+        "gems.gemspec",
+        *(f"g{i}/g{i}.gemspec" for i in range(MAX_READS + 16)),
+        "vendor/x/x.gemspec",
+    ]
     read = ToolResult(
         call_id="r", tool=READ_FILE, arguments={"path": "Gemfile"}, ok=True, observation={}, repo=repo
     )
@@ -140,3 +145,32 @@ def test_the_reads_are_capped_skip_what_was_read_and_need_a_claim() -> None:
     assert len(picked) == MAX_READS and picked[0] == "gems.gemspec"
     assert "Gemfile" not in picked and not any(p.startswith("vendor/") for p in picked)
     assert claim_reads(find_claims("Abacus counts beads.\n"), (repo,), results) == []
+
+
+def test_the_check_takes_at_most_a_share_of_the_rate_limit_left() -> None:
+    """The check's reads do not wait on the model's tool-call limit, but a quarter of what GitHub's rate
+    limit has left bounds them (60 an hour unauthenticated: 15 at most), and a local repository's none."""
+    from agent_core.agent.check_reads import RATE_SHARE, allowance
+    from agent_core.github.ratelimit import RateLimit
+
+    def limit(remaining: int) -> RateLimit:
+        return RateLimit(
+            limit=60, remaining=remaining, used=None, reset_at=0.0, resource="core", authenticated=False
+        )
+
+    assert allowance(None, 2) == 2 * MAX_READS
+    assert allowance(limit(60), 1) == 60 // RATE_SHARE == 15
+    assert allowance(limit(0), 1) == 0
+    assert allowance(limit(100_000), 1) == MAX_READS
+
+
+def test_a_licence_claim_reads_every_licence_file_at_the_root() -> None:
+    repo = RepoRef(owner="acme", name="docs")
+    paths = ["LICENSE", "LICENSE-CODE", "docs/LICENSE", "README.md"]
+    read = ToolResult(
+        call_id="r", tool=READ_FILE, arguments={"path": "LICENSE"}, ok=True, observation={}, repo=repo
+    )
+    calls = claim_reads(
+        find_claims("It is released under the GPL-3.0 license.\n"), (repo,), [_tree_result(repo, paths), read]
+    )
+    assert [str(c.args["path"]) for c in calls] == ["LICENSE-CODE"]

@@ -196,7 +196,7 @@ SHAPES = (
             "repo": "pydantic/pydantic-ai", "license": "MIT", "primary_language": "Python", "languages": ["Python"],
             "ecosystems": eco("python", ["pyproject.toml", "pydantic_evals/pyproject.toml",
                                          "pydantic_graph/pyproject.toml"], packages_accepted=[2, 3]),
-            "own_package_names": ["pydantic-ai", "pydantic-evals", "pydantic-graph"],
+            "own_package_names": ["pydantic-ai", "pydantic-ai-slim", "pydantic-evals", "pydantic-graph"],
             "dependencies": [{"name": "anyio", "constraint": ">=4.7.0", "manifest": "pydantic_graph/pyproject.toml"}],
             "not_dependencies": ["django", "flask"],
             "test_frameworks": ["pytest"],

@@ -1,5 +1,7 @@
 """The check reads what it needs: before a model's report is checked, the manifests its claims rest on.
 
+A licence claim: the root's licence files not read yet (a repository may hold several).
+
 A claim about a dependency, its version or a test framework is ✗ only when the files that would show it
 were read (a framework: every manifest of its ecosystem in a whole tree and the task and CI files that may
 run it, see :mod:`~agent_core.report.verdict_packages`; a name said to be a dependency: every manifest);
@@ -11,8 +13,10 @@ path); then a claimed framework's manifests and runners, when all of them fit; t
 manifest and those beside it (a gem's ``Gemfile``), in the order of
 :func:`~agent_core.sources.manifest_files.manifests_to_read`; then the tree's other manifests (fixtures',
 examples'), when all of them fit. At most :data:`MAX_READS` per repository. :func:`read_for_check` reads
-them in one turn like the prefetch's (trace, budgets, memo, cache, retries), unless the run is out of time
-or of tool calls. Linear in the tree (one pass, the memoised model).
+them in one turn like the prefetch's (trace, budgets, memo, cache, retries), unless the run is out of time.
+They are the app's reads, not the model's: they do not wait on the model's tool-call limit, but never take
+more than a quarter of what GitHub's rate limit has left (:data:`RATE_SHARE`), and the owner's request
+budgets hold them like any. Linear in the tree (one pass, the memoised model).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Any
 from agent_core.agent.flow import Flow
 from agent_core.agent.prefetch import evidence_turn
 from agent_core.agent.run import Run
+from agent_core.github.ratelimit import RateLimit
 from agent_core.offload import off_loop
 from agent_core.repo import RepoRef
 from agent_core.repomodel import model_of
@@ -30,6 +35,7 @@ from agent_core.repomodel.packages import manifest_kind
 from agent_core.report.claim_finders import Found, find_claims
 from agent_core.report.frameworks import framework_of
 from agent_core.sources.languages import is_vendored
+from agent_core.sources.licenses import MAX_LICENSE_FILES, is_license_file
 from agent_core.sources.manifest_files import is_parsed_manifest, manifest_rank, manifests_to_read
 from agent_core.sources.models import DirListing, FileTree
 from agent_core.tool_call import ToolCallRequest
@@ -38,7 +44,8 @@ from agent_core.tools.registry import GET_FILE_TREE, LIST_DIRECTORY, READ_FILE
 from agent_core.tools.results import ToolResult
 from agent_core.words import said
 
-MAX_READS = 24  # manifests read for the check, per repository
+MAX_READS = 320  # manifests read for the check, per repository
+RATE_SHARE = 4  # the check takes at most 1/RATE_SHARE of the GitHub requests its rate limit has left
 _CENTRAL = frozenset(
     {"directory.packages.props", "directory.build.props", "pnpm-workspace.yaml", "go.work", "global.json"}
 )
@@ -55,16 +62,25 @@ _SHOWN = 6  # files named in the turn's thought
 
 async def read_for_check(run: Run, report: str) -> Flow:
     """The turn reading the manifests ``report``'s claims rest on (none: no turn)."""
-    if run.time_limit_reached() or run.calls_left() <= 0:
+    if run.time_limit_reached():
         return
     calls = await off_loop(_reads_of, report, run.parts.scope, run.state.all_results)
-    calls = calls[: run.calls_left()]
+    calls = calls[: allowance(run.parts.sink.rate_limit, len(run.parts.scope))]
     if not calls:
         return
     paths = [str(c.args["path"]) for c in calls]
     more = f" (+{len(paths) - _SHOWN})" if len(paths) > _SHOWN else ""
-    async for item in evidence_turn(run, calls, said("check_reads_thought", files=paths[:_SHOWN], more=more)):
+    thought = said("check_reads_thought", files=paths[:_SHOWN], more=more)
+    extra = max(0, len(calls) - run.calls_left())
+    async for item in evidence_turn(run, calls, thought, allowance=extra):
         yield item
+
+
+def allowance(rate_limit: RateLimit | None, repositories: int) -> int:
+    """The reads the check may make: :data:`MAX_READS` per repository, at most a :data:`RATE_SHARE`th of
+    what the last rate limit GitHub announced has left (a local repository announces none)."""
+    most = MAX_READS * max(1, repositories)
+    return most if rate_limit is None else min(most, max(0, rate_limit.remaining) // RATE_SHARE)
 
 
 def _reads_of(report: str, scope: Sequence[RepoRef], results: Sequence[ToolResult]) -> list[ToolCallRequest]:
@@ -79,7 +95,8 @@ def claim_reads(
     relevant = [
         c for c in claims if c.kind == "dependency" or (c.kind == "version" and c.subject == "package")
     ]
-    if not relevant:
+    licensed = any(c.kind == "license" for c in claims)
+    if not relevant and not licensed:
         return []
     frameworks = {  # the ecosystems of the test frameworks claimed
         framework.ecosystem
@@ -96,9 +113,22 @@ def claim_reads(
             for r in results
             if r.tool == READ_FILE and r.repo is not None and r.repo.key() == repo.key()
         }
-        paths = _wanted(tree, frameworks, _parent_manifests(results, repo.key(), tree), read)
+        paths = _licences(tree, read) if licensed else []
+        if relevant:
+            paths += _wanted(tree, frameworks, _parent_manifests(results, repo.key(), tree), read)
         calls += [_read(repo, path) for path in paths]
     return calls
+
+
+def _licences(tree: FileTree, read: set[str]) -> list[str]:
+    """The root's licence files not read yet (``LICENSE-CODE`` beside ``LICENSE``): a licence claim is ✗
+    only when every one of them was read and recognised."""
+    if tree.path:
+        return []
+    found = [
+        e.path for e in tree.entries if e.type != "dir" and "/" not in e.path and is_license_file(e.path)
+    ]
+    return sorted(p for p in found if p not in read)[:MAX_LICENSE_FILES]
 
 
 def _wanted(tree: FileTree, frameworks: set[str], parents: list[str], read: set[str]) -> list[str]:

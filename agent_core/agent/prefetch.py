@@ -69,7 +69,7 @@ async def gather_basics(run: Run, *, brief_tokens: int) -> Step[Brief]:
     yield Result(value=await off_loop(brief_of, scope, tuple(run.results()), max_chars=budget_chars))
 
 
-async def evidence_turn(run: Run, calls: list[ToolCallRequest], thought: Said) -> Flow:
+async def evidence_turn(run: Run, calls: list[ToolCallRequest], thought: Said, *, allowance: int = 0) -> Flow:
     """One turn of purpose ``prefetch``: ``thought``, then ``calls`` run like any (memo, cache, retries),
     their results kept for the report and the claim check, fed to no model (not counted as a turn)."""
     turn = run.next_turn()
@@ -78,7 +78,7 @@ async def evidence_turn(run: Run, calls: list[ToolCallRequest], thought: Said) -
     yield ev.ReasoningDelta(t=run.t(), turn=turn, text=say(thought, "en"), said=(thought,))
     yield ev.TurnFinished(t=run.t(), turn=turn, tool_calls=len(calls), finish_reason="tool_calls")
     pending = [replace(c, call_id=f"basics-{turn}-{i}") for i, c in enumerate(calls, 1)]
-    async for event in events_only(run.tool_turn(pending, feed="none")):
+    async for event in events_only(run.tool_turn(pending, feed="none", allowance=allowance)):
         yield event
 
 

@@ -161,15 +161,16 @@ class Run:
         return max(0, self.parts.limits.max_tool_calls - len(self.results()))
 
     async def tool_turn(
-        self, calls: Sequence[ToolCallRequest], *, feed: Feed, dropped: int = 0
+        self, calls: Sequence[ToolCallRequest], *, feed: Feed, dropped: int = 0, allowance: int = 0
     ) -> Step[list[ToolResult]]:
         """Run the calls of a turn (concurrently unless configured otherwise), streaming their events;
         the observations go back into the conversation in call order. The result: the calls' results
         (calls over the tool-call limit are skipped, and told so ONCE: one observation and one notice
         however many were asked, ``dropped`` of them already left out of the conversation by the reply's
-        reader, :func:`agent_core.agent.replies.native_step`)."""
+        reader, :func:`agent_core.agent.replies.native_step`). ``allowance``: calls the app makes beyond
+        the model's limit (the claim check's reads, :mod:`~agent_core.agent.check_reads`)."""
         parts = self.parts
-        budget = self.calls_left()
+        budget = self.calls_left() + allowance
         runnable, skipped = list(calls[:budget]), list(calls[budget:])
         run_calls = run_parallel if parts.parallel_tool_calls else run_one_by_one
         results: list[ToolResult] = []

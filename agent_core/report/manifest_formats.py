@@ -43,6 +43,12 @@ def parse_pyproject(source: str) -> Fields:
         {k: [requirement(s) for s in strings(v)] for k, v in table(data.get("dependency-groups")).items()}
     )
     tool = table(data.get("tool"))
+    if "dependencies" in strings(project.get("dynamic")):
+        # dynamic metadata a Hatch hook fills in (`[tool.hatch.metadata.hooks.uv-dynamic-versioning]`)
+        for hook in table(table(table(tool.get("hatch")).get("metadata")).get("hooks")).values():
+            runtime += [requirement(s) for s in strings(table(hook).get("dependencies"))]
+            for k, v in table(table(hook).get("optional-dependencies")).items():
+                named_groups.setdefault(k, [requirement(s) for s in strings(v)])
     poetry = table(tool.get("poetry"))
     runtime += [named(k, v) for k, v in table(poetry.get("dependencies")).items() if k.lower() != "python"]
     dev = [named(k, v) for k, v in table(poetry.get("dev-dependencies")).items()]

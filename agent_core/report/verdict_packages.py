@@ -301,7 +301,11 @@ def _named_in(claimed: Framework, facts: Facts) -> str | None:
     """A file read that names the framework (a CI step, a test's import, the README): then its absence
     from the manifests proves nothing."""
     terms = {a for a in claimed.aliases | claimed.packages if len(a) > 2}
-    terms |= {p.rsplit(":", 1)[-1].rsplit("/", 1)[-1] for p in claimed.packages}
+    # a package's last part when it carries the framework's name (`junit-jupiter`, `ginkgo`), never a
+    # bare `core`, `globals` (of `@jest/core`) or a Go major version (`v2` of `.../ginkgo/v2`)
+    stem = claimed.name.split()[0].lower()
+    tails = {p.rsplit(":", 1)[-1].rsplit("/", 1)[-1] for p in claimed.packages}
+    terms |= {t for t in tails if len(t) > 2 and stem in t}
     pattern = re.compile(
         r"(?<![\w-])(?:"
         + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))

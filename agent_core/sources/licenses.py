@@ -45,6 +45,12 @@ _LICENSE_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("MIT", ("permission is hereby granted, free of charge",)),
     ("ISC", ("permission to use, copy, modify, and/or distribute this software for any purpose",)),
     ("Unlicense", ("this is free and unencumbered software released into the public domain",)),
+    ("CC-BY-SA-4.0", ("attribution-sharealike 4.0 international", "creative commons")),
+    ("CC-BY-4.0", ("attribution 4.0 international", "creative commons")),
+    ("CC0-1.0", ("cc0 1.0 universal", "creative commons")),
+    ("BSL-1.0", ("boost software license - version 1.0",)),
+    ("EPL-2.0", ("eclipse public license - v 2.0",)),
+    ("EPL-1.0", ("eclipse public license - v 1.0",)),
 )
 
 
