@@ -58,11 +58,15 @@ def test_projects_in_examples_and_test_data_are_said_apart_from_the_count() -> N
         "pdata/go.mod",
         "pdata/testdata/go.mod",
         "pdata/testdata/common.go",
+        "web/package.json",
+        "web/examples/demo/package.json",
+        "web/test/fixtures/app/package.json",
     )
-    assert _counts(tree) == {"nuget": (3, 2, 0, ()), "go": (2, 0, 1, ())}
+    assert _counts(tree) == {"nuget": (3, 2, 0, ()), "go": (2, 0, 1, ()), "npm": (1, 1, 1, ())}
     stack = _stack(tree, {})
-    assert "3 .NET projects (nuget), 1 of them for tests, not counting 2 in examples" in stack
-    assert "2 Go modules (go), not counting 1 in test data" in stack
+    assert "3 .NET projects (nuget), 1 of them for tests, not counting 2 in examples;" in stack
+    assert "2 Go modules (go), not counting 1 in test data;" in stack
+    assert "1 npm package (npm), not counting 1 in examples and 1 in test data." in stack
 
 
 def test_a_nested_cmake_file_in_examples_is_its_parents_part_not_set_aside() -> None:

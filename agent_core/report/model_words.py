@@ -97,7 +97,7 @@ def left_out(found: EcosystemCount, words: Words) -> str:
         )
     items = [words("eco_aside_examples", f"{found.examples:,}")] if found.examples else []
     items += [words("eco_aside_fixtures", f"{found.fixtures:,}")] if found.fixtures else []
-    return said + (words("eco_aside", words("sep").join(items)) if items else "")
+    return said + (words("eco_aside", words("model_and_").join(items)) if items else "")
 
 
 def ci_line(model: RepoModel, words: Words) -> str | None:
