@@ -28,7 +28,7 @@ REPORT = (
     "# acme/widgets\n\nacme/widgets has 42 stars and is written in Python.\n\n"
     "The words are counted in `src/pkg/core.py`.\n"
 )
-EXAMPLE = re.compile(r"call read_file with (\{.*?\})\.")
+EXAMPLE = re.compile(r"read_file with (\{.*?\})\.")
 
 
 def _copies_the_example(body: JSONDict) -> Turn:

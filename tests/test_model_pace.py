@@ -194,6 +194,10 @@ def test_small_windows_and_local_servers_get_three_tools_in_one_line_each() -> N
         assert set(names) <= set(TOOL_NAMES)
         assert all("\n" not in t["function"]["description"] for t in short)
         assert len(json.dumps(short)) < len(json.dumps(tool_schemas())) / 2
+    # after a brief, not the repository's info it holds (offered it, the real 1.5B called it first)
+    briefed = [t["function"]["name"] for t in tool_list(SMALL_WINDOW, local=True, briefed=True)]
+    assert briefed == ["get_file_tree", "read_file"]
+    assert tool_list(32_768, local=False, briefed=True) == tool_schemas()
     read = next(t for t in tool_list(SMALL_WINDOW, local=True) if t["function"]["name"] == "read_file")
     assert read["function"]["parameters"]["required"] == ["owner", "repo", "path"]
 
@@ -212,7 +216,7 @@ async def test_a_local_server_is_sent_the_short_list_in_every_request(
         finally:
             await services.aclose()
         tools = [(r.body or {})["tools"] for r in server.chat_requests]
-    assert tools[0] == tools[1] == tool_list(SMALL_WINDOW, local=True)
+    assert tools[0] == tools[1] == tool_list(SMALL_WINDOW, local=True, briefed=True)
     assert any(isinstance(e, ev.ToolCallFinished) and e.ok for e in events)
     system = server.chat_requests[0].messages[0]["content"]
     assert named_tools(system) == {"read_file"}  # the brief holds what get_repo_info and get_file_tree say

@@ -9,6 +9,7 @@ the facts leave. Repository text is quoted between markers that say it is untrus
 from __future__ import annotations
 
 import heapq
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -24,7 +25,7 @@ from agent_core.sources.models import FileContent, FileTree, TopFolder
 from agent_core.tools.observe import notable_role
 from agent_core.tools.registry import GET_COMMITS, GET_FILE_TREE, GET_REPO_INFO
 from agent_core.tools.results import ToolResult
-from agent_core.words import words_for
+from agent_core.words import Language, t, words_for
 
 HEADER = (
     "Evidence the tools gathered before your first turn (these calls are done; do not repeat them — "
@@ -293,7 +294,12 @@ def _covered(facts: Facts, quoted: list[str], cut: list[str], out: list[str]) ->
         *([f"Quoted only in part: {', '.join(cut)}."] if cut else []),
         *([f"Left out for size: {', '.join(out)}."] if out else []),
         "Open questions only reads can answer: what the main modules do and how they fit together, how "
-        "the tests are run, what CI checks. Plan a few reads (read_file) before writing about them.",
+        "the tests are run, what CI checks."
+        + (
+            f"\n{first_reads(facts.evidence.repo, picks)}"
+            if picks
+            else " Plan a few reads (read_file) first."
+        ),
     ]
     return "\n".join(said)
 
@@ -332,6 +338,31 @@ def suggested_reads(facts: Facts) -> tuple[str, ...]:
     picks += [min(tests)[3]] if tests else []
     picks += [p for p in model.ci_paths if p.endswith((".yml", ".yaml"))][:1] or list(model.ci_paths[:1])
     return tuple(p for p in dict.fromkeys(picks) if usable(p))[:MAX_SUGGESTED]
+
+
+def first_reads(repo: RepoRef, picks: Sequence[str]) -> str:
+    """What the model's first reply should be, with one call's arguments to copy (the real 1.5B, told to
+    plan reads, wrote its report; told this, it called read_file on three of the files named)."""
+    example = json.dumps({"owner": repo.owner, "repo": repo.name, "path": picks[0]}, ensure_ascii=False)
+    return (
+        "Your first reply: read_file calls only (2 to 4 of the files worth reading), no report yet; for "
+        f"example read_file with {example}. Write the report after their results."
+    )
+
+
+def reads_request(suggested: Sequence[tuple[RepoRef, str]], language: Language) -> str:
+    """The request for reads that sends back a draft with none of the model's own: the files worth
+    reading, and the first as a call's arguments (a small model copies a shape)."""
+    repo, path = suggested[0]
+    example = json.dumps({"owner": repo.owner, "repo": repo.name, "path": path}, ensure_ascii=False)
+    several = len({r.key() for r, _ in suggested}) > 1
+    paths = ", ".join(f"{r.full_name}: {p}" if several else p for r, p in suggested)
+    return "\n".join(
+        [
+            t("to_model_draft_suggested", language, paths=paths),
+            t("to_model_draft_close_reads", language, example=example),
+        ]
+    )
 
 
 def suggested_for(scope: Sequence[RepoRef], results: Sequence[ToolResult]) -> tuple[tuple[RepoRef, str], ...]:

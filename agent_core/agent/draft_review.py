@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from agent_core import events as ev
 from agent_core.agent.accounting import Added
-from agent_core.agent.brief import suggested_for
+from agent_core.agent.brief import reads_request, suggested_for
 from agent_core.agent.endings import written_report
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.run import Run
@@ -143,23 +143,16 @@ def revision_request(
         for problem in found.problems
         if problem not in skip
     ]
-    if suggested and {"no_reads", "from_memory"} & set(found.problems):
-        said.append(_suggested(suggested, language))
+    reads = bool(suggested) and bool({"no_reads", "from_memory"} & set(found.problems))
     listed = bool(found.findings) and (not found.unfit or "from_memory" in found.problems)
     if listed:
         said.append(t("to_model_draft_findings", language))
         said += [_finding(c, language) for c in found.findings]
-    said.append(t("to_model_draft_close" if listed else "to_model_draft_close_plain", language))
+    if reads:  # the files by path and one call to copy; the reply asked for is the calls, not a report
+        said.append(reads_request(suggested, language))
+    else:
+        said.append(t("to_model_draft_close" if listed else "to_model_draft_close_plain", language))
     return "\n".join(s for s in said if s)
-
-
-def _suggested(suggested: Sequence[tuple[RepoRef, str]], language: Language) -> str:
-    """The files worth reading, and the first as a call's arguments (a small model copies a shape)."""
-    repo, path = suggested[0]
-    example = json.dumps({"owner": repo.owner, "repo": repo.name, "path": path}, ensure_ascii=False)
-    several = len({r.key() for r, _ in suggested}) > 1
-    paths = ", ".join(f"{r.full_name}: {p}" if several else p for r, p in suggested)
-    return t("to_model_draft_suggested", language, paths=paths, example=example)
 
 
 def _finding(claim: ev.CheckedClaim, language: Language) -> str:

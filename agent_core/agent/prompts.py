@@ -65,6 +65,12 @@ def system_prompt(
     lang_line = (
         "Write the report in Simplified Chinese." if language == "zh" else "Write the report in English."
     )
+    closing = "When you have enough evidence, answer with the final report only (no tool calls)."
+    if briefed and READ_FILE in tools:  # the real 1.5B wrote its report at once, told only to plan reads
+        closing = (
+            f"Your first reply is {READ_FILE} calls only, no report: 2 to 4 of the files the brief names as "
+            "worth reading. When their results are in, answer with the final report only (no tool calls)."
+        )
     return f"""You are an expert software repository analyst. You study GitHub repositories through tools and write precise, evidence-based analysis reports for engineers.
 
 Repositories in scope: {names}. The tools can only read these repositories; requests for any other repository are refused.
@@ -83,7 +89,7 @@ Rules for the report:
 - Use Markdown with these sections, in this order, as level-2 headings: {", ".join(sections)}.
 - Start with a level-1 heading naming the repository (or the comparison).{comparison}
 - {lang_line}
-When you have enough evidence, answer with the final report only (no tool calls)."""
+{closing}"""
 
 
 def _first_steps(tools: Collection[str]) -> str:
@@ -161,13 +167,15 @@ _SHORT_PARAMS = {
 }
 
 
-def tool_list(window: int, *, local: bool) -> list[dict[str, Any]]:
+def tool_list(window: int, *, local: bool, briefed: bool = False) -> list[dict[str, Any]]:
     """The tools the model is offered, the same for every request of an analysis (one cacheable prefix):
-    all of them, or for a local server (a small model on the user's CPU) the short list. ``window``: not
-    yet used to decide (:data:`SMALL_WINDOW`)."""
+    all of them, or for a local server (a small model on the user's CPU) the short list; after a brief
+    (``briefed``), without the repository's info the brief holds (offered it, the real 1.5B called it
+    first: a repeat, no read of its own). ``window``: not yet used to decide (:data:`SMALL_WINDOW`)."""
     if not local:  # a small window alone keeps all: a hosted model in a small window reads them fine
         return tool_schemas()
-    return [_short(spec.schema(), _SHORT_TOOLS[spec.name]) for spec in TOOLS if spec.name in _SHORT_TOOLS]
+    wanted = {name for name in _SHORT_TOOLS if not (briefed and name == GET_REPO_INFO)}
+    return [_short(spec.schema(), _SHORT_TOOLS[spec.name]) for spec in TOOLS if spec.name in wanted]
 
 
 def _short(schema: dict[str, Any], description: str) -> dict[str, Any]:

@@ -268,7 +268,7 @@ async def _driver(
     return ModelDriver(
         model,
         config=model_config,
-        tool_schemas=tool_list(window, local=on_cpu),
+        tool_schemas=tool_list(window, local=on_cpu, briefed=s.prefetch),
         tool_protocol=s.tool_protocol,
         window=window,
         max_tokens=reply_tokens(window, s.llm_max_tokens),
