@@ -6,7 +6,7 @@ For every truth file whose repository is fetched (a git directory ``DIR/OWNER+NA
 under ``/work/.mirror``; absent: skipped with the reason printed), the repository is served by the GitHub
 emulator and analysed as the app does with no key, for the whole repository and for each of the file's
 ``folders`` as a ``/tree/<ref>/<path>`` URL. Per run: statements judged, FALSE statements, missing key
-facts, and claims the app's check marked ✗ that are true. Per repository, once: a planted-claims report
+facts, and claims the app's check marked ✗ that are true. Per repository and per folder URL: a planted-claims report
 (true statements and planted falsehoods) is the scripted model's report, and the app's real claim check
 (``ClaimsChecked``) is read: falsehoods caught (✗ on the false words) of those planted, and true
 statements marked ✗. ::
@@ -22,6 +22,7 @@ import asyncio
 import dataclasses
 import json
 import os
+import subprocess
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -36,7 +37,7 @@ from bench.config import BenchConfig
 from bench.realrepos_truth import Truth, _read_blobs
 from bench.table import Metric, Section
 from bench.truth_judge import FolderFacts, Manifests, TruthFile, check_errors, judge_truth
-from bench.truth_planted import PlantedReport, planted_report
+from bench.truth_planted import PlantedReport, folder_planted_report, planted_report
 from testing.analysis import make_settings, reads_then, run_once
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.github_payloads import RepoPayloads
@@ -58,7 +59,7 @@ class Row:
     wall_s: float
     writer: str
     false_statements: tuple[str, ...]
-    caught: int | None = None  # planted falsehoods marked ✗ (the whole-repository row only)
+    caught: int | None = None  # planted falsehoods marked ✗ (every row: the repository and each folder URL)
     planted: int | None = None
     planted_true_wrong: tuple[str, ...] = ()
     missed: tuple[str, ...] = ()  # planted falsehoods the check let through
@@ -187,7 +188,9 @@ async def _offline(facts: TruthFile, git_dir: Path, target: str, cache: Path) ->
         return run.events
 
 
-async def _scripted(facts: TruthFile, git_dir: Path, report: str, work: Path) -> list[ev.Event]:
+async def _scripted(
+    facts: TruthFile, git_dir: Path, report: str, work: Path, target: str = ""
+) -> list[ev.Event]:
     """The app's run with a scripted model whose report turn returns ``report`` (evidence gathered first;
     one call of the model's own before it, as the app asks of a report: :func:`testing.analysis.reads_then`)."""
     with GitHubEmulator() as emu, ScriptedModelServer(responder=reads_then(report, facts.repo)) as server:
@@ -197,7 +200,9 @@ async def _scripted(facts: TruthFile, git_dir: Path, report: str, work: Path) ->
         settings = make_settings(
             emu, work, server, prefetch=True, github_read_timeout=120.0, github_token=BENCH_TOKEN
         )
-        run = await run_once(settings, "What is this repository?", target=facts.repo, turn_timeout=600.0)
+        run = await run_once(
+            settings, "What is this repository?", target=target or facts.repo, turn_timeout=600.0
+        )
         return run.events
 
 
@@ -223,9 +228,7 @@ def measure_run(
     manifests: Manifests,
     linguist: dict[str, int],
 ) -> tuple[Row, str, list[dict[str, object]]]:
-    target = facts.repo
-    if folder is not None:
-        target = f"https://github.com/{facts.repo}/tree/{branch}/{folder.path.strip('/')}"
+    target = _target(facts, folder, branch)
     stem = _stem(facts.repo, folder.path if folder else "")
     started = time.monotonic()
     events = asyncio.run(_offline(facts, git_dir, target, work / "cache" / stem))
@@ -313,12 +316,59 @@ def _find_line(report: str, line: str, cursor: int) -> int:
         at += 1
 
 
-def measure_planted(facts: TruthFile, git_dir: Path, truth: Truth, work: Path) -> PlantedResult:
-    planted = planted_report(facts, truth)
-    events = asyncio.run(_scripted(facts, git_dir, planted.text, work / "planted" / _stem(facts.repo, "")))
+def measure_planted(
+    facts: TruthFile,
+    git_dir: Path,
+    truth: Truth,
+    work: Path,
+    *,
+    folder: FolderFacts | None = None,
+    branch: str = "",
+) -> PlantedResult:
+    """The planted-claims report of the repository, or of one folder URL, through the app's claim check."""
+    planted = (
+        planted_report(facts, truth)
+        if folder is None
+        else folder_planted_report(facts, folder, truth, lambda word: _names(git_dir, folder.path, word))
+    )
+    target = _target(facts, folder, branch)
+    where = work / "planted" / _stem(facts.repo, folder.path if folder else "")
+    events = asyncio.run(_scripted(facts, git_dir, planted.text, where, target))
     report, _writer = _report_of(events)
     check = _check(events)
     return score_planted(planted, report, check.claims if check else ())
+
+
+def _names(git_dir: Path, folder: str, word: str) -> bool:
+    """Whether a file of ``folder`` names ``word`` (``active_support`` for activesupport), by git grep."""
+    spelled = {word, word.replace("-", "_"), word.rsplit("/", 1)[-1].rsplit(":", 1)[-1]}
+    for text in spelled:
+        found = subprocess.run(
+            [
+                "git",
+                "--git-dir",
+                str(git_dir),
+                "grep",
+                "-q",
+                "-i",
+                "-F",
+                text,
+                "HEAD",
+                "--",
+                folder.strip("/"),
+            ],
+            check=False,
+            capture_output=True,
+        )
+        if found.returncode == 0:
+            return True
+    return False
+
+
+def _target(facts: TruthFile, folder: FolderFacts | None, branch: str) -> str:
+    if folder is None:
+        return facts.repo
+    return f"https://github.com/{facts.repo}/tree/{branch}/{folder.path.strip('/')}"
 
 
 def _stem(repo: str, folder: str) -> str:
@@ -357,19 +407,18 @@ def _measure_runs(
         row, report, verdicts = measure_run(
             facts, git_dir, truth, folder, branch=branch, work=work, manifests=manifests, linguist=linguist
         )
-        if folder is None:
-            planted = measure_planted(facts, git_dir, truth, work)
-            row = dataclasses.replace(
-                row,
-                caught=planted.caught,
-                planted=planted.planted,
-                planted_true_wrong=planted.true_wrong,
-                missed=planted.missed,
-                planted_categories=planted.categories,
-                note=note,
-            )
-            if reports:
-                _keep_planted(Path(reports), facts.repo, planted)
+        planted = measure_planted(facts, git_dir, truth, work, folder=folder, branch=branch)
+        row = dataclasses.replace(
+            row,
+            caught=planted.caught,
+            planted=planted.planted,
+            planted_true_wrong=planted.true_wrong,
+            missed=planted.missed,
+            planted_categories=planted.categories,
+            note=note if folder is None else "",
+        )
+        if reports:
+            _keep_planted(Path(reports), _stem(facts.repo, folder.path if folder else ""), planted)
         rows.append(row)
         if reports:
             _keep(Path(reports), _stem(facts.repo, folder.path if folder else ""), row, report, verdicts)
@@ -385,9 +434,9 @@ def _keep(folder: Path, stem: str, row: Row, report: str, verdicts: list[dict[st
     )
 
 
-def _keep_planted(folder: Path, repo: str, planted: PlantedResult) -> None:
+def _keep_planted(folder: Path, stem: str, planted: PlantedResult) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    stem = _stem(repo, "") + ".planted"
+    stem += ".planted"
     (folder / f"{stem}.md").write_text(planted.report, encoding="utf-8")
     document = {
         "caught": planted.caught,

@@ -14,6 +14,11 @@ wrong when the check marks anything ✗ on its line. The falsehoods, one categor
 - a package count per ecosystem far from the true one;
 - a name declared nowhere, called a dependency.
 
+A folder URL gets its own (:func:`folder_planted_report`): the folder's language, manifest, tests and
+licence as true statements; a wrong version of a dependency its manifest declares, a framework the
+repository declares nowhere, invented paths inside the folder, a wrong licence, a language the folder
+has no code in, and names declared nowhere, as falsehoods.
+
 The true statements: the primary language, the licence expression, package counts, test frameworks and
 folders, manifests, dependencies with the constraint as written, the project's own package names said
 to be its own, real paths inside a fenced block, and commands the repository's files support
@@ -23,12 +28,12 @@ to be its own, real paths inside a fenced block, and commands the repository's f
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from agent_core.report.frameworks import FRAMEWORKS, framework_of
 from bench.realrepos_truth import Truth
-from bench.truth_judge import ECOSYSTEMS, TruthFile, license_keys, same_framework
+from bench.truth_judge import ECOSYSTEMS, FolderFacts, TruthFile, license_keys, same_framework
 
 _LANGUAGES = ("Python", "Go", "Rust", "Java", "Ruby", "PHP", "C#", "TypeScript", "C++", "Kotlin", "Haskell")
 _LICENCES = ("GPL-3.0", "Apache-2.0", "MIT", "BSD-3-Clause", "MPL-2.0")
@@ -217,3 +222,71 @@ def _commands(facts: TruthFile, truth: Truth) -> list[str]:
     if "cargo" in facts.ecosystems:
         found.append("cargo test --workspace")
     return found
+
+
+def folder_planted_report(
+    facts: TruthFile, folder: FolderFacts, truth: Truth, named: Callable[[str], bool] = lambda _: False
+) -> PlantedReport:
+    """The planted-claims report of one folder URL of ``facts``' repository (see the module docstring).
+    ``named``: whether a file of the folder names a word (a name its tests require, though no manifest
+    declares it, is no planted falsehood)."""
+    base = folder.path.strip("/")
+    ext = _EXTENSION.get(folder.primary_language or facts.primary_language, ".txt")
+    tests = [d.rstrip("/") for d in folder.test_dirs]
+    true: list[Planted] = []
+    if folder.primary_language:
+        true.append(
+            Planted("language", f"- The folder is written mainly in {folder.primary_language}.", True)
+        )
+    if folder.license:
+        true.append(Planted("licence", f"- It is licensed under {folder.license}.", True))
+    if folder.manifest:
+        true.append(Planted("manifest", f"- `{folder.manifest}` is its manifest.", True))
+    true += [Planted("test folder", f"- Its tests live in `{d}/`.", True) for d in tests[:2]]
+    true += [Planted("test framework", f"- The tests use {fw}.", True) for fw in folder.test_frameworks]
+    false: list[Planted] = []
+    own = [d for d in facts.dependencies if folder.manifest and d.get("manifest") == folder.manifest]
+    for d in own:
+        wrong = outside_version(str(d.get("constraint") or ""))
+        if d.get("name") and wrong is not None:
+            false.append(_false("wrong version", f"- It depends on `{d['name']}` version {wrong}.", wrong))
+            break
+    wrong_fw = _wrong_framework(facts, truth)
+    if wrong_fw and folder.test_frameworks:
+        false.append(_false("wrong test framework", f"- The tests are written with {wrong_fw}.", wrong_fw))
+    inline = _invented(base, "hyperdrive", ext, truth)
+    false.append(_false("invented path (inline)", f"- The entry point is `{inline}`.", inline))
+    keys = license_keys(folder.license or facts.license)
+    wrong_licence = next((x for x in _LICENCES if x not in keys and x not in truth.licenses), None)
+    if folder.license and wrong_licence:
+        text = f"- The project is released under the {wrong_licence} license."
+        false.append(_false("wrong licence", text, wrong_licence))
+    scoped = Truth(files=truth.files, dirs=truth.dirs, texts=truth.texts, scope=base)
+    shares = scoped.language_shares(own=False)
+    overall = truth.language_shares(own=False)
+    wrong_language = next(
+        (
+            x
+            for x in _LANGUAGES
+            if shares.get(x, 0.0) < 1.0 and overall.get(x, 0.0) < 1.0 and x not in facts.languages
+        ),
+        None,
+    )
+    if folder.primary_language and wrong_language:
+        text = f"- The folder is written mainly in {wrong_language}."
+        false.append(_false("wrong primary language", text, wrong_language))
+    absent = [n for n in facts.not_dependencies if not named(n)]
+    false += [_false("not a dependency", f"- It depends on `{n}`.", n) for n in absent[:2]]
+    real = [*([folder.manifest] if folder.manifest else []), *(f"{d}/" for d in tests[:1])]
+    fence = [Planted("fenced path", p, True) for p in real] + [
+        _false("invented path (fenced)", p, p)
+        for p in (
+            _invented(base, "flux_capacitor", ext, truth),
+            _invented(tests[0] if tests else base, "quantum_entangler_test", ext, truth),
+        )
+    ]
+    statements = [*true, *false]
+    lines = [f"# {facts.repo}: {base}", "", f"{folder.why or 'A folder'}.", ""]
+    lines += [s.text for s in statements]
+    lines += ["", "The layout:", "", "```text", *(s.text for s in fence), "```", ""]
+    return PlantedReport(text="\n".join(lines), statements=(*statements, *fence))

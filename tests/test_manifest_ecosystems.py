@@ -83,8 +83,9 @@ def test_a_gemspec_names_the_gem_and_its_dependencies_with_constraints() -> None
 
 
 def test_a_gemfile_keeps_its_groups_apart_and_reads_constraints() -> None:
-    gemfile = fixture("Gemfile")
-    runtime = {d.name: d.spec for d in gemfile.runtime}
+    gemfile = fixture("Gemfile")  # rails': it says `gemspec`, so its top level is for development
+    assert gemfile.runtime == ()
+    runtime = {d.name: d.spec for d in gemfile.dev}
     assert runtime["minitest"] == ">= 5.15.0"
     assert runtime["json"] == ">= 2.0.0, !=2.7.0"  # two constraints
     assert runtime["bcrypt"] == "~> 3.1.11"  # `require: false` is an option, not a constraint
@@ -95,6 +96,8 @@ def test_a_gemfile_keeps_its_groups_apart_and_reads_constraints() -> None:
     assert groups["db"] == ["pg", "mysql2"]  # a group nested in a platforms block
     assert gemfile.dependency_groups()["documentation"] == ("sdoc", "rdoc")
     assert frameworks_of([gemfile]) == ("Minitest",)
+    app = parse_manifest("Gemfile", "source 'https://rubygems.org'\ngem 'rails', '~> 8.0'\n")
+    assert names(app.runtime) == ["rails"] and app.dev == ()  # an application's Gemfile: runtime
 
 
 # ---------------------------------------------------------------------------------------- .NET

@@ -33,7 +33,9 @@ from agent_core.repo import RepoRef
 from agent_core.repomodel import model_of
 from agent_core.repomodel.packages import manifest_kind
 from agent_core.report.claim_finders import Found, find_claims
+from agent_core.report.folder_tests import ancestors
 from agent_core.report.frameworks import framework_of
+from agent_core.report.scoped import ci_folders
 from agent_core.sources.languages import is_vendored
 from agent_core.sources.licenses import MAX_LICENSE_FILES, is_license_file
 from agent_core.sources.manifest_files import is_parsed_manifest, manifest_rank, manifests_to_read
@@ -45,6 +47,8 @@ from agent_core.tools.results import ToolResult
 from agent_core.words import said
 
 MAX_READS = 320  # manifests read for the check, per repository
+MAX_TREES_BESIDE = 4  # a folder's run: trees fetched beside its own for the paths a report claims there
+ROUNDS = 3  # a folder's run: list up its path, list the CI folders, read what they hold
 RATE_SHARE = 4  # the check takes at most 1/RATE_SHARE of the GitHub requests its rate limit has left
 _CENTRAL = frozenset(
     {"directory.packages.props", "directory.build.props", "pnpm-workspace.yaml", "go.work", "global.json"}
@@ -61,19 +65,24 @@ _SHOWN = 6  # files named in the turn's thought
 
 
 async def read_for_check(run: Run, report: str) -> Flow:
-    """The turn reading the manifests ``report``'s claims rest on (none: no turn)."""
-    if run.time_limit_reached():
-        return
-    calls = await off_loop(_reads_of, report, run.parts.scope, run.state.all_results)
-    calls = calls[: allowance(run.parts.sink.rate_limit, len(run.parts.scope))]
-    if not calls:
-        return
-    paths = [str(c.args["path"]) for c in calls]
-    more = f" (+{len(paths) - _SHOWN})" if len(paths) > _SHOWN else ""
-    thought = said("check_reads_thought", files=paths[:_SHOWN], more=more)
-    extra = max(0, len(calls) - run.calls_left())
-    async for item in evidence_turn(run, calls, thought, allowance=extra):
-        yield item
+    """The turns reading the manifests ``report``'s claims rest on (none: no turn). A folder's run may
+    first list the folders up its path and the repository's CI folders, then read what they hold: at
+    most :data:`ROUNDS` turns, each over what the last one found."""
+    budget = allowance(run.parts.sink.rate_limit, len(run.parts.scope))
+    for _ in range(ROUNDS):
+        if run.time_limit_reached() or budget <= 0:
+            return
+        calls = await off_loop(_reads_of, report, run.parts.scope, run.state.all_results)
+        calls = calls[:budget]
+        if not calls:
+            return
+        budget -= len(calls)
+        paths = [str(c.args["path"]) or "/" for c in calls]
+        more = f" (+{len(paths) - _SHOWN})" if len(paths) > _SHOWN else ""
+        thought = said("check_reads_thought", files=paths[:_SHOWN], more=more)
+        extra = max(0, len(calls) - run.calls_left())
+        async for item in evidence_turn(run, calls, thought, allowance=extra):
+            yield item
 
 
 def allowance(rate_limit: RateLimit | None, repositories: int) -> int:
@@ -96,7 +105,8 @@ def claim_reads(
         c for c in claims if c.kind == "dependency" or (c.kind == "version" and c.subject == "package")
     ]
     licensed = any(c.kind == "license" for c in claims)
-    if not relevant and not licensed:
+    claimed_paths = [c.value for c in claims if c.kind == "path"]
+    if not relevant and not licensed and not claimed_paths:
         return []
     frameworks = {  # the ecosystems of the test frameworks claimed
         framework.ecosystem
@@ -113,18 +123,34 @@ def claim_reads(
             for r in results
             if r.tool == READ_FILE and r.repo is not None and r.repo.key() == repo.key()
         }
-        paths = _licences(tree, read) if licensed else []
+        listings = _listings(results, repo.key())
+        if tree.path and claimed_paths:  # a folder's run: the trees beside it that claimed paths lie in
+            calls += [_tree_of(repo, path) for path in _trees_beside(tree, listings, claimed_paths, results)]
+        if relevant and tree.path:  # a folder's run: the folders up its path, the repository's CI ones
+            unlisted = _unlisted(tree, listings, ci=bool(frameworks))
+            calls += [_list(repo, path) for path in unlisted]
+            if unlisted:
+                continue  # what they hold is read in the next round
+        paths = _licences(tree, listings, read) if licensed else []
         if relevant:
-            paths += _wanted(tree, frameworks, _parent_manifests(results, repo.key(), tree), read)
+            above = _parent_manifests(listings, tree)
+            if frameworks and tree.path:  # a folder's run: its tests kept elsewhere, the repository's CI
+                above += [p for p in _elsewhere(results, repo.key(), tree) if p not in above]
+                above += [p for p in _ci_listed(listings) if p not in above]
+            paths += _wanted(tree, frameworks, above, read)
         calls += [_read(repo, path) for path in paths]
     return calls
 
 
-def _licences(tree: FileTree, read: set[str]) -> list[str]:
+def _licences(tree: FileTree, listings: dict[str, DirListing], read: set[str]) -> list[str]:
     """The root's licence files not read yet (``LICENSE-CODE`` beside ``LICENSE``): a licence claim is ✗
-    only when every one of them was read and recognised."""
+    only when every one of them was read and recognised (a folder's run: as the root's listing shows)."""
     if tree.path:
-        return []
+        root = listings.get("")
+        found = [
+            e.path for e in (root.entries if root else ()) if e.type == "file" and is_license_file(e.path)
+        ]
+        return sorted(p for p in found if p not in read)[:MAX_LICENSE_FILES]
     found = [
         e.path for e in tree.entries if e.type != "dir" and "/" not in e.path and is_license_file(e.path)
     ]
@@ -184,29 +210,60 @@ def _ordered(paths: list[str]) -> list[str]:
     return [*picked, *sorted((p for p in paths if p not in chosen), key=manifest_rank)]
 
 
-def _parent_manifests(results: Sequence[ToolResult], key: str, tree: FileTree) -> list[str]:
-    """Of a folder's run: the parsed manifests of the closest folder up its path that a listing showed
-    to hold any (the prefetch lists them)."""
-    if not tree.path:
-        return []
-    listings = {
+def _listings(results: Sequence[ToolResult], key: str) -> dict[str, DirListing]:
+    return {
         r.value.path: r.value
         for r in _of(results, key)
         if r.tool == LIST_DIRECTORY and isinstance(r.value, DirListing)
     }
+
+
+def _parent_manifests(listings: dict[str, DirListing], tree: FileTree) -> list[str]:
+    """Of a folder's run: the parsed manifests of every folder up its path that a listing showed (the
+    prefetch lists them), the closest first: what declares the folder's dependencies with its own."""
+    if not tree.path:
+        return []
     parts = tree.path.split("/")
+    found: list[str] = []
     for depth in range(len(parts) - 1, -1, -1):
         listing = listings.get("/".join(parts[:depth]))
-        if listing is None:
-            continue
-        found = [
+        if listing is not None:
+            found += sorted(
+                (
+                    e.path
+                    for e in listing.entries
+                    if e.type == "file" and (kind := manifest_kind(e.name)) is not None and kind.parsed
+                ),
+                key=manifest_rank,
+            )
+    return found
+
+
+def _elsewhere(results: Sequence[ToolResult], key: str, tree: FileTree) -> list[str]:
+    """Of a folder's run: the manifests of the trees it fetched beside its own (its tests kept elsewhere)."""
+    return sorted(
+        (
             e.path
-            for e in listing.entries
-            if e.type == "file" and (kind := manifest_kind(e.name)) is not None and kind.parsed
-        ]
-        if found:
-            return sorted(found, key=manifest_rank)
-    return []
+            for r in _of(results, key)
+            if r.tool == GET_FILE_TREE
+            and isinstance(r.value, FileTree)
+            and r.value.path not in ("", tree.path)
+            for e in r.value.entries
+            if e.type != "dir" and is_parsed_manifest(e.path) and not is_vendored(e.path)
+        ),
+        key=manifest_rank,
+    )
+
+
+def _ci_listed(listings: dict[str, DirListing]) -> list[str]:
+    """The CI and task files the listings show outside a folder's tree (the repository's workflows, its
+    Rakefile or Makefile)."""
+    return sorted(
+        e.path
+        for listing in listings.values()
+        for e in listing.entries
+        if e.type == "file" and (notable_role(e.path) == "ci" or e.name.lower() in _RUNNERS)
+    )
 
 
 def _of(results: Iterable[ToolResult], key: str) -> Iterable[ToolResult]:
@@ -214,8 +271,59 @@ def _of(results: Iterable[ToolResult], key: str) -> Iterable[ToolResult]:
 
 
 def _tree(results: Sequence[ToolResult], key: str) -> FileTree | None:
-    trees = [r.value for r in _of(results, key) if r.tool == GET_FILE_TREE and isinstance(r.value, FileTree)]
+    trees = [
+        r.value
+        for r in _of(results, key)
+        if r.tool == GET_FILE_TREE and isinstance(r.value, FileTree) and not r.arguments.get("path")
+    ]
     return trees[-1] if trees else None
+
+
+def _unlisted(tree: FileTree, listings: dict[str, DirListing], *, ci: bool) -> list[str]:
+    """Of a folder's run: the folders up its path not listed yet (their manifests declare with the
+    folder's), and when a framework is claimed, the root's CI folders (a CI step may install one)."""
+    wanted = [p for p in ancestors(tree.path) if p not in listings]
+    root = listings.get("")
+    if ci and root is not None:
+        wanted += [p for p in ci_folders(root) if p not in listings]
+    return wanted
+
+
+def _trees_beside(
+    tree: FileTree, listings: dict[str, DirListing], claimed: Sequence[str], results: Sequence[ToolResult]
+) -> list[str]:
+    """Of a folder's run: for each claimed path outside the folder, the deepest folder above it that a
+    listing showed (``test/Polly.Core.Tests`` for a test of ``src/Polly.Core``), not fetched yet and not
+    above the run's folder; at most :data:`MAX_TREES_BESIDE`. Fetched whole, it says whether the path is
+    there."""
+    dirs = {e.path for listing in listings.values() for e in listing.entries if e.type == "dir"}
+    fetched = {
+        str(r.arguments.get("path")) for r in results if r.tool == GET_FILE_TREE and r.arguments.get("path")
+    }
+    wanted: list[str] = []
+    for raw in claimed:
+        path = raw.strip().removeprefix("./").strip("/")
+        if path.startswith(f"{tree.path}/") or any(path.startswith(f"{f}/") for f in (*fetched, *wanted)):
+            continue
+        parts = path.split("/")[:-1]
+        folder = next(
+            ("/".join(parts[:n]) for n in range(len(parts), 0, -1) if "/".join(parts[:n]) in dirs), ""
+        )
+        if folder and not tree.path.startswith(f"{folder}/"):
+            wanted.append(folder)
+        if len(wanted) >= MAX_TREES_BESIDE:
+            break
+    return wanted
+
+
+def _tree_of(repo: RepoRef, path: str) -> ToolCallRequest:
+    arguments: dict[str, Any] = {"owner": repo.owner, "repo": repo.name, "path": path}
+    return ToolCallRequest(tool=GET_FILE_TREE, arguments=arguments)
+
+
+def _list(repo: RepoRef, path: str) -> ToolCallRequest:
+    arguments: dict[str, Any] = {"owner": repo.owner, "repo": repo.name, "path": path}
+    return ToolCallRequest(tool=LIST_DIRECTORY, arguments=arguments)
 
 
 def _read(repo: RepoRef, path: str) -> ToolCallRequest:

@@ -25,8 +25,11 @@ _CONSTRAINT = re.compile(r"^\s*(?:[<>=!~]{1,2}\s*)?\d[\w.\-]*$")
 
 def parse_gemfile(source: str) -> Fields:
     """``gem`` lines by group: the top level is runtime, each named group apart (``:test``,
-    ``:development``, ``:doc``...; a gem in several groups is listed under the first)."""
+    ``:development``, ``:doc``...; a gem in several groups is listed under the first). A Gemfile that
+    says ``gemspec`` is a gem's: its runtime dependencies are the gemspec's, its top level is for
+    development (Bundler's convention)."""
     runtime: list[Dependency] = []
+    of_a_gem = False
     named: dict[str, list[Dependency]] = {}
     stack: list[str | None] = []  # the group each open ``do`` block names (None: another block)
     for raw in source.splitlines():
@@ -38,6 +41,8 @@ def parse_gemfile(source: str) -> Fields:
         if head == "end" and stack:
             stack.pop()
             continue
+        if (head == "gemspec" or head.startswith("gemspec(")) and not stack:
+            of_a_gem = True
         if head == "gem" or head.startswith("gem("):
             dep = _gem(line[3:])
             if dep is not None:
@@ -48,7 +53,8 @@ def parse_gemfile(source: str) -> Fields:
             if len(stack) < _MAX_GROUP_DEPTH:
                 stack.append(group)
     return {
-        "runtime": deps(runtime),
+        "runtime": deps([] if of_a_gem else runtime),
+        "dev": deps(runtime if of_a_gem else []),
         "groups": groups(named),
     }
 

@@ -83,10 +83,22 @@ def license_claim(found: Found, facts: Facts) -> Outcome:
 
 
 def language(found: Found, facts: Facts) -> Outcome:
+    """The primary language: the repository's (GitHub's, else the bytes counted); in a folder's run the
+    folder's own too ("the folder is mainly Java" in a Kotlin repository), either one true."""
     info, languages = facts.evidence.info, facts.evidence.languages
     primary = info.language if info is not None and info.language else None
-    if primary is None and languages is not None and languages.bytes_by_language:
-        primary = max(languages.bytes_by_language.items(), key=lambda kv: kv[1])[0]
+    counted = languages.bytes_by_language if languages is not None else {}
+    own = max(counted.items(), key=lambda kv: kv[1])[0] if counted else None
+    if facts.evidence.root:  # a scoped run: its languages are the folder's, the repository's beside
+        if own is not None and found.value.lower() == own.lower():
+            return "verified", own
+        repo = facts.evidence.repo_languages
+        if primary is None and repo is not None and repo.bytes_by_language:
+            primary = max(repo.bytes_by_language.items(), key=lambda kv: kv[1])[0]
+        if primary is None or own is None:
+            return "unchecked", primary or own
+        return ("verified" if found.value.lower() == primary.lower() else "contradicted"), own
+    primary = primary or own
     if primary is None:
         return "unchecked", None
     return ("verified" if found.value.lower() == primary.lower() else "contradicted"), primary

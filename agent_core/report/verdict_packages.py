@@ -12,6 +12,7 @@ manifest of its ecosystem in a whole tree was parsed, none declares it and no fi
 from __future__ import annotations
 
 import dataclasses
+import posixpath
 import re
 from collections.abc import Iterable
 from typing import TypeVar
@@ -176,6 +177,8 @@ def framework(found: Found, facts: Facts) -> Outcome:
     # A CI step may install a Python, npm, Ruby, PHP or C++ framework itself (pip install, npx, apt); a .NET,
     # JVM, Rust or Go one must be declared in a manifest, so only unread manifests leave those open.
     ad_hoc = claimed.ecosystem in _AD_HOC
+    if ad_hoc and facts.evidence.root and not facts.evidence.root_known:
+        return "unchecked", observed  # a folder's run that never saw the repository's CI
     unread = [
         p
         for p, ecosystem in _unread_runners(facts)
@@ -237,6 +240,13 @@ def _unread_runners(facts: Facts) -> list[tuple[str, str]]:
                 ecosystem = ""
             if ecosystem is not None:
                 found.append((p, ecosystem))
+        # a folder's run: the repository's CI and task files, outside the folder, that were not read
+        found += [(p, "") for p in facts.evidence.ci_outside if p not in files]
+        found += [
+            (p, ecosystem)
+            for p in facts.evidence.outside
+            if p not in files and (ecosystem := _RUNNERS.get(p.rsplit("/", 1)[-1].lower())) is not None
+        ]
         return found
 
     return index_of(facts).derived("unread_runners", build)  # type: ignore[return-value]
@@ -272,12 +282,32 @@ def _package_of(claimed: Framework, facts: Facts) -> str:
 
 
 def _ecosystem_read(claimed: Framework, facts: Facts) -> bool:
-    """The tree is whole and every manifest of the framework's ecosystem in it was parsed."""
-    if not facts.tree_complete or not whole_tree(facts.evidence):
+    """The tree is complete and every manifest of the framework's ecosystem in it was parsed; of a
+    folder's run, also those up its path and those of its tests kept elsewhere (fetched whole)."""
+    if not facts.tree_complete:
         return False
     kinds = _MANIFEST_ECOSYSTEMS.get(claimed.ecosystem, {claimed.ecosystem})
     parsed = {m.path for m in facts.manifests if m.status == "parsed"}
-    return all(p in parsed for p in _manifests_of(facts, kinds))
+    if not all(p in parsed for p in _manifests_of(facts, kinds)):
+        return False
+    evidence = facts.evidence
+    if not evidence.root:
+        return True
+    if not evidence.ancestors_listed or any(t.truncated for t in evidence.subtrees.values()):
+        return False
+    elsewhere = [
+        posixpath.relpath(e.path, evidence.root)
+        for tree in evidence.subtrees.values()
+        for e in tree.entries
+        if e.type != "dir" and not is_vendored(e.path)
+    ]
+    return all(
+        p in parsed
+        for p in [*evidence.parent_manifests, *elsewhere]
+        if (kind := manifest_kind(p.rsplit("/", 1)[-1])) is not None
+        and kind.parsed
+        and kind.ecosystem in kinds
+    )
 
 
 def _manifests_of(facts: Facts, kinds: set[str]) -> Iterable[str]:

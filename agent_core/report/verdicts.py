@@ -129,14 +129,22 @@ def _declared(
     all_read = index_of(facts).derived("all_manifests_read", lambda: _all_manifests_read(facts))
     if all_read and category in _RUNTIME_CATEGORIES:
         return "contradicted", said("observed_not_among", where=where)
-    if all_read and found.explicit and whole_tree(facts.evidence) and not _named_in_files(found.value, facts):
+    if all_read and found.explicit and not _named_in_files(found.value, facts):
         return "contradicted", said("observed_not_among", where=where)  # "depends on `X`", X nowhere
     return "unchecked", said("observed_not_in", where=where)
 
 
 def _all_manifests_read(facts: Facts) -> bool:
-    """Every manifest of the tree (vendored ones left out) was read, and the tree is complete."""
-    return facts.tree_complete and all(p in facts.evidence.files for p in _manifest_paths(facts))
+    """Every manifest of the tree (vendored ones left out) was read, and the tree is complete; of a
+    folder's run, also every manifest up its path (a workspace root's, ``Directory.Build.props``): what
+    declares the folder's dependencies. A folder's claim is the folder's, not its neighbours'."""
+    if not facts.tree_complete or not all(p in facts.evidence.files for p in _manifest_paths(facts)):
+        return False
+    evidence = facts.evidence
+    if not evidence.root:
+        return True
+    above = [p for p in evidence.parent_manifests if is_parsed_manifest(p)]
+    return evidence.ancestors_listed and all(p in evidence.files for p in above)
 
 
 def _named_in_files(name: str, facts: Facts) -> bool:
@@ -195,17 +203,42 @@ def path(found: Found, facts: Facts) -> Outcome:
     if path.lower() in _repository_names(facts):
         return "unchecked", None  # `owner/repo` names the repository, not a path in it
     where = locate(path, facts)
+    if where is None and path in _fetched_elsewhere(facts):  # a folder's run: in a tree it fetched beside
+        where = path
     if where is not None:
         return ("contradicted" if found.negated else "verified"), where
     if (declared := _declared_package(path, facts)) is not None:
         return ("contradicted" if found.negated else "verified"), declared  # `phpunit/phpunit`: a package
-    if not facts.tree_complete or not whole_tree(facts.evidence) or _package_shaped(path, facts):
+    if not _tree_covers(path, facts) or _package_shaped(path, facts):
         return "unchecked", None
     if _PRODUCED.match(path):  # `dist/app.js`, `path/to/config.yml`: what a build makes, or a placeholder
         return "unchecked", said("observed_produced")
     if found.subject == "code":  # a path in a block of code may be relative to a file nobody names
         return "unchecked", said("observed_not_found")
     return ("verified" if found.negated else "contradicted"), said("observed_not_in_tree")
+
+
+def _fetched_elsewhere(facts: Facts) -> frozenset[str]:
+    """Every path (files and folders) of the trees a folder's run fetched beside its own, once per Facts."""
+
+    def build() -> frozenset[str]:
+        return frozenset(e.path for tree in facts.evidence.subtrees.values() for e in tree.entries)
+
+    return index_of(facts).derived("fetched_elsewhere", build)  # type: ignore[return-value]
+
+
+def _tree_covers(path: str, facts: Facts) -> bool:
+    """Whether a complete tree the run read covers ``path`` (from the repository root), so its absence
+    there is an absence: the repository's tree; a scoped run's folder, for a path inside it; a folder's
+    tests kept elsewhere, fetched whole (``test/`` for ``lib/sinatra``)."""
+    if not facts.tree_complete:
+        return False
+    evidence = facts.evidence
+    if whole_tree(evidence):
+        return True
+    if path.startswith(f"{evidence.root}/"):
+        return True
+    return any(path.startswith(f"{at}/") and not tree.truncated for at, tree in evidence.subtrees.items())
 
 
 def _declared_package(name: str, facts: Facts) -> Said | None:
