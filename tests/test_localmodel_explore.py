@@ -104,3 +104,36 @@ def test_the_files_suggested_are_the_primary_languages_source_a_test_and_a_workf
         ".github/workflows/linux.yml",
     )
     assert _suggested([("README.md", 10)], "C++") == ()  # no code: nothing to suggest
+
+
+async def test_a_local_model_that_read_one_file_is_asked_once_for_more(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """The real 1.5B read include/fmt/format.h and wrote of fmt's tests and CI: a local model after the
+    brief is asked once for more reads, named by path without the file it read."""
+    turns = [
+        Turn.calls(("read_file", {"owner": "acme", "repo": "widgets", "path": "src/pkg/core.py"})),
+        Turn.final(REPORT),
+        Turn.calls(("read_file", {"owner": "acme", "repo": "widgets", "path": "tests/test_core.py"})),
+        Turn.final(REPORT),
+    ]
+    with ScriptedModelServer(turns) as server:  # on loopback: a local endpoint
+        run = await run_once(make_settings(emulator, tmp_path, server, prefetch=True))
+        asked = str(server.chat_requests[2].messages[-1]["content"])
+        server.assert_exhausted()
+    (reviewed,) = run.of(ev.DraftReviewed)
+    assert reviewed.outcome == "read_first" and reviewed.problems == ("few_reads",)
+    assert "you have read only 1 file(s) yourself" in asked
+    assert "Files worth reading, from the tree: tests/test_core.py, .github/workflows/ci.yml." in asked
+    assert run.finished.writer == "model" and run.finished.report == REPORT.strip()
+
+
+async def test_one_read_is_enough_without_a_brief(emulator: GitHubEmulator, tmp_path: Path) -> None:
+    turns = [
+        Turn.calls(("read_file", {"owner": "acme", "repo": "widgets", "path": "src/pkg/core.py"})),
+        Turn.final(REPORT),
+    ]
+    with ScriptedModelServer(turns) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server, prefetch=False))
+        server.assert_exhausted()
+    assert not run.of(ev.DraftReviewed) and run.finished.writer == "model"

@@ -8,7 +8,8 @@
   (:class:`~agent_core.llm.degeneration.RepetitionGuard`);
 * ``from_memory``: the model read nothing itself and the draft names paths, links or dependencies the
   repository does not have;
-* ``no_reads``: the model read nothing itself (the brief alone);
+* ``no_reads``: the model read nothing itself (the brief alone); ``few_reads``: fewer files than asked
+  (a local model: two, the real 1.5B read one source file and wrote of the tests and CI);
 * ``contradicted`` / ``missing_paths``: the claim check (:func:`~agent_core.report.claims.check_report`)
   marks claims ✗, or cited files are not in the tree.
 
@@ -23,7 +24,6 @@ claim check's own linear finders), run off the event loop by the caller.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -31,6 +31,7 @@ from typing import Any, Literal
 from agent_core import events as ev
 from agent_core.agent.accounting import Added
 from agent_core.agent.brief import reads_request, suggested_for
+from agent_core.agent.echo import copied_lines, normal, sent_lines, template_message
 from agent_core.agent.endings import written_report
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.run import Run
@@ -45,16 +46,22 @@ from agent_core.tools.results import ToolResult
 from agent_core.words import Language, t
 
 Problem = Literal[
-    "tool_call", "echo", "repeated_block", "from_memory", "no_reads", "contradicted", "missing_paths"
+    "tool_call",
+    "echo",
+    "repeated_block",
+    "from_memory",
+    "no_reads",
+    "few_reads",
+    "contradicted",
+    "missing_paths",
 ]
 UNFIT: frozenset[str] = frozenset({"tool_call", "echo", "repeated_block", "from_memory"})
 """Problems that keep a draft from being the report at all (the others are sent back once, then kept)."""
 
 ECHO_SHARE = 0.6  # of a draft's lines, copied from what it was sent: an echo
 _MIN_LINES = 3  # an echo needs at least this many lines to judge
-_MIN_LETTERS = 12  # a line worth comparing: this many letters or digits
-MAX_SENT_CHARS = 400_000  # of the conversation, read for lines a draft may copy
 MAX_FINDINGS = 12  # ✗ claims given back to the model
+_READS = frozenset({"no_reads", "few_reads", "from_memory"})  # a draft sent back for reads: the files
 _NAMES = frozenset({"path", "link", "dependency"})  # claims whose ✗ means a name the repository lacks
 _KEPT = 8  # grounded sentences quoted from a replaced draft
 _SENTENCE_CHARS = 300
@@ -69,6 +76,7 @@ class Review:
     check: ev.ClaimsChecked = field(default_factory=lambda: ev.ClaimsChecked(t=0.0))
     copied: int = 0  # lines copied from the conversation
     lines: int = 0  # lines judged
+    own: int = 0  # tool calls of the model's own
 
     @property
     def unfit(self) -> bool:
@@ -83,13 +91,14 @@ def review(
     own_calls: int,
     scope: Sequence[RepoRef],
     results: Sequence[ToolResult],
+    min_reads: int = 1,
 ) -> Review:
     """Judge ``draft`` (see the module): ``sent``, the messages the model was sent; ``own_calls``, the tool
     calls it chose itself in this run (the prefetch's are not its own)."""
     problems: list[Problem] = []
     if _is_json(draft):
         problems.append("tool_call")
-    copied, lines = _copied(draft, sent_lines(sent))
+    copied, lines = copied_lines(draft, sent_lines(sent))
     if lines >= _MIN_LINES and copied >= ECHO_SHARE * lines:
         problems.append("echo")
     if _loops(draft):
@@ -101,12 +110,19 @@ def review(
         problems.append("from_memory")
     if own_calls == 0:
         problems.append("no_reads")
+    elif own_calls < min_reads:
+        problems.append("few_reads")
     if any(c.kind not in ("path", "link") for c in findings):
         problems.append("contradicted")
     if any(c.kind in ("path", "link") for c in findings):
         problems.append("missing_paths")
     return Review(
-        problems=tuple(problems), findings=findings[:MAX_FINDINGS], check=check, copied=copied, lines=lines
+        problems=tuple(problems),
+        findings=findings[:MAX_FINDINGS],
+        check=check,
+        copied=copied,
+        lines=lines,
+        own=own_calls,
     )
 
 
@@ -129,7 +145,7 @@ def revision_request(
     """The ONE observation that sends a draft back: what is wrong with it, each problem in a sentence
     (a draft with no read of the model's own: the files worth reading, by path, and one call), then its
     ✗ claims with what the observations show."""
-    skip = {"no_reads"} if "from_memory" in found.problems else set()
+    skip = {"no_reads", "few_reads"} if "from_memory" in found.problems else set()
     if found.unfit:
         skip |= {"contradicted", "missing_paths"}
     said = [
@@ -139,11 +155,12 @@ def revision_request(
             copied=found.copied,
             lines=found.lines,
             tools=", ".join(tools),
+            own=found.own,
         )
         for problem in found.problems
         if problem not in skip
     ]
-    reads = bool(suggested) and bool({"no_reads", "from_memory"} & set(found.problems))
+    reads = bool(suggested) and bool(_READS & set(found.problems))
     listed = bool(found.findings) and (not found.unfit or "from_memory" in found.problems)
     if listed:
         said.append(t("to_model_draft_findings", language))
@@ -184,7 +201,7 @@ def grounded_sentences(draft: str, found: Review, sent: Iterable[Mapping[str, An
                 verdicts.add(claims[at].verdict)
             at += 1
         text = " ".join(draft[start:end].split()).lstrip("#>-*| ")
-        if verdicts != {"verified"} or _normal(text) in copied or not text:
+        if verdicts != {"verified"} or normal(text) in copied or not text:
             continue
         kept.append(text[:_SENTENCE_CHARS])
         if len(kept) == _KEPT:
@@ -205,49 +222,6 @@ def _sentences(text: str) -> Iterable[tuple[int, int]]:
 
 
 # -- the judgements ---------------------------------------------------------------------------------
-
-
-TEMPLATE_LINES = (
-    "You may call one or more functions to assist with the user query.",
-    "You are provided with function signatures within <tools></tools> XML tags:",
-    "For each function call, return a json object with function name and arguments within "
-    "<tool_call></tool_call> XML tags:",
-)
-"""What a Hermes-style chat template (Qwen2.5's, llama.cpp's default for it) writes around the tools."""
-
-
-def template_message(schemas: Sequence[Mapping[str, Any]]) -> dict[str, str]:
-    """The tools as the model read them in its prompt (the template's lines and one JSON line per tool):
-    the 0.5B's last reply on pallets/click was that section and the brief, copied (18 of 19 lines)."""
-    return {"role": "system", "content": "\n".join([*TEMPLATE_LINES, *(json.dumps(s) for s in schemas)])}
-
-
-def sent_lines(sent: Iterable[Mapping[str, Any]]) -> frozenset[str]:
-    """The lines of the prompt and the brief (the system and user messages: not the model's own, not the
-    tool results a report may quote) that a copy could be recognised by (normalised; the first
-    :data:`MAX_SENT_CHARS` characters)."""
-    lines: set[str] = set()
-    room = MAX_SENT_CHARS
-    for message in sent:
-        content = message.get("content")
-        if message.get("role") not in ("system", "user") or not isinstance(content, str) or room <= 0:
-            continue  # its own earlier draft's lines, a file it quotes from a tool result: no echo
-        text = content[:room]
-        room -= len(text)
-        lines.update(key for line in text.splitlines() if (key := _normal(line)))
-    return frozenset(lines)
-
-
-def _copied(draft: str, sent: frozenset[str]) -> tuple[int, int]:
-    """(lines of the draft found in ``sent``, lines of the draft worth comparing)."""
-    keys = [key for line in draft.splitlines() if (key := _normal(line))]
-    return sum(key in sent for key in keys), len(keys)
-
-
-def _normal(line: str) -> str:
-    """A line as compared: words only, lower case, list and quote markers gone; "" when too short."""
-    words = " ".join(line.split()).lower().lstrip("#>-*+| ")
-    return words if sum(c.isalnum() for c in words) >= _MIN_LETTERS else ""
 
 
 def _key(claim: str) -> str:
@@ -306,14 +280,22 @@ async def judge(
     tools: Sequence[str] = (),
     schemas: Sequence[Mapping[str, Any]] = (),
     final: bool = False,
+    min_reads: int = 1,
 ) -> Step[Judged]:
     """One draft judged (see the module): the decision, its ``draft_reviewed`` event when the app acted
     on it, and for a draft sent back the one observation that says why (``final``: none is, the run has
     no turn left for it). The draft is the conversation's last message; the messages before it, and the
-    tool ``schemas`` as a chat template shows them to the model, are what it may have copied."""
+    tool ``schemas`` as a chat template shows them to the model, are what it may have copied.
+    ``min_reads``: the files the model must read itself before a draft is taken (asked once)."""
     sent = [*run.parts.conversation.messages[:-1], template_message(schemas)]
     found = await off_loop(
-        review, draft, sent=sent, own_calls=own_calls, scope=run.parts.scope, results=run.state.all_results
+        review,
+        draft,
+        sent=sent,
+        own_calls=own_calls,
+        scope=run.parts.scope,
+        results=run.state.all_results,
+        min_reads=min_reads,
     )
     first = not run.follow_up  # a follow-up answers from what the first report's run read
     again: Drafts | None = None
@@ -325,7 +307,7 @@ async def judge(
         pass
     elif found.unfit:
         again = replace(drafts, revised=True, asked_to_read=drafts.asked_to_read or own_calls == 0)
-    elif first and "no_reads" in found.problems and not drafts.asked_to_read and run.calls_left() > 0:
+    elif first and _READS & set(found.problems) and not drafts.asked_to_read and run.calls_left() > 0:
         again = replace(drafts, asked_to_read=True)
     elif first and found.findings and not drafts.revised:
         again = replace(drafts, revised=True)
@@ -333,7 +315,9 @@ async def judge(
         again = replace(again, findings=found.findings)
         outcome: ev.DraftOutcome = "read_first" if again.asked_to_read and not again.revised else "revise"
         reads = (
-            await off_loop(suggested_for, run.parts.scope, run.state.all_results) if own_calls == 0 else ()
+            await off_loop(suggested_for, run.parts.scope, run.state.all_results)
+            if own_calls < min_reads
+            else ()
         )
         request = revision_request(found, run.language, tools=tools, suggested=reads)
         run.parts.conversation.add({"role": "user", "content": request})

@@ -52,6 +52,9 @@ from agent_core.offload import off_loop
 from agent_core.report.diagram import Graph
 from agent_core.words import said, say, words_for
 
+MIN_LOCAL_READS = 2
+"""Files a local model reads itself before its draft is taken (asked once): the real 1.5B read one source
+file and wrote of the tests and the CI."""
 MAX_REPEATS = 3
 """Turns in a row of calls already made (the 0.5B wrote the same call as text 12 turns running) before
 exploration stops and the report is asked for."""
@@ -168,8 +171,15 @@ async def _judged(run: Run, driver: ModelDriver, after: _After, draft: str, *, c
     judged = Judged(decision="accept", drafts=after.drafts, report=draft)
     schemas = driver.prefix_tools() or ()
     own = after.own_calls
+    reads = _min_reads(run, driver)
     async for item in judge(
-        run, draft, drafts=after.drafts, own_calls=own, tools=driver.tool_names, schemas=schemas
+        run,
+        draft,
+        drafts=after.drafts,
+        own_calls=own,
+        tools=driver.tool_names,
+        schemas=schemas,
+        min_reads=reads,
     ):
         if isinstance(item, Result):
             judged = item.value
@@ -182,6 +192,13 @@ async def _judged(run: Run, driver: ModelDriver, after: _After, draft: str, *, c
         yield Added(degraded=(f"the model's report was cut at its {driver.max_tokens:,}-token limit",))
     written = judged.decision == "replace"
     yield Result(value=replace(after, report=judged.report, written=written, drafts=judged.drafts))
+
+
+def _min_reads(run: Run, driver: ModelDriver) -> int:
+    """Files the model must read itself before its draft is taken: :data:`MIN_LOCAL_READS` for a local
+    model after the brief (the prefetch's calls are ``basics-``: agent.prefetch), else one."""
+    briefed = any(r.call_id.startswith("basics-") for r in run.state.all_results)
+    return MIN_LOCAL_READS if driver.local and briefed else 1
 
 
 def _stopped(run: Run, driver: ModelDriver, outcome: TurnOutcome, *, nudged: bool) -> _After:
