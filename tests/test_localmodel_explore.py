@@ -20,7 +20,7 @@ from agent_core.repo import RepoRef
 from agent_core.report.facts import build_facts, gather
 from agent_core.sources.models import FileTree, RepoInfo, TreeEntry
 from agent_core.tools.results import ToolResult
-from agent_core.words import words_for
+from agent_core.words import t, words_for
 from testing.analysis import make_settings, run_once
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.model_server import JSONDict, ScriptedModelServer, Turn
@@ -141,3 +141,26 @@ async def test_one_read_is_enough_without_a_brief(emulator: GitHubEmulator, tmp_
         run = await run_once(make_settings(emulator, tmp_path, server, prefetch=False))
         server.assert_exhausted()
     assert not run.of(ev.DraftReviewed) and run.finished.writer == "model"
+
+
+async def test_an_empty_reply_is_answered_so_the_next_request_is_not_the_same(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """The real 1.5B answered a failed read with one end-of-text token; sent the same request again (its
+    one retry, then every turn to the limit) it answered the same. Told, it can write the report."""
+    missing = {"owner": "acme", "repo": "widgets", "path": "src/pkg/missing.py"}
+    core = {**missing, "path": "src/pkg/core.py"}
+    turns = [
+        Turn.calls(("read_file", core)),
+        Turn.calls(("read_file", missing)),
+        Turn.final(""),
+        Turn.final(""),
+        Turn.final(REPORT),
+    ]
+    with ScriptedModelServer(turns) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server))
+        server.assert_exhausted()
+        last = server.chat_requests[-1].messages[-1]
+    assert last == {"role": "user", "content": t("to_model_empty_reply", "en")}
+    assert any("reply was empty" in n.message for n in run.of(ev.Notice))
+    assert run.finished.writer == "model" and run.finished.report == REPORT.strip()

@@ -20,6 +20,7 @@ from agent_core.agent.run import Run
 from agent_core.llm import ModelTurn, ReactFormatError, ToolCallRequest, format_observation, parse_react
 from agent_core.llm.content_calls import calls_in_content
 from agent_core.tools.registry import TOOL_NAMES
+from agent_core.words import t
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,7 +47,11 @@ def native_step(run: Run, turn: ModelTurn) -> Step:
         report = turn.content.strip() or None
         if report is not None:
             conversation.add({"role": "assistant", "content": turn.content})
-        return Step(report=report)
+            return Step(report=report)
+        # Told nothing, a model at temperature 0 replies nothing again: the real 1.5B answered a failed
+        # read with one end-of-text token, 8 turns running, until the turn limit.
+        conversation.add({"role": "user", "content": t("to_model_empty_reply", run.language)})
+        return Step(notice="The model's reply was empty; asking it for the report (or a read).")
     # Past the run's tool-call limit one call is kept, to carry the one observation that says so: 4,000
     # calls in a reply are not 4,000 observations (each one re-counted the conversation).
     kept = run.calls_left() + 1
