@@ -15,7 +15,6 @@ from pathlib import Path
 
 from agent_core import events as ev
 from agent_core.agent.brief import suggested_reads
-from agent_core.agent.draft_review import SET_ASIDE
 from agent_core.repo import RepoRef
 from agent_core.report.facts import build_facts, gather
 from agent_core.sources.models import FileTree, RepoInfo, TreeEntry
@@ -52,9 +51,10 @@ async def test_the_brief_and_the_request_for_reads_name_files_from_the_tree(
         run = await run_once(make_settings(emulator, tmp_path, server, prefetch=True))
         brief = str(server.chat_requests[0].messages[1]["content"])
         asked = str(server.chat_requests[1].messages[-1]["content"])
-        set_aside = server.chat_requests[1].messages[-2]
-    # the draft from the brief is not in the request for reads (the real 1.5B wrote it again after them)
-    assert set_aside == {"role": "assistant", "content": SET_ASIDE}
+        sent = server.chat_requests[1].messages
+    # the draft from the brief is not in the request for reads (the real 1.5B wrote it again after them,
+    # and a note in its place became its report)
+    assert [m["role"] for m in sent] == ["system", "user", "user"]
     named = brief.split("Files worth reading first (paths for read_file): ", 1)[1].split(".\n", 1)[0]
     assert named.split(", ") == ["src/pkg/core.py", "tests/test_core.py", ".github/workflows/ci.yml"]
     assert "Files worth reading, from the tree: src/pkg/core.py, tests/test_core.py" in asked

@@ -61,7 +61,6 @@ UNFIT: frozenset[str] = frozenset({"tool_call", "echo", "repeated_block", "from_
 ECHO_SHARE = 0.6  # of a draft's lines, copied from what it was sent: an echo
 _MIN_LINES = 3  # an echo needs at least this many lines to judge
 MAX_FINDINGS = 12  # ✗ claims given back to the model
-SET_ASIDE = "[a draft written before reading files; set aside by the app until files are read]"
 _READS = frozenset({"no_reads", "few_reads", "from_memory"})  # a draft sent back for reads: the files
 _NAMES = frozenset({"path", "link", "dependency"})  # claims whose ✗ means a name the repository lacks
 _KEPT = 8  # grounded sentences quoted from a replaced draft
@@ -321,10 +320,10 @@ async def judge(
             else ()
         )
         request = revision_request(found, run.language, tools=tools, suggested=reads)
-        if (
-            outcome == "read_first"
-        ):  # the draft set aside: the real 1.5B's report after its reads was it again
-            run.parts.conversation.messages[-1] = {"role": "assistant", "content": SET_ASIDE}
+        if outcome == "read_first":
+            # The draft left out: after its reads the real 1.5B wrote it again, word for word; given a
+            # note in its place, it wrote the note.
+            run.parts.conversation.messages.pop()
         run.parts.conversation.add({"role": "user", "content": request})
         yield _reviewed(run, outcome, found, findings=found.findings)
         yield Result(value=Judged(decision="again", drafts=again))
