@@ -116,3 +116,74 @@ def test_a_framework_is_named_by_its_own_name_not_by_a_part_of_a_longer_one() ->
     package = '{"name": "web", "devDependencies": {"vitest": "^2.0.0", "@acme/core": "1.0.0"}}'
     files = {"package.json": package, "src/core.test.ts": "import { test } from 'vitest'\n"}
     assert verdicts("- The tests are written with Jest.\n", results(files)) == {"Jest": "contradicted"}
+
+
+def test_a_pom_s_own_properties_give_its_versions() -> None:
+    pom = (
+        '<project xmlns="http://maven.apache.org/POM/4.0.0"><artifactId>common</artifactId>'
+        "<properties><guava.version>33.7.1-jre</guava.version></properties><dependencies>"
+        "<dependency><groupId>com.google.guava</groupId><artifactId>guava</artifactId>"
+        "<version>${guava.version}</version></dependency>"
+        "<dependency><groupId>a</groupId><artifactId>b</artifactId><version>${parent.only}</version></dependency>"
+        "</dependencies></project>"
+    )
+    manifest = parse_manifest("common/pom.xml", pom)
+    assert [(d.name, d.spec) for d in manifest.all_dependencies()] == [
+        ("com.google.guava:guava", "33.7.1-jre"),
+        ("a:b", "${parent.only}"),  # defined by a parent POM not read: kept as written
+    ]
+    said = verdicts("- It depends on `com.google.guava:guava` version 32.0.0.\n", results({"pom.xml": pom}))
+    assert said == {"com.google.guava:guava 32.0.0": "contradicted"}
+
+
+def test_the_php_a_composer_json_requires_holds_a_php_version() -> None:
+    composer = '{"name": "acme/agents", "require": {"php": ">=8.3", "psr/log": "^3.0"}}'
+    said = verdicts(
+        "- It depends on `php` version 7.0.0.\n- It depends on `php` version 8.3.1.\n",
+        results({"composer.json": composer}),
+    )
+    assert said == {"php 7.0.0": "contradicted", "php 8.3.1": "verified"}
+
+
+def test_kotlin_test_brings_junit_4_and_junit_5_only_on_the_junit_platform() -> None:
+    build = 'dependencies {\n    testImplementation("org.jetbrains.kotlin:kotlin-test:2.1.0")\n}\n'
+    files = {"build.gradle.kts": build, "settings.gradle.kts": 'rootProject.name = "agents"\n'}
+    said = verdicts("- The tests use JUnit 4.\n- The tests use JUnit 5.\n", results(files))
+    assert said == {"JUnit 4": "unchecked", "JUnit 5": "contradicted"}
+    files["build.gradle.kts"] = build + "tasks.test {\n    useJUnitPlatform()\n}\n"
+    assert verdicts("- The tests use JUnit 5.\n", results(files)) == {"JUnit 5": "unchecked"}
+
+
+def test_gradle_convention_plugins_must_be_read_before_a_dependency_is_denied() -> None:
+    files = {
+        "build.gradle.kts": 'plugins { id("conventions") }\n',
+        "settings.gradle.kts": 'rootProject.name = "a"\n',
+    }
+    plugin = "buildSrc/src/main/kotlin/conventions.gradle.kts"
+    unread = results(files, extra=(plugin,))
+    assert verdicts("- It depends on `com.google.code.gson:gson`.\n", unread) == {
+        "com.google.code.gson:gson": "unchecked"
+    }
+    read = results({**files, plugin: 'dependencies { "testImplementation"("io.mockk:mockk:1.13") }\n'})
+    said = verdicts("- It depends on `com.google.code.gson:gson`.\n- It depends on `io.mockk:mockk`.\n", read)
+    assert said == {"com.google.code.gson:gson": "contradicted", "io.mockk:mockk": "unchecked"}
+
+
+def test_tests_are_counted_by_the_packages_that_hold_them() -> None:
+    from agent_core.repomodel import model_of
+
+    paths = [
+        "Polly.sln", "src/Polly/Polly.csproj", "src/Polly/Policy.cs",
+        "test/Polly.Core.Tests/Polly.Core.Tests.csproj", "test/Polly.Core.Tests/RetryTests.cs",
+        "test/Polly.Specs/Polly.Specs.csproj", "test/Polly.Specs/PolicySpecs.cs", "test/Polly.Specs/TimeoutSpecs.cs",
+    ]  # fmt: skip
+    dirs = sorted({p.rsplit("/", i)[0] for p in paths for i in range(1, p.count("/") + 1)})
+    tree = FileTree(
+        ref="main",
+        path="",
+        entries=(
+            *(TreeEntry(path=d, type="dir") for d in dirs),
+            *(TreeEntry(path=p, type="file", size=80) for p in paths),
+        ),
+    )
+    assert model_of(tree).tests.packages == 2  # two test projects under one `test/`, not "1 package"

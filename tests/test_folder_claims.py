@@ -75,3 +75,52 @@ async def test_a_folder_report_s_claims_are_decided_within_the_folder_and_up_its
             line,
             [(c.claim, c.verdict, c.observed) for c in checked.claims if at <= c.start < at + len(line)],
         )
+
+
+BSD3_HEADER = (
+    "// Copyright 2005, Google Inc.\n// All rights reserved.\n//\n// Redistribution and use in source and binary "
+    "forms, with or without\n// modification, are permitted provided that the following conditions are met:\n"
+    "//     * Neither the name of Google Inc. nor the names of its contributors may be used to endorse\n"
+    "#pragma once\nnamespace testing { class Test {}; }\n"
+)
+
+
+async def test_a_vendored_folder_s_licence_is_read_from_its_files_headers(tmp_path: Path) -> None:
+    files = {
+        "README.md": "# fmtish\n\nFormatting.\n",
+        "LICENSE": MIT,
+        "CMakeLists.txt": "project(fmtish CXX)\nadd_subdirectory(test)\n",
+        "src/format.cc": "int format() { return 0; }\n" * 5,
+        "test/CMakeLists.txt": "add_executable(format-test format-test.cc)\n",
+        "test/format-test.cc": '#include "gtest/gtest.h"\n',
+        "test/gtest/gtest/gtest.h": BSD3_HEADER,
+        "test/gtest/gmock-gtest-all.cc": BSD3_HEADER + "void all() {}\n",
+    }
+    report = "\n".join(
+        [
+            "# fmtish: test/gtest",
+            "",
+            "- The repository declares a license: MIT.",
+            "- It is licensed under BSD-3-Clause.",
+            "- It is released under the GPL-3.0 license.",
+            "",
+        ]
+    )
+    root = make_repo(tmp_path / "fmtish", files)
+    with (
+        GitHubEmulator() as emu,
+        ScriptedModelServer(responder=reads_then(report, "corpus/fmtish")) as server,
+    ):
+        emu.add_repo("corpus/fmtish", root, license="MIT")
+        settings = make_settings(
+            emu, tmp_path / "work", server, prefetch=True, github_token="ghp_owner-token"
+        )
+        run = await run_once(
+            settings, "What is this folder?", target="https://github.com/corpus/fmtish/tree/main/test/gtest"
+        )
+    checked = next(e for e in run.events if isinstance(e, ev.ClaimsChecked))
+    assert {c.claim: c.verdict for c in checked.claims if c.kind == "license"} == {
+        "MIT": "verified",  # the repository's, said as such
+        "BSD-3-Clause": "verified",  # googletest's, in its headers
+        "GPL-3.0": "contradicted",
+    }

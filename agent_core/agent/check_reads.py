@@ -35,6 +35,7 @@ from agent_core.repomodel.packages import manifest_kind
 from agent_core.report.claim_finders import Found, find_claims
 from agent_core.report.folder_tests import ancestors
 from agent_core.report.frameworks import framework_of
+from agent_core.report.gradle_conventions import CONVENTION_DIRS, convention_sources
 from agent_core.report.scoped import ci_folders
 from agent_core.sources.languages import is_vendored
 from agent_core.sources.licenses import MAX_LICENSE_FILES, is_license_file
@@ -124,16 +125,25 @@ def claim_reads(
             if r.tool == READ_FILE and r.repo is not None and r.repo.key() == repo.key()
         }
         listings = _listings(results, repo.key())
-        if tree.path and claimed_paths:  # a folder's run: the trees beside it that claimed paths lie in
-            calls += [_tree_of(repo, path) for path in _trees_beside(tree, listings, claimed_paths, results)]
+        beside = _trees_beside(tree, listings, claimed_paths, results) if tree.path and claimed_paths else []
+        if relevant and tree.path:  # Gradle's convention plugins at the root (buildSrc/): their tree
+            beside += [
+                d for d in _convention_dirs(listings) if d not in beside and d not in _fetched(results)
+            ]
+        calls += [_tree_of(repo, path) for path in beside]
         if relevant and tree.path:  # a folder's run: the folders up its path, the repository's CI ones
-            unlisted = _unlisted(tree, listings, ci=bool(frameworks))
+            tried = {  # asked already, whatever came of it (a folder that is not there is not asked twice)
+                str(r.arguments.get("path", ""))
+                for r in results
+                if r.tool == LIST_DIRECTORY and r.repo is not None and r.repo.key() == repo.key()
+            }
+            unlisted = [p for p in _unlisted(tree, listings, ci=bool(frameworks)) if p not in tried]
             calls += [_list(repo, path) for path in unlisted]
             if unlisted:
                 continue  # what they hold is read in the next round
         paths = _licences(tree, listings, read) if licensed else []
         if relevant:
-            above = _parent_manifests(listings, tree)
+            above = _parent_manifests(listings, tree) + _conventions(tree, results, repo.key(), read)
             if frameworks and tree.path:  # a folder's run: its tests kept elsewhere, the repository's CI
                 above += [p for p in _elsewhere(results, repo.key(), tree) if p not in above]
                 above += [p for p in _ci_listed(listings) if p not in above]
@@ -145,12 +155,18 @@ def claim_reads(
 def _licences(tree: FileTree, listings: dict[str, DirListing], read: set[str]) -> list[str]:
     """The root's licence files not read yet (``LICENSE-CODE`` beside ``LICENSE``): a licence claim is ✗
     only when every one of them was read and recognised (a folder's run: as the root's listing shows)."""
-    if tree.path:
+    if tree.path:  # the folder's own, then the root's
+        base = f"{tree.path}/"
+        own = [
+            e.path
+            for e in tree.entries
+            if e.type != "dir" and "/" not in e.path.removeprefix(base) and is_license_file(e.path)
+        ]
         root = listings.get("")
         found = [
             e.path for e in (root.entries if root else ()) if e.type == "file" and is_license_file(e.path)
         ]
-        return sorted(p for p in found if p not in read)[:MAX_LICENSE_FILES]
+        return [p for p in [*sorted(own), *sorted(found)] if p not in read][: 2 * MAX_LICENSE_FILES]
     found = [
         e.path for e in tree.entries if e.type != "dir" and "/" not in e.path and is_license_file(e.path)
     ]
@@ -173,7 +189,10 @@ def _wanted(tree: FileTree, frameworks: set[str], parents: list[str], read: set[
         if entry.type == "dir" or path in read:
             continue
         folder, _, name = path.rpartition("/")
-        parsed, role = is_parsed_manifest(path), notable_role(path)
+        parsed, role = (
+            is_parsed_manifest(path),
+            notable_role(path.removeprefix(base)),
+        )  # as the folder sees it
         if not parsed and role != "manifest":
             runner = _RUNNERS.get(name.lower(), "" if role == "ci" else None)
             if frameworks and (runner == "" or runner in frameworks) and not is_vendored(path):
@@ -289,6 +308,37 @@ def _unlisted(tree: FileTree, listings: dict[str, DirListing], *, ci: bool) -> l
     return wanted
 
 
+def _fetched(results: Sequence[ToolResult]) -> set[str]:
+    return {
+        str(r.arguments.get("path")) for r in results if r.tool == GET_FILE_TREE and r.arguments.get("path")
+    }
+
+
+def _convention_dirs(listings: dict[str, DirListing]) -> list[str]:
+    root = listings.get("")
+    return sorted(
+        e.path
+        for e in (root.entries if root else ())
+        if e.type == "dir" and e.name.lower() in CONVENTION_DIRS
+    )
+
+
+def _conventions(tree: FileTree, results: Sequence[ToolResult], key: str, read: set[str]) -> list[str]:
+    """Gradle's convention plugins' sources not read yet: of the whole tree, from it; of a folder's run,
+    from the trees fetched beside it (see :mod:`~agent_core.report.gradle_conventions`)."""
+    trees = (
+        [tree]
+        if not tree.path
+        else [
+            r.value
+            for r in _of(results, key)
+            if r.tool == GET_FILE_TREE and isinstance(r.value, FileTree) and r.arguments.get("path")
+        ]
+    )
+    paths = [e.path for t in trees for e in t.entries if e.type != "dir"]
+    return [p for p in convention_sources(paths) if p not in read]
+
+
 def _trees_beside(
     tree: FileTree, listings: dict[str, DirListing], claimed: Sequence[str], results: Sequence[ToolResult]
 ) -> list[str]:
@@ -297,9 +347,7 @@ def _trees_beside(
     above the run's folder; at most :data:`MAX_TREES_BESIDE`. Fetched whole, it says whether the path is
     there."""
     dirs = {e.path for listing in listings.values() for e in listing.entries if e.type == "dir"}
-    fetched = {
-        str(r.arguments.get("path")) for r in results if r.tool == GET_FILE_TREE and r.arguments.get("path")
-    }
+    fetched = _fetched(results)
     wanted: list[str] = []
     for raw in claimed:
         path = raw.strip().removeprefix("./").strip("/")

@@ -23,7 +23,7 @@ from agent_core.repomodel.model import (
     TestSummary,
     TopFolder,
 )
-from agent_core.repomodel.packages import APP_LOCKS, manifest_ecosystem, packages_of, set_aside
+from agent_core.repomodel.packages import APP_LOCKS, Package, manifest_ecosystem, packages_of, set_aside
 from agent_core.repomodel.places import Folders as _Folders
 from agent_core.repomodel.places import (
     _fixed_role,
@@ -250,7 +250,7 @@ class _Tally:
             tests=TestSummary(
                 files=len(by_role["tests"]),
                 by_convention=tuple(ConventionCount(k, n) for k, n in _ranked(self.conventions)),
-                packages=len(self.test_packages),
+                packages=_test_places(self.test_packages, by_role["tests"], packages),
                 dirs=tuple(sorted(self.test_dirs)),
             ),
             packages=packages,
@@ -308,3 +308,31 @@ def role_by_convention(path: str) -> cv.Role:
     outside a tree; O(depth). A whole tree goes through :func:`build_repo_model` instead."""
     folder_path, _, name = path.rpartition("/")
     return _plain_role(_Folders("").get(folder_path), _name_facts(name, not folder_path), not folder_path)
+
+
+def _test_places(places: set[str], tests: Sequence[str], packages: Sequence[Package]) -> int:
+    """How many packages hold the tests: each package of the manifests (a .NET test project, a gem, a
+    Gradle module; not a Go module, whose packages are folders) holding test files counts once; test files
+    no package holds count by the places their folders name (``test/`` of the root). One walk up each
+    test file's path: linear."""
+    # a Go package is a folder, not a module: Go's tests stay counted by their folders
+    roots = {p.path for p in packages if p.path and not p.uncounted and p.ecosystem != "go"}
+    if not roots:
+        return len(places)
+    owners: set[str] = set()
+    orphans = False
+    for path in tests:
+        owner = _owner(path, roots, inclusive=False)
+        if owner is None:
+            orphans = True
+        else:
+            owners.add(owner)
+    outside = [p for p in places if _owner(p, roots, inclusive=True) is None] if orphans else []
+    return len(owners) + max(len(outside), 1 if orphans else 0)
+
+
+def _owner(path: str, roots: set[str], *, inclusive: bool) -> str | None:
+    """The deepest of ``roots`` holding ``path`` (itself too when ``inclusive``), walking up its parts."""
+    parts = path.split("/")
+    top = len(parts) if inclusive else len(parts) - 1
+    return next((at for n in range(top, 0, -1) if (at := "/".join(parts[:n])) in roots), None)

@@ -1,6 +1,6 @@
 """What one repository's licence is, from everything read: the metadata's licence (GitHub's detection, or a
 local repository's licence files), the ``license`` field of the root manifests, and each root licence file
-read (detected one by one). Held as one SPDX expression (:class:`~agent_core.sources.licenses.LicenseFinding`),
+read (detected one by one); of a folder's run, the folder's own licence files and the repository root's. Held as one SPDX expression (:class:`~agent_core.sources.licenses.LicenseFinding`),
 so "MIT OR Apache-2.0" makes "MIT" and "Apache-2.0" both true. Pure functions over
 :class:`~agent_core.report.facts.Facts`.
 """
@@ -28,6 +28,7 @@ def project_license(facts: Facts) -> ProjectLicense:
     files = facts.evidence.files
     declared = [(m.path, m.license) for m in facts.manifests if "/" not in m.path and m.license]
     licence_files = [p for p in facts.paths if "/" not in p and is_license_file(p)]
+    licence_files += list(facts.evidence.license_outside)  # a folder's run: the root's, as "../../LICENSE"
     detected = {p: detect_license(files[p].text or "") for p in licence_files if p in files}
     metadata = info.license if info is not None else None
     # The project's own declaration first: its expression is kept as written when it holds the others.

@@ -52,12 +52,15 @@ def parse_pom(source: str) -> Fields:
     """Maven: ``<modules>``, the dependencies (``test``/``provided`` scopes apart), the versions its
     ``<dependencyManagement>`` pins, the artifact and its parent."""
     root = xml_root(source)
+    properties = _properties(root)
     runtime: list[Dependency] = []
     dev: list[Dependency] = []
     for dep in root.findall("./dependencies/dependency"):
         scope = (dep.findtext("scope") or "").strip()
-        (dev if scope in ("test", "provided") else runtime).append(_maven(dep))
-    managed = [_maven(dep) for dep in root.findall("./dependencyManagement/dependencies/dependency")]
+        (dev if scope in ("test", "provided") else runtime).append(_maven(dep, properties))
+    managed = [
+        _maven(dep, properties) for dep in root.findall("./dependencyManagement/dependencies/dependency")
+    ]
     licenses = [name.strip() for name in (e.text for e in root.findall("./licenses/license/name")) if name]
     artifact = (root.findtext("artifactId") or "").strip()
     group = (root.findtext("groupId") or root.findtext("parent/groupId") or "").strip()
@@ -78,11 +81,31 @@ def parse_pom(source: str) -> Fields:
     }
 
 
-def _maven(dep: Any) -> Dependency:
+def _maven(dep: Any, properties: dict[str, str] | None = None) -> Dependency:
     name = ":".join(
         filter(None, ((dep.findtext("groupId") or "").strip(), (dep.findtext("artifactId") or "").strip()))
     )
-    return Dependency(name=name, spec=spec_text(dep.findtext("version") or ""))
+    written = (dep.findtext("version") or "").strip()
+    whole = _PROPERTY.fullmatch(written)  # `${guava.version}`, defined in this POM's <properties>
+    if whole is not None and properties and whole.group(1) in properties:
+        written = properties[whole.group(1)]
+    return Dependency(name=name, spec=spec_text(written))
+
+
+_PROPERTY = re.compile(r"\$\{([\w.-]{1,200})\}")
+_MAX_PROPERTIES = 2_000
+
+
+def _properties(root: Any) -> dict[str, str]:
+    """The POM's own ``<properties>`` (a parent's are not read: a version only it defines stays as
+    written), literal values only, at most :data:`_MAX_PROPERTIES`."""
+    found: dict[str, str] = {}
+    holder = root.find("./properties")
+    for element in list(holder)[:_MAX_PROPERTIES] if holder is not None else ():
+        tag, value = str(element.tag), (element.text or "").strip()
+        if value and "$" not in value and len(value) <= 200:
+            found[tag] = value
+    return found
 
 
 def parse_gradle_settings(source: str) -> Fields:

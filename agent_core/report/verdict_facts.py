@@ -14,7 +14,8 @@ from agent_core.report.facts import Facts
 from agent_core.report.licensing import project_license
 from agent_core.report.phrases import parse_date
 from agent_core.report.verdicts import Outcome
-from agent_core.sources.licenses import same_license
+from agent_core.sources.languages import is_vendored
+from agent_core.sources.licenses import LICENSE_SAMPLE, detect_license, same_license
 from agent_core.tools.observe import notable_role
 from agent_core.words import said
 
@@ -75,6 +76,9 @@ def license_claim(found: Found, facts: Facts) -> Outcome:
         return "unchecked", None
     observed = known.finding.expression
     same = any(same_license(found.value, key) for key in known.finding.keys)
+    vendored = _vendored_folder(facts) and all(p.startswith("../") for p in facts.license_files or ())
+    if vendored and not same:  # vendored code carries its own licence, in its files' headers
+        return _by_headers(found, facts)  # (the repository's licence, said as the repository's, holds)
     if found.negated:
         return ("contradicted" if same else "unchecked"), observed
     if same:
@@ -95,9 +99,9 @@ def language(found: Found, facts: Facts) -> Outcome:
         repo = facts.evidence.repo_languages
         if primary is None and repo is not None and repo.bytes_by_language:
             primary = max(repo.bytes_by_language.items(), key=lambda kv: kv[1])[0]
-        if primary is None or own is None:
+        if primary is None or languages is None:  # the folder's languages unknown (a cut tree)
             return "unchecked", primary or own
-        return ("verified" if found.value.lower() == primary.lower() else "contradicted"), own
+        return ("verified" if found.value.lower() == primary.lower() else "contradicted"), own or primary
     primary = primary or own
     if primary is None:
         return "unchecked", None
@@ -173,3 +177,24 @@ def version(found: Found, facts: Facts) -> Outcome:
     if version is None:
         return "unchecked", None
     return ("verified" if version.lstrip("v") == found.value.lstrip("v") else "contradicted"), version
+
+
+def _vendored_folder(facts: Facts) -> bool:
+    """A folder's run on code the repository vendors (fmt's ``test/gtest``: googletest, BSD-3)."""
+    root = facts.evidence.root  # Linguist's rules read from the repository's root (`test/gtest/`)
+    return bool(root) and bool(facts.paths) and all(is_vendored(f"{root}/{p}") for p in facts.paths)
+
+
+def _by_headers(found: Found, facts: Facts) -> Outcome:
+    """A licence claim about a folder of vendored code, against the licences its files read say in their
+    headers (googletest's BSD-3 text atop ``gtest.h``); unchecked when none says one."""
+    said_in = {
+        key
+        for path, content in facts.evidence.files.items()
+        if not path.startswith("../") and (key := detect_license((content.text or "")[:LICENSE_SAMPLE]))
+    }
+    if not said_in or found.negated:
+        return "unchecked", None
+    observed = " AND ".join(sorted(said_in))
+    same = any(same_license(found.value, key) for key in said_in)
+    return ("verified" if same else "contradicted"), observed

@@ -22,6 +22,7 @@ from agent_core.report import verdicts
 from agent_core.report.claim_names import Found
 from agent_core.report.facts import Facts
 from agent_core.report.frameworks import FRAMEWORKS, Framework, framework_of, framework_of_package
+from agent_core.report.gradle_conventions import conventions_unread
 from agent_core.report.locks import resolved_versions
 from agent_core.report.path_index import index_of
 from agent_core.report.scoped import whole_tree
@@ -42,6 +43,8 @@ def dependency(found: Found, facts: Facts) -> Outcome:
     """A dependency claim: a test framework, or a package (and the version written beside it)."""
     if found.subject == "framework":
         return framework(found, facts)
+    if found.version and not found.negated and (held := verdicts.toolchain(found, facts)) is not None:
+        return held
     verdict, observed = verdicts.dependency(found, facts)
     if verdict == "unchecked" and not found.negated and (pinned := _lookup(_pinned(facts), found.value)):
         # not declared by a manifest read, but its version is pinned centrally for the projects that use
@@ -174,19 +177,41 @@ def framework(found: Found, facts: Facts) -> Outcome:
     named_in = _named_in(claimed, facts)
     if named_in is not None:
         return "unchecked", said("observed_named_in", where=named_in)
-    # A CI step may install a Python, npm, Ruby, PHP or C++ framework itself (pip install, npx, apt); a .NET,
-    # JVM, Rust or Go one must be declared in a manifest, so only unread manifests leave those open.
+    if _brought(claimed, declaring, facts):
+        return "unchecked", observed  # kotlin.test resolves to JUnit 4 or 5 on the JVM by itself
+    unread = _open_by(claimed, facts)
+    if unread is not None:  # a CI workflow, a task file or a convention plugin nobody read may add it
+        return "unchecked", (observed, said("observed_not_read", where=unread)) if unread else observed
+    return "contradicted", observed
+
+
+def _brought(claimed: Framework, declaring: dict[Framework, list[str]], facts: Facts) -> bool:
+    """Whether a framework that brings ``claimed`` with it (:data:`_BRINGS`) is declared or named."""
+    for fw in FRAMEWORKS:
+        word = _BRINGS.get(fw.name, {}).get(claimed.name)
+        if word is None or (fw not in declaring and _named_in(fw, facts) is None):
+            continue
+        if not word or any(word in (c.whole_text or c.text or "") for c in facts.evidence.files.values()):
+            return True
+    return False
+
+
+def _open_by(claimed: Framework, facts: Facts) -> str | None:
+    """What was not read that may still add ``claimed`` ("": something unseen), or None: nothing.
+
+    A CI step may install a Python, npm, Ruby, PHP or C++ framework itself (pip install, npx, apt); a
+    .NET, JVM, Rust or Go one must be declared in a manifest, or for Gradle, a convention plugin."""
+    if claimed.ecosystem == "maven" and conventions_unread(facts):  # buildSrc/ may add it
+        return ""
     ad_hoc = claimed.ecosystem in _AD_HOC
     if ad_hoc and facts.evidence.root and not facts.evidence.root_known:
-        return "unchecked", observed  # a folder's run that never saw the repository's CI
+        return ""  # a folder's run that never saw the repository's CI
     unread = [
         p
         for p, ecosystem in _unread_runners(facts)
         if ecosystem == claimed.ecosystem or (ad_hoc and not ecosystem)
     ]
-    if unread:  # a CI workflow or a task file nobody read may install and run it
-        return "unchecked", (observed, said("observed_not_read", where=unread[0]))
-    return "contradicted", observed
+    return unread[0] if unread else None
 
 
 # A framework's own configuration file in the tree says it is used, whatever the manifests declare.
@@ -211,6 +236,10 @@ _RUNNERS = {
 }  # fmt: skip
 
 
+# A framework that brings others with it, undeclared, and the word that says so in a build file ("": none
+# needed): the Kotlin Gradle plugin resolves kotlin.test to kotlin-test-junit (JUnit 4) on the JVM, to
+# -junit5 when the test task uses the JUnit Platform, to -testng with TestNG.
+_BRINGS = {"kotlin.test": {"JUnit 4": "", "JUnit": "", "JUnit 5": "useJUnitPlatform", "TestNG": "useTestNG"}}
 _AD_HOC = frozenset({"python", "npm", "rubygems", "composer", "cmake"})
 
 
@@ -322,7 +351,12 @@ def _by_ecosystem(facts: Facts) -> dict[str, list[str]]:
     for path in facts.paths:
         kind = manifest_kind(path.rsplit("/", 1)[-1])
         ecosystem = kind.ecosystem if kind is not None else ("python" if is_requirements_file(path) else None)
-        if ecosystem is not None and (kind is None or kind.parsed) and not is_vendored(path):
+        root = facts.evidence.root
+        if (
+            ecosystem is not None
+            and (kind is None or kind.parsed)
+            and not is_vendored(f"{root}/{path}" if root else path)
+        ):
             found.setdefault(ecosystem, []).append(path)
     return found
 

@@ -16,10 +16,12 @@ import re
 from agent_core import events as ev
 from agent_core.report.claim_finders import Found
 from agent_core.report.facts import Facts
+from agent_core.report.gradle_conventions import conventions_unread
 from agent_core.report.manifest_links import own_package_names
 from agent_core.report.manifests import NOTABLE_DEPENDENCIES, Manifest
 from agent_core.report.path_index import index_of
 from agent_core.report.scoped import in_scope, whole_tree
+from agent_core.report.versions import compatible
 from agent_core.sources.languages import is_vendored
 from agent_core.sources.manifest_files import is_parsed_manifest
 from agent_core.tools.observe import notable_role
@@ -140,6 +142,8 @@ def _all_manifests_read(facts: Facts) -> bool:
     declares the folder's dependencies. A folder's claim is the folder's, not its neighbours'."""
     if not facts.tree_complete or not all(p in facts.evidence.files for p in _manifest_paths(facts)):
         return False
+    if conventions_unread(facts):  # Gradle's buildSrc/ may add dependencies no build file names
+        return False
     evidence = facts.evidence
     if not evidence.root:
         return True
@@ -160,7 +164,9 @@ def _named_in_files(name: str, facts: Facts) -> bool:
             text = (content.whole_text if content.whole_text is not None else content.text) or ""
             if path in described:
                 text = " ".join(text.split()).replace(described[path] or "", " ")
-            words.update(w.lower().strip(".:-/") for w in _WORD.findall(text))
+            found = [w.lower().strip(".:-/") for w in _WORD.findall(text)]
+            words.update(found)
+            words.update(w.rsplit(":", 1)[0] for w in found if w.count(":") >= 2)  # `g:a:1.0` names `g:a`
         return frozenset(words)
 
     named: frozenset[str] = index_of(facts).derived("words_read", build)  # type: ignore[assignment]
@@ -184,10 +190,12 @@ def _holders(facts: Facts) -> dict[str, list[str]]:
 
 
 def _manifest_paths(facts: Facts) -> list[str]:
+    root = facts.evidence.root
     return [
         p
         for p in facts.paths
-        if (is_parsed_manifest(p) or notable_role(p) == "manifest") and not is_vendored(p)
+        if (is_parsed_manifest(p) or notable_role(p) == "manifest")
+        and not is_vendored(f"{root}/{p}" if root else p)  # Linguist's rules read from the root
     ]
 
 
@@ -295,3 +303,28 @@ def locate(path: str, facts: Facts) -> str | Said | None:
 def normal(name: str) -> str:
     """A package name as indexes compare them (case, and ``-``/``_``/``.`` alike)."""
     return re.sub(r"[-_.]+", "-", name.lower())
+
+
+_TOOLCHAINS = {"php": "composer"}  # a runtime a manifest requires (its `toolchain`) → whose syntax it uses
+
+
+def toolchain(found: Found, facts: Facts) -> Outcome | None:
+    """ "depends on `php` 7.0": the version against the PHP a manifest read requires (composer.json's
+    ``require.php``), when one does; None otherwise."""
+    ecosystem = _TOOLCHAINS.get(found.value.strip().lower())
+    if ecosystem is None:
+        return None
+    for m in facts.manifests:
+        word, _, spec = (m.toolchain or "").partition(" ")
+        if (
+            m.status == "parsed"
+            and word.lower() == found.value.strip().lower()
+            and spec
+            and not spec.endswith("…")
+        ):
+            met = compatible(found.version, [(spec, ecosystem)])
+            if met is not None:
+                return ("verified" if met else "contradicted"), said(
+                    "observed_spec_in", spec=spec, where=m.path
+                )
+    return None
