@@ -187,3 +187,24 @@ def test_tests_are_counted_by_the_packages_that_hold_them() -> None:
         ),
     )
     assert model_of(tree).tests.packages == 2  # two test projects under one `test/`, not "1 package"
+
+
+def test_composer_bin_plugin_tool_installs_are_no_packages() -> None:
+    from agent_core.repomodel import model_of
+
+    paths = [
+        "composer.json",
+        "src/Client.php",
+        "vendor-bin/phpstan/composer.json",
+        "vendor-bin/psalm/composer.json",
+    ]
+    dirs = sorted({p.rsplit("/", i)[0] for p in paths for i in range(1, p.count("/") + 1)})
+    tree = FileTree(
+        ref="main",
+        path="",
+        entries=(
+            *(TreeEntry(path=d, type="dir") for d in dirs),
+            *(TreeEntry(path=p, type="file", size=80) for p in paths),
+        ),
+    )
+    assert [p.path for p in model_of(tree).packages] == [""]  # guzzle: one Composer package, not three

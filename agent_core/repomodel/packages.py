@@ -213,7 +213,7 @@ def packages_of(
     """One :class:`Package` per folder and ecosystem from ``(folder, manifest path)`` pairs of the
     project's own manifests, in path order. Left out, as not the project's packages: fixtures; scaffolding
     templates (``template-react/``, ``{{cookiecutter.name}}/``); hidden tool folders (``.phpstan/``);
-    Gradle's build logic (``buildSrc/``, ``build-logic/``); a nested CMake/Meson file; anything in the
+    Composer tools installed with composer-bin-plugin (``vendor-bin/phpstan/``); Gradle's build logic (``buildSrc/``, ``build-logic/``); a nested CMake/Meson file; anything in the
     test folder of another package (``railties/test/.../package.json``: test data); an npm
     ``package.json`` inside another package's folder that the workspaces do not name (an entry point's
     stub such as ``packages/vue/server-renderer/``); and the root's ``package.json`` when it declares
@@ -334,6 +334,8 @@ def _not_a_package(relative: str, ecosystem: str) -> bool:
         if low.startswith(".") or low in ("template", "templates") or "{{" in low:
             return True
         if ecosystem == "gradle" and low in _BUILD_LOGIC:
+            return True
+        if ecosystem == "composer" and low == "vendor-bin":  # composer-bin-plugin's tool installs
             return True
     return False
 

@@ -16,6 +16,7 @@ The offline planner reads :func:`question_files`; the Answer says what the ones 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -113,6 +114,7 @@ def read_question(question: str) -> Asked:
     return Asked(words=frozenset(written), written=tuple(written.values()))
 
 
+@functools.lru_cache(maxsize=65_536)  # a tree's names repeat their words (100,000 names: 150,000 words)
 def stem(word: str) -> str:
     """A crude English stem, enough for file names: breakers -> breaker, retries -> retry, parsing ->
     pars, tested -> test, running -> run."""
@@ -132,15 +134,21 @@ def stem(word: str) -> str:
     return w
 
 
-def _name_words(name: str) -> tuple[frozenset[str], frozenset[str]]:
-    """The words of a file name (its stems) and the subjects its name answers by convention."""
+def _name_words(name: str, asks: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The words of a file name (its stems) and the subjects among ``asks`` its name answers by
+    convention (only the subjects asked are tried: a name is matched against few patterns)."""
     lower = name.lower()
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
-    words = frozenset(stem(t) for t in re.split(r"[^A-Za-z0-9]+", spaced) if t)
-    subjects = {subject for subject, pattern in _NAME_SUBJECTS if pattern.match(lower)}
-    if is_manifest(lower):
-        subjects.update(("dependency", "build"))
+    spaced = _CAMEL.sub(r"\1 \2", name) if _CAMEL.search(name) else name  # most names are not camelCase
+    words = frozenset(stem(t) for t in _NON_WORD.split(spaced) if t)
+    subjects = {subject for subject, pattern in _NAME_SUBJECTS if subject in asks and pattern.match(lower)}
+    if asks & _MANIFEST_SUBJECTS and is_manifest(lower):
+        subjects.update(_MANIFEST_SUBJECTS)
     return words, frozenset(subjects)
+
+
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+_NON_WORD = re.compile(r"[^A-Za-z0-9]+")
+_MANIFEST_SUBJECTS = frozenset({"dependency", "build"})
 
 
 _ROLE_ORDER = {role: i for i, role in enumerate(("source", "ci", "build", "docs", "examples", "tests"))}
@@ -157,11 +165,26 @@ def ranked(asked: Asked, paths: Sequence[str], role: Role | None = None) -> list
     kinds = {kind: frozenset(named) & asks for kind, named in _ROLE_SUBJECTS.items()}
     matched: list[tuple[str, str, frozenset[str], int]] = []
     df: dict[str, int] = {}
+    # a name can share an asked stem only if it holds the stem's first letters (`retr` of retry for
+    # "retries"); one that holds none, and no subject asked by convention, is skipped at once
+    probes = tuple({w[:-1] if len(w) > 3 else w for w in asks})
+    conventions = [pattern for subject, pattern in _NAME_SUBJECTS if subject in asks]
+    manifests = bool(asks & _MANIFEST_SUBJECTS)
+    nothing = (frozenset[str](), frozenset[str](), False)
     for path in paths:
         name = path.rpartition("/")[2]
         if (found := names.get(name)) is None:
-            words, subjects = _name_words(name)
-            found = names[name] = (words & asks, subjects & asks, "test" in words)
+            lower = name.lower()
+            if (
+                "test" not in lower
+                and not any(p in lower for p in probes)
+                and not any(c.match(lower) for c in conventions)
+                and not (manifests and is_manifest(lower))
+            ):
+                found = names[name] = nothing
+            else:
+                words, subjects = _name_words(name, asks)
+                found = names[name] = (words & asks, subjects & asks, "test" in words)
         words, subjects, test = found
         kind = role(path) if role is not None else "tests" if test else "source"
         if by_role := kinds.get(kind):
