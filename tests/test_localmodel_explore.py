@@ -15,9 +15,12 @@ from pathlib import Path
 
 from agent_core import events as ev
 from agent_core.agent.brief import suggested_reads
+from agent_core.agent.draft_review import review
+from agent_core.llm.content_calls import calls_in_content
 from agent_core.repo import RepoRef
 from agent_core.report.facts import build_facts, gather
 from agent_core.sources.models import FileTree, RepoInfo, TreeEntry
+from agent_core.tools.registry import TOOL_NAMES
 from agent_core.tools.results import ToolResult
 from agent_core.words import t, words_for
 from testing.analysis import make_settings, run_once
@@ -164,3 +167,18 @@ async def test_an_empty_reply_is_answered_so_the_next_request_is_not_the_same(
     assert last == {"role": "user", "content": t("to_model_empty_reply", "en")}
     assert any("reply was empty" in n.message for n in run.of(ev.Notice))
     assert run.finished.writer == "model" and run.finished.report == REPORT.strip()
+
+
+def test_a_call_followed_by_an_invented_tool_response_is_the_call() -> None:
+    """The real 1.5B's last reply on fmtlib/fmt: a call, then the template's result tag and a file it had
+    read before (cut at 768 tokens); it was taken as the report."""
+    call = {"name": "read_file", "arguments": {"owner": "acme", "repo": "widgets", "path": "src/pkg/core.py"}}
+    invented = (
+        '<tool_response>\n{"path":"tests/test_core.py","kind":"file","text":"# tests\\n' + "x = 1\\n" * 200
+    )
+    reply = f"{json.dumps(call)}\n{invented}"
+    (found,) = calls_in_content(reply, TOOL_NAMES)
+    assert found.tool == "read_file" and json.loads(str(found.arguments))["path"] == "src/pkg/core.py"
+    assert calls_in_content(f"# Report\n\n{invented}", TOOL_NAMES) == []
+    judged = review(f"# Report\n\nIt counts words.\n{invented}", sent=[], own_calls=2, scope=(), results=())
+    assert "tool_call" in judged.problems and judged.unfit

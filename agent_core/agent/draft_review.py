@@ -96,7 +96,7 @@ def review(
     """Judge ``draft`` (see the module): ``sent``, the messages the model was sent; ``own_calls``, the tool
     calls it chose itself in this run (the prefetch's are not its own)."""
     problems: list[Problem] = []
-    if _is_json(draft):
+    if _is_json(draft) or "<tool_response>" in draft.lower():  # a call, or a tool's result it invented
         problems.append("tool_call")
     copied, lines = copied_lines(draft, sent_lines(sent))
     if lines >= _MIN_LINES and copied >= ECHO_SHARE * lines:

@@ -23,6 +23,7 @@ from agent_core.llm.scan import call_arguments, json_values, written_call
 from agent_core.llm.stream import ToolCallRequest
 
 _WRAPPERS = re.compile(r"</?tool_call>|```[A-Za-z]*|```", re.IGNORECASE)
+_INVENTED = re.compile(r"<tool_response>", re.IGNORECASE)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s", re.MULTILINE)
 _MAX_PROSE = 400  # characters of text around the calls that still read as a preamble, not a report
 
@@ -30,7 +31,11 @@ _MAX_PROSE = 400  # characters of text around the calls that still read as a pre
 def calls_in_content(
     text: str, tools: Collection[str], *, id_prefix: str = "content"
 ) -> list[ToolCallRequest]:
-    """The tool calls written in ``text`` (see the module docstring), or [] when it is not a call."""
+    """The tool calls written in ``text`` (see the module docstring), or [] when it is not a call. What
+    follows a ``<tool_response>`` tag is the model inventing the result (the real 1.5B wrote a call, then
+    the tag and 700 tokens of a file it had read before): left out, as the text protocol's invented
+    ``Observation:`` is."""
+    text = _INVENTED.split(text, maxsplit=1)[0]
     found: list[ToolCallRequest] = []
     spans: list[tuple[int, int]] = []
     for start, end, value in json_values(text).found:  # linear, capped: llm/scan.py
