@@ -182,3 +182,15 @@ def test_a_call_followed_by_an_invented_tool_response_is_the_call() -> None:
     assert calls_in_content(f"# Report\n\n{invented}", TOOL_NAMES) == []
     judged = review(f"# Report\n\nIt counts words.\n{invented}", sent=[], own_calls=2, scope=(), results=())
     assert "tool_call" in judged.problems and judged.unfit
+
+
+async def test_a_report_wrapped_whole_in_a_fence_is_unwrapped(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """The real 1.5B's google/gson report was one ``` block: shown as code on the page, not as a report."""
+    read = {"owner": "acme", "repo": "widgets", "path": "src/pkg/core.py"}
+    turns = [Turn.calls(("read_file", read)), Turn.final(f"```\n{REPORT}```")]
+    with ScriptedModelServer(turns) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server))
+        server.assert_exhausted()
+    assert run.finished.report == REPORT.strip()

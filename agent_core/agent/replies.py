@@ -44,7 +44,7 @@ def native_step(run: Run, turn: ModelTurn) -> Step:
                 f"The model wrote {len(calls)} tool call(s) as text instead of calling them; running them."
             )
     if not calls:
-        report = turn.content.strip() or None
+        report = _unfenced(turn.content.strip()) or None
         if report is not None:
             conversation.add({"role": "assistant", "content": turn.content})
             return Step(report=report)
@@ -94,3 +94,12 @@ def react_step(run: Run, turn: ModelTurn) -> Step:
 def _wire_call(call: ToolCallRequest) -> dict[str, Any]:
     arguments = call.arguments if isinstance(call.arguments, str) else json.dumps(dict(call.arguments))
     return {"id": call.call_id, "type": "function", "function": {"name": call.tool, "arguments": arguments}}
+
+
+def _unfenced(text: str) -> str:
+    """A report wrapped whole in one code fence, unwrapped: the real 1.5B fenced its google/gson report,
+    which the page would show as one block of code."""
+    if not (text.startswith("```") and text.endswith("```")) or text.count("```") != 2:
+        return text
+    inner = text[3:-3].partition("\n")[2].strip()
+    return inner if inner.startswith("#") else text
