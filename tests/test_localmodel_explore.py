@@ -194,3 +194,12 @@ async def test_a_report_wrapped_whole_in_a_fence_is_unwrapped(
         run = await run_once(make_settings(emulator, tmp_path, server))
         server.assert_exhausted()
     assert run.finished.report == REPORT.strip()
+
+
+def test_a_tool_named_in_words_is_the_tool() -> None:
+    """The real 0.5B on fmtlib/fmt wrote {"name": "Read File", ...} twice running; both were judged a
+    bare JSON reply and the deterministic report replaced them."""
+    reply = '```json\n{"name": "Read File", "arguments": {"owner": "o", "repo": "r", "path": "a.py"}}\n```'
+    (found,) = calls_in_content(reply, TOOL_NAMES)
+    assert found.tool == "read_file"
+    assert calls_in_content('{"name": "Read Everything", "arguments": {}}', TOOL_NAMES) == []

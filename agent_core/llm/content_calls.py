@@ -23,6 +23,7 @@ from agent_core.llm.scan import call_arguments, json_values, written_call
 from agent_core.llm.stream import ToolCallRequest
 
 _WRAPPERS = re.compile(r"</?tool_call>|```[A-Za-z]*|```", re.IGNORECASE)
+_SPACED = re.compile(r"[\s-]+")
 _INVENTED = re.compile(r"<tool_response>", re.IGNORECASE)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s", re.MULTILINE)
 _MAX_PROSE = 400  # characters of text around the calls that still read as a preamble, not a report
@@ -58,6 +59,8 @@ def calls_in_content(
 def _call(item: Any, tools: Collection[str]) -> ToolCallRequest | None:
     """A call from one object, when it names a known tool and carries object arguments (or none)."""
     name, raw, _fields = written_call(item) or ("", None, {})
+    if name not in tools:  # the real 0.5B wrote "Read File" for read_file, twice running
+        name = _SPACED.sub("_", name.strip()).lower()
     arguments = call_arguments(raw) if name in tools else None
     if arguments is None:
         return None
