@@ -207,8 +207,9 @@ def _metric(r: LocalRun) -> Metric:
     share = t.diagram_s / t.wall if t.wall else 0.0
     word = "—" if t.report_word is None else f"{t.report_word:.0f} s"
     token = "—" if t.first_token is None else f"{t.first_token:.0f} s"
+    distinct = len(set(r.seen.read_after_brief))  # a file read again is a memo hit, no new read
     met = (
-        r.seen.explored >= 2
+        distinct >= 2
         and not r.invented_paths
         and len(r.false) <= r.baseline_false
         and share <= 0.15
@@ -217,8 +218,8 @@ def _metric(r: LocalRun) -> Metric:
     )
     return Metric(
         name=f"{r.size} · {r.repo}",
-        value=f"{r.seen.explored} own calls, {len(r.false)} false (no-key {r.baseline_false})",
-        target="≥2 own calls, 0 invented paths, false ≤ no-key, diagram ≤15%, silence ≤30 s, first token ≤60 s",
+        value=f"{r.seen.explored} own calls ({distinct} files), {len(r.false)} false (no-key {r.baseline_false})",
+        target="≥2 files read of its own, 0 invented paths, false ≤ no-key, diagram ≤15%, silence ≤30 s, first token ≤60 s",
         met=met,
         note=(
             f"read {len(r.seen.read_after_brief)} files {list(r.seen.read_after_brief)}; "
