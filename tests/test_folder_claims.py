@@ -46,22 +46,28 @@ PLANTED = {
 }
 
 
-async def test_a_folder_report_s_claims_are_decided_within_the_folder_and_up_its_path(tmp_path: Path) -> None:
-    report = "\n".join(["# ledger: lib/ledger", "", *TRUE, *PLANTED, ""])
-    root = make_repo(tmp_path / "ledger", FILES)
+async def folder_run(
+    tmp_path: Path, name: str, files: dict[str, str], report: str, folder: str
+) -> list[ev.Event]:
+    """The app's run on ``folder`` of ``corpus/<name>``, the scripted model's report being ``report``."""
+    root = make_repo(tmp_path / name, files)
     with (
         GitHubEmulator() as emu,
-        ScriptedModelServer(responder=reads_then(report, "corpus/ledger")) as server,
+        ScriptedModelServer(responder=reads_then(report, f"corpus/{name}")) as server,
     ):
-        emu.add_repo("corpus/ledger", root, license="MIT")
+        emu.add_repo(f"corpus/{name}", root, license="MIT")
         settings = make_settings(
             emu, tmp_path / "work", server, prefetch=True, github_token="ghp_owner-token"
         )
-        run = await run_once(
-            settings, "What is this folder?", target="https://github.com/corpus/ledger/tree/main/lib/ledger"
-        )
-    checked = next(e for e in run.events if isinstance(e, ev.ClaimsChecked))
-    final = run.events[-1]
+        url = f"https://github.com/corpus/{name}/tree/main/{folder}"
+        return (await run_once(settings, "What is this folder?", target=url)).events
+
+
+async def test_a_folder_report_s_claims_are_decided_within_the_folder_and_up_its_path(tmp_path: Path) -> None:
+    report = "\n".join(["# ledger: lib/ledger", "", *TRUE, *PLANTED, ""])
+    events = await folder_run(tmp_path, "ledger", FILES, report, "lib/ledger")
+    checked = next(e for e in events if isinstance(e, ev.ClaimsChecked))
+    final = events[-1]
     assert isinstance(final, ev.RunFinished)
     text = final.report
     crosses = [c for c in checked.claims if c.verdict == "contradicted"]
@@ -106,19 +112,8 @@ async def test_a_vendored_folder_s_licence_is_read_from_its_files_headers(tmp_pa
             "",
         ]
     )
-    root = make_repo(tmp_path / "fmtish", files)
-    with (
-        GitHubEmulator() as emu,
-        ScriptedModelServer(responder=reads_then(report, "corpus/fmtish")) as server,
-    ):
-        emu.add_repo("corpus/fmtish", root, license="MIT")
-        settings = make_settings(
-            emu, tmp_path / "work", server, prefetch=True, github_token="ghp_owner-token"
-        )
-        run = await run_once(
-            settings, "What is this folder?", target="https://github.com/corpus/fmtish/tree/main/test/gtest"
-        )
-    checked = next(e for e in run.events if isinstance(e, ev.ClaimsChecked))
+    events = await folder_run(tmp_path, "fmtish", files, report, "test/gtest")
+    checked = next(e for e in events if isinstance(e, ev.ClaimsChecked))
     assert {c.claim: c.verdict for c in checked.claims if c.kind == "license"} == {
         "MIT": "verified",  # the repository's, said as such
         "BSD-3-Clause": "verified",  # googletest's, in its headers

@@ -148,7 +148,9 @@ def claim_reads(
                 above += [p for p in _elsewhere(results, repo.key(), tree) if p not in above]
                 above += [p for p in _ci_listed(listings) if p not in above]
             paths += _wanted(tree, frameworks, above, read)
-        calls += [_read(repo, path) for path in paths]
+        calls += [
+            _read(repo, path) for path in dict.fromkeys(paths)
+        ]  # a CI file both listed and in the tree: once
     return calls
 
 

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable
 
 from agent_core.report.facts import Facts
+from agent_core.report.path_index import index_of
 from agent_core.sources.languages import is_vendored
 
 CONVENTION_DIRS = frozenset({"buildsrc", "build-logic", "build-conventions", "gradle-plugins"})
@@ -32,7 +33,12 @@ def convention_sources(paths: Iterable[str]) -> list[str]:
 
 def conventions_unread(facts: Facts) -> bool:
     """Whether convention plugins exist that were not all read: of the whole tree, its sources; of a
-    folder's run, what it saw at the root (a ``buildSrc/`` nobody fetched is unread)."""
+    folder's run, what it saw at the root (a ``buildSrc/`` nobody fetched is unread). Once per Facts:
+    every dependency and framework claim asks."""
+    return index_of(facts).derived("conventions_unread", lambda: _unread(facts))  # type: ignore[return-value]
+
+
+def _unread(facts: Facts) -> bool:
     evidence = facts.evidence
     files = evidence.files
     if not evidence.root:

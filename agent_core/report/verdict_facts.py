@@ -12,6 +12,7 @@ from datetime import datetime
 from agent_core.report.claim_names import Found
 from agent_core.report.facts import Facts
 from agent_core.report.licensing import project_license
+from agent_core.report.path_index import index_of
 from agent_core.report.phrases import parse_date
 from agent_core.report.verdicts import Outcome
 from agent_core.sources.languages import is_vendored
@@ -182,7 +183,11 @@ def version(found: Found, facts: Facts) -> Outcome:
 def _vendored_folder(facts: Facts) -> bool:
     """A folder's run on code the repository vendors (fmt's ``test/gtest``: googletest, BSD-3)."""
     root = facts.evidence.root  # Linguist's rules read from the repository's root (`test/gtest/`)
-    return bool(root) and bool(facts.paths) and all(is_vendored(f"{root}/{p}") for p in facts.paths)
+    if not root or not facts.paths:
+        return False
+    return index_of(facts).derived(  # type: ignore[return-value]
+        "vendored_folder", lambda: all(is_vendored(f"{root}/{p}") for p in facts.paths)
+    )
 
 
 def _by_headers(found: Found, facts: Facts) -> Outcome:

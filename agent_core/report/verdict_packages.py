@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 from typing import TypeVar
 
-from agent_core.repomodel.packages import manifest_kind
+from agent_core.repomodel.packages import ManifestKind, manifest_kind
 from agent_core.report import verdicts
 from agent_core.report.claim_names import Found
 from agent_core.report.facts import Facts
@@ -324,19 +324,28 @@ def _ecosystem_read(claimed: Framework, facts: Facts) -> bool:
         return True
     if not evidence.ancestors_listed or any(t.truncated for t in evidence.subtrees.values()):
         return False
-    elsewhere = [
-        posixpath.relpath(e.path, evidence.root)
-        for tree in evidence.subtrees.values()
-        for e in tree.entries
-        if e.type != "dir" and not is_vendored(e.path)
-    ]
-    return all(
-        p in parsed
-        for p in [*evidence.parent_manifests, *elsewhere]
-        if (kind := manifest_kind(p.rsplit("/", 1)[-1])) is not None
-        and kind.parsed
-        and kind.ecosystem in kinds
+    above = [(p, kind.ecosystem) for p in evidence.parent_manifests if (kind := _parsed_kind(p)) is not None]
+    elsewhere: list[tuple[str, str]] = index_of(facts).derived(  # type: ignore[assignment]
+        "manifests_elsewhere", lambda: _manifests_elsewhere(facts)
     )
+    return all(p in parsed for p, ecosystem in [*above, *elsewhere] if ecosystem in kinds)
+
+
+def _parsed_kind(path: str) -> ManifestKind | None:
+    kind = manifest_kind(path.rsplit("/", 1)[-1])
+    return kind if kind is not None and kind.parsed else None
+
+
+def _manifests_elsewhere(facts: Facts) -> list[tuple[str, str]]:
+    """The parsed manifests of the trees a folder's run fetched beside its own, from the folder, with
+    their ecosystem (vendored ones left out), once per Facts."""
+    root = facts.evidence.root
+    return [
+        (posixpath.relpath(e.path, root), kind.ecosystem)
+        for tree in facts.evidence.subtrees.values()
+        for e in tree.entries
+        if e.type != "dir" and (kind := _parsed_kind(e.path)) is not None and not is_vendored(e.path)
+    ]
 
 
 def _manifests_of(facts: Facts, kinds: set[str]) -> Iterable[str]:
