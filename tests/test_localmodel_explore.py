@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from agent_core import events as ev
 from agent_core.agent.brief import suggested_reads
 from agent_core.agent.draft_review import review
+from agent_core.agent.progress import ReportStart
 from agent_core.llm.content_calls import calls_in_content
 from agent_core.repo import RepoRef
 from agent_core.report.facts import build_facts, gather
@@ -25,6 +27,7 @@ from agent_core.tools.results import ToolResult
 from agent_core.words import t, words_for
 from testing.analysis import make_settings, run_once
 from testing.emulator.github import GitHubEmulator
+from testing.emulator.gitrepo import make_repo
 from testing.emulator.model_server import JSONDict, ScriptedModelServer, Turn
 
 REPORT = (
@@ -203,3 +206,90 @@ def test_a_tool_named_in_words_is_the_tool() -> None:
     (found,) = calls_in_content(reply, TOOL_NAMES)
     assert found.tool == "read_file"
     assert calls_in_content('{"name": "Read Everything", "arguments": {}}', TOOL_NAMES) == []
+
+
+# -- time earned: a local model's report begins within a minute -------------------------------------
+
+BIG = "".join(f"def step_{i}(x):\n    return x + {i}\n\n" for i in range(2000))  # ~70,000 characters
+
+
+def _measured(turn: Turn) -> Turn:
+    """``turn`` with the server's prompt progress: 3,000 fresh tokens in 75 s, 40 tokens/s."""
+    return replace(turn, prompt_progress=((0, 3000, 0), (3000, 3000, 75_000)), usage=(3000, 20))
+
+
+async def test_a_local_models_reads_are_cut_to_its_share_of_the_minute(tmp_path: Path) -> None:
+    """At 40 prompt tokens/s a 70,000-character file is 30 minutes of reading for the real 1.5B on two
+    cores: each observation it asked for gets its share of the time left before its report is due (at
+    most 15 s of reading: 600 tokens), said so in the observation; the trace keeps the whole result."""
+    repo = make_repo(tmp_path / "big", {"README.md": "# big\n\nSteps.\n", "src/steps.py": BIG})
+    steps = {"owner": "acme", "repo": "big", "path": "src/steps.py"}
+    readme = {**steps, "path": "README.md"}
+    turns = [
+        _measured(Turn.calls(("read_file", steps))),
+        Turn.calls(("read_file", readme)),
+        Turn.final(REPORT),
+    ]
+    with GitHubEmulator() as emu, ScriptedModelServer(turns) as server:  # on loopback: a local endpoint
+        emu.add_repo("acme/big", repo)
+        run = await run_once(make_settings(emu, tmp_path, server, prefetch=False), target="acme/big")
+        server.assert_exhausted()
+        seen = [m for m in server.chat_requests[1].messages if m["role"] == "tool"]
+    (observation,) = seen
+    assert (
+        len(observation["content"]) <= 600 * 3 + 100
+        and "observation cut for the model" in observation["content"]
+    )
+    assert "def step_0(x)" in observation["content"]  # the file's head
+    finished = next(e for e in run.of(ev.ToolCallFinished) if e.tool == "read_file")
+    assert finished.ok and "more characters" in finished.preview  # the page shows its own preview
+    assert run.finished.writer == "model"
+
+
+async def test_a_report_begun_before_the_reads_is_stopped_at_its_heading(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """The real 1.5B read one file, then wrote a whole draft (380 tokens, 78 s on two cores) only to have
+    it sent back for reads: a local model's report begun before its reads are in is stopped at its first
+    heading, and it is asked for the reads at once."""
+    core = {"owner": "acme", "repo": "widgets", "path": "src/pkg/core.py"}
+    test = {**core, "path": "tests/test_core.py"}
+    long_draft = "# acme/widgets\n\n" + "The words are counted, one by one, with care. " * 200
+    turns = [
+        Turn.calls(("read_file", core)),
+        Turn.final(long_draft, chunk_size=4),
+        Turn.calls(("read_file", test)),
+        Turn.final(REPORT),
+    ]
+    with ScriptedModelServer(turns) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server, prefetch=True))
+        server.assert_exhausted()
+        sent = server.chat_requests[2].messages
+    second = sorted({e.turn for e in run.of(ev.TextDelta)})[0]
+    written = "".join(e.text for e in run.of(ev.TextDelta) if e.turn == second)
+    assert written.startswith("# ") and len(written) < 40  # stopped at the heading, not 9,000 characters
+    assert any("stopped it at its first heading" in n.message for n in run.of(ev.Notice))
+    (reviewed,) = run.of(ev.DraftReviewed)
+    assert reviewed.outcome == "read_first" and reviewed.problems == ("few_reads",)
+    assert not any("one by one" in str(m.get("content")) for m in sent)  # the cut draft is not sent back
+    assert run.finished.writer == "model" and run.finished.report == REPORT.strip()
+
+
+def test_a_report_starts_at_a_heading_not_at_a_call() -> None:
+    def first_cut(pieces: list[str]) -> int | None:
+        start = ReportStart()
+        return next((i for i, piece in enumerate(pieces) if start(piece)), None)
+
+    assert first_cut(["I will read it.\n", "#", "# Over", "view"]) == 2
+    assert first_cut(['```json\n{"name": "read_file"}\n```\n', "# Overview"]) is None  # a call first
+    assert first_cut(["#include <x>\n", "a # b"]) is None  # a C include, a hash mid-line
+    assert first_cut(["####### seven"]) is None
+
+
+async def test_a_local_model_is_stopped_before_a_tool_response_it_would_invent(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    with ScriptedModelServer([Turn.final(REPORT)]) as server:
+        await run_once(make_settings(emulator, tmp_path, server))
+        body = server.chat_requests[0].body or {}
+    assert body.get("stop") == ["<tool_response>"]  # a server of the user's own (on loopback)

@@ -26,6 +26,7 @@ from agent_core.agent.context import Conversation
 from agent_core.agent.flow import Result
 from agent_core.agent.model_run import model_run
 from agent_core.agent.model_turn import ModelDriver
+from agent_core.agent.pace import MIN_LOCAL_READS
 from agent_core.agent.planner_run import planner_run
 from agent_core.agent.prefetch import gather_basics
 from agent_core.agent.prompts import detect_language, system_prompt, task_message, worked_example
@@ -165,7 +166,8 @@ class Analysis:
         task, sized for the first request to be read within a minute at the endpoint's speed
         (:mod:`~agent_core.agent.pace`). The trace says what a slow endpoint's brief left out."""
         before = [*self.parts.conversation.messages, *opening]
-        size = driver.pace.brief_size(budget=driver.budget(), fixed=driver.estimate(before))
+        reads = MIN_LOCAL_READS if driver.local else 0  # the time of the reads its draft needs
+        size = driver.pace.brief_size(budget=driver.budget(), fixed=driver.estimate(before), reads=reads)
         async for item in run.step_through(gather_basics(run, brief_tokens=size.tokens)):
             if not isinstance(item, Result):
                 yield item

@@ -26,6 +26,7 @@ report with no read of the model's own is asked once for reads.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from agent_core import events as ev
@@ -42,19 +43,18 @@ from agent_core.agent.endings import (
 )
 from agent_core.agent.flow import Flow, Result, Step, events_only
 from agent_core.agent.model_turn import ModelDriver, TurnOutcome
+from agent_core.agent.pace import CHARS_PER_TOKEN, MIN_LOCAL_READS
 from agent_core.agent.planner import call_key
 from agent_core.agent.planner_run import planner_turns
 from agent_core.agent.prompts import report_request, use_tools_request
 from agent_core.agent.replies import native_step, react_step
-from agent_core.agent.run import Run
+from agent_core.agent.run import Feed, Run
 from agent_core.llm import ModelTurn, ReactFormatError, parse_react
 from agent_core.offload import off_loop
 from agent_core.report.diagram import Graph
+from agent_core.tool_call import ToolCallRequest
 from agent_core.words import said, say, words_for
 
-MIN_LOCAL_READS = 2
-"""Files a local model reads itself before its draft is taken (asked once): the real 1.5B read one source
-file and wrote of the tests and the CI."""
 MAX_REPEATS = 3
 """Turns in a row of calls already made (the 0.5B wrote the same call as text 12 turns running) before
 exploration stops and the report is asked for."""
@@ -128,7 +128,8 @@ async def _explore(run: Run, driver: ModelDriver, after: _After) -> Step[_After]
     (:func:`~agent_core.agent.draft_review.judge`: sent back once, taken, or replaced)."""
     nudged = after.nudged
     outcome = TurnOutcome(turn=None, error=None)
-    async for item in driver.turn(run, tools=not driver.text_mode):
+    early = _reads_due_first(run, driver, after)
+    async for item in driver.turn(run, tools=not driver.text_mode, early_draft=early):
         if isinstance(item, Result):
             outcome = item.value
         else:
@@ -137,20 +138,13 @@ async def _explore(run: Run, driver: ModelDriver, after: _After) -> Step[_After]
         yield Result(value=replace(_stopped(run, driver, outcome, nudged=nudged), own_calls=after.own_calls))
         return
     reply = (react_step if driver.text_mode else native_step)(run, outcome.turn)
-    if reply.notice:
-        yield ev.Notice(t=run.t(), level="info", message=reply.notice)
+    early_said = said("notice_draft_before_reads") if outcome.turn.finish_reason == "cut" else None
+    notices = [(say(early_said, "en"), (early_said,))] if early_said else []
+    for message, words in [*notices, *([(reply.notice, ())] if reply.notice else [])]:
+        yield ev.Notice(t=run.t(), level="info", message=message, said=words)
     if reply.calls:
-        made = {call_key(r.tool, r.arguments) for r in run.state.all_results}
-        fresh = sum(call_key(c.tool, c.args) not in made for c in reply.calls)
-        async for event in events_only(
-            run.tool_turn(reply.calls, feed="text" if driver.text_mode else "native", dropped=reply.dropped)
-        ):
-            yield event
-        repeats = 0 if fresh else after.repeats + 1
-        stop = words_for(run.language)("model_reason_repeats") if repeats >= MAX_REPEATS else None
-        yield Result(
-            value=replace(after, own_calls=after.own_calls + fresh, repeats=repeats, stop_reason=stop)
-        )
+        async for step in _run_calls(run, driver, after, reply.calls, dropped=reply.dropped):
+            yield step
     elif reply.report is None:
         yield Result(value=after)  # an unreadable reply: the model was told why
     elif gathered_anything(run):
@@ -164,6 +158,23 @@ async def _explore(run: Run, driver: ModelDriver, after: _After) -> Step[_After]
     else:
         yield _ask_to_use_tools(run)
         yield Result(value=replace(after, nudged=True))
+
+
+async def _run_calls(
+    run: Run, driver: ModelDriver, after: _After, calls: Sequence[ToolCallRequest], *, dropped: int
+) -> Step[_After]:
+    """The tool calls the model asked for, run; a local model's observations cut to its time
+    (:func:`_observation_chars`); turns of repeats counted (:data:`MAX_REPEATS` stop exploring)."""
+    made = {call_key(r.tool, r.arguments) for r in run.state.all_results}
+    fresh = sum(call_key(c.tool, c.args) not in made for c in calls)
+    due = max(0, _min_reads(run, driver) - after.own_calls - fresh) if driver.local else 0
+    chars = _observation_chars(run, driver, calls=len(calls), due_after=due)
+    feed: Feed = "text" if driver.text_mode else "native"
+    async for event in events_only(run.tool_turn(calls, feed=feed, dropped=dropped, observation_chars=chars)):
+        yield event
+    repeats = 0 if fresh else after.repeats + 1
+    stop = words_for(run.language)("model_reason_repeats") if repeats >= MAX_REPEATS else None
+    yield Result(value=replace(after, own_calls=after.own_calls + fresh, repeats=repeats, stop_reason=stop))
 
 
 async def _judged(run: Run, driver: ModelDriver, after: _After, draft: str, *, cut: bool) -> Step[_After]:
@@ -199,6 +210,31 @@ def _min_reads(run: Run, driver: ModelDriver) -> int:
     model after the brief (the prefetch's calls are ``basics-``: agent.prefetch), else one."""
     briefed = any(r.call_id.startswith("basics-") for r in run.state.all_results)
     return MIN_LOCAL_READS if driver.local and briefed else 1
+
+
+def _reads_due_first(run: Run, driver: ModelDriver, after: _After) -> bool:
+    """Whether a report the local model begins now would be sent back for its reads (the draft review's
+    rule, :func:`~agent_core.agent.draft_review.judge`): then it is stopped at its first heading, not
+    written whole first (the real 1.5B, after one read, wrote 380 tokens, 78 s on two cores, to have them
+    set aside). Not before its first call: a draft with no read at all is judged whole (an echo, a report
+    from memory), to be told what it is."""
+    return (
+        driver.local
+        and not run.follow_up
+        and not after.drafts.asked_to_read
+        and 0 < after.own_calls < _min_reads(run, driver)
+        and run.calls_left() > 0
+    )
+
+
+def _observation_chars(run: Run, driver: ModelDriver, *, calls: int, due_after: int) -> int | None:
+    """What each observation of a local model's turn may hold, in characters: its share of the time left
+    before the report's first word is due (:meth:`~agent_core.agent.pace.Pace.read_tokens`); None for
+    any other endpoint (the run's setting decides)."""
+    if not driver.local:
+        return None
+    tokens = driver.pace.read_tokens(elapsed=run.t(), calls=calls, due_after=due_after)
+    return None if tokens is None else int(tokens * CHARS_PER_TOKEN)
 
 
 def _stopped(run: Run, driver: ModelDriver, outcome: TurnOutcome, *, nudged: bool) -> _After:

@@ -32,7 +32,7 @@ from agent_core import events as ev
 from agent_core.agent.accounting import Added
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.pace import Pace, PromptSpeeds, fitting_budget, measured_speed
-from agent_core.agent.progress import TurnWatch
+from agent_core.agent.progress import ReportStart, TurnWatch
 from agent_core.agent.prompts import worked_example
 from agent_core.agent.run import Run
 from agent_core.agent.turn_words import cut_reason, partial_reason
@@ -72,6 +72,9 @@ def model_breaker(base_url: str | None) -> BreakerName:
 
 TEXT_STOP = ("Observation:",)
 """The text protocol's reply ends before an observation: the model must not write one itself."""
+LOCAL_STOP = ("<tool_response>",)
+"""A local model's reply ends before a tool's result it would invent (the real 1.5B wrote 700 tokens of a
+file it had not been shown, after its call, until its token limit: three minutes on two cores)."""
 _RETRY_SQUEEZE = 0.8  # after an overflow the budget shrinks to this share of what seemed to fit
 
 
@@ -192,16 +195,18 @@ class ModelDriver:
         """Whether the model's breaker lets a call through now (or soon)."""
         return run.parts.breakers.get(self.breaker).snapshot().state != "open"
 
-    async def turn(self, run: Run, *, tools: bool) -> Step[TurnOutcome]:
+    async def turn(self, run: Run, *, tools: bool, early_draft: bool = False) -> Step[TurnOutcome]:
         """One streamed turn, retried once when the stream breaks off or comes back empty, and once
-        after a context overflow (compacted to fit first)."""
+        after a context overflow (compacted to fit first). ``early_draft``: a report the model begins
+        (a Markdown heading before any call) is stopped there, its reads being due first; the turn ends
+        with what it wrote and the finish reason ``"cut"``."""
         turn_no = run.next_turn()
         clock = run.parts.clock
         yield ev.TurnStarted(t=run.t(), turn=turn_no)
         started = clock.monotonic()
         outcome = TurnOutcome(turn=None, error=None)
         for attempt in (1, 2):
-            async for item in self._attempt(run, turn_no, tools=tools):
+            async for item in self._attempt(run, turn_no, tools=tools, early_draft=early_draft):
                 if isinstance(item, Result):
                     outcome = item.value
                 else:
@@ -217,7 +222,9 @@ class ModelDriver:
             yield Added(usage=turn.usage)
             counted = estimate_messages(run.parts.conversation.messages[: self._sent]) + self._tools_tokens()
             self._anchor = (self._sent, turn.usage.prompt_tokens - counted)
-            self.pace.learn(measured_speed(turn.usage, outcome.prompt_speed, outcome.first_token_s))
+            cut = turn.finish_reason == "cut"  # its usage estimated: only the server's progress measures
+            speed = measured_speed(turn.usage, outcome.prompt_speed, outcome.first_token_s)
+            self.pace.learn(outcome.prompt_speed if cut else speed)
         if outcome.error is not None:
             yield Added(degraded=(f"model failed: {outcome.error}",))
             yield _notice(run, f"Model turn failed: {outcome.error}")
@@ -238,10 +245,10 @@ class ModelDriver:
         )
         yield Result(value=outcome)
 
-    async def _attempt(self, run: Run, turn_no: int, *, tools: bool) -> Step[TurnOutcome]:
+    async def _attempt(self, run: Run, turn_no: int, *, tools: bool, early_draft: bool) -> Step[TurnOutcome]:
         """One try at the turn; an endpoint that rejects tools gets it again in the text protocol."""
         outcome = TurnOutcome(turn=None, error=None)
-        async for item in self._stream_once(run, turn_no, tools=tools):
+        async for item in self._stream_once(run, turn_no, tools=tools, early_draft=early_draft):
             if isinstance(item, Result):
                 outcome = item.value
             else:
@@ -253,7 +260,7 @@ class ModelDriver:
                 "The model endpoint does not support native tool calling; switched to the text ReAct "
                 "protocol (Thought / Action / Action Input / Final).",
             )
-            async for item in self._stream_once(run, turn_no, tools=False):
+            async for item in self._stream_once(run, turn_no, tools=False, early_draft=early_draft):
                 yield item
             return
         yield Result(value=outcome)
@@ -283,7 +290,9 @@ class ModelDriver:
             "observations to fit and trying once more."
         )
 
-    async def _stream_once(self, run: Run, turn_no: int, *, tools: bool) -> Step[TurnOutcome]:
+    async def _stream_once(
+        self, run: Run, turn_no: int, *, tools: bool, early_draft: bool
+    ) -> Step[TurnOutcome]:
         conversation = run.parts.conversation
         conversation.compact(budget=self.budget(), estimate=self.estimate)
         self._sent = len(conversation.messages)
@@ -295,12 +304,18 @@ class ModelDriver:
             return
         outcome, failure = Outcome.IGNORED, None
         turn: ModelTurn | None = None
-        watch = TurnWatch(run, turn_no, prompt_tokens=self.estimate(conversation.messages), pace=self.pace)
+        watch = TurnWatch(
+            run,
+            turn_no,
+            prompt_tokens=self.estimate(conversation.messages),
+            pace=self.pace,
+            cut=ReportStart() if early_draft else None,
+        )
         try:
             stream = self.model.stream_turn(
                 conversation.messages,
                 tools=self.prefix_tools(),
-                stop=TEXT_STOP if self.text_mode else None,
+                stop=TEXT_STOP if self.text_mode else LOCAL_STOP if self.local else None,
                 tool_choice="auto" if tools else "none",
             )
             async for item in watch.read(stream):

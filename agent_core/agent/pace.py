@@ -3,7 +3,12 @@
 A 1.5B model on two CPU cores reads about 40 prompt tokens a second: a 5,000-token first request keeps
 its user two minutes without a word. So the brief (the evidence gathered before the first turn) is sized
 for the whole first request (system prompt, tool list, task and brief) to be read within
-:data:`FIRST_TOKEN_WITHIN_S` at the endpoint's speed, and never beyond a third of the window:
+:data:`FIRST_TOKEN_WITHIN_S` at the endpoint's speed, and never beyond a third of the window. A local
+model that must read files of its own before its report (:data:`MIN_LOCAL_READS`) has the same minute
+for all of it, so that its report's first word comes within :data:`FIRST_TOKEN_WITHIN_S`: half of the
+time (after its calls are written, :data:`CALL_WRITING_S` each) for the first request, half for what it
+reads; each observation it gets is cut to its share of the time then left (:meth:`Pace.read_tokens`),
+never more than :data:`READ_WITHIN_S` of reading, never under :data:`MIN_READ_TOKENS`. The speed is:
 
 - measured: llama.cpp's own ``timings.prompt_per_second``, else its prompt progress, else the prompt
   tokens a turn read fresh over the time to its first token; remembered per endpoint for the process
@@ -25,6 +30,17 @@ MIN_FRESH_TOKENS = 256
 """Fewer prompt tokens read fresh (not from the server's cache) measure a request's overhead, not a speed."""
 MIN_BRIEF_TOKENS = 400
 """The brief's floor, whatever the speed: the repository's summary, and a little of its README."""
+CHARS_PER_TOKEN = 3.0
+"""Characters per token of what the model reads (the brief, observations): ~3.3 for English and code."""
+MIN_LOCAL_READS = 2
+"""Files a local model reads itself before its draft is taken (asked once): the real 1.5B read one source
+file and wrote of the tests and the CI."""
+CALL_WRITING_S = 5.0
+"""A tool call a small local model writes (about 50 tokens of JSON at about 10 tokens/s on two cores)."""
+READ_WITHIN_S = 15.0
+"""The most reading one observation may cost a local model (at its prompt speed)."""
+MIN_READ_TOKENS = 300
+"""An observation's floor for a local model, whatever the time: a file's head is worth reading."""
 _MARGIN = 0.05  # of the window: estimates are estimates
 
 
@@ -86,11 +102,12 @@ class Pace:
         self._speeds = speeds or PromptSpeeds()
         self._endpoint = f"{config.base_url} {config.model}" if config is not None else ""
         self._assumed = config.prompt_speed if config is not None else None
+        self._local = config is not None and config.local
 
     @property
     def local(self) -> bool:
-        """A server on the user's own CPU (its preset assumes a slow prompt speed): a small model."""
-        return self._assumed is not None
+        """A server of the user's own (a local preset, an address nearby, or /v1/models says so)."""
+        return self._local or self._assumed is not None
 
     def speed(self) -> tuple[float | None, bool]:
         """(prompt tokens/s, whether measured); (None, False) when neither measured nor assumed."""
@@ -101,11 +118,27 @@ class Pace:
         if tokens_per_s is not None and tokens_per_s > 0:
             self._speeds.learn(self._endpoint, tokens_per_s)
 
-    def brief_size(self, *, budget: int, fixed: int) -> BriefSize:
-        """The brief for a first request whose other parts take ``fixed`` tokens, in a ``budget``."""
+    def brief_size(self, *, budget: int, fixed: int, reads: int = 0) -> BriefSize:
+        """The brief for a first request whose other parts take ``fixed`` tokens, in a ``budget``;
+        ``reads``: the files the model must read itself before its report (its time shared with them)."""
         by_window = budget // 3
         speed, measured = self.speed()
         tokens = by_window
         if speed is not None:
-            tokens = min(by_window, max(MIN_BRIEF_TOKENS, int(speed * FIRST_TOKEN_WITHIN_S) - fixed))
+            seconds = FIRST_TOKEN_WITHIN_S - reads * CALL_WRITING_S
+            seconds = seconds / 2 if reads else seconds
+            tokens = min(by_window, max(MIN_BRIEF_TOKENS, int(speed * seconds) - fixed))
         return BriefSize(tokens=tokens, by_window=by_window, fixed=fixed, speed=speed, measured=measured)
+
+    def read_tokens(self, *, elapsed: float, calls: int, due_after: int) -> int | None:
+        """Prompt tokens each of a turn's ``calls`` observations may take for a local model (None: any
+        other endpoint, the window alone decides): their share of the time left, ``elapsed`` seconds into
+        the run, before its report's first word is due, with ``due_after`` reads still to come (one more
+        turn of calls to write); at most :data:`READ_WITHIN_S` of reading each, at least
+        :data:`MIN_READ_TOKENS`."""
+        speed, _ = self.speed()
+        if not self.local or speed is None or calls < 1:
+            return None
+        left = FIRST_TOKEN_WITHIN_S - elapsed - (CALL_WRITING_S if due_after else 0.0)
+        seconds = min(READ_WITHIN_S, left / (calls + due_after))
+        return max(MIN_READ_TOKENS, int(speed * seconds))

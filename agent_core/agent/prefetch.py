@@ -25,6 +25,7 @@ from agent_core.agent.accounting import Added
 from agent_core.agent.brief import Brief, brief_of
 from agent_core.agent.flow import Flow, Result, Step, events_only
 from agent_core.agent.folder_plan import main_modules
+from agent_core.agent.pace import CHARS_PER_TOKEN
 from agent_core.agent.planner import basic_reads
 from agent_core.agent.run import Run
 from agent_core.offload import off_loop
@@ -34,8 +35,6 @@ from agent_core.tool_call import ToolCallRequest
 from agent_core.tools.observe import notable_role
 from agent_core.tools.registry import GET_FILE_TREE, LIST_DIRECTORY, READ_FILE, overview_calls
 from agent_core.words import Said, said, say
-
-_CHARS_PER_TOKEN = 3.0  # the brief's size is set in characters; ~3.3 per token for English and code
 
 
 async def gather_basics(run: Run, *, brief_tokens: int) -> Step[Brief]:
@@ -65,7 +64,7 @@ async def gather_basics(run: Run, *, brief_tokens: int) -> Step[Brief]:
         files = sorted({str(c.args["path"]) for c in reads})
         async for event in evidence_turn(run, reads, said("prefetch_basics", files=files)):
             yield event
-    budget_chars = int(brief_tokens * _CHARS_PER_TOKEN)
+    budget_chars = int(brief_tokens * CHARS_PER_TOKEN)  # its size is set in characters
     yield Result(value=await off_loop(brief_of, scope, tuple(run.results()), max_chars=budget_chars))
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
@@ -87,12 +87,49 @@ class Speed:
     prompt_tokens_per_s: float
 
 
+class ReportStart:
+    """Whether the answer streamed so far has begun a report: a Markdown heading (``#`` to ``######`` and a
+    space) at a line's start, before any ``{`` (a tool call written as text, fenced or not). Fed the
+    answer's pieces as they come; each character is looked at once."""
+
+    def __init__(self) -> None:
+        self._line_start = True
+        self._hashes = 0
+        self._call = False
+
+    def __call__(self, text: str) -> bool:
+        for char in text:
+            if self._call:
+                return False
+            if char == "{":
+                self._call = True
+            elif char == "\n":
+                self._line_start, self._hashes = True, 0
+            elif self._line_start and char == "#" and self._hashes < 6:
+                self._hashes += 1
+            elif self._line_start and char == " " and self._hashes:
+                return True
+            else:
+                self._line_start, self._hashes = False, 0
+        return False
+
+
 class TurnWatch:
     """One turn's progress (see the module docstring)."""
 
-    def __init__(self, run: Run, turn: int, *, prompt_tokens: int = 0, pace: Pace | None = None) -> None:
+    def __init__(
+        self,
+        run: Run,
+        turn: int,
+        *,
+        prompt_tokens: int = 0,
+        pace: Pace | None = None,
+        cut: Callable[[str], bool] | None = None,
+    ) -> None:
         """``prompt_tokens``: our estimate of the request (the server's count replaces it when it reports
-        progress); ``pace``: the endpoint's prompt speed, measured on an earlier request or its preset's."""
+        progress); ``pace``: the endpoint's prompt speed, measured on an earlier request or its preset's;
+        ``cut``: fed the answer's pieces, True when the turn should stop there (:class:`ReportStart`)."""
+        self._cut = cut
         self._run = run
         self._prompt_tokens = prompt_tokens
         self._assumed_speed = pace.speed()[0] if pace is not None else None
@@ -148,6 +185,9 @@ class TurnWatch:
                     turn = part.turn
                 elif (event := self.event(part)) is not None:
                     yield event
+                    if self._cut is not None and isinstance(part, ContentDelta) and self._cut(part.text):
+                        turn = self.cut()
+                        break  # the stream is closed on the way out: the server stops writing
                 if turn is None and run.time_limit_reached() is not None:
                     raise TimeoutError  # the run's time is up: stop the model where it is
         yield Result(value=turn)
@@ -200,6 +240,12 @@ class TurnWatch:
         """What this turn has cost so far, for a turn cut before its usage chunk: the prompt as the server
         counted it (its progress), else as estimated; what the model wrote, estimated piece by piece."""
         return cut_usage(prompt_tokens=self.prompt_total or self._prompt_tokens, written=self.written)
+
+    def cut(self) -> ModelTurn:
+        """The turn stopped where :attr:`_cut` said: what it wrote, its cost estimated."""
+        return ModelTurn(
+            content="".join(self._text), reasoning="", tool_calls=(), finish_reason="cut", usage=self.spent()
+        )
 
     def partial(self, usage: Usage | None = None) -> ModelTurn | None:
         """The answer text that arrived, as a turn stopped early; None when there is too little of it or

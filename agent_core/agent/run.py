@@ -161,14 +161,22 @@ class Run:
         return max(0, self.parts.limits.max_tool_calls - len(self.results()))
 
     async def tool_turn(
-        self, calls: Sequence[ToolCallRequest], *, feed: Feed, dropped: int = 0, allowance: int = 0
+        self,
+        calls: Sequence[ToolCallRequest],
+        *,
+        feed: Feed,
+        dropped: int = 0,
+        allowance: int = 0,
+        observation_chars: int | None = None,
     ) -> Step[list[ToolResult]]:
         """Run the calls of a turn (concurrently unless configured otherwise), streaming their events;
         the observations go back into the conversation in call order. The result: the calls' results
         (calls over the tool-call limit are skipped, and told so ONCE: one observation and one notice
         however many were asked, ``dropped`` of them already left out of the conversation by the reply's
         reader, :func:`agent_core.agent.replies.native_step`). ``allowance``: calls the app makes beyond
-        the model's limit (the claim check's reads, :mod:`~agent_core.agent.check_reads`)."""
+        the model's limit (the claim check's reads, :mod:`~agent_core.agent.check_reads`).
+        ``observation_chars``: what each observation may hold for the model when less than the run's
+        setting (a local model's share of its time, :meth:`~agent_core.agent.pace.Pace.read_tokens`)."""
         parts = self.parts
         budget = self.calls_left() + allowance
         runnable, skipped = list(calls[:budget]), list(calls[budget:])
@@ -180,7 +188,7 @@ class Run:
             else:
                 yield item
         for call, result in zip(runnable, results, strict=True):
-            self._observe(call, self._for_model(result, feed, results), feed)
+            self._observe(call, self._for_model(result, feed, results, observation_chars), feed)
         if skipped:  # one observation for all of them (the reply's reader kept one call to carry it)
             not_run = len(skipped) + dropped
             refusal = {
@@ -205,7 +213,9 @@ class Run:
         yield Added(results=tuple(results))
         yield Result(value=results)
 
-    def _for_model(self, result: ToolResult, feed: Feed, turn: Sequence[ToolResult]) -> str:
+    def _for_model(
+        self, result: ToolResult, feed: Feed, turn: Sequence[ToolResult], chars: int | None = None
+    ) -> str:
         """The observation as the model reads it: cut to size, or, for a repeat of a call whose result the
         model still has in its conversation, a short reference instead of the same text again."""
         if result.memo and feed == "native":
@@ -218,7 +228,8 @@ class Run:
                         "note": f"identical to tool call {shown} above; use that result",
                     }
                 )
-        return cut_for_model(result.observation, self.parts.limits.observation_max_chars)
+        limit = self.parts.limits.observation_max_chars
+        return cut_for_model(result.observation, limit if chars is None else min(chars, limit))
 
     def _shown_earlier(self, repeat: ToolResult, turn: Sequence[ToolResult]) -> str | None:
         """The call id of the original of ``repeat`` when its result is still in the conversation, whole."""
