@@ -36,6 +36,7 @@ import logging
 import os
 import re
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -362,7 +363,9 @@ def endpoint(config: BenchConfig) -> Iterator[LocalModel]:
             turn_timeout=900.0,
         )
         return
-    with local_model(config.llm_size, max_tokens=config.llm_max_tokens) as model:
+    window = int(os.environ.get("BENCH_LLM_CTX", "8192"))  # 4096: a server with a small window
+    log = Path(os.environ.get("BENCH_REPORTS", tempfile.gettempdir())) / f"llama-{config.llm_size}.log"
+    with local_model(config.llm_size, n_ctx=window, max_tokens=config.llm_max_tokens, log=log) as model:
         yield model
 
 

@@ -57,19 +57,22 @@ def local_model(
     max_tokens: int = 768,
     ready_within: float = 300.0,
     threads: int | None = None,
+    log: Path | None = None,
 ) -> Iterator[LocalModel]:
     """llama.cpp's server for the model of ``size`` on a free port; ``threads`` (else ``N_THREADS``, else
-    2) computing threads."""
+    2) computing threads; ``log``: a file for the server's output (else it is dropped), to tell why a
+    server stopped answering."""
     python, model = install(size)
     port = _free_port()
     env = {**os.environ, "N_CTX": str(n_ctx)}
     if threads is not None:
         env["N_THREADS"] = str(threads)
+    out = log.open("ab") if log is not None else subprocess.DEVNULL
     server = subprocess.Popen(
         [str(python), str(SCRIPTS / "serve.py"), str(model), str(port)],
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=out,
+        stderr=subprocess.STDOUT if log is not None else subprocess.DEVNULL,
         start_new_session=True,
     )
     try:
@@ -81,6 +84,8 @@ def local_model(
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
+        if log is not None and not isinstance(out, int):
+            out.close()
 
 
 def _wait_ready(base_url: str, server: subprocess.Popen[bytes], within: float) -> None:

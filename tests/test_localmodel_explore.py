@@ -17,7 +17,7 @@ from pathlib import Path
 from agent_core import events as ev
 from agent_core.agent.brief import suggested_reads
 from agent_core.agent.draft_review import review
-from agent_core.agent.progress import ReportStart
+from agent_core.agent.progress import StreamCut
 from agent_core.llm.content_calls import calls_in_content
 from agent_core.repo import RepoRef
 from agent_core.report.facts import build_facts, gather
@@ -275,15 +275,72 @@ async def test_a_report_begun_before_the_reads_is_stopped_at_its_heading(
     assert run.finished.writer == "model" and run.finished.report == REPORT.strip()
 
 
-def test_a_report_starts_at_a_heading_not_at_a_call() -> None:
-    def first_cut(pieces: list[str]) -> int | None:
-        start = ReportStart()
-        return next((i for i, piece in enumerate(pieces) if start(piece)), None)
+def test_a_report_starts_at_a_heading_not_at_a_call_and_calls_are_counted_whole() -> None:
+    def first_cut(pieces: list[str], **rules: object) -> tuple[int, str] | None:
+        cut = StreamCut(**rules)  # type: ignore[arg-type]
+        return next(((i, r) for i, piece in enumerate(pieces) if (r := cut(piece)) is not None), None)
 
-    assert first_cut(["I will read it.\n", "#", "# Over", "view"]) == 2
+    assert first_cut(["I will read it.\n", "#", "# Over", "view"]) == (2, "cut_report")
     assert first_cut(['```json\n{"name": "read_file"}\n```\n', "# Overview"]) is None  # a call first
     assert first_cut(["#include <x>\n", "a # b"]) is None  # a C include, a hash mid-line
     assert first_cut(["####### seven"]) is None
+    assert first_cut(["# Overview"], report=False) is None
+    call = '{"name": "read_file", "arguments": {"path": "a}{\\"b.py"}}'  # braces and a quote in a string
+    assert first_cut([call[:20], call[20:], "\n", call], calls=2) == (3, "cut_calls")
+    assert first_cut([call, "\n", call[:-1]], calls=2) is None  # the second call is not complete yet
+    assert first_cut([call], calls=1, report=True) == (0, "cut_calls")
+    assert first_cut(["```json\n", call], calls=1) == (1, "cut_calls")
+    assert first_cut(["``` \n\n", call], calls=1) == (1, "cut_calls")
+    assert first_cut(["GITHUB_TOKEN=${GITHUB_TOKEN}", call], calls=1) is None  # a report's braces
+    assert first_cut(["I will read it: ", call], calls=1) is None
+
+
+async def test_a_local_models_calls_stop_once_its_due_reads_are_asked(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """The real 1.5B wrote eight calls in one reply (381 tokens: 43 s on two cores) and read each in a
+    sliver: once the two reads due are asked for, its reply stops; it can ask for more afterwards."""
+    paths = ["src/pkg/core.py", "tests/test_core.py", ".github/workflows/ci.yml", "README.md", "LICENSE"]
+    written = "\n".join(
+        json.dumps({"name": "read_file", "arguments": {"owner": "acme", "repo": "widgets", "path": p}})
+        for p in paths
+    )
+    turns = [Turn.final(f"```json\n{written}\n```", chunk_size=5), Turn.final(REPORT)]
+    with ScriptedModelServer(turns) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server, prefetch=True))
+        server.assert_exhausted()
+    own = [e.arguments["path"] for e in run.of(ev.ToolCallStarted) if not e.call_id.startswith("basics-")]
+    assert own == paths[:2]
+    assert any("asked for 2 read(s); stopped it there" in n.message for n in run.of(ev.Notice))
+    assert run.finished.writer == "model" and not run.of(ev.DraftReviewed)
+
+
+async def test_calls_then_a_tool_result_the_model_wrote_itself_are_never_the_report(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """The real 1.5B's revision on fmtlib/fmt: five calls it had made already, then a file tree copied from
+    an observation (ending in the app's own "observation cut" note), accepted as its report."""
+    core = {"owner": "acme", "repo": "widgets", "path": "src/pkg/core.py"}
+    test = {**core, "path": "tests/test_core.py"}
+    calls = "\n".join(json.dumps({"name": "read_file", "arguments": a}) for a in (core, test))
+    copied = '{"name": "read_file", "arguments": {"path": "/","files":9, "top_level": [' + "x" * 500
+    copied += "… [observation cut for the model: 4,691 more characters not shown]\n```\nobj['report']\n```"
+    judged = review(f"{calls}\n{copied}", sent=[], own_calls=2, scope=(), results=())
+    assert "tool_call" in judged.problems and judged.unfit  # never the report, whoever wrote it
+    # A local model's reply is stopped at its first call as it streams: the call is run (a repeat), and
+    # the model writes again.
+    turns = [
+        Turn.calls(("read_file", core), ("read_file", test)),
+        Turn.final(REPORT + "\nIt depends on `leftpad-native`.\n"),
+        Turn.final(f"{calls}\n{copied}"),
+        Turn.final(REPORT),
+    ]
+    with ScriptedModelServer(turns) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server, prefetch=True))
+        server.assert_exhausted()
+    assert any("asked for 1 read(s); stopped it there" in n.message for n in run.of(ev.Notice))
+    assert [r.outcome for r in run.of(ev.DraftReviewed)] == ["revise", "accepted"]
+    assert run.finished.writer == "model" and run.finished.report == REPORT.strip()
 
 
 async def test_a_local_model_is_stopped_before_a_tool_response_it_would_invent(
@@ -293,3 +350,32 @@ async def test_a_local_model_is_stopped_before_a_tool_response_it_would_invent(
         await run_once(make_settings(emulator, tmp_path, server))
         body = server.chat_requests[0].body or {}
     assert body.get("stop") == ["<tool_response>"]  # a server of the user's own (on loopback)
+
+
+async def test_a_local_models_dependencies_declared_nowhere_are_given_back_once(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """The real 1.5B wrote that fmt "depends on `fmt`, `mock-allocator` and `util`": the repository
+    itself and names of its own code. A local model's dependencies no manifest read declares, and the
+    repository's own name in a list of them, are findings for its one revision (not ✗ for the reader)."""
+    core = {"owner": "acme", "repo": "widgets", "path": "src/pkg/core.py"}
+    test = {**core, "path": "tests/test_core.py"}
+    draft = REPORT + "\n## Tech stack\n\nIt depends on `click`, `widgets` and `wordcounter-native`.\n"
+    turns = [
+        Turn.calls(("read_file", core), ("read_file", test)),
+        Turn.final(draft),
+        Turn.final(REPORT + "\n## Tech stack\n\nIt depends on `click` (pyproject.toml).\n"),
+    ]
+    with ScriptedModelServer(turns) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server, prefetch=True))
+        server.assert_exhausted()
+        asked = str(server.chat_requests[2].messages[-1]["content"])
+    revise, accepted = run.of(ev.DraftReviewed)
+    assert revise.outcome == "revise" and "unconfirmed" in revise.problems
+    named = {c.claim: c for c in revise.findings}
+    assert set(named) == {"widgets", "wordcounter-native"}  # click is declared: no finding
+    assert '"widgets": the repository itself, not one of its dependencies' in asked
+    assert '"wordcounter-native": not in ' in asked and "pyproject.toml" in asked
+    assert accepted.outcome == "accepted" and {c.claim for c in accepted.corrected} == set(named)
+    checked = run.of(ev.ClaimsChecked)[-1]
+    assert not any(c.verdict == "contradicted" for c in checked.claims)

@@ -11,7 +11,11 @@
 * ``no_reads``: the model read nothing itself (the brief alone); ``few_reads``: fewer files than asked
   (a local model: two, the real 1.5B read one source file and wrote of the tests and CI);
 * ``contradicted`` / ``missing_paths``: the claim check (:func:`~agent_core.report.claims.check_report`)
-  marks claims ✗, or cited files are not in the tree.
+  marks claims ✗, or cited files are not in the tree;
+* ``unconfirmed`` (a local model's draft, ``strict``): dependencies no manifest read declares, or the
+  repository itself listed among its dependencies (the real 1.5B wrote fmt "depends on `fmt`,
+  `mock-allocator` and `util`", names of its own code). Not ✗ for the reader (a manifest not read may
+  declare them); for the model, a finding to correct or remove in its one revision.
 
 The first four make a draft unfit to be the report (:attr:`Review.unfit`); the loop
 (:mod:`~agent_core.agent.model_run`) gives ONE observation for one revision (:func:`revision_request`),
@@ -31,12 +35,11 @@ from typing import Any, Literal
 from agent_core import events as ev
 from agent_core.agent.accounting import Added
 from agent_core.agent.brief import reads_request, suggested_for
+from agent_core.agent.draft_checks import invented_result, is_json, loops, opens_with_call, undeclared
 from agent_core.agent.echo import copied_lines, normal, sent_lines, template_message
 from agent_core.agent.endings import written_report
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.run import Run
-from agent_core.llm.degeneration import RepetitionGuard
-from agent_core.llm.scan import loads_or_none
 from agent_core.offload import off_loop
 from agent_core.repo import RepoRef
 from agent_core.report.claims import check_report
@@ -54,6 +57,7 @@ Problem = Literal[
     "few_reads",
     "contradicted",
     "missing_paths",
+    "unconfirmed",
 ]
 UNFIT: frozenset[str] = frozenset({"tool_call", "echo", "repeated_block", "from_memory"})
 """Problems that keep a draft from being the report at all (the others are sent back once, then kept)."""
@@ -92,16 +96,18 @@ def review(
     scope: Sequence[RepoRef],
     results: Sequence[ToolResult],
     min_reads: int = 1,
+    strict: bool = False,
 ) -> Review:
     """Judge ``draft`` (see the module): ``sent``, the messages the model was sent; ``own_calls``, the tool
-    calls it chose itself in this run (the prefetch's are not its own)."""
+    calls it chose itself in this run (the prefetch's are not its own); ``strict``: dependencies no
+    manifest read declares are findings too (a local model's draft)."""
     problems: list[Problem] = []
-    if _is_json(draft) or "<tool_response>" in draft.lower():  # a call, or a tool's result it invented
+    if is_json(draft) or invented_result(draft) or opens_with_call(draft):
         problems.append("tool_call")
     copied, lines = copied_lines(draft, sent_lines(sent))
     if lines >= _MIN_LINES and copied >= ECHO_SHARE * lines:
         problems.append("echo")
-    if _loops(draft):
+    if loops(draft):
         problems.append("repeated_block")
     check = check_report(draft, scope, results)
     findings = tuple(c for c in check.claims if c.verdict == "contradicted")
@@ -116,6 +122,9 @@ def review(
         problems.append("contradicted")
     if any(c.kind in ("path", "link") for c in findings):
         problems.append("missing_paths")
+    if strict and (unconfirmed := undeclared(draft, check, scope)):
+        problems.append("unconfirmed")
+        findings = (*findings, *unconfirmed)
     return Review(
         problems=tuple(problems),
         findings=findings[:MAX_FINDINGS],
@@ -127,8 +136,9 @@ def review(
 
 
 def corrected(earlier: Sequence[ev.CheckedClaim], now: Review) -> tuple[ev.CheckedClaim, ...]:
-    """Of an earlier draft's ✗ claims, those the revision no longer makes (or no longer gets wrong)."""
-    still = {(c.kind, _key(c.claim)) for c in now.check.claims if c.verdict == "contradicted"}
+    """Of an earlier draft's findings, those the revision no longer makes (or no longer gets wrong)."""
+    wrong = [c for c in now.check.claims if c.verdict == "contradicted"]
+    still = {(c.kind, _key(c.claim)) for c in (*wrong, *now.findings)}
     return tuple(c for c in earlier if (c.kind, _key(c.claim)) not in still)
 
 
@@ -178,6 +188,11 @@ def _finding(claim: ev.CheckedClaim, language: Language) -> str:
     what = shorten(" ".join(claim.claim.split()), 120)
     if claim.kind in ("path", "link"):
         return t("to_model_draft_missing", language, claim=what)
+    if claim.verdict == "unchecked":  # declared by no manifest read (observed: those read), or itself
+        if claim.observed is None:
+            return t("to_model_draft_itself", language, claim=what)
+        read = shorten(" ".join(claim.observed.split()), 160)
+        return t("to_model_draft_undeclared", language, claim=what, observed=read)
     observed = shorten(" ".join((claim.observed or "?").split()), 120)
     return t("to_model_draft_wrong", language, claim=what, observed=observed)
 
@@ -228,23 +243,6 @@ def _key(claim: str) -> str:
     return " ".join(claim.split()).casefold()
 
 
-def _is_json(draft: str) -> bool:
-    """The whole reply is one JSON object or array (fenced or not): a call written as text, no report."""
-    text = draft.strip()
-    if text.startswith("```"):
-        text = text.partition("\n")[2].rstrip().removesuffix("```")
-    text = text.strip()
-    if not text.startswith(("{", "[")):
-        return False
-    value = loads_or_none(text)
-    return isinstance(value, (dict, list)) and bool(value)
-
-
-def _loops(draft: str) -> bool:
-    guard = RepetitionGuard()
-    return guard.feed(draft) is not None or guard.finish() is not None
-
-
 # -- the loop's step ---------------------------------------------------------------------------------
 
 
@@ -281,12 +279,14 @@ async def judge(
     schemas: Sequence[Mapping[str, Any]] = (),
     final: bool = False,
     min_reads: int = 1,
+    strict: bool = False,
 ) -> Step[Judged]:
     """One draft judged (see the module): the decision, its ``draft_reviewed`` event when the app acted
     on it, and for a draft sent back the one observation that says why (``final``: none is, the run has
     no turn left for it). The draft is the conversation's last message; the messages before it, and the
     tool ``schemas`` as a chat template shows them to the model, are what it may have copied.
-    ``min_reads``: the files the model must read itself before a draft is taken (asked once)."""
+    ``min_reads``: the files the model must read itself before a draft is taken (asked once); ``strict``:
+    dependencies no manifest read declares are findings too (:func:`review`)."""
     sent = [*run.parts.conversation.messages[:-1], template_message(schemas)]
     found = await off_loop(
         review,
@@ -296,6 +296,7 @@ async def judge(
         scope=run.parts.scope,
         results=run.state.all_results,
         min_reads=min_reads,
+        strict=strict,
     )
     first = not run.follow_up  # a follow-up answers from what the first report's run read
     again: Drafts | None = None

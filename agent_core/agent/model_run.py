@@ -46,6 +46,7 @@ from agent_core.agent.model_turn import ModelDriver, TurnOutcome
 from agent_core.agent.pace import CHARS_PER_TOKEN, MIN_LOCAL_READS
 from agent_core.agent.planner import call_key
 from agent_core.agent.planner_run import planner_turns
+from agent_core.agent.progress import StreamCut
 from agent_core.agent.prompts import report_request, use_tools_request
 from agent_core.agent.replies import native_step, react_step
 from agent_core.agent.run import Feed, Run
@@ -128,8 +129,7 @@ async def _explore(run: Run, driver: ModelDriver, after: _After) -> Step[_After]
     (:func:`~agent_core.agent.draft_review.judge`: sent back once, taken, or replaced)."""
     nudged = after.nudged
     outcome = TurnOutcome(turn=None, error=None)
-    early = _reads_due_first(run, driver, after)
-    async for item in driver.turn(run, tools=not driver.text_mode, early_draft=early):
+    async for item in driver.turn(run, tools=not driver.text_mode, cut=_local_cut(run, driver, after)):
         if isinstance(item, Result):
             outcome = item.value
         else:
@@ -138,8 +138,9 @@ async def _explore(run: Run, driver: ModelDriver, after: _After) -> Step[_After]
         yield Result(value=replace(_stopped(run, driver, outcome, nudged=nudged), own_calls=after.own_calls))
         return
     reply = (react_step if driver.text_mode else native_step)(run, outcome.turn)
-    early_said = said("notice_draft_before_reads") if outcome.turn.finish_reason == "cut" else None
-    notices = [(say(early_said, "en"), (early_said,))] if early_said else []
+    cut = _CUT_NOTICES.get(outcome.turn.finish_reason or "")
+    cut_said = said(cut, calls=len(reply.calls)) if cut else None
+    notices = [(say(cut_said, "en"), (cut_said,))] if cut_said else []
     for message, words in [*notices, *([(reply.notice, ())] if reply.notice else [])]:
         yield ev.Notice(t=run.t(), level="info", message=message, said=words)
     if reply.calls:
@@ -191,6 +192,7 @@ async def _judged(run: Run, driver: ModelDriver, after: _After, draft: str, *, c
         tools=driver.tool_names,
         schemas=schemas,
         min_reads=reads,
+        strict=driver.local,  # a small model's dependencies are checked against the manifests read
     ):
         if isinstance(item, Result):
             judged = item.value
@@ -212,19 +214,25 @@ def _min_reads(run: Run, driver: ModelDriver) -> int:
     return MIN_LOCAL_READS if driver.local and briefed else 1
 
 
-def _reads_due_first(run: Run, driver: ModelDriver, after: _After) -> bool:
-    """Whether a report the local model begins now would be sent back for its reads (the draft review's
-    rule, :func:`~agent_core.agent.draft_review.judge`): then it is stopped at its first heading, not
-    written whole first (the real 1.5B, after one read, wrote 380 tokens, 78 s on two cores, to have them
-    set aside). Not before its first call: a draft with no read at all is judged whole (an echo, a report
-    from memory), to be told what it is."""
-    return (
-        driver.local
-        and not run.follow_up
-        and not after.drafts.asked_to_read
-        and 0 < after.own_calls < _min_reads(run, driver)
-        and run.calls_left() > 0
-    )
+_CUT_NOTICES = {"cut_report": "notice_draft_before_reads", "cut_calls": "notice_calls_cut"}
+
+
+def _local_cut(run: Run, driver: ModelDriver, after: _After) -> StreamCut | None:
+    """Where a local model's answer is stopped as it streams (None: any other model's never is):
+
+    * a report begun when it would be sent back for reads (the draft review's rule,
+      :func:`~agent_core.agent.draft_review.judge`) stops at its first heading, not written whole first
+      (the real 1.5B, after one read, wrote 380 tokens, 78 s on two cores, to have them set aside); not
+      before its first call: a draft with no read at all is judged whole (an echo, a report from memory),
+      to be told what it is;
+    * calls written as text stop once the reads still due are asked for (one, when none is due): its
+      time allows that many now, and it may ask for more after their results."""
+    if not driver.local:
+        return None
+    due = max(0, _min_reads(run, driver) - after.own_calls)
+    first = not run.follow_up and not after.drafts.asked_to_read
+    report = first and after.own_calls > 0 and due > 0 and run.calls_left() > 0
+    return StreamCut(report=report, calls=max(1, due))
 
 
 def _observation_chars(run: Run, driver: ModelDriver, *, calls: int, due_after: int) -> int | None:

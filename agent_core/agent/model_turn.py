@@ -32,7 +32,7 @@ from agent_core import events as ev
 from agent_core.agent.accounting import Added
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.pace import Pace, PromptSpeeds, fitting_budget, measured_speed
-from agent_core.agent.progress import ReportStart, TurnWatch
+from agent_core.agent.progress import StreamCut, TurnWatch
 from agent_core.agent.prompts import worked_example
 from agent_core.agent.run import Run
 from agent_core.agent.turn_words import cut_reason, partial_reason
@@ -195,18 +195,18 @@ class ModelDriver:
         """Whether the model's breaker lets a call through now (or soon)."""
         return run.parts.breakers.get(self.breaker).snapshot().state != "open"
 
-    async def turn(self, run: Run, *, tools: bool, early_draft: bool = False) -> Step[TurnOutcome]:
+    async def turn(self, run: Run, *, tools: bool, cut: StreamCut | None = None) -> Step[TurnOutcome]:
         """One streamed turn, retried once when the stream breaks off or comes back empty, and once
-        after a context overflow (compacted to fit first). ``early_draft``: a report the model begins
-        (a Markdown heading before any call) is stopped there, its reads being due first; the turn ends
-        with what it wrote and the finish reason ``"cut"``."""
+        after a context overflow (compacted to fit first). ``cut``: where a local model's answer is
+        stopped as it streams (a report begun before its reads, calls beyond its time); the turn ends
+        with what it wrote, its finish reason the cut's (:class:`~agent_core.agent.progress.StreamCut`)."""
         turn_no = run.next_turn()
         clock = run.parts.clock
         yield ev.TurnStarted(t=run.t(), turn=turn_no)
         started = clock.monotonic()
         outcome = TurnOutcome(turn=None, error=None)
         for attempt in (1, 2):
-            async for item in self._attempt(run, turn_no, tools=tools, early_draft=early_draft):
+            async for item in self._attempt(run, turn_no, tools=tools, cut=cut):
                 if isinstance(item, Result):
                     outcome = item.value
                 else:
@@ -222,9 +222,9 @@ class ModelDriver:
             yield Added(usage=turn.usage)
             counted = estimate_messages(run.parts.conversation.messages[: self._sent]) + self._tools_tokens()
             self._anchor = (self._sent, turn.usage.prompt_tokens - counted)
-            cut = turn.finish_reason == "cut"  # its usage estimated: only the server's progress measures
+            stopped = (turn.finish_reason or "").startswith("cut_")  # usage estimated: its progress measures
             speed = measured_speed(turn.usage, outcome.prompt_speed, outcome.first_token_s)
-            self.pace.learn(outcome.prompt_speed if cut else speed)
+            self.pace.learn(outcome.prompt_speed if stopped else speed)
         if outcome.error is not None:
             yield Added(degraded=(f"model failed: {outcome.error}",))
             yield _notice(run, f"Model turn failed: {outcome.error}")
@@ -245,10 +245,12 @@ class ModelDriver:
         )
         yield Result(value=outcome)
 
-    async def _attempt(self, run: Run, turn_no: int, *, tools: bool, early_draft: bool) -> Step[TurnOutcome]:
+    async def _attempt(
+        self, run: Run, turn_no: int, *, tools: bool, cut: StreamCut | None
+    ) -> Step[TurnOutcome]:
         """One try at the turn; an endpoint that rejects tools gets it again in the text protocol."""
         outcome = TurnOutcome(turn=None, error=None)
-        async for item in self._stream_once(run, turn_no, tools=tools, early_draft=early_draft):
+        async for item in self._stream_once(run, turn_no, tools=tools, cut=cut):
             if isinstance(item, Result):
                 outcome = item.value
             else:
@@ -260,7 +262,7 @@ class ModelDriver:
                 "The model endpoint does not support native tool calling; switched to the text ReAct "
                 "protocol (Thought / Action / Action Input / Final).",
             )
-            async for item in self._stream_once(run, turn_no, tools=False, early_draft=early_draft):
+            async for item in self._stream_once(run, turn_no, tools=False, cut=cut):
                 yield item
             return
         yield Result(value=outcome)
@@ -291,7 +293,7 @@ class ModelDriver:
         )
 
     async def _stream_once(
-        self, run: Run, turn_no: int, *, tools: bool, early_draft: bool
+        self, run: Run, turn_no: int, *, tools: bool, cut: StreamCut | None
     ) -> Step[TurnOutcome]:
         conversation = run.parts.conversation
         conversation.compact(budget=self.budget(), estimate=self.estimate)
@@ -309,7 +311,7 @@ class ModelDriver:
             turn_no,
             prompt_tokens=self.estimate(conversation.messages),
             pace=self.pace,
-            cut=ReportStart() if early_draft else None,
+            cut=cut.fresh() if cut is not None else None,
         )
         try:
             stream = self.model.stream_turn(

@@ -87,31 +87,71 @@ class Speed:
     prompt_tokens_per_s: float
 
 
-class ReportStart:
-    """Whether the answer streamed so far has begun a report: a Markdown heading (``#`` to ``######`` and a
-    space) at a line's start, before any ``{`` (a tool call written as text, fenced or not). Fed the
-    answer's pieces as they come; each character is looked at once."""
+class StreamCut:
+    """Where a local model's answer is stopped as it streams (each character is looked at once):
 
-    def __init__(self) -> None:
-        self._line_start = True
-        self._hashes = 0
-        self._call = False
+    * ``report``: at a report's first Markdown heading (``#`` to ``######`` and a space at a line's
+      start) written before any ``{``: its reads are due first (the finish reason ``cut_report``);
+    * ``calls``: in a reply that opens with a JSON object (after a fence, at most: calls written as
+      text), once that many objects are complete, strings skipped: its time allows that many reads now
+      (``cut_calls``; the real 1.5B wrote eight calls in one reply, 43 s of writing on two cores). A
+      reply that opens otherwise is never cut for its braces (a report's `${TOKEN}`, a C++ block).
+    """
 
-    def __call__(self, text: str) -> bool:
+    def __init__(self, *, report: bool = True, calls: int | None = None) -> None:
+        self._report, self._calls = report, calls
+        self._line_start, self._hashes = True, 0
+        self._depth, self._string, self._escape, self._complete = 0, False, False, 0
+        self._lead: str | None = "start"  # before the reply's first sign: start, fence, tag; None: read
+        self._calls_first = False
+
+    def fresh(self) -> StreamCut:
+        """The same rules for another attempt at the turn (a retry streams from the start)."""
+        return StreamCut(report=self._report, calls=self._calls)
+
+    def __call__(self, text: str) -> str | None:
         for char in text:
-            if self._call:
-                return False
-            if char == "{":
-                self._call = True
-            elif char == "\n":
-                self._line_start, self._hashes = True, 0
-            elif self._line_start and char == "#" and self._hashes < 6:
-                self._hashes += 1
-            elif self._line_start and char == " " and self._hashes:
-                return True
-            else:
-                self._line_start, self._hashes = False, 0
-        return False
+            if (cut := self._step(char)) is not None:
+                return cut
+        return None
+
+    def _opening(self, char: str) -> None:
+        """Follow the reply's opening (blanks, a fence and its language tag) to its first sign."""
+        if char == "`" and self._lead in ("start", "fence"):
+            self._lead = "fence"
+        elif char.isspace():
+            self._lead = "start"
+        elif char.isalpha() and self._lead in ("fence", "tag"):
+            self._lead = "tag"
+        else:
+            self._lead, self._calls_first = None, char == "{"
+
+    def _step(self, char: str) -> str | None:
+        if self._lead is not None:
+            self._opening(char)
+        if self._string:
+            self._escape, self._string = (False, True) if self._escape else (char == "\\", char != '"')
+            return None
+        if char == "{":
+            self._depth += 1
+        elif char == "}" and self._depth:
+            self._depth -= 1
+            self._complete += not self._depth
+            if self._calls_first and self._calls is not None and self._complete >= self._calls:
+                return "cut_calls"
+        elif char == '"' and self._depth:
+            self._string = True
+        if not self._report or self._complete or self._depth:
+            return None
+        if char == "\n":
+            self._line_start, self._hashes = True, 0
+        elif self._line_start and char == "#" and self._hashes < 6:
+            self._hashes += 1
+        elif self._line_start and char == " " and self._hashes:
+            return "cut_report"
+        else:
+            self._line_start, self._hashes = False, 0
+        return None
 
 
 class TurnWatch:
@@ -124,11 +164,12 @@ class TurnWatch:
         *,
         prompt_tokens: int = 0,
         pace: Pace | None = None,
-        cut: Callable[[str], bool] | None = None,
+        cut: Callable[[str], str | None] | None = None,
     ) -> None:
         """``prompt_tokens``: our estimate of the request (the server's count replaces it when it reports
         progress); ``pace``: the endpoint's prompt speed, measured on an earlier request or its preset's;
-        ``cut``: fed the answer's pieces, True when the turn should stop there (:class:`ReportStart`)."""
+        ``cut``: fed the answer's pieces, the finish reason when the turn should stop there
+        (:class:`StreamCut`)."""
         self._cut = cut
         self._run = run
         self._prompt_tokens = prompt_tokens
@@ -185,8 +226,9 @@ class TurnWatch:
                     turn = part.turn
                 elif (event := self.event(part)) is not None:
                     yield event
-                    if self._cut is not None and isinstance(part, ContentDelta) and self._cut(part.text):
-                        turn = self.cut()
+                    reason = self._cut(part.text) if self._cut and isinstance(part, ContentDelta) else None
+                    if reason is not None:
+                        turn = self.cut(reason)
                         break  # the stream is closed on the way out: the server stops writing
                 if turn is None and run.time_limit_reached() is not None:
                     raise TimeoutError  # the run's time is up: stop the model where it is
@@ -241,10 +283,11 @@ class TurnWatch:
         counted it (its progress), else as estimated; what the model wrote, estimated piece by piece."""
         return cut_usage(prompt_tokens=self.prompt_total or self._prompt_tokens, written=self.written)
 
-    def cut(self) -> ModelTurn:
-        """The turn stopped where :attr:`_cut` said: what it wrote, its cost estimated."""
+    def cut(self, reason: str) -> ModelTurn:
+        """The turn stopped where :attr:`_cut` said (``reason``, its finish reason): what it wrote, its
+        cost estimated."""
         return ModelTurn(
-            content="".join(self._text), reasoning="", tool_calls=(), finish_reason="cut", usage=self.spent()
+            content="".join(self._text), reasoning="", tool_calls=(), finish_reason=reason, usage=self.spent()
         )
 
     def partial(self, usage: Usage | None = None) -> ModelTurn | None:

@@ -24,7 +24,13 @@ def draft_line(event: ev.DraftReviewed, lang: str) -> str:
 
 
 def draft_claims(event: ev.DraftReviewed, lang: str) -> list[tuple[str, str, str | None]]:
-    """The claims the event names, as (mark, claim, observed): corrected ones, then those still ✗."""
+    """The claims the event names, as (mark, claim, observed): corrected ones, then those still ✗ (or
+    still declared nowhere: ?)."""
     corrected = [("✓", t("draft_corrected", lang), c) for c in event.corrected]
-    wrong = [("✗", t("draft_still_wrong", lang), c) for c in event.findings]
+    wrong = [
+        ("✗", t("draft_still_wrong", lang), c)
+        if c.verdict == "contradicted"
+        else ("?", t("draft_unconfirmed", lang), c)
+        for c in event.findings
+    ]
     return [(f"{mark} {label}", c.claim, c.observed) for mark, label, c in (*corrected, *wrong)]

@@ -171,10 +171,14 @@ def _folder(top: TopFolder) -> dict[str, Any]:
     return {"files": top.files, **own, "role": top.role}
 
 
+CUT_MARK = "observation cut for the model"
+"""The note an observation cut to size ends with (a draft that carries it copied a tool's result)."""
+
+
 def cut_for_model(observation: dict[str, Any], max_chars: int) -> str:
     """The observation as JSON text, cut to ``max_chars`` with a note saying how much was left out."""
     text = json.dumps(observation, ensure_ascii=False, separators=(",", ":"))
     if len(text) <= max_chars:
         return text
     omitted = len(text) - max_chars
-    return f"{text[:max_chars]}… [observation cut for the model: {omitted:,} more characters not shown]"
+    return f"{text[:max_chars]}… [{CUT_MARK}: {omitted:,} more characters not shown]"

@@ -1,0 +1,82 @@
+"""What a draft is, judged on its own text (pure, linear functions for :mod:`~agent_core.agent.draft_review`):
+a tool call written as JSON (whole, or opening the reply), a tool's result the model wrote itself, a
+block said twice, and for a local model the dependencies no manifest read declares.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agent_core import events as ev
+from agent_core.agent.context import COMPACTED_MARK
+from agent_core.llm.degeneration import RepetitionGuard
+from agent_core.llm.scan import json_values, loads_or_none, written_call
+from agent_core.repo import RepoRef
+from agent_core.report.claim_finders import find_claims
+from agent_core.report.verdicts import normal as package_key
+from agent_core.tools.observe import CUT_MARK
+
+_CALL_CHARS = 2000  # of a draft's start, looked at for a call written as JSON
+
+
+def is_json(draft: str) -> bool:
+    """The whole reply is one JSON object or array (fenced or not): a call written as text, no report."""
+    text = draft.strip()
+    if text.startswith("```"):
+        text = text.partition("\n")[2].rstrip().removesuffix("```")
+    text = text.strip()
+    if not text.startswith(("{", "[")):
+        return False
+    value = loads_or_none(text)
+    return isinstance(value, (dict, list)) and bool(value)
+
+
+def invented_result(draft: str) -> bool:
+    """A tool's result the model wrote itself: the chat template's tag, or the app's own note of an
+    observation cut (the real 1.5B wrote five calls, then a file tree as if the tool had answered)."""
+    lowered = draft.lower()
+    return "<tool_response>" in lowered or COMPACTED_MARK in draft or CUT_MARK in draft
+
+
+def opens_with_call(draft: str) -> bool:
+    """The reply begins with a tool call written as JSON (after a fence, at most): whatever follows it,
+    the model was asking to read, not reporting."""
+    text = draft.lstrip()
+    if text.startswith("```"):
+        text = text.partition("\n")[2].lstrip()
+    if not text.startswith("{"):
+        return False
+    first = json_values(text[:_CALL_CHARS]).found
+    return bool(first) and first[0][0] == 0 and written_call(first[0][2]) is not None
+
+
+def loops(draft: str) -> bool:
+    guard = RepetitionGuard()
+    return guard.feed(draft) is not None or guard.finish() is not None
+
+
+def undeclared(draft: str, check: ev.ClaimsChecked, scope: Sequence[RepoRef]) -> tuple[ev.CheckedClaim, ...]:
+    """Dependencies the draft names that no manifest read declares (unchecked, with what was read), and
+    the repository's own name in a line that lists dependencies (one pass over the draft's claims)."""
+    unread = [
+        c
+        for c in check.claims
+        if c.kind == "dependency" and c.verdict == "unchecked" and c.observed and c.claim_said is None
+    ]
+    listing = {_line_of(draft, c.start) for c in check.claims if c.kind == "dependency" and c.start >= 0}
+    names = {package_key(r.name) for r in scope}
+    itself = [
+        ev.CheckedClaim(kind="dependency", claim=f.value, verdict="unchecked", start=f.start, end=f.end)
+        for f in find_claims(draft)
+        if f.kind == "dependency"
+        and f.subject == "dependency"
+        and not f.negated
+        and package_key(f.value) in names
+        and _line_of(draft, f.start) in listing
+    ]
+    return tuple(unread + itself)
+
+
+def _line_of(text: str, at: int) -> int:
+    """Where the line holding ``at`` starts."""
+    return text.rfind("\n", 0, at) + 1
