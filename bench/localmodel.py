@@ -144,8 +144,16 @@ async def _model_run(facts: TruthFile, git_dir: Path, model: LocalModel, cache: 
             llm_temperature=0.0,
             prefetch=True,
         )
+        # The app's client retries a request that never reached the server (its SDK's default, 2): a
+        # connection the server closed between two turns is not an unreachable endpoint.
         run = await run_once(
-            settings, "", target=facts.repo, turn_timeout=model.turn_timeout, presets=True, provider=preset
+            settings,
+            "",
+            target=facts.repo,
+            turn_timeout=model.turn_timeout,
+            presets=True,
+            provider=preset,
+            max_retries=2,
         )
         return run.events
 

@@ -379,3 +379,24 @@ async def test_a_local_models_dependencies_declared_nowhere_are_given_back_once(
     assert accepted.outcome == "accepted" and {c.claim for c in accepted.corrected} == set(named)
     checked = run.of(ev.ClaimsChecked)[-1]
     assert not any(c.verdict == "contradicted" for c in checked.claims)
+
+
+async def test_a_local_model_asking_again_for_what_it_read_is_told_to_write_the_report(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """The real 1.5B read two files, asked for each again, then replied empty: three turns before its
+    report. Its reads done, a turn of repeats gets the results and one line: write the report now."""
+    core = {"owner": "acme", "repo": "widgets", "path": "src/pkg/core.py"}
+    test = {**core, "path": "tests/test_core.py"}
+    turns = [
+        Turn.calls(("read_file", core), ("read_file", test)),
+        Turn.calls(("read_file", core)),
+        Turn.final(REPORT),
+    ]
+    with ScriptedModelServer(turns) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server, prefetch=True))
+        server.assert_exhausted()
+        last = server.chat_requests[2].messages
+    assert last[-2]["role"] == "tool" and '"repeat": true' in last[-2]["content"]
+    assert last[-1] == {"role": "user", "content": t("to_model_report_now", "en")}
+    assert run.finished.writer == "model" and run.finished.report == REPORT.strip()

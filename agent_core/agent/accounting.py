@@ -84,11 +84,17 @@ class RunState:
         return self.earlier + self.results
 
 
-def cut_usage(*, prompt_tokens: int, written: int) -> Usage:
+def cut_usage(*, prompt_tokens: int, written: int, cached: int = 0) -> Usage:
     """The tokens of a turn cut before the server's usage chunk (the run's time limit, a broken
-    stream): the prompt it was sent (the server's count where it gave one, else the estimate) and what
-    the model had written. Without it a run cut by its deadline said "0+0 tokens"."""
-    return Usage(prompt_tokens=max(0, prompt_tokens), completion_tokens=max(0, written))
+    stream): the prompt it was sent (the server's count where it gave one, else the estimate), of which
+    ``cached`` came from the server's cache (its progress says), and what the model had written.
+    Without it a run cut by its deadline said "0+0 tokens"."""
+    prompt = max(0, prompt_tokens)
+    return Usage(
+        prompt_tokens=prompt,
+        completion_tokens=max(0, written),
+        cached_prompt_tokens=min(max(0, cached), prompt),
+    )
 
 
 def limit_reached(

@@ -54,7 +54,7 @@ from agent_core.llm import ModelTurn, ReactFormatError, parse_react
 from agent_core.offload import off_loop
 from agent_core.report.diagram import Graph
 from agent_core.tool_call import ToolCallRequest
-from agent_core.words import said, say, words_for
+from agent_core.words import said, say, t, words_for
 
 MAX_REPEATS = 3
 """Turns in a row of calls already made (the 0.5B wrote the same call as text 12 turns running) before
@@ -165,7 +165,9 @@ async def _run_calls(
     run: Run, driver: ModelDriver, after: _After, calls: Sequence[ToolCallRequest], *, dropped: int
 ) -> Step[_After]:
     """The tool calls the model asked for, run; a local model's observations cut to its time
-    (:func:`_observation_chars`); turns of repeats counted (:data:`MAX_REPEATS` stop exploring)."""
+    (:func:`_observation_chars`); turns of repeats counted (:data:`MAX_REPEATS` stop exploring). A local
+    model that only asks again for what it read once its reads are done is told to write the report (the
+    real 1.5B read two files, asked for each again, then replied empty: three turns before its report)."""
     made = {call_key(r.tool, r.arguments) for r in run.state.all_results}
     fresh = sum(call_key(c.tool, c.args) not in made for c in calls)
     due = max(0, _min_reads(run, driver) - after.own_calls - fresh) if driver.local else 0
@@ -173,6 +175,8 @@ async def _run_calls(
     feed: Feed = "text" if driver.text_mode else "native"
     async for event in events_only(run.tool_turn(calls, feed=feed, dropped=dropped, observation_chars=chars)):
         yield event
+    if driver.local and not fresh and not due:  # its reads are done and it asks for them again
+        run.parts.conversation.add({"role": "user", "content": t("to_model_report_now", run.language)})
     repeats = 0 if fresh else after.repeats + 1
     stop = words_for(run.language)("model_reason_repeats") if repeats >= MAX_REPEATS else None
     yield Result(value=replace(after, own_calls=after.own_calls + fresh, repeats=repeats, stop_reason=stop))

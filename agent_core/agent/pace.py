@@ -37,6 +37,9 @@ MIN_LOCAL_READS = 2
 file and wrote of the tests and the CI."""
 CALL_WRITING_S = 5.0
 """A tool call a small local model writes (about 50 tokens of JSON at about 10 tokens/s on two cores)."""
+REPORT_START_S = 10.0
+"""Kept from a local model's reading time for what comes between its last read and its report's first
+word (the real 1.5B asked again for a file it had, or replied empty once, before writing)."""
 READ_WITHIN_S = 15.0
 """The most reading one observation may cost a local model (at its prompt speed)."""
 MIN_READ_TOKENS = 300
@@ -133,12 +136,12 @@ class Pace:
     def read_tokens(self, *, elapsed: float, calls: int, due_after: int) -> int | None:
         """Prompt tokens each of a turn's ``calls`` observations may take for a local model (None: any
         other endpoint, the window alone decides): their share of the time left, ``elapsed`` seconds into
-        the run, before its report's first word is due, with ``due_after`` reads still to come (one more
-        turn of calls to write); at most :data:`READ_WITHIN_S` of reading each, at least
+        the run, before its report's first word is due (less :data:`REPORT_START_S`), with ``due_after``
+        reads still to come (one more turn of calls to write); at most :data:`READ_WITHIN_S` of reading each, at least
         :data:`MIN_READ_TOKENS`."""
         speed, _ = self.speed()
         if not self.local or speed is None or calls < 1:
             return None
-        left = FIRST_TOKEN_WITHIN_S - elapsed - (CALL_WRITING_S if due_after else 0.0)
+        left = FIRST_TOKEN_WITHIN_S - elapsed - REPORT_START_S - (CALL_WRITING_S if due_after else 0.0)
         seconds = min(READ_WITHIN_S, left / (calls + due_after))
         return max(MIN_READ_TOKENS, int(speed * seconds))

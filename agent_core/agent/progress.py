@@ -175,6 +175,7 @@ class TurnWatch:
         self._prompt_tokens = prompt_tokens
         self._assumed_speed = pace.speed()[0] if pace is not None else None
         self._read: tuple[int, int, float] | None = None  # the server's last count (read, of), and when
+        self._cached = 0  # of the prompt, from the server's cache (its progress says)
         self._turn = turn
         self._said = False
         self._started = run.parts.clock.monotonic()
@@ -189,6 +190,7 @@ class TurnWatch:
     def prompt(self, progress: PromptProgress) -> ev.TurnProgress | None:
         """The server's count of what it has read; None when too little changed to say so again."""
         self.prompt_total = progress.total
+        self._cached = progress.cached
         self._read = (progress.processed, progress.total, self._run.parts.clock.monotonic())
         fresh = progress.processed - progress.cached
         if fresh > 0 and progress.elapsed_s > 0:
@@ -281,7 +283,9 @@ class TurnWatch:
     def spent(self) -> Usage:
         """What this turn has cost so far, for a turn cut before its usage chunk: the prompt as the server
         counted it (its progress), else as estimated; what the model wrote, estimated piece by piece."""
-        return cut_usage(prompt_tokens=self.prompt_total or self._prompt_tokens, written=self.written)
+        return cut_usage(
+            prompt_tokens=self.prompt_total or self._prompt_tokens, written=self.written, cached=self._cached
+        )
 
     def cut(self, reason: str) -> ModelTurn:
         """The turn stopped where :attr:`_cut` said (``reason``, its finish reason): what it wrote, its

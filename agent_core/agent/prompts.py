@@ -49,7 +49,9 @@ def system_prompt(
     """The analyst's instructions. ``tools``: the names of the tools the model is offered; the prompt
     names no other (a small model told of a tool it cannot call calls it anyway). ``briefed``: the first
     message will hold the evidence brief, so the model starts with the files no brief holds (told to
-    start with get_repo_info, the 0.5B called it twelve turns running)."""
+    start with get_repo_info, the 0.5B called it twelve turns running). The repositories are named in the
+    task, not here (but for a comparison's instructions): one analysis's system prompt is the next one's,
+    a prefix a server's prompt cache keeps (llama.cpp on two cores: 13 s of reading saved per run)."""
     names = ", ".join(r.full_name for r in scope)
     sections = section_titles(language, by_model=True)
     comparison = (
@@ -73,7 +75,7 @@ def system_prompt(
         )
     return f"""You are an expert software repository analyst. You study GitHub repositories through tools and write precise, evidence-based analysis reports for engineers.
 
-Repositories in scope: {names}. The tools can only read these repositories; requests for any other repository are refused.
+The task names the repositories in scope. The tools can only read these repositories; requests for any other repository are refused.
 
 How to work:
 - {_briefed_steps(tools) if briefed else _first_steps(tools)}
