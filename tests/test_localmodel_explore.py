@@ -293,6 +293,8 @@ def test_a_report_starts_at_a_heading_not_at_a_call_and_calls_are_counted_whole(
     assert first_cut(["``` \n\n", call], calls=1) == (1, "cut_calls")
     assert first_cut(["GITHUB_TOKEN=${GITHUB_TOKEN}", call], calls=1) is None  # a report's braces
     assert first_cut(["I will read it: ", call], calls=1) is None
+    assert first_cut(["```json\n", "{", '"name"'], calls=0) == (1, "cut_time")  # no call allowed
+    assert first_cut(["# Report\n", call], calls=0, report=False) is None
 
 
 async def test_a_local_models_calls_stop_once_its_due_reads_are_asked(
@@ -399,4 +401,36 @@ async def test_a_local_model_asking_again_for_what_it_read_is_told_to_write_the_
         last = server.chat_requests[2].messages
     assert last[-2]["role"] == "tool" and '"repeat": true' in last[-2]["content"]
     assert last[-1] == {"role": "user", "content": t("to_model_report_now", "en")}
+    assert run.finished.writer == "model" and run.finished.report == REPORT.strip()
+
+
+async def test_a_local_models_call_past_its_time_for_reading_is_set_aside_for_the_report(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """The real 1.5B, its two reads done at 50 s, asked for two more and replied empty once: its report
+    began at 68 s. Once its reads are done and one more would bring its report past the minute, a call
+    it begins is stopped at its first brace, and it is told once to write the report."""
+
+    def written(*paths: str) -> str:
+        calls = (
+            {"name": "read_file", "arguments": {"owner": "acme", "repo": "widgets", "path": p}} for p in paths
+        )
+        return "\n".join(json.dumps(c) for c in calls)
+
+    # 3,000 fresh tokens in 750 s: 4 tokens/s, so a read of 300 tokens alone takes 75 s
+    slow = Turn.final(
+        written("src/pkg/core.py", "tests/test_core.py"),
+        prompt_progress=((0, 3000, 0), (3000, 3000, 750_000)),
+        usage=(3000, 20),
+    )
+    turns = [slow, Turn.final(written("README.md"), chunk_size=3), Turn.final(REPORT)]
+    with ScriptedModelServer(turns) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server, prefetch=True))
+        server.assert_exhausted()
+        last = server.chat_requests[2].messages
+    own = [e.arguments["path"] for e in run.of(ev.ToolCallStarted) if not e.call_id.startswith("basics-")]
+    assert own == ["src/pkg/core.py", "tests/test_core.py"]  # README.md was set aside, never read
+    assert last[-1] == {"role": "user", "content": t("to_model_time_up", "en")}
+    assert not any("README.md" in str(m.get("content")) for m in last[-2:])
+    assert any("its time for reading is up" in n.message for n in run.of(ev.Notice))
     assert run.finished.writer == "model" and run.finished.report == REPORT.strip()

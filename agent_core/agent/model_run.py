@@ -74,6 +74,7 @@ class _After:
     written: bool = False  # the report is the deterministic writer's, in place of an unfit draft
     own_calls: int = 0  # new tool calls the model chose itself (the prefetch's and repeats are not)
     repeats: int = 0  # turns in a row that only repeated calls already made
+    time_up: bool = False  # a local model was told its time for reading is over (once)
     drafts: Drafts = field(default_factory=Drafts)  # what its drafts' judgements used (agent.draft_review)
 
 
@@ -137,6 +138,10 @@ async def _explore(run: Run, driver: ModelDriver, after: _After) -> Step[_After]
     if outcome.error is not None or outcome.turn is None or outcome.turn.partial:
         yield Result(value=replace(_stopped(run, driver, outcome, nudged=nudged), own_calls=after.own_calls))
         return
+    if outcome.turn.finish_reason == "cut_time":  # a call begun past its time: set aside, report asked
+        yield _time_up(run)
+        yield Result(value=replace(after, time_up=True))
+        return
     reply = (react_step if driver.text_mode else native_step)(run, outcome.turn)
     cut = _CUT_NOTICES.get(outcome.turn.finish_reason or "")
     cut_said = said(cut, calls=len(reply.calls)) if cut else None
@@ -146,14 +151,24 @@ async def _explore(run: Run, driver: ModelDriver, after: _After) -> Step[_After]
     if reply.calls:
         async for step in _run_calls(run, driver, after, reply.calls, dropped=reply.dropped):
             yield step
-    elif reply.report is None:
-        yield Result(value=after)  # an unreadable reply: the model was told why
-    elif gathered_anything(run):
-        async for judged in _judged(
+    else:
+        async for step in _answered(
             run, driver, after, reply.report, cut=outcome.turn.finish_reason == "length"
         ):
+            yield step
+
+
+async def _answered(
+    run: Run, driver: ModelDriver, after: _After, report: str | None, *, cut: bool
+) -> Step[_After]:
+    """A turn that called no tool: its draft judged, or (nothing observed yet) the model asked once to
+    look; a reply with nothing readable goes on (the model was told why)."""
+    if report is None:
+        yield Result(value=after)
+    elif gathered_anything(run):
+        async for judged in _judged(run, driver, after, report, cut=cut):
             yield judged
-    elif nudged:  # a second answer from memory: not a report anyone can trust
+    elif after.nudged:  # a second answer from memory: not a report anyone can trust
         reason = words_for(run.language)("model_reason_no_tools")
         yield Result(value=replace(after, stop_reason=reason, ignored_tools=True))
     else:
@@ -230,13 +245,26 @@ def _local_cut(run: Run, driver: ModelDriver, after: _After) -> StreamCut | None
       before its first call: a draft with no read at all is judged whole (an echo, a report from memory),
       to be told what it is;
     * calls written as text stop once the reads still due are asked for (one, when none is due): its
-      time allows that many now, and it may ask for more after their results."""
+      time allows that many now, and it may ask for more after their results;
+    * once its reads are done and one more would bring its report past the minute
+      (:meth:`~agent_core.agent.pace.Pace.reads_over`), a call is stopped as it opens, and the model is
+      told once that its time for reading is over (the real 1.5B, its two reads done at 50 s, asked
+      for two more and replied empty once: its report began at 68 s)."""
     if not driver.local:
         return None
     due = max(0, _min_reads(run, driver) - after.own_calls)
     first = not run.follow_up and not after.drafts.asked_to_read
     report = first and after.own_calls > 0 and due > 0 and run.calls_left() > 0
-    return StreamCut(report=report, calls=max(1, due))
+    over = not due and not after.time_up and first and driver.pace.reads_over(run.t())
+    return StreamCut(report=report, calls=0 if over else max(1, due))
+
+
+def _time_up(run: Run) -> ev.Notice:
+    """A local model's call begun past its time for reading: not run, nor kept in the conversation; the
+    model is asked for the report, and said so in the trace."""
+    run.parts.conversation.add({"role": "user", "content": t("to_model_time_up", run.language)})
+    up = said("notice_reads_time_up")
+    return ev.Notice(t=run.t(), level="info", message=say(up, "en"), said=(up,))
 
 
 def _observation_chars(run: Run, driver: ModelDriver, *, calls: int, due_after: int) -> int | None:

@@ -133,6 +133,15 @@ class Pace:
             tokens = min(by_window, max(MIN_BRIEF_TOKENS, int(speed * seconds) - fixed))
         return BriefSize(tokens=tokens, by_window=by_window, fixed=fixed, speed=speed, measured=measured)
 
+    def reads_over(self, elapsed: float) -> bool:
+        """A local model's time for reading is over, ``elapsed`` seconds into the run: one more read (its
+        call written, its floor of tokens read) would bring its report's first word past the minute."""
+        speed, _ = self.speed()
+        if speed is None:
+            return False
+        one_more = CALL_WRITING_S + MIN_READ_TOKENS / speed + REPORT_START_S
+        return elapsed + one_more > FIRST_TOKEN_WITHIN_S
+
     def read_tokens(self, *, elapsed: float, calls: int, due_after: int) -> int | None:
         """Prompt tokens each of a turn's ``calls`` observations may take for a local model (None: any
         other endpoint, the window alone decides): their share of the time left, ``elapsed`` seconds into

@@ -95,7 +95,8 @@ class StreamCut:
     * ``calls``: in a reply that opens with a JSON object (after a fence, at most: calls written as
       text), once that many objects are complete, strings skipped: its time allows that many reads now
       (``cut_calls``; the real 1.5B wrote eight calls in one reply, 43 s of writing on two cores). A
-      reply that opens otherwise is never cut for its braces (a report's `${TOKEN}`, a C++ block).
+      reply that opens otherwise is never cut for its braces (a report's `${TOKEN}`, a C++ block);
+    * ``calls=0``: at the ``{`` that opens such a reply: its time for reading is over (``cut_time``).
     """
 
     def __init__(self, *, report: bool = True, calls: int | None = None) -> None:
@@ -104,6 +105,7 @@ class StreamCut:
         self._depth, self._string, self._escape, self._complete = 0, False, False, 0
         self._lead: str | None = "start"  # before the reply's first sign: start, fence, tag; None: read
         self._calls_first = False
+        self._over = False  # the reply opened with a call, and no call is allowed
 
     def fresh(self) -> StreamCut:
         """The same rules for another attempt at the turn (a retry streams from the start)."""
@@ -125,10 +127,13 @@ class StreamCut:
             self._lead = "tag"
         else:
             self._lead, self._calls_first = None, char == "{"
+            self._over = self._calls_first and self._calls == 0
 
     def _step(self, char: str) -> str | None:
         if self._lead is not None:
             self._opening(char)
+            if self._over:
+                return "cut_time"
         if self._string:
             self._escape, self._string = (False, True) if self._escape else (char == "\\", char != '"')
             return None

@@ -36,6 +36,7 @@ PLAN: Mapping[str, str] = MappingProxyType(
         "notice_diagram_asking": "Asking the model for the architecture diagram of {repo} (at most {seconds:.0f} s, the run's time left; the tree's diagram is kept if it has not answered by then).",
         "notice_draft_before_reads": "The model began its report before reading files of its own; stopped it at its first heading: its reads come first.",
         "notice_calls_cut": "The model asked for {calls} read(s); stopped it there: its time allows that many now, and it can ask for more after their results.",
+        "notice_reads_time_up": "The model's reads are done and its time for reading is up (a local model's report is due within a minute): its next call was set aside and the report asked for.",
         "notice_use_tools": "The model answered before looking at anything; asking it once to use the tools.",
         "notice_cpu_budget": "Stopping exploration: the CPU budget ({seconds:.0f} CPU-s of repository processing) was spent. The report is written from what was gathered.",
         "prefetch_overview": "Gathering the basics of {repos}: metadata, the whole file tree and recent commits, all at once.",

@@ -36,6 +36,7 @@ PLAN: Mapping[str, str] = MappingProxyType(
         "notice_diagram_asking": "正在请模型绘制 {repo} 的架构图（最多 {seconds:.0f} 秒，即本次运行剩余的时间；届时未答复则保留根据文件树绘制的图）。",
         "notice_draft_before_reads": "模型还没自己读文件就开始写报告；已在第一个标题处停下：先读文件。",
         "notice_calls_cut": "模型请求读取 {calls} 个文件后即被停下：它的时间现在只够这些，拿到结果后还可以再请求。",
+        "notice_reads_time_up": "模型已读完所需文件，读取时间已到（本地模型的报告应在一分钟内开始）：它的下一次调用被搁置，并请它撰写报告。",
         "notice_use_tools": "模型还没查看任何内容就作答了；请它先使用一次工具。",
         "notice_cpu_budget": "停止探索：仓库处理的 CPU 预算（{seconds:.0f} CPU 秒）已用完。报告根据已收集的内容撰写。",
         "prefetch_overview": "汇集 {repos} 的基本信息：元数据、完整文件树和最近的提交，一次全部获取。",

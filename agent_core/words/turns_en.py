@@ -33,6 +33,7 @@ TURNS: Mapping[str, str] = MappingProxyType(
         "to_model_draft_close_reads": "Reply now with read_file calls only (2 to 4 of these files), no report: for example read_file with {example}. Write the report after their results.",
         "to_model_draft_few_reads": "Before this becomes the report: a report needs the source code, a test and the CI configuration read, and you have read only {own} file(s) yourself. Read 1 to 3 more, then write the report and cite what you read.",
         "to_model_report_now": "You have read these files already: their results are above. Write the report now, from what you have read.",
+        "to_model_time_up": "Your reads are done and the time for reading is up. Write the report now, from what the tools returned above.",
         "to_model_empty_reply": "Your reply was empty. Write the report now from what the tools returned, or call a tool if you need to read something first.",
         "to_model_draft_contradicted": "The app checked your draft against what the tools returned; some statements are wrong.",
         "to_model_draft_missing_paths": "Some files your draft cites are not in the repository's tree.",

@@ -33,6 +33,7 @@ TURNS: Mapping[str, str] = MappingProxyType(
         "to_model_draft_close_reads": "现在只回复 read_file 调用（这些文件中的 2 到 4 个），不要写报告：例如用 {example} 调用 read_file。拿到结果后再写报告。",
         "to_model_draft_few_reads": "在它成为报告之前：报告需要读过源代码、测试和 CI 配置，而你自己只读取了 {own} 个文件。请再读取 1 到 3 个，然后写报告并注明读过的文件。",
         "to_model_report_now": "这些文件你已经读过，结果就在上面。现在根据已读内容撰写报告。",
+        "to_model_time_up": "你已完成读取，读取时间已到。现在根据上面工具返回的内容撰写报告。",
         "to_model_empty_reply": "你的回复是空的。现在根据工具返回的内容写报告；如需先读取内容，请调用工具。",
         "to_model_draft_contradicted": "应用已将你的草稿与工具返回的内容核对；其中有些说法是错的。",
         "to_model_draft_missing_paths": "草稿引用的某些文件不在仓库的文件树中。",
