@@ -58,6 +58,7 @@ class Timing:
     wall: float
     first_token: float | None  # the first token of the first model turn (not the prefetch's thought)
     report_word: float | None  # the first word of the turn whose text is the report (writer model)
+    draft_word: float | None  # the first word of the first draft shown as the report (revised or not)
     diagram_s: float  # from the report's last event to the last diagram event
     silence: float  # the longest gap between two events
 
@@ -77,10 +78,16 @@ class Timing:
             _report_turn(events) if isinstance(done, ev.RunFinished) and done.writer == "model" else None
         )
         word = next((e.t for e in streamed if isinstance(e, ev.TextDelta) and e.turn == report_turn), None)
+        drafts = {
+            e.turn for e in events if isinstance(e, ev.DraftReviewed) and e.outcome in ("revise", "accepted")
+        }
+        shown = drafts | ({report_turn} if report_turn is not None else set())
+        draft = next((e.t for e in streamed if isinstance(e, ev.TextDelta) and e.turn in shown), None)
         return cls(
             wall=done.t,
             first_token=firsts[0] if firsts else None,
             report_word=word,
+            draft_word=draft,
             diagram_s=_diagram_span(events),
             silence=max(gaps, default=0.0),
         )
@@ -225,6 +232,7 @@ def _metric(r: LocalRun) -> Metric:
     t = r.timing
     share = t.diagram_s / t.wall if t.wall else 0.0
     word = "—" if t.report_word is None else f"{t.report_word:.0f} s"
+    draft = "—" if t.draft_word is None else f"{t.draft_word:.0f} s"
     token = "—" if t.first_token is None else f"{t.first_token:.0f} s"
     distinct = len(set(r.seen.read_after_brief))  # a file read again is a memo hit, no new read
     met = (
@@ -249,7 +257,7 @@ def _metric(r: LocalRun) -> Metric:
             f"read {len(r.seen.read_after_brief)} files {list(r.seen.read_after_brief)}; "
             f"invented paths {len(r.invented_paths)}; ✗ by the app {r.seen.contradicted}; "
             f"corrected by the revision {r.corrected} (reviews {list(r.reviews)}); first token {token}, "
-            f"report's first word {word}; wall {t.wall:.0f} s; diagram {t.diagram_s:.1f} s ({100 * share:.0f}%); "
+            f"first draft's first word {draft}, report's first word {word}; wall {t.wall:.0f} s; diagram {t.diagram_s:.1f} s ({100 * share:.0f}%); "
             f"longest silence {t.silence:.1f} s; context errors {r.context_errors}; writer {r.writer}"
         ),
     )

@@ -58,7 +58,7 @@ _FOLDER_COUNT = re.compile(r"`([^`\n]+)`\]?(?:\([^)\s]*\))?\s*(?:—|–|-|:|\()
 _TOTAL_FILES = re.compile(r"\b(?:[Ff]iles|文件数?)\s*[:：]\s*" + _NUMBER)
 _TOTAL_DIRS = re.compile(r"\b(?:[Dd]irectories|[Ff]olders|目录数?)\s*[:：]\s*" + _NUMBER)
 _FILES_IN_FOLDERS = re.compile(_NUMBER + r"\s+files?\s+in\s+" + _NUMBER + r"\s+(?:folders|directories)\b")
-_LOWER_BOUND = re.compile(r"\bat least\b|\bmore than\b|≥|至少|以上")
+_LOWER_BOUND = re.compile(r"\bat least\b|\bmore than\b|\bover\s+(?=\d)|≥|至少|以上")  # "over 140 files"
 _LOWER_BOUNDS = re.compile(r"lower bounds?|下限")
 _SOME_FILES = re.compile(_NUMBER + r"\s+(?:`[^`\n]*`\s+)?(?:[\w-]+\s+)?files?\b")
 _PACKAGES = re.compile(

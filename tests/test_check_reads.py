@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from agent_core import events as ev
-from agent_core.agent import endings
+from agent_core.agent import draft_review, endings
 from agent_core.agent.check_reads import MAX_READS, claim_reads
 from agent_core.repo import RepoRef
 from agent_core.report.claim_finders import find_claims
@@ -107,6 +107,7 @@ async def test_the_check_reads_the_nested_manifests_its_claims_rest_on(
     assert isinstance(after[-1], ev.RunFinished) and after[-1].writer == "model"
 
     monkeypatch.setattr(endings, "read_for_check", _no_reads)  # as before: the check reads nothing more
+    monkeypatch.setattr(draft_review, "read_for_check", _no_reads)  # nor does the draft's review
     before, _ = await _run(tmp_path / "before", REPORT)
     was = _verdicts(before)
     assert was["rack 1.0.0"] == "unchecked" and was["RSpec"] == "unchecked", was

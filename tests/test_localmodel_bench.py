@@ -34,3 +34,21 @@ def test_the_times_of_a_run_are_read_from_its_events() -> None:
     assert timing.diagram_s == 6.0  # from the report turn's end to the diagram
     assert timing.silence == 54.0  # 41.5 -> 95.5: the report turn read its prompt in silence
     assert timing.wall == 127.0
+    assert timing.draft_word == 95.5  # no revision: the draft is the report
+
+
+def test_a_revised_reports_first_draft_is_timed_apart() -> None:
+    events: list[ev.Event] = [
+        ev.RunStarted(t=0.0, run_id="r", targets=("o/r",), question="", model="local", mode="model"),
+        ev.TurnStarted(t=1.0, turn=2),
+        ev.TextDelta(t=50.0, turn=2, text="# o/r"),
+        ev.TurnFinished(t=80.0, turn=2, tool_calls=0, first_token_s=49.0),
+        ev.DraftReviewed(t=80.0, turn=2, outcome="revise"),
+        ev.TurnStarted(t=80.0, turn=3),
+        ev.TextDelta(t=82.0, turn=3, text="# o/r"),
+        ev.TurnFinished(t=120.0, turn=3, tool_calls=0, first_token_s=2.0),
+        ev.DraftReviewed(t=120.0, turn=3, outcome="accepted"),
+        ev.RunFinished(t=121.0, report="# o/r", degraded=False, writer="model"),
+    ]
+    timing = Timing.of(events)
+    assert (timing.draft_word, timing.report_word) == (50.0, 82.0)

@@ -35,6 +35,7 @@ from typing import Any, Literal
 from agent_core import events as ev
 from agent_core.agent.accounting import Added
 from agent_core.agent.brief import reads_request, suggested_for
+from agent_core.agent.check_reads import read_for_check
 from agent_core.agent.draft_checks import invented_result, is_json, loops, opens_with_call, undeclared
 from agent_core.agent.echo import copied_lines, normal, sent_lines, template_message
 from agent_core.agent.endings import written_report
@@ -66,7 +67,6 @@ ECHO_SHARE = 0.6  # of a draft's lines, copied from what it was sent: an echo
 _MIN_LINES = 3  # an echo needs at least this many lines to judge
 MAX_FINDINGS = 12  # ✗ claims given back to the model
 _READS = frozenset({"no_reads", "few_reads", "from_memory"})  # a draft sent back for reads: the files
-_NAMES = frozenset({"path", "link", "dependency"})  # claims whose ✗ means a name the repository lacks
 _KEPT = 8  # grounded sentences quoted from a replaced draft
 _SENTENCE_CHARS = 300
 
@@ -111,7 +111,7 @@ def review(
         problems.append("repeated_block")
     check = check_report(draft, scope, results)
     findings = tuple(c for c in check.claims if c.verdict == "contradicted")
-    invented = [c for c in findings if c.kind in _NAMES]
+    invented = [c for c in findings if _names_nothing_there(c)]
     if own_calls == 0 and invented:
         problems.append("from_memory")
     if own_calls == 0:
@@ -133,6 +133,14 @@ def review(
         lines=lines,
         own=own_calls,
     )
+
+
+def _names_nothing_there(claim: ev.CheckedClaim) -> bool:
+    """A ✗ claim that names what the repository lacks: a path or link not in its tree, a dependency no
+    manifest declares (not a dependency it has, said with another version)."""
+    if claim.kind in ("path", "link"):
+        return True
+    return claim.kind == "dependency" and any(s.key == "observed_not_among" for s in claim.observed_said)
 
 
 def corrected(earlier: Sequence[ev.CheckedClaim], now: Review) -> tuple[ev.CheckedClaim, ...]:
@@ -286,7 +294,12 @@ async def judge(
     no turn left for it). The draft is the conversation's last message; the messages before it, and the
     tool ``schemas`` as a chat template shows them to the model, are what it may have copied.
     ``min_reads``: the files the model must read itself before a draft is taken (asked once); ``strict``:
-    dependencies no manifest read declares are findings too (:func:`review`)."""
+    dependencies no manifest read declares are findings too (:func:`review`). The manifests the draft's
+    claims rest on are read first (:func:`~agent_core.agent.check_reads.read_for_check`, the app's reads:
+    the report's check finds them read), so that a finding is never a name a manifest not yet read
+    declares (the real 1.5B was told fmt's vendored `gtest` was declared nowhere)."""
+    async for event in read_for_check(run, draft):  # the manifests its claims rest on, read first
+        yield event
     sent = [*run.parts.conversation.messages[:-1], template_message(schemas)]
     found = await off_loop(
         review,

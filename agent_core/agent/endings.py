@@ -28,7 +28,7 @@ from agent_core.offload import off_loop
 from agent_core.report.claims import check_report
 from agent_core.report.coverage import run_coverage
 from agent_core.report.diagram import Graph
-from agent_core.report.writer import write_report
+from agent_core.report.writer import Written, written
 from agent_core.tools.registry import GET_FILE_TREE, GET_LANGUAGES, GET_REPO_INFO
 from agent_core.words import Language, words_for
 
@@ -90,11 +90,15 @@ async def finish(
 def written_report(run: Run, *, reason: str | None = None) -> str:
     """The deterministic writer's report from everything gathered (planner runs and fallbacks); with a
     ``reason``, a note saying why the model did not write it."""
+    return _written(run, reason=reason).markdown()
+
+
+def _written(run: Run, *, reason: str | None = None) -> Written:
     note = None
     if reason is not None:
         count = sum(r.ok for r in run.state.all_results)
         note = words_for(run.language)("fallback_note", reason=reason, count=count)
-    return write_report(
+    return written(
         scope=run.parts.scope,
         question=run.question,
         results=run.state.all_results,
@@ -111,9 +115,9 @@ def completed_partial(run: Run, report: str) -> str:
     report = report.rstrip()
     if report.count("```") % 2:
         report += "\n```"
-    have = {_heading(line) for line in report.splitlines() if line.startswith("## ")}
-    written = written_report(run).split("\n## ")
-    missing = [f"## {section.rstrip()}" for section in written[1:] if _heading(f"## {section}") not in have]
+    have = {_heading(line) for line in report.splitlines() if line.startswith("## ")}  # the model's
+    app = _written(run)
+    missing = [app.section(title, lines) for title, lines in app.sections if _heading(title) not in have]
     if not missing:
         return report + "\n"
     return "\n\n".join([report, "---", completed_note(run.language), *missing]) + "\n"

@@ -22,6 +22,7 @@ Repository text is untrusted: whatever comes from it goes through
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from agent_core.repo import RepoRef, RunScope
 from agent_core.report.facts import (
@@ -49,6 +50,23 @@ _TABLE_ROWS = (
 )
 
 
+@dataclass(frozen=True, kw_only=True)
+class Written:
+    """The deterministic report as a value: the lines before its sections (title, scope, preface), then
+    each level-2 section as (title, lines). :meth:`markdown` renders it; a consumer that needs a part
+    (a partial report's missing sections) takes it from here, never by splitting the Markdown."""
+
+    head: tuple[str, ...]
+    sections: tuple[tuple[str, tuple[str, ...]], ...]
+
+    def section(self, title: str, lines: Sequence[str]) -> str:
+        return "\n".join([f"## {title}", "", *lines]).rstrip()
+
+    def markdown(self) -> str:
+        body = [self.section(title, lines) for title, lines in self.sections]
+        return "\n\n".join(["\n".join(self.head).rstrip(), *body]).rstrip() + "\n"
+
+
 def write_report(
     *,
     scope: Sequence[RepoRef],
@@ -59,36 +77,58 @@ def write_report(
     writer_note: str | None = None,
     scopes: Sequence[RunScope] = (),
 ) -> str:
-    """The report as Markdown: a level-1 title, the sections of :mod:`~agent_core.agent.prompts` as
-    level-2 headings in order (each repository under its own level-3 heading when there are several,
-    plus a side-by-side table), and a final "Data sources" section listing every call. ``scopes``: the
-    folders or files the user's URLs pointed at, named in the title."""
+    """The report as Markdown (:func:`written`, rendered)."""
+    return written(
+        scope=scope,
+        question=question,
+        results=results,
+        language=language,
+        degraded_reasons=degraded_reasons,
+        writer_note=writer_note,
+        scopes=scopes,
+    ).markdown()
+
+
+def written(
+    *,
+    scope: Sequence[RepoRef],
+    question: str,
+    results: Sequence[ToolResult],
+    language: Language = "en",
+    degraded_reasons: Sequence[str] = (),
+    writer_note: str | None = None,
+    scopes: Sequence[RunScope] = (),
+) -> Written:
+    """The report: a level-1 title, the sections of :mod:`~agent_core.agent.prompts` as level-2
+    headings in order (each repository under its own level-3 heading when there are several, plus a
+    side-by-side table), and a final "Data sources" section listing every call. ``scopes``: the folders
+    or files the user's URLs pointed at, named in the title."""
     words = words_for(language)
     facts = [build_facts(gather(repo, results, words), question=question) for repo in scope]
     several = len(facts) > 1
     labels = {s.repo.lower(): s.label() for s in scopes}  # "owner/repo · pkg/parser @ main"
     names = plain(", ".join(labels.get(repo.key(), repo.full_name) for repo in scope))
-    out = [f"# {words('title_many' if several else 'title_one', names)}", ""]
+    head = [f"# {words('title_many' if several else 'title_one', names)}", ""]
     for pointed in scopes:  # what the URL narrowed the run to, said before anything else
         template = words("report_scope_file") if pointed.kind == "blob" else words("report_scope_folder")
-        out += [
+        head += [
             f"> ℹ {template.format(code(pointed.path or '/'), code(pointed.ref), plain(pointed.repo))}",
             "",
             *file_lines(pointed, results, words),
         ]
-    out += _preface(facts, question, degraded_reasons, writer_note, words)
+    head += _preface(facts, question, degraded_reasons, writer_note, words)
+    sections: list[tuple[str, tuple[str, ...]]] = []
     for section in SECTIONS:
         if section.asked and not question.strip():
             continue
-        out += [f"## {section.title(language)}", ""]
-        if several and section.key == "overview":
-            out += _comparison(facts, words)
+        out = _comparison(facts, words) if several and section.key == "overview" else []
         for fact in facts:
             if several:
                 out += [f"### {plain(fact.evidence.repo.full_name)}", ""]
             out += [*section.render(fact, words), ""]
-    out += [f"## {words('data_sources')}", "", *_sources(results, words)]
-    return "\n".join(out).rstrip() + "\n"
+        sections.append((section.title(language), tuple(out)))
+    sections.append((words("data_sources"), tuple(_sources(results, words))))
+    return Written(head=tuple(head), sections=tuple(sections))
 
 
 def _preface(
