@@ -434,3 +434,32 @@ async def test_a_local_models_call_past_its_time_for_reading_is_set_aside_for_th
     assert not any("README.md" in str(m.get("content")) for m in last[-2:])
     assert any("its time for reading is up" in n.message for n in run.of(ev.Notice))
     assert run.finished.writer == "model" and run.finished.report == REPORT.strip()
+
+
+async def test_a_small_windows_reads_share_the_room_it_has_left(tmp_path: Path) -> None:
+    """A 4,096-token server: two whole reads (1,000 tokens each, the window's cap for one) beside the
+    brief would push the first out of the conversation before the report is written; each gets its share
+    of the room left, and both stay."""
+    repo = make_repo(
+        tmp_path / "big",
+        {
+            "README.md": "# big\n\nSteps.\n\n" + "Steps explained. " * 400,
+            "src/steps.py": BIG,
+            "src/more.py": BIG,
+        },
+    )
+    steps = {"owner": "acme", "repo": "big", "path": "src/steps.py"}
+    more = {**steps, "path": "src/more.py"}
+    report = "# acme/big\n\nThe steps are defined in `src/steps.py`.\n"
+    turns = [Turn.calls(("read_file", steps), ("read_file", more)), Turn.final(report)]
+    with GitHubEmulator() as emu, ScriptedModelServer(turns) as server:
+        emu.add_repo("acme/big", repo)
+        settings = make_settings(emu, tmp_path, server, prefetch=True, llm_context_window=4096)
+        run = await run_once(settings, target="acme/big")
+        server.assert_exhausted()
+        sent = server.chat_requests[1].messages
+    observations = [m["content"] for m in sent if m["role"] == "tool"]
+    assert len(observations) == 2 and all("def step_0(x)" in o for o in observations)  # both stay whole
+    assert not any("compacted to save context" in str(m.get("content")) for m in sent)
+    assert sum(len(o) for o in observations) < 2 * 3413  # less than two reads at the window's cap
+    assert run.finished.writer == "model"

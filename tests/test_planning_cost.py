@@ -141,7 +141,7 @@ async def test_the_heavy_steps_run_in_worker_threads_not_on_the_event_loop(
 
         monkeypatch.setattr(module, name, recorded)
 
-    for name in ("write_report", "check_report", "tree_diagrams", "run_coverage"):
+    for name in ("written", "check_report", "tree_diagrams", "run_coverage"):
         spy(endings, name)
     spy(planner, "tree_paths")
     spy(parallel, "finished_event")  # a tree's event carries its repository model
@@ -151,7 +151,7 @@ async def test_the_heavy_steps_run_in_worker_threads_not_on_the_event_loop(
     loop_thread = threading.get_ident()
     assert asyncio.get_running_loop() is not None
     assert set(threads) == {
-        "write_report",
+        "written",
         "check_report",
         "tree_diagrams",
         "run_coverage",

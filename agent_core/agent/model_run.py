@@ -56,6 +56,10 @@ from agent_core.report.diagram import Graph
 from agent_core.tool_call import ToolCallRequest
 from agent_core.words import said, say, t, words_for
 
+ROOM_KEPT = 200
+"""Tokens of a local model's window kept beside its reads: its next calls, a request for the report."""
+MIN_ROOM_TOKENS = 100
+"""A read's floor whatever the room: a file's first lines (older results are compacted to make room)."""
 MAX_REPEATS = 3
 """Turns in a row of calls already made (the 0.5B wrote the same call as text 12 turns running) before
 exploration stops and the report is asked for."""
@@ -269,12 +273,15 @@ def _time_up(run: Run) -> ev.Notice:
 
 def _observation_chars(run: Run, driver: ModelDriver, *, calls: int, due_after: int) -> int | None:
     """What each observation of a local model's turn may hold, in characters: its share of the time left
-    before the report's first word is due (:meth:`~agent_core.agent.pace.Pace.read_tokens`); None for
-    any other endpoint (the run's setting decides)."""
+    before the report's first word is due (:meth:`~agent_core.agent.pace.Pace.read_tokens`), and of the
+    room its window has left (a 4,096-token server: two whole reads would push the first out of the
+    conversation before the report is written); None for any other endpoint (the run's setting decides)."""
     if not driver.local:
         return None
+    room = driver.budget() - driver.estimate(run.parts.conversation.messages) - ROOM_KEPT
+    by_room = max(MIN_ROOM_TOKENS, room // max(1, calls + due_after))
     tokens = driver.pace.read_tokens(elapsed=run.t(), calls=calls, due_after=due_after)
-    return None if tokens is None else int(tokens * CHARS_PER_TOKEN)
+    return int(min(by_room, tokens if tokens is not None else by_room) * CHARS_PER_TOKEN)
 
 
 def _stopped(run: Run, driver: ModelDriver, outcome: TurnOutcome, *, nudged: bool) -> _After:
