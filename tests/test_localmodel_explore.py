@@ -295,6 +295,15 @@ def test_a_report_starts_at_a_heading_not_at_a_call_and_calls_are_counted_whole(
     assert first_cut(["I will read it: ", call], calls=1) is None
     assert first_cut(["```json\n", "{", '"name"'], calls=0) == (1, "cut_time")  # no call allowed
     assert first_cut(["# Report\n", call], calls=0, report=False) is None
+    asked: list[bool] = []
+
+    def over() -> bool:
+        asked.append(True)
+        return True
+
+    late = first_cut(["```json\n", call], calls=1, over=over)
+    assert late == (1, "cut_time") and asked == [True]  # asked as the call opens, once
+    assert first_cut([call], calls=1, over=lambda: False) == (0, "cut_calls")
 
 
 async def test_a_local_models_calls_stop_once_its_due_reads_are_asked(
@@ -354,15 +363,17 @@ async def test_a_local_model_is_stopped_before_a_tool_response_it_would_invent(
     assert body.get("stop") == ["<tool_response>"]  # a server of the user's own (on loopback)
 
 
-async def test_a_local_models_dependencies_declared_nowhere_are_given_back_once(
+async def test_a_local_models_dependencies_declared_nowhere_are_given_back_with_its_wrong_claims(
     emulator: GitHubEmulator, tmp_path: Path
 ) -> None:
     """The real 1.5B wrote that fmt "depends on `fmt`, `mock-allocator` and `util`": the repository
-    itself and names of its own code. A local model's dependencies no manifest read declares, and the
-    repository's own name in a list of them, are findings for its one revision (not ✗ for the reader)."""
+    itself and names of its own code. In a revision its ✗ claims ask for, a local model is also told of
+    its dependencies no manifest read declares, and of the repository's own name in a list of them (not ✗
+    for the reader); alone they ask for none (a revision cost the real 1.5B 74 s, and it kept the name)."""
     core = {"owner": "acme", "repo": "widgets", "path": "src/pkg/core.py"}
     test = {**core, "path": "tests/test_core.py"}
-    draft = REPORT + "\n## Tech stack\n\nIt depends on `click`, `widgets` and `wordcounter-native`.\n"
+    deps = "\n## Tech stack\n\nIt depends on `click`, `widgets` and `wordcounter-native`.\n"
+    draft = REPORT + deps + "Its guide is `docs/missing.md`.\n"
     turns = [
         Turn.calls(("read_file", core), ("read_file", test)),
         Turn.final(draft),
@@ -373,14 +384,21 @@ async def test_a_local_models_dependencies_declared_nowhere_are_given_back_once(
         server.assert_exhausted()
         asked = str(server.chat_requests[2].messages[-1]["content"])
     revise, accepted = run.of(ev.DraftReviewed)
-    assert revise.outcome == "revise" and "unconfirmed" in revise.problems
-    named = {c.claim: c for c in revise.findings}
-    assert set(named) == {"widgets", "wordcounter-native"}  # click is declared: no finding
+    assert revise.outcome == "revise" and {"missing_paths", "unconfirmed"} <= set(revise.problems)
+    named = {c.claim for c in revise.findings}
+    assert named == {"docs/missing.md", "widgets", "wordcounter-native"}  # click is declared: no finding
     assert '"widgets": the repository itself, not one of its dependencies' in asked
     assert '"wordcounter-native": not in ' in asked and "pyproject.toml" in asked
-    assert accepted.outcome == "accepted" and {c.claim for c in accepted.corrected} == set(named)
+    assert "do not mention this check" in asked
+    assert accepted.outcome == "accepted" and {c.claim for c in accepted.corrected} == named
     checked = run.of(ev.ClaimsChecked)[-1]
     assert not any(c.verdict == "contradicted" for c in checked.claims)
+
+    alone = [Turn.calls(("read_file", core), ("read_file", test)), Turn.final(REPORT + deps)]
+    with ScriptedModelServer(alone) as server:
+        run = await run_once(make_settings(emulator, tmp_path / "alone", server, prefetch=True))
+        server.assert_exhausted()
+    assert not run.of(ev.DraftReviewed) and run.finished.writer == "model"
 
 
 async def test_a_local_model_asking_again_for_what_it_read_is_told_to_write_the_report(

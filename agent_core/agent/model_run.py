@@ -251,7 +251,8 @@ def _local_cut(run: Run, driver: ModelDriver, after: _After) -> StreamCut | None
     * calls written as text stop once the reads still due are asked for (one, when none is due): its
       time allows that many now, and it may ask for more after their results;
     * once its reads are done and one more would bring its report past the minute
-      (:meth:`~agent_core.agent.pace.Pace.reads_over`), a call is stopped as it opens, and the model is
+      (:meth:`~agent_core.agent.pace.Pace.reads_over`, asked as the call opens), a call is stopped
+      there, and the model is
       told once that its time for reading is over (the real 1.5B, its two reads done at 50 s, asked
       for two more and replied empty once: its report began at 68 s)."""
     if not driver.local:
@@ -259,8 +260,9 @@ def _local_cut(run: Run, driver: ModelDriver, after: _After) -> StreamCut | None
     due = max(0, _min_reads(run, driver) - after.own_calls)
     first = not run.follow_up and not after.drafts.asked_to_read
     report = first and after.own_calls > 0 and due > 0 and run.calls_left() > 0
-    over = not due and not after.time_up and first and driver.pace.reads_over(run.t())
-    return StreamCut(report=report, calls=0 if over else max(1, due))
+    if due or after.time_up or not first:
+        return StreamCut(report=report, calls=max(1, due))
+    return StreamCut(report=report, calls=1, over=lambda: driver.pace.reads_over(run.t()))
 
 
 def _time_up(run: Run) -> ev.Notice:

@@ -96,11 +96,14 @@ class StreamCut:
       text), once that many objects are complete, strings skipped: its time allows that many reads now
       (``cut_calls``; the real 1.5B wrote eight calls in one reply, 43 s of writing on two cores). A
       reply that opens otherwise is never cut for its braces (a report's `${TOKEN}`, a C++ block);
-    * ``calls=0``: at the ``{`` that opens such a reply: its time for reading is over (``cut_time``).
+    * ``calls=0``, or ``over()`` true when such a reply opens (asked then, not when the turn began: the
+      model read its last results first): at that ``{``, its time for reading is over (``cut_time``).
     """
 
-    def __init__(self, *, report: bool = True, calls: int | None = None) -> None:
-        self._report, self._calls = report, calls
+    def __init__(
+        self, *, report: bool = True, calls: int | None = None, over: Callable[[], bool] | None = None
+    ) -> None:
+        self._report, self._calls, self._time_over = report, calls, over
         self._line_start, self._hashes = True, 0
         self._depth, self._string, self._escape, self._complete = 0, False, False, 0
         self._lead: str | None = "start"  # before the reply's first sign: start, fence, tag; None: read
@@ -109,7 +112,7 @@ class StreamCut:
 
     def fresh(self) -> StreamCut:
         """The same rules for another attempt at the turn (a retry streams from the start)."""
-        return StreamCut(report=self._report, calls=self._calls)
+        return StreamCut(report=self._report, calls=self._calls, over=self._time_over)
 
     def __call__(self, text: str) -> str | None:
         for char in text:
@@ -127,7 +130,9 @@ class StreamCut:
             self._lead = "tag"
         else:
             self._lead, self._calls_first = None, char == "{"
-            self._over = self._calls_first and self._calls == 0
+            self._over = self._calls_first and (
+                self._calls == 0 or (self._time_over is not None and self._time_over())
+            )
 
     def _step(self, char: str) -> str | None:
         if self._lead is not None:

@@ -43,7 +43,7 @@ TURNS: Mapping[str, str] = MappingProxyType(
         "to_model_draft_missing": '- "{claim}": not in the repository',
         "to_model_draft_undeclared": '- "{claim}": {observed}; remove it unless a file you read names it as a dependency',
         "to_model_draft_itself": '- "{claim}": the repository itself, not one of its dependencies',
-        "to_model_draft_close": "Correct or remove these, cite only files that exist, and reply with the whole revised report (or call tools first if you need to read something).",
+        "to_model_draft_close": "Correct or remove these, cite only files that exist, and reply with the whole revised report, the report only: do not mention this check (or call tools first if you need to read something).",
         "to_model_draft_close_plain": "Reply with the whole report (or call tools first if you need to read something).",
         "model_reason_repeats": "the model repeated tool calls it had already made, three turns in a row",
         "draft_revise": "The app checked the model's draft ({problems}) and sent it back once for revision",

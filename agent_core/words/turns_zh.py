@@ -43,7 +43,7 @@ TURNS: Mapping[str, str] = MappingProxyType(
         "to_model_draft_missing": "- “{claim}”：仓库中没有",
         "to_model_draft_undeclared": "- “{claim}”：{observed}；除非你读过的文件把它列为依赖，否则请删去",
         "to_model_draft_itself": "- “{claim}”：这是仓库本身，不是它的依赖",
-        "to_model_draft_close": "请更正或删除这些内容，只引用存在的文件，然后回复完整的修订版报告（如需读取内容，可先调用工具）。",
+        "to_model_draft_close": "请更正或删除这些内容，只引用存在的文件，然后回复完整的修订版报告，只写报告本身，不要提及这次检查（如需读取内容，可先调用工具）。",
         "to_model_draft_close_plain": "请回复完整的报告（如需读取内容，可先调用工具）。",
         "model_reason_repeats": "模型连续三轮重复已经做过的工具调用",
         "draft_revise": "应用检查了模型的草稿（{problems}），并退回一次请其修订",
