@@ -342,7 +342,7 @@ async def test_calls_then_a_tool_result_the_model_wrote_itself_are_never_the_rep
     # the model writes again.
     turns = [
         Turn.calls(("read_file", core), ("read_file", test)),
-        Turn.final(REPORT + "\nIt depends on `leftpad-native`.\n"),
+        Turn.final(REPORT + "\nIt depends on `leftpad-native`; see `docs/missing.md`.\n"),
         Turn.final(f"{calls}\n{copied}"),
         Turn.final(REPORT),
     ]

@@ -295,37 +295,35 @@ async def judge(
     no turn left for it). The draft is the conversation's last message; the messages before it, and the
     tool ``schemas`` as a chat template shows them to the model, are what it may have copied.
     ``min_reads``: the files the model must read itself before a draft is taken (asked once); ``strict``:
-    dependencies no manifest read declares are findings too (:func:`review`). The manifests the draft's
-    claims rest on are read first (:func:`~agent_core.agent.check_reads.read_for_check`, the app's reads:
-    the report's check finds them read), so that a finding is never a name a manifest not yet read
-    declares (the real 1.5B was told fmt's vendored `gtest` was declared nowhere)."""
-    async for event in read_for_check(run, draft):  # the manifests its claims rest on, read first
-        yield event
+    dependencies no manifest read declares are findings too (:func:`review`); before they are said, the
+    manifests the draft's claims rest on are read (:func:`~agent_core.agent.check_reads.read_for_check`,
+    the app's reads, which the report's check then finds read) and the draft judged again, so that a
+    finding is never a name a manifest not yet read declares (the real 1.5B was told fmt's vendored
+    `gtest` was declared nowhere). A draft taken as it is waits on no read: its diagram follows at once."""
     sent = [*run.parts.conversation.messages[:-1], template_message(schemas)]
-    found = await off_loop(
-        review,
-        draft,
-        sent=sent,
-        own_calls=own_calls,
-        scope=run.parts.scope,
-        results=run.state.all_results,
-        min_reads=min_reads,
-        strict=strict,
-    )
-    first = not run.follow_up  # a follow-up answers from what the first report's run read
-    again: Drafts | None = None
+
+    async def judged() -> Review:
+        return await off_loop(
+            review,
+            draft,
+            sent=sent,
+            own_calls=own_calls,
+            scope=run.parts.scope,
+            results=run.state.all_results,
+            min_reads=min_reads,
+            strict=strict,
+        )
+
+    found = await judged()
+    if "unconfirmed" in found.problems:  # names an unread manifest may declare: read, then judge again
+        async for event in read_for_check(run, draft):
+            yield event
+        found = await judged()
     if found.unfit and (drafts.revised or final):
         async for item in replaced(run, draft, found, sent):
             yield item
         return
-    if final:
-        pass
-    elif found.unfit:
-        again = replace(drafts, revised=True, asked_to_read=drafts.asked_to_read or own_calls == 0)
-    elif first and _READS & set(found.problems) and not drafts.asked_to_read and run.calls_left() > 0:
-        again = replace(drafts, asked_to_read=True)
-    elif first and found.findings and not drafts.revised:
-        again = replace(drafts, revised=True)
+    again = None if final else _sent_back(run, found, drafts, own_calls=own_calls)
     if again is not None:
         again = replace(again, findings=found.findings)
         outcome: ev.DraftOutcome = "read_first" if again.asked_to_read and not again.revised else "revise"
@@ -347,6 +345,19 @@ async def judge(
         fixed = corrected(drafts.findings, found)
         yield _reviewed(run, "accepted", found, findings=found.findings, corrected=fixed)
     yield Result(value=Judged(decision="accept", drafts=drafts, report=draft))
+
+
+def _sent_back(run: Run, found: Review, drafts: Drafts, *, own_calls: int) -> Drafts | None:
+    """What the drafts have used once this one is sent back (for a revision, or for reads), or None: it
+    is taken. A follow-up answers from what the first report's run read: asked only to be fit."""
+    first = not run.follow_up
+    if found.unfit:
+        return replace(drafts, revised=True, asked_to_read=drafts.asked_to_read or own_calls == 0)
+    if first and _READS & set(found.problems) and not drafts.asked_to_read and run.calls_left() > 0:
+        return replace(drafts, asked_to_read=True)
+    if first and found.findings and not drafts.revised:
+        return replace(drafts, revised=True)
+    return None
 
 
 async def replaced(run: Run, draft: str, found: Review, sent: Sequence[Mapping[str, Any]]) -> Step[Judged]:
