@@ -80,3 +80,11 @@ def undeclared(draft: str, check: ev.ClaimsChecked, scope: Sequence[RepoRef]) ->
 def _line_of(text: str, at: int) -> int:
     """Where the line holding ``at`` starts."""
     return text.rfind("\n", 0, at) + 1
+
+
+def names_nothing_there(claim: ev.CheckedClaim) -> bool:
+    """A ✗ claim that names what the repository lacks: a path or link not in its tree, a dependency no
+    manifest declares (not a dependency it has, said with another version)."""
+    if claim.kind in ("path", "link"):
+        return True
+    return claim.kind == "dependency" and any(s.key == "observed_not_among" for s in claim.observed_said)

@@ -37,7 +37,14 @@ from agent_core import events as ev
 from agent_core.agent.accounting import Added
 from agent_core.agent.brief import reads_request, suggested_for
 from agent_core.agent.check_reads import read_for_check
-from agent_core.agent.draft_checks import invented_result, is_json, loops, opens_with_call, undeclared
+from agent_core.agent.draft_checks import (
+    invented_result,
+    is_json,
+    loops,
+    names_nothing_there,
+    opens_with_call,
+    undeclared,
+)
 from agent_core.agent.echo import copied_lines, normal, sent_lines, template_message
 from agent_core.agent.endings import written_report
 from agent_core.agent.flow import Result, Step
@@ -112,7 +119,7 @@ def review(
         problems.append("repeated_block")
     check = check_report(draft, scope, results)
     findings = tuple(c for c in check.claims if c.verdict == "contradicted")
-    invented = [c for c in findings if _names_nothing_there(c)]
+    invented = [c for c in findings if names_nothing_there(c)]
     if own_calls == 0 and invented:
         problems.append("from_memory")
     if own_calls == 0:
@@ -134,14 +141,6 @@ def review(
         lines=lines,
         own=own_calls,
     )
-
-
-def _names_nothing_there(claim: ev.CheckedClaim) -> bool:
-    """A ✗ claim that names what the repository lacks: a path or link not in its tree, a dependency no
-    manifest declares (not a dependency it has, said with another version)."""
-    if claim.kind in ("path", "link"):
-        return True
-    return claim.kind == "dependency" and any(s.key == "observed_not_among" for s in claim.observed_said)
 
 
 def corrected(earlier: Sequence[ev.CheckedClaim], now: Review) -> tuple[ev.CheckedClaim, ...]:
@@ -295,11 +294,9 @@ async def judge(
     no turn left for it). The draft is the conversation's last message; the messages before it, and the
     tool ``schemas`` as a chat template shows them to the model, are what it may have copied.
     ``min_reads``: the files the model must read itself before a draft is taken (asked once); ``strict``:
-    dependencies no manifest read declares are findings too (:func:`review`); before they are said, the
-    manifests the draft's claims rest on are read (:func:`~agent_core.agent.check_reads.read_for_check`,
-    the app's reads, which the report's check then finds read) and the draft judged again, so that a
-    finding is never a name a manifest not yet read declares (the real 1.5B was told fmt's vendored
-    `gtest` was declared nowhere). A draft taken as it is waits on no read: its diagram follows at once."""
+    dependencies no manifest read declares are findings too (:func:`review`): before they are said, the
+    check's reads run (:func:`~agent_core.agent.check_reads.read_for_check`) and the draft is judged again
+    (the 1.5B was told fmt's vendored `gtest` was declared nowhere). A draft taken waits on no read."""
     sent = [*run.parts.conversation.messages[:-1], template_message(schemas)]
 
     async def judged() -> Review:
