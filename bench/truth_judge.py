@@ -236,6 +236,7 @@ def _framework_names() -> dict[str, str]:
 
 
 _FRAMEWORK_NAMES = _framework_names()
+_ENGLISH_WORDS = frozenset({"catch", "pest"})  # frameworks' names that, written in lower case, are words
 _FRAMEWORK = re.compile(
     r"(?<![\w.:/-])("
     + "|".join(re.escape(n) for n in sorted(_FRAMEWORK_NAMES, key=len, reverse=True))
@@ -621,6 +622,8 @@ def _added(masked: str, facts: TruthFile, scope: Scope, truth: Truth, taken: set
         if _TEST_WORDS.search(plain) or re.search(r"framework|框架", plain, re.I):
             negated = bool(_NEGATED.search(plain))
             for m in _FRAMEWORK.finditer(plain):
+                if m.group(1) in _ENGLISH_WORDS:
+                    continue  # "testing to catch bugs early": the verb, not Catch2
                 everywhere = (*scope.frameworks, *facts.test_frameworks)
                 verdict = True if same_framework(m.group(1), everywhere) else None if negated else False
                 yield Statement("framework", m.group(1), at + m.start(1), at + m.end(1), verdict)
