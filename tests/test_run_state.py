@@ -79,14 +79,25 @@ def test_only_the_runs_fold_writes_its_state() -> None:
 
 
 def test_no_message_of_the_conversation_is_edited_in_place() -> None:
-    """Only the conversation itself replaces a message (whole, when compaction shortens an old one)."""
-    edits = [
-        f"{p.relative_to(ROOT)}:{node.lineno}"
-        for p in sorted((ROOT / "agent_core" / "agent").rglob("*.py"))
-        if p.name != "context.py"
+    """Only the conversation itself replaces a message (whole: compaction shortens an old one, the text
+    protocol's switch extends the system prompt), and nothing anywhere assigns to a message's content
+    (the switch once wrote ``system["content"] = ...`` on the message already sent)."""
+    targets = [
+        (p, node.lineno, target)
+        for p in sorted((ROOT / "agent_core").rglob("*.py"))
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
         if isinstance(node, ast.AugAssign | ast.Assign)
         for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-        if isinstance(target, ast.Subscript) and "messages" in ast.unparse(target)
+        if isinstance(target, ast.Subscript)
     ]
-    assert edits == []
+    messages = [
+        f"{p.relative_to(ROOT)}:{line}"
+        for p, line, target in targets
+        if p.parent.name == "agent" and p.name != "context.py" and "messages" in ast.unparse(target)
+    ]
+    contents = [
+        f"{p.relative_to(ROOT)}:{line}"
+        for p, line, target in targets
+        if isinstance(target.slice, ast.Constant) and target.slice.value == "content"
+    ]
+    assert messages == [] and contents == []

@@ -30,6 +30,12 @@ class Conversation:
     def add(self, message: Message) -> None:
         self.messages.append(message)
 
+    def extend_system(self, text: str) -> None:
+        """The system prompt with ``text`` after it (the text protocol's instructions, once the endpoint
+        refused tools): a new message in its place, never an edit of the one already sent."""
+        system = self.messages[0]
+        self.messages[0] = {**system, "content": f"{system['content']}\n\n{text}"}
+
     def next_turn(self) -> int:
         self.turns += 1
         return self.turns

@@ -355,9 +355,8 @@ class ModelDriver:
 
     def _switch_to_text(self, run: Run) -> None:
         self.text_mode = True
-        system = run.parts.conversation.messages[0]
         example = worked_example(run.parts.scope, self.tool_names)
-        system["content"] = f"{system['content']}\n\n{self.tools_prompt()}\n\n{example}"
+        run.parts.conversation.extend_system(f"{self.tools_prompt()}\n\n{example}")
 
     def estimate(self, messages: Sequence[Mapping[str, Any]]) -> int:
         """Prompt tokens of a request with ``messages`` (and the tool schemas): a CJK-aware estimate
