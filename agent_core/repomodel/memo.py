@@ -17,11 +17,23 @@ import threading
 import weakref
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Future
-from typing import TypeVar, cast
+from typing import Protocol, TypeVar, cast
 
-from agent_core.repomodel.build import build_repo_model
+from agent_core.repomodel.build import Entry, build_repo_model
 from agent_core.repomodel.model import RepoModel
-from agent_core.sources.models import FileTree
+
+
+class Tree(Protocol):
+    """What the memo reads of a tree (a :class:`~agent_core.sources.models.FileTree`): its entries, the
+    folder it is rooted at, whether it was cut. Said here, so the model's floor imports no source's."""
+
+    @property
+    def entries(self) -> Sequence[Entry]: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def truncated(self) -> bool: ...
+
 
 T = TypeVar("T")
 
@@ -35,7 +47,7 @@ _LOCK = threading.RLock()
 
 
 def model_of(
-    tree: FileTree,
+    tree: Tree,
     *,
     gitattributes: str | None = None,
     workspace_globs: Sequence[str] = (),
@@ -64,13 +76,13 @@ def model_of(
     )
 
 
-def derived(tree: FileTree, name: Hashable, build: Callable[[], T]) -> T:
+def derived(tree: Tree, name: Hashable, build: Callable[[], T]) -> T:
     """``build()``, a value computed from ``tree`` alone, once per tree object and ``name`` (a name of
     one kind of value; add to it whatever else the value depends on, e.g. the model's identity)."""
     return _memoised(tree, ("derived", name), build)
 
 
-def _memoised(tree: FileTree, key: Hashable, build: Callable[[], T]) -> T:
+def _memoised(tree: Tree, key: Hashable, build: Callable[[], T]) -> T:
     """The value for ``key`` of ``tree``: built by the first thread that asks; a thread asking while it
     is being built waits for it (the trace's summary and the languages count ask for a model at once,
     in two workers: building it twice was a second of CPU taken from everyone else's requests)."""
