@@ -146,8 +146,8 @@ class Pace:
         """Prompt tokens each of a turn's ``calls`` observations may take for a local model (None: any
         other endpoint, the window alone decides): their share of the time left, ``elapsed`` seconds into
         the run, before its report's first word is due (less :data:`REPORT_START_S`), with ``due_after``
-        reads still to come (one more turn of calls to write); at most :data:`READ_WITHIN_S` of reading each, at least
-        :data:`MIN_READ_TOKENS`."""
+        reads still to come (one more turn of calls to write); at most :data:`READ_WITHIN_S` of reading
+        each, at least :data:`MIN_READ_TOKENS`."""
         speed, _ = self.speed()
         if not self.local or speed is None or calls < 1:
             return None
