@@ -481,3 +481,25 @@ async def test_a_small_windows_reads_share_the_room_it_has_left(tmp_path: Path) 
     assert not any("compacted to save context" in str(m.get("content")) for m in sent)
     assert sum(len(o) for o in observations) < 2 * 3413  # less than two reads at the window's cap
     assert run.finished.writer == "model"
+
+
+async def test_a_revision_loses_the_lines_it_copied_from_the_apps_request(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """The real 1.5B ended its revised fmt report with "- `detail/`: not in the repository" and the
+    request's closing sentence: lines of the app's own requests are never part of the report."""
+    core = {"owner": "acme", "repo": "widgets", "path": "src/pkg/core.py"}
+    test = {**core, "path": "tests/test_core.py"}
+    close = t("to_model_draft_close", "en")
+    revised = f"{REPORT}\n- `docs/missing.md`: not in the repository\n{close}\n"
+    turns = [
+        Turn.calls(("read_file", core), ("read_file", test)),
+        Turn.final(REPORT + "\nIts guide is `docs/missing.md`.\n"),
+        Turn.final(revised),
+    ]
+    with ScriptedModelServer(turns) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server, prefetch=True))
+        server.assert_exhausted()
+    assert [r.outcome for r in run.of(ev.DraftReviewed)] == ["revise", "accepted"]
+    assert run.finished.writer == "model" and run.finished.report == REPORT.strip()
+    assert not any(c.verdict == "contradicted" for c in run.of(ev.ClaimsChecked)[-1].claims)

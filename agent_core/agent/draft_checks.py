@@ -5,7 +5,7 @@ block said twice, and for a local model the dependencies no manifest read declar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from agent_core import events as ev
 from agent_core.agent.context import COMPACTED_MARK
@@ -17,6 +17,7 @@ from agent_core.report.verdicts import normal as package_key
 from agent_core.tools.observe import CUT_MARK
 
 _CALL_CHARS = 2000  # of a draft's start, looked at for a call written as JSON
+_MIN_KEY = 16  # letters and digits a line needs to be recognised as copied from a request
 
 
 def is_json(draft: str) -> bool:
@@ -88,3 +89,20 @@ def names_nothing_there(claim: ev.CheckedClaim) -> bool:
     if claim.kind in ("path", "link"):
         return True
     return claim.kind == "dependency" and any(s.key == "observed_not_among" for s in claim.observed_said)
+
+
+def without_requests(draft: str, requests: Iterable[str]) -> str:
+    """``draft`` without the lines it copied from the app's own requests to the model (a revision's
+    findings and instructions, a request for reads): the real 1.5B ended its revised fmt report with
+    "- `detail/`: not in the repository" and the request's closing sentence. Lines compare by their
+    letters and digits alone (the model re-quotes a finding's name in backticks); short lines never."""
+    asked = {key for text in requests for line in text.splitlines() if (key := _letters(line))}
+    if not asked:
+        return draft
+    kept = [line for line in draft.splitlines() if _letters(line) not in asked]
+    return "\n".join(kept).strip()
+
+
+def _letters(line: str) -> str:
+    key = "".join(c for c in line.lower() if c.isalnum())
+    return key if len(key) >= _MIN_KEY else ""

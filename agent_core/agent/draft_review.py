@@ -13,19 +13,17 @@
 * ``contradicted`` / ``missing_paths``: the claim check (:func:`~agent_core.report.claims.check_report`)
   marks claims ✗, or cited files are not in the tree;
 * ``unconfirmed`` (a local model's draft, ``strict``): dependencies no manifest read declares, or the
-  repository itself listed among its dependencies (the real 1.5B wrote fmt "depends on `fmt`,
-  `mock-allocator` and `util`", names of its own code). Not ✗ for the reader (a manifest not read may
-  declare them); for the model, findings to correct or remove in a revision its ✗ claims ask for (a
-  revision of their own cost the 1.5B 74 s on two cores and it kept the name).
+  repository itself among them (the 1.5B: fmt "depends on `fmt`, `mock-allocator` and `util`"). Not ✗
+  for the reader; for the model, findings in a revision its ✗ claims ask for (one of their own cost the
+  1.5B 74 s, and it kept the name).
 
 The first four make a draft unfit to be the report (:attr:`Review.unfit`); the loop
 (:mod:`~agent_core.agent.model_run`) gives ONE observation for one revision (:func:`revision_request`),
 and a revision still unfit is replaced by the deterministic writer's report, which quotes the draft's
 grounded sentences (:func:`grounded_sentences`: a verified claim, no ✗ one, not copied from the prompt).
+A draft taken loses the lines it copied from the app's requests (:func:`~.draft_checks.without_requests`).
 
-Pure functions, linear in the draft and the conversation (one hash set of lines, one guard pass, the
-claim check's own linear finders), run off the event loop by the caller.
-"""
+Pure functions, linear in the draft and the conversation, run off the event loop by the caller."""
 
 from __future__ import annotations
 
@@ -44,6 +42,7 @@ from agent_core.agent.draft_checks import (
     names_nothing_there,
     opens_with_call,
     undeclared,
+    without_requests,
 )
 from agent_core.agent.echo import copied_lines, normal, sent_lines, template_message
 from agent_core.agent.endings import written_report
@@ -73,6 +72,7 @@ UNFIT: frozenset[str] = frozenset({"tool_call", "echo", "repeated_block", "from_
 
 ECHO_SHARE = 0.6  # of a draft's lines, copied from what it was sent: an echo
 _MIN_LINES = 3  # an echo needs at least this many lines to judge
+_OPENING = 2  # the system prompt and the task with its brief: what follows from the app is a request
 MAX_FINDINGS = 12  # ✗ claims given back to the model
 _READS = frozenset({"no_reads", "few_reads", "from_memory"})  # a draft sent back for reads: the files
 _KEPT = 8  # grounded sentences quoted from a replaced draft
@@ -341,7 +341,8 @@ async def judge(
     if drafts.findings:  # an earlier draft was sent back with ✗ claims: what the revision corrected
         fixed = corrected(drafts.findings, found)
         yield _reviewed(run, "accepted", found, findings=found.findings, corrected=fixed)
-    yield Result(value=Judged(decision="accept", drafts=drafts, report=draft))
+    asked = [str(m.get("content")) for m in sent[_OPENING:-1] if m.get("role") == "user"]
+    yield Result(value=Judged(decision="accept", drafts=drafts, report=without_requests(draft, asked)))
 
 
 def _sent_back(run: Run, found: Review, drafts: Drafts, *, own_calls: int) -> Drafts | None:
