@@ -16,6 +16,7 @@ from pathlib import Path
 
 from agent_core import events as ev
 from agent_core.agent.brief import suggested_reads
+from agent_core.agent.draft_checks import without_requests
 from agent_core.agent.draft_review import review
 from agent_core.agent.progress import StreamCut
 from agent_core.llm.content_calls import calls_in_content
@@ -503,3 +504,15 @@ async def test_a_revision_loses_the_lines_it_copied_from_the_apps_request(
     assert [r.outcome for r in run.of(ev.DraftReviewed)] == ["revise", "accepted"]
     assert run.finished.writer == "model" and run.finished.report == REPORT.strip()
     assert not any(c.verdict == "contradicted" for c in run.of(ev.ClaimsChecked)[-1].claims)
+
+
+def test_only_the_apps_requests_are_taken_out_of_a_draft_not_what_the_tools_returned() -> None:
+    quoted = "Count words in text, fast and with care."
+    messages = [
+        {"role": "user", "content": f"Observation: {quoted}"},  # the text protocol's tool result
+        {"role": "tool", "content": quoted},
+        {"role": "user", "content": '- "docs/missing.md": not in the repository'},
+    ]
+    draft = f"# acme/widgets\n\n{quoted}\n- `docs/missing.md`: not in the repository\n"
+    assert without_requests(draft, messages) == f"# acme/widgets\n\n{quoted}"
+    assert without_requests(REPORT, messages) is REPORT  # nothing copied: the draft as it came

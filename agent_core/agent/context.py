@@ -89,7 +89,7 @@ class Conversation:
         total: int,
         names: Mapping[str, str],
     ) -> tuple[int, int]:
-        tool_indexes = [i for i, m in enumerate(self.messages) if _is_observation(m)]
+        tool_indexes = [i for i, m in enumerate(self.messages) if is_observation(m)]
         done = 0
         for index in tool_indexes[:-spared] if spared else tool_indexes:
             message = self.messages[index]
@@ -109,7 +109,8 @@ class Conversation:
         return done, total
 
 
-def _is_observation(message: Mapping[str, Any]) -> bool:
+def is_observation(message: Mapping[str, Any]) -> bool:
+    """A tool's result as the model read it: a tool message, or the text protocol's ``Observation:``."""
     if message.get("role") == "tool":
         return True
     return message.get("role") == "user" and str(message.get("content", "")).startswith("Observation")

@@ -5,10 +5,11 @@ block said twice, and for a local model the dependencies no manifest read declar
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from agent_core import events as ev
-from agent_core.agent.context import COMPACTED_MARK
+from agent_core.agent.context import COMPACTED_MARK, is_observation
 from agent_core.llm.degeneration import RepetitionGuard
 from agent_core.llm.scan import json_values, loads_or_none, written_call
 from agent_core.repo import RepoRef
@@ -91,16 +92,19 @@ def names_nothing_there(claim: ev.CheckedClaim) -> bool:
     return claim.kind == "dependency" and any(s.key == "observed_not_among" for s in claim.observed_said)
 
 
-def without_requests(draft: str, requests: Iterable[str]) -> str:
-    """``draft`` without the lines it copied from the app's own requests to the model (a revision's
-    findings and instructions, a request for reads): the real 1.5B ended its revised fmt report with
+def without_requests(draft: str, messages: Iterable[Mapping[str, Any]]) -> str:
+    """``draft`` without the lines it copied from the app's own requests among ``messages`` (the user
+    messages after the opening, not a text protocol's observations: a revision's findings and
+    instructions, a request for reads): the real 1.5B ended its revised fmt report with
     "- `detail/`: not in the repository" and the request's closing sentence. Lines compare by their
     letters and digits alone (the model re-quotes a finding's name in backticks); short lines never."""
+    requests = [str(m.get("content")) for m in messages if m.get("role") == "user" and not is_observation(m)]
     asked = {key for text in requests for line in text.splitlines() if (key := _letters(line))}
     if not asked:
         return draft
-    kept = [line for line in draft.splitlines() if _letters(line) not in asked]
-    return "\n".join(kept).strip()
+    lines = draft.splitlines()
+    kept = [line for line in lines if _letters(line) not in asked]
+    return draft if len(kept) == len(lines) else "\n".join(kept).strip()
 
 
 def _letters(line: str) -> str:

@@ -341,8 +341,8 @@ async def judge(
     if drafts.findings:  # an earlier draft was sent back with ✗ claims: what the revision corrected
         fixed = corrected(drafts.findings, found)
         yield _reviewed(run, "accepted", found, findings=found.findings, corrected=fixed)
-    asked = [str(m.get("content")) for m in sent[_OPENING:-1] if m.get("role") == "user"]
-    yield Result(value=Judged(decision="accept", drafts=drafts, report=without_requests(draft, asked)))
+    report = without_requests(draft, sent[_OPENING:-1])  # after the opening: the app's requests
+    yield Result(value=Judged(decision="accept", drafts=drafts, report=report))
 
 
 def _sent_back(run: Run, found: Review, drafts: Drafts, *, own_calls: int) -> Drafts | None:

@@ -252,9 +252,8 @@ def _local_cut(run: Run, driver: ModelDriver, after: _After) -> StreamCut | None
       time allows that many now, and it may ask for more after their results;
     * once its reads are done and one more would bring its report past the minute
       (:meth:`~agent_core.agent.pace.Pace.reads_over`, asked as the call opens), a call is stopped
-      there, and the model is
-      told once that its time for reading is over (the real 1.5B, its two reads done at 50 s, asked
-      for two more and replied empty once: its report began at 68 s)."""
+      there, and the model is told once that its time for reading is over (the real 1.5B, its two
+      reads done at 50 s, asked for two more and replied empty once: its report began at 68 s)."""
     if not driver.local:
         return None
     due = max(0, _min_reads(run, driver) - after.own_calls)
