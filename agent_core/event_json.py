@@ -59,7 +59,7 @@ def event_from_dict(data: Mapping[str, Any]) -> ev.Event:
     if cls in (ev.ReasoningDelta, ev.Notice, ev.ClaimsChecked):
         values |= _words_of(values)
     if cls is ev.DraftReviewed:
-        for name in ("findings", "corrected"):
+        for name in ("findings", "corrected", "set_aside"):
             values[name] = tuple(_claim_from_dict(c) for c in values.get(name, ()))
         values["problems"] = tuple(values.get("problems", ()))
     if cls is ev.DiagramDrawn:

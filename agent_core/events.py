@@ -228,7 +228,7 @@ Verdict = Literal["verified", "contradicted", "unchecked"]
 class CheckedClaim:
     """One checkable claim of a report, held against the observations by the app (never by the model)."""
 
-    kind: str  # number, license, language, date, version, dependency, path, link
+    kind: str  # number, license, language, date, version, dependency, path, link, activity, person
     claim: str  # the report's own words (cut), untrusted text
     verdict: Verdict
     observed: str | None = None  # what the observations show (for a link: its permalink), in English
@@ -261,7 +261,7 @@ class ClaimsChecked:
     unchecked: int = 0
 
 
-DraftOutcome = Literal["revise", "read_first", "accepted", "replaced"]
+DraftOutcome = Literal["revise", "read_first", "accepted", "trimmed", "replaced"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -269,8 +269,9 @@ class DraftReviewed:
     """The app's judgement of a model's draft report before anyone sees it as the report
     (:mod:`agent_core.agent.draft_review`): sent back once to ``revise`` it (``findings``: its ✗ claims,
     given to the model) or to ``read_first`` (no read of its own), ``accepted`` after a revision
-    (``corrected``: the earlier draft's ✗ claims this one no longer makes), or ``replaced`` by the
-    deterministic writer's report (``kept``: the model's grounded sentences quoted in it). ``problems``:
+    (``corrected``: the earlier draft's ✗ claims this one no longer makes), ``trimmed`` (taken without a
+    revision; ``set_aside``: a local model's sentences left out, :mod:`agent_core.agent.set_aside`, after a
+    revision too), or ``replaced`` by the deterministic writer's report (``kept``: the model's grounded sentences quoted in it). ``problems``:
     tool_call, echo, repeated_block, from_memory, no_reads, contradicted, missing_paths."""
 
     kind: Literal["draft_reviewed"] = "draft_reviewed"
@@ -281,6 +282,7 @@ class DraftReviewed:
     findings: tuple[CheckedClaim, ...] = ()
     corrected: tuple[CheckedClaim, ...] = ()
     kept: int = 0
+    set_aside: tuple[CheckedClaim, ...] = ()  # a local model's sentences the check cannot stand behind
 
 
 @dataclass(frozen=True, kw_only=True)

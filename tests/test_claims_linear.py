@@ -193,6 +193,11 @@ FINDER_ATTACKS = {
     "counts without units": repeated("1 Ruby "),
     "counts": repeated("made of 3 gems, "),
     "dependency words": repeated("depends on `x` "),
+    "names after a list's word": lambda n: "Its authors include " + "Ada " * (n // 4),
+    "list words": repeated("authors authors include "),
+    "names after by": repeated("created by Ada Lovelace Grace Hopper "),
+    "upkeep words": repeated("not actively maintained, "),
+    "clauses before upkeep": lambda n: "may " * (n // 4) + "unmaintained",
 }
 
 

@@ -242,16 +242,27 @@ async def test_contradicted_claims_and_missing_paths_are_given_back_once_and_the
     assert "更正了 2 处" in draft_line(accepted, "zh")
 
 
-async def test_a_revision_that_keeps_a_wrong_claim_is_the_report_with_the_claim_marked(
+async def test_a_local_revision_that_keeps_a_wrong_claim_has_its_sentences_set_aside(
     emulator: GitHubEmulator, tmp_path: Path
 ) -> None:
+    """A local model's revision that keeps its ✗ claims: the sentences holding them are set aside
+    (:mod:`agent_core.agent.set_aside`), each listed in the trace, and the report says so (a hosted
+    model's stay, marked where they stand: :func:`agent_core.report.claims.annotate`)."""
     turns = [Turn.calls(("get_repo_info", W), ("get_file_tree", W)), Turn.final(WRONG), Turn.final(WRONG)]
     with ScriptedModelServer(turns) as server:
         run = await run_once(make_settings(emulator, tmp_path, server))
         server.assert_exhausted()  # one revision, never two
     accepted = run.of(ev.DraftReviewed)[-1]
-    assert accepted.outcome == "accepted" and accepted.corrected == () and len(accepted.findings) == 2
-    assert run.finished.writer == "model" and run.finished.stats.claims_contradicted == 2
+    assert accepted.outcome == "accepted" and accepted.corrected == () and accepted.findings == ()
+    assert [c.claim for c in accepted.set_aside] == [
+        "acme/widgets has 7 stars and is written in Python.",
+        "The words are counted in `src/pkg/missing.py`.",
+    ]
+    assert run.finished.writer == "model" and run.finished.stats.claims_contradicted == 0
+    report = run.finished.report or ""
+    assert "7 stars" not in report and "missing.py" not in report
+    assert "set aside 2 sentence(s)" in report and "; 2 sentence(s) set aside" in draft_line(accepted, "en")
+    assert "另有 2 句被搁置" in draft_line(accepted, "zh")
 
 
 # -- the model explores: a report with no read of its own is asked once for reads --------------------

@@ -370,7 +370,8 @@ async def test_a_local_models_dependencies_declared_nowhere_are_given_back_with_
     """The real 1.5B wrote that fmt "depends on `fmt`, `mock-allocator` and `util`": the repository
     itself and names of its own code. In a revision its ✗ claims ask for, a local model is also told of
     its dependencies no manifest read declares, and of the repository's own name in a list of them (not ✗
-    for the reader); alone they ask for none (a revision cost the real 1.5B 74 s, and it kept the name)."""
+    for the reader); alone they ask for none (a revision cost the real 1.5B 74 s, and it kept the name):
+    the sentence naming them is set aside."""
     core = {"owner": "acme", "repo": "widgets", "path": "src/pkg/core.py"}
     test = {**core, "path": "tests/test_core.py"}
     deps = "\n## Tech stack\n\nIt depends on `click`, `widgets` and `wordcounter-native`.\n"
@@ -399,7 +400,14 @@ async def test_a_local_models_dependencies_declared_nowhere_are_given_back_with_
     with ScriptedModelServer(alone) as server:
         run = await run_once(make_settings(emulator, tmp_path / "alone", server, prefetch=True))
         server.assert_exhausted()
-    assert not run.of(ev.DraftReviewed) and run.finished.writer == "model"
+    (trimmed,) = run.of(ev.DraftReviewed)  # no revision of their own: the sentence is set aside
+    assert trimmed.outcome == "trimmed" and trimmed.problems == () and run.finished.writer == "model"
+    assert [c.claim for c in trimmed.set_aside] == [
+        "It depends on `click`, `widgets` and `wordcounter-native`."
+    ]
+    assert "wordcounter-native" not in (run.finished.report or "") and REPORT.strip() in (
+        run.finished.report or ""
+    )
 
 
 async def test_a_local_model_asking_again_for_what_it_read_is_told_to_write_the_report(

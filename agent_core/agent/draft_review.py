@@ -21,7 +21,8 @@ The first four make a draft unfit to be the report (:attr:`Review.unfit`); the l
 (:mod:`~agent_core.agent.model_run`) gives ONE observation for one revision (:func:`revision_request`),
 and a revision still unfit is replaced by the deterministic writer's report, which quotes the draft's
 grounded sentences (:func:`grounded_sentences`: a verified claim, no ✗ one, not copied from the prompt).
-A draft taken loses the lines it copied from the app's requests (:func:`~.draft_checks.without_requests`).
+A draft taken loses the lines it copied from the app's requests (:func:`~.draft_checks.without_requests`),
+and a local model's the sentences the check cannot stand behind (:mod:`~agent_core.agent.set_aside`).
 
 Pure functions, linear in the draft and the conversation, run off the event loop by the caller."""
 
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any, Literal
 
 from agent_core import events as ev
@@ -48,6 +50,7 @@ from agent_core.agent.echo import copied_lines, normal, sent_lines, template_mes
 from agent_core.agent.endings import written_report
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.run import Run
+from agent_core.agent.set_aside import sentences, set_aside, unsupported
 from agent_core.offload import off_loop
 from agent_core.repo import RepoRef
 from agent_core.report.claims import check_report
@@ -105,6 +108,7 @@ def review(
     results: Sequence[ToolResult],
     min_reads: int = 1,
     strict: bool = False,
+    now: datetime | None = None,
 ) -> Review:
     """Judge ``draft`` (see the module): ``sent``, the messages the model was sent; ``own_calls``, the tool
     calls it chose itself in this run (the prefetch's are not its own); ``strict``: dependencies no
@@ -117,7 +121,7 @@ def review(
         problems.append("echo")
     if loops(draft):
         problems.append("repeated_block")
-    check = check_report(draft, scope, results)
+    check = check_report(draft, scope, results, now=now)
     findings = tuple(c for c in check.claims if c.verdict == "contradicted")
     invented = [c for c in findings if names_nothing_there(c)]
     if own_calls == 0 and invented:
@@ -217,7 +221,7 @@ def grounded_sentences(draft: str, found: Review, sent: Iterable[Mapping[str, An
     claims = sorted((c for c in found.check.claims if c.start >= 0), key=lambda c: c.start)
     kept: list[str] = []
     at = 0
-    for start, end in _sentences(draft):
+    for start, end in sentences(draft):
         verdicts = set()
         while at < len(claims) and claims[at].start < end:
             if claims[at].start >= start:
@@ -230,18 +234,6 @@ def grounded_sentences(draft: str, found: Review, sent: Iterable[Mapping[str, An
         if len(kept) == _KEPT:
             break
     return kept
-
-
-def _sentences(text: str) -> Iterable[tuple[int, int]]:
-    """Spans of sentences: a line, or a piece of one ending in ". " (one pass)."""
-    start = 0
-    for i, char in enumerate(text):
-        if char == "\n" or (char in ".!?。！？" and text[i + 1 : i + 2] in (" ", "")):
-            if i + 1 - start > 1:
-                yield start, i + 1
-            start = i + 1
-    if start < len(text):
-        yield start, len(text)
 
 
 # -- the judgements ---------------------------------------------------------------------------------
@@ -296,23 +288,20 @@ async def judge(
     ``min_reads``: the files the model must read itself before a draft is taken (asked once); ``strict``:
     dependencies no manifest read declares are findings too (:func:`review`): before they are said, the
     check's reads run (:func:`~agent_core.agent.check_reads.read_for_check`) and the draft is judged again
-    (the 1.5B was told fmt's vendored `gtest` was declared nowhere). A draft taken waits on no read."""
+    (the 1.5B was told fmt's vendored `gtest` was declared nowhere); for a draft taken, the same reads
+    first when it names a dependency no manifest read declares. A ``strict`` draft taken loses the
+    sentences the check cannot stand behind (:mod:`~agent_core.agent.set_aside`), said in the trace and in
+    a line at the report's end."""
     sent = [*run.parts.conversation.messages[:-1], template_message(schemas)]
 
     async def judged() -> Review:
-        return await off_loop(
-            review,
-            draft,
-            sent=sent,
-            own_calls=own_calls,
-            scope=run.parts.scope,
-            results=run.state.all_results,
-            min_reads=min_reads,
-            strict=strict,
-        )
+        return await _checked(run, draft, sent=sent, own_calls=own_calls, min_reads=min_reads, strict=strict)
 
     found = await judged()
-    if "unconfirmed" in found.problems:  # names an unread manifest may declare: read, then judge again
+    names_unread = strict and bool(undeclared(draft, found.check, run.parts.scope))  # set aside unless read
+    if (
+        "unconfirmed" in found.problems or names_unread
+    ):  # an unread manifest may declare them: read, judge again
         async for event in read_for_check(run, draft):
             yield event
         found = await judged()
@@ -338,11 +327,43 @@ async def judge(
         yield _reviewed(run, outcome, found, findings=found.findings)
         yield Result(value=Judged(decision="again", drafts=again))
         return
+    report = without_requests(draft, sent[_OPENING:-1])  # after the opening: the app's requests
+    aside: tuple[ev.CheckedClaim, ...] = ()
+    if strict:  # a small model's report keeps only what the check can stand behind
+        check = found.check if report == draft else (await _checked(run, report)).check
+        report, aside = set_aside(report, unsupported(report, check, run.parts.scope))
+    left = () if strict else found.findings
     if drafts.findings:  # an earlier draft was sent back with ✗ claims: what the revision corrected
         fixed = corrected(drafts.findings, found)
-        yield _reviewed(run, "accepted", found, findings=found.findings, corrected=fixed)
-    report = without_requests(draft, sent[_OPENING:-1])  # after the opening: the app's requests
+        yield _reviewed(run, "accepted", found, findings=left, corrected=fixed, set_aside=aside)
+    elif aside:
+        yield _reviewed(run, "trimmed", found, set_aside=aside)
+    if aside:
+        report = f"{report.rstrip()}\n\n{t('draft_set_aside_note', run.language, count=len(aside))}\n"
     yield Result(value=Judged(decision="accept", drafts=drafts, report=report))
+
+
+async def _checked(
+    run: Run,
+    draft: str,
+    *,
+    sent: Sequence[Mapping[str, Any]] = (),
+    own_calls: int = 0,
+    min_reads: int = 1,
+    strict: bool = False,
+) -> Review:
+    """:func:`review` of ``draft``, off the event loop, against what the run has read by now."""
+    return await off_loop(
+        review,
+        draft,
+        sent=sent,
+        own_calls=own_calls,
+        scope=run.parts.scope,
+        results=run.state.all_results,
+        min_reads=min_reads,
+        strict=strict,
+        now=run.today(),
+    )
 
 
 def _sent_back(run: Run, found: Review, drafts: Drafts, *, own_calls: int) -> Drafts | None:
@@ -383,6 +404,7 @@ def _reviewed(
     findings: tuple[ev.CheckedClaim, ...] = (),
     corrected: tuple[ev.CheckedClaim, ...] = (),
     kept: int = 0,
+    set_aside: tuple[ev.CheckedClaim, ...] = (),
 ) -> ev.DraftReviewed:
     return ev.DraftReviewed(
         t=run.t(),
@@ -392,6 +414,7 @@ def _reviewed(
         findings=findings,
         corrected=corrected,
         kept=kept,
+        set_aside=set_aside,
     )
 
 

@@ -66,7 +66,8 @@ async def finish(
         async for item in read_for_check(run, report):
             yield item
     results = run.state.all_results
-    check = replace(await off_loop(check_report, report, run.parts.scope, results, skip=skip), t=run.t())
+    check = await off_loop(check_report, report, run.parts.scope, results, skip=skip, now=run.today())
+    check = replace(check, t=run.t())
     yield check
     stats = replace(
         run.stats(cost),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Literal, TypeVar
 
 from agent_core import events as ev
@@ -123,6 +124,10 @@ class Run:
     def results(self) -> tuple[ToolResult, ...]:
         """The tool results of this run (a follow-up does not see the earlier run's as its own)."""
         return self.state.results
+
+    def today(self) -> datetime:
+        """The run's moment on the wall clock (UTC): what "not maintained" is judged against."""
+        return datetime.fromtimestamp(self.parts.clock.wall(), UTC)
 
     def data_problems(self) -> list[str]:
         return data_problems(self.results())

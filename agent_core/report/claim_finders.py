@@ -1,9 +1,9 @@
 """Finding the checkable claims in a report's text: numbers, licenses, languages, dates, versions,
-dependencies, files and links. Plain regular expressions over each line (English and Chinese wordings),
+dependencies, files and links, whether the project is maintained, who is behind it. Plain regular expressions over each line (English and Chinese wordings),
 no model: every :class:`Found` says where it stands, so a verdict can be marked in place.
 
-What is *not* found here is not checked: prose judgements ("well maintained") have no observation to
-hold them against. The finders err towards missing a claim rather than misreading one.
+What is *not* found here is not checked: prose judgements ("easy to use") have no observation to hold
+them against. The finders err towards missing a claim rather than misreading one.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from agent_core.report.claim_activity import activity_claims
 from agent_core.report.claim_code import fence_language, fenced_paths
 from agent_core.report.claim_counts import count_claims
 from agent_core.report.claim_names import (
@@ -23,6 +24,7 @@ from agent_core.report.claim_names import (
     path_like,
 )
 from agent_core.report.claim_packages import dependency_claims, table_columns, table_row_claims
+from agent_core.report.claim_people import people_claims
 from agent_core.sources.languages import LANGUAGE_NAMES
 from agent_core.sources.licenses import LICENSE_FILE
 
@@ -193,6 +195,8 @@ def _line_claims(line: str, base: int) -> list[Found]:
         *_versions(line, base),
         *dependencies,
         *_paths_and_links(line, base, taken),
+        *activity_claims(line, base),
+        *people_claims(line, base),
     ]
 
 

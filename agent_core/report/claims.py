@@ -18,17 +18,20 @@ import posixpath
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from urllib.parse import unquote, urlsplit
 
 from agent_core import events as ev
 from agent_core.repo import RepoRef
 from agent_core.report import verdict_facts, verdict_packages, verdicts
 from agent_core.report.checked import clauses, observed_text
+from agent_core.report.claim_activity import activity
 from agent_core.report.claim_finders import Found, find_claims
+from agent_core.report.claim_people import NamesRead, person
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.phrases import parse_date
 from agent_core.report.scoped import link_path, whole_tree
-from agent_core.report.verdicts import Observed
+from agent_core.report.verdicts import Observed, Outcome
 from agent_core.tools.results import ToolResult
 from agent_core.words import Said, said, say, t, words_for
 
@@ -46,15 +49,24 @@ class _Repo:
 
 
 def check_report(
-    report: str, scope: Sequence[RepoRef], results: Sequence[ToolResult], *, skip: Sequence[str] = ()
+    report: str,
+    scope: Sequence[RepoRef],
+    results: Sequence[ToolResult],
+    *,
+    skip: Sequence[str] = (),
+    now: datetime | None = None,
 ) -> ev.ClaimsChecked:
     """The claim check and the key facts of ``report`` (``t`` is left 0: the caller stamps it). Text of
-    the app's own in ``skip`` (the architecture diagram, its paths already checked) is not a claim."""
+    the app's own in ``skip`` (the architecture diagram, its paths already checked) is not a claim.
+    ``now``: the run's day, which a claim that the project is (not) maintained is judged against (None:
+    such claims are not checkable)."""
     repos = [_repo(ref, results) for ref in scope]
     spans = [(m.start(), m.end()) for text in skip if text for m in re.finditer(re.escape(text), report)]
     found_claims = [f for f in find_claims(report) if not any(a <= f.start < b for a, b in spans)]
     about = _mentions(report, repos)
-    verdicts = [_verdict(found, about(found), repos) for found in found_claims]
+    names = NamesRead(results) if any(f.kind == "person" for f in found_claims) else None
+    said_by = _Said(now=now, names=names)
+    verdicts = [_verdict(found, about(found), repos, said_by) for found in found_claims]
     claims = [c for c in verdicts if c is not None]
     return ev.ClaimsChecked(
         t=0.0,
@@ -95,25 +107,45 @@ def annotate(report: str, check: ev.ClaimsChecked | None, language: str = "en") 
 # -- one claim -------------------------------------------------------------------------------------------
 
 
-def _verdict(found: Found, repo: _Repo | None, repos: Sequence[_Repo]) -> ev.CheckedClaim | None:
+@dataclass(frozen=True, kw_only=True)
+class _Said:
+    """What the claims about the project's upkeep and people are held against: the run's day, the names
+    the tools read (None: the report names nobody)."""
+
+    now: datetime | None
+    names: NamesRead | None
+
+
+def _verdict(
+    found: Found, repo: _Repo | None, repos: Sequence[_Repo], said_by: _Said
+) -> ev.CheckedClaim | None:
     if found.kind == "link":
         return _link(found, repos)
-    if repo is None:
+    outcome: Outcome
+    if found.kind == "person" and said_by.names is not None:  # whoever's: any repository's reads name them
+        outcome = person(found, said_by.names)
+    elif repo is None:
         return _claim(found, "unchecked", None, None)
-    check = {
-        "number": verdict_facts.number,
-        "license": verdict_facts.license_claim,
-        "language": verdict_facts.language,
-        "date": verdict_facts.date,
-        "version": verdict_facts.version,
-        "dependency": verdict_packages.dependency,
-        "count": verdict_packages.package_count,
-        "path": verdicts.path,
-    }[found.kind]
-    verdict, observed = check(found, repo.facts)
+    elif found.kind == "activity":
+        outcome = activity(found, repo.facts, said_by.now)
+    else:
+        outcome = _FACT_CHECKS[found.kind](found, repo.facts)
+    verdict, observed = outcome
     if verdict is None:
         return None
-    return _claim(found, verdict, observed, repo.name)
+    return _claim(found, verdict, observed, repo.name if repo is not None else None)
+
+
+_FACT_CHECKS: dict[str, Callable[[Found, Facts], Outcome]] = {
+    "number": verdict_facts.number,
+    "license": verdict_facts.license_claim,
+    "language": verdict_facts.language,
+    "date": verdict_facts.date,
+    "version": verdict_facts.version,
+    "dependency": verdict_packages.dependency,
+    "count": verdict_packages.package_count,
+    "path": verdicts.path,
+}
 
 
 def _claim(found: Found, verdict: ev.Verdict, observed: Observed, repo: str | None) -> ev.CheckedClaim:

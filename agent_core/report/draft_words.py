@@ -9,7 +9,8 @@ from agent_core.words import t
 
 def draft_line(event: ev.DraftReviewed, lang: str) -> str:
     """The event in one sentence: sent back (and why), asked to read, accepted after a revision (what it
-    corrected), or replaced by the app's report (keeping how many of its sentences)."""
+    corrected), taken with sentences set aside, or replaced by the app's report (keeping how many of its
+    sentences)."""
     unfit = [p for p in event.problems if p in ("tool_call", "echo", "repeated_block", "from_memory")]
     problems = t("brief_list_sep", lang).join(t(f"draft_problem_{p}", lang) for p in unfit or event.problems)
     match event.outcome:
@@ -18,14 +19,19 @@ def draft_line(event: ev.DraftReviewed, lang: str) -> str:
         case "read_first":
             return t("draft_read_first", lang)
         case "accepted":
-            return t("draft_accepted", lang, corrected=len(event.corrected), left=len(event.findings))
+            line = t("draft_accepted", lang, corrected=len(event.corrected), left=len(event.findings))
+            return line + (
+                t("draft_and_set_aside", lang, count=len(event.set_aside)) if event.set_aside else ""
+            )
+        case "trimmed":
+            return t("draft_trimmed", lang, count=len(event.set_aside))
         case "replaced":
             return t("draft_replaced", lang, problems=problems, kept=event.kept)
 
 
 def draft_claims(event: ev.DraftReviewed, lang: str) -> list[tuple[str, str, str | None]]:
     """The claims the event names, as (mark, claim, observed): corrected ones, then those still ✗ (or
-    still declared nowhere: ?)."""
+    still declared nowhere: ?), then the sentences set aside."""
     corrected = [("✓", t("draft_corrected", lang), c) for c in event.corrected]
     wrong = [
         ("✗", t("draft_still_wrong", lang), c)
@@ -33,4 +39,5 @@ def draft_claims(event: ev.DraftReviewed, lang: str) -> list[tuple[str, str, str
         else ("?", t("draft_unconfirmed", lang), c)
         for c in event.findings
     ]
-    return [(f"{mark} {label}", c.claim, c.observed) for mark, label, c in (*corrected, *wrong)]
+    aside = [("✂", t("draft_aside", lang), c) for c in event.set_aside]
+    return [(f"{mark} {label}", c.claim, c.observed) for mark, label, c in (*corrected, *wrong, *aside)]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from agent_core import events as ev
-from agent_core.report.claim_finders import Found
+from agent_core.report.claim_names import Found
 from agent_core.report.facts import Facts
 from agent_core.report.gradle_conventions import conventions_unread
 from agent_core.report.manifest_links import own_package_names

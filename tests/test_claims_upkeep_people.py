@@ -1,0 +1,152 @@
+"""Claims about a project's upkeep ("not actively maintained") and the people behind it ("created by
+DHH"): the kinds the real 1.5B got wrong that the check could not see. Held against the sample
+repository's real commits (8, by Ada Lovelace, ghopper and Linus Example, January to 26 February
+2024; LICENSE: "Copyright (c) 2024 Ada Lovelace") over the emulator; a local model's sentences holding
+what the check cannot stand behind are set aside.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from agent_core import events as ev
+from agent_core.agent.set_aside import set_aside, unsupported
+from agent_core.repo import RepoRef
+from agent_core.report.claim_finders import find_claims
+from agent_core.report.claim_people import people_claims
+from agent_core.report.claims import check_report
+from agent_core.settings import Settings
+from agent_core.tools.results import ToolResult
+from testing.analysis import run_once
+from testing.emulator.github import GitHubEmulator
+from testing.linear import growth, repeated
+
+WIDGETS = RepoRef(owner="acme", name="widgets")
+MARCH_2024 = datetime(2024, 3, 1, tzinfo=UTC)  # 8 commits in the six months before
+MARCH_2025 = datetime(2025, 3, 1, tzinfo=UTC)  # the newest a year old: neither
+MARCH_2027 = datetime(2027, 3, 1, tzinfo=UTC)  # three years without a commit
+
+
+@pytest.fixture
+async def observed(emulator: GitHubEmulator, tmp_path: Path) -> list[ToolResult]:
+    run = await run_once(Settings(github_api_url=emulator.base_url, cache_dir=tmp_path / "cache"), "")
+    return run.opened.analysis.results
+
+
+def _verdicts(
+    report: str, results: list[ToolResult], now: datetime | None
+) -> dict[str, tuple[str, str | None]]:
+    check = check_report(report, (WIDGETS,), results, now=now)
+    return {c.claim: (c.verdict, c.observed) for c in check.claims if c.kind in ("activity", "person")}
+
+
+def test_upkeep_is_judged_only_when_the_commits_leave_no_doubt(observed: list[ToolResult]) -> None:
+    report = "The project is not actively maintained. Another view: it is actively maintained.\n"
+    soon = _verdicts(report, observed, MARCH_2024)
+    assert soon["is not actively maintained"] == (
+        "contradicted",
+        "8 commits in the six months before the analysis, the latest on 2024-02-26",
+    )
+    assert soon["actively maintained"][0] == "verified"
+    later = _verdicts(report, observed, MARCH_2025)
+    assert {v for v, _ in later.values()} == {"unchecked"}  # a year: maintained or not, nothing says
+    stale = _verdicts(report, observed, MARCH_2027)
+    assert stale["is not actively maintained"] == ("verified", "the latest commit on 2024-02-26")
+    assert stale["actively maintained"][0] == "contradicted"
+    assert {v for v, _ in _verdicts(report, observed, None).values()} == {"unchecked"}  # no day: no verdict
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        (
+            "fmt has not been actively maintained for some time.",
+            [("inactive", "has not been actively maintained")],
+        ),
+        ("It is no longer maintained.", [("inactive", "no longer maintained")]),
+        ("Lack of recent activity worries users.", [("inactive", "Lack of recent activity")]),
+        ("This indicates that the project is actively maintained.", [("active", "actively maintained")]),
+        ("It is under active development.", [("active", "under active development")]),
+        ("该项目不再维护。", [("inactive", "不再维护")]),
+        ("The project may become unmaintained.", []),  # a hedge claims nothing
+        ("If it is abandoned, fork it.", []),
+        ("It is not abandoned.", []),  # "not abandoned" claims no neglect
+        ("A tidy, well-maintained project.", []),  # a judgement of quality, not of upkeep
+    ],
+)
+def test_upkeep_claims_are_found_as_written(line: str, found: list[tuple[str, str]]) -> None:
+    assert [(f.subject, f.value) for f in find_claims(line) if f.kind == "activity"] == found
+
+
+@pytest.mark.parametrize(
+    ("line", "names"),
+    [
+        ("It was created in 2007 by DHH (David Heinemeier Hansson).", [("by", "DHH")]),
+        (
+            "Created by Blake Mizerany, it is maintained by the Sinatra team.",
+            [("by", "Blake Mizerany"), ("by", "Sinatra")],
+        ),
+        (
+            "It has contributions from several authors, including Marcono1234 and Éamonn McManus.",
+            [("listed", "Marcono1234"), ("listed", "Éamonn McManus")],
+        ),
+        ("由 Blake Mizerany 于 2007 年创建。", [("by", "Blake Mizerany")]),
+        ("It is maintained by him, and by the community.", []),  # no name
+        ("Its checks are run by GitHub Actions.", []),
+    ],
+)
+def test_names_said_to_be_behind_a_project_are_found(line: str, names: list[tuple[str, str]]) -> None:
+    assert [(f.subject, f.value) for f in people_claims(line, 0)] == names
+
+
+def test_a_name_is_verified_only_when_something_read_holds_it(observed: list[ToolResult]) -> None:
+    report = (
+        "acme/widgets was created by Ada Lovelace. Its authors include Linus Example and Alan Turing. "
+        "It was written by Lovelace Ada.\n"
+    )
+    got = _verdicts(report, observed, MARCH_2024)
+    assert got["Ada Lovelace"] == ("verified", "named in what the tools read")  # LICENSE, commits
+    assert got["Linus Example"][0] == "verified"  # a commit's author
+    assert got["Alan Turing"] == ("unchecked", "named in nothing the tools read")  # never ✗: not read
+    assert got["Lovelace Ada"][0] == "unchecked"  # both words read, never in this order
+
+
+def test_a_local_draft_loses_the_sentences_the_check_cannot_stand_behind(observed: list[ToolResult]) -> None:
+    draft = (
+        "# acme/widgets\n\n"
+        "## Overview\n\n"
+        "acme/widgets counts words. It was created in 2019 by Alan Turing. It is written in Python.\n\n"
+        "- It is not actively maintained. Its tests run on CI.\n"
+        "- It was made by Ada Lovelace.\n"
+    )
+    check = check_report(draft, (WIDGETS,), observed, now=MARCH_2024)
+    kept, aside = set_aside(draft, unsupported(draft, check, (WIDGETS,)))
+    assert kept == (
+        "# acme/widgets\n\n## Overview\n\nacme/widgets counts words. It is written in Python.\n\n"
+        "- Its tests run on CI.\n- It was made by Ada Lovelace.\n"
+    )
+    assert [(c.kind, c.verdict, c.claim) for c in aside] == [
+        ("date", "contradicted", "It was created in 2019 by Alan Turing."),
+        ("activity", "contradicted", "It is not actively maintained."),
+    ]
+    assert check_report(kept, (WIDGETS,), observed, now=MARCH_2024).contradicted == 0
+
+
+def test_setting_aside_is_linear() -> None:
+    unit = "It was made by Ada. It is small.\n"
+
+    def aside(text: str) -> object:
+        at = text.find("Ada")
+        claims = []
+        while at >= 0:
+            claims.append(
+                ev.CheckedClaim(kind="person", claim="Ada", verdict="unchecked", start=at, end=at + 3)
+            )
+            at = text.find("Ada", at + 1)
+        return set_aside(text, claims)
+
+    measured = growth(aside, repeated(unit), start=2000, cap=1 << 17)
+    assert measured.linear(), str(measured)
