@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 from agent_core import events as ev
+from agent_core.agent.described import unsupported_descriptions
 from agent_core.agent.set_aside import set_aside, unsupported
 from agent_core.repo import RepoRef
 from agent_core.report.claim_finders import find_claims
 from agent_core.report.claim_people import people_claims
-from agent_core.report.claims import check_report
+from agent_core.report.claims import Named, check_report, names_observed
 from agent_core.settings import Settings
 from agent_core.tools.results import ToolResult
 from testing.analysis import run_once
@@ -123,7 +124,7 @@ def test_a_local_draft_loses_the_sentences_the_check_cannot_stand_behind(observe
         "- It was made by Ada Lovelace.\n"
     )
     check = check_report(draft, (WIDGETS,), observed, now=MARCH_2024)
-    kept, aside = set_aside(draft, unsupported(draft, check, (WIDGETS,)))
+    kept, aside = set_aside(draft, unsupported(draft, check, (WIDGETS,), observed))
     assert kept == (
         "# acme/widgets\n\n## Overview\n\nacme/widgets counts words. It is written in Python.\n\n"
         "- Its tests run on CI.\n- It was made by Ada Lovelace.\n"
@@ -150,3 +151,70 @@ def test_setting_aside_is_linear() -> None:
 
     measured = growth(aside, repeated(unit), start=2000, cap=1 << 17)
     assert measured.linear(), str(measured)
+
+
+def test_a_dependency_is_described_only_in_words_read_near_its_name() -> None:
+    """The real 1.5B's Sinatra tech stack: Mustermann, said to be a templating engine (it matches route
+    patterns); Tilt, described as what it is."""
+    read = [
+        "s.add_dependency 'mustermann', '~> 3.0'\ns.add_dependency 'tilt', '~> 2.0'",
+        "Sinatra uses Mustermann for route patterns: pattern matching of paths.",
+        "Templates are rendered by Tilt, a template engine for many formats (Haml, Slim, ERB).",
+    ]
+    draft = (
+        "## Tech stack\n\n"
+        "- **Mustermann**: A templating engine that allows developers to create dynamic HTML pages.\n"
+        "- **Tilt**: A template engine that supports multiple formats such as ERB, HAML and Slim.\n"
+        "- `rack`: the web server interface.\n"  # not declared here: not judged
+        "- **Mustermann**: route pattern matching.\n"
+    )
+    named = Named(declared=frozenset({"mustermann", "tilt"}), folders=frozenset(), untested=frozenset())
+    found = unsupported_descriptions(draft, named, read, key=str.lower)
+    assert [(c.claim, c.observed) for c in found] == [("Mustermann", "nothing read says this of Mustermann")]
+    kept, aside = set_aside(draft, found)
+    assert kept == (
+        "## Tech stack\n\n"
+        "- **Mustermann**\n"  # the dependency stays, what the model said it is goes
+        "- **Tilt**: A template engine that supports multiple formats such as ERB, HAML and Slim.\n"
+        "- `rack`: the web server interface.\n"
+        "- **Mustermann**: route pattern matching.\n"
+    )
+    assert [(c.kind, c.claim) for c in aside] == [
+        (
+            "description",
+            "**Mustermann**: A templating engine that allows developers to create dynamic HTML pages.",
+        )
+    ]
+
+
+def test_looking_for_what_is_said_near_names_is_linear() -> None:
+    def judge(text: str) -> object:
+        named = Named(declared=frozenset({"tilt"}), folders=frozenset(), untested=frozenset())
+        return unsupported_descriptions("- **tilt**: a template engine\n" * 40, named, [text], key=str.lower)
+
+    measured = growth(judge, repeated("tilt-x tiltx tilt "), start=2000, cap=1 << 17)
+    assert measured.linear(), str(measured)
+
+
+def test_a_folder_said_to_hold_tests_is_held_against_the_tree() -> None:
+    """The real 1.5B: fmt's "`support/` directory contains support files for build systems and testing";
+    the whole tree shows no test file in support/."""
+    draft = (
+        "- `support/` directory contains support files for build systems and testing.\n"
+        "- `support/`: build scripts.\n"
+        "- `test/`: the unit tests.\n"
+    )
+    untested = frozenset({"support", "doc"})
+    named = Named(declared=frozenset({"support"}), folders=untested | {"test"}, untested=untested)
+    found = unsupported_descriptions(draft, named, [], key=str.lower)
+    assert [(c.claim, c.observed) for c in found] == [("support", "no test file in support/")]
+    kept, aside = set_aside(draft, found)
+    assert kept == "- `support/`\n- `support/`: build scripts.\n- `test/`: the unit tests.\n"
+    assert aside[0].claim == "`support/` directory contains support files for build systems and testing."
+
+
+async def test_the_names_observed_are_the_manifests_and_the_trees(observed: list[ToolResult]) -> None:
+    named = names_observed((WIDGETS,), observed)
+    assert named.untested == {"src", "docs", "assets", ".github"}
+    assert named.folders == {"src", "docs", "assets", ".github", "tests"}
+    assert "click" in named.declared

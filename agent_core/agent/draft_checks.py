@@ -60,10 +60,13 @@ def loops(draft: str) -> bool:
 def undeclared(draft: str, check: ev.ClaimsChecked, scope: Sequence[RepoRef]) -> tuple[ev.CheckedClaim, ...]:
     """Dependencies the draft names that no manifest read declares (unchecked, with what was read), and
     the repository's own name in a line that lists dependencies (one pass over the draft's claims)."""
-    unread = [
+    unread = [  # "not in" the manifests read: not one declared without the version the draft gives it
         c
         for c in check.claims
-        if c.kind == "dependency" and c.verdict == "unchecked" and c.observed and c.claim_said is None
+        if c.kind == "dependency"
+        and c.verdict == "unchecked"
+        and c.claim_said is None
+        and any(s.key == "observed_not_in" for s in c.observed_said)
     ]
     listing = {_line_of(draft, c.start) for c in check.claims if c.kind == "dependency" and c.start >= 0}
     names = {package_key(r.name) for r in scope}

@@ -331,7 +331,7 @@ async def judge(
     aside: tuple[ev.CheckedClaim, ...] = ()
     if strict:  # a small model's report keeps only what the check can stand behind
         check = found.check if report == draft else (await _checked(run, report)).check
-        report, aside = set_aside(report, unsupported(report, check, run.parts.scope))
+        report, aside = set_aside(report, unsupported(report, check, run.parts.scope, run.state.all_results))
     left = () if strict else found.findings
     if drafts.findings:  # an earlier draft was sent back with ✗ claims: what the revision corrected
         fixed = corrected(drafts.findings, found)

@@ -8,7 +8,10 @@ A sentence is set aside when it holds
 * a name said to be behind the project that nothing read holds ("created in 2007 by DHH": the real
   1.5B's words about Sinatra);
 * a dependency no manifest read declares, or the repository among its own dependencies
-  (:func:`~agent_core.agent.draft_checks.undeclared`).
+  (:func:`~agent_core.agent.draft_checks.undeclared`);
+* a list item saying what a dependency is in words nothing read says near its name ("**Mustermann**: A
+  templating engine": :mod:`~agent_core.agent.described`), or a folder holding tests that the tree shows
+  without one.
 
 Each is returned as a :class:`~agent_core.events.CheckedClaim` whose ``claim`` is the sentence (cut) and
 whose ``observed`` says why, for the ``draft_reviewed`` event. Headings stay; a bullet keeps its marker
@@ -22,26 +25,38 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from agent_core import events as ev
+from agent_core.agent.described import unsupported_descriptions
 from agent_core.agent.draft_checks import undeclared
 from agent_core.repo import RepoRef
+from agent_core.report.claim_people import strings_of
+from agent_core.report.claims import names_observed
+from agent_core.report.verdicts import normal
+from agent_core.tools.results import ToolResult
 
 SENTENCE_CHARS = 300  # of a sentence set aside, kept for the trace
 _MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")  # a list item's marker, kept with its line
 
 
-def unsupported(draft: str, check: ev.ClaimsChecked, scope: Sequence[RepoRef]) -> list[ev.CheckedClaim]:
+def unsupported(
+    draft: str, check: ev.ClaimsChecked, scope: Sequence[RepoRef], results: Sequence[ToolResult]
+) -> list[ev.CheckedClaim]:
     """The claims of ``draft`` that set their sentence aside (see the module), in order."""
+    named = names_observed(scope, results)
+    strings = (text for result in results for text in strings_of(result.observation))
+    descriptions = unsupported_descriptions(draft, named, strings, key=normal)
     wrong = [
         c
         for c in check.claims
         if c.start >= 0 and (c.verdict == "contradicted" or (c.kind == "person" and c.verdict == "unchecked"))
     ]
-    return sorted([*wrong, *undeclared(draft, check, scope)], key=lambda c: c.start)
+    return sorted([*wrong, *undeclared(draft, check, scope), *descriptions], key=lambda c: c.start)
 
 
 def set_aside(draft: str, claims: Sequence[ev.CheckedClaim]) -> tuple[str, tuple[ev.CheckedClaim, ...]]:
     """``draft`` without the sentences holding ``claims`` (sorted by where they stand), and one claim per
-    sentence set aside: the sentence as ``claim``, the first such claim's verdict and observation."""
+    piece set aside: its text as ``claim``, the first such claim's verdict and observation. A list item's
+    description nothing read supports goes alone (``kind`` description: from its colon to the line's
+    end), its name stays."""
     if not claims:
         return draft, ()
     pieces: list[str] = []
@@ -54,23 +69,36 @@ def set_aside(draft: str, claims: Sequence[ev.CheckedClaim]) -> tuple[str, tuple
                 holding.append(claims[at])
             at += 1
         text = draft[start:end]
-        if not holding or text.lstrip().startswith("#"):
+        if not holding or start < cursor or text.lstrip().startswith("#"):
+            continue  # nothing to set aside, already gone with a description, or a heading
+        if all(c.kind == "description" for c in holding):
+            cut = holding[0]
+            pieces.append(draft[cursor : cut.start])
+            cursor = cut.end
+            aside.append(replace(cut, claim=_shown(draft[start : cut.end]), start=-1, end=-1))
             continue
-        keep_from = start
         line_start = start == 0 or draft[start - 1] == "\n"
         if line_start and (marker := _MARKER.match(draft, start, end)) and not text.endswith("\n"):
-            keep_from = marker.end()  # the item goes on after this sentence: its marker stays
-            pieces.append(draft[cursor:keep_from])
+            pieces.append(
+                draft[cursor : marker.end()]
+            )  # the item goes on after this sentence: its marker stays
         else:
             pieces.append(draft[cursor:start])
         if line_start:  # the space after it goes too; a line's own sentence takes its newline
             cursor = end + 1 if draft[end : end + 1] == " " else end
         else:  # it began with the space after the sentence before; the line's end stays
             cursor = end - 1 if text.endswith("\n") else end
-        said = " ".join(text.split()).lstrip("#>-*+| ")
-        aside.append(replace(holding[0], claim=said[:SENTENCE_CHARS], start=-1, end=-1))
+        aside.append(replace(holding[0], claim=_shown(text), start=-1, end=-1))
     pieces.append(draft[cursor:])
     return _tidy("".join(pieces)), tuple(aside)
+
+
+def _shown(text: str) -> str:
+    """A piece set aside as the trace shows it: on one line, without its list marker, cut."""
+    line = " ".join(text.split())
+    if marker := _MARKER.match(line):
+        line = line[marker.end() :]
+    return line.lstrip("#> |")[:SENTENCE_CHARS]
 
 
 def sentences(text: str) -> Iterable[tuple[int, int]]:

@@ -8,7 +8,8 @@ commits. Such a claim is judged only when the commits leave no doubt, so a true 
 - its newest commit older than :data:`STALE_DAYS`, or the repository archived: it is not;
 - anything between: not checkable.
 
-A hedged sentence ("may become unmaintained", "if it is abandoned") claims nothing and is not found.
+"A relatively new project" is held against the day the repository was created (false from three years
+on). A hedged sentence ("may become unmaintained", "if it is abandoned") claims nothing and is not found.
 Patterns are fixed and bounded (linear in the line).
 """
 
@@ -27,6 +28,7 @@ from agent_core.words import said
 RECENT = 3  # commits in the recent window that make "not maintained" false
 RECENT_DAYS = 183  # about six months before the run
 STALE_DAYS = 730  # no commit in two years: "actively maintained" is false
+OLD_DAYS = 1095  # created three years before the run or more: not "a relatively new project"
 
 _QUALIFIER = r"(?:actively|currently|regularly|well|frequently|really|being|very|much|properly|still)\s+"
 _INACTIVE = re.compile(
@@ -52,14 +54,21 @@ _HEDGE = re.compile(
     r"|可能|如果|是否|风险",
     re.IGNORECASE,
 )
+_NEW = re.compile(
+    r"\b(?:project|repository|repo|library|codebase)\s+(?:is|seems|appears)\s+(?:to\s+be\s+)?"
+    r"(?:(?:relatively|fairly|quite|very|still)\s+)?(?:new|young)\b"
+    r"|\b(?:relatively|fairly|quite)\s+(?:new|young)\s+(?:project|repository|library|codebase)\b"
+    r"|较新的项目",
+    re.IGNORECASE,
+)
 _NEGATION = re.compile(r"\b(?:not|never|no sign|n't)\s*$", re.IGNORECASE)
 _CLAUSE = re.compile(r"[.;:!?。；：！？]")
 _BEFORE = 80  # characters of the clause before a claim, looked at for a hedge
 
 
 def activity_claims(line: str, base: int) -> Iterator[Found]:
-    """The maintenance claims of one line: subject ``inactive`` or ``active``."""
-    for subject, pattern in (("inactive", _INACTIVE), ("active", _ACTIVE)):
+    """The maintenance claims of one line: subject ``inactive``, ``active`` or ``new`` (a young project)."""
+    for subject, pattern in (("inactive", _INACTIVE), ("active", _ACTIVE), ("new", _NEW)):
         for m in pattern.finditer(line):
             clause = _clause_before(line, m.start())
             if _HEDGE.search(clause):
@@ -81,6 +90,8 @@ def _clause_before(line: str, at: int) -> str:
 
 def activity(found: Found, facts: Facts, now: datetime | None) -> Outcome:
     """``found`` held against the fetched commits and the run's day (``now``; None: not checkable)."""
+    if found.subject == "new":
+        return _age(facts, now)
     info = facts.evidence.info
     archived = bool(info is not None and info.archived)
     commits = facts.evidence.commits.commits if facts.evidence.commits is not None else ()
@@ -104,3 +115,18 @@ def activity(found: Found, facts: Facts, now: datetime | None) -> Outcome:
         observed = said("observed_latest_commit", date=shown)
         return ("verified" if found.subject == "inactive" else "contradicted"), observed
     return "unchecked", said("observed_latest_commit", date=shown)
+
+
+def _age(facts: Facts, now: datetime | None) -> Outcome:
+    """ "A relatively new project": false when it was created :data:`OLD_DAYS` or more before the run,
+    true within a year; between, not checkable."""
+    info = facts.evidence.info
+    created = parse_date(info.created_at) if info is not None else None
+    if now is None or created is None:
+        return "unchecked", None
+    now = now if now.tzinfo is not None else now.replace(tzinfo=UTC)
+    created = created if created.tzinfo is not None else created.replace(tzinfo=UTC)
+    observed = said("observed_created", date=created.strftime("%Y-%m-%d"))
+    if created < now - timedelta(days=OLD_DAYS):
+        return "contradicted", observed
+    return ("verified" if created >= now - timedelta(days=365) else "unchecked"), observed

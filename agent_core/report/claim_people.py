@@ -81,7 +81,7 @@ class NamesRead:
         self._words: set[str] = set()
         self._pairs: set[tuple[str, str]] = set()
         for result in results:
-            for text in _strings(result.observation):
+            for text in strings_of(result.observation):
                 words = _WORD.findall(text.casefold())
                 self._words.update(words)
                 self._pairs.update(pairwise(words))
@@ -94,7 +94,7 @@ class NamesRead:
         return all(pair in self._pairs for pair in pairwise(words))
 
 
-def _strings(value: Any) -> Iterable[str]:
+def strings_of(value: Any) -> Iterable[str]:
     """The strings of an observation (its keys and values, nested), without a recursion a deep one could
     exhaust."""
     stack = [value]

@@ -78,6 +78,36 @@ def check_report(
     )
 
 
+@dataclass(frozen=True, kw_only=True)
+class Named:
+    """What the observations of the repositories in scope say a name is: a dependency the manifests read
+    declare (as :func:`~agent_core.report.verdicts.normal` has it), a top-level folder (lower case, no
+    slash), and of those the folders a whole tree shows with no test file in them."""
+
+    declared: frozenset[str]
+    folders: frozenset[str]
+    untested: frozenset[str]
+
+
+def names_observed(scope: Sequence[RepoRef], results: Sequence[ToolResult]) -> Named:
+    """:class:`Named` for ``scope`` (a cut tree says no folder is untested)."""
+    declared: set[str] = set()
+    folders: set[str] = set()
+    untested: set[str] = set()
+    for ref in scope:
+        facts = _repo(ref, results).facts
+        declared |= verdicts.declared_names(facts)[0]
+        model = facts.model
+        if model is None:
+            continue
+        tops = {top.name.casefold() for top in model.top_level}
+        folders |= tops
+        if facts.tree_complete:
+            tested = {p.split("/", 1)[0].casefold() for p in model.paths_with_role("tests") if "/" in p}
+            untested |= tops - tested
+    return Named(declared=frozenset(declared), folders=frozenset(folders), untested=frozenset(untested))
+
+
 def annotate(report: str, check: ev.ClaimsChecked | None, language: str = "en") -> str:
     """``report`` with each contradicted claim marked where it stands (in ``language``, the reader's) and
     each link at its permalink."""

@@ -54,7 +54,7 @@ def dependency(found: Found, facts: Facts) -> Outcome:
     if name == normal(facts.evidence.repo.name) or found.value in TOOL_NAMES:
         return None, None  # the project itself or a tool: not a dependency
     parsed = [m for m in facts.manifests if m.status == "parsed"]
-    declared, groups = _declared_names(facts)
+    declared, groups = declared_names(facts)
     if name not in declared and name in _RUNTIMES:
         return None, None  # `python>=3.10`, "requires Node 18": the runtime, not a package
     if name not in declared and locate(found.value, facts):
@@ -88,7 +88,7 @@ def _module(found: Found, facts: Facts) -> Outcome:
     return _declared(found, present, NOTABLE_DEPENDENCIES.get(re.sub(r"/v\d+$", "", name)), parsed, facts)
 
 
-def _declared_names(facts: Facts) -> tuple[set[str], set[str]]:
+def declared_names(facts: Facts) -> tuple[set[str], set[str]]:
     """The dependencies the parsed manifests declare and their groups' names, as :func:`normal` has
     them, once per ``Facts`` (a report makes hundreds of claims; the manifests, thousands of names)."""
 
