@@ -72,6 +72,9 @@ class Settings:
     llm_presence_penalty: float | None = None
     llm_repeat_penalty: float | None = None  # llama.cpp's and Ollama's (1.0: off)
     llm_context_window: int | None = None  # None: what the endpoint reports, else the provider's
+    # A local model's treatment (one request at a time, time budgets, its report kept to what the check
+    # can stand behind); None: inferred from the address and /v1/models (a big model on a private host: false)
+    llm_local: bool | None = None
     tool_protocol: ToolProtocol = "auto"
     prefetch: bool = True
     # The model proposes the report's architecture diagram (checked); unset: yes, but not a local model

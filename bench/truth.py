@@ -197,8 +197,15 @@ async def _scripted(
         emu.add_repo(facts.repo, git_dir, license=api_license(facts))
         # an owner's install with a GitHub token (5,000 requests an hour), as the README advises: the check
         # may read every manifest of a monorepo (a quarter of the rate limit left, at most)
+        # a hosted model's report: every planted claim reaches the check (a local one's ✗ are set aside)
         settings = make_settings(
-            emu, work, server, prefetch=True, github_read_timeout=120.0, github_token=BENCH_TOKEN
+            emu,
+            work,
+            server,
+            prefetch=True,
+            github_read_timeout=120.0,
+            github_token=BENCH_TOKEN,
+            llm_local=False,
         )
         run = await run_once(
             settings, "What is this repository?", target=target or facts.repo, turn_timeout=600.0

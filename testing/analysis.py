@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +146,8 @@ async def analysis(
             model=settings.llm_model,
             api_key=settings.api_key,
         )
+        if settings.llm_local is not None:  # as the app's Services.endpoint decides it
+            config = replace(config, local=settings.llm_local)
         model = OpenAIChatModel(
             client,
             model=settings.llm_model or "m",

@@ -71,7 +71,7 @@ async def _run(tmp_path: Path, report: str) -> tuple[list[ev.Event], list[str]]:
     root = make_repo(tmp_path / "abacus", MONOREPO)
     with GitHubEmulator() as emu, ScriptedModelServer(responder=lambda _body: Turn.final(report)) as server:
         emu.add_repo("acme/abacus", root, license="MIT")
-        settings = make_settings(emu, tmp_path / "cache", server, prefetch=True)
+        settings = make_settings(emu, tmp_path / "cache", server, prefetch=True, llm_local=False)
         run = await run_once(settings, "What is this repository?", target="acme/abacus")
         return run.events, emu.request_paths()
 

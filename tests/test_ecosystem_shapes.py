@@ -264,7 +264,8 @@ async def analyse(
             settings = Settings(github_api_url=emu.base_url, cache_dir=cache)
             return (await run_once(settings, "", target=target or facts.repo)).events
         with ScriptedModelServer(responder=reads_then(report, facts.repo)) as server:
-            settings = make_settings(emu, cache, server, prefetch=True)
+            # a hosted model's report: its ✗ claims stay for the check (a local one's are set aside)
+            settings = make_settings(emu, cache, server, prefetch=True, llm_local=False)
             return (await run_once(settings, "What is this repository?", target=facts.repo)).events
 
 

@@ -56,8 +56,8 @@ async def folder_run(
         ScriptedModelServer(responder=reads_then(report, f"corpus/{name}")) as server,
     ):
         emu.add_repo(f"corpus/{name}", root, license="MIT")
-        settings = make_settings(
-            emu, tmp_path / "work", server, prefetch=True, github_token="ghp_owner-token"
+        settings = make_settings(  # a hosted model's report: its ✗ claims stay for the check
+            emu, tmp_path / "work", server, prefetch=True, github_token="ghp_owner-token", llm_local=False
         )
         url = f"https://github.com/corpus/{name}/tree/main/{folder}"
         return (await run_once(settings, "What is this folder?", target=url)).events

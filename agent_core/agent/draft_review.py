@@ -20,7 +20,8 @@
 The first four make a draft unfit to be the report (:attr:`Review.unfit`); the loop
 (:mod:`~agent_core.agent.model_run`) gives ONE observation for one revision (:func:`revision_request`),
 and a revision still unfit is replaced by the deterministic writer's report, which quotes the draft's
-grounded sentences (:func:`grounded_sentences`: a verified claim, no ✗ one, not copied from the prompt).
+grounded sentences (:func:`~.set_aside.grounded_sentences`: a verified claim, no ✗ one, not copied from the
+prompt).
 A draft taken loses the lines it copied from the app's requests (:func:`~.draft_checks.without_requests`),
 and a local model's the sentences the check cannot stand behind (:mod:`~agent_core.agent.set_aside`).
 
@@ -46,11 +47,11 @@ from agent_core.agent.draft_checks import (
     undeclared,
     without_requests,
 )
-from agent_core.agent.echo import copied_lines, normal, sent_lines, template_message
+from agent_core.agent.echo import copied_lines, sent_lines, template_message
 from agent_core.agent.endings import written_report
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.run import Run
-from agent_core.agent.set_aside import sentences, set_aside, unsupported
+from agent_core.agent.set_aside import grounded_sentences, set_aside, unsupported
 from agent_core.offload import off_loop
 from agent_core.repo import RepoRef
 from agent_core.report.claims import check_report
@@ -78,8 +79,6 @@ _MIN_LINES = 3  # an echo needs at least this many lines to judge
 _OPENING = 2  # the system prompt and the task with its brief: what follows from the app is a request
 MAX_FINDINGS = 12  # ✗ claims given back to the model
 _READS = frozenset({"no_reads", "few_reads", "from_memory"})  # a draft sent back for reads: the files
-_KEPT = 8  # grounded sentences quoted from a replaced draft
-_SENTENCE_CHARS = 300
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -207,33 +206,6 @@ def _finding(claim: ev.CheckedClaim, language: Language) -> str:
         return t("to_model_draft_undeclared", language, claim=what, observed=read)
     observed = shorten(" ".join((claim.observed or "?").split()), 120)
     return t("to_model_draft_wrong", language, claim=what, observed=observed)
-
-
-# -- the deterministic report's quote of a replaced draft ----------------------------------------------
-
-
-def grounded_sentences(draft: str, found: Review, sent: Iterable[Mapping[str, Any]]) -> list[str]:
-    """The draft's sentences the claim check supports: each holds a verified claim and no ✗ one, and is
-    not a line copied from the conversation; at most :data:`_KEPT`, each cut to a few hundred characters."""
-    if "tool_call" in found.problems or "echo" in found.problems:
-        return []  # a call is no prose; an echo's sentences are the prompt's
-    copied = sent_lines(sent)
-    claims = sorted((c for c in found.check.claims if c.start >= 0), key=lambda c: c.start)
-    kept: list[str] = []
-    at = 0
-    for start, end in sentences(draft):
-        verdicts = set()
-        while at < len(claims) and claims[at].start < end:
-            if claims[at].start >= start:
-                verdicts.add(claims[at].verdict)
-            at += 1
-        text = " ".join(draft[start:end].split()).lstrip("#>-*| ")
-        if verdicts != {"verified"} or normal(text) in copied or not text:
-            continue
-        kept.append(text[:_SENTENCE_CHARS])
-        if len(kept) == _KEPT:
-            break
-    return kept
 
 
 # -- the judgements ---------------------------------------------------------------------------------
@@ -382,7 +354,8 @@ def _sent_back(run: Run, found: Review, drafts: Drafts, *, own_calls: int) -> Dr
 async def replaced(run: Run, draft: str, found: Review, sent: Sequence[Mapping[str, Any]]) -> Step[Judged]:
     """The deterministic writer's report in place of an unfit draft, quoting its grounded sentences, said
     as such in the report and in its gaps (degraded)."""
-    kept = grounded_sentences(draft, found, sent)
+    prose = not {"tool_call", "echo"} & set(found.problems)  # a call is no prose; an echo's, the prompt's
+    kept = grounded_sentences(draft, found.check, sent_lines(sent)) if prose else []
     problems = _problem_words(found, run.language)
     reason = t("draft_replaced_reason", run.language, problems=problems)
     report = await off_loop(written_report, run, reason=reason)

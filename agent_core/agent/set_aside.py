@@ -16,24 +16,29 @@ A sentence is set aside when it holds
 Each is returned as a :class:`~agent_core.events.CheckedClaim` whose ``claim`` is the sentence (cut) and
 whose ``observed`` says why, for the ``draft_reviewed`` event. Headings stay; a bullet keeps its marker
 when only its first sentence goes. Pure and linear in the draft and its claims.
+
+The other way round, :func:`grounded_sentences` picks the sentences the check verified, for the
+deterministic report that replaces a draft unfit to be one.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 
 from agent_core import events as ev
 from agent_core.agent.described import unsupported_descriptions
 from agent_core.agent.draft_checks import undeclared
+from agent_core.agent.echo import normal as normal_line
 from agent_core.repo import RepoRef
 from agent_core.report.claim_people import strings_of
 from agent_core.report.claims import names_observed
 from agent_core.report.verdicts import normal
 from agent_core.tools.results import ToolResult
 
-SENTENCE_CHARS = 300  # of a sentence set aside, kept for the trace
+SENTENCE_CHARS = 300  # of a sentence set aside (kept for the trace) or quoted
+KEPT = 8  # grounded sentences quoted from a replaced draft
 _MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")  # a list item's marker, kept with its line
 
 
@@ -99,6 +104,28 @@ def _shown(text: str) -> str:
     if marker := _MARKER.match(line):
         line = line[marker.end() :]
     return line.lstrip("#> |")[:SENTENCE_CHARS]
+
+
+def grounded_sentences(draft: str, check: ev.ClaimsChecked, copied: Collection[str]) -> list[str]:
+    """The draft's sentences the claim check supports, for the deterministic report that replaces it:
+    each holds a verified claim and no other, and is no line ``copied`` from the conversation (as
+    :func:`~agent_core.agent.echo.normal` has it); at most :data:`KEPT`, each cut."""
+    claims = sorted((c for c in check.claims if c.start >= 0), key=lambda c: c.start)
+    kept: list[str] = []
+    at = 0
+    for start, end in sentences(draft):
+        verdicts = set()
+        while at < len(claims) and claims[at].start < end:
+            if claims[at].start >= start:
+                verdicts.add(claims[at].verdict)
+            at += 1
+        text = " ".join(draft[start:end].split()).lstrip("#>-*| ")
+        if verdicts != {"verified"} or normal_line(text) in copied or not text:
+            continue
+        kept.append(text[:SENTENCE_CHARS])
+        if len(kept) == KEPT:
+            break
+    return kept
 
 
 def sentences(text: str) -> Iterable[tuple[int, int]]:

@@ -75,7 +75,7 @@ class Services:
         """``config`` (by default the settings' own; None when they reach no model: the offline planner)
         with what its endpoint says of itself, asked once per endpoint and model over ``http`` (the pool
         the model itself uses) then remembered: its window (the setting's when set), and a local server's
-        treatment (:func:`agent_core.llm.providers.announced_config`)."""
+        treatment (:func:`agent_core.llm.providers.announced_config`; ``LLM_LOCAL`` decides when set)."""
         if config is None:
             if not model_configured(**settings.model_config()):
                 return None
@@ -93,6 +93,8 @@ class Services:
         config = announced_config(config, server=heard.server, window=heard.window, trained=heard.trained)
         if settings.llm_context_window:
             config = replace(config, context_window=settings.llm_context_window)
+        if settings.llm_local is not None:
+            config = replace(config, local=settings.llm_local)
         return config
 
     async def context_window(self, settings: Settings, config: ModelConfig, http: httpx2.AsyncClient) -> int:
