@@ -197,6 +197,9 @@ FINDER_ATTACKS = {
     "list words": repeated("authors authors include "),
     "names after by": repeated("created by Ada Lovelace Grace Hopper "),
     "upkeep words": repeated("not actively maintained, "),
+    "a deep drawn branch": lambda n: "```\n" + "│   " * (n // 4) + "├── a.py\n```",
+    "drawn branches": lambda n: "```\n" + "├── a/\n│   └── b.py\n" * (n // 20) + "```",
+    "a drawing's lead alone": lambda n: "```\n" + "│ " * (n // 2) + "x\n```",
     "clauses before upkeep": lambda n: "may " * (n // 4) + "unmaintained",
 }
 

@@ -218,3 +218,53 @@ async def test_the_names_observed_are_the_manifests_and_the_trees(observed: list
     assert named.untested == {"src", "docs", "assets", ".github"}
     assert named.folders == {"src", "docs", "assets", ".github", "tests"}
     assert "click" in named.declared
+
+
+DRAWN = """Its layout:
+
+```
+widgets/
+├── src/
+│   └── pkg/
+│       └── core.py
+├── src/
+│   └── core.py
+├── docs/
+│   └── tests/
+│       └── deep.py
+└── tests/
+    └── core.py
+```
+
+It is written in Python.
+"""
+
+
+def test_a_drawn_tree_names_whole_paths_and_a_branch_out_of_place_is_wrong(
+    observed: list[ToolResult],
+) -> None:
+    """The real 1.5B drew gson's metrics/ and proto/ inside gson/: each name exists somewhere, the path
+    it drew does not. A branch is its parents' path and its name; a drawing that leaves levels out
+    (src/ then core.py) is not wrong; a branch under a wrong one is not judged again."""
+    drawn = [f.value for f in find_claims(DRAWN) if f.kind == "path"]
+    assert drawn == [
+        "src",
+        "src/pkg",
+        "src/pkg/core.py",
+        "src",
+        "src/core.py",
+        "docs",
+        "docs/tests",
+        "docs/tests/deep.py",
+        "tests",
+        "tests/core.py",
+    ]
+    check = check_report(DRAWN, (WIDGETS,), observed)
+    got = {(c.claim, c.verdict, c.observed) for c in check.claims if c.kind == "path"}
+    assert ("src/core.py", "verified", "src/pkg/core.py") in got  # a level left out
+    assert ("docs/tests", "contradicted", "not in docs/") in got
+    assert ("tests/core.py", "contradicted", "not in tests/") in got
+    assert {c.claim for c in check.claims if c.verdict == "contradicted"} == {"docs/tests", "tests/core.py"}
+    kept, aside = set_aside(DRAWN, unsupported(DRAWN, check, (WIDGETS,), observed))
+    assert kept == "Its layout:\n\nIt is written in Python.\n"  # the drawing goes whole
+    assert len(aside) == 1 and aside[0].claim.startswith("``` widgets/ ├── src/")

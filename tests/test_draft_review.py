@@ -261,8 +261,8 @@ async def test_a_local_revision_that_keeps_a_wrong_claim_has_its_sentences_set_a
     assert run.finished.writer == "model" and run.finished.stats.claims_contradicted == 0
     report = run.finished.report or ""
     assert "7 stars" not in report and "missing.py" not in report
-    assert "set aside 2 sentence(s)" in report and "; 2 sentence(s) set aside" in draft_line(accepted, "en")
-    assert "另有 2 句被搁置" in draft_line(accepted, "zh")
+    assert "set aside 2 statement(s)" in report and "; 2 statement(s) set aside" in draft_line(accepted, "en")
+    assert "另有 2 处说法被搁置" in draft_line(accepted, "zh")
 
 
 # -- the model explores: a report with no read of its own is asked once for reads --------------------

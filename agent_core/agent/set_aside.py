@@ -15,7 +15,8 @@ A sentence is set aside when it holds
 
 Each is returned as a :class:`~agent_core.events.CheckedClaim` whose ``claim`` is the sentence (cut) and
 whose ``observed`` says why, for the ``draft_reviewed`` event. Headings stay; a bullet keeps its marker
-when only its first sentence goes. Pure and linear in the draft and its claims.
+when only its first sentence goes; a fenced block (a drawn tree with a branch not in the repository) goes
+whole. Pure and linear in the draft and its claims.
 
 The other way round, :func:`grounded_sentences` picks the sentences the check verified, for the
 deterministic report that replaces a draft unfit to be one.
@@ -66,36 +67,69 @@ def set_aside(draft: str, claims: Sequence[ev.CheckedClaim]) -> tuple[str, tuple
         return draft, ()
     pieces: list[str] = []
     aside: list[ev.CheckedClaim] = []
-    cursor, at = 0, 0
+    fences = _fences(draft)
+    cursor, at, fence = 0, 0, 0
     for start, end in sentences(draft):
         holding = []
         while at < len(claims) and claims[at].start < end:
             if claims[at].start >= start:
                 holding.append(claims[at])
             at += 1
-        text = draft[start:end]
-        if not holding or start < cursor or text.lstrip().startswith("#"):
-            continue  # nothing to set aside, already gone with a description, or a heading
-        if all(c.kind == "description" for c in holding):
-            cut = holding[0]
-            pieces.append(draft[cursor : cut.start])
-            cursor = cut.end
-            aside.append(replace(cut, claim=_shown(draft[start : cut.end]), start=-1, end=-1))
-            continue
-        line_start = start == 0 or draft[start - 1] == "\n"
-        if line_start and (marker := _MARKER.match(draft, start, end)) and not text.endswith("\n"):
-            pieces.append(
-                draft[cursor : marker.end()]
-            )  # the item goes on after this sentence: its marker stays
-        else:
-            pieces.append(draft[cursor:start])
-        if line_start:  # the space after it goes too; a line's own sentence takes its newline
-            cursor = end + 1 if draft[end : end + 1] == " " else end
-        else:  # it began with the space after the sentence before; the line's end stays
-            cursor = end - 1 if text.endswith("\n") else end
-        aside.append(replace(holding[0], claim=_shown(text), start=-1, end=-1))
+        while fence < len(fences) and fences[fence][1] <= start:
+            fence += 1
+        if not holding or start < cursor:
+            continue  # nothing to set aside, or already gone with a description or a block
+        block = fences[fence] if fence < len(fences) and fences[fence][0] <= start else None
+        cut = _cut(draft, (start, end), holding[0], block)
+        if cut is None:
+            continue  # a heading stays
+        keep_to, after, shown = cut
+        pieces.append(draft[cursor:keep_to])
+        cursor = after
+        aside.append(replace(holding[0], claim=shown, start=-1, end=-1))
     pieces.append(draft[cursor:])
     return _tidy("".join(pieces)), tuple(aside)
+
+
+def _cut(
+    draft: str, sentence: tuple[int, int], first: ev.CheckedClaim, block: tuple[int, int] | None
+) -> tuple[int, int, str] | None:
+    """What setting one sentence aside takes out, as (where the kept text stops, where it resumes, the
+    piece as the trace shows it): the fenced ``block`` it stands in whole; a description from its colon to
+    the line's end; else the sentence (a list item keeps its marker when more follows; a whole line takes
+    its newline, a piece of one the space before it). None for a heading."""
+    start, end = sentence
+    text = draft[start:end]
+    if block is not None:
+        return block[0], block[1], _shown(draft[block[0] : block[1]])
+    if first.kind == "description":
+        return first.start, first.end, _shown(draft[start : first.end])
+    if text.lstrip().startswith("#"):
+        return None
+    if not (start == 0 or draft[start - 1] == "\n"):  # it began with the space after the sentence before
+        return start, end - 1 if text.endswith("\n") else end, _shown(text)
+    marker = _MARKER.match(draft, start, end)
+    keep_to = marker.end() if marker and not text.endswith("\n") else start
+    return keep_to, end + 1 if draft[end : end + 1] == " " else end, _shown(text)
+
+
+def _fences(text: str) -> list[tuple[int, int]]:
+    """Where each fenced block stands, its fences' lines included (one pass; an unclosed one runs on)."""
+    spans: list[tuple[int, int]] = []
+    opened: tuple[int, str] | None = None
+    at = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.lstrip()
+        if stripped.startswith(("```", "~~~")):
+            if opened is None:
+                opened = (at, stripped[:3])
+            elif stripped.startswith(opened[1]):
+                spans.append((opened[0], at + len(line)))
+                opened = None
+        at += len(line)
+    if opened is not None:
+        spans.append((opened[0], len(text)))
+    return spans
 
 
 def _shown(text: str) -> str:

@@ -12,8 +12,9 @@ import re
 from collections.abc import Iterator
 
 from agent_core.report.claim_activity import activity_claims
-from agent_core.report.claim_code import fence_language, fenced_paths
+from agent_core.report.claim_code import LISTING, fence_language, fenced_paths
 from agent_core.report.claim_counts import count_claims
+from agent_core.report.claim_drawing import TreeDrawing
 from agent_core.report.claim_names import (
     KNOWN_FILES,
     Found,
@@ -147,12 +148,14 @@ _SEPARATOR = re.compile(r"\s*\|?\s*:?-{3,}")
 
 def find_claims(text: str) -> list[Found]:
     """Every claim the finders recognise in ``text``, in order of where it stands. Inside a fenced code
-    block only paths are claims (:mod:`~agent_core.report.claim_code`); in a block quote (quoted
+    block only paths are claims (:mod:`~agent_core.report.claim_code`; a tree drawn in a listing, whole
+    paths: :mod:`~agent_core.report.claim_drawing`); in a block quote (quoted
     repository text) paths are not; the rows of a dependency table name dependencies."""
     found: list[Found] = []
     position = 0
     fence: tuple[str, str] | None = None  # the open fence's marker and language
     fence_first = False  # the next line is the open fence's first
+    drawing: TreeDrawing | None = None  # a listing block's tree drawing, line by line
     header: str | None = None  # the row above, while it may be a table's header
     table: tuple[int, int] | None = None  # a dependency table's name and version columns
     for line in text.splitlines(keepends=True):
@@ -161,10 +164,14 @@ def find_claims(text: str) -> list[Found]:
             marker = stripped[:3]
             if fence is None:
                 fence, fence_first = (marker, fence_language(stripped)), True
+                drawing = TreeDrawing() if fence[1] in LISTING else None
             elif fence[0] == marker:
                 fence = None
         elif fence is not None:
-            found += fenced_paths(line, position, fence[1], first=fence_first)
+            branch = drawing.feed(line, position) if drawing is not None else None
+            found += (
+                branch if branch is not None else fenced_paths(line, position, fence[1], first=fence_first)
+            )
             fence_first = False
         else:
             claims = _line_claims(line, position)  # before a table row's: the line's own name it better

@@ -213,6 +213,8 @@ def path(found: Found, facts: Facts) -> Outcome:
     where = locate(path, facts)
     if where is None and path in _fetched_elsewhere(facts):  # a folder's run: in a tree it fetched beside
         where = path
+    if where is None and found.subject == "tree" and "/" in path:
+        return _drawn(path, facts)
     if where is not None:
         return ("contradicted" if found.negated else "verified"), where
     if (declared := _declared_package(path, facts)) is not None:
@@ -224,6 +226,23 @@ def path(found: Found, facts: Facts) -> Outcome:
     if found.subject == "code":  # a path in a block of code may be relative to a file nobody names
         return "unchecked", said("observed_not_found")
     return ("verified" if found.negated else "contradicted"), said("observed_not_in_tree")
+
+
+def _drawn(path: str, facts: Facts) -> Outcome:
+    """A drawn branch whose whole path is not in the tree: true when its name is somewhere inside its
+    parent (the drawing left levels out), false when its parent is a folder of a whole tree holding no
+    such name; its parent not in the tree, not judged here (that branch is, on its own line)."""
+    parent, _, name = path.rpartition("/")
+    index = index_of(facts)
+    folder = index.lower.get(parent.lower())
+    if folder is None:
+        return "unchecked", None
+    inside = [p for p in index.named.get(name, ()) if p.startswith(f"{folder}/")]
+    if inside:
+        return "verified", inside[0]
+    if not _tree_covers(path, facts) or _PRODUCED.match(path):
+        return "unchecked", None
+    return "contradicted", said("observed_not_in", where=f"{folder}/")
 
 
 def _fetched_elsewhere(facts: Facts) -> frozenset[str]:
