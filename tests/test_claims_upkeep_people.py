@@ -268,3 +268,19 @@ def test_a_drawn_tree_names_whole_paths_and_a_branch_out_of_place_is_wrong(
     kept, aside = set_aside(DRAWN, unsupported(DRAWN, check, (WIDGETS,), observed))
     assert kept == "Its layout:\n\nIt is written in Python.\n"  # the drawing goes whole
     assert len(aside) == 1 and aside[0].claim.startswith("``` widgets/ ├── src/")
+
+
+def test_a_page_of_commits_is_no_total() -> None:
+    """The real 1.5B: "there are currently 30 commits in total" from a page of 30 with more behind it."""
+    from tests.test_report import github_results
+
+    report = (
+        "The page shows 6 commits from January to March.\nIt has 6 commits in total.\n总共有 6 次提交。\n"
+    )
+    checked = check_report(report, (RepoRef(owner="octo", name="demo"),), github_results())  # 6, more exist
+    said = [(c.claim, c.verdict, c.observed) for c in checked.claims]
+    assert said == [
+        ("commits: 6", "unchecked", "more than 6"),
+        ("commits in total: 6", "contradicted", "more than 6"),
+        ("commits in total: 6", "contradicted", "more than 6"),
+    ]

@@ -294,3 +294,25 @@ async def test_a_local_endpoint_gets_one_request_at_a_time_and_costs_nothing(
     assert live.cost("en", mode="model") == "local: no charge"
     assert live.cost_parts("en") == ""
     assert LiveStats(final=stats).cost("zh", mode="model") == "本地：不收费"
+
+
+@pytest.mark.parametrize(("setting", "local"), [("", True), ("false", False), ("true", True)])
+async def test_llm_local_decides_a_models_treatment_when_set(
+    setting: str, local: bool, tmp_path: Path
+) -> None:
+    """A server on loopback is local unless ``LLM_LOCAL=false`` says it holds a large model (then it gets
+    the hosted treatment: no time budget for its reads, its report's ✗ claims marked, not set aside)."""
+    with ScriptedModelServer([]) as server:
+        env = {
+            "LLM_BASE_URL": server.base_url,
+            "LLM_MODEL": "m",
+            "LLM_LOCAL": setting,
+            "CACHE_DIR": str(tmp_path),
+        }
+        settings = Settings.from_env(env, dotenv_path=None)
+        services = Services(settings)
+        try:
+            config = await services.endpoint(settings, services.llm_http)
+        finally:
+            await services.aclose()
+    assert config is not None and config.local is local

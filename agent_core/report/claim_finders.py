@@ -39,7 +39,12 @@ _SUBJECTS = {
     "commits": r"commits?|次提交|个提交",
 }
 _SUBJECT_WORDS = {k: re.compile(v, re.IGNORECASE) for k, v in _SUBJECTS.items()}
-_DIGIT = re.compile(r"\d")  # every number, date and version claim holds one: most lines have none
+_DIGIT = re.compile(r"\d")
+# "a total of 30 commits", "30 commits in total": the history's size, not the page fetched
+_TOTAL = re.compile(
+    r"\b(?:in total|a total of|total of|altogether|overall|all[- ]time)\b|总共|共有|总计", re.IGNORECASE
+)
+_TOTAL_NEAR = 20  # every number, date and version claim holds one: most lines have none
 _RATE = r"(?!\s*(?:per|a|an|each|every|on average)\b|\s*/|\s*每)"  # "1.1 commits per week": a rate, no count
 _RATE_BEFORE = re.compile(
     r"(?:每|平均|per|every|each)\s{0,3}(?:周|月|天|日|年|week|month|day|year)?\s{0,3}$", re.I
@@ -222,8 +227,10 @@ def _numbers(line: str, base: int) -> Iterator[Found]:
                     continue  # "1.1 次提交", "每周 1.1 次提交": a rate, never a count of things
                 value = m.group(1) + (m.group(2) or "")
                 end = m.start() + len(m.group(0).rstrip())
+                near = line[max(0, m.start() - _TOTAL_NEAR) : end + _TOTAL_NEAR]
+                said_as = "commits_total" if subject == "commits" and _TOTAL.search(near) else subject
                 yield Found(
-                    kind="number", subject=subject, value=value, start=base + m.start(), end=base + end
+                    kind="number", subject=said_as, value=value, start=base + m.start(), end=base + end
                 )
 
 

@@ -28,15 +28,16 @@ def number(found: Found, facts: Facts) -> Outcome:
     claimed, approximate = _parse_number(found.value)
     if claimed is None:
         return None, None
-    if found.subject == "commits":
+    if found.subject in ("commits", "commits_total"):
         commits = facts.evidence.commits
         if commits is None:
             return "unchecked", None
         fetched = len(commits.commits)
-        if commits.has_more:
+        if commits.has_more:  # "30 recent commits" may be the page; "30 commits in total" is not
+            total = found.subject == "commits_total"
             return (
                 ("contradicted", said("observed_more_than", count=fetched))
-                if claimed < fetched
+                if claimed < fetched or (total and claimed <= fetched)
                 else ("unchecked", said("observed_more_than", count=fetched))
             )
         return _compare(claimed, fetched, approximate)

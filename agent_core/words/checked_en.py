@@ -55,6 +55,7 @@ CHECKED: Mapping[str, str] = MappingProxyType(
         "claim_label_forks": "forks",
         "claim_label_open_issues": "open issues",
         "claim_label_commits": "commits",
+        "claim_label_commits_total": "commits in total",
         "claim_label_created": "created",
         "claim_label_last_commit": "last commit",
         "claim_label_last_push": "last push",

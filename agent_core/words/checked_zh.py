@@ -55,6 +55,7 @@ CHECKED: Mapping[str, str] = MappingProxyType(
         "claim_label_forks": "复刻",
         "claim_label_open_issues": "未解决的问题",
         "claim_label_commits": "提交数",
+        "claim_label_commits_total": "提交总数",
         "claim_label_created": "创建时间",
         "claim_label_last_commit": "最近提交",
         "claim_label_last_push": "最后推送",
