@@ -324,6 +324,9 @@ def _ci(plain: str, at: int, truth: Truth) -> list[Statement]:
     return found
 
 
+_CI_PLACE = re.compile(r"\.(?:github|circleci|gitlab|buildkite|azure-pipelines|travis)(?:/|$)")
+
+
 def _tests(
     line: str, plain: str, at: int, truth: Truth, found: list[Statement], *, lower: bool
 ) -> Statement | None:
@@ -335,6 +338,7 @@ def _tests(
         return Statement("tests", line.strip(), at, at + len(line), not tests)
     places = [s.resolved for s in found if s.kind == "path" and s.verdict and s.resolved]
     places = [p for p in places if p in truth.dirs or p in tests]  # a test runner's config is no test place
+    places = [p for p in places if not _CI_PLACE.match(p)]  # CI "runs the tests": it holds none
     numbers = [_number(m.group(1)) for m in _SOME_FILES.finditer(line)]
     if not places and not numbers:
         return None

@@ -123,6 +123,18 @@ def test_counts_said_to_be_lower_bounds_are_true_when_no_count_is_below_them(tmp
     ]
 
 
+def test_ci_said_to_run_the_tests_does_not_say_where_they_are(tmp_path: Path) -> None:
+    """The real 1.5B: "The CI configuration is located in the `.github/workflows` directory, which uses
+    GitHub Actions to run tests" (true: it runs them; the judge had read it as the tests' place)."""
+    truth = Truth.read(go_service(tmp_path / "shop"))
+    line = "- The CI configuration is in the `.github/workflows` directory, which uses GitHub Actions to run tests.\n"
+    assert [s.verdict for s in judge(line, truth, "acme/shop").statements if s.kind == "tests"] == []
+    elsewhere = "- Tests: `docs/` holds them.\n"
+    assert [s.verdict for s in judge(elsewhere, truth, "acme/shop").statements if s.kind == "tests"] == [
+        False
+    ]
+
+
 def test_missing_key_facts_are_counted(tmp_path: Path) -> None:
     """A report that gives only the total file count of a vendored tree misses its own size, its
     language, tests, CI, licence and docs."""

@@ -23,7 +23,7 @@ from typing import Any
 from agent_core import events as ev
 from agent_core.agent.accounting import RunLimits
 from agent_core.agent.context import Conversation
-from agent_core.agent.flow import Result
+from agent_core.agent.flow import Result, relay_events
 from agent_core.agent.model_run import model_run
 from agent_core.agent.model_turn import ModelDriver
 from agent_core.agent.pace import MIN_LOCAL_READS
@@ -143,11 +143,10 @@ class Analysis:
         )
         with charged_to(run.cpu):  # its steps in the worker threads: its share, its CPU budget
             if self.driver is not None and self._prefetch and not follow_up:
-                async for event in self._brief(run, self.driver, opening):
-                    if isinstance(event, Result):
-                        opening = event.value
-                    else:
-                        yield event
+                briefed = relay_events(self._brief(run, self.driver, opening), otherwise=opening)
+                async for event in briefed:
+                    yield event
+                opening = briefed.value
             for message in opening:
                 parts.conversation.add(message)
             body = planner_run(run) if self.driver is None else model_run(run, self.driver)
@@ -168,11 +167,12 @@ class Analysis:
         before = [*self.parts.conversation.messages, *opening]
         reads = MIN_LOCAL_READS if driver.local else 0  # the time of the reads its draft needs
         size = driver.pace.brief_size(budget=driver.budget(), fixed=driver.estimate(before), reads=reads)
-        async for item in run.step_through(gather_basics(run, brief_tokens=size.tokens)):
-            if not isinstance(item, Result):
-                yield item
-                continue
-            brief = item.value
+        gathered = relay_events(
+            run.step_through(gather_basics(run, brief_tokens=size.tokens)), otherwise=None
+        )
+        async for item in gathered:
+            yield item
+        if (brief := gathered.value) is not None:
             example = self.scope[0].full_name if driver.pace.local and len(self.scope) == 1 else None
             hint = f"\n\n{beyond_brief(run.language, example)}" if run.question.strip() else ""
             opening = _with_brief(opening, brief.text + hint)

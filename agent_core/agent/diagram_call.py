@@ -34,7 +34,7 @@ from typing import Any
 from agent_core import events as ev
 from agent_core.agent.accounting import Added
 from agent_core.agent.context import Conversation, Message
-from agent_core.agent.flow import Result, Step
+from agent_core.agent.flow import Result, Step, relay
 from agent_core.agent.model_turn import ModelDriver
 from agent_core.agent.progress import HEARTBEAT_S
 from agent_core.agent.run import Run
@@ -101,11 +101,10 @@ async def diagrams(run: Run, driver: ModelDriver) -> Step[list[Graph]]:
         graph, what = tree, {"note": _not_asked(run, driver, facts)}
         if what["note"] is None:
             yield _notice(run, _asking(run, tree.repo))
-            async for item in _propose(run, driver, facts, tree):
-                if isinstance(item, Result):
-                    graph, what = item.value
-                else:
-                    yield item
+            proposed = relay(_propose(run, driver, facts, tree), otherwise=(graph, what))
+            async for item in proposed:
+                yield item
+            graph, what = proposed.value
         yield diagram_event(run, graph, **what)
         graphs.append(graph)
     yield Result(value=graphs)
@@ -146,12 +145,13 @@ async def _propose(
             note = "the run's token budget is used up"
             break
         attempts += 1
-        asked = _Asked(text=None, usage=None)
-        async for item in _ask(run, driver, messages, facts.evidence.repo.full_name):
-            if isinstance(item, Result):
-                asked = item.value
-            else:
-                yield item
+        asking = relay(
+            _ask(run, driver, messages, facts.evidence.repo.full_name),
+            otherwise=_Asked(text=None, usage=None),
+        )
+        async for item in asking:
+            yield item
+        asked = asking.value
         if asked.usage is not None:
             yield Added(usage=asked.usage)
             used = (used[0] + asked.usage.prompt_tokens, used[1] + asked.usage.completion_tokens)

@@ -41,7 +41,7 @@ from agent_core.agent.endings import (
     model_reason,
     written_report,
 )
-from agent_core.agent.flow import Flow, Result, Step, events_only
+from agent_core.agent.flow import Flow, Result, Step, events_only, relay
 from agent_core.agent.model_turn import ModelDriver, TurnOutcome
 from agent_core.agent.pace import CHARS_PER_TOKEN, MIN_LOCAL_READS
 from agent_core.agent.planner import call_key
@@ -88,11 +88,10 @@ async def model_run(run: Run, driver: ModelDriver) -> Flow:
         if (limit := run.limit_reached()) is not None:
             after = replace(after, stop_reason=limit)
             break
-        async for item in _explore(run, driver, after):
-            if isinstance(item, Result):
-                after = item.value
-            else:
-                yield item
+        explored = relay(_explore(run, driver, after), otherwise=after)
+        async for item in explored:
+            yield item
+        after = explored.value
     if after.report is None:
         failure = after.failure.error if after.failure else None
         if after.failure is not None:
@@ -120,11 +119,10 @@ async def _finish_model(run: Run, driver: ModelDriver, report: str, *, partial: 
     if partial:
         report, graphs = completed_partial(run, report), None
     elif not run.follow_up:
-        async for item in diagrams(run, driver):
-            if isinstance(item, Result):
-                graphs = item.value
-            else:
-                yield item
+        drawn = relay(diagrams(run, driver), otherwise=graphs)
+        async for item in drawn:
+            yield item
+        graphs = drawn.value
     async for event in finish(run, report, writer="model", cost=driver.cost(run), diagrams=graphs):
         yield event
 
@@ -133,12 +131,13 @@ async def _explore(run: Run, driver: ModelDriver, after: _After) -> Step[_After]
     """One model turn and what it asked for: its tool calls run, or its answer judged
     (:func:`~agent_core.agent.draft_review.judge`: sent back once, taken, or replaced)."""
     nudged = after.nudged
-    outcome = TurnOutcome(turn=None, error=None)
-    async for item in driver.turn(run, tools=not driver.text_mode, cut=_local_cut(run, driver, after)):
-        if isinstance(item, Result):
-            outcome = item.value
-        else:
-            yield item
+    turn = relay(
+        driver.turn(run, tools=not driver.text_mode, cut=_local_cut(run, driver, after)),
+        otherwise=TurnOutcome(turn=None, error=None),
+    )
+    async for item in turn:
+        yield item
+    outcome = turn.value
     if outcome.error is not None or outcome.turn is None or outcome.turn.partial:
         yield Result(value=replace(_stopped(run, driver, outcome, nudged=nudged), own_calls=after.own_calls))
         return
@@ -203,24 +202,22 @@ async def _run_calls(
 
 async def _judged(run: Run, driver: ModelDriver, after: _After, draft: str, *, cut: bool) -> Step[_After]:
     """A draft judged: sent back (the loop goes on), taken as the report, or replaced by the app's."""
-    judged = Judged(decision="accept", drafts=after.drafts, report=draft)
-    schemas = driver.prefix_tools() or ()
-    own = after.own_calls
-    reads = _min_reads(run, driver)
-    async for item in judge(
-        run,
-        draft,
-        drafts=after.drafts,
-        own_calls=own,
-        tools=driver.tool_names,
-        schemas=schemas,
-        min_reads=reads,
-        strict=driver.local,  # a small model's dependencies are checked against the manifests read
-    ):
-        if isinstance(item, Result):
-            judged = item.value
-        else:
-            yield item
+    judging = relay(
+        judge(
+            run,
+            draft,
+            drafts=after.drafts,
+            own_calls=after.own_calls,
+            tools=driver.tool_names,
+            schemas=driver.prefix_tools() or (),
+            min_reads=_min_reads(run, driver),
+            strict=driver.local,  # a small model's report keeps only what the check can stand behind
+        ),
+        otherwise=Judged(decision="accept", drafts=after.drafts, report=draft),
+    )
+    async for item in judging:
+        yield item
+    judged = judging.value
     if judged.decision == "again":
         yield Result(value=replace(after, drafts=judged.drafts))
         return
@@ -310,15 +307,26 @@ async def _forced_report(run: Run, driver: ModelDriver, after: _After, turn: Mod
         schemas = driver.prefix_tools() or ()
         if turn.finish_reason == "length":
             yield Added(degraded=(f"the model's report was cut at its {driver.max_tokens:,}-token limit",))
-        async for item in judge(
-            run, content, drafts=after.drafts, own_calls=after.own_calls, schemas=schemas, final=True
-        ):
-            if not isinstance(item, Result):
-                yield item
-            elif item.value.decision == "replace" and item.value.report is not None:
-                async for event in finish(run, item.value.report, writer="fallback", cost=driver.cost(run)):
-                    yield event
-                return
+        judging = relay(
+            judge(
+                run,
+                content,
+                drafts=after.drafts,
+                own_calls=after.own_calls,
+                schemas=schemas,
+                final=True,
+                strict=driver.local,
+            ),
+            otherwise=Judged(decision="accept", drafts=after.drafts, report=content),
+        )
+        async for item in judging:
+            yield item
+        judged = judging.value
+        if judged.decision == "replace" and judged.report is not None:
+            async for event in finish(run, judged.report, writer="fallback", cost=driver.cost(run)):
+                yield event
+            return
+        content = judged.report if judged.report is not None else content  # what a taken draft lost
     async for event in _finish_model(run, driver, content, partial=turn.partial):
         yield event
 
@@ -342,12 +350,10 @@ async def _finish_without_answer(run: Run, driver: ModelDriver, after: _After, r
             message=f"Stopping exploration: {stop_reason}. Asking the model for the report.",
         )
         run.parts.conversation.add({"role": "user", "content": report_request(run.language, stop_reason)})
-        outcome = TurnOutcome(turn=None, error=None)
-        async for item in driver.turn(run, tools=False):
-            if isinstance(item, Result):
-                outcome = item.value
-            else:
-                yield item
+        asked = relay(driver.turn(run, tools=False), otherwise=TurnOutcome(turn=None, error=None))
+        async for item in asked:
+            yield item
+        outcome = asked.value
         if outcome.turn is not None and outcome.turn.content.strip():
             async for event in _forced_report(run, driver, after, outcome.turn):
                 yield event

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 from agent_core import events as ev
 from agent_core.agent.accounting import Added
-from agent_core.agent.flow import Result, Step
+from agent_core.agent.flow import Result, Step, relay
 from agent_core.agent.pace import Pace, PromptSpeeds, fitting_budget, measured_speed
 from agent_core.agent.progress import StreamCut, TurnWatch
 from agent_core.agent.prompts import worked_example
@@ -206,11 +206,13 @@ class ModelDriver:
         started = clock.monotonic()
         outcome = TurnOutcome(turn=None, error=None)
         for attempt in (1, 2):
-            async for item in self._attempt(run, turn_no, tools=tools, cut=cut):
-                if isinstance(item, Result):
-                    outcome = item.value
-                else:
-                    yield item
+            tried = relay(
+                self._attempt(run, turn_no, tools=tools, cut=cut),
+                otherwise=TurnOutcome(turn=None, error=None),
+            )
+            async for item in tried:
+                yield item
+            outcome = tried.value
             retry = self._retry_reason(run, outcome) if attempt == 1 else None
             if retry is None:
                 break
@@ -249,12 +251,13 @@ class ModelDriver:
         self, run: Run, turn_no: int, *, tools: bool, cut: StreamCut | None
     ) -> Step[TurnOutcome]:
         """One try at the turn; an endpoint that rejects tools gets it again in the text protocol."""
-        outcome = TurnOutcome(turn=None, error=None)
-        async for item in self._stream_once(run, turn_no, tools=tools, cut=cut):
-            if isinstance(item, Result):
-                outcome = item.value
-            else:
-                yield item
+        once = relay(
+            self._stream_once(run, turn_no, tools=tools, cut=cut),
+            otherwise=TurnOutcome(turn=None, error=None),
+        )
+        async for item in once:
+            yield item
+        outcome = once.value
         if isinstance(outcome.error, ToolsUnsupportedError) and self._auto_protocol and not self.text_mode:
             self._switch_to_text(run)
             yield _notice(
@@ -262,8 +265,8 @@ class ModelDriver:
                 "The model endpoint does not support native tool calling; switched to the text ReAct "
                 "protocol (Thought / Action / Action Input / Final).",
             )
-            async for item in self._stream_once(run, turn_no, tools=False, cut=cut):
-                yield item
+            async for again in self._stream_once(run, turn_no, tools=False, cut=cut):
+                yield again  # its result, too: the turn's
             return
         yield Result(value=outcome)
 
@@ -320,11 +323,10 @@ class ModelDriver:
                 stop=TEXT_STOP if self.text_mode else LOCAL_STOP if self.local else None,
                 tool_choice="auto" if tools else "none",
             )
-            async for item in watch.read(stream):
-                if isinstance(item, Result):
-                    turn = item.value
-                else:
-                    yield item
+            read = relay(watch.read(stream), otherwise=turn)
+            async for item in read:
+                yield item
+            turn = read.value
             outcome = Outcome.SUCCESS
         except TimeoutError:
             outcome = Outcome.IGNORED  # the run's limit, not the endpoint's fault

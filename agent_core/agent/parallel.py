@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from agent_core import events as ev
-from agent_core.agent.flow import Result, Step
+from agent_core.agent.flow import Result, Step, relay
 from agent_core.agent.sink import EventSink
 from agent_core.llm.scan import loads
 from agent_core.offload import off_loop
@@ -71,11 +71,10 @@ async def run_one_by_one(
     """Like :func:`run_parallel`, but each call starts only when the previous one has finished."""
     results: list[ToolResult] = []
     for call in calls:
-        async for item in run_parallel(toolbox, sink, [call], turn=turn):
-            if isinstance(item, Result):
-                results.extend(item.value)
-            else:
-                yield item
+        one = relay(run_parallel(toolbox, sink, [call], turn=turn), otherwise=[])
+        async for item in one:
+            yield item
+        results.extend(one.value)
     yield Result(value=results)
 
 

@@ -26,7 +26,7 @@ from agent_core.agent.accounting import (
     run_stats,
 )
 from agent_core.agent.context import COMPACTED_MARK, Conversation
-from agent_core.agent.flow import Flow, Result, Step
+from agent_core.agent.flow import Flow, Result, Step, relay
 from agent_core.agent.parallel import run_one_by_one, run_parallel
 from agent_core.agent.planner import call_key
 from agent_core.agent.sink import EventSink
@@ -186,12 +186,10 @@ class Run:
         budget = self.calls_left() + allowance
         runnable, skipped = list(calls[:budget]), list(calls[budget:])
         run_calls = run_parallel if parts.parallel_tool_calls else run_one_by_one
-        results: list[ToolResult] = []
-        async for item in run_calls(parts.toolbox, parts.sink, runnable, turn=self.turn):
-            if isinstance(item, Result):
-                results = item.value
-            else:
-                yield item
+        ran = relay(run_calls(parts.toolbox, parts.sink, runnable, turn=self.turn), otherwise=[])
+        async for item in ran:
+            yield item
+        results: list[ToolResult] = ran.value
         for call, result in zip(runnable, results, strict=True):
             self._observe(call, self._for_model(result, feed, results, observation_chars), feed)
         if skipped:  # one observation for all of them (the reply's reader kept one call to carry it)
