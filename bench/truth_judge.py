@@ -88,7 +88,9 @@ _PRIMARY = re.compile(
 )
 _NEGATED = re.compile(r"\b(?:no|not|without|isn't|aren't|none|never)\b|没有|未", re.I)
 _OWN_WORDS = re.compile(
-    r"\bown\b|workspace|member|\bmodules?\b|\bpackages?\b|\bgems?\b|\bcrates?\b|本项目", re.I
+    r"\bown\b|workspace|member|\bmodules?\b|\bpackages?\b|\bgems?\b|\bcrates?\b|\bdirector(?:y|ies)\b|\bfolders?\b"
+    r"|本项目",
+    re.I,
 )
 _NO_MANIFEST = re.compile(r"no (?:dependency |package )?manifests?\b|未(?:发现|找到)(?:依赖)?清单", re.I)
 _NO_TESTS = re.compile(

@@ -119,6 +119,7 @@ def test_the_truth_file_decides_first_and_the_computed_truth_the_rest(tmp_path: 
         "- Runtime dependencies: `rack >= 2.2.4`, `nokogiri 1.16`.\n"  # true, false (declared nowhere)
         "- Dependencies: `alpha`.\n"  # false: the project's own gem called a dependency
         "- `beta` is one of the project's own packages.\n"  # no dependency statement
+        "- Folders like `alpha` hold more features or dependencies.\n"  # the folder, no dependency
         "- Tests: 1 `*_test.rb` files in `alpha/test/`.\n"  # true (a pattern counted in the tree)
         "- Tests: 7 `*_test.rb` files.\n"  # false
         "- No dependency manifest was found.\n"  # false: gemspecs
