@@ -150,15 +150,20 @@ class Described:
 def content_words(text: str, *, besides: Iterable[str] = ()) -> frozenset[str]:
     """The words of ``text`` that carry a claim, stemmed: four letters or more (or an acronym), no
     common word, none of ``besides`` (the name's own)."""
-    own = {w[:_STEM] for name in besides for w in _WORD.findall(name.casefold())}
+    own = {_stem(w) for name in besides for w in _WORD.findall(name.casefold())}
     kept = set()
     for word in _WORD.findall(text):
         low = word.casefold()
         if (len(low) >= 4 or (len(low) >= 2 and word.isupper())) and low not in _STOP and not low.isdigit():
-            stem = low[:_STEM]
+            stem = _stem(low)
             if stem not in own:
                 kept.add(stem)
     return frozenset(kept)
+
+
+def _stem(word: str) -> str:
+    """A word's first letters, a plural's "s" left out first ("tests" is "test", "engines" "engin")."""
+    return (word[:-1] if word.endswith("s") and len(word) > 4 else word)[:_STEM]
 
 
 def unsupported_descriptions(
