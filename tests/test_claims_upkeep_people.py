@@ -284,3 +284,11 @@ def test_a_page_of_commits_is_no_total() -> None:
         ("commits in total: 6", "contradicted", "more than 6"),
         ("commits in total: 6", "contradicted", "more than 6"),
     ]
+
+
+def test_a_branch_drawn_under_a_file_is_not_in_it(observed: list[ToolResult]) -> None:
+    drawn = "```\n├── README.md\n│   └── usage.md\n└── docs/\n```\n"
+    check = check_report(drawn, (WIDGETS,), observed)
+    assert [(c.claim, c.verdict, c.observed) for c in check.claims if c.verdict == "contradicted"] == [
+        ("README.md/usage.md", "contradicted", "not in README.md")
+    ]

@@ -242,7 +242,8 @@ def _drawn(path: str, facts: Facts) -> Outcome:
         return "verified", inside[0]
     if not _tree_covers(path, facts) or _PRODUCED.match(path):
         return "unchecked", None
-    return "contradicted", said("observed_not_in", where=f"{folder}/")
+    dirs: frozenset[str] = index.derived("dirs", lambda: frozenset(facts.dirs))  # type: ignore[assignment]
+    return "contradicted", said("observed_not_in", where=f"{folder}/" if folder in dirs else folder)
 
 
 def _fetched_elsewhere(facts: Facts) -> frozenset[str]:
