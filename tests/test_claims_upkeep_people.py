@@ -292,3 +292,23 @@ def test_a_branch_drawn_under_a_file_is_not_in_it(observed: list[ToolResult]) ->
     assert [(c.claim, c.verdict, c.observed) for c in check.claims if c.verdict == "contradicted"] == [
         ("README.md/usage.md", "contradicted", "not in README.md")
     ]
+
+
+def test_a_sentence_wrapped_over_lines_goes_whole_and_the_repository_beside_a_dependency_stays(
+    observed: list[ToolResult],
+) -> None:
+    """The page's own scripted report lost "`wordstats` counts and ranks the words of a text: a small
+    Python library with a `click` command" (its first line: the repository named beside a dependency, read
+    as listed among them) and kept the wrapped sentence's tail, "line (`wordstats top README.md`)"."""
+    draft = (
+        "## Overview\n"
+        "`widgets` counts words: a small library with a `click` command\n"
+        "line. It was created by Alan Turing in\n"
+        "2019 as a toy. It is written in Python.\n"
+    )
+    check = check_report(draft, (WIDGETS,), observed, now=MARCH_2024)
+    kept, aside = set_aside(draft, unsupported(draft, check, (WIDGETS,), observed))
+    assert kept == (
+        "## Overview\n`widgets` counts words: a small library with a `click` command\nline. It is written in Python.\n"
+    )
+    assert [c.claim for c in aside] == ["It was created by Alan Turing in 2019 as a toy."]

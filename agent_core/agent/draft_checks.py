@@ -5,6 +5,7 @@ block said twice, and for a local model the dependencies no manifest read declar
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -19,6 +20,9 @@ from agent_core.tools.observe import CUT_MARK
 
 _CALL_CHARS = 2000  # of a draft's start, looked at for a call written as JSON
 _MIN_KEY = 16  # letters and digits a line needs to be recognised as copied from a request
+# Said before the repository's own name, it is listed among dependencies ("depends on `fmt`, `util`"); a
+# line that only names it beside one ("`wordstats` is a library with a `click` CLI") does not list it.
+_LISTS = re.compile(r"depend|requir|依赖", re.IGNORECASE)
 
 
 def is_json(draft: str) -> bool:
@@ -78,6 +82,7 @@ def undeclared(draft: str, check: ev.ClaimsChecked, scope: Sequence[RepoRef]) ->
         and not f.negated
         and package_key(f.value) in names
         and _line_of(draft, f.start) in listing
+        and (f.explicit or _LISTS.search(draft, _line_of(draft, f.start), f.start) is not None)
     ]
     return tuple(unread + itself)
 

@@ -163,14 +163,39 @@ def grounded_sentences(draft: str, check: ev.ClaimsChecked, copied: Collection[s
 
 
 def sentences(text: str) -> Iterable[tuple[int, int]]:
-    """Spans of sentences: a line (its newline included), or a piece of one ending in ". " (one pass)."""
-    start = 0
-    for i, char in enumerate(text):
-        if char == "\n" or (char in ".!?。！？" and text[i + 1 : i + 2] in (" ", "")):
-            if i + 1 - start > 1:
+    """Spans of sentences, in one pass: a piece of a line ending in ". " (or "!", "?", "。"), or running
+    to a line's end. A sentence wrapped over lines of one paragraph goes on: a line ends it only when it
+    is a heading, a table row or inside a fenced block, or when the next line is blank or opens a list
+    item, a heading, a quote, a table row or a fence (its newline stays with the line before)."""
+    start, at = 0, 0
+    fenced = False
+    lines = text.splitlines(keepends=True)
+    for index, line in enumerate(lines):
+        stripped = line.lstrip()
+        fence = stripped.startswith(("```", "~~~"))
+        for i in range(at, at + len(line)):
+            char = text[i]
+            if char in ".!?。！？" and text[i + 1 : i + 2] in (" ", "") and not fenced and i + 1 - start > 1:
                 yield start, i + 1
-            start = i + 1
-    if start < len(text):
+                start = i + 1
+        at += len(line)
+        following = lines[index + 1].lstrip() if index + 1 < len(lines) else ""
+        if fence:
+            fenced = not fenced
+        ends = (
+            fence
+            or fenced
+            or not stripped.strip()
+            or stripped.startswith(("#", "|"))
+            or not following.strip()
+            or _MARKER.match(following) is not None
+            or following.startswith(("#", ">", "|", "```", "~~~"))
+        )
+        if ends and line.endswith("\n"):
+            if at - start > 1:
+                yield start, at
+            start = at
+    if start < len(text) and text[start:].strip():
         yield start, len(text)
 
 
