@@ -216,13 +216,14 @@ def _words_near(names: Sequence[str], strings: Iterable[str]) -> dict[str, froze
     places = dict.fromkeys(names, 0)
     for text in strings:
         low = text.casefold()
+        source = text if len(low) == len(text) else low  # casefold may lengthen ("ß"): offsets are low's
         for name in names:
             at = low.find(name)
             while at >= 0 and places[name] < MAX_PLACES:
                 end = at + len(name)
                 if _bounded(low, at, end):
                     places[name] += 1
-                    near[name] |= content_words(text[max(0, at - NEAR) : end + NEAR], besides=(name,))
+                    near[name] |= content_words(source[max(0, at - NEAR) : end + NEAR], besides=(name,))
                 at = low.find(name, end)
     return {name: frozenset(words) for name, words in near.items()}
 

@@ -51,7 +51,7 @@ from agent_core.agent.echo import copied_lines, sent_lines, template_message
 from agent_core.agent.endings import written_report
 from agent_core.agent.flow import Result, Step
 from agent_core.agent.run import Run
-from agent_core.agent.set_aside import grounded_sentences, set_aside, unsupported
+from agent_core.agent.set_aside import grounded_sentences, trimmed
 from agent_core.offload import off_loop
 from agent_core.repo import RepoRef
 from agent_core.report.claims import check_report
@@ -91,6 +91,7 @@ class Review:
     copied: int = 0  # lines copied from the conversation
     lines: int = 0  # lines judged
     own: int = 0  # tool calls of the model's own
+    undeclared: bool = False  # (strict) it names dependencies no manifest read declares
 
     @property
     def unfit(self) -> bool:
@@ -133,10 +134,12 @@ def review(
         problems.append("contradicted")
     if any(c.kind in ("path", "link") for c in findings):
         problems.append("missing_paths")
-    if strict and findings and (unconfirmed := undeclared(draft, check, scope)):
+    unconfirmed = undeclared(draft, check, scope) if strict else ()
+    if findings and unconfirmed:
         problems.append("unconfirmed")  # said in a revision the ✗ claims ask for, never one of its own
         findings = (*findings, *unconfirmed)
     return Review(
+        undeclared=bool(unconfirmed),
         problems=tuple(problems),
         findings=findings[:MAX_FINDINGS],
         check=check,
@@ -270,10 +273,7 @@ async def judge(
         return await _checked(run, draft, sent=sent, own_calls=own_calls, min_reads=min_reads, strict=strict)
 
     found = await judged()
-    names_unread = strict and bool(undeclared(draft, found.check, run.parts.scope))  # set aside unless read
-    if (
-        "unconfirmed" in found.problems or names_unread
-    ):  # an unread manifest may declare them: read, judge again
+    if found.undeclared:  # an unread manifest may declare them: read, then judge again (else set aside)
         async for event in read_for_check(run, draft):
             yield event
         found = await judged()
@@ -303,7 +303,7 @@ async def judge(
     aside: tuple[ev.CheckedClaim, ...] = ()
     if strict:  # a small model's report keeps only what the check can stand behind
         check = found.check if report == draft else (await _checked(run, report)).check
-        report, aside = set_aside(report, unsupported(report, check, run.parts.scope, run.state.all_results))
+        report, aside = await off_loop(trimmed, report, check, run.parts.scope, run.state.all_results)
     left = () if strict else found.findings
     if drafts.findings:  # an earlier draft was sent back with ✗ claims: what the revision corrected
         fixed = corrected(drafts.findings, found)

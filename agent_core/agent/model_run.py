@@ -42,7 +42,7 @@ from agent_core.agent.endings import (
     written_report,
 )
 from agent_core.agent.flow import Flow, Result, Step, events_only, relay
-from agent_core.agent.model_turn import ModelDriver, TurnOutcome
+from agent_core.agent.model_turn import NO_TURN, ModelDriver, TurnOutcome
 from agent_core.agent.pace import CHARS_PER_TOKEN, MIN_LOCAL_READS
 from agent_core.agent.planner import call_key
 from agent_core.agent.planner_run import planner_turns
@@ -133,7 +133,7 @@ async def _explore(run: Run, driver: ModelDriver, after: _After) -> Step[_After]
     nudged = after.nudged
     turn = relay(
         driver.turn(run, tools=not driver.text_mode, cut=_local_cut(run, driver, after)),
-        otherwise=TurnOutcome(turn=None, error=None),
+        otherwise=NO_TURN,
     )
     async for item in turn:
         yield item
@@ -350,7 +350,7 @@ async def _finish_without_answer(run: Run, driver: ModelDriver, after: _After, r
             message=f"Stopping exploration: {stop_reason}. Asking the model for the report.",
         )
         run.parts.conversation.add({"role": "user", "content": report_request(run.language, stop_reason)})
-        asked = relay(driver.turn(run, tools=False), otherwise=TurnOutcome(turn=None, error=None))
+        asked = relay(driver.turn(run, tools=False), otherwise=NO_TURN)
         async for item in asked:
             yield item
         outcome = asked.value

@@ -80,12 +80,16 @@ _RETRY_SQUEEZE = 0.8  # after an overflow the budget shrinks to this share of wh
 
 @dataclass(frozen=True, kw_only=True)
 class TurnOutcome:
-    """What a model turn produced: the turn, or why there is none."""
+    """What a model turn produced: the turn, or why there is none (:data:`NO_TURN`: neither)."""
 
     turn: ModelTurn | None
     error: LLMError | CircuitOpenError | None
     first_token_s: float | None = None
     prompt_speed: float | None = None  # tokens/s, from the server's prompt progress
+
+
+NO_TURN = TurnOutcome(turn=None, error=None)
+"""A turn that produced nothing (its step ended without a result)."""
 
 
 class ModelDriver:
@@ -204,11 +208,11 @@ class ModelDriver:
         clock = run.parts.clock
         yield ev.TurnStarted(t=run.t(), turn=turn_no)
         started = clock.monotonic()
-        outcome = TurnOutcome(turn=None, error=None)
+        outcome = NO_TURN
         for attempt in (1, 2):
             tried = relay(
                 self._attempt(run, turn_no, tools=tools, cut=cut),
-                otherwise=TurnOutcome(turn=None, error=None),
+                otherwise=NO_TURN,
             )
             async for item in tried:
                 yield item
@@ -253,7 +257,7 @@ class ModelDriver:
         """One try at the turn; an endpoint that rejects tools gets it again in the text protocol."""
         once = relay(
             self._stream_once(run, turn_no, tools=tools, cut=cut),
-            otherwise=TurnOutcome(turn=None, error=None),
+            otherwise=NO_TURN,
         )
         async for item in once:
             yield item

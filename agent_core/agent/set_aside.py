@@ -58,6 +58,14 @@ def unsupported(
     return sorted([*wrong, *undeclared(draft, check, scope), *descriptions], key=lambda c: c.start)
 
 
+def trimmed(
+    draft: str, check: ev.ClaimsChecked, scope: Sequence[RepoRef], results: Sequence[ToolResult]
+) -> tuple[str, tuple[ev.CheckedClaim, ...]]:
+    """``draft`` without what the check cannot stand behind, and what was set aside (run off the event
+    loop: it reads every observation)."""
+    return set_aside(draft, unsupported(draft, check, scope, results))
+
+
 def set_aside(draft: str, claims: Sequence[ev.CheckedClaim]) -> tuple[str, tuple[ev.CheckedClaim, ...]]:
     """``draft`` without the sentences holding ``claims`` (sorted by where they stand), and one claim per
     piece set aside: its text as ``claim``, the first such claim's verdict and observation. A list item's
