@@ -86,8 +86,9 @@ class TurnStarted:
     kind: Literal["turn_started"] = "turn_started"
     t: float
     turn: int
-    purpose: Literal["explore", "report", "prefetch"] = "explore"
-    """``prefetch``: the evidence gathered before the model's first turn (no model involved)."""
+    purpose: Literal["explore", "report", "prefetch", "revise"] = "explore"
+    """``prefetch``: the evidence gathered before the model's first turn (no model involved); ``revise``: a
+    local model correcting sentences of its report (its text streams as reasoning: the report stays)."""
 
 
 @dataclass(frozen=True, kw_only=True)

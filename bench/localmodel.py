@@ -94,9 +94,13 @@ class Timing:
 
 
 def _report_turn(events: list[ev.Event]) -> int | None:
-    """The last model turn that answered in text (no tool call): the report's."""
+    """The last model turn that answered in text (no tool call): the report's (a turn correcting its
+    sentences is no report: the draft it corrects is)."""
+    revising = {e.turn for e in events if isinstance(e, ev.TurnStarted) and e.purpose == "revise"}
     answers = [
-        e.turn for e in events if isinstance(e, ev.TurnFinished) and e.tool_calls == 0 and e.first_token_s
+        e.turn
+        for e in events
+        if isinstance(e, ev.TurnFinished) and e.tool_calls == 0 and e.first_token_s and e.turn not in revising
     ]
     return answers[-1] if answers else None
 

@@ -212,8 +212,8 @@ async def test_contradicted_claims_and_missing_paths_are_given_back_once_and_the
         Turn.final(WRONG),
         Turn.final(RIGHT, chunk_size=12),
     ]
-    with ScriptedModelServer(turns) as server:
-        run = await run_once(make_settings(emulator, tmp_path, server))
+    with ScriptedModelServer(turns) as server:  # a hosted model writes its report again
+        run = await run_once(make_settings(emulator, tmp_path, server, llm_local=False))
         asked = server.chat_requests[2].messages[-1]["content"]
         server.assert_exhausted()
     assert (
@@ -263,6 +263,45 @@ async def test_a_local_revision_that_keeps_a_wrong_claim_has_its_sentences_set_a
     assert "7 stars" not in report and "missing.py" not in report
     assert "set aside 2 statement(s)" in report and "; 2 statement(s) set aside" in draft_line(accepted, "en")
     assert "另有 2 处说法被搁置" in draft_line(accepted, "zh")
+
+
+async def test_a_local_model_corrects_its_wrong_sentences_in_place_and_the_draft_stays_the_report(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """A local model is given its wrong sentences back, numbered, and replies one line each (the real
+    1.5B took ~70 s to write a whole report again, and the report's first word came at 95-145 s): the
+    lines take the sentences' places, the draft that streamed as the report stays the report, and the
+    correction streams into the trace (as reasoning), not into the report pane."""
+    draft = (
+        "# acme/widgets\n\n"
+        "- acme/widgets has 7 stars and is written in Python.\n"
+        "- The words are counted in `src/pkg/missing.py`.\n"
+        "- It has a README.\n"
+    )
+    fixes = "1. acme/widgets has 42 stars and is written in Python.\n2. DROP\n"
+    turns = [Turn.calls(("get_repo_info", W), ("get_file_tree", W)), Turn.final(draft), Turn.final(fixes)]
+    with ScriptedModelServer(turns) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server))
+        asked = server.chat_requests[2].messages[-1]["content"]
+        server.assert_exhausted()
+    assert '1. "acme/widgets has 7 stars and is written in Python.": the observations show' in asked
+    assert '2. "The words are counted in `src/pkg/missing.py`.": src/pkg/missing.py is not in' in asked
+    assert "DROP" in asked
+    sent_back, accepted = run.of(ev.DraftReviewed)
+    assert sent_back.outcome == "revise" and accepted.outcome == "accepted"
+    assert {c.claim for c in accepted.corrected} == {"stars: 7", "src/pkg/missing.py"}
+    assert accepted.set_aside == ()
+    assert run.finished.report == (
+        "# acme/widgets\n\n- acme/widgets has 42 stars and is written in Python.\n- It has a README."
+    )
+    revising = [e for e in run.of(ev.TurnStarted) if e.purpose == "revise"]
+    assert [e.turn for e in revising] == [accepted.turn]
+    assert not [e for e in run.of(ev.TextDelta) if e.turn == accepted.turn]  # the pane keeps the draft
+    assert "DROP" in "".join(e.text for e in run.of(ev.ReasoningDelta) if e.turn == accepted.turn)
+    view = TraceView()
+    for event in run.events:
+        view.apply(event)
+    assert "Correcting its report" in str(view.messages())
 
 
 # -- the model explores: a report with no read of its own is asked once for reads --------------------

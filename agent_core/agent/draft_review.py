@@ -29,7 +29,7 @@ Pure functions, linear in the draft and the conversation, run off the event loop
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
@@ -38,6 +38,8 @@ from agent_core import events as ev
 from agent_core.agent.accounting import Added
 from agent_core.agent.brief import reads_request, suggested_for
 from agent_core.agent.check_reads import read_for_check
+from agent_core.agent.corrections import Flagged, flagged, spliced
+from agent_core.agent.corrections import request as fix_request
 from agent_core.agent.draft_checks import (
     invented_result,
     is_json,
@@ -49,7 +51,7 @@ from agent_core.agent.draft_checks import (
 )
 from agent_core.agent.echo import copied_lines, sent_lines, template_message
 from agent_core.agent.endings import written_report
-from agent_core.agent.flow import Result, Step
+from agent_core.agent.flow import Result, Step, relay
 from agent_core.agent.run import Run
 from agent_core.agent.set_aside import grounded_sentences, trimmed
 from agent_core.offload import off_loop
@@ -255,6 +257,7 @@ async def judge(
     final: bool = False,
     min_reads: int = 1,
     strict: bool = False,
+    corrector: Callable[[], Step[str]] | None = None,
 ) -> Step[Judged]:
     """One draft judged (see the module): the decision, its ``draft_reviewed`` event when the app acted
     on it, and for a draft sent back the one observation that says why (``final``: none is, the run has
@@ -266,7 +269,10 @@ async def judge(
     (the 1.5B was told fmt's vendored `gtest` was declared nowhere); for a draft taken, the same reads
     first when it names a dependency no manifest read declares. A ``strict`` draft taken loses the
     sentences the check cannot stand behind (:mod:`~agent_core.agent.set_aside`), said in the trace and in
-    a line at the report's end."""
+    a line at the report's end. ``corrector`` (a local model): a draft sent back for its ✗ claims alone
+    gets its wrong sentences back to correct, one line each (:mod:`~agent_core.agent.corrections`):
+    ``corrector()`` runs the model's turn on that request and returns its reply, spliced into the draft,
+    which is then taken; the draft streamed as the report stays the report."""
     sent = [*run.parts.conversation.messages[:-1], template_message(schemas)]
 
     async def judged() -> Review:
@@ -282,23 +288,49 @@ async def judge(
             yield item
         return
     again = None if final else _sent_back(run, found, drafts, own_calls=own_calls)
+    revising = corrector is not None and again is not None and again.revised and not drafts.revised
+    fixing = flagged(draft, found.findings) if revising and not found.unfit else ()
+    if corrector is not None and again is not None and fixing:  # sentence by sentence: the draft stays
+        yield _reviewed(run, "revise", found, findings=found.findings)
+        fixes = relay(_fixed(run, draft, fixing, corrector), otherwise=draft)
+        async for item in fixes:
+            yield item
+        drafts, again = replace(again, findings=found.findings), None
+        draft = fixes.value
+        found = await _checked(run, draft, strict=strict)
     if again is not None:
-        again = replace(again, findings=found.findings)
-        outcome: ev.DraftOutcome = "read_first" if again.asked_to_read and not again.revised else "revise"
-        reads = (
-            await off_loop(suggested_for, run.parts.scope, run.state.all_results)
-            if own_calls < min_reads
-            else ()
-        )
-        request = revision_request(found, run.language, tools=tools, suggested=reads)
-        if outcome == "read_first":
-            # The draft left out: after its reads the real 1.5B wrote it again, word for word; given a
-            # note in its place, it wrote the note.
-            run.parts.conversation.messages.pop()
-        run.parts.conversation.add({"role": "user", "content": request})
-        yield _reviewed(run, outcome, found, findings=found.findings)
-        yield Result(value=Judged(decision="again", drafts=again))
+        async for item in _sent(run, found, again, tools=tools, own_calls=own_calls, min_reads=min_reads):
+            yield item
         return
+    async for item in _taken(run, draft, sent, found, drafts, strict=strict):
+        yield item
+
+
+async def _sent(
+    run: Run, found: Review, again: Drafts, *, tools: Sequence[str], own_calls: int, min_reads: int
+) -> Step[Judged]:
+    """A draft sent back: the one observation that says why (with the files worth reading when it lacks
+    reads), said in the trace."""
+    again = replace(again, findings=found.findings)
+    outcome: ev.DraftOutcome = "read_first" if again.asked_to_read and not again.revised else "revise"
+    reads = (
+        await off_loop(suggested_for, run.parts.scope, run.state.all_results) if own_calls < min_reads else ()
+    )
+    request = revision_request(found, run.language, tools=tools, suggested=reads)
+    if outcome == "read_first":
+        # The draft left out: after its reads the real 1.5B wrote it again, word for word; given a
+        # note in its place, it wrote the note.
+        run.parts.conversation.messages.pop()
+    run.parts.conversation.add({"role": "user", "content": request})
+    yield _reviewed(run, outcome, found, findings=found.findings)
+    yield Result(value=Judged(decision="again", drafts=again))
+
+
+async def _taken(
+    run: Run, draft: str, sent: Sequence[Mapping[str, Any]], found: Review, drafts: Drafts, *, strict: bool
+) -> Step[Judged]:
+    """A draft taken as the report: without the lines it copied from the app's requests, a ``strict``
+    one without what the check cannot stand behind, and what an earlier send-back corrected, said."""
     report = without_requests(draft, sent[_OPENING:-1])  # after the opening: the app's requests
     aside: tuple[ev.CheckedClaim, ...] = ()
     if strict:  # a small model's report keeps only what the check can stand behind
@@ -313,6 +345,17 @@ async def judge(
     if aside:
         report = f"{report.rstrip()}\n\n{t('draft_set_aside_note', run.language, count=len(aside))}\n"
     yield Result(value=Judged(decision="accept", drafts=drafts, report=report))
+
+
+async def _fixed(
+    run: Run, draft: str, fixing: Sequence[Flagged], corrector: Callable[[], Step[str]]
+) -> Step[str]:
+    """``draft`` with the model's corrections of the sentences ``fixing`` in their places."""
+    run.parts.conversation.add({"role": "user", "content": fix_request(fixing, run.language)})
+    reply = relay(corrector(), otherwise="")
+    async for item in reply:
+        yield item
+    yield Result(value=await off_loop(spliced, draft, fixing, reply.value))
 
 
 async def _checked(

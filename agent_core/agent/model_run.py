@@ -212,6 +212,7 @@ async def _judged(run: Run, driver: ModelDriver, after: _After, draft: str, *, c
             schemas=driver.prefix_tools() or (),
             min_reads=_min_reads(run, driver),
             strict=driver.local,  # a small model's report keeps only what the check can stand behind
+            corrector=(lambda: _corrections(run, driver)) if driver.local else None,
         ),
         otherwise=Judged(decision="accept", drafts=after.drafts, report=draft),
     )
@@ -225,6 +226,19 @@ async def _judged(run: Run, driver: ModelDriver, after: _After, draft: str, *, c
         yield Added(degraded=(f"the model's report was cut at its {driver.max_tokens:,}-token limit",))
     written = judged.decision == "replace"
     yield Result(value=replace(after, report=judged.report, written=written, drafts=judged.drafts))
+
+
+async def _corrections(run: Run, driver: ModelDriver) -> Step[str]:
+    """A local model's turn correcting sentences of its report (:mod:`~agent_core.agent.corrections`):
+    its reply, kept in the conversation ("" when the turn failed: the sentences stay, for the check)."""
+    asked = relay(driver.turn(run, tools=False, purpose="revise"), otherwise=NO_TURN)
+    async for item in asked:
+        yield item
+    turn = asked.value.turn
+    reply = turn.content.strip() if turn is not None and asked.value.error is None else ""
+    if reply:
+        run.parts.conversation.add({"role": "assistant", "content": reply})
+    yield Result(value=reply)
 
 
 def _min_reads(run: Run, driver: ModelDriver) -> int:

@@ -25,7 +25,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from agent_core import events as ev
@@ -52,6 +52,8 @@ from agent_core.llm import (
 from agent_core.llm.prices import CostRange, cost_range
 from agent_core.llm.providers import PRESET_HOSTS
 from agent_core.resilience import BreakerName, Outcome
+
+Purpose = Literal["explore", "revise"]
 
 LLM_BREAKER = "model"
 """The model's breaker when its endpoint is unknown (a model built outside the presets)."""
@@ -199,19 +201,22 @@ class ModelDriver:
         """Whether the model's breaker lets a call through now (or soon)."""
         return run.parts.breakers.get(self.breaker).snapshot().state != "open"
 
-    async def turn(self, run: Run, *, tools: bool, cut: StreamCut | None = None) -> Step[TurnOutcome]:
+    async def turn(
+        self, run: Run, *, tools: bool, cut: StreamCut | None = None, purpose: Purpose = "explore"
+    ) -> Step[TurnOutcome]:
         """One streamed turn, retried once when the stream breaks off or comes back empty, and once
         after a context overflow (compacted to fit first). ``cut``: where a local model's answer is
         stopped as it streams (a report begun before its reads, calls beyond its time); the turn ends
-        with what it wrote, its finish reason the cut's (:class:`~agent_core.agent.progress.StreamCut`)."""
+        with what it wrote, its finish reason the cut's (:class:`~agent_core.agent.progress.StreamCut`).
+        ``purpose`` ``revise``: its text is no report (it streams as reasoning)."""
         turn_no = run.next_turn()
         clock = run.parts.clock
-        yield ev.TurnStarted(t=run.t(), turn=turn_no)
+        yield ev.TurnStarted(t=run.t(), turn=turn_no, purpose=purpose)
         started = clock.monotonic()
         outcome = NO_TURN
         for attempt in (1, 2):
             tried = relay(
-                self._attempt(run, turn_no, tools=tools, cut=cut),
+                self._attempt(run, turn_no, tools=tools, cut=cut, aside=purpose == "revise"),
                 otherwise=NO_TURN,
             )
             async for item in tried:
@@ -252,11 +257,11 @@ class ModelDriver:
         yield Result(value=outcome)
 
     async def _attempt(
-        self, run: Run, turn_no: int, *, tools: bool, cut: StreamCut | None
+        self, run: Run, turn_no: int, *, tools: bool, cut: StreamCut | None, aside: bool = False
     ) -> Step[TurnOutcome]:
         """One try at the turn; an endpoint that rejects tools gets it again in the text protocol."""
         once = relay(
-            self._stream_once(run, turn_no, tools=tools, cut=cut),
+            self._stream_once(run, turn_no, tools=tools, cut=cut, aside=aside),
             otherwise=NO_TURN,
         )
         async for item in once:
@@ -269,7 +274,7 @@ class ModelDriver:
                 "The model endpoint does not support native tool calling; switched to the text ReAct "
                 "protocol (Thought / Action / Action Input / Final).",
             )
-            async for again in self._stream_once(run, turn_no, tools=False, cut=cut):
+            async for again in self._stream_once(run, turn_no, tools=False, cut=cut, aside=aside):
                 yield again  # its result, too: the turn's
             return
         yield Result(value=outcome)
@@ -300,7 +305,7 @@ class ModelDriver:
         )
 
     async def _stream_once(
-        self, run: Run, turn_no: int, *, tools: bool, cut: StreamCut | None
+        self, run: Run, turn_no: int, *, tools: bool, cut: StreamCut | None, aside: bool = False
     ) -> Step[TurnOutcome]:
         conversation = run.parts.conversation
         conversation.compact(budget=self.budget(), estimate=self.estimate)
@@ -319,6 +324,7 @@ class ModelDriver:
             prompt_tokens=self.estimate(conversation.messages),
             pace=self.pace,
             cut=cut.fresh() if cut is not None else None,
+            aside=aside,
         )
         try:
             stream = self.model.stream_turn(

@@ -175,12 +175,15 @@ class TurnWatch:
         prompt_tokens: int = 0,
         pace: Pace | None = None,
         cut: Callable[[str], str | None] | None = None,
+        aside: bool = False,
     ) -> None:
         """``prompt_tokens``: our estimate of the request (the server's count replaces it when it reports
         progress); ``pace``: the endpoint's prompt speed, measured on an earlier request or its preset's;
         ``cut``: fed the answer's pieces, the finish reason when the turn should stop there
-        (:class:`StreamCut`)."""
+        (:class:`StreamCut`); ``aside``: the answer is not the report (a local model's corrections), it
+        streams as reasoning."""
         self._cut = cut
+        self._aside = aside
         self._run = run
         self._prompt_tokens = prompt_tokens
         self._assumed_speed = pace.speed()[0] if pace is not None else None
@@ -281,6 +284,8 @@ class TurnWatch:
         self.written += written_tokens(part.arguments_delta if isinstance(part, ToolCallDelta) else part.text)
         if isinstance(part, ContentDelta):
             self.token(part.text)
+            if self._aside:
+                return ev.ReasoningDelta(t=self._run.t(), turn=self._turn, text=part.text)
             return ev.TextDelta(t=self._run.t(), turn=self._turn, text=part.text)
         self.token()
         if isinstance(part, ToolCallDelta):

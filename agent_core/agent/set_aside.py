@@ -40,7 +40,7 @@ from agent_core.tools.results import ToolResult
 
 SENTENCE_CHARS = 300  # of a sentence set aside (kept for the trace) or quoted
 KEPT = 8  # grounded sentences quoted from a replaced draft
-_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")  # a list item's marker, kept with its line
+MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")  # a list item's marker, kept with its line
 
 
 def unsupported(
@@ -75,7 +75,7 @@ def set_aside(draft: str, claims: Sequence[ev.CheckedClaim]) -> tuple[str, tuple
         return draft, ()
     pieces: list[str] = []
     aside: list[ev.CheckedClaim] = []
-    fences = _fences(draft)
+    blocks = fences(draft)
     cursor, at, fence = 0, 0, 0
     for start, end in sentences(draft):
         holding = []
@@ -83,11 +83,11 @@ def set_aside(draft: str, claims: Sequence[ev.CheckedClaim]) -> tuple[str, tuple
             if claims[at].start >= start:
                 holding.append(claims[at])
             at += 1
-        while fence < len(fences) and fences[fence][1] <= start:
+        while fence < len(blocks) and blocks[fence][1] <= start:
             fence += 1
         if not holding or start < cursor:
             continue  # nothing to set aside, or already gone with a description or a block
-        block = fences[fence] if fence < len(fences) and fences[fence][0] <= start else None
+        block = blocks[fence] if fence < len(blocks) and blocks[fence][0] <= start else None
         cut = _cut(draft, (start, end), holding[0], block)
         if cut is None:
             continue  # a heading stays
@@ -96,7 +96,7 @@ def set_aside(draft: str, claims: Sequence[ev.CheckedClaim]) -> tuple[str, tuple
         cursor = after
         aside.append(replace(holding[0], claim=shown, start=-1, end=-1))
     pieces.append(draft[cursor:])
-    return _tidy("".join(pieces)), tuple(aside)
+    return tidy("".join(pieces)), tuple(aside)
 
 
 def _cut(
@@ -116,12 +116,12 @@ def _cut(
         return None
     if not (start == 0 or draft[start - 1] == "\n"):  # it began with the space after the sentence before
         return start, end - 1 if text.endswith("\n") else end, _shown(text)
-    marker = _MARKER.match(draft, start, end)
+    marker = MARKER.match(draft, start, end)
     keep_to = marker.end() if marker and not text.endswith("\n") else start
     return keep_to, end + 1 if draft[end : end + 1] == " " else end, _shown(text)
 
 
-def _fences(text: str) -> list[tuple[int, int]]:
+def fences(text: str) -> list[tuple[int, int]]:
     """Where each fenced block stands, its fences' lines included (one pass; an unclosed one runs on)."""
     spans: list[tuple[int, int]] = []
     opened: tuple[int, str] | None = None
@@ -143,7 +143,7 @@ def _fences(text: str) -> list[tuple[int, int]]:
 def _shown(text: str) -> str:
     """A piece set aside as the trace shows it: on one line, without its list marker, cut."""
     line = " ".join(text.split())
-    if marker := _MARKER.match(line):
+    if marker := MARKER.match(line):
         line = line[marker.end() :]
     return line.lstrip("#> |")[:SENTENCE_CHARS]
 
@@ -196,7 +196,7 @@ def sentences(text: str) -> Iterable[tuple[int, int]]:
             or not stripped.strip()
             or stripped.startswith(("#", "|"))
             or not following.strip()
-            or _MARKER.match(following) is not None
+            or MARKER.match(following) is not None
             or following.startswith(("#", ">", "|", "```", "~~~"))
         )
         if ends and line.endswith("\n"):
@@ -207,9 +207,9 @@ def sentences(text: str) -> Iterable[tuple[int, int]]:
         yield start, len(text)
 
 
-def _tidy(text: str) -> str:
+def tidy(text: str) -> str:
     """No run of more than one blank line where sentences went, no item left with its marker alone."""
-    lines = [line for line in text.split("\n") if not _MARKER.fullmatch(line)]
+    lines = [line for line in text.split("\n") if not MARKER.fullmatch(line)]
     kept: list[str] = []
     for line in lines:
         if not line.strip() and kept and not kept[-1].strip():

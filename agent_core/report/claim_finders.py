@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 from agent_core.report.claim_activity import activity_claims
+from agent_core.report.claim_build import build_claims
 from agent_core.report.claim_code import LISTING, fence_language, fenced_paths
 from agent_core.report.claim_counts import count_claims
 from agent_core.report.claim_drawing import TreeDrawing
@@ -208,6 +209,7 @@ def _line_claims(line: str, base: int) -> list[Found]:
         *dependencies,
         *_paths_and_links(line, base, taken),
         *activity_claims(line, base),
+        *build_claims(line, base),
         *people_claims(line, base),
     ]
 

@@ -26,6 +26,7 @@ from agent_core.repo import RepoRef
 from agent_core.report import verdict_facts, verdict_packages, verdicts
 from agent_core.report.checked import clauses, observed_text
 from agent_core.report.claim_activity import activity
+from agent_core.report.claim_build import build_system
 from agent_core.report.claim_finders import Found, find_claims
 from agent_core.report.claim_people import NamesRead, person
 from agent_core.report.facts import Facts, build_facts, gather
@@ -175,6 +176,7 @@ _FACT_CHECKS: dict[str, Callable[[Found, Facts], Outcome]] = {
     "dependency": verdict_packages.dependency,
     "count": verdict_packages.package_count,
     "path": verdicts.path,
+    "build": build_system,
 }
 
 

@@ -213,12 +213,18 @@ def repo_model(evidence: Evidence, manifests: Sequence[Manifest] | None = None) 
 
 
 def description(facts: Facts) -> tuple[str, str | None] | None:
-    """The project's description and where it comes from: the repository's metadata (None), else the
-    first manifest read that has one (its path); None when neither says."""
+    """The project's description and where it comes from: the repository's metadata (None), else a
+    manifest read at the root that has one (its path), else one in a top-level folder named as the
+    repository (``gson/pom.xml`` of google/gson); None when none says. A module's manifest describes the
+    module (gson's ``extras/pom.xml``: "grab bag of utilities"), not the project."""
     info = facts.evidence.info
     if info is not None and info.description:
         return info.description, None
-    found = next((m for m in facts.manifests if m.description), None)
+    name = facts.evidence.repo.name.casefold()
+    own = [m for m in facts.manifests if m.description and not m.path.startswith("../")]
+    found = next((m for m in own if "/" not in m.path), None) or next(
+        (m for m in own if m.path.count("/") == 1 and m.path.split("/", 1)[0].casefold() == name), None
+    )
     return (found.description, found.path) if found is not None and found.description else None
 
 

@@ -137,13 +137,14 @@ class TraceView:
         self._purposes[event.turn] = event.purpose
         if self._current is not None:
             self._close_step(self._current, event.t)
-        if event.purpose == "explore":
+        if event.purpose in ("explore", "revise"):
             self._step(event.turn, event.t)
 
     def _step(self, turn: int, at: float) -> Step:
         step = self._steps.get(turn)
         if step is None:
-            title = t("report_step", self.lang) if self._purposes.get(turn) == "report" else None
+            purpose = self._purposes.get(turn)
+            title = t(f"{purpose}_step", self.lang) if purpose in ("report", "revise") else None
             step = Step(
                 turn=turn,
                 id=f"turn-{turn}",

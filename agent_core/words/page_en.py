@@ -167,6 +167,7 @@ PAGE: Mapping[str, str] = MappingProxyType(
         "cost_what_output": "output",
         "step": "Step",
         "report_step": "Writing the report",
+        "revise_step": "Correcting its report",
         "report_pointer_live": "✍️ Writing the report — it streams into the report panel.",
         "report_pointer_done": "📄 Report written — see the report panel.",
         "report_pointer_partial": "📄 The report stopped part-way — what was written is in the report panel.",

@@ -139,6 +139,7 @@ PAGE: Mapping[str, str] = MappingProxyType(
         "cost_what_output": "输出",
         "step": "步骤",
         "report_step": "撰写报告",
+        "revise_step": "更正报告",
         "report_pointer_live": "✍️ 正在撰写报告——内容实时显示在报告面板中。",
         "report_pointer_done": "📄 报告已完成——请看报告面板。",
         "report_pointer_partial": "📄 报告中途停止——已写出的部分在报告面板中。",

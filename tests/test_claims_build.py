@@ -1,0 +1,97 @@
+"""Claims naming the project's build system, held against the build files of the tree
+(:mod:`agent_core.report.claim_build`): the real 1.5B called Gradle fmt's build tool, and fmt builds with
+CMake (``CMakeLists.txt`` at the root; Gradle's one file is ``support/build.gradle``, for Android).
+Over the emulator, on a repository of that shape and on a monorepo with no build file at its root."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_core.repo import RepoRef
+from agent_core.report.claim_build import build_claims
+from agent_core.report.claims import check_report
+from agent_core.settings import Settings
+from agent_core.tools.results import ToolResult
+from testing.analysis import run_once
+from testing.emulator.github import GitHubEmulator
+from testing.emulator.gitrepo import make_repo
+from testing.linear import growth
+
+NATIVE = {
+    "CMakeLists.txt": "cmake_minimum_required(VERSION 3.8)\nproject(fmt CXX)\n",
+    "src/format.cc": "int main() { return 0; }\n",
+    "support/build.gradle": "apply plugin: 'com.android.library'\n",
+    "README.md": "# fmt\n\nA formatting library.\n",
+}
+MONOREPO = {
+    "android/build.gradle": "apply plugin: 'com.android.application'\n",
+    "web/package.json": '{"name": "web"}\n',
+    "README.md": "# app\n\nAn app for two platforms.\n",
+}
+
+
+async def _observed(tmp_path: Path, name: str, files: dict[str, str]) -> list[ToolResult]:
+    with GitHubEmulator() as emu:
+        emu.add_repo(f"acme/{name}", make_repo(tmp_path / name, files), license="MIT")
+        settings = Settings(github_api_url=emu.base_url, cache_dir=tmp_path / "cache", prefetch=True)
+        run = await run_once(settings, "", target=f"acme/{name}")
+        return list(run.opened.analysis.results)
+
+
+def _verdicts(report: str, name: str, results: list[ToolResult]) -> list[tuple[str, str, str | None]]:
+    check = check_report(report, (RepoRef(owner="acme", name=name),), results)
+    return [(c.claim, c.verdict, c.observed) for c in check.claims if c.kind == "build"]
+
+
+async def test_the_build_system_is_the_one_whose_files_stand_at_the_root(tmp_path: Path) -> None:
+    observed = await _observed(tmp_path, "native", NATIVE)
+    report = (
+        "The project is built with CMake.\n"
+        "- **Gradle**: Build tool used for building the project.\n"
+        "It uses Maven as its build tool.\n"
+        "It is built with Make.\n"  # CMake generates Makefiles: never ✗ beside it
+        "项目使用 CMake 构建。\n"
+    )
+    assert _verdicts(report, "native", observed) == [
+        ("CMake", "verified", "CMakeLists.txt at the root"),
+        (
+            "Gradle",
+            "contradicted",
+            "its files only below the root (support/build.gradle); the root builds with CMake (CMakeLists.txt)",
+        ),
+        ("Maven", "contradicted", "no Maven build file in the tree; the root builds with CMake (CMakeLists.txt)"),
+        ("Make", "unchecked", None),
+        ("CMake", "verified", "CMakeLists.txt at the root"),
+    ]
+
+
+async def test_a_root_with_no_build_file_says_nothing_of_a_parts_build(tmp_path: Path) -> None:
+    observed = await _observed(tmp_path, "app", MONOREPO)
+    verdicts = _verdicts("The project is built with Gradle. It uses Bazel as its build tool.\n", "app", observed)
+    assert verdicts == [("Gradle", "unchecked", None), ("Bazel", "contradicted", "no Bazel build file in the tree")]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "fmt can also be built with Bazel.",  # an alternative, true or not, says nothing of its own build
+        "Gradle is used to build the Android library.",  # a part's build
+        "The project is not built with Make.",
+        "This helps make build tools faster.",  # the verb
+        "Support for the Meson build system is planned.",
+    ],
+)
+def test_a_hedged_narrowed_or_negated_build_claim_is_not_one(line: str) -> None:
+    assert list(build_claims(line, 0)) == []
+
+
+def test_finding_build_claims_is_linear_in_the_line() -> None:
+    for make in (
+        lambda n: "built with CMake " * (n // 17),
+        lambda n: "**" * (n // 2) + "Gradle build tool",
+        lambda n: "Gradle " * (n // 7) + "build system",
+    ):
+        measured = growth(lambda text: list(build_claims(text, 0)), make, start=5_000, factor=4)
+        assert measured.linear(), str(measured)
