@@ -61,7 +61,11 @@ async def test_the_build_system_is_the_one_whose_files_stand_at_the_root(tmp_pat
             "contradicted",
             "its files only below the root (support/build.gradle); the root builds with CMake (CMakeLists.txt)",
         ),
-        ("Maven", "contradicted", "no Maven build file in the tree; the root builds with CMake (CMakeLists.txt)"),
+        (
+            "Maven",
+            "contradicted",
+            "no Maven build file in the tree; the root builds with CMake (CMakeLists.txt)",
+        ),
         ("Make", "unchecked", None),
         ("CMake", "verified", "CMakeLists.txt at the root"),
     ]
@@ -69,8 +73,13 @@ async def test_the_build_system_is_the_one_whose_files_stand_at_the_root(tmp_pat
 
 async def test_a_root_with_no_build_file_says_nothing_of_a_parts_build(tmp_path: Path) -> None:
     observed = await _observed(tmp_path, "app", MONOREPO)
-    verdicts = _verdicts("The project is built with Gradle. It uses Bazel as its build tool.\n", "app", observed)
-    assert verdicts == [("Gradle", "unchecked", None), ("Bazel", "contradicted", "no Bazel build file in the tree")]
+    verdicts = _verdicts(
+        "The project is built with Gradle. It uses Bazel as its build tool.\n", "app", observed
+    )
+    assert verdicts == [
+        ("Gradle", "unchecked", None),
+        ("Bazel", "contradicted", "no Bazel build file in the tree"),
+    ]
 
 
 @pytest.mark.parametrize(

@@ -42,7 +42,9 @@ async def test_the_root_manifest_describes_the_project_not_a_module(tmp_path: Pa
     assert "Grab bag" not in report
 
 
-async def test_without_a_root_manifest_the_folder_named_as_the_repository_describes_it(tmp_path: Path) -> None:
+async def test_without_a_root_manifest_the_folder_named_as_the_repository_describes_it(
+    tmp_path: Path,
+) -> None:
     files = {
         "beans/pom.xml": _pom("beans", "The core of beans"),
         "extras/pom.xml": _pom("beans-extras", "Grab bag of utilities"),
