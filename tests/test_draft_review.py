@@ -15,7 +15,8 @@ import json
 from pathlib import Path
 
 from agent_core import events as ev
-from agent_core.agent.draft_review import review, sent_lines
+from agent_core.agent.draft_checks import review
+from agent_core.agent.echo import sent_lines
 from agent_core.event_json import event_from_dict, event_to_dict
 from agent_core.llm.degeneration import RepetitionGuard
 from agent_core.repo import RepoRef

@@ -16,8 +16,7 @@ from pathlib import Path
 
 from agent_core import events as ev
 from agent_core.agent.brief import suggested_reads
-from agent_core.agent.draft_checks import without_requests
-from agent_core.agent.draft_review import review
+from agent_core.agent.draft_checks import review, without_requests
 from agent_core.agent.progress import StreamCut
 from agent_core.llm.content_calls import calls_in_content
 from agent_core.repo import RepoRef
@@ -339,20 +338,25 @@ async def test_calls_then_a_tool_result_the_model_wrote_itself_are_never_the_rep
     copied += "… [observation cut for the model: 4,691 more characters not shown]\n```\nobj['report']\n```"
     judged = review(f"{calls}\n{copied}", sent=[], own_calls=2, scope=(), results=())
     assert "tool_call" in judged.problems and judged.unfit  # never the report, whoever wrote it
-    # A local model's reply is stopped at its first call as it streams: the call is run (a repeat), and
-    # the model writes again.
+    # Asked to correct its wrong sentences, a local model that writes calls instead is stopped at the
+    # first one as it streams: nothing of it is spliced in, and the wrong sentence is set aside.
     turns = [
         Turn.calls(("read_file", core), ("read_file", test)),
         Turn.final(REPORT + "\nIt depends on `leftpad-native`; see `docs/missing.md`.\n"),
         Turn.final(f"{calls}\n{copied}"),
-        Turn.final(REPORT),
     ]
     with ScriptedModelServer(turns) as server:
         run = await run_once(make_settings(emulator, tmp_path, server, prefetch=True))
         server.assert_exhausted()
-    assert any("asked for 1 read(s); stopped it there" in n.message for n in run.of(ev.Notice))
-    assert [r.outcome for r in run.of(ev.DraftReviewed)] == ["revise", "accepted"]
-    assert run.finished.writer == "model" and run.finished.report == REPORT.strip()
+    revising = [e.turn for e in run.of(ev.TurnStarted) if e.purpose == "revise"]
+    cut = [e for e in run.of(ev.TurnFinished) if e.turn in revising]
+    assert [e.finish_reason for e in cut] == ["cut_time"]
+    sent_back, accepted = run.of(ev.DraftReviewed)
+    assert (sent_back.outcome, accepted.outcome) == ("revise", "accepted")
+    assert [c.claim for c in accepted.set_aside] == ["It depends on `leftpad-native`; see `docs/missing.md`."]
+    report = run.finished.report or ""
+    assert run.finished.writer == "model" and report.startswith(REPORT.strip())
+    assert "leftpad" not in report and "read_file" not in report
 
 
 async def test_a_local_model_is_stopped_before_a_tool_response_it_would_invent(
@@ -379,7 +383,7 @@ async def test_a_local_models_dependencies_declared_nowhere_are_given_back_with_
     turns = [
         Turn.calls(("read_file", core), ("read_file", test)),
         Turn.final(draft),
-        Turn.final(REPORT + "\n## Tech stack\n\nIt depends on `click` (pyproject.toml).\n"),
+        Turn.final("1. It depends on `click` (pyproject.toml).\n2. DROP\n"),  # one line per sentence
     ]
     with ScriptedModelServer(turns) as server:
         run = await run_once(make_settings(emulator, tmp_path, server, prefetch=True))
@@ -389,10 +393,11 @@ async def test_a_local_models_dependencies_declared_nowhere_are_given_back_with_
     assert revise.outcome == "revise" and {"missing_paths", "unconfirmed"} <= set(revise.problems)
     named = {c.claim for c in revise.findings}
     assert named == {"docs/missing.md", "widgets", "wordcounter-native"}  # click is declared: no finding
-    assert '"widgets": the repository itself, not one of its dependencies' in asked
-    assert '"wordcounter-native": not in ' in asked and "pyproject.toml" in asked
-    assert "do not mention this check" in asked
+    assert "widgets is the repository itself, not one of its dependencies" in asked
+    assert "; wordcounter-native: not in " in asked and "pyproject.toml" in asked
+    assert '2. "Its guide is `docs/missing.md`.": docs/missing.md is not in the repository' in asked
     assert accepted.outcome == "accepted" and {c.claim for c in accepted.corrected} == named
+    assert "It depends on `click` (pyproject.toml).\n" in (run.finished.report or "")
     checked = run.of(ev.ClaimsChecked)[-1]
     assert not any(c.verdict == "contradicted" for c in checked.claims)
 
@@ -495,19 +500,20 @@ async def test_a_small_windows_reads_share_the_room_it_has_left(tmp_path: Path) 
 async def test_a_revision_loses_the_lines_it_copied_from_the_apps_request(
     emulator: GitHubEmulator, tmp_path: Path
 ) -> None:
-    """The real 1.5B ended its revised fmt report with "- `detail/`: not in the repository" and the
-    request's closing sentence: lines of the app's own requests are never part of the report."""
+    """The real 1.5B ended its revised fmt report with the request's closing sentence: lines of the app's
+    own requests are never part of the report (a model that writes its report again: a hosted one; a
+    local one answers one line per sentence, :mod:`agent_core.agent.corrections`)."""
     core = {"owner": "acme", "repo": "widgets", "path": "src/pkg/core.py"}
     test = {**core, "path": "tests/test_core.py"}
     close = t("to_model_draft_close", "en")
-    revised = f"{REPORT}\n- `docs/missing.md`: not in the repository\n{close}\n"
     turns = [
         Turn.calls(("read_file", core), ("read_file", test)),
         Turn.final(REPORT + "\nIts guide is `docs/missing.md`.\n"),
-        Turn.final(revised),
+        Turn.final(f"{REPORT}\n{close}\n"),
     ]
     with ScriptedModelServer(turns) as server:
-        run = await run_once(make_settings(emulator, tmp_path, server, prefetch=True))
+        settings = make_settings(emulator, tmp_path, server, prefetch=True, llm_local=False)
+        run = await run_once(settings)
         server.assert_exhausted()
     assert [r.outcome for r in run.of(ev.DraftReviewed)] == ["revise", "accepted"]
     assert run.finished.writer == "model" and run.finished.report == REPORT.strip()

@@ -22,6 +22,7 @@ from agent_core.report.phrases import shorten
 from agent_core.words import Language, t
 
 MAX_SENTENCES = 6  # sentences given back at once: each costs the model a line to write
+MAX_REASONS = 3  # ✗ claims of one sentence said
 SENTENCE_CHARS = 240  # of a sentence as the model is shown it
 REPLACEMENT_CHARS = 600  # of a line put in a sentence's place
 _NUMBERED = re.compile(r"[ \t]*(?:[-*+][ \t]*)?[*_]{0,2}\(?(\d{1,2})[*_]{0,2}\s*[.):：]\s*(.*)")
@@ -32,13 +33,13 @@ _QUOTES = "\"'“”‘’«»「」*_ "
 @dataclass(frozen=True, kw_only=True)
 class Flagged:
     """One sentence of the draft given back: where it stands, the list marker before it (kept), its text
-    as the model is shown it, and the first ✗ claim in it."""
+    as the model is shown it, and the ✗ claims in it."""
 
     start: int
     end: int
     marker: str
     text: str
-    claim: ev.CheckedClaim
+    claims: tuple[ev.CheckedClaim, ...]
 
 
 def flagged(draft: str, findings: Iterable[ev.CheckedClaim]) -> tuple[Flagged, ...]:
@@ -50,16 +51,16 @@ def flagged(draft: str, findings: Iterable[ev.CheckedClaim]) -> tuple[Flagged, .
     out: list[Flagged] = []
     at = block = 0
     for start, end in sentences(draft):
-        first = None
+        held: list[ev.CheckedClaim] = []
         while at < len(claims) and claims[at].start < end:
-            if claims[at].start >= start and first is None:
-                first = claims[at]
+            if claims[at].start >= start:
+                held.append(claims[at])
             at += 1
         while block < len(blocks) and blocks[block][1] <= start:
             block += 1
         fenced = block < len(blocks) and blocks[block][0] <= start
         text = draft[start:end]
-        if first is None or fenced or text.lstrip().startswith(("#", "|")):
+        if not held or fenced or text.lstrip().startswith(("#", "|")):
             continue
         lead = len(text) - len(text.lstrip())
         marker = MARKER.match(text, lead)
@@ -70,7 +71,7 @@ def flagged(draft: str, findings: Iterable[ev.CheckedClaim]) -> tuple[Flagged, .
                 end=start + len(text.rstrip()),
                 marker=text[lead:body_at],
                 text=shorten(" ".join(text[body_at:].split()), SENTENCE_CHARS),
-                claim=first,
+                claims=tuple(held[:MAX_REASONS]),
             )
         )
         if len(out) == MAX_SENTENCES:
@@ -83,9 +84,8 @@ def request(sentences_back: Sequence[Flagged], language: Language) -> str:
     to reply (one line per number, a worked example)."""
     lines = [t("to_model_fix_intro", language)]
     for number, item in enumerate(sentences_back, 1):
-        lines.append(
-            t("to_model_fix_item", language, n=number, sentence=item.text, why=_why(item.claim, language))
-        )
+        why = "; ".join(_why(claim, language) for claim in item.claims)
+        lines.append(t("to_model_fix_item", language, n=number, sentence=item.text, why=why))
     lines.append(t("to_model_fix_close", language))
     return "\n".join(lines)
 
@@ -94,8 +94,11 @@ def _why(claim: ev.CheckedClaim, language: Language) -> str:
     what = shorten(" ".join(claim.claim.split()), 80)
     if claim.kind in ("path", "link"):
         return t("to_model_fix_missing", language, claim=what)
-    if claim.verdict == "unchecked":  # a dependency no manifest read declares, or the repository itself
-        return t("to_model_fix_undeclared", language, claim=what)
+    if claim.verdict == "unchecked" and claim.observed is None:  # the repository among its dependencies
+        return t("to_model_fix_itself", language, claim=what)
+    if claim.verdict == "unchecked" and claim.observed is not None:  # declared by no manifest read
+        read = shorten(" ".join(claim.observed.split()), 160)
+        return t("to_model_fix_undeclared", language, claim=what, observed=read)
     observed = shorten(" ".join((claim.observed or "?").split()), 120)
     return t("to_model_fix_wrong", language, observed=observed)
 

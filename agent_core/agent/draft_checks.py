@@ -7,16 +7,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
 
 from agent_core import events as ev
 from agent_core.agent.context import COMPACTED_MARK, is_observation
+from agent_core.agent.echo import copied_lines, sent_lines
 from agent_core.llm.degeneration import RepetitionGuard
 from agent_core.llm.scan import json_values, loads_or_none, written_call
 from agent_core.repo import RepoRef
 from agent_core.report.claim_finders import find_claims
+from agent_core.report.claims import check_report
 from agent_core.report.verdicts import normal as package_key
 from agent_core.tools.observe import CUT_MARK
+from agent_core.tools.results import ToolResult
 
 _CALL_CHARS = 2000  # of a draft's start, looked at for a call written as JSON
 _MIN_KEY = 16  # letters and digits a line needs to be recognised as copied from a request
@@ -118,3 +123,103 @@ def without_requests(draft: str, messages: Iterable[Mapping[str, Any]]) -> str:
 def _letters(line: str) -> str:
     key = "".join(c for c in line.lower() if c.isalnum())
     return key if len(key) >= _MIN_KEY else ""
+
+
+# -- the judgement of a draft -----------------------------------------------------------------------
+
+Problem = Literal[
+    "tool_call",
+    "echo",
+    "repeated_block",
+    "from_memory",
+    "no_reads",
+    "few_reads",
+    "contradicted",
+    "missing_paths",
+    "unconfirmed",
+]
+UNFIT: frozenset[str] = frozenset({"tool_call", "echo", "repeated_block", "from_memory"})
+"""Problems that keep a draft from being the report at all (the others are sent back once, then kept)."""
+
+ECHO_SHARE = 0.6  # of a draft's lines, copied from what it was sent: an echo
+_MIN_LINES = 3  # an echo needs at least this many lines to judge
+MAX_FINDINGS = 12  # ✗ claims given back to the model
+
+
+@dataclass(frozen=True, kw_only=True)
+class Review:
+    """What one draft is: its problems (most serious first), its ✗ claims, the claim check itself."""
+
+    problems: tuple[Problem, ...] = ()
+    findings: tuple[ev.CheckedClaim, ...] = ()
+    check: ev.ClaimsChecked = field(default_factory=lambda: ev.ClaimsChecked(t=0.0))
+    copied: int = 0  # lines copied from the conversation
+    lines: int = 0  # lines judged
+    own: int = 0  # tool calls of the model's own
+    undeclared: bool = False  # (strict) it names dependencies no manifest read declares
+
+    @property
+    def unfit(self) -> bool:
+        """The draft may not become the report as it is."""
+        return any(p in UNFIT for p in self.problems)
+
+
+def review(
+    draft: str,
+    *,
+    sent: Iterable[Mapping[str, Any]],
+    own_calls: int,
+    scope: Sequence[RepoRef],
+    results: Sequence[ToolResult],
+    min_reads: int = 1,
+    strict: bool = False,
+    now: datetime | None = None,
+) -> Review:
+    """Judge ``draft`` (see the module): ``sent``, the messages the model was sent; ``own_calls``, the tool
+    calls it chose itself in this run (the prefetch's are not its own); ``strict``: dependencies no
+    manifest read declares are findings too (a local model's draft)."""
+    problems: list[Problem] = []
+    if is_json(draft) or invented_result(draft) or opens_with_call(draft):
+        problems.append("tool_call")
+    copied, lines = copied_lines(draft, sent_lines(sent))
+    if lines >= _MIN_LINES and copied >= ECHO_SHARE * lines:
+        problems.append("echo")
+    if loops(draft):
+        problems.append("repeated_block")
+    check = check_report(draft, scope, results, now=now)
+    findings = tuple(c for c in check.claims if c.verdict == "contradicted")
+    invented = [c for c in findings if names_nothing_there(c)]
+    if own_calls == 0 and invented:
+        problems.append("from_memory")
+    if own_calls == 0:
+        problems.append("no_reads")
+    elif own_calls < min_reads:
+        problems.append("few_reads")
+    if any(c.kind not in ("path", "link") for c in findings):
+        problems.append("contradicted")
+    if any(c.kind in ("path", "link") for c in findings):
+        problems.append("missing_paths")
+    unconfirmed = undeclared(draft, check, scope) if strict else ()
+    if findings and unconfirmed:
+        problems.append("unconfirmed")  # said in a revision the ✗ claims ask for, never one of its own
+        findings = (*findings, *unconfirmed)
+    return Review(
+        undeclared=bool(unconfirmed),
+        problems=tuple(problems),
+        findings=findings[:MAX_FINDINGS],
+        check=check,
+        copied=copied,
+        lines=lines,
+        own=own_calls,
+    )
+
+
+def corrected(earlier: Sequence[ev.CheckedClaim], now: Review) -> tuple[ev.CheckedClaim, ...]:
+    """Of an earlier draft's findings, those the revision no longer makes (or no longer gets wrong)."""
+    wrong = [c for c in now.check.claims if c.verdict == "contradicted"]
+    still = {(c.kind, _key(c.claim)) for c in (*wrong, *now.findings)}
+    return tuple(c for c in earlier if (c.kind, _key(c.claim)) not in still)
+
+
+def _key(claim: str) -> str:
+    return " ".join(claim.split()).casefold()

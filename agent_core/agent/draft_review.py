@@ -1,6 +1,6 @@
 """A model's draft judged before it becomes the report: what real small models reply is read, not trusted.
 
-:func:`review` looks at one draft (the text of a turn that called no tool) and says what is wrong with it:
+:func:`~.draft_checks.review` looks at one draft (the text of a turn that called no tool) and says what is wrong with it:
 
 * ``tool_call``: the whole reply is JSON (a tool call written as text, whatever name it gives);
 * ``echo``: most of its lines are copied from the prompt or the brief (the system and user messages);
@@ -29,9 +29,8 @@ Pure functions, linear in the draft and the conversation, run off the event loop
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import datetime
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from agent_core import events as ev
@@ -41,121 +40,25 @@ from agent_core.agent.check_reads import read_for_check
 from agent_core.agent.corrections import Flagged, flagged, spliced
 from agent_core.agent.corrections import request as fix_request
 from agent_core.agent.draft_checks import (
-    invented_result,
-    is_json,
-    loops,
-    names_nothing_there,
-    opens_with_call,
-    undeclared,
+    UNFIT,
+    Review,
+    corrected,
+    review,
     without_requests,
 )
-from agent_core.agent.echo import copied_lines, sent_lines, template_message
+from agent_core.agent.echo import sent_lines, template_message
 from agent_core.agent.endings import written_report
 from agent_core.agent.flow import Result, Step, relay
 from agent_core.agent.run import Run
 from agent_core.agent.set_aside import grounded_sentences, trimmed
 from agent_core.offload import off_loop
 from agent_core.repo import RepoRef
-from agent_core.report.claims import check_report
 from agent_core.report.inert import inline
 from agent_core.report.phrases import shorten
-from agent_core.tools.results import ToolResult
 from agent_core.words import Language, t
 
-Problem = Literal[
-    "tool_call",
-    "echo",
-    "repeated_block",
-    "from_memory",
-    "no_reads",
-    "few_reads",
-    "contradicted",
-    "missing_paths",
-    "unconfirmed",
-]
-UNFIT: frozenset[str] = frozenset({"tool_call", "echo", "repeated_block", "from_memory"})
-"""Problems that keep a draft from being the report at all (the others are sent back once, then kept)."""
-
-ECHO_SHARE = 0.6  # of a draft's lines, copied from what it was sent: an echo
-_MIN_LINES = 3  # an echo needs at least this many lines to judge
 _OPENING = 2  # the system prompt and the task with its brief: what follows from the app is a request
-MAX_FINDINGS = 12  # ✗ claims given back to the model
 _READS = frozenset({"no_reads", "few_reads", "from_memory"})  # a draft sent back for reads: the files
-
-
-@dataclass(frozen=True, kw_only=True)
-class Review:
-    """What one draft is: its problems (most serious first), its ✗ claims, the claim check itself."""
-
-    problems: tuple[Problem, ...] = ()
-    findings: tuple[ev.CheckedClaim, ...] = ()
-    check: ev.ClaimsChecked = field(default_factory=lambda: ev.ClaimsChecked(t=0.0))
-    copied: int = 0  # lines copied from the conversation
-    lines: int = 0  # lines judged
-    own: int = 0  # tool calls of the model's own
-    undeclared: bool = False  # (strict) it names dependencies no manifest read declares
-
-    @property
-    def unfit(self) -> bool:
-        """The draft may not become the report as it is."""
-        return any(p in UNFIT for p in self.problems)
-
-
-def review(
-    draft: str,
-    *,
-    sent: Iterable[Mapping[str, Any]],
-    own_calls: int,
-    scope: Sequence[RepoRef],
-    results: Sequence[ToolResult],
-    min_reads: int = 1,
-    strict: bool = False,
-    now: datetime | None = None,
-) -> Review:
-    """Judge ``draft`` (see the module): ``sent``, the messages the model was sent; ``own_calls``, the tool
-    calls it chose itself in this run (the prefetch's are not its own); ``strict``: dependencies no
-    manifest read declares are findings too (a local model's draft)."""
-    problems: list[Problem] = []
-    if is_json(draft) or invented_result(draft) or opens_with_call(draft):
-        problems.append("tool_call")
-    copied, lines = copied_lines(draft, sent_lines(sent))
-    if lines >= _MIN_LINES and copied >= ECHO_SHARE * lines:
-        problems.append("echo")
-    if loops(draft):
-        problems.append("repeated_block")
-    check = check_report(draft, scope, results, now=now)
-    findings = tuple(c for c in check.claims if c.verdict == "contradicted")
-    invented = [c for c in findings if names_nothing_there(c)]
-    if own_calls == 0 and invented:
-        problems.append("from_memory")
-    if own_calls == 0:
-        problems.append("no_reads")
-    elif own_calls < min_reads:
-        problems.append("few_reads")
-    if any(c.kind not in ("path", "link") for c in findings):
-        problems.append("contradicted")
-    if any(c.kind in ("path", "link") for c in findings):
-        problems.append("missing_paths")
-    unconfirmed = undeclared(draft, check, scope) if strict else ()
-    if findings and unconfirmed:
-        problems.append("unconfirmed")  # said in a revision the ✗ claims ask for, never one of its own
-        findings = (*findings, *unconfirmed)
-    return Review(
-        undeclared=bool(unconfirmed),
-        problems=tuple(problems),
-        findings=findings[:MAX_FINDINGS],
-        check=check,
-        copied=copied,
-        lines=lines,
-        own=own_calls,
-    )
-
-
-def corrected(earlier: Sequence[ev.CheckedClaim], now: Review) -> tuple[ev.CheckedClaim, ...]:
-    """Of an earlier draft's findings, those the revision no longer makes (or no longer gets wrong)."""
-    wrong = [c for c in now.check.claims if c.verdict == "contradicted"]
-    still = {(c.kind, _key(c.claim)) for c in (*wrong, *now.findings)}
-    return tuple(c for c in earlier if (c.kind, _key(c.claim)) not in still)
 
 
 # -- what the model is told -------------------------------------------------------------------------
@@ -213,13 +116,6 @@ def _finding(claim: ev.CheckedClaim, language: Language) -> str:
     return t("to_model_draft_wrong", language, claim=what, observed=observed)
 
 
-# -- the judgements ---------------------------------------------------------------------------------
-
-
-def _key(claim: str) -> str:
-    return " ".join(claim.split()).casefold()
-
-
 # -- the loop's step ---------------------------------------------------------------------------------
 
 
@@ -264,7 +160,7 @@ async def judge(
     no turn left for it). The draft is the conversation's last message; the messages before it, and the
     tool ``schemas`` as a chat template shows them to the model, are what it may have copied.
     ``min_reads``: the files the model must read itself before a draft is taken (asked once); ``strict``:
-    dependencies no manifest read declares are findings too (:func:`review`): before they are said, the
+    dependencies no manifest read declares are findings too (:func:`~.draft_checks.review`): before they are said, the
     check's reads run (:func:`~agent_core.agent.check_reads.read_for_check`) and the draft is judged again
     (the 1.5B was told fmt's vendored `gtest` was declared nowhere); for a draft taken, the same reads
     first when it names a dependency no manifest read declares. A ``strict`` draft taken loses the
@@ -367,7 +263,7 @@ async def _checked(
     min_reads: int = 1,
     strict: bool = False,
 ) -> Review:
-    """:func:`review` of ``draft``, off the event loop, against what the run has read by now."""
+    """:func:`~.draft_checks.review` of ``draft``, off the event loop, against what the run has read by now."""
     return await off_loop(
         review,
         draft,

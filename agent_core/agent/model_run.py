@@ -230,8 +230,10 @@ async def _judged(run: Run, driver: ModelDriver, after: _After, draft: str, *, c
 
 async def _corrections(run: Run, driver: ModelDriver) -> Step[str]:
     """A local model's turn correcting sentences of its report (:mod:`~agent_core.agent.corrections`):
-    its reply, kept in the conversation ("" when the turn failed: the sentences stay, for the check)."""
-    asked = relay(driver.turn(run, tools=False, purpose="revise"), otherwise=NO_TURN)
+    its reply, kept in the conversation ("" when the turn failed: the sentences stay, for the check). A
+    reply that opens a heading (a report written again) or a call is stopped there."""
+    stop = StreamCut(report=True, calls=0)
+    asked = relay(driver.turn(run, tools=False, purpose="revise", cut=stop), otherwise=NO_TURN)
     async for item in asked:
         yield item
     turn = asked.value.turn

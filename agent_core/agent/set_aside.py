@@ -171,8 +171,8 @@ def grounded_sentences(draft: str, check: ev.ClaimsChecked, copied: Collection[s
 
 
 def sentences(text: str) -> Iterable[tuple[int, int]]:
-    """Spans of sentences, in one pass: a piece of a line ending in ". " (or "!", "?", "。"), or running
-    to a line's end. A sentence wrapped over lines of one paragraph goes on: a line ends it only when it
+    """Spans of sentences, in one pass: a piece of a line ending in ". " or at the line's end (or "!",
+    "?", "。"), or running to a line's end. A sentence wrapped over lines of one paragraph goes on: a line ends it only when it
     is a heading, a table row or inside a fenced block, or when the next line is blank or opens a list
     item, a heading, a quote, a table row or a fence (its newline stays with the line before)."""
     start, at = 0, 0
@@ -183,9 +183,10 @@ def sentences(text: str) -> Iterable[tuple[int, int]]:
         fence = stripped.startswith(("```", "~~~"))
         for i in range(at, at + len(line)):
             char = text[i]
-            if char in ".!?。！？" and text[i + 1 : i + 2] in (" ", "") and not fenced and i + 1 - start > 1:
+            after = text[i + 1 : i + 2]
+            if char in ".!?。！？" and after in (" ", "", "\n") and not fenced and i + 1 - start > 1:
                 yield start, i + 1
-                start = i + 1
+                start = i + 2 if after == "\n" else i + 1  # a line's end: the next begins on the next line
         at += len(line)
         following = lines[index + 1].lstrip() if index + 1 < len(lines) else ""
         if fence:
