@@ -40,7 +40,7 @@ def test_the_sentences_holding_wrong_claims_are_given_back_with_what_was_observe
     asked = request(back, "en")
     assert '1. "It has 7 stars and many forks.": the observations show stars: 42' in asked
     assert (
-        '2. "**Gradle**: Build tool used for building the project.": Gradle: declared by no manifest' in asked
+        '2. "**Gradle**: Build tool used for building the project.": the observations show declared' in asked
     )
     assert "2. DROP" in asked and "<sentence 1, corrected>" in asked
     assert "观察结果显示 stars: 42" in request(back, "zh")
