@@ -305,6 +305,23 @@ async def test_a_local_model_corrects_its_wrong_sentences_in_place_and_the_draft
     assert "Correcting its report" in str(view.messages())
 
 
+async def test_a_local_draft_wrong_only_in_a_drawn_tree_is_taken_without_a_revision(
+    emulator: GitHubEmulator, tmp_path: Path
+) -> None:
+    """The real 1.5B redrew gson's tree for 88 s when its branches were given back, and drew it wrong
+    again: a tree is no sentence to correct. The block is set aside whole, and no turn is spent."""
+    tree = "```\nwidgets/\n├── src/\n│   └── pkg/\n│       └── missing.py\n```\n"
+    turns = [Turn.calls(("get_repo_info", W), ("get_file_tree", W)), Turn.final(f"{RIGHT}\n{tree}")]
+    with ScriptedModelServer(turns) as server:
+        run = await run_once(make_settings(emulator, tmp_path, server))
+        server.assert_exhausted()
+    (trimmed,) = run.of(ev.DraftReviewed)
+    assert trimmed.outcome == "trimmed" and len(trimmed.set_aside) == 1
+    assert "missing.py" in trimmed.set_aside[0].claim
+    report = run.finished.report or ""
+    assert report.startswith(RIGHT.strip()) and "missing.py" not in report and "├──" not in report
+
+
 # -- the model explores: a report with no read of its own is asked once for reads --------------------
 
 

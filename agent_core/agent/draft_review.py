@@ -168,7 +168,9 @@ async def judge(
     a line at the report's end. ``corrector`` (a local model): a draft sent back for its ✗ claims alone
     gets its wrong sentences back to correct, one line each (:mod:`~agent_core.agent.corrections`):
     ``corrector()`` runs the model's turn on that request and returns its reply, spliced into the draft,
-    which is then taken; the draft streamed as the report stays the report."""
+    which is then taken; the draft streamed as the report stays the report. Its ✗ claims all in fenced
+    blocks (a drawn tree: the real 1.5B redrew gson's for 88 s and drew it wrong again), it is taken as
+    it is, the blocks set aside."""
     sent = [*run.parts.conversation.messages[:-1], template_message(schemas)]
 
     async def judged() -> Review:
@@ -186,6 +188,8 @@ async def judge(
     again = None if final else _sent_back(run, found, drafts, own_calls=own_calls)
     revising = corrector is not None and again is not None and again.revised and not drafts.revised
     fixing = flagged(draft, found.findings) if revising and not found.unfit else ()
+    if revising and not found.unfit and not fixing:  # only a drawn tree wrong: set aside whole, not redrawn
+        again = None
     if corrector is not None and again is not None and fixing:  # sentence by sentence: the draft stays
         yield _reviewed(run, "revise", found, findings=found.findings)
         fixes = relay(_fixed(run, draft, fixing, corrector), otherwise=draft)
