@@ -401,6 +401,15 @@ async def test_a_local_models_dependencies_declared_nowhere_are_given_back_with_
     checked = run.of(ev.ClaimsChecked)[-1]
     assert not any(c.verdict == "contradicted" for c in checked.claims)
 
+    kept = "1. It depends on `click`, `widgets` and `wordcounter-native`.\n2. DROP\n"  # its names kept
+    again = [Turn.calls(("read_file", core), ("read_file", test)), Turn.final(draft), Turn.final(kept)]
+    with ScriptedModelServer(again) as server:
+        run = await run_once(make_settings(emulator, tmp_path / "again", server, prefetch=True))
+        server.assert_exhausted()
+    accepted = run.of(ev.DraftReviewed)[-1]  # what is set aside is not said corrected
+    assert [c.claim for c in accepted.corrected] == ["docs/missing.md"]
+    assert [c.claim for c in accepted.set_aside] == ["It depends on `click`, `widgets` and `wordcounter-native`."]
+
     alone = [Turn.calls(("read_file", core), ("read_file", test)), Turn.final(REPORT + deps)]
     with ScriptedModelServer(alone) as server:
         run = await run_once(make_settings(emulator, tmp_path / "alone", server, prefetch=True))

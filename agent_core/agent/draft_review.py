@@ -197,7 +197,7 @@ async def judge(
             yield item
         drafts, again = replace(again, findings=found.findings), None
         draft = fixes.value
-        found = await _checked(run, draft, strict=strict)
+        found = await _checked(run, draft, own_calls=own_calls, min_reads=min_reads, strict=strict)
     if again is not None:
         async for item in _sent(run, found, again, tools=tools, own_calls=own_calls, min_reads=min_reads):
             yield item
@@ -238,7 +238,8 @@ async def _taken(
         report, aside = await off_loop(trimmed, report, check, run.parts.scope, run.state.all_results)
     left = () if strict else found.findings
     if drafts.findings:  # an earlier draft was sent back with ✗ claims: what the revision corrected
-        fixed = corrected(drafts.findings, found)
+        gone = " ".join(piece.claim.casefold() for piece in aside)  # what was set aside is not corrected
+        fixed = tuple(c for c in corrected(drafts.findings, found) if c.claim.casefold() not in gone)
         yield _reviewed(run, "accepted", found, findings=left, corrected=fixed, set_aside=aside)
     elif aside:
         yield _reviewed(run, "trimmed", found, set_aside=aside)
