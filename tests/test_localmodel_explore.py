@@ -408,7 +408,9 @@ async def test_a_local_models_dependencies_declared_nowhere_are_given_back_with_
         server.assert_exhausted()
     accepted = run.of(ev.DraftReviewed)[-1]  # what is set aside is not said corrected
     assert [c.claim for c in accepted.corrected] == ["docs/missing.md"]
-    assert [c.claim for c in accepted.set_aside] == ["It depends on `click`, `widgets` and `wordcounter-native`."]
+    assert [c.claim for c in accepted.set_aside] == [
+        "It depends on `click`, `widgets` and `wordcounter-native`."
+    ]
 
     alone = [Turn.calls(("read_file", core), ("read_file", test)), Turn.final(REPORT + deps)]
     with ScriptedModelServer(alone) as server:

@@ -13,7 +13,9 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
+from agent_core.repomodel.linguist import language_type
 from agent_core.report.claim_names import DOTTED_NAME, Found, Taken, is_module_name, negated, path_like
 from agent_core.report.frameworks import FRAMEWORKS, framework_of
 from agent_core.report.manifests import NOTABLE_DEPENDENCIES
@@ -44,6 +46,21 @@ _RIGHT_AFTER_USE = re.compile(
     re.IGNORECASE,
 )
 _TEST_CONTEXT = re.compile(r"test|spec|测试", re.IGNORECASE)
+# Names listed after "depends on" (the real 1.5B: gson's modules "depend on other libraries such as Guava
+# and Jackson"): each a dependency claim, whatever list of known names holds it. Capitalised, one word.
+_LISTED_NAME = r"[A-Z][\w.+#-]{1,40}"
+_DEPENDS_LIST = re.compile(
+    r"(?i:\b(?:depends?|depending|rel(?:y|ies|ying))\s+(?:up)?on\s+"
+    r"(?:(?:other|external|third[- ]party|several|some|a\s+few|popular)\s+)?"
+    r"(?:(?:libraries|packages|dependencies|modules|gems|crates|projects)\s*,?\s*)?"
+    r"(?:(?:such\s+as|like|including|e\.g\.,?)\s+)?)"
+    rf"(?P<list>{_LISTED_NAME}(?:\s*(?:,|,?\s+and|,?\s+or)\s+{_LISTED_NAME}){{0,7}})"
+)
+_LISTED = re.compile(_LISTED_NAME)
+# Not a package: a platform, a host, an operating system (a language is known to Linguist).
+_PLATFORMS = frozenset(
+    {"android", "ios", "linux", "macos", "windows", "github", "gitlab", "jvm", "jdk", "jre", ".net", "posix"}
+)
 _KNOWN = sorted(
     (n for n in NOTABLE_DEPENDENCIES if "/" not in n and "@" not in n and len(n) > 2), key=len, reverse=True
 )
@@ -148,11 +165,24 @@ def dependency_claims(line: str, base: int) -> Iterator[Found]:
             if m.start(1) not in taken and not context.about_other(m.start(1)):
                 taken.add(m.start(1))
                 yield _found(line, base, m.group(1).lower(), (m.start(1), m.end(1)), subject="dependency")
+    yield from _listed(line, base, taken)
     for m in _CODE_SPAN.finditer(line):
         if m.start(1) not in taken and not context.about_other(m.start(1)):
             found = _code_span(line, base, m, bool(context.dependency))
             if found is not None:
                 yield found
+
+
+def _listed(line: str, base: int, taken: set[int]) -> Iterator[Found]:
+    """The names listed after "depends on" (each added to ``taken``): no platform, no language."""
+    for m in _DEPENDS_LIST.finditer(line):
+        for name in _LISTED.finditer(line, m.start("list"), m.end("list")):
+            word = name.group(0).rstrip(".")
+            if name.start() in taken or word.casefold() in _PLATFORMS or language_type(word):
+                continue
+            taken.add(name.start())
+            span = (name.start(), name.start() + len(word))
+            yield replace(_found(line, base, word.lower(), span, subject="dependency"), explicit=True)
 
 
 def _code_span(line: str, base: int, m: re.Match[str], about_dependencies: bool) -> Found | None:

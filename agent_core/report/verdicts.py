@@ -95,11 +95,19 @@ def declared_names(facts: Facts) -> tuple[set[str], set[str]]:
     def build() -> tuple[set[str], set[str]]:
         parsed = [m for m in facts.manifests if m.status == "parsed"]
         return (
-            {normal(d.name) for m in parsed for d in m.all_dependencies()},
+            {key for m in parsed for d in m.all_dependencies() for key in _names_of(d.name)},
             {normal(group) for m in parsed for group, _ in m.groups},
         )
 
     return index_of(facts).derived("declared_names", build)  # type: ignore[return-value]
+
+
+def _names_of(declared: str) -> tuple[str, ...]:
+    """The names a declared dependency answers to, as :func:`normal` has them: its own, and a Maven or
+    Gradle coordinate's artifact ("Guava" is ``com.google.guava:guava``)."""
+    own = normal(declared)
+    group, colon, artifact = declared.partition(":")
+    return (own, normal(artifact)) if colon and group and artifact and ":" not in artifact else (own,)
 
 
 def _module_names(facts: Facts) -> tuple[set[str], set[str]]:
@@ -181,9 +189,10 @@ def _holders(facts: Facts) -> dict[str, list[str]]:
         for m in facts.manifests:
             if m.status == "parsed":
                 for d in m.all_dependencies():
-                    paths = found.setdefault(normal(_module_key(d.name)), [])
-                    if m.path not in paths:
-                        paths.append(m.path)
+                    for key in {normal(_module_key(d.name)), *_names_of(d.name)}:
+                        paths = found.setdefault(key, [])
+                        if m.path not in paths:
+                            paths.append(m.path)
         return found
 
     return index_of(facts).derived("holders", build)  # type: ignore[return-value]
