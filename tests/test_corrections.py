@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from agent_core import events as ev
 from agent_core.agent.corrections import MAX_SENTENCES, answers, flagged, request, spliced
+from agent_core.agent.set_aside import unsupported
 from testing.linear import growth
 
 
@@ -48,20 +49,20 @@ def test_the_sentences_holding_wrong_claims_are_given_back_with_what_was_observe
 
 def test_a_correction_takes_its_sentences_place_and_a_drop_takes_its_line() -> None:
     back = flagged(DRAFT, [_wrong(DRAFT, "7 stars"), _wrong(DRAFT, "Gradle")])
-    fixed = spliced(DRAFT, back, '1) "It has 42 stars."\n**2.** drop\n')
+    fixed = spliced(DRAFT, back, '1) "It has 42 stars."\n**2.** drop\n')[0]
     assert fixed == (
         "# demo\n\nDemo counts words. It has 42 stars.\n\n- **CMake**: the build system.\n\n"
         "```\ndemo/\n└── gradle/\n```\n"
     )
     # a sentence within a line dropped takes the space after it; a list item rewritten keeps its marker
-    assert "\nDemo counts words.\n\n- **Gradle**" in spliced(DRAFT, back, "1. DROP")
-    assert "- CMake builds it.\n- **CMake**" in spliced(DRAFT, back, "2. - CMake builds it.")
+    assert "\nDemo counts words.\n\n- **Gradle**" in spliced(DRAFT, back, "1. DROP")[0]
+    assert "- CMake builds it.\n- **CMake**" in spliced(DRAFT, back, "2. - CMake builds it.")[0]
 
 
 def test_what_is_not_an_answer_leaves_the_sentence_for_the_check() -> None:
     back = flagged(DRAFT, [_wrong(DRAFT, "7 stars"), _wrong(DRAFT, "Gradle")])
     for reply in ("", "Here is the corrected report:\n# demo", "1. <sentence 1, corrected>", "9. DROP"):
-        assert spliced(DRAFT, back, reply) == DRAFT, reply
+        assert spliced(DRAFT, back, reply) == (DRAFT, ()), reply
     assert answers("1. a\n1. b\n2. 删除\n", 2) == {1: "a", 2: None}  # the first answer counts
     assert answers("Final: 1. It has 42 stars.", 1) == {1: "It has 42 stars."}
 
@@ -81,3 +82,16 @@ def test_at_most_a_few_sentences_go_back_and_the_work_is_linear() -> None:
     ):
         measured = growth(corrected, make, start=5_000, factor=4)
         assert measured.linear(), str(measured)
+
+
+def test_a_line_put_in_keeps_only_what_the_check_confirms() -> None:
+    """The real 1.5B, told "30 commits in total" was a page of 30, wrote "34 commits made in the last two
+    years": a claim the check cannot confirm, set aside in the line it put in, left alone elsewhere."""
+    draft = "It has 34 commits. It has 2 forks.\n"
+    claims = tuple(
+        ev.CheckedClaim(kind="number", claim=piece, verdict="unchecked", start=draft.index(piece), end=0)
+        for piece in ("34 commits", "2 forks")
+    )
+    check = ev.ClaimsChecked(t=0.0, claims=claims)
+    assert unsupported(draft, check, (), (), rewritten=("It has 34 commits.",)) == [claims[0]]
+    assert unsupported(draft, check, (), ()) == []

@@ -5,7 +5,9 @@ four revisions measured: the report's first word came at 95–145 s. Here the dr
 streamed to the page as it was written); the model is given the sentences the claim check marks wrong,
 numbered, each with what the observations show (:func:`request`), and replies one line per number: the
 sentence rewritten, or ``DROP`` (a few seconds to write). :func:`spliced` puts its lines in place of the
-sentences; what is still wrong after that is set aside (:mod:`~agent_core.agent.set_aside`).
+sentences; what is still wrong after that is set aside (:mod:`~agent_core.agent.set_aside`), and so is
+a line put in that claims what the check cannot confirm (the real 1.5B, told "30 commits in total" was a
+page of 30, wrote "34 commits made in the last two years").
 
 Pure and linear in the draft and the reply.
 """
@@ -121,12 +123,13 @@ def answers(reply: str, count: int) -> dict[int, str | None]:
     return found
 
 
-def spliced(draft: str, sentences_back: Sequence[Flagged], reply: str) -> str:
-    """``draft`` with the model's lines in place of the sentences given back: a sentence rewritten keeps
-    its place and its list marker; one dropped goes with the space or line it stood on."""
+def spliced(draft: str, sentences_back: Sequence[Flagged], reply: str) -> tuple[str, tuple[str, ...]]:
+    """``draft`` with the model's lines in place of the sentences given back, and the lines put in: a
+    sentence rewritten keeps its place and its list marker; one dropped goes with the space or line it
+    stood on."""
     said = answers(reply, len(sentences_back))
     if not said:
-        return draft
+        return draft, ()
     pieces: list[str] = []
     cursor = 0
     for number, item in enumerate(sentences_back, 1):
@@ -146,4 +149,4 @@ def spliced(draft: str, sentences_back: Sequence[Flagged], reply: str) -> str:
         pieces.append(new or "")
         cursor = end
     pieces.append(draft[cursor:])
-    return tidy("".join(pieces))
+    return tidy("".join(pieces)), tuple(line for line in said.values() if line)

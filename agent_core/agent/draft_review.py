@@ -190,19 +190,20 @@ async def judge(
     fixing = flagged(draft, found.findings) if revising and not found.unfit else ()
     if revising and not found.unfit and not fixing:  # only a drawn tree wrong: set aside whole, not redrawn
         again = None
+    rewritten: tuple[str, ...] = ()  # the lines a local model's corrections put in
     if corrector is not None and again is not None and fixing:  # sentence by sentence: the draft stays
         yield _reviewed(run, "revise", found, findings=found.findings)
-        fixes = relay(_fixed(run, draft, fixing, corrector), otherwise=draft)
+        fixes = relay(_fixed(run, draft, fixing, corrector), otherwise=(draft, ()))
         async for item in fixes:
             yield item
         drafts, again = replace(again, findings=found.findings), None
-        draft = fixes.value
+        draft, rewritten = fixes.value
         found = await _checked(run, draft, own_calls=own_calls, min_reads=min_reads, strict=strict)
     if again is not None:
         async for item in _sent(run, found, again, tools=tools, own_calls=own_calls, min_reads=min_reads):
             yield item
         return
-    async for item in _taken(run, draft, sent, found, drafts, strict=strict):
+    async for item in _taken(run, draft, sent, found, drafts, strict=strict, rewritten=rewritten):
         yield item
 
 
@@ -227,7 +228,14 @@ async def _sent(
 
 
 async def _taken(
-    run: Run, draft: str, sent: Sequence[Mapping[str, Any]], found: Review, drafts: Drafts, *, strict: bool
+    run: Run,
+    draft: str,
+    sent: Sequence[Mapping[str, Any]],
+    found: Review,
+    drafts: Drafts,
+    *,
+    strict: bool,
+    rewritten: Sequence[str] = (),
 ) -> Step[Judged]:
     """A draft taken as the report: without the lines it copied from the app's requests, a ``strict``
     one without what the check cannot stand behind, and what an earlier send-back corrected, said."""
@@ -235,7 +243,9 @@ async def _taken(
     aside: tuple[ev.CheckedClaim, ...] = ()
     if strict:  # a small model's report keeps only what the check can stand behind
         check = found.check if report == draft else (await _checked(run, report)).check
-        report, aside = await off_loop(trimmed, report, check, run.parts.scope, run.state.all_results)
+        report, aside = await off_loop(
+            trimmed, report, check, run.parts.scope, run.state.all_results, rewritten
+        )
     left = () if strict else found.findings
     if drafts.findings:  # an earlier draft was sent back with ✗ claims: what the revision corrected
         gone = " ".join(piece.claim.casefold() for piece in aside)  # what was set aside is not corrected
@@ -250,8 +260,9 @@ async def _taken(
 
 async def _fixed(
     run: Run, draft: str, fixing: Sequence[Flagged], corrector: Callable[[], Step[str]]
-) -> Step[str]:
-    """``draft`` with the model's corrections of the sentences ``fixing`` in their places."""
+) -> Step[tuple[str, tuple[str, ...]]]:
+    """``draft`` with the model's corrections of the sentences ``fixing`` in their places, and the lines
+    put in."""
     run.parts.conversation.add({"role": "user", "content": fix_request(fixing, run.language)})
     reply = relay(corrector(), otherwise="")
     async for item in reply:

@@ -44,26 +44,41 @@ MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")  # a list item's marke
 
 
 def unsupported(
-    draft: str, check: ev.ClaimsChecked, scope: Sequence[RepoRef], results: Sequence[ToolResult]
+    draft: str,
+    check: ev.ClaimsChecked,
+    scope: Sequence[RepoRef],
+    results: Sequence[ToolResult],
+    rewritten: Sequence[str] = (),
 ) -> list[ev.CheckedClaim]:
-    """The claims of ``draft`` that set their sentence aside (see the module), in order."""
+    """The claims of ``draft`` that set their sentence aside (see the module), in order; in the lines
+    ``rewritten`` (a local model's corrections), any claim the check does not confirm."""
     named = names_observed(scope, results)
     strings = (text for result in results for text in strings_of(result.observation))
     descriptions = unsupported_descriptions(draft, named, strings, key=normal)
+    spans = [(at, at + len(line)) for line in rewritten if (at := draft.find(line)) >= 0]
     wrong = [
         c
         for c in check.claims
-        if c.start >= 0 and (c.verdict == "contradicted" or (c.kind == "person" and c.verdict == "unchecked"))
+        if c.start >= 0
+        and (
+            c.verdict == "contradicted"
+            or (c.kind == "person" and c.verdict == "unchecked")
+            or (c.verdict == "unchecked" and any(a <= c.start < b for a, b in spans))
+        )
     ]
     return sorted([*wrong, *undeclared(draft, check, scope), *descriptions], key=lambda c: c.start)
 
 
 def trimmed(
-    draft: str, check: ev.ClaimsChecked, scope: Sequence[RepoRef], results: Sequence[ToolResult]
+    draft: str,
+    check: ev.ClaimsChecked,
+    scope: Sequence[RepoRef],
+    results: Sequence[ToolResult],
+    rewritten: Sequence[str] = (),
 ) -> tuple[str, tuple[ev.CheckedClaim, ...]]:
     """``draft`` without what the check cannot stand behind, and what was set aside (run off the event
     loop: it reads every observation)."""
-    return set_aside(draft, unsupported(draft, check, scope, results))
+    return set_aside(draft, unsupported(draft, check, scope, results, rewritten))
 
 
 def set_aside(draft: str, claims: Sequence[ev.CheckedClaim]) -> tuple[str, tuple[ev.CheckedClaim, ...]]:
