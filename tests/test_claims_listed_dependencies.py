@@ -54,6 +54,10 @@ async def test_listed_names_are_held_against_the_manifests_a_maven_artifact_by_i
     [
         ("It depends on Guava, Truth and Jackson.", ["guava", "truth", "jackson"]),
         ("Sinatra relies on Rack, Tilt, and Mustermann.", ["rack", "tilt", "mustermann"]),
+        (  # the real 1.5B on fmt: code spans, whatever they hold, listed as dependencies
+            "It depends on several external libraries such as `std::string_view` and `libc++`.",
+            ["std::string_view", "libc++"],
+        ),
         ("It depends on Java 8 and Linux.", []),  # a language and a platform are no packages
         ("It depends on the user's configuration.", []),  # no name
         ("Depending on Windows or macOS, paths differ.", []),

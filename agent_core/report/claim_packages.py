@@ -47,11 +47,12 @@ _RIGHT_AFTER_USE = re.compile(
 )
 _TEST_CONTEXT = re.compile(r"test|spec|测试", re.IGNORECASE)
 # Names listed after "depends on" (the real 1.5B: gson's modules "depend on other libraries such as Guava
-# and Jackson"): each a dependency claim, whatever list of known names holds it. Capitalised, one word.
-_LISTED_NAME = r"[A-Z][\w.+#-]{1,40}"
+# and Jackson"): each a dependency claim, whatever list of known names holds it. Capitalised, one word,
+# or a code span ("such as `std::string_view` and `libc++`": neither is one).
+_LISTED_NAME = r"(?:[A-Z][\w.+#-]{1,40}|`[^`\n]{1,80}`)"
 _DEPENDS_LIST = re.compile(
     r"(?i:\b(?:depends?|depending|rel(?:y|ies|ying))\s+(?:up)?on\s+"
-    r"(?:(?:other|external|third[- ]party|several|some|a\s+few|popular)\s+)?"
+    r"(?:(?:other|external|third[- ]party|several|some|a\s+few|popular|many|various)\s+){0,2}"
     r"(?:(?:libraries|packages|dependencies|modules|gems|crates|projects)\s*,?\s*)?"
     r"(?:(?:such\s+as|like|including|e\.g\.,?)\s+)?)"
     rf"(?P<list>{_LISTED_NAME}(?:\s*(?:,|,?\s+and|,?\s+or)\s+{_LISTED_NAME}){{0,7}})"
@@ -177,11 +178,13 @@ def _listed(line: str, base: int, taken: set[int]) -> Iterator[Found]:
     """The names listed after "depends on" (each added to ``taken``): no platform, no language."""
     for m in _DEPENDS_LIST.finditer(line):
         for name in _LISTED.finditer(line, m.start("list"), m.end("list")):
-            word = name.group(0).rstrip(".")
-            if name.start() in taken or word.casefold() in _PLATFORMS or language_type(word):
+            word, at = name.group(0).rstrip("."), name.start()
+            if word.startswith("`"):  # a code span: the name inside it
+                word, at = word[1:-1].strip(), at + 1
+            if at in taken or not word or word.casefold() in _PLATFORMS or language_type(word):
                 continue
-            taken.add(name.start())
-            span = (name.start(), name.start() + len(word))
+            taken.add(at)
+            span = (at, at + len(word))
             yield replace(_found(line, base, word.lower(), span, subject="dependency"), explicit=True)
 
 
