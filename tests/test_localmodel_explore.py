@@ -394,7 +394,8 @@ async def test_a_local_models_dependencies_declared_nowhere_are_given_back_with_
     named = {c.claim for c in revise.findings}
     assert named == {"docs/missing.md", "widgets", "wordcounter-native"}  # click is declared: no finding
     assert "widgets is the repository itself, not one of its dependencies" in asked
-    assert "; wordcounter-native: not in " in asked and "pyproject.toml" in asked
+    # listed after "depends on" with every manifest read: declared nowhere is ✗, not only unconfirmed
+    assert "; the observations show not among the dependencies in pyproject.toml" in asked
     assert '2. "Its guide is `docs/missing.md`.": docs/missing.md is not in the repository' in asked
     assert accepted.outcome == "accepted" and {c.claim for c in accepted.corrected} == named
     assert "It depends on `click` (pyproject.toml).\n" in (run.finished.report or "")
@@ -412,14 +413,15 @@ async def test_a_local_models_dependencies_declared_nowhere_are_given_back_with_
         "It depends on `click`, `widgets` and `wordcounter-native`."
     ]
 
-    alone = [Turn.calls(("read_file", core), ("read_file", test)), Turn.final(REPORT + deps)]
+    listed = "\n## Tech stack\n\nIts dependencies are `click`, `widgets` and `wordcounter-native`.\n"
+    alone = [Turn.calls(("read_file", core), ("read_file", test)), Turn.final(REPORT + listed)]
     with ScriptedModelServer(alone) as server:
         run = await run_once(make_settings(emulator, tmp_path / "alone", server, prefetch=True))
         server.assert_exhausted()
     (trimmed,) = run.of(ev.DraftReviewed)  # no revision of their own: the sentence is set aside
     assert trimmed.outcome == "trimmed" and trimmed.problems == () and run.finished.writer == "model"
     assert [c.claim for c in trimmed.set_aside] == [
-        "It depends on `click`, `widgets` and `wordcounter-native`."
+        "Its dependencies are `click`, `widgets` and `wordcounter-native`."
     ]
     assert "wordcounter-native" not in (run.finished.report or "") and REPORT.strip() in (
         run.finished.report or ""
