@@ -292,6 +292,7 @@ HAN_READERS = {
     "agent_core.report.claim_activity": "Chinese wordings of upkeep read back from a claim (不再维护, 积极维护)",
     "agent_core.report.claim_people": "the Chinese wording of who made a project (由 X 创建)",
     "agent_core.agent.draft_checks": "the Chinese word that lists dependencies (依赖)",
+    "agent_core.report.claim_standard": "the Chinese wording of a minimum standard read back from a claim (至少 C++17)",
     "agent_core.report.claim_build": "Chinese wordings of a build system read back from a claim (使用 X 构建, 构建系统)",
     "agent_core.agent.corrections": "the Chinese words a model may answer with to drop a sentence (删除, 删去)",
     "agent_core.report.relevance": "Chinese question words mapped to the files that answer them",

@@ -27,6 +27,7 @@ from agent_core.report.claim_names import (
 )
 from agent_core.report.claim_packages import dependency_claims, table_columns, table_row_claims
 from agent_core.report.claim_people import people_claims
+from agent_core.report.claim_standard import standard_claims
 from agent_core.sources.languages import LANGUAGE_NAMES
 from agent_core.sources.licenses import LICENSE_FILE
 
@@ -210,6 +211,7 @@ def _line_claims(line: str, base: int) -> list[Found]:
         *_paths_and_links(line, base, taken),
         *activity_claims(line, base),
         *build_claims(line, base),
+        *standard_claims(line, base),
         *people_claims(line, base),
     ]
 

@@ -29,6 +29,7 @@ from agent_core.report.claim_activity import activity
 from agent_core.report.claim_build import build_system
 from agent_core.report.claim_finders import Found, find_claims
 from agent_core.report.claim_people import NamesRead, person
+from agent_core.report.claim_standard import standard
 from agent_core.report.facts import Facts, build_facts, gather
 from agent_core.report.phrases import parse_date
 from agent_core.report.scoped import link_path, whole_tree
@@ -177,6 +178,7 @@ _FACT_CHECKS: dict[str, Callable[[Found, Facts], Outcome]] = {
     "count": verdict_packages.package_count,
     "path": verdicts.path,
     "build": build_system,
+    "standard": standard,
 }
 
 

@@ -50,6 +50,7 @@ CHECKED: Mapping[str, str] = MappingProxyType(
         "observed_build_elsewhere": "its files only below the root ({files}); the root builds with {root} ({root_file})",
         "observed_build_none_root": "no {system} build file in the tree; the root builds with {root} ({root_file})",
         "observed_build_none": "no {system} build file in the tree",
+        "observed_cxx_standard": "the build file {file} asks for {standard}",
         "observed_no_tests_in": "no test file in {folder}",
         "observed_outside": "outside the analysed repositories",
         "claim_labelled": "{label}: {value}",

@@ -50,6 +50,7 @@ CHECKED: Mapping[str, str] = MappingProxyType(
         "observed_build_elsewhere": "它的文件只在子目录中（{files}）；根目录用 {root} 构建（{root_file}）",
         "observed_build_none_root": "文件树中没有 {system} 的构建文件；根目录用 {root} 构建（{root_file}）",
         "observed_build_none": "文件树中没有 {system} 的构建文件",
+        "observed_cxx_standard": "构建文件 {file} 要求 {standard}",
         "observed_no_tests_in": "{folder} 中没有测试文件",
         "observed_outside": "不在所分析的仓库中",
         "claim_labelled": "{label}：{value}",
