@@ -150,6 +150,7 @@ def test_finding_build_claims_is_linear_in_the_line() -> None:
     for make in (
         lambda n: "if (A)\n" * (n // 7),
         lambda n: "target_compile_features(x PUBLIC " * (n // 34) + "cxx_std_11)",
+        lambda n: "target_compile_features(" + "x PUBLIC " * (n // 9),  # no ")", no standard
     ):
         measured = growth(asked_standards, make, start=5_000, factor=4)
         assert measured.linear(), str(measured)

@@ -100,6 +100,7 @@ _NARROWED = re.compile(
 )
 _CLAUSE_END = re.compile(r"[.;!?。；！？]\s|[.;!?。；！？]$")
 _BEFORE = 60  # characters of the clause before a claim looked at for a hedge
+_AFTER = 120  # and after it, for a part it narrows to
 
 
 def build_claims(line: str, base: int) -> Iterator[Found]:
@@ -108,9 +109,9 @@ def build_claims(line: str, base: int) -> Iterator[Found]:
         before = line[max(0, m.start() - _BEFORE) : m.start()]
         ends = [e.end() for e in _CLAUSE_END.finditer(before)]
         clause = before[ends[-1] :] if ends else before
-        after = _CLAUSE_END.search(line, m.end())
-        rest = line[m.end() : after.start() if after else len(line)]
-        if _NARROWED.search(clause) or _NARROWED.search(m.group(0)) or _NARROWED.search(rest[:120]):
+        after = _CLAUSE_END.search(line, m.end(), m.end() + _AFTER)
+        rest = line[m.end() : after.start() if after else m.end() + _AFTER]
+        if _NARROWED.search(clause) or _NARROWED.search(m.group(0)) or _NARROWED.search(rest):
             continue
         name = next(g for g in m.groups() if g)
         if name in ("make", "mill", "rake") and "`" not in m.group(0):

@@ -27,10 +27,11 @@ _CLAIMS = re.compile(
     rf"|(?:至少|最低|需要)\s*{_STD}|{_STD}\s*(?:或|及)(?:更高|以上)"
 )
 # What the project's own targets need, wherever it stands (fmt's is inside an `if`, a module library's in a
-# function): a standard its users are asked for too.
-_PUBLIC_STD = re.compile(
-    r"target_compile_features\s*\([^)\n]*\b(?:PUBLIC|INTERFACE)\b[^)\n]*\bcxx_std_(\d{2})\b", re.I
-)
+# function): a standard its users are asked for too. Each call read up to its ")" (at most _CALL_CHARS).
+_FEATURES = re.compile(r"target_compile_features\s*\(", re.I)
+_VISIBLE = re.compile(r"\b(?:PUBLIC|INTERFACE)\b", re.I)
+_CXX_STD = re.compile(r"\bcxx_std_(\d{2})\b", re.I)
+_CALL_CHARS = 600
 # Set for the whole build: only outside any `if`, function or macro (a test's or an option's is no need).
 _SET_STD = re.compile(r"\bset\s*\(\s*CMAKE_CXX_STANDARD\s+(\d{2})\b|\bCXX_STANDARD\s+(\d{2})\b", re.I)
 _MESON_STD = re.compile(r"cpp_std\s*=\s*'?c\+\+(\d{2})", re.I)
@@ -79,7 +80,12 @@ def _years(asked: list[int]) -> int:
 
 def asked_standards(text: str) -> list[int]:
     """The standards a build file asks for as the project's own needs (see the patterns), in one pass."""
-    asked = [int(m.group(1)) for m in _PUBLIC_STD.finditer(text)]
+    asked = []
+    for call in _FEATURES.finditer(text):
+        end = text.find(")", call.end(), call.end() + _CALL_CHARS)
+        args = text[call.end() : end if end >= 0 else call.end() + _CALL_CHARS]
+        if _VISIBLE.search(args):
+            asked += [int(m.group(1)) for m in _CXX_STD.finditer(args)]
     asked += [int(m.group(1)) for m in _MESON_STD.finditer(text)]
     depth = 0
     for line in text.splitlines():
