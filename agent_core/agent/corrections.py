@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from agent_core import events as ev
-from agent_core.agent.set_aside import MARKER, fences, sentences, tidy
+from agent_core.agent.set_aside import MARKER, held_sentences, tidy
 from agent_core.report.phrases import shorten
 from agent_core.words import Language, t
 
@@ -49,20 +49,10 @@ def flagged(draft: str, findings: Iterable[ev.CheckedClaim]) -> tuple[Flagged, .
     :data:`MAX_SENTENCES`), none inside a fenced block (a drawn tree goes whole when it is wrong) and no
     heading."""
     claims = sorted((c for c in findings if c.start >= 0), key=lambda c: c.start)
-    blocks = fences(draft)
     out: list[Flagged] = []
-    at = block = 0
-    for start, end in sentences(draft):
-        held: list[ev.CheckedClaim] = []
-        while at < len(claims) and claims[at].start < end:
-            if claims[at].start >= start:
-                held.append(claims[at])
-            at += 1
-        while block < len(blocks) and blocks[block][1] <= start:
-            block += 1
-        fenced = block < len(blocks) and blocks[block][0] <= start
+    for start, end, held, block in held_sentences(draft, claims):
         text = draft[start:end]
-        if not held or fenced or text.lstrip().startswith(("#", "|")):
+        if not held or block is not None or text.lstrip().startswith(("#", "|")):
             continue
         lead = len(text) - len(text.lstrip())
         marker = MARKER.match(text, lead)

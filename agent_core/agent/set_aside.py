@@ -25,7 +25,7 @@ deterministic report that replaces a draft unfit to be one.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import replace
 
 from agent_core import events as ev
@@ -90,19 +90,10 @@ def set_aside(draft: str, claims: Sequence[ev.CheckedClaim]) -> tuple[str, tuple
         return draft, ()
     pieces: list[str] = []
     aside: list[ev.CheckedClaim] = []
-    blocks = fences(draft)
-    cursor, at, fence = 0, 0, 0
-    for start, end in sentences(draft):
-        holding = []
-        while at < len(claims) and claims[at].start < end:
-            if claims[at].start >= start:
-                holding.append(claims[at])
-            at += 1
-        while fence < len(blocks) and blocks[fence][1] <= start:
-            fence += 1
+    cursor = 0
+    for start, end, holding, block in held_sentences(draft, claims):
         if not holding or start < cursor:
             continue  # nothing to set aside, or already gone with a description or a block
-        block = blocks[fence] if fence < len(blocks) and blocks[fence][0] <= start else None
         cut = _cut(draft, (start, end), holding[0], block)
         if cut is None:
             continue  # a heading stays
@@ -169,20 +160,33 @@ def grounded_sentences(draft: str, check: ev.ClaimsChecked, copied: Collection[s
     :func:`~agent_core.agent.echo.normal` has it); at most :data:`KEPT`, each cut."""
     claims = sorted((c for c in check.claims if c.start >= 0), key=lambda c: c.start)
     kept: list[str] = []
-    at = 0
-    for start, end in sentences(draft):
-        verdicts = set()
-        while at < len(claims) and claims[at].start < end:
-            if claims[at].start >= start:
-                verdicts.add(claims[at].verdict)
-            at += 1
+    for start, end, held, _ in held_sentences(draft, claims):
         text = " ".join(draft[start:end].split()).lstrip("#>-*| ")
-        if verdicts != {"verified"} or normal_line(text) in copied or not text:
+        if {c.verdict for c in held} != {"verified"} or normal_line(text) in copied or not text:
             continue
         kept.append(text[:SENTENCE_CHARS])
         if len(kept) == KEPT:
             break
     return kept
+
+
+def held_sentences(
+    draft: str, claims: Sequence[ev.CheckedClaim]
+) -> Iterator[tuple[int, int, list[ev.CheckedClaim], tuple[int, int] | None]]:
+    """Each sentence of ``draft`` (:func:`sentences`) with the ``claims`` that start in it (sorted by where
+    they stand) and the fenced block it stands in (None: none), in one pass over both."""
+    blocks = fences(draft)
+    at = block = 0
+    for start, end in sentences(draft):
+        held = []
+        while at < len(claims) and claims[at].start < end:
+            if claims[at].start >= start:
+                held.append(claims[at])
+            at += 1
+        while block < len(blocks) and blocks[block][1] <= start:
+            block += 1
+        inside = blocks[block] if block < len(blocks) and blocks[block][0] <= start else None
+        yield start, end, held, inside
 
 
 def sentences(text: str) -> Iterable[tuple[int, int]]:

@@ -129,21 +129,28 @@ def build_system(found: Found, facts: Facts) -> Outcome:
     at_root = [p for p in own if "/" not in p]
     if at_root:
         return "verified", said("observed_build_root", files=", ".join(at_root[:3]))
-    root_systems = [s for s, paths in where.items() if any("/" not in p for p in paths)]
-    if set(root_systems) & system.generates_for:
+    at_top = {
+        key: next(p for p in paths if "/" not in p)
+        for key, paths in where.items()
+        if any("/" not in p for p in paths)
+    }
+    if set(at_top) & system.generates_for:
         return "unchecked", None
-    if own and root_systems:
-        root = SYSTEMS[root_systems[0]]
-        root_file = next(p for p in where[root_systems[0]] if "/" not in p)
+    root = next(iter(at_top), None)  # a system whose files stand at the root, and its first file there
+    if own and root is not None:
         return "contradicted", said(
-            "observed_build_elsewhere", files=", ".join(own[:2]), root=root.name, root_file=root_file
+            "observed_build_elsewhere",
+            files=", ".join(own[:2]),
+            root=SYSTEMS[root].name,
+            root_file=at_top[root],
         )
     if not own and facts.tree_complete and facts.paths:
-        if root_systems:
-            root = SYSTEMS[root_systems[0]]
-            root_file = next(p for p in where[root_systems[0]] if "/" not in p)
+        if root is not None:
             return "contradicted", said(
-                "observed_build_none_root", system=system.name, root=root.name, root_file=root_file
+                "observed_build_none_root",
+                system=system.name,
+                root=SYSTEMS[root].name,
+                root_file=at_top[root],
             )
         return "contradicted", said("observed_build_none", system=system.name)
     return "unchecked", None

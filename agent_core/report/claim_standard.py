@@ -62,7 +62,7 @@ def standard(found: Found, facts: Facts) -> Outcome:
         asked = asked_standards(text[:_MAX_CHARS])
         if not asked:
             continue
-        least = _years(asked)
+        least = _least(asked)
         observed = said("observed_cxx_standard", standard=f"C++{least:02d}", file=name)
         claimed = int(found.value.removeprefix("C++"))
         return ("verified" if _rank(claimed) == _rank(least) else "contradicted"), observed
@@ -74,7 +74,7 @@ def _rank(two_digits: int) -> int:
     return two_digits - 100 if two_digits >= 90 else two_digits
 
 
-def _years(asked: list[int]) -> int:
+def _least(asked: list[int]) -> int:
     return min(asked, key=_rank)
 
 
