@@ -19,7 +19,8 @@ import pytest
 from hypothesis import settings as hypothesis_settings
 
 # CI must be repeatable: the same examples on every run ("repeatable"). A bug found while exploring
-# (HYPOTHESIS_PROFILE=explore python -m pytest ...) becomes an explicit regression case.
+# (HYPOTHESIS_PROFILE=explore python -m pytest ...) becomes an explicit regression case. Exploring also
+# tries each property's full count of examples; CI tries a share of it (testing/properties.py).
 hypothesis_settings.register_profile("repeatable", derandomize=True, print_blob=True)
 hypothesis_settings.register_profile("explore", derandomize=False, print_blob=True)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))

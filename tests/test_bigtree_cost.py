@@ -27,6 +27,7 @@ from agent_core.sources.local import LocalGitSource
 from agent_core.sources.models import FileTree, TreeEntry
 from agent_core.tools import observe
 from testing.emulator.gitrepo import make_repo
+from testing.properties import examples
 from tests.test_claims_linear import facts_of
 from tests.test_planning_cost import REPO, overview, synthetic_entries
 
@@ -133,7 +134,7 @@ _PARTS = [
 ]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.lists(st.sampled_from(_PARTS), min_size=1, max_size=6).map("".join))
 def test_notable_role_answers_as_its_rules_read(path: str) -> None:
     assert observe.notable_role(path) == _notable_by_the_rules(path)
@@ -164,7 +165,7 @@ async def test_a_local_repository_counts_its_languages_once(
     assert counted.count == 1  # get_repo_info and get_languages each counted the whole tree before
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(
         st.lists(

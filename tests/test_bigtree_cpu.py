@@ -33,6 +33,7 @@ from agent_core.tools import observe
 from agent_core.tools.observe import summarise_tree
 from agent_core.words import words_for
 from testing.emulator.gitrepo import make_repo
+from testing.properties import examples
 from tests.test_planning_cost import REPO, overview, synthetic_entries
 
 # Property tests over many examples: without the coverage tracer (tests/conftest.py).
@@ -83,7 +84,7 @@ _PATHS = st.builds(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.dictionaries(_PATHS, st.integers(min_value=0, max_value=1000), max_size=30))
 def test_languages_from_the_tree_are_the_languages_of_its_files(sizes: dict[str, int]) -> None:
     entries = [TreeEntry(path=p, type="file", size=s) for p, s in sizes.items()]
@@ -93,7 +94,7 @@ def test_languages_from_the_tree_are_the_languages_of_its_files(sizes: dict[str,
     assert list(tree_languages(tree)) == list(count_languages(sizes.items()))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     st.lists(st.sampled_from(["a", ".", "py", "go", "PY", "/", "x.", ".js", "b"]), max_size=7).map("".join)
 )
@@ -147,7 +148,7 @@ _TREE_PATHS = st.lists(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_TREE_PATHS, st.integers(min_value=1, max_value=8))
 def test_the_tree_summary_lists_as_the_full_sort_did(paths: list[str], shown: int) -> None:
     tree = FileTree(ref="main", path="", entries=tuple(TreeEntry(path=p, type="file") for p in paths))
@@ -166,7 +167,7 @@ def _suffix_map(known: set[str]) -> dict[str, list[str]]:
     return tails
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_TREE_PATHS, st.lists(st.sampled_from(["a", "B", "x.py", "/", "workflows", "ci.yml", ""]), max_size=4))
 def test_shorter_paths_are_found_as_the_suffix_map_found_them(paths: list[str], parts: list[str]) -> None:
     tree = FileTree(ref="main", path="", entries=tuple(TreeEntry(path=p, type="file") for p in paths))

@@ -45,6 +45,7 @@ from testing.app import api_client, running_app
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo
 from testing.emulator.model_server import ScriptedModelServer, Turn
+from testing.properties import examples
 from tests.security_helpers import (
     API_KEY,
     GITHUB_TOKEN,
@@ -219,7 +220,8 @@ async def test_the_offline_planner_reads_the_hostile_readme_and_nothing_else(
 
 # -- 2. properties: what users paste, and what a model asks the tools for -----------------------------
 
-MANY = settings(max_examples=1000, deadline=None)
+MANY_EXAMPLES = examples(1000)
+MANY = settings(max_examples=MANY_EXAMPLES, deadline=None)
 SOME = settings(max_examples=300, deadline=None)
 CONTROL = {"Cc", "Zl", "Zp", "Cs"}
 
@@ -399,8 +401,8 @@ def test_no_path_reaches_outside_the_repository(tool_driver: ToolDriver, tool: s
         reached.append(check_one_call(tool_driver, tool, arguments, as_json=as_json))
 
     check()
-    assert len(reached) >= 1000
-    assert sum(reached) >= 50, "too few examples reached GitHub to say anything about paths"
+    assert len(reached) >= MANY_EXAMPLES
+    assert sum(reached) >= MANY_EXAMPLES // 20, "too few examples reached GitHub to say anything about paths"
 
 
 @pytest.mark.untraced
@@ -417,8 +419,8 @@ def test_no_owner_or_repo_reaches_outside_the_repository(tool_driver: ToolDriver
         reached.append(check_one_call(tool_driver, *call, as_json=as_json))
 
     check()
-    assert len(reached) >= 1000
-    assert sum(reached) >= 50
+    assert len(reached) >= MANY_EXAMPLES
+    assert sum(reached) >= MANY_EXAMPLES // 20
 
 
 # -- 4. a public Space ------------------------------------------------------------------------------------
