@@ -11,8 +11,8 @@ from typing import Any
 
 from agent_core import events as ev
 from agent_core.github.ratelimit import RateLimit
+from agent_core.llm.parts import Usage
 from agent_core.llm.prices import CostRange
-from agent_core.llm.stream import Usage
 from agent_core.offload import CPU_SECONDS
 from agent_core.tools.results import ToolResult
 

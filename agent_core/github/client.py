@@ -52,7 +52,7 @@ from agent_core.github.http import (
     GitHubHTTP,
     exchange_cost,
 )
-from agent_core.github.ratelimit import RateLimit, classify_limit
+from agent_core.github.ratelimit import RateLimit, classify_limit, error_message
 from agent_core.repo import Renames, RepoRef, repo_api_path
 from agent_core.resilience import HourlyQuota
 
@@ -297,7 +297,7 @@ class GitHubClient:
                 cost=cost,
                 truncated=truncated,
             )
-        message = _message(response.content)
+        message = error_message(response.content)
         if status in (404, 409) and "repository is empty" in message.lower():
             return GitHubResponse(
                 status=409, headers=dict(response.headers), content=b"", empty_repository=True, cost=cost
@@ -366,11 +366,3 @@ class GitHubClient:
             stale_age_s=age,
             cost=CallCost(cache_hits=1, stale_age_s=age),
         )
-
-
-def _message(content: bytes) -> str:
-    try:
-        data = json.loads(content)
-    except (ValueError, UnicodeDecodeError):
-        return ""
-    return str(data.get("message", "")) if isinstance(data, dict) else ""

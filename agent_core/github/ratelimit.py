@@ -65,7 +65,7 @@ def classify_limit(status: int, headers: Mapping[str, str], body: bytes, *, now_
             reset_at = now_wall + (retry_after or SECONDARY_MIN_WAIT)
         wait = max(0.0, reset_at - now_wall) + 1.0  # "not before reset (+1 s)"
         return LimitVerdict(kind="primary", wait=wait, reset_at=reset_at)
-    message = _message(body).lower()
+    message = error_message(body).lower()
     if "secondary rate limit" in message or "abuse" in message or status == 429:
         wait = retry_after if retry_after is not None else SECONDARY_MIN_WAIT
         return LimitVerdict(kind="secondary", wait=wait, reset_at=now_wall + wait)
@@ -81,7 +81,8 @@ def _retry_after(value: str | None) -> float | None:
         return None  # HTTP-date form: GitHub sends seconds; fall back to the minimum wait
 
 
-def _message(body: bytes) -> str:
+def error_message(body: bytes) -> str:
+    """GitHub's ``message`` in an error body ("" when the body is not such JSON)."""
     try:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError):

@@ -1,6 +1,8 @@
 """The model layer: one streamed turn over any OpenAI-compatible endpoint, provider presets, a text
 ReAct protocol for endpoints without tool calling, and offline token estimates."""
 
+from agent_core.tool_call import ToolCallRequest
+
 from .degeneration import Degeneration, RepetitionGuard
 from .endpoint_guard import Resolver, check_visitor_url, guarded_client, system_resolver
 from .model import (
@@ -11,6 +13,16 @@ from .model import (
     Sampling,
     ToolsUnsupportedError,
     make_openai_client,
+)
+from .parts import (
+    ContentDelta,
+    ModelTurn,
+    PromptProgress,
+    ReasoningDelta,
+    StreamPart,
+    ToolCallDelta,
+    TurnComplete,
+    Usage,
 )
 from .providers import (
     DEFAULT_CONTEXT_WINDOW,
@@ -26,19 +38,7 @@ from .providers import (
     model_configured,
     resolve_model_config,
 )
-from .stream import (
-    ContentDelta,
-    ModelTurn,
-    PromptProgress,
-    ReasoningDelta,
-    StreamPart,
-    ToolCallAccumulator,
-    ToolCallDelta,
-    ToolCallRequest,
-    TurnAccumulator,
-    TurnComplete,
-    Usage,
-)
+from .stream import ToolCallAccumulator, TurnAccumulator
 from .text_protocol import ReactFormatError, ReactStep, format_observation, parse_react, render_tools_prompt
 from .tokens import estimate_messages, estimate_tokens
 

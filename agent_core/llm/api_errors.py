@@ -164,6 +164,25 @@ def classify_api_error(exc: openai.APIError, *, started: bool, tools_sent: bool)
     return LLMError("the model endpoint refused the request", status=status, hint=hint, kind="refused")
 
 
+_STATUS_ERRORS: Mapping[int, tuple[str, str | None, str]] = {
+    401: ("the model API rejected the key (check API_KEY)", None, "auth"),
+    402: ("no balance on the model account", "top up the account", "no_balance"),
+    403: ("the model API refused access{suffix}", "check the key's permissions", "refused"),
+    404: (
+        "model not found: {model}",
+        "check LLM_MODEL, and that LLM_BASE_URL points at the API root (often ending in /v1)",
+        "not_found",
+    ),
+    429: (
+        "the model API is rate limiting requests (429)",
+        "wait a minute, or use another key or provider",
+        "rate_limited",
+    ),
+}
+"""A model API's refusal by its status: the message (``{suffix}``: the server's own words after a colon,
+``{model}``: the model asked for), the hint and the kind."""
+
+
 def _map_status(status: int, detail: str, *, model: str, tools_sent: bool) -> LLMError:
     if status in (400, 413, 422) and _CONTEXT_EXCEEDED.search(detail):
         window = next((int(m.group(1)) for p in _WINDOW_NUMBERS if (m := p.search(detail))), None)
@@ -185,33 +204,9 @@ def _map_status(status: int, detail: str, *, model: str, tools_sent: bool) -> LL
             kind="tools_unsupported",
         )
     suffix = f": {detail}" if detail else ""
-    if status == 401:
-        return LLMError("the model API rejected the key (check API_KEY)", status=status, kind="auth")
-    if status == 402:
-        return LLMError(
-            "no balance on the model account", status=status, hint="top up the account", kind="no_balance"
-        )
-    if status == 403:
-        return LLMError(
-            f"the model API refused access{suffix}",
-            status=status,
-            hint="check the key's permissions",
-            kind="refused",
-        )
-    if status == 404:
-        return LLMError(
-            f"model not found: {model}",
-            status=status,
-            hint="check LLM_MODEL, and that LLM_BASE_URL points at the API root (often ending in /v1)",
-            kind="not_found",
-        )
-    if status == 429:
-        return LLMError(
-            "the model API is rate limiting requests (429)",
-            status=status,
-            hint="wait a minute, or use another key or provider",
-            kind="rate_limited",
-        )
+    if status in _STATUS_ERRORS:
+        message, hint, kind = _STATUS_ERRORS[status]
+        return LLMError(message.format(suffix=suffix, model=model), status=status, hint=hint, kind=kind)
     if status >= 500:
         return LLMError(f"the model API failed with {status}{suffix}", status=status, hint="try again later")
     return LLMError(

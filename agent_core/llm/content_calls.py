@@ -20,7 +20,7 @@ from collections.abc import Collection
 from typing import Any
 
 from agent_core.llm.scan import call_arguments, json_values, written_call
-from agent_core.llm.stream import ToolCallRequest
+from agent_core.tool_call import ToolCallRequest
 
 _WRAPPERS = re.compile(r"</?tool_call>|```[A-Za-z]*|```", re.IGNORECASE)
 _SPACED = re.compile(r"[\s-]+")

@@ -41,7 +41,8 @@ from .api_errors import (
     map_api_error,
 )
 from .degeneration import RepetitionGuard
-from .stream import StreamPart, TurnAccumulator, TurnComplete
+from .parts import StreamPart, TurnComplete
+from .stream import TurnAccumulator
 
 __all__ = [
     "ChatModel",

@@ -121,6 +121,22 @@ DEFAULT_PROVIDER = "deepseek"
 # Placeholder sent to endpoints that ignore the key (the SDK refuses to build a client without one).
 _PLACEHOLDER_KEY = "not-needed"
 
+_LOCAL = ProviderPreset(
+    name="",
+    label="",
+    base_url="",
+    default_model="",
+    models=(),
+    key_hint="no key needed",
+    context_window=DEFAULT_CONTEXT_WINDOW,
+    needs_key=False,
+    turn_timeout=LOCAL_TURN_SECONDS,
+    wall_seconds=LOCAL_WALL_SECONDS,
+    sampling=LOCAL_SAMPLING,
+)
+"""What the presets of a server of the user's own (and a custom endpoint) share: no key needed, a laptop's
+patience, and the sampling that keeps a small model from looping."""
+
 # Models as of 2026-07; they change, and are configuration, not facts of nature.
 PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
     {
@@ -153,40 +169,33 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             key_hint="HF_TOKEN (a Hugging Face access token with Inference Providers permission)",
             context_window=131_072,
         ),
-        "ollama": ProviderPreset(
+        "ollama": replace(
+            _LOCAL,
             name="ollama",
             label="Ollama (local)",
             base_url="http://localhost:11434/v1",
             default_model="qwen3:8b",
             models=("qwen3:8b",),
-            key_hint="no key needed",
             # Conservative: Ollama silently truncates prompts beyond its num_ctx setting.
             context_window=8_192,
-            needs_key=False,
-            turn_timeout=LOCAL_TURN_SECONDS,
-            wall_seconds=LOCAL_WALL_SECONDS,
-            sampling=LOCAL_SAMPLING,
             extra_body=LOCAL_BODY,
             prompt_speed=LOCAL_PROMPT_SPEED,
         ),
-        "llamacpp": ProviderPreset(
+        "llamacpp": replace(
+            _LOCAL,
             name="llamacpp",
             label="llama.cpp server (local)",
             base_url="http://127.0.0.1:8080/v1",
             default_model="local",
             models=("local",),
-            key_hint="no key needed",
             context_window=8_192,  # llama-server's -c; GET /v1/models tells the real one
-            needs_key=False,
-            turn_timeout=LOCAL_TURN_SECONDS,
-            wall_seconds=LOCAL_WALL_SECONDS,
-            sampling=LOCAL_SAMPLING,
             # Reuse the KV cache of the prompt prefix an earlier request left in the slot; say how far
             # the prompt is read.
             extra_body=types.MappingProxyType({"cache_prompt": True, "return_progress": True}),
             prompt_speed=LOCAL_PROMPT_SPEED,
         ),
-        "vllm": ProviderPreset(
+        "vllm": replace(
+            _LOCAL,
             name="vllm",
             label="vLLM (local)",
             base_url="http://127.0.0.1:8000/v1",
@@ -194,38 +203,21 @@ PRESETS: Mapping[str, ProviderPreset] = types.MappingProxyType(
             models=(),
             key_hint="API_KEY if the server was started with --api-key",
             context_window=32_768,  # GET /v1/models tells the real one (max_model_len)
-            needs_key=False,
-            turn_timeout=LOCAL_TURN_SECONDS,
-            wall_seconds=LOCAL_WALL_SECONDS,
-            sampling=LOCAL_SAMPLING,
         ),
-        "lmstudio": ProviderPreset(
+        "lmstudio": replace(
+            _LOCAL,
             name="lmstudio",
             label="LM Studio (local)",
             base_url="http://127.0.0.1:1234/v1",
-            default_model="",
-            models=(),
-            key_hint="no key needed",
             # Conservative: LM Studio's default context length; its /v1/models does not report one.
             context_window=4_096,
-            needs_key=False,
-            turn_timeout=LOCAL_TURN_SECONDS,
-            wall_seconds=LOCAL_WALL_SECONDS,
-            sampling=LOCAL_SAMPLING,
             prompt_speed=LOCAL_PROMPT_SPEED,
         ),
-        "custom": ProviderPreset(
+        "custom": replace(
+            _LOCAL,
             name="custom",
             label="Custom OpenAI-compatible endpoint",
-            base_url="",
-            default_model="",
-            models=(),
             key_hint="API_KEY if the endpoint needs one",
-            context_window=32_768,
-            needs_key=False,
-            turn_timeout=LOCAL_TURN_SECONDS,
-            wall_seconds=LOCAL_WALL_SECONDS,
-            sampling=LOCAL_SAMPLING,
             extra_body=LOCAL_BODY,
         ),
     }

@@ -1,7 +1,7 @@
 """The accumulators that build one streamed model turn from OpenAI-compatible chunks.
 
 Owns :class:`ToolCallAccumulator` and :class:`TurnAccumulator`, which turn ``ChatCompletionChunk``
-objects (or the server's JSON) into the parts of :mod:`agent_core.llm.parts` (re-exported here).
+objects (or the server's JSON) into the parts of :mod:`agent_core.llm.parts`.
 
 We do not use the SDK's ``ChatCompletionStreamState``: with Ollama-style repeated ``role``/``id``/``name``
 fields it concatenates them (``calccalc``) and a missing ``index`` raises ``TypeError``. The chunks the SDK
@@ -19,31 +19,10 @@ from openai.types.chat import ChatCompletionChunk
 from agent_core.tool_call import ToolCallRequest
 
 from .degeneration import Degeneration, RepetitionGuard
-from .parts import (
-    ContentDelta,
-    ModelTurn,
-    PromptProgress,
-    ReasoningDelta,
-    StreamPart,
-    ToolCallDelta,
-    TurnComplete,
-    Usage,
-)
+from .parts import ContentDelta, ModelTurn, PromptProgress, ReasoningDelta, StreamPart, ToolCallDelta, Usage
 from .thinking import CLOSED_LATE, Piece, ThinkSplitter
 
-__all__ = [
-    "ContentDelta",
-    "ModelTurn",
-    "PromptProgress",
-    "ReasoningDelta",
-    "StreamPart",
-    "ToolCallAccumulator",
-    "ToolCallDelta",
-    "ToolCallRequest",
-    "TurnAccumulator",
-    "TurnComplete",
-    "Usage",
-]
+__all__ = ["ToolCallAccumulator", "TurnAccumulator"]
 
 
 class _CallBuilder:

@@ -249,14 +249,7 @@ def _licenses(line: str, base: int) -> Iterator[Found]:
             if taken.covers(m.start()):
                 continue
             taken.add(m.start(), m.end())
-            yield Found(
-                kind="license",
-                subject="license",
-                value=spdx,
-                start=base + m.start(),
-                end=base + m.end(),
-                negated=negated(line, m.start()),
-            )
+            yield _at(base, m, "license", "license", spdx, negated=negated(line, m.start()))
 
 
 def _file_name_spans(line: str) -> list[tuple[int, int]]:
@@ -272,13 +265,8 @@ def _file_name_spans(line: str) -> list[tuple[int, int]]:
 def _languages(line: str, base: int) -> Iterator[Found]:
     for pattern in (_LANGUAGE, _LANGUAGE_ROW):
         for m in pattern.finditer(line):
-            yield Found(
-                kind="language",
-                subject="language",
-                value=m.group("lang").replace("\\", ""),
-                start=base + m.start("lang"),
-                end=base + m.end("lang"),
-                primary=True,
+            yield _at(
+                base, m, "language", "language", m.group("lang").replace("\\", ""), group="lang", primary=True
             )
 
 
@@ -287,9 +275,7 @@ def _dates(line: str, base: int) -> Iterator[Found]:
         return
     for subject, pattern in _DATE_CLAIMS.items():
         for m in pattern.finditer(line):
-            yield Found(
-                kind="date", subject=subject, value=m.group(1), start=base + m.start(1), end=base + m.end(1)
-            )
+            yield _at(base, m, "date", subject, m.group(1), group=1)
 
 
 def _versions(line: str, base: int) -> Iterator[Found]:
@@ -298,13 +284,7 @@ def _versions(line: str, base: int) -> Iterator[Found]:
     for subject, pattern in (("python", _PYTHON_VERSION), ("package", _PACKAGE_VERSION)):
         for m in pattern.finditer(line):
             group = next(i for i in range(1, (m.lastindex or 0) + 1) if m.group(i))
-            yield Found(
-                kind="version",
-                subject=subject,
-                value=m.group(group),
-                start=base + m.start(group),
-                end=base + m.end(group),
-            )
+            yield _at(base, m, "version", subject, m.group(group), group=group)
 
 
 def _paths_and_links(line: str, base: int, taken: set[int]) -> Iterator[Found]:
@@ -313,26 +293,13 @@ def _paths_and_links(line: str, base: int, taken: set[int]) -> Iterator[Found]:
         url = m.group(2).strip("<>")
         spans.add(m.start(), m.end())
         if url.startswith(("http://", "https://")):
-            yield Found(kind="link", subject="link", value=url, start=base + m.start(2), end=base + m.end(2))
+            yield _at(base, m, "link", "link", url, group=2)
         elif not url.startswith(("#", "mailto:")) and path_like(url):
-            yield Found(
-                kind="path",
-                subject="path",
-                value=url,
-                start=base + m.start(),
-                end=base + m.end(),
-                negated=negated(line, m.start()),
-            )
+            yield _at(base, m, "path", "path", url, negated=negated(line, m.start()))
     for m in _BARE_URL.finditer(line):
         if not spans.covers(m.start()):
             spans.add(m.start(), m.end())
-            yield Found(
-                kind="link",
-                subject="link",
-                value=m.group(0).rstrip(".,;:"),
-                start=base + m.start(),
-                end=base + m.end(),
-            )
+            yield _at(base, m, "link", "link", m.group(0).rstrip(".,;:"))
     for m in _CODE_SPAN.finditer(line):
         if not spans.covers(m.start()):
             spans.add(m.start(), m.end())
@@ -340,14 +307,7 @@ def _paths_and_links(line: str, base: int, taken: set[int]) -> Iterator[Found]:
     for m in KNOWN_FILES.finditer(line):
         # "Dockerfile 0.4%" is the language, in a list of languages
         if not _SHARE.match(line, m.end()) and not spans.covers(m.start()):
-            yield Found(
-                kind="path",
-                subject="path",
-                value=m.group(1),
-                start=base + m.start(),
-                end=base + m.end(),
-                negated=negated(line, m.start()),
-            )
+            yield _at(base, m, "path", "path", m.group(1), negated=negated(line, m.start()))
 
 
 def _code_span(line: str, base: int, m: re.Match[str], taken: set[int]) -> Iterator[Found]:
@@ -355,13 +315,29 @@ def _code_span(line: str, base: int, m: re.Match[str], taken: set[int]) -> Itera
     text = m.group(1)
     if m.start(1) in taken or is_module_name(text) or is_command(text) or not path_like(text):
         return
-    yield Found(
-        kind="path",
-        subject="path",
-        value=text,
-        start=base + m.start(),
-        end=base + m.end(),
-        negated=negated(line, m.start()),
+    yield _at(base, m, "path", "path", text, negated=negated(line, m.start()))
+
+
+def _at(
+    base: int,
+    m: re.Match[str],
+    kind: str,
+    subject: str,
+    value: str,
+    *,
+    group: int | str = 0,
+    negated: bool = False,
+    primary: bool = False,
+) -> Found:
+    """A claim standing where ``m`` (its ``group``) matched in a line that starts at ``base``."""
+    return Found(
+        kind=kind,
+        subject=subject,
+        value=value,
+        start=base + m.start(group),
+        end=base + m.end(group),
+        negated=negated,
+        primary=primary,
     )
 
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import TypeVar
 
 import redis
@@ -99,25 +100,22 @@ class SharedState:
     def call(self, fn: Callable[[redis.Redis], T]) -> T:
         """Run ``fn`` with the synchronous client; :class:`SharedStateError` when Redis is skipped
         or fails (which marks it down)."""
-        if not self.health.ready():
-            raise SharedStateError("Redis is unreachable; trying again shortly")
-        try:
-            result = fn(self.sync)
-        except redis.ResponseError as exc:
-            self.health.succeeded()
-            raise UnreadableValueError(f"Redis refused: {str(exc)[:80]}") from exc
-        except REDIS_ERRORS as exc:
-            self.health.failed(exc)
-            raise SharedStateError(f"Redis failed: {type(exc).__name__}") from exc
-        self.health.succeeded()
-        return result
+        with self._watched():
+            return fn(self.sync)
 
     async def acall(self, fn: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
         """:meth:`call` for the asyncio client."""
+        with self._watched():
+            return await fn(self.aio)
+
+    @contextmanager
+    def _watched(self) -> Iterator[None]:
+        """A call to Redis, skipped while it is down; its failure marks it down, and its answer (a refusal
+        included: the server answered) marks it up."""
         if not self.health.ready():
             raise SharedStateError("Redis is unreachable; trying again shortly")
         try:
-            result = await fn(self.aio)
+            yield
         except redis.ResponseError as exc:
             self.health.succeeded()
             raise UnreadableValueError(f"Redis refused: {str(exc)[:80]}") from exc
@@ -125,7 +123,6 @@ class SharedState:
             self.health.failed(exc)
             raise SharedStateError(f"Redis failed: {type(exc).__name__}") from exc
         self.health.succeeded()
-        return result
 
     async def usable(self) -> bool:
         """Whether to use Redis now, for callers that cannot see its errors (hishel catches and logs

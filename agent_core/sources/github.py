@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from agent_core.cost import FREE, CallCost
-from agent_core.errors import GitHubError, InvalidArgumentError, NotFoundError, PermissionDeniedError
+from agent_core.errors import GitHubError, InvalidArgumentError, PermissionDeniedError
 from agent_core.github.client import GitHubClient, GitHubResponse
 from agent_core.github.http import RAW_MEDIA
 from agent_core.repo import RepoRef
@@ -38,7 +38,7 @@ from agent_core.sources.models import (
     RepoInfo,
     TreeEntry,
 )
-from agent_core.sources.scope import Scope
+from agent_core.sources.scope import Scope, listed_entry
 
 MAX_CONTENTS_BYTES = 100 * 1024 * 1024  # the contents API refuses bigger files
 
@@ -298,19 +298,10 @@ class GitHubSource:
 
     async def _folder_sha(self, repo: RepoRef, ref: str, path: str) -> tuple[str | None, CallCost]:
         """The tree sha of the folder ``path`` at ``ref``, from its parent's listing (None: not a folder)."""
-        parent, _, name = path.rpartition("/")
-        try:
-            response = await self.client.get_repo(repo, "contents", path=parent or None, params={"ref": ref})
-        except NotFoundError:
-            return None, FREE
-        except GitHubError as exc:
-            if exc.status == 404:
-                return None, FREE
-            raise
-        body = response.json()
-        items = [i for i in body if isinstance(i, dict)] if isinstance(body, list) else []
-        found = next((i for i in items if i.get("name") == name and i.get("type") == "dir"), None)
-        return (str(found.get("sha")) if found and found.get("sha") else None), response.cost
+        found, cost = await listed_entry(self.client, repo, ref, path)
+        if found is None or found.get("type") != "dir" or not found.get("sha"):
+            return None, cost
+        return str(found.get("sha")), cost
 
     async def _recovered(
         self,

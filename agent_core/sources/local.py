@@ -26,10 +26,12 @@ Where it differs from GitHub, on purpose:
 from __future__ import annotations
 
 import copy
+import functools
 import posixpath
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from agent_core.cost import CallCost
 from agent_core.errors import InvalidArgumentError, InvalidTargetError, NotFoundError
@@ -62,6 +64,7 @@ from agent_core.sources.models import (
 __all__ = ["DEFAULT_MAX_FILE_BYTES", "LocalGitSource"]
 
 V = TypeVar("V")
+P = ParamSpec("P")
 
 _LOG_FORMAT = "--format=%H%x00%an%x00%aI%x00%s%x00"
 
@@ -70,6 +73,20 @@ _LOG_FORMAT = "--format=%H%x00%an%x00%aI%x00%s%x00"
 class _Layout:
     git_dir: Path
     bare: bool
+
+
+def _counted(
+    call: Callable[Concatenate[LocalGitSource, P], Awaitable[V]],
+) -> Callable[Concatenate[LocalGitSource, P], Coroutine[Any, Any, Sourced[V]]]:
+    """A source's call run on a view of its own (:meth:`LocalGitSource._view`), so that the git commands it
+    runs are counted apart: their number is its cost."""
+
+    @functools.wraps(call)
+    async def counted(self: LocalGitSource, /, *args: P.args, **kwargs: P.kwargs) -> Sourced[V]:
+        view = self._view()
+        return view._sourced(await call(view, *args, **kwargs))
+
+    return counted
 
 
 class LocalGitSource:
@@ -147,41 +164,6 @@ class LocalGitSource:
         """A local repository is its own copy: there is nothing older to fall back on."""
         return
 
-    async def get_repo_info(self, repo: RepoRef) -> Sourced[RepoInfo]:
-        view = self._view()
-        return view._sourced(await view._get_repo_info(repo))
-
-    async def list_directory(self, repo: RepoRef, path: str = "") -> Sourced[DirListing]:
-        view = self._view()
-        return view._sourced(await view._list_directory(repo, path))
-
-    async def read_file(
-        self,
-        repo: RepoRef,
-        path: str,
-        *,
-        start_line: int = 1,
-        max_lines: int | None = None,
-        max_chars: int,
-    ) -> Sourced[FileContent]:
-        view = self._view()
-        content = await view._read_file(
-            repo, path, start_line=start_line, max_lines=max_lines, max_chars=max_chars
-        )
-        return view._sourced(content)
-
-    async def get_commits(self, repo: RepoRef, per_page: int = 20, *, path: str = "") -> Sourced[CommitList]:
-        view = self._view()  # with ``path`` (a folder's run): the commits that touched it, git log -- path
-        return view._sourced(await view._get_commits(repo, per_page, path=_clean_path(path)))
-
-    async def get_file_tree(self, repo: RepoRef, path: str = "") -> Sourced[FileTree]:
-        view = self._view()
-        return view._sourced(await view._get_file_tree(repo, path))
-
-    async def get_languages(self, repo: RepoRef) -> Sourced[Languages]:
-        view = self._view()
-        return view._sourced(await view._get_languages(repo))
-
     def _view(self) -> LocalGitSource:
         view = copy.copy(self)
         view._cli = self._cli.counting()
@@ -190,9 +172,10 @@ class LocalGitSource:
     def _sourced(self, value: V) -> Sourced[V]:
         return Sourced(value=value, cost=CallCost(git_commands=self._cli.commands))
 
-    # -- the calls -------------------------------------------------------------------------------------
+    # -- the calls (each on a view of its own: see _counted) ---------------------------------------------
 
-    async def _get_repo_info(self, repo: RepoRef) -> RepoInfo:
+    @_counted
+    async def get_repo_info(self, repo: RepoRef) -> RepoInfo:
         commit = await self._commit(repo)
         created_at = pushed_at = language = license_id = None
         if commit is not None:
@@ -212,7 +195,8 @@ class LocalGitSource:
             pushed_at=pushed_at,
         )
 
-    async def _list_directory(self, repo: RepoRef, path: str = "") -> DirListing:
+    @_counted
+    async def list_directory(self, repo: RepoRef, path: str = "") -> DirListing:
         path = _clean_path(path)
         commit = await self._commit(repo)
         if commit is None:
@@ -240,7 +224,8 @@ class LocalGitSource:
             )
         return DirListing(path=path, entries=tuple(listed))
 
-    async def _read_file(
+    @_counted
+    async def read_file(
         self,
         repo: RepoRef,
         path: str,
@@ -294,7 +279,9 @@ class LocalGitSource:
             size=blob.size,
         )
 
-    async def _get_commits(self, repo: RepoRef, per_page: int = 20, *, path: str = "") -> CommitList:
+    @_counted
+    async def get_commits(self, repo: RepoRef, per_page: int = 20, *, path: str = "") -> CommitList:
+        path = _clean_path(path)  # a folder's run: the commits that touched it, git log -- path
         if not 1 <= per_page <= 100:
             raise InvalidArgumentError(f"per_page must be between 1 and 100, not {per_page}")
         commit = await self._commit(repo)
@@ -312,7 +299,8 @@ class LocalGitSource:
         ]
         return CommitList(commits=tuple(commits[:per_page]), has_more=len(commits) > per_page)
 
-    async def _get_file_tree(self, repo: RepoRef, path: str = "") -> FileTree:
+    @_counted
+    async def get_file_tree(self, repo: RepoRef, path: str = "") -> FileTree:
         path = _clean_path(path)
         commit = await self._commit(repo)
         if commit is None:
@@ -325,7 +313,8 @@ class LocalGitSource:
         out = await self._cli.output(["ls-tree", "-r", "-t", "-l", "-z", tree])
         return await off_loop(file_tree, out, commit, path)  # off the loop: others' pages answer
 
-    async def _get_languages(self, repo: RepoRef) -> Languages:
+    @_counted
+    async def get_languages(self, repo: RepoRef) -> Languages:
         commit = await self._commit(repo)
         counts = await self._trees.languages(self._cli, commit) if commit else {}
         return Languages(bytes_by_language=counts)

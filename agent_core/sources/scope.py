@@ -31,7 +31,7 @@ from agent_core.sources.local import LocalGitSource
 from agent_core.sources.models import CommitList, DirListing, FileContent, FileTree, Languages, RepoInfo
 from agent_core.words import t
 
-__all__ = ["FolderScoped", "Scope", "resolve_scope"]
+__all__ = ["FolderScoped", "Scope", "listed_entry", "resolve_scope"]
 
 _SHA = re.compile(r"[0-9a-f]{7,40}")
 
@@ -76,7 +76,7 @@ async def resolve_scope(client: GitHubClient, repo: RepoRef, ref_and_path: str) 
         raise InvalidTargetError(exc.message) from exc
     if not path:
         return Scope(repo=repo, ref=ref, path="", kind="tree", cost=cost)
-    item, listed = await _entry(client, repo, ref, path)
+    item, listed = await listed_entry(client, repo, ref, path)
     cost = cost + listed
     if item is None:
         raise _unknown_path(repo, ref, path)
@@ -85,7 +85,7 @@ async def resolve_scope(client: GitHubClient, repo: RepoRef, ref_and_path: str) 
     parent = posixpath.dirname(path)
     folder_sha = None
     if parent:
-        holder, more = await _entry(client, repo, ref, parent)
+        holder, more = await listed_entry(client, repo, ref, parent)
         cost = cost + more
         folder_sha = str(holder.get("sha")) if holder else None
     return Scope(repo=repo, ref=ref, path=path, kind="blob", tree_sha=folder_sha, cost=cost)
@@ -114,7 +114,7 @@ async def _longest_ref(client: GitHubClient, repo: RepoRef, segments: list[str])
     raise _unknown_ref(repo, first)
 
 
-async def _entry(
+async def listed_entry(
     client: GitHubClient, repo: RepoRef, ref: str, path: str
 ) -> tuple[dict[str, Any] | None, CallCost]:
     """The listing entry of ``path`` in its parent folder at ``ref`` (None when there is none)."""
