@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from testing.sourcescan import parsed
+
 ROOT = Path(__file__).resolve().parents[1]
 GROUND = {"agent_core.events", "agent_core.errors", "agent_core.clock", "agent_core.settings"}
 GROUND |= {"agent_core.cost", "agent_core.repo", "agent_core.grammar", "agent_core.tree_shape"}
@@ -41,7 +43,7 @@ def module_name(path: Path, root: Path = ROOT) -> str:
 
 def imports(path: Path, root: Path = ROOT) -> Iterator[str]:
     """Every module ``path`` imports (absolute names; relative imports resolved)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     name = module_name(path, root)
     package = name.rsplit(".", 1)[0] if path.name != "__init__.py" else name
     for node in ast.walk(tree):
@@ -168,7 +170,7 @@ def import_graph(folders: tuple[str, ...] = GRAPHED, root: Path = ROOT) -> dict[
         paths["app"] = root / "app.py"
     graph: dict[str, set[str]] = {}
     for name, path in paths.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         found: set[str] = set()
         for node in ast.walk(tree):
@@ -306,7 +308,7 @@ HAN_READERS = {
 
 def han_literals(path: Path, root: Path = ROOT) -> list[str]:
     """The string constants of ``path`` holding Han characters, docstrings left out (they explain)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     docstrings = {
         id(node.body[0].value)
         for node in ast.walk(tree)

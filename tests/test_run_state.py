@@ -12,6 +12,7 @@ from agent_core import events as ev
 from agent_core.agent.accounting import Added, RunState
 from agent_core.llm import Usage
 from agent_core.tools.executor import Toolbox, ToolResult
+from testing.sourcescan import nodes
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,7 +56,7 @@ def test_the_state_is_frozen_and_the_toolbox_keeps_no_results() -> None:
 def _state_writers(path: Path) -> list[str]:
     """Assignments to an attribute named ``state`` (``run.state = ...``) and to a state's fields."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in nodes(path):
         targets = (
             node.targets
             if isinstance(node, ast.Assign)
@@ -85,7 +86,7 @@ def test_no_message_of_the_conversation_is_edited_in_place() -> None:
     targets = [
         (p, node.lineno, target)
         for p in sorted((ROOT / "agent_core").rglob("*.py"))
-        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        for node in nodes(p)
         if isinstance(node, ast.AugAssign | ast.Assign)
         for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
         if isinstance(target, ast.Subscript)

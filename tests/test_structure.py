@@ -30,11 +30,12 @@ from agent_core.top.wiring import open_analysis, resolve_targets
 from testing.analysis import make_settings
 from testing.clock import FakeClock
 from testing.github import GitHubEmulator
+from testing.sourcescan import nodes, parsed
 from tests.test_layering import ROOT, module_name, python_files
 
 
 def string_constants(path: Path) -> list[tuple[int, str]]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     return [
         (node.lineno, node.value)
         for node in ast.walk(tree)
@@ -73,7 +74,7 @@ def parsed_fields(paths: list[Path], fields: set[str], root: Path = ROOT) -> lis
     regex over it... (a field only passed on, shown, measured or compared is fine)."""
     found = []
     for path in paths:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in nodes(path):
             if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
                 continue
             if node.func.attr not in _PARSERS:
@@ -177,7 +178,7 @@ def test_the_model_configuration_is_assembled_from_settings_in_one_method() -> N
     sites = [
         f"{module_name(path)}:{node.lineno}"
         for path in python_files("agent_core")
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in nodes(path)
         if isinstance(node, ast.Call)
         and any(isinstance(k.value, ast.Attribute) and k.value.attr == "llm_provider" for k in node.keywords)
         and "resolve_model_config" in ast.unparse(node.func)
@@ -208,7 +209,7 @@ def test_a_tool_call_has_one_type() -> None:
     holders = [
         f"{module_name(path)}.{node.name}"
         for path in python_files("agent_core")
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in nodes(path)
         if isinstance(node, ast.ClassDef)
         and {"arguments"}
         <= {t.target.id for t in node.body if isinstance(t, ast.AnnAssign) and isinstance(t.target, ast.Name)}
