@@ -10,7 +10,7 @@ No gradio here: everything returns plain dicts, lists and strings, so it is test
     last, a pointer to the report panel (the report is on the page once);
   * ``report`` — a :class:`~agent_core.web.report_view.ReportView`: the report pane, the checked panel,
     the export;
-  * ``stats`` — a :class:`~agent_core.web.stats_view.StatsView`: the figures and the breakers as the
+  * ``stats`` — a :class:`~agent_core.web.stats.StatsView`: the figures and the breakers as the
     events tell them (replay has no live board).
 
 Security: repository content and model output are untrusted. Every text goes through
@@ -28,8 +28,7 @@ from agent_core.report.draft_words import draft_claims, draft_line
 from agent_core.web.breakers import breaker_label
 from agent_core.web.markdown import one_line, safe_markdown
 from agent_core.web.report_view import ReportView
-from agent_core.web.stats import prompt_progress, step_usage
-from agent_core.web.stats_view import StatsView
+from agent_core.web.stats import StatsView, prompt_progress, step_usage
 from agent_core.web.trace_items import (
     Call,
     Item,
