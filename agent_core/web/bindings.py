@@ -20,8 +20,7 @@ from agent_core.web.frames import Wire, spare_failed_imports
 from agent_core.web.handlers import Handlers
 from agent_core.web.layout import SCROLL_TO_TRACE
 from agent_core.web.page import Page
-from agent_core.web.panels import PanelHandlers
-from agent_core.web.replay_handler import ReplayHandler
+from agent_core.web.panels import PanelHandlers, ReplayHandler
 
 LANGUAGE_KEY = "repo-analyst-language"
 KEEP_LANGUAGE = f"(choice) => {{ try {{ localStorage.setItem('{LANGUAGE_KEY}', choice); }} catch (e) {{}} }}"
