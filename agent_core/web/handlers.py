@@ -156,11 +156,11 @@ class Handlers:
             out[p.status.timer] = TICK_SECONDS
         return out
 
-    def panes(self, s: BrowserSession) -> Frame:
-        """The trace, the report, the checked panel, the stats and the status line: what Stop updates."""
+    def panes(self, s: BrowserSession, *, trace: bool = True) -> Frame:
+        """The trace (unless not ``trace``), the report, the checked panel, the stats and the status line:
+        what Stop updates (a language switch: all but the trace)."""
         p, view = self.page, s.view
-        return {
-            p.trace.chatbot: s.messages(),
+        return ({p.trace.chatbot: s.messages()} if trace else {}) | {
             p.report.markdown: report_pane(view, s.lang),
             p.report.checked: view.report.checked_markdown() if view is not None else "",
             p.status.stats: view.stats.markdown() if view is not None else "",

@@ -32,12 +32,11 @@ from agent_core.web.batching import ActiveRun
 from agent_core.web.breakers import breaker_value, needs_ticking
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.handlers import Handlers, chaos_text, run_buttons
-from agent_core.web.layout import examples, examples_update
+from agent_core.web.layout import example_headers, examples
 from agent_core.web.limits import too_long
 from agent_core.web.markdown import one_line
 from agent_core.web.mcp import client_key
 from agent_core.web.page import UI_LANGUAGES, Frame, ui_language
-from agent_core.web.render import report_pane
 from agent_core.web.replay import REPLAY_CPU_SECONDS, CpuMeter, load_recording, replay
 from agent_core.words import t
 
@@ -153,20 +152,18 @@ class PanelHandlers:
                 label=t("question_label", s.lang),
                 placeholder=t("question_placeholder", s.lang),
             )
-        view = s.view
         table = breaker_value(s.breaker_snapshots(), s.lang)
         return (
             labels
             | run_buttons(p, s.lang, running=s.running)
+            | self.runs.panes(s, trace=False)
             | {
                 p.state: s,
                 p.status.breakers: gr.update(value=table, label=t("breakers", s.lang)),
-                p.report.markdown: report_pane(view, s.lang),
-                p.report.checked: view.report.checked_markdown() if view is not None else "",
-                p.status.stats: view.stats.markdown() if view is not None else "",
-                p.status.line: self.runs.line(s),
                 p.chaos.status: chaos_text(s),
-                p.examples: examples_update(self.runs.settings, s.lang),
+                p.examples: gr.update(
+                    headers=example_headers(s.lang), samples=examples(self.runs.settings, s.lang)
+                ),
             }
         )
 
@@ -199,9 +196,7 @@ class ReplayHandler:
         speed: float,
         request: gr.Request | None,
     ) -> AsyncGenerator[Frame, None]:
-        """A recording replayed as a bounded job: its shape checked before anything renders
-        (:func:`~agent_core.web.replay.parse_recording`), counted in the visitor's budget, stopped after
-        :data:`~agent_core.web.replay.REPLAY_CPU_SECONDS` of the server's time."""
+        """A recording replayed as a bounded job (the module docstring)."""
         path = Path(upload) if upload else self.runs.recordings.get(choice or "")
         refused = too_long(s.lang, ("upload_name", path.name if path is not None else ""))
         if refused is not None:

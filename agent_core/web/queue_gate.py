@@ -53,10 +53,14 @@ _BODY = b'{"error":"too many requests from this address; try again shortly"}'
 _HEADERS = [(b"content-type", b"application/json"), (b"content-length", str(len(_BODY)).encode())]
 _BODY_MESSAGE = {"type": "http.response.body", "body": _BODY}
 _UPLOAD_BODY = b'{"error":"this address has used its upload allowance for the hour, or sent no length"}'
-_UPLOAD_HEADERS = [
-    (b"content-type", b"application/json"),
-    (b"content-length", str(len(_UPLOAD_BODY)).encode()),
-]
+_UPLOAD_REFUSAL = (
+    {
+        "type": "http.response.start",
+        "status": 413,
+        "headers": [_HEADERS[0], (b"content-length", b"%d" % len(_UPLOAD_BODY))],
+    },
+    {"type": "http.response.body", "body": _UPLOAD_BODY},
+)
 
 
 class UploadBudget:
@@ -171,7 +175,6 @@ class QueueGate:
         self.uploads = uploads or UploadBudget(upload_bytes, clock=clock or SystemClock())
         self.max_streams = streams
         self.streams: Counter[str] = Counter()
-        self.refused = 0
         self._keys: dict[tuple[bytes, str], str] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -179,8 +182,8 @@ class QueueGate:
         if scope["type"] != "http" or not isinstance(path, str) or not path.endswith(GATED):
             uploading = isinstance(path, str) and path.endswith(UPLOADS) and scope.get("method") == "POST"
             if uploading and not self._upload_fits(scope):
-                self.refused += 1
-                await _respond(send, 413, _UPLOAD_HEADERS, _UPLOAD_BODY)
+                for message in _UPLOAD_REFUSAL:
+                    await send(message)
                 return
             await self.app(scope, receive, send)
             return
@@ -226,17 +229,11 @@ class QueueGate:
         return known
 
     async def _refuse(self, send: Send, retry_after: float) -> None:
-        self.refused += 1
         wait = str(max(1, -int(-retry_after // 1))).encode()  # whole seconds, rounded up
         await send(
             {"type": "http.response.start", "status": 429, "headers": [*_HEADERS, (b"retry-after", wait)]}
         )
         await send(_BODY_MESSAGE)
-
-
-async def _respond(send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
 
 
 def install_gate(app: Any, **limits: Any) -> QueueGate:

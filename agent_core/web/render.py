@@ -136,10 +136,10 @@ class TraceView:
         self._close_all(event.t)
         self.result = event
         if isinstance(event, ev.RunFailed) and not self.report.markdown():
-            self._add(Item(body=t("report_pointer_failed", self.lang)))  # the pane says why, once
+            self._items.append(Item(body=t("report_pointer_failed", self.lang)))  # the pane says why, once
         elif isinstance(event, ev.RunFailed):
             message = event.message + (f" ({event.hint})" if event.hint else "")
-            self._add(Item(body=safe_markdown(t("failed", self.lang, message=message))))
+            self._items.append(Item(body=safe_markdown(t("failed", self.lang, message=message))))
 
     def _turn_started(self, event: ev.TurnStarted) -> None:
         self._purposes[event.turn] = event.purpose
@@ -161,7 +161,7 @@ class TraceView:
                 started=at,
             )
             self._steps[turn] = step
-            self._add(step)
+            self._items.append(step)
         self._current = step
         return step
 
@@ -196,7 +196,7 @@ class TraceView:
             arguments=event.arguments,
         )
         self._calls[event.call_id] = call
-        self._add(call)
+        self._items.append(call)
 
     def _retry(self, event: ev.ToolRetry) -> None:
         call = self._calls.get(event.call_id)
@@ -213,7 +213,7 @@ class TraceView:
             title = one_line(f"🔧 {event.tool}")
             call = Call(id=event.call_id, title=title, status="pending", started=event.t)
             self._calls[event.call_id] = call
-            self._add(call)
+            self._items.append(call)
         call.status, call.duration = "done", event.duration_s
         call.log = call_badges(event, self.lang)
         call.preview = call_preview(event, self.lang)
@@ -258,7 +258,7 @@ class TraceView:
         step = self._current
         if step is not None and step.status == "pending":
             item.parent_id = step.id
-        self._add(item)
+        self._items.append(item)
 
     def _close_step(self, step: Step, at: float) -> None:
         step.close(at)
@@ -269,9 +269,6 @@ class TraceView:
         for item in self._items:
             item.close(at, note=note)
         self._current = None
-
-    def _add(self, item: Item) -> None:
-        self._items.append(item)
 
     def mark_stopped(self, at: float | None = None) -> None:
         """The user pressed Stop: every pending item turns done (marked stopped); the partial answer stays."""
