@@ -91,7 +91,6 @@ async def batched(
     *,
     interval: float = DEFAULT_INTERVAL,
     urgent_gap: float = URGENT_GAP,
-    urgent: frozenset[type[ev.Event]] = URGENT_EVENTS,
     monotonic: Callable[[], float] = time.monotonic,
     on_pump: Callable[[asyncio.Task[None]], None] | None = None,
 ) -> AsyncGenerator[list[ev.Event], None]:
@@ -131,7 +130,7 @@ async def batched(
             while not queue.empty():
                 items.append(queue.get_nowait())
             ended = _take(items, batch)
-            pressing = pressing or any(type(e) in urgent for e in batch)
+            pressing = pressing or any(type(e) in URGENT_EVENTS for e in batch)
             since = None if last is None else monotonic() - last
             due = since is None or since >= interval or (pressing and since >= urgent_gap)
             if batch and (due or ended):
@@ -169,8 +168,8 @@ class ActiveRun:
         if self.stopped:
             task.cancel()
 
-    async def stop(self, patience: float = STOP_PATIENCE_S) -> bool:
-        """Cancel the run and wait until it has unwound; whether it did within ``patience`` seconds.
+    async def stop(self) -> bool:
+        """Cancel the run and wait until it has unwound; whether it did within :data:`STOP_PATIENCE_S`.
 
         Idempotent. Waiting never cancels the caller's own task, nor does a cancelled caller leave the
         run going: the run's task is cancelled before anything is awaited."""
@@ -184,9 +183,9 @@ class ActiveRun:
         loop = asyncio.get_running_loop()
         pressed = loop.time()
         task.cancel()
-        done, _ = await asyncio.wait({task}, timeout=patience)
+        done, _ = await asyncio.wait({task}, timeout=STOP_PATIENCE_S)
         if not done:
-            logger.warning("a stopped run did not unwind within %.1f s", patience)
+            logger.warning("a stopped run did not unwind within %.1f s", STOP_PATIENCE_S)
         else:
             logger.debug("a stopped run unwound in %.3f s", loop.time() - pressed)
         return bool(done)
