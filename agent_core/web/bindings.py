@@ -45,8 +45,7 @@ def wired(run: Callable[..., AsyncIterator[Any]], wire: Wire) -> Callable[..., A
 
 
 def bind(page: Page, handlers: Handlers, settings: Settings) -> None:
-    """Connect events to handlers. Only the two run handlers are callable by API clients (undocumented,
-    so neither appears in the API docs or as an MCP tool); everything else is private."""
+    """Connect events to handlers (who may call which: the module docstring)."""
     p, h, side = page, handlers, PanelHandlers(handlers)
     spare_failed_imports()
     outputs, controls = p.run_outputs(), p.control_outputs()

@@ -178,8 +178,9 @@ class Handlers:
         meter: CpuMeter | None = None,
         admission: Admission | None = None,
     ) -> AsyncGenerator[Frame, None]:
-        """Frames for a run's events. Stop cancels the run's pump (``run``, see :class:`~agent_core.web.batching.ActiveRun`): the batches
-        end and the last frame shows the stopped trace. Callers wrap it in ``aclosing`` as it wraps
+        """Frames for a run's events. Stop cancels the run's pump (``run``, an
+        :class:`~agent_core.web.batching.ActiveRun`): the batches end and the last frame shows the stopped
+        trace. Callers wrap it in ``aclosing`` as it wraps
         ``batched``: on a closed tab (GeneratorExit at a yield) or a cancelled event the chain closes at
         once, ``batched`` cancels the run, and the run's own ``finally`` cancels its tool calls. However it
         ends (done, Stop, a closed tab), ``admission`` gets its tokens back."""

@@ -134,10 +134,9 @@ class RepositoryApi:
         raise gr.Error("the analysis ended without a result")
 
 
-ToolCaller = Callable[..., Awaitable[dict[str, Any]]]
-
-
-def tool_function(spec: ToolSpec, call: ToolCaller) -> Callable[..., Awaitable[dict[str, Any]]]:
+def tool_function(
+    spec: ToolSpec, call: Callable[..., Awaitable[dict[str, Any]]]
+) -> Callable[..., Awaitable[dict[str, Any]]]:
     """An async function for ``gr.api`` made from ``spec``: ``repository``, then the spec's parameters
     (with their MCP defaults), then the ``gr.Request`` Gradio fills in; named and documented like the tool."""
     parameters = [inspect.Parameter("repository", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=str)]

@@ -14,9 +14,9 @@ exception layers and FastAPI's routing, which a ``middleware=[...]`` entry would
 other request passes after one string test, and a refusal is a constant response computed once.
 
 Uploads (``/upload``, and ``/component_server``, which takes files too) are budgeted by the same key:
-at most :data:`UPLOAD_BYTES_PER_HOUR` declared bytes per visitor in any sliding hour (:class:`UploadBudget`), a body
-without a declared length refused (``411``), one over the budget refused (``413``) before a byte of it is
-read. With Gradio's ``max_file_size`` per file and ``delete_cache`` (:data:`DELETE_CACHE`: an uploaded
+at most :data:`UPLOAD_BYTES_PER_HOUR` declared bytes per visitor in any sliding hour
+(:class:`UploadBudget`); a body without a declared length, or one over the budget, is refused (``413``)
+before a byte of it is read. With Gradio's ``max_file_size`` per file and ``delete_cache`` (:data:`DELETE_CACHE`: an uploaded
 file lives at most 40 minutes) one visitor's files on disk stay under the hour's budget. With several
 replicas (``REDIS_URL``) the bytes are counted in Redis (:class:`SharedUploadBudget`), so a visitor
 whose uploads reach several replicas still has one budget.

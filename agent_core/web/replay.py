@@ -44,8 +44,8 @@ async def replay(
     A replay's cost is its frames (each one re-sends the whole trace through Gradio) and the events in
     them, so both are bounded whatever the ``t`` values say: the replay waits at most once a
     :data:`TICK` (between two waits nothing else runs, so the page makes at most one frame a tick, not
-    one per step of a forged trace whose steps are a millisecond apart), and at most :data:`MAX_EVENTS_PER_SECOND`
-    events a second (a forged trace whose 20,000 events share one ``t`` was yielded without a wait,
+    one per step of a forged trace whose steps are a millisecond apart), and at most
+    :data:`MAX_EVENTS_PER_SECOND` events a second (a forged trace whose 20,000 events share one ``t`` was yielded without a wait,
     holding the event loop for the whole burst and piling it into one frame)."""
     if speed <= 0:
         raise ValueError(f"speed must be > 0, got {speed}")
