@@ -21,7 +21,7 @@ from agent_core.report.export import full_report
 from agent_core.settings import Settings
 from agent_core.tools.results import ToolResult
 from agent_core.top.terminal import TerminalRenderer
-from agent_core.web.checked import checked_markdown
+from agent_core.web.report_view import checked_markdown
 from testing.analysis import run_once
 from testing.emulator.github import GitHubEmulator
 

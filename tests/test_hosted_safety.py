@@ -35,17 +35,17 @@ from agent_core.clock import SystemClock
 from agent_core.event_json import event_to_dict
 from agent_core.settings import Settings
 from agent_core.top.services import Services
-from agent_core.web import markdown, replay_handler
+from agent_core.web import markdown
+from agent_core.web import panels as replay_handler
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import SpaceBudget
 from agent_core.web.handlers import Handlers
 from agent_core.web.layout import layout
 from agent_core.web.markdown import safe_markdown
 from agent_core.web.page import Page
-from agent_core.web.panels import PanelHandlers
+from agent_core.web.panels import PanelHandlers, ReplayHandler
 from agent_core.web.queue_gate import JOINS_PER_MINUTE, QueueGate
 from agent_core.web.replay import MAX_EVENTS, RECORDINGS_DIR, load_recording, parse_recording
-from agent_core.web.replay_handler import ReplayHandler
 from agent_core.web.sessions import SessionTable
 from bench.hosted_attacks import max_size_trace
 from testing.app import release_gradio_loops, running_app

@@ -24,11 +24,11 @@ from agent_core.settings import Settings
 from agent_core.top.services import Services
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import SpaceBudget
-from agent_core.web.controls import form_error, run_controls
-from agent_core.web.handlers import Handlers
+from agent_core.web.handlers import Handlers, run_controls
 from agent_core.web.layout import layout
-from agent_core.web.outcome import report_pane
 from agent_core.web.page import Frame, Page
+from agent_core.web.panels import form_error
+from agent_core.web.render import report_pane
 from testing.app import api_client, release_gradio_loops, running_app
 from testing.clock import HeldWaits, RealWaits
 from testing.emulator.github import GitHubEmulator

@@ -4,7 +4,7 @@ claim once, the verified ones collapsed, an observation that only repeats its cl
 from __future__ import annotations
 
 from agent_core import events as ev
-from agent_core.web.checked import checked_markdown
+from agent_core.web.report_view import checked_markdown
 
 
 def claim(text: str, verdict: str, observed: str | None = None, kind: str = "path") -> ev.CheckedClaim:

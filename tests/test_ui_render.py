@@ -13,8 +13,7 @@ from agent_core import events as ev
 from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.web.breakers import breaker_columns, breaker_table, needs_ticking
 from agent_core.web.markdown import fenced, safe_markdown
-from agent_core.web.outcome import report_pane
-from agent_core.web.render import TraceView
+from agent_core.web.render import TraceView, report_pane
 from agent_core.web.trace_items import call_badges, short_args
 from agent_core.words import t
 

@@ -111,7 +111,7 @@ def server_lifespan(
         lighten(app)  # an idle session's record in Gradio: a few KiB, not the whole page's config
         if settings.hosted:
             shared, clock = (services.shared, services.clock) if services else (None, SystemClock())
-            install_gate(app, uploads=upload_budget(shared, clock=clock))
+            install_gate(app, upload_budget(shared, clock=clock))
         yield
 
     return lifespan

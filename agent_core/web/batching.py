@@ -18,19 +18,31 @@ under load the frame rate, not the agent, is what a session's CPU grows with.
 
 Concurrency needs the queue here (a timeout on the generator itself would cancel it). The pump task is
 cancelled and awaited whenever the consumer stops (finished, tab closed), and Stop cancels it directly
-(``on_pump``, see :mod:`agent_core.web.stop`): the cancellation lands inside the event generator, whose
-``finally`` cancels its own tool calls, so no work is orphaned.
+(``on_pump``, :class:`ActiveRun`): the cancellation lands inside the event generator, whose ``finally``
+cancels its own tool calls, so no work is orphaned.
 An exception raised by the generator is re-raised to the consumer.
+
+Stop does not rely on Gradio cancelling the page's event (``cancels=``): that shows the outputs of the
+cancelled event as errors, and it only reaches the run when the handler is suspended at an ``await``
+inside :func:`batched`. A handler suspended at a ``yield`` (Gradio is sending its frame) is never resumed
+nor closed, and the task that pumps the run's events keeps the run going: retries, breakers opening,
+requests after the click. So a session's :class:`ActiveRun` holds the pump task itself
+(``batched(..., on_pump=run.attach)``), and :meth:`ActiveRun.stop` cancels it and waits for it to end;
+``batched`` then sees the pump's end and returns, so the page's handler finishes normally with its last
+frame (no error state).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Final
 
 from agent_core import events as ev
+
+logger = logging.getLogger(__name__)
 
 URGENT_EVENTS: frozenset[type[ev.Event]] = frozenset(
     {
@@ -79,7 +91,6 @@ async def batched(
     *,
     interval: float = DEFAULT_INTERVAL,
     urgent_gap: float = URGENT_GAP,
-    urgent: frozenset[type[ev.Event]] = URGENT_EVENTS,
     monotonic: Callable[[], float] = time.monotonic,
     on_pump: Callable[[asyncio.Task[None]], None] | None = None,
 ) -> AsyncGenerator[list[ev.Event], None]:
@@ -119,7 +130,7 @@ async def batched(
             while not queue.empty():
                 items.append(queue.get_nowait())
             ended = _take(items, batch)
-            pressing = pressing or any(type(e) in urgent for e in batch)
+            pressing = pressing or any(type(e) in URGENT_EVENTS for e in batch)
             since = None if last is None else monotonic() - last
             due = since is None or since >= interval or (pressing and since >= urgent_gap)
             if batch and (due or ended):
@@ -132,3 +143,49 @@ async def batched(
         # gather, not a bare await: the pump's own CancelledError is expected and returned, while a
         # cancellation of this consumer still propagates.
         await asyncio.gather(task, return_exceptions=True)
+
+
+STOP_PATIENCE_S: Final = 5.0
+"""How long Stop waits for the run to unwind: cancellation normally takes milliseconds; a run that
+takes longer is logged and left to finish unwinding on its own."""
+
+
+class ActiveRun:
+    """One run of a session, from the click to its last frame. Used from one event loop."""
+
+    def __init__(self) -> None:
+        self._task: asyncio.Task[None] | None = None
+        self.stopped = False
+
+    @property
+    def unwound(self) -> bool:
+        """The run's task has ended (or never started): it can make no request any more."""
+        return self._task is None or self._task.done()
+
+    def attach(self, task: asyncio.Task[None]) -> None:
+        """The task that drives the run's events; cancelled at once if Stop came first."""
+        self._task = task
+        if self.stopped:
+            task.cancel()
+
+    async def stop(self) -> bool:
+        """Cancel the run and wait until it has unwound; whether it did within :data:`STOP_PATIENCE_S`.
+
+        Idempotent. Waiting never cancels the caller's own task, nor does a cancelled caller leave the
+        run going: the run's task is cancelled before anything is awaited."""
+        self.stopped = True
+        task = self._task
+        if task is None or task.done():
+            return True
+        if task.get_loop() is not asyncio.get_running_loop():  # never expected: Gradio runs both on one loop
+            task.get_loop().call_soon_threadsafe(task.cancel)
+            return False
+        loop = asyncio.get_running_loop()
+        pressed = loop.time()
+        task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=STOP_PATIENCE_S)
+        if not done:
+            logger.warning("a stopped run did not unwind within %.1f s", STOP_PATIENCE_S)
+        else:
+            logger.debug("a stopped run unwound in %.3f s", loop.time() - pressed)
+        return bool(done)

@@ -20,8 +20,7 @@ from agent_core.web.frames import Wire, spare_failed_imports
 from agent_core.web.handlers import Handlers
 from agent_core.web.layout import SCROLL_TO_TRACE
 from agent_core.web.page import Page
-from agent_core.web.panels import PanelHandlers
-from agent_core.web.replay_handler import ReplayHandler
+from agent_core.web.panels import PanelHandlers, ReplayHandler
 
 LANGUAGE_KEY = "repo-analyst-language"
 KEEP_LANGUAGE = f"(choice) => {{ try {{ localStorage.setItem('{LANGUAGE_KEY}', choice); }} catch (e) {{}} }}"
@@ -46,8 +45,7 @@ def wired(run: Callable[..., AsyncIterator[Any]], wire: Wire) -> Callable[..., A
 
 
 def bind(page: Page, handlers: Handlers, settings: Settings) -> None:
-    """Connect events to handlers. Only the two run handlers are callable by API clients (undocumented,
-    so neither appears in the API docs or as an MCP tool); everything else is private."""
+    """Connect events to handlers (who may call which: the module docstring)."""
     p, h, side = page, handlers, PanelHandlers(handlers)
     spare_failed_imports()
     outputs, controls = p.run_outputs(), p.control_outputs()
@@ -74,46 +72,25 @@ def bind(page: Page, handlers: Handlers, settings: Settings) -> None:
         streaming = idle.then(run, inputs, outputs, trigger_mode="multiple", show_progress="hidden", **kw)
         streaming.then(after, after_inputs, controls, **quick)
 
-    undocumented = {"api_visibility": "undocumented", **runs}
-    private = {"api_visibility": "private", **runs}
-    chain(
-        p.inputs.analyze.click,
-        analysis,
-        run_inputs,
-        h.after_run,
-        [p.state],
-        api_name="run_analysis",
-        **undocumented,
-        **made,
-    )
-    chain(p.inputs.target.submit, analysis, run_inputs, h.after_run, [p.state], **private, **made)
-    chain(
-        p.trace.ask.click,
-        followup,
-        followup_inputs,
-        h.after_followup,
-        followup_inputs,
-        api_name="ask_followup",
-        **undocumented,
-        **made,
-    )
-    chain(
-        p.trace.followup.submit,
-        followup,
-        followup_inputs,
-        h.after_followup,
-        followup_inputs,
-        **private,
-        **made,
-    )
-    chain(
-        p.replay.play.click,
-        ReplayHandler(h).run_replay,
-        replay_inputs,
-        h.after_run,
-        [p.state],
-        api_visibility="private",
-    )
+    # The button is the API's (undocumented, by its api_name); Enter in the box runs the same chain privately.
+    undocumented = {"api_visibility": "undocumented", **runs, **made}
+    private = {"api_visibility": "private", **runs, **made}
+    for button, box, run, inputs, after, after_inputs, api_name in (
+        (p.inputs.analyze, p.inputs.target, analysis, run_inputs, h.after_run, [p.state], "run_analysis"),
+        (
+            p.trace.ask,
+            p.trace.followup,
+            followup,
+            followup_inputs,
+            h.after_followup,
+            followup_inputs,
+            "ask_followup",
+        ),
+    ):
+        chain(button.click, run, inputs, after, after_inputs, api_name=api_name, **undocumented)
+        chain(box.submit, run, inputs, after, after_inputs, **private)
+    replay = ReplayHandler(h).run_replay
+    chain(p.replay.play.click, replay, replay_inputs, h.after_run, [p.state], api_visibility="private")
     p.inputs.stop.click(h.stop_run, [p.state], outputs + controls, **quick)
     p.status.timer.tick(side.tick, [p.state], [p.status.breakers, p.status.timer], **quick)
     chaos_inputs = [p.chaos.enabled, p.chaos.fault_rate, p.chaos.down_tool, p.state]

@@ -33,11 +33,10 @@ from agent_core.settings import Settings
 from agent_core.tools.chaos import ChaosMonkey
 from agent_core.top.payer import Payer, hides_model_host, model_label, session_settings, shows_quota
 from agent_core.top.wiring import OpenedAnalysis, new_board, uses_model
+from agent_core.web.batching import ActiveRun
 from agent_core.web.markdown import one_line
-from agent_core.web.outcome import failed_phase, finished_phase
-from agent_core.web.render import TraceView
+from agent_core.web.render import TraceView, failed_phase, finished_phase
 from agent_core.web.stats import format_clock
-from agent_core.web.stop import ActiveRun
 from agent_core.web.trace_items import Message
 from agent_core.words import t
 

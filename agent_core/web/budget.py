@@ -169,10 +169,8 @@ class SpaceBudget:
         """Let one run start for ``key``, or the refusal's text (nothing is counted then)."""
         if not self.enforced:
             return Admission(key=key, payer=payer, tokens=None)
-        with self._lock:
-            if key in self._running:
-                return t("run_in_progress", lang)
-            self._running.add(key)
+        if not self._mark(key):
+            return t("run_in_progress", lang)
         counted = self._count(key, payer, lang)
         if isinstance(counted, str):
             self._unmark(key)
@@ -185,10 +183,8 @@ class SpaceBudget:
         free = Admission(key=key, payer=Payer(owner_model=False, owner_github=False), tokens=None)
         if not self.enforced:
             return free
-        with self._lock:
-            if key in self._running:
-                return t("run_in_progress", lang)
-            self._running.add(key)
+        if not self._mark(key):
+            return t("run_in_progress", lang)
         decision = self.replays.try_start(key)
         if decision.allowed:
             return free
@@ -235,6 +231,14 @@ class SpaceBudget:
             self.quotas.tokens.refund(admission.tokens - tokens_used)
         else:
             self.quotas.tokens.charge(tokens_used - admission.tokens)
+
+    def _mark(self, key: str) -> bool:
+        """``key`` starts a run or replay, unless one of its own is running (one at a time per visitor)."""
+        with self._lock:
+            if key in self._running:
+                return False
+            self._running.add(key)
+            return True
 
     def _unmark(self, key: str) -> None:
         with self._lock:

@@ -1,4 +1,4 @@
-"""The page's event handlers. They only render events: every decision lives in ``agent_core``.
+"""The page's run handlers. They only render events: every decision lives in ``agent_core``.
 
 A run's handler opens an analysis through the composition root (:func:`agent_core.top.wiring.open_analysis`)
 with the browser session's settings, breakers and chaos monkey, then turns its events into frames
@@ -6,8 +6,14 @@ with the browser session's settings, breakers and chaos monkey, then turns its e
 :mod:`~agent_core.web.render`. What a browser session owns is a
 :class:`~agent_core.web.browser_session.BrowserSession` kept in ``gr.State``. A session streams one
 run at a time (a second request is told to press Stop first); Stop cancels it through the session
-(:mod:`~agent_core.web.stop`). The side panels' handlers are in :mod:`~agent_core.web.panels`, what is
-clickable when in :mod:`~agent_core.web.controls`, how a run's end is worded in :mod:`~agent_core.web.outcome`.
+(:class:`~agent_core.web.batching.ActiveRun`). The side panels' handlers (replay included) are in
+:mod:`~agent_core.web.panels`.
+
+What is clickable when: while a run streams, Analyze is disabled and says "Analyzing…", Stop is
+enabled, follow-up and the downloads are disabled (:func:`idle_controls`). After it (finished, failed or
+stopped), Analyze and Stop swap back and each download is enabled only when there is something in it:
+the ``.md`` when a report (or a stopped run's partial report) was written, the trace when any event
+arrived (:func:`run_controls`).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from dataclasses import KW_ONLY, InitVar, dataclass
 from pathlib import Path
 
 import gradio as gr
@@ -26,44 +33,96 @@ from agent_core.settings import Settings
 from agent_core.top.payer import Payer
 from agent_core.top.services import Services
 from agent_core.top.wiring import open_analysis, resolve_targets
-from agent_core.web.batching import batched
+from agent_core.web.batching import ActiveRun, batched
 from agent_core.web.breakers import TICK_SECONDS, needs_ticking
 from agent_core.web.browser_session import BrowserSession
 from agent_core.web.budget import Admission, SpaceBudget
-from agent_core.web.controls import idle_controls, run_buttons, run_controls
 from agent_core.web.frames import BreakerTable
 from agent_core.web.limits import too_long
 from agent_core.web.markdown import one_line
 from agent_core.web.mcp import client_key
-from agent_core.web.outcome import report_pane
 from agent_core.web.page import Frame, Page
+from agent_core.web.render import report_pane
 from agent_core.web.replay import CpuMeter
 from agent_core.web.sessions import SessionTable
-from agent_core.web.stop import ActiveRun
 from agent_core.words import t
 
 logger = logging.getLogger("repo_analyst.app")
 
 
+def run_buttons(page: Page, lang: str, *, running: bool) -> Frame:
+    """Analyze and Stop: one of them is enabled, never both."""
+    return {
+        page.inputs.analyze: gr.update(
+            value=t("analyzing" if running else "analyze", lang), interactive=not running
+        ),
+        page.inputs.stop: gr.update(value=t("stop", lang), interactive=running),
+    }
+
+
+def idle_controls(page: Page, lang: str) -> Frame:
+    """Before a run streams: nothing to follow up or download until it ends; Stop is the only button."""
+    idle = gr.update(interactive=False)
+    return run_buttons(page, lang, running=True) | {
+        page.trace.followup: idle,
+        page.trace.ask: idle,
+        page.report.download_report: idle,
+        page.report.download_trace: idle,
+    }
+
+
+def run_controls(page: Page, s: BrowserSession) -> Frame:
+    """After a run (or Stop): downloads of what it produced, follow-up if the conversation allows. While
+    another run of the session streams (a refused second request ended), everything stays idle."""
+    if s.running:
+        return idle_controls(page, s.lang) | {page.chaos.status: chaos_text(s)}
+    out: Frame = run_buttons(page, s.lang, running=False) | {page.chaos.status: chaos_text(s)}
+    files = s.export_files()
+    if files is None:
+        out[page.report.download_report] = out[page.report.download_trace] = gr.update(
+            value=None, interactive=False
+        )
+    else:
+        report, trace = files
+        out[page.report.download_report] = (
+            gr.update(value=str(report), interactive=True)
+            if s.has_report
+            else gr.update(value=None, interactive=False)
+        )
+        out[page.report.download_trace] = gr.update(value=str(trace), interactive=True)
+    out[page.trace.followup] = out[page.trace.ask] = gr.update(interactive=s.can_follow_up)
+    return out
+
+
+def chaos_text(s: BrowserSession) -> str:
+    """One line about the session's chaos mode, in the session's language."""
+    c, lang = s.chaos.settings, s.lang
+    if not c.enabled:
+        armed = s.chaos.burst_left
+        return t("chaos_off", lang) + (t("chaos_armed", lang, count=armed) if armed else "")
+    parts = [t("chaos_on", lang, rate=f"{c.fault_rate:.0%}")]
+    if c.down_tool:
+        parts.append(t("chaos_down_now", lang, tool=c.down_tool))
+    if s.chaos.burst_left:
+        parts.append(t("chaos_burst_next", lang, count=s.chaos.burst_left))
+    parts.append(t("chaos_injected", lang, count=len(s.chaos.log)))
+    return " · ".join(parts)
+
+
+@dataclass(eq=False)
 class Handlers:
     """The page's event handlers. They only render events: every decision lives in agent_core."""
 
-    def __init__(
-        self,
-        page: Page,
-        *,
-        settings: Settings,
-        services: Services,
-        budget: SpaceBudget,
-        recordings: Mapping[str, Path],
-        sessions: SessionTable | None = None,
-    ) -> None:
-        self.page = page
-        self.settings = settings
-        self.services = services
-        self.budget = budget
-        self.recordings = recordings
-        self.sessions = sessions or SessionTable(services.clock)
+    page: Page
+    _: KW_ONLY
+    settings: Settings
+    services: Services
+    budget: SpaceBudget
+    recordings: Mapping[str, Path]
+    sessions: InitVar[SessionTable | None] = None  # the app's table of sessions; one of its own if None
+
+    def __post_init__(self, sessions: SessionTable | None) -> None:
+        self.session_table = sessions or SessionTable(self.services.clock)
 
     def session(self, value: object) -> BrowserSession:
         """The browser session's state, created on first use (API clients never trigger ``load``); each
@@ -73,7 +132,7 @@ class Handlers:
             if isinstance(value, BrowserSession)
             else BrowserSession(self.settings, clock=self.services.clock)
         )
-        self.sessions.touch(s)
+        self.session_table.touch(s)
         return s
 
     def line(self, s: BrowserSession) -> str:
@@ -97,11 +156,11 @@ class Handlers:
             out[p.status.timer] = TICK_SECONDS
         return out
 
-    def panes(self, s: BrowserSession) -> Frame:
-        """The trace, the report, the checked panel, the stats and the status line: what Stop updates."""
+    def panes(self, s: BrowserSession, *, trace: bool = True) -> Frame:
+        """The trace (unless not ``trace``), the report, the checked panel, the stats and the status line:
+        what Stop updates (a language switch: all but the trace)."""
         p, view = self.page, s.view
-        return {
-            p.trace.chatbot: s.messages(),
+        return ({p.trace.chatbot: s.messages()} if trace else {}) | {
             p.report.markdown: report_pane(view, s.lang),
             p.report.checked: view.report.checked_markdown() if view is not None else "",
             p.status.stats: view.stats.markdown() if view is not None else "",
@@ -111,9 +170,6 @@ class Handlers:
     def opening_frame(self, s: BrowserSession) -> Frame:
         return self.frame(s) | {self.page.state: s}
 
-    def closing_frame(self, s: BrowserSession) -> Frame:
-        return self.frame(s) | run_controls(self.page, s)
-
     async def stream(
         self,
         s: BrowserSession,
@@ -122,8 +178,9 @@ class Handlers:
         meter: CpuMeter | None = None,
         admission: Admission | None = None,
     ) -> AsyncGenerator[Frame, None]:
-        """Frames for a run's events. Stop cancels the run's pump (``run``, see :mod:`.stop`): the batches
-        end and the last frame shows the stopped trace. Callers wrap it in ``aclosing`` as it wraps
+        """Frames for a run's events. Stop cancels the run's pump (``run``, an
+        :class:`~agent_core.web.batching.ActiveRun`): the batches end and the last frame shows the stopped
+        trace. Callers wrap it in ``aclosing`` as it wraps
         ``batched``: on a closed tab (GeneratorExit at a yield) or a cancelled event the chain closes at
         once, ``batched`` cancels the run, and the run's own ``finally`` cancels its tool calls. However it
         ends (done, Stop, a closed tab), ``admission`` gets its tokens back."""
@@ -153,7 +210,7 @@ class Handlers:
                     admission, tokens_used=view.stats.tokens_used() if view is not None else 0
                 )
         await asyncio.to_thread(s.settle)  # the finished trace to its export file, out of memory
-        self.sessions.touch(s)  # what the session holds now
+        self.session_table.touch(s)  # what the session holds now
         yield self.frame(s, table=table)
 
     def busy(self, s: BrowserSession) -> Frame:
@@ -298,7 +355,9 @@ class Handlers:
         if not isinstance(session, BrowserSession):
             return {}
         if not await session.stop():
-            return self.closing_frame(session)  # no run streams: nothing else will render the page
+            return self.frame(session) | run_controls(
+                self.page, session
+            )  # no run streams: nothing else will render the page
         # Light, so that it arrives at once (Gradio rebuilds every output it gets): the trace, the report,
         # the status and the buttons. The breaker table comes with the stopped handler's last frame, the
         # downloads with the step after it.

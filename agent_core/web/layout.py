@@ -63,12 +63,6 @@ def example_headers(lang: str) -> list[str]:
     return [t("example_target", lang), t("example_question", lang)]
 
 
-def examples_update(settings: Settings, lang: str) -> Any:
-    """The examples' columns and questions in ``lang`` (the box around them is relabelled with the page's
-    labels)."""
-    return gr.update(headers=example_headers(lang), samples=examples(settings, lang))
-
-
 def styled_breakers(snapshots: Sequence[BreakerSnapshot], lang: str) -> Any:
     """The breaker table as a pandas Styler: the state column coloured CLOSED/HALF_OPEN/OPEN."""
     frame = pd.DataFrame(breaker_table(snapshots, lang=lang), columns=breaker_columns(lang))

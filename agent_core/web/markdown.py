@@ -21,15 +21,13 @@ from bisect import bisect_right
 from collections.abc import Collection
 
 from agent_core.report.inert import visible
-from agent_core.web.links import mask, neutralize, unmask
+from agent_core.web.links import UNSAFE_SCHEME, mask, neutralize, unmask
 
 TITLE_MAX = 80
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-# A link destination (inline ``](...)`` or a reference definition ``[x]: ...``) with a scheme that runs
-# code or smuggles content. Browsers ignore tabs, newlines and leading spaces in a scheme, so we do too.
-_SCHEME = r"(?:j\s*a\s*v\s*a\s*s\s*c\s*r\s*i\s*p\s*t|v\s*b\s*s\s*c\s*r\s*i\s*p\s*t|d\s*a\s*t\s*a)\s*:"
-_UNSAFE_LINK = re.compile(rf"(\]\(\s*|^\s{{0,3}}\[[^\]]*\]:\s*)({_SCHEME})", re.IGNORECASE)
+# A link destination (inline ``](...)`` or a reference definition ``[x]: ...``) with an unsafe scheme.
+_UNSAFE_LINK = re.compile(rf"(\]\(\s*|^\s{{0,3}}\[[^\]]*\]:\s*)({UNSAFE_SCHEME})", re.IGNORECASE)
 
 
 def safe_markdown(text: str, *, diagrams: Collection[str] = ()) -> str:
@@ -162,11 +160,9 @@ class MarkdownStream:
 
 
 PENDING_SHOWN = 8192
-_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-
-
 # What str.splitlines() also ends a line on, besides "\n" and "\r".
 _OTHER_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+_BREAK = re.compile("[\n\r" + "".join(_OTHER_BREAKS) + "]")
 
 
 def _escape_inline(line: str) -> str:

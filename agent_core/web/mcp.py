@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import gradio as gr
@@ -25,8 +25,8 @@ from agent_core.settings import Settings
 from agent_core.tools.registry import REQUIRED, TOOLS, ToolSpec
 from agent_core.top.payer import Payer
 from agent_core.top.services import Services
-from agent_core.top.wiring import open_analysis, uses_model
-from agent_core.web.budget import Admission, SpaceBudget, visitor_key
+from agent_core.top.wiring import OpenedAnalysis, open_analysis, uses_model
+from agent_core.web.budget import SpaceBudget, visitor_key
 from agent_core.web.limits import too_long
 
 
@@ -68,25 +68,26 @@ class RepositoryApi:
         spent: list[int] = []
         seen = REQUESTS_SEEN.set(spent)  # every request this call makes, in every task it starts
         try:
-            return await self._run_tool(tool, repository, arguments)
+            opened = await self._open(repository, settings=self._tool_settings)
+            try:
+                ref = opened.analysis.scope[0]
+                given = {k: v for k, v in arguments.items() if v not in (None, "")}
+                result = await opened.analysis.toolbox.execute(
+                    "mcp-1", tool, {"owner": ref.owner, "repo": ref.name} | given
+                )
+                return result.observation
+            finally:
+                await opened.aclose()
         finally:
             REQUESTS_SEEN.reset(seen)
             self._charge(key, sum(spent))
 
-    async def _run_tool(self, tool: str, repository: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def _open(self, repository: str, question: str = "", **options: Any) -> OpenedAnalysis:
+        """An analysis of ``repository``; a target or setting it refuses reaches the client as ``gr.Error``."""
         try:
-            opened = await open_analysis(self._services, repository, settings=self._tool_settings)
+            return await open_analysis(self._services, repository, question, **options)
         except AgentCoreError as exc:
             raise gr.Error(str(exc)) from exc
-        try:
-            ref = opened.analysis.scope[0]
-            given = {k: v for k, v in arguments.items() if v not in (None, "")}
-            result = await opened.analysis.toolbox.execute(
-                "mcp-1", tool, {"owner": ref.owner, "repo": ref.name} | given
-            )
-            return result.observation
-        finally:
-            await opened.aclose()
 
     def _charge(self, key: str, requests: int) -> None:
         """A tool call is counted by what it cost GitHub: one was counted at the door, every further
@@ -115,39 +116,27 @@ class RepositoryApi:
             raise gr.Error(admission)
         used = 0
         try:
-            async with contextlib.aclosing(self._events(repository, question, admission)) as events:
-                async for event in events:
-                    if isinstance(event, ev.TurnFinished):
-                        used += (event.prompt_tokens or 0) + (event.completion_tokens or 0)
-                    elif isinstance(event, ev.RunFinished):
-                        return event.report
-                    elif isinstance(event, ev.RunFailed):
-                        raise gr.Error(event.message + (f" ({event.hint})" if event.hint else ""))
+            opened = await self._open(repository, question)
+            try:
+                run = opened.analysis.run(question, max_total_tokens=admission.tokens)
+                async with contextlib.aclosing(run) as events:
+                    async for event in events:
+                        if isinstance(event, ev.TurnFinished):
+                            used += (event.prompt_tokens or 0) + (event.completion_tokens or 0)
+                        elif isinstance(event, ev.RunFinished):
+                            return event.report
+                        elif isinstance(event, ev.RunFailed):
+                            raise gr.Error(event.message + (f" ({event.hint})" if event.hint else ""))
+            finally:
+                await opened.aclose()
         finally:
             self._budget.release(admission, tokens_used=used)
         raise gr.Error("the analysis ended without a result")
 
-    async def _events(
-        self, repository: str, question: str, admission: Admission
-    ) -> AsyncGenerator[ev.Event, None]:
-        try:
-            opened = await open_analysis(self._services, repository, question)
-        except AgentCoreError as exc:
-            raise gr.Error(str(exc)) from exc
-        try:
-            async with contextlib.aclosing(
-                opened.analysis.run(question, max_total_tokens=admission.tokens)
-            ) as events:
-                async for event in events:
-                    yield event
-        finally:
-            await opened.aclose()
 
-
-ToolCaller = Callable[..., Awaitable[dict[str, Any]]]
-
-
-def tool_function(spec: ToolSpec, call: ToolCaller) -> Callable[..., Awaitable[dict[str, Any]]]:
+def tool_function(
+    spec: ToolSpec, call: Callable[..., Awaitable[dict[str, Any]]]
+) -> Callable[..., Awaitable[dict[str, Any]]]:
     """An async function for ``gr.api`` made from ``spec``: ``repository``, then the spec's parameters
     (with their MCP defaults), then the ``gr.Request`` Gradio fills in; named and documented like the tool."""
     parameters = [inspect.Parameter("repository", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=str)]

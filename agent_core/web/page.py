@@ -13,7 +13,6 @@ from __future__ import annotations
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -21,7 +20,6 @@ import gradio as gr
 from agent_core.tools.registry import TOOL_NAMES
 from agent_core.words import Language, t
 
-CHECKOUT = Path(__file__).resolve().parents[2]
 Frame = dict[Any, Any]
 UI_LANGUAGES: Mapping[str, Language] = types.MappingProxyType({"English": "en", "中文": "zh"})
 

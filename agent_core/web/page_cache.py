@@ -18,18 +18,13 @@ CORS and compression sit outside the routes, so they still answer each request's
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
 from gradio.route_utils import get_root_url
 from starlette.requests import Request
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
+from agent_core.web.queue_gate import App, Message, Receive, Scope, Send
 
 CACHED_ROUTES = ("/", "/config", "/config/")
 ROOTS_KEPT = 16
@@ -45,7 +40,7 @@ class _Answer:
 class PageCache:
     """Wraps one route's ASGI app; ``server`` is the Gradio app (its ``get_blocks()``, auth and root path)."""
 
-    def __init__(self, route_app: Asgi, server: Any, route_path: str) -> None:
+    def __init__(self, route_app: App, server: Any, route_path: str) -> None:
         self.app = route_app
         self.server = server
         self.route_path = route_path

@@ -1,24 +1,43 @@
-"""The handlers of the page's side panels: the live breaker table, chaos mode, settings, the language.
-
-They are quick (never queued, never public) and render through the run handlers' frames
+"""The handlers of the page's side panels: the live breaker table, chaos mode, settings, the language
+(:class:`PanelHandlers`: quick, never queued, never public), and the replay panel's Play
+(:class:`ReplayHandler`). They render through the run handlers' frames
 (:class:`~agent_core.web.handlers.Handlers`), whose session and status line they share.
+
+Apply checks the settings form before anything changes (:func:`form_error`): a known provider, a model
+name, a base URL that is http(s) with a host.
+
+A replay costs the Space CPU (every frame renders the trace so far), so it is a bounded, budgeted job: an
+uploaded trace is checked before anything renders (:func:`~agent_core.web.replay.parse_recording`:
+sizes, nesting, grammar), a replay is counted in the visitor's budget
+(:meth:`~agent_core.web.budget.SpaceBudget.admit_replay`: one run or replay at a time, so many an hour)
+and stopped after :data:`~agent_core.web.replay.REPLAY_CPU_SECONDS` of the event loop thread's CPU: its
+own rendering of each frame, and what the loop does while Gradio serialises and sends it (each frame
+re-sends the whole trace; work of other requests interleaved there counts too, so a busy Space ends
+replays sooner).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
 import gradio as gr
 
-from agent_core.errors import ConfigurationError
+from agent_core.errors import ConfigurationError, UserInputError
 from agent_core.llm import DEFAULT_PROVIDER, PRESETS
+from agent_core.web.batching import ActiveRun
 from agent_core.web.breakers import breaker_value, needs_ticking
 from agent_core.web.browser_session import BrowserSession
-from agent_core.web.controls import chaos_text, form_error, run_buttons
-from agent_core.web.handlers import Handlers
-from agent_core.web.layout import examples, examples_update
+from agent_core.web.handlers import Handlers, chaos_text, run_buttons
+from agent_core.web.layout import example_headers, examples
 from agent_core.web.limits import too_long
 from agent_core.web.markdown import one_line
-from agent_core.web.outcome import report_pane
+from agent_core.web.mcp import client_key
 from agent_core.web.page import UI_LANGUAGES, Frame, ui_language
+from agent_core.web.replay import REPLAY_CPU_SECONDS, CpuMeter, load_recording, replay
 from agent_core.words import t
 
 
@@ -133,19 +152,109 @@ class PanelHandlers:
                 label=t("question_label", s.lang),
                 placeholder=t("question_placeholder", s.lang),
             )
-        view = s.view
         table = breaker_value(s.breaker_snapshots(), s.lang)
         return (
             labels
             | run_buttons(p, s.lang, running=s.running)
+            | self.runs.panes(s, trace=False)
             | {
                 p.state: s,
                 p.status.breakers: gr.update(value=table, label=t("breakers", s.lang)),
-                p.report.markdown: report_pane(view, s.lang),
-                p.report.checked: view.report.checked_markdown() if view is not None else "",
-                p.status.stats: view.stats.markdown() if view is not None else "",
-                p.status.line: self.runs.line(s),
                 p.chaos.status: chaos_text(s),
-                p.examples: examples_update(self.runs.settings, s.lang),
+                p.examples: gr.update(
+                    headers=example_headers(s.lang), samples=examples(self.runs.settings, s.lang)
+                ),
             }
         )
+
+
+class ReplayHandler:
+    """The Play button's handler; one per app, like :class:`~agent_core.web.handlers.Handlers`."""
+
+    def __init__(self, runs: Handlers) -> None:
+        self.runs = runs
+        self.page = runs.page
+
+    async def run_replay(
+        self, choice: str | None, upload: str | None, speed: float, session: object, request: gr.Request
+    ) -> AsyncIterator[Frame]:
+        """Gradio streams what an async generator function yields: the frames of :meth:`_replay`, one
+        run of the session at a time (:meth:`~agent_core.web.handlers.Handlers.exclusive`)."""
+        steps = self.runs.exclusive(
+            session, lambda s, run: self._replay(s, run, choice, upload, speed, request)
+        )
+        async with contextlib.aclosing(steps) as frames:
+            async for out in frames:
+                yield out
+
+    async def _replay(  # noqa: PLR0917 - the handler's inputs, passed on
+        self,
+        s: BrowserSession,
+        run: ActiveRun,
+        choice: str | None,
+        upload: str | None,
+        speed: float,
+        request: gr.Request | None,
+    ) -> AsyncGenerator[Frame, None]:
+        """A recording replayed as a bounded job (the module docstring)."""
+        path = Path(upload) if upload else self.runs.recordings.get(choice or "")
+        refused = too_long(s.lang, ("upload_name", path.name if path is not None else ""))
+        if refused is not None:
+            yield self.runs.refuse(s, refused)
+            return
+        if path is None:
+            yield self.runs.refuse(s, t("replay_choice", s.lang) + "?")
+            return
+        try:  # parsing and checking up to 2 MB is seconds of CPU: off the event loop, which serves everyone
+            events = await asyncio.to_thread(load_recording, path)
+        except UserInputError as exc:
+            yield self.runs.refuse(s, str(exc))
+            return
+        s.visitor = client_key(request)
+        admission = self.runs.budget.admit_replay(s.visitor, lang=s.lang)
+        if isinstance(admission, str):
+            yield self.runs.refuse(s, admission)
+            return
+        try:
+            await s.close_analysis()  # a replay replaces the conversation
+            s.replaying = path.stem
+            s.rate_limit = None
+            s.start_view(keep_history=False)
+            s.phase = t("status_replaying", s.lang)
+            yield self.runs.opening_frame(s)
+            played = replay(events, speed=float(speed or 1.0))
+            stopped = t("replay_cpu_stopped", s.lang, seconds=f"{REPLAY_CPU_SECONDS:g}")
+            meter = CpuMeter(REPLAY_CPU_SECONDS, message=stopped)
+            async with contextlib.aclosing(self.runs.stream(s, run, played, meter)) as frames:
+                async for out in frames:
+                    with meter:  # Gradio serialising and sending the frame: ~5x our rendering of it
+                        yield out
+        finally:
+            self.runs.budget.release(admission, tokens_used=0)
+        if meter.exceeded:
+            s.phase = meter.message
+            yield {self.page.status.line: self.runs.line(s)}
+        elif not run.stopped:
+            s.phase = t("status_replayed", s.lang)
+            yield {self.page.status.line: self.runs.line(s)}
+
+
+def form_error(provider: str, model: str | None, base_url: str, lang: str) -> str | None:
+    """Why the settings form cannot be applied (one line of markdown, in ``lang``), or None.
+
+    A blank base URL means the provider's own; anything else must be an http(s) URL with a host."""
+    if (provider or "").strip().lower() not in PRESETS:
+        return t("settings_bad_provider", lang, name=one_line(provider or "", 60))
+    if not (model or "").strip():
+        return t("settings_no_model", lang)
+    url = (base_url or "").strip()
+    if url:
+        try:
+            parts = urlsplit(url)
+            host = parts.hostname
+        except ValueError:
+            parts, host = None, None
+        spaced = any(c.isspace() for c in url)
+        if parts is None or parts.scheme not in ("http", "https") or not host or spaced:
+            return t("settings_bad_url", lang, url=one_line(url, 80))
+    return None

@@ -3,7 +3,7 @@
 Gradio queues every event a client joins, whoever sends them: 2,000 ``queue/join`` calls from one
 address (no stream ever read) took another visitor's analysis from 0.3 s to 13.8 s (issue 20, attack
 9). :class:`QueueGate` is an ASGI layer keyed on the address the budget already trusts
-(:func:`~agent_core.web.budget.visitor_key`): per visitor, at most ``joins_per_minute`` events joined in
+(:func:`~agent_core.web.budget.visitor_key`): per visitor, at most :data:`JOINS_PER_MINUTE` events joined in
 any sliding minute and ``streams`` event streams (``queue/data``) open at once; over either, ``429`` with
 ``Retry-After``, and the queue never sees the request.
 
@@ -14,9 +14,9 @@ exception layers and FastAPI's routing, which a ``middleware=[...]`` entry would
 other request passes after one string test, and a refusal is a constant response computed once.
 
 Uploads (``/upload``, and ``/component_server``, which takes files too) are budgeted by the same key:
-at most ``upload_bytes`` declared bytes per visitor in any sliding hour (:class:`UploadBudget`), a body
-without a declared length refused (``411``), one over the budget refused (``413``) before a byte of it is
-read. With Gradio's ``max_file_size`` per file and ``delete_cache`` (:data:`DELETE_CACHE`: an uploaded
+at most :data:`UPLOAD_BYTES_PER_HOUR` declared bytes per visitor in any sliding hour
+(:class:`UploadBudget`); a body without a declared length, or one over the budget, is refused (``413``)
+before a byte of it is read. With Gradio's ``max_file_size`` per file and ``delete_cache`` (:data:`DELETE_CACHE`: an uploaded
 file lives at most 40 minutes) one visitor's files on disk stay under the hour's budget. With several
 replicas (``REDIS_URL``) the bytes are counted in Redis (:class:`SharedUploadBudget`), so a visitor
 whose uploads reach several replicas still has one budget.
@@ -44,6 +44,8 @@ KEYS_REMEMBERED = 4096  # (forwarded header, peer) -> visitor key: a flood repea
 GATED = ("/queue/join", "/queue/data")
 UPLOADS = ("/upload", "/component_server", "/component_server/")
 UPLOAD_BYTES_PER_HOUR = 25 * 1024 * 1024
+HOUR = 3600.0
+UPLOADERS = 4096  # visitors whose uploads are counted at once
 """What one visitor may upload in a sliding hour: a maximum-size trace (2 MB) a dozen times over."""
 DELETE_CACHE = (600, 1800)
 """Gradio's ``delete_cache`` (frequency, age in seconds): uploads older than 30 minutes are deleted every
@@ -53,21 +55,23 @@ _BODY = b'{"error":"too many requests from this address; try again shortly"}'
 _HEADERS = [(b"content-type", b"application/json"), (b"content-length", str(len(_BODY)).encode())]
 _BODY_MESSAGE = {"type": "http.response.body", "body": _BODY}
 _UPLOAD_BODY = b'{"error":"this address has used its upload allowance for the hour, or sent no length"}'
-_UPLOAD_HEADERS = [
-    (b"content-type", b"application/json"),
-    (b"content-length", str(len(_UPLOAD_BODY)).encode()),
-]
+_UPLOAD_REFUSAL = (
+    {
+        "type": "http.response.start",
+        "status": 413,
+        "headers": [_HEADERS[0], (b"content-length", b"%d" % len(_UPLOAD_BODY))],
+    },
+    {"type": "http.response.body", "body": _UPLOAD_BODY},
+)
 
 
 class UploadBudget:
-    """Bytes per key in a sliding window (``window`` seconds); thread-safe under the GIL (the loop's).
-    At most ``max_keys`` keys remembered: a new one beyond that is refused, like :class:`RunBudget`."""
+    """Bytes per key in a sliding hour; thread-safe under the GIL (the loop's).
+    At most :data:`UPLOADERS` keys remembered: a new one beyond that is refused, like :class:`RunBudget`."""
 
-    def __init__(self, limit: int, *, clock: Clock, window: float = 3600.0, max_keys: int = 4096) -> None:
+    def __init__(self, limit: int, *, clock: Clock) -> None:
         self.limit = limit
         self._clock = clock
-        self._window = window
-        self._max_keys = max_keys
         self._taken: dict[str, deque[tuple[float, int]]] = {}
         self._totals: Counter[str] = Counter()
 
@@ -76,12 +80,12 @@ class UploadBudget:
         now = self._clock.monotonic()
         taken = self._taken.get(key)
         if taken is None:
-            if len(self._taken) >= self._max_keys:
+            if len(self._taken) >= UPLOADERS:
                 self._forget_expired(now)
-                if len(self._taken) >= self._max_keys:
+                if len(self._taken) >= UPLOADERS:
                     return False
             taken = self._taken[key] = deque()
-        while taken and taken[0][0] <= now - self._window:
+        while taken and taken[0][0] <= now - HOUR:
             self._totals[key] -= taken.popleft()[1]
         if self._totals[key] + size > self.limit:
             return False
@@ -93,7 +97,7 @@ class UploadBudget:
         return self._totals.get(key, 0)
 
     def _forget_expired(self, now: float) -> None:
-        for key in [k for k, taken in self._taken.items() if not taken or taken[-1][0] <= now - self._window]:
+        for key in [k for k, taken in self._taken.items() if not taken or taken[-1][0] <= now - HOUR]:
             del self._taken[key]
             self._totals.pop(key, None)
 
@@ -104,22 +108,17 @@ class SharedUploadBudget:
     Fails closed: while Redis cannot count, uploads are refused. The handles are stateless (the count
     lives in Redis), so at most ``max_keys`` are kept, least recently used forgotten."""
 
-    def __init__(
-        self, shared: SharedState, limit: int, *, clock: Clock, window: float = 3600.0, max_keys: int = 4096
-    ) -> None:
+    def __init__(self, shared: SharedState, limit: int, *, clock: Clock, max_keys: int = UPLOADERS) -> None:
         self.limit = limit
         self._shared = shared
         self._clock = clock
-        self._window = window
         self._max_keys = max_keys
         self._quotas: OrderedDict[str, SharedQuota] = OrderedDict()
 
     def _quota(self, key: str) -> SharedQuota:
         quota = self._quotas.get(key)
         if quota is None:
-            quota = SharedQuota(
-                self._shared, f"uploads:{key}", self.limit, clock=self._clock, window=self._window
-            )
+            quota = SharedQuota(self._shared, f"uploads:{key}", self.limit, clock=self._clock, window=HOUR)
             self._quotas[key] = quota
             if len(self._quotas) > self._max_keys:
                 self._quotas.popitem(last=False)
@@ -134,13 +133,11 @@ class SharedUploadBudget:
         return self.limit - self._quota(key).remaining()
 
 
-def upload_budget(
-    shared: SharedState | None, *, clock: Clock, limit: int = UPLOAD_BYTES_PER_HOUR
-) -> UploadBudget | SharedUploadBudget:
+def upload_budget(shared: SharedState | None, *, clock: Clock) -> UploadBudget | SharedUploadBudget:
     """The upload budget: in Redis when the replicas share state, else in this process."""
     if shared is None:
-        return UploadBudget(limit, clock=clock)
-    return SharedUploadBudget(shared, limit, clock=clock)
+        return UploadBudget(UPLOAD_BYTES_PER_HOUR, clock=clock)
+    return SharedUploadBudget(shared, UPLOAD_BYTES_PER_HOUR, clock=clock)
 
 
 class _RawHeaders:
@@ -160,18 +157,15 @@ class QueueGate:
         self,
         app: App,
         *,
-        joins_per_minute: int = JOINS_PER_MINUTE,
         streams: int = STREAMS,
-        upload_bytes: int = UPLOAD_BYTES_PER_HOUR,
         uploads: UploadBudget | SharedUploadBudget | None = None,
         clock: Clock | None = None,
     ) -> None:
         self.app = app
-        self.joins = RunBudget(joins_per_minute, clock=clock or SystemClock(), window=60.0)
-        self.uploads = uploads or UploadBudget(upload_bytes, clock=clock or SystemClock())
+        self.joins = RunBudget(JOINS_PER_MINUTE, clock=clock or SystemClock(), window=60.0)
+        self.uploads = uploads or UploadBudget(UPLOAD_BYTES_PER_HOUR, clock=clock or SystemClock())
         self.max_streams = streams
         self.streams: Counter[str] = Counter()
-        self.refused = 0
         self._keys: dict[tuple[bytes, str], str] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -179,8 +173,8 @@ class QueueGate:
         if scope["type"] != "http" or not isinstance(path, str) or not path.endswith(GATED):
             uploading = isinstance(path, str) and path.endswith(UPLOADS) and scope.get("method") == "POST"
             if uploading and not self._upload_fits(scope):
-                self.refused += 1
-                await _respond(send, 413, _UPLOAD_HEADERS, _UPLOAD_BODY)
+                for message in _UPLOAD_REFUSAL:
+                    await send(message)
                 return
             await self.app(scope, receive, send)
             return
@@ -226,7 +220,6 @@ class QueueGate:
         return known
 
     async def _refuse(self, send: Send, retry_after: float) -> None:
-        self.refused += 1
         wait = str(max(1, -int(-retry_after // 1))).encode()  # whole seconds, rounded up
         await send(
             {"type": "http.response.start", "status": 429, "headers": [*_HEADERS, (b"retry-after", wait)]}
@@ -234,17 +227,10 @@ class QueueGate:
         await send(_BODY_MESSAGE)
 
 
-async def _respond(send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
-
-
-def install_gate(app: Any, **limits: Any) -> QueueGate:
+def install_gate(app: Any, uploads: UploadBudget | SharedUploadBudget) -> None:
     """Put a :class:`QueueGate` in front of ``app``'s whole middleware stack, from its lifespan startup.
     Starlette builds the stack on the app's first call (the lifespan startup itself) and calls
     ``app.middleware_stack`` for every request after: wrapping it there puts the gate ahead of every
     middleware Gradio adds."""
     stack = app.middleware_stack if app.middleware_stack is not None else app.build_middleware_stack()
-    gate = QueueGate(stack, **limits)
-    app.middleware_stack = gate
-    return gate
+    app.middleware_stack = QueueGate(stack, uploads=uploads)

@@ -10,8 +10,16 @@ No gradio here: everything returns plain dicts, lists and strings, so it is test
     last, a pointer to the report panel (the report is on the page once);
   * ``report`` — a :class:`~agent_core.web.report_view.ReportView`: the report pane, the checked panel,
     the export;
-  * ``stats`` — a :class:`~agent_core.web.stats_view.StatsView`: the figures and the breakers as the
+  * ``stats`` — a :class:`~agent_core.web.stats.StatsView`: the figures and the breakers as the
     events tell them (replay has no live board).
+
+How a run ended, in the UI's language (:func:`finished_phase`, :func:`failed_phase`, :func:`report_pane`):
+the status line and the report pane name the part that failed and what to do next, from the run's
+:class:`~agent_core.events.Diagnosis` through :func:`agent_core.diagnosis.explain`. A report the
+deterministic writer wrote because the model failed says so (never "some data could not be read", which
+blames GitHub); one with data missing says which data and why; a failed run shows the explanation in the
+report pane instead of the placeholder; a stopped run says "Stopped", without error styling, and keeps
+the partial report.
 
 Security: repository content and model output are untrusted. Every text goes through
 :mod:`agent_core.web.markdown` (no raw HTML: ``<`` escaped outside code, previews fenced, titles one
@@ -24,12 +32,12 @@ from __future__ import annotations
 from typing import assert_never
 
 from agent_core import events as ev
+from agent_core.diagnosis import explain
 from agent_core.report.draft_words import draft_claims, draft_line
 from agent_core.web.breakers import breaker_label
 from agent_core.web.markdown import one_line, safe_markdown
 from agent_core.web.report_view import ReportView
-from agent_core.web.stats import prompt_progress, step_usage
-from agent_core.web.stats_view import StatsView
+from agent_core.web.stats import StatsView, prompt_progress, step_usage
 from agent_core.web.trace_items import (
     Call,
     Item,
@@ -128,10 +136,10 @@ class TraceView:
         self._close_all(event.t)
         self.result = event
         if isinstance(event, ev.RunFailed) and not self.report.markdown():
-            self._add(Item(body=t("report_pointer_failed", self.lang)))  # the pane says why, once
+            self._items.append(Item(body=t("report_pointer_failed", self.lang)))  # the pane says why, once
         elif isinstance(event, ev.RunFailed):
             message = event.message + (f" ({event.hint})" if event.hint else "")
-            self._add(Item(body=safe_markdown(t("failed", self.lang, message=message))))
+            self._items.append(Item(body=safe_markdown(t("failed", self.lang, message=message))))
 
     def _turn_started(self, event: ev.TurnStarted) -> None:
         self._purposes[event.turn] = event.purpose
@@ -153,7 +161,7 @@ class TraceView:
                 started=at,
             )
             self._steps[turn] = step
-            self._add(step)
+            self._items.append(step)
         self._current = step
         return step
 
@@ -188,7 +196,7 @@ class TraceView:
             arguments=event.arguments,
         )
         self._calls[event.call_id] = call
-        self._add(call)
+        self._items.append(call)
 
     def _retry(self, event: ev.ToolRetry) -> None:
         call = self._calls.get(event.call_id)
@@ -205,7 +213,7 @@ class TraceView:
             title = one_line(f"🔧 {event.tool}")
             call = Call(id=event.call_id, title=title, status="pending", started=event.t)
             self._calls[event.call_id] = call
-            self._add(call)
+            self._items.append(call)
         call.status, call.duration = "done", event.duration_s
         call.log = call_badges(event, self.lang)
         call.preview = call_preview(event, self.lang)
@@ -250,7 +258,7 @@ class TraceView:
         step = self._current
         if step is not None and step.status == "pending":
             item.parent_id = step.id
-        self._add(item)
+        self._items.append(item)
 
     def _close_step(self, step: Step, at: float) -> None:
         step.close(at)
@@ -261,9 +269,6 @@ class TraceView:
         for item in self._items:
             item.close(at, note=note)
         self._current = None
-
-    def _add(self, item: Item) -> None:
-        self._items.append(item)
 
     def mark_stopped(self, at: float | None = None) -> None:
         """The user pressed Stop: every pending item turns done (marked stopped); the partial answer stays."""
@@ -308,3 +313,59 @@ class TraceView:
         names = ", ".join(f"**{name}**" for name in self.started.targets)
         question = self.started.question.strip()
         return safe_markdown(f"{names}\n\n{question}" if question else names)
+
+
+def explanation(diagnosis: ev.Diagnosis, lang: str) -> str:
+    """``what`` and ``next step`` as one sentence pair (plain text)."""
+    said = explain(diagnosis, lang)
+    return f"{said.what} {said.next_step}"
+
+
+def finished_phase(event: ev.RunFinished, lang: str) -> str:
+    """The status line's phase for a finished run: who wrote the report, and what went missing."""
+    d = event.diagnosis
+    if event.writer == "fallback" or (d is not None and d.source == "model"):
+        why = (
+            explanation(d, lang) if d is not None and d.source == "model" else t("model_failed_unknown", lang)
+        )
+        return t("status_model_failed", lang, why=why)
+    if not event.degraded:
+        return t("status_done", lang)
+    if d is not None:
+        return t(f"status_missing_{d.source}", lang, why=explanation(d, lang))
+    return t("status_degraded", lang)
+
+
+def failed_phase(event: ev.RunFailed, lang: str, *, in_pane: bool = False) -> str:
+    """The status line's phase for a failed run: the cause and the next step when they are known; only
+    a pointer when the report pane says them (``in_pane``: a failure is said once, not three times)."""
+    if in_pane:
+        return t("status_failed_see_report", lang)
+    if event.diagnosis is not None:
+        return t("status_failed", lang, message=explanation(event.diagnosis, lang))
+    return t("status_failed", lang, message=event.message + (f" ({event.hint})" if event.hint else ""))
+
+
+def failure_markdown(event: ev.RunFailed, lang: str) -> str:
+    """The report pane of a failed run: what happened and what to do (may quote a repository name)."""
+    if event.diagnosis is not None:
+        said = explain(event.diagnosis, lang)
+        what, next_step = said.what, said.next_step
+    else:
+        what, next_step = event.message, event.hint or t("failed_next_unknown", lang)
+    return safe_markdown(
+        f"### {t('failed_heading', lang)}\n\n**{what}**\n\n{t('next_step', lang)} {next_step}"
+    )
+
+
+def report_pane(view: TraceView | None, lang: str) -> str:
+    """What the report pane shows: the report (partial while it streams or after Stop), else why there
+    is none (a failure's explanation, a run stopped before its report), else the placeholder."""
+    report = view.report.markdown() if view is not None else ""
+    if report:
+        return report
+    if view is not None and isinstance(view.result, ev.RunFailed):
+        return failure_markdown(view.result, lang)
+    if view is not None and view.stopped:
+        return t("report_stopped_empty", lang)
+    return t("report_empty", lang)

@@ -36,7 +36,6 @@ async def replay(
     speed: float = 1.0,
     clock: Clock | None = None,
     max_gap: float = DEFAULT_MAX_GAP,
-    max_rate: float = MAX_EVENTS_PER_SECOND,
 ) -> AsyncIterator[Event]:
     """Yield ``events`` in order, spaced like the original run (``t`` deltas / ``speed``, each gap
     capped at ``max_gap`` seconds of replay time), to within :data:`TICK`. Out-of-order ``t`` values
@@ -45,14 +44,14 @@ async def replay(
     A replay's cost is its frames (each one re-sends the whole trace through Gradio) and the events in
     them, so both are bounded whatever the ``t`` values say: the replay waits at most once a
     :data:`TICK` (between two waits nothing else runs, so the page makes at most one frame a tick, not
-    one per step of a forged trace whose steps are a millisecond apart), and at most ``max_rate``
-    events a second (a forged trace whose 20,000 events share one ``t`` was yielded without a wait,
+    one per step of a forged trace whose steps are a millisecond apart), and at most
+    :data:`MAX_EVENTS_PER_SECOND` events a second (a forged trace whose 20,000 events share one ``t`` was yielded without a wait,
     holding the event loop for the whole burst and piling it into one frame)."""
     if speed <= 0:
         raise ValueError(f"speed must be > 0, got {speed}")
     clock = clock or SystemClock()
     start = clock.monotonic()
-    per_tick = max(1, int(max_rate * TICK))
+    per_tick = max(1, int(MAX_EVENTS_PER_SECOND * TICK))
     previous: float | None = None
     due = 0.0  # when the next event is due, in seconds since the start
     woke = 0.0  # when the replay last waited

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent_core import events as ev
-from agent_core.resilience import BreakerSnapshot, BreakerState
 from agent_core.tools.registry import GET_FILE_TREE
 from agent_core.web.markdown import MarkdownStream, fenced, format_age, one_line
 from agent_core.web.tree_preview import tree_preview
@@ -111,27 +110,6 @@ class Call(Item):
         elif self.arguments:
             parts.append(fenced(json.dumps(dict(self.arguments), ensure_ascii=False)))
         return "\n\n".join(parts)
-
-
-@dataclass(kw_only=True)
-class BreakerRow:
-    """A breaker as its latest event tells it (a replay has no live board)."""
-
-    event: ev.BreakerChanged
-    last_error: str | None
-
-    def snapshot(self, now: float) -> BreakerSnapshot:
-        """The row as the breaker table takes it, ``retry_after`` counted down to ``now``."""
-        e = self.event
-        return BreakerSnapshot(
-            name=e.breaker,
-            source=e.source,
-            subject=e.subject,
-            state=BreakerState(e.new),
-            failures=e.failures,
-            last_error=self.last_error,
-            retry_after=max(0.0, e.retry_after_s - (now - e.t)) if e.new == "open" else 0.0,
-        )
 
 
 def call_badges(event: ev.ToolCallFinished, lang: str = "en") -> list[str]:
