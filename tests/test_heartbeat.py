@@ -18,8 +18,7 @@ from agent_core import events as ev
 from agent_core.agent.progress import HEARTBEAT_S, QUIET, paced
 from agent_core.grammar import check_grammar
 from agent_core.llm import LOCAL_TURN_SECONDS
-from agent_core.top.terminal import _reading
-from agent_core.web.stats import prompt_progress
+from agent_core.report.reading import prompt_progress
 from testing.analysis import Run, analysis, make_settings
 from testing.clock import HeldWaits, SkippingClock, SkippingLoop, run_in_virtual_time
 from testing.emulator.github import GitHubEmulator
@@ -127,11 +126,11 @@ def test_a_silent_server_gets_a_progress_event_every_10_seconds_on_the_page_and_
         # read by now at 40 tokens/s (``elapsed_s`` is rounded to a tenth), never past the whole prompt
         assert beat.done == beat.total or abs(beat.done - 40.0 * beat.elapsed_s) <= 3
     assert 0 < beats[0].done < beats[1].done <= beats[2].done <= beats[2].total
-    said = prompt_progress(beats[0], "en")
+    said = prompt_progress(beats[0], "en", prefix="turn_")
     assert said.startswith(f"reading the brief: about {beats[0].done:,} / {beats[0].total:,} tokens")
     assert "estimated" in said and "10 s so far" in said
-    assert "10 s so far" in _reading(beats[0], "en")
-    assert "已用 10 秒" in prompt_progress(beats[0], "zh")
+    assert "10 s so far" in prompt_progress(beats[0], "en", prefix="cli_")
+    assert "已用 10 秒" in prompt_progress(beats[0], "zh", prefix="turn_")
 
 
 async def between_batches(emulator: GitHubEmulator, tmp_path: Path, clock: SkippingClock) -> Run:
@@ -186,5 +185,11 @@ def test_between_the_server_s_counts_the_estimate_goes_on_from_its_last_count_at
 
 def test_a_quiet_writer_past_its_first_token_is_said_to_be_writing() -> None:
     beat = ev.TurnProgress(t=1, turn=2, done=900, total=900, elapsed_s=40.0, estimated=True, writing=True)
-    assert prompt_progress(beat, "en") == "writing what is shown when done (a tool call): 40 s so far"
-    assert _reading(beat, "en") == "writing what is shown when done (a tool call): 40 s so far"
+    assert (
+        prompt_progress(beat, "en", prefix="turn_")
+        == "writing what is shown when done (a tool call): 40 s so far"
+    )
+    assert (
+        prompt_progress(beat, "en", prefix="cli_")
+        == "writing what is shown when done (a tool call): 40 s so far"
+    )

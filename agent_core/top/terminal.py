@@ -28,6 +28,7 @@ from agent_core.report.checked import checked_heading, checked_summary, claim_te
 from agent_core.report.coverage import coverage_lines
 from agent_core.report.draft_words import draft_claims, draft_line
 from agent_core.report.export import diagram_section
+from agent_core.report.reading import prompt_progress
 from agent_core.result_shape import (
     CommitsShape,
     FileShape,
@@ -187,7 +188,7 @@ class TerminalRenderer:
             case ev.TurnFinished():
                 self._end_stream()
             case ev.TurnProgress():
-                self._line(f"⏳ {_reading(event, self._lang)}", "dim")
+                self._line(f"⏳ {prompt_progress(event, self._lang, prefix='cli_')}", "dim")
             case ev.ToolCallStarted():
                 args = ", ".join(
                     f"{k}={v!r}" for k, v in event.arguments.items() if k not in ("owner", "repo")
@@ -345,24 +346,6 @@ class TerminalRenderer:
             self._line(self._t("cli_next", hint=said.next_step))
         for reason in event.degraded_reasons:
             self._line(f"  ⚠ {reason}", "yellow")
-
-
-def _reading(event: ev.TurnProgress, lang: str) -> str:
-    """``reading the brief: 1,200 / 4,800 tokens (25%), about 90 s left at 40 tokens/s``; a heartbeat's
-    (the app's estimate after 10 s of silence) says so, and the time so far."""
-    if event.writing:
-        return t("cli_writing_unseen", lang, elapsed=event.elapsed_s or 0.0)
-    if event.tokens_per_s is None:
-        said = t("cli_reading", lang, total=event.total)
-    else:
-        key = "cli_reading_about" if event.estimated else "cli_reading_part"
-        said = t(key, lang, done=event.done, total=event.total, share=event.done / max(event.total, 1))
-    if event.tokens_per_s and event.done < event.total:
-        eta = (event.total - event.done) / event.tokens_per_s
-        said += t("cli_reading_eta", lang, eta=eta, speed=event.tokens_per_s)
-    if event.elapsed_s is not None:
-        said += t("cli_so_far", lang, elapsed=event.elapsed_s)
-    return said
 
 
 def _per_mtok(part: CostPart) -> str:

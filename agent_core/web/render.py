@@ -34,10 +34,11 @@ from typing import assert_never
 from agent_core import events as ev
 from agent_core.diagnosis import explain
 from agent_core.report.draft_words import draft_claims, draft_line
+from agent_core.report.reading import prompt_progress
 from agent_core.web.breakers import breaker_label
 from agent_core.web.markdown import one_line, safe_markdown
 from agent_core.web.report_view import ReportView
-from agent_core.web.stats import StatsView, prompt_progress, step_usage
+from agent_core.web.stats import StatsView, step_usage
 from agent_core.web.trace_items import (
     Call,
     Item,
@@ -167,7 +168,7 @@ class TraceView:
 
     def _turn_finished(self, event: ev.TurnFinished | ev.TurnProgress) -> None:
         if isinstance(event, ev.TurnProgress):  # a slow model reading its prompt: beside the step's title
-            self._step(event.turn, event.t).progress = prompt_progress(event, self.lang)
+            self._step(event.turn, event.t).progress = prompt_progress(event, self.lang, prefix="turn_")
             return
         step = self._steps.get(event.turn)
         explored = self.report.explored(event)  # text streamed as the answer, then tools asked for

@@ -162,24 +162,6 @@ def step_usage(event: ev.TurnFinished, lang: str) -> str | None:
     return f"{usage} · {speed}"
 
 
-def prompt_progress(event: ev.TurnProgress, lang: str) -> str:
-    """``reading the brief: 1,200 / 4,800 tokens (25%) · about 90 s left at 40 tokens/s``; a heartbeat's
-    (the app's estimate after 10 s of silence) says so, and the time so far."""
-    if event.writing:
-        return t("writing_unseen", lang, elapsed=event.elapsed_s or 0.0)
-    if event.tokens_per_s is None:
-        said = t("reading_prompt", lang, total=event.total)
-    else:
-        key = "reading_about" if event.estimated else "reading_progress"
-        said = t(key, lang, done=event.done, total=event.total, share=event.done / max(event.total, 1))
-    if event.tokens_per_s and event.done < event.total:
-        eta = (event.total - event.done) / event.tokens_per_s
-        said += " · " + t("reading_eta", lang, eta=eta, rate=event.tokens_per_s)
-    if event.elapsed_s is not None:
-        said += " · " + t("turn_so_far", lang, elapsed=event.elapsed_s)
-    return said
-
-
 def format_clock(epoch: float | None) -> str:
     """``14:05 UTC`` for a UTC epoch."""
     if epoch is None:

@@ -49,7 +49,7 @@ TERMINAL = MappingProxyType(
         "cli_tree_cut": "GitHub cut this tree: at least {count:,} files",
         "cli_reading": "reading the brief: {total:,} tokens",
         "cli_reading_part": "reading the brief: {done:,} / {total:,} tokens ({share:.0%})",
-        "cli_reading_eta": ", about {eta:.0f} s left at {speed:.0f} tokens/s",
+        "cli_reading_eta": ", about {eta:.0f} s left at {rate:.0f} tokens/s",
         "cli_reading_about": "reading the brief: about {done:,} / {total:,} tokens ({share:.0%}, estimated)",
         "cli_so_far": ", {elapsed:.0f} s so far",
         "cli_writing_unseen": "writing what is shown when done (a tool call): {elapsed:.0f} s so far",

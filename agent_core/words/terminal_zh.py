@@ -49,7 +49,7 @@ TERMINAL = MappingProxyType(
         "cli_tree_cut": "GitHub 截断了这棵树：至少 {count:,} 个文件",
         "cli_reading": "正在读取简报：{total:,} 个 token",
         "cli_reading_part": "正在读取简报：{done:,} / {total:,} 个 token（{share:.0%}）",
-        "cli_reading_eta": "，按每秒 {speed:.0f} 个 token 约还需 {eta:.0f} 秒",
+        "cli_reading_eta": "，按每秒 {rate:.0f} 个 token 约还需 {eta:.0f} 秒",
         "cli_reading_about": "正在读取简报：约 {done:,} / {total:,} 个 token（{share:.0%}，估计）",
         "cli_so_far": "，已用 {elapsed:.0f} 秒",
         "cli_writing_unseen": "正在撰写完成后才显示的内容（工具调用）：已用 {elapsed:.0f} 秒",
