@@ -217,12 +217,16 @@ class SharedQuota(HourlyQuota):
 
 @dataclass(frozen=True, kw_only=True)
 class StartDecision:
-    """A run start counted or refused; the same fields as :class:`agent_core.web.budget.BudgetDecision`."""
+    """A run start counted or refused, by this process's :class:`agent_core.web.budget.RunBudget` or by
+    every replica's :class:`SharedRunBudget`."""
 
     allowed: bool
     remaining: int
+    """Runs left in the window after this decision."""
     retry_after: float
+    """Seconds until the next run is allowed (0.0 when allowed)."""
     busy: bool = False
+    """Refused because too many visitors are remembered at once (not this visitor's own use)."""
     unavailable: bool = False
     """Refused because Redis could not be used (hosted mode fails closed); ``busy`` too, so a caller that
     knows only ``busy`` says "try again shortly", not "you used your budget"."""

@@ -25,7 +25,7 @@ from typing import Any
 
 from agent_core.clock import Clock, SystemClock
 from agent_core.settings import Settings
-from agent_core.shared_state import SharedRunBudget, refusal
+from agent_core.shared_state import SharedRunBudget, StartDecision, refusal
 from agent_core.top.payer import Payer
 from agent_core.top.wiring import SpaceQuotas
 from agent_core.words import t
@@ -62,21 +62,6 @@ def visitor_key(headers: Any, client_host: str | None, session: str | None = Non
     return f"ip:{ip}"
 
 
-@dataclass(frozen=True, kw_only=True)
-class BudgetDecision:
-    allowed: bool
-    remaining: int
-    """Runs left in the window after this decision."""
-    retry_after: float
-    """Seconds until the next run is allowed (0.0 when allowed)."""
-    busy: bool = False
-    """Refused because too many visitors are remembered at once (not this visitor's own use)."""
-
-    @property
-    def retry_after_minutes(self) -> int:
-        return max(1, math.ceil(self.retry_after / 60))
-
-
 class RunBudget:
     """At most ``runs_per_hour`` starts per key in any sliding hour. Thread-safe.
 
@@ -105,7 +90,7 @@ class RunBudget:
         for key in [k for k, starts in self._starts.items() if starts[-1] <= now - self._window]:
             del self._starts[key]
 
-    def try_start(self, key: str) -> BudgetDecision:
+    def try_start(self, key: str) -> StartDecision:
         """Count a run for ``key`` if the budget allows it; otherwise say how long to wait."""
         now = self._clock.monotonic()
         with self._lock:
@@ -116,15 +101,15 @@ class RunBudget:
                 if len(self._starts) >= self._max_keys:
                     oldest = min(s[-1] for s in self._starts.values())
                     wait = max(0.0, oldest + self._window - now)
-                    return BudgetDecision(allowed=False, remaining=0, retry_after=wait, busy=True)
+                    return StartDecision(allowed=False, remaining=0, retry_after=wait, busy=True)
                 starts = self._starts[key] = deque()
             while starts and starts[0] <= now - self._window:
                 starts.popleft()
             if len(starts) >= self.runs_per_hour:
                 wait = starts[0] + self._window - now
-                return BudgetDecision(allowed=False, remaining=0, retry_after=max(0.0, wait))
+                return StartDecision(allowed=False, remaining=0, retry_after=max(0.0, wait))
             starts.append(now)
-            return BudgetDecision(allowed=True, remaining=self.runs_per_hour - len(starts), retry_after=0.0)
+            return StartDecision(allowed=True, remaining=self.runs_per_hour - len(starts), retry_after=0.0)
 
     def remaining(self, key: str) -> int:
         now = self._clock.monotonic()
