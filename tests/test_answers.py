@@ -14,7 +14,7 @@ from agent_core.agent.planner import OfflinePlanner
 from agent_core.repo import RepoRef
 from agent_core.report.claims import annotate
 from agent_core.report.relevance import question_files, ranked, read_question, stem
-from agent_core.report.writer import write_report
+from agent_core.report.writer import written
 from agent_core.settings import Settings
 from agent_core.sources.models import FileTree, RepoInfo, TreeEntry
 from agent_core.tools.results import ToolResult
@@ -491,10 +491,10 @@ async def test_what_the_tree_shows_is_missing_is_said_and_checks_out(tmp_path: P
 def test_without_a_tree_the_answer_says_it_could_not_look() -> None:
     repo = RepoRef(owner="acme", name="shop")
     results = [failure(tool, "github_server") for tool in ("get_repo_info", "get_file_tree")]
-    report = write_report(scope=[repo], question="Which files implement the breaker?", results=results)
+    report = written(scope=[repo], question="Which files implement the breaker?", results=results).markdown()
 
     assert section(report, "Answer").strip() == (
         "The file tree could not be fetched, so the files that answer the question could not be looked up; "
         "the sections below say what is known."
     )
-    assert "## Answer" not in write_report(scope=[repo], question=" ", results=results)
+    assert "## Answer" not in written(scope=[repo], question=" ", results=results).markdown()

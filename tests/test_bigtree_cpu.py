@@ -24,7 +24,7 @@ from agent_core.repomodel import build, derived, memo
 from agent_core.report import diagram_tree, path_index, sections, tree_lists
 from agent_core.report import facts as facts_module
 from agent_core.report.facts import build_facts, gather
-from agent_core.report.writer import write_report
+from agent_core.report.writer import written
 from agent_core.sources import languages, local_facts
 from agent_core.sources.languages import count_languages, tree_languages
 from agent_core.sources.local import LocalGitSource
@@ -126,7 +126,7 @@ def test_notable_files_are_found_once_per_tree(monkeypatch: pytest.MonkeyPatch) 
         monkeypatch.setattr(module, "notable_role", asked)
     monkeypatch.setattr(sections, "notable_role", asked, raising=False)
     summary = summarise_tree(tree)
-    report = write_report(scope=[REPO], question="", results=overview(tree))
+    report = written(scope=[REPO], question="", results=overview(tree)).markdown()
     assert "package.json" in summary["notable_files"] and "package.json" in report
     assert asked.count <= tree.files + 20, (asked.count, tree.files)  # it was 3 times per file
 

@@ -30,7 +30,7 @@ from agent_core.report.manifests import (
     read_manifests,
     root_workspaces,
 )
-from agent_core.report.writer import write_report
+from agent_core.report.writer import written
 from agent_core.sources.manifest_files import (
     PARSE_MAX_BYTES,
     is_parsed_manifest,
@@ -630,7 +630,7 @@ def _dotnet_report(language: Language = "en") -> str:
         result("get_file_tree", DEMO, tree, path=""),
         *(result("read_file", DEMO, text_file(p, t), path=p) for p, t in reads.items()),
     ]
-    report = write_report(scope=[DEMO], question="", results=results, language=language)
+    report = written(scope=[DEMO], question="", results=results, language=language).markdown()
     title = "Tech stack" if language == "en" else "技术栈"
     return section(report, title)
 
@@ -651,16 +651,16 @@ def test_a_dotnet_solution_report_counts_its_projects_and_names_the_framework() 
 def test_a_question_about_dependencies_finds_the_manifests_of_every_ecosystem() -> None:
     tree = tree_of("README.md", "Polly.sln", "src/Lib/Lib.csproj", "gems/x/x.gemspec", "src/Lib/Lib.cs")
     results = [*_metadata(github_results()), result("get_file_tree", DEMO, tree, path="")]
-    report = write_report(scope=[DEMO], question="What are its dependencies?", results=results)
+    report = written(scope=[DEMO], question="What are its dependencies?", results=results).markdown()
     assert "No dependency manifest" not in report
-    bare = write_report(
+    bare = written(
         scope=[DEMO],
         question="What are its dependencies?",
         results=[
             *_metadata(github_results()),
             result("get_file_tree", DEMO, tree_of("README.md", "a.c"), path=""),
         ],
-    )
+    ).markdown()
     assert "No dependency manifest was found." in bare  # the tech stack says it; the answer, no file matches
 
 
@@ -668,7 +668,7 @@ def test_a_tree_without_any_manifest_says_so_and_one_with_a_gemspec_does_not() -
 
     def stack(*paths: str) -> str:
         results = [*_metadata(github_results()), result("get_file_tree", DEMO, tree_of(*paths), path="")]
-        return section(write_report(scope=[DEMO], question="", results=results), "Tech stack")
+        return section(written(scope=[DEMO], question="", results=results).markdown(), "Tech stack")
 
     assert "No dependency manifest was found." in stack("README.md", "src/main.c")
     assert "No dependency manifest" not in stack("README.md", "gems/x/lib/x.rb", "gems/x/x.gemspec")

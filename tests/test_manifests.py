@@ -21,7 +21,7 @@ from agent_core.report.manifests import (
     read_manifests,
     requirements_kind,
 )
-from agent_core.report.writer import write_report
+from agent_core.report.writer import written
 from agent_core.settings import Settings
 from agent_core.sources.local import LocalGitSource
 from agent_core.sources.manifest_files import PARSE_MAX_BYTES
@@ -154,7 +154,7 @@ async def test_every_go_mod_read_is_listed_in_the_report(tmp_path: Path) -> None
     source = await LocalGitSource.open(root)
     results = [read_result(p, (await source.read_file(MONO, p, max_chars=6000)).value) for p in paths]
 
-    report = write_report(scope=[MONO], question="", results=results)
+    report = written(scope=[MONO], question="", results=results).markdown()
 
     for i, path in enumerate(paths):
         assert f"`{path}`: module `example.com/m{i}` (Go 1.22)" in report
@@ -293,13 +293,13 @@ def test_documentation_requirements_are_never_called_runtime_dependencies(tmp_pa
     files = {"requirements.txt": "httpx\n", "docs/requirements.txt": "sphinx>=7\nfuro\n"}
     results = [read_result(p, text_content(p, t)) for p, t in files.items()]
 
-    report = write_report(scope=[MONO], question="", results=results)
+    report = written(scope=[MONO], question="", results=results).markdown()
 
     docs_line = next(line for line in report.splitlines() if "`docs/requirements.txt`" in line)
     assert "documentation dependencies (2): `sphinx>=7`, `furo`" in docs_line
     assert "runtime" not in docs_line
     assert "- `requirements.txt`: runtime dependencies (1): `httpx`" in report
-    chinese = write_report(scope=[MONO], question="", results=results, language="zh")
+    chinese = written(scope=[MONO], question="", results=results, language="zh").markdown()
     assert "- `docs/requirements.txt`：文档依赖（2）：`sphinx>=7`、`furo`" in chinese
 
 

@@ -16,7 +16,7 @@ from agent_core.repomodel import build_repo_model
 from agent_core.repomodel.counts import ecosystem_counts
 from agent_core.report.manifest_words import manifest_text
 from agent_core.report.manifests import own_package_names, parse_manifest
-from agent_core.report.writer import write_report
+from agent_core.report.writer import written
 from agent_core.sources.models import FileTree
 from agent_core.words import words_for
 from bench.realrepos_truth import Truth
@@ -41,7 +41,7 @@ def _stack(tree: FileTree, reads: dict[str, str]) -> str:
         result("get_file_tree", DEMO, tree, path=""),
         *(result("read_file", DEMO, text_file(p, t), path=p) for p, t in reads.items()),
     ]
-    return section(write_report(scope=[DEMO], question="", results=results), "Tech stack")
+    return section(written(scope=[DEMO], question="", results=results).markdown(), "Tech stack")
 
 
 def test_projects_in_examples_and_test_data_are_said_apart_from_the_count() -> None:

@@ -24,7 +24,7 @@ from agent_core.repomodel import (
 from agent_core.repomodel.memo import memoised_trees
 from agent_core.report.diagram_tree import tree_graph
 from agent_core.report.facts import build_facts, gather
-from agent_core.report.writer import write_report
+from agent_core.report.writer import written
 from agent_core.sources.local import LocalGitSource
 from agent_core.sources.models import FileTree, TreeEntry
 from agent_core.tools.observe import summarise_tree
@@ -87,7 +87,7 @@ def go_results() -> list:
 
 
 def test_the_report_says_the_models_counts_in_english_and_chinese() -> None:
-    report = write_report(scope=[SVC], question="", results=go_results())
+    report = written(scope=[SVC], question="", results=go_results()).markdown()
     structure = section(report, "Architecture and structure")
     assert (
         "- 48 files in 19 folders, of which 30 vendored (`vendor/`) and 1 generated: 17 are the project's own."
@@ -101,7 +101,7 @@ def test_the_report_says_the_models_counts_in_english_and_chinese() -> None:
     assert "A tests folder is present" not in report  # no stray spec/ taken as the tests
     assert "| Files |" not in report  # one repository: no table
 
-    chinese = write_report(scope=[SVC], question="", results=go_results(), language="zh")
+    chinese = written(scope=[SVC], question="", results=go_results(), language="zh").markdown()
     assert (
         "共 48 个文件、19 个目录，其中 30 个为第三方代码（`vendor/`）、1 个为生成文件：项目自身的文件为 17 个。"
         in chinese
@@ -179,7 +179,9 @@ def test_the_report_reads_the_workspaces_from_the_root_package_json() -> None:
         result("get_file_tree", SVC, ts_monorepo(), path=""),
         result("read_file", SVC, text_file("package.json", package), path="package.json"),
     ]
-    structure = section(write_report(scope=[SVC], question="", results=results), "Architecture and structure")
+    structure = section(
+        written(scope=[SVC], question="", results=results).markdown(), "Architecture and structure"
+    )
     assert "- **Packages and modules:** 3 (npm 3, 2 of them members of the npm workspaces)." in structure
     assert (
         "- **Tests:** 3 files across 2 packages (1 `*.spec.ts`, 1 `*.test.ts`, 1 `__tests__/`)." in structure
@@ -244,7 +246,9 @@ def test_the_report_applies_the_gitattributes_it_read() -> None:
             "read_file", SVC, text_file(".gitattributes", "ext/** linguist-vendored\n"), path=".gitattributes"
         ),
     ]
-    structure = section(write_report(scope=[SVC], question="", results=results), "Architecture and structure")
+    structure = section(
+        written(scope=[SVC], question="", results=results).markdown(), "Architecture and structure"
+    )
     assert "of which 2 vendored (`ext/`): 2 are the project's own." in structure
 
 
@@ -323,7 +327,9 @@ def test_ci_systems_beyond_github_actions() -> None:
         "Travis CI",
     ]
     assert model.role_of("src/ci/helper.py") == "source"
-    report = write_report(scope=[SVC], question="", results=[result("get_file_tree", SVC, tree, path="")])
+    report = written(
+        scope=[SVC], question="", results=[result("get_file_tree", SVC, tree, path="")]
+    ).markdown()
     assert "**CI:** AppVeyor (1 file), Azure Pipelines (1 file), Buildkite (1 file)" in report
     notable = report.split("**Notable files:**", 1)[1].split("\n", 1)[0]
     assert all(f"`{p}`" in notable for p in (".cirrus.yml", ".prow.yaml", ".tekton/pr.yaml", ".drone.yml"))
@@ -340,7 +346,9 @@ def test_a_subfolder_root_counts_only_that_folder() -> None:
 def test_a_cut_tree_is_said_as_a_lower_bound() -> None:
     tree = tree_of("src/a.py", "vendor/x.py", truncated=True)
     results = [result("get_file_tree", SVC, tree, path="")]
-    structure = section(write_report(scope=[SVC], question="", results=results), "Architecture and structure")
+    structure = section(
+        written(scope=[SVC], question="", results=results).markdown(), "Architecture and structure"
+    )
     assert (
         "- at least 2 files in 2 folders, of which 1 vendored (`vendor/`): 1 is the project's own."
         in structure

@@ -15,7 +15,7 @@ from agent_core.repo import RepoRef
 from agent_core.report.manifests import parse_manifest
 from agent_core.report.prose import readme_summary
 from agent_core.report.sections import section_titles
-from agent_core.report.writer import write_report
+from agent_core.report.writer import written
 from agent_core.settings import Settings
 from agent_core.sources.local import LocalGitSource
 from agent_core.sources.models import (
@@ -226,7 +226,7 @@ def section(report: str, title: str) -> str:
 
 
 def test_a_report_has_every_section_in_order_under_one_title() -> None:
-    report = write_report(scope=[DEMO], question="", results=github_results())
+    report = written(scope=[DEMO], question="", results=github_results()).markdown()
 
     assert headings(report, 1) == ["octo/demo — repository analysis"]
     assert headings(report, 2) == [*section_titles("en"), "Data sources"]
@@ -234,7 +234,7 @@ def test_a_report_has_every_section_in_order_under_one_title() -> None:
 
 
 def test_the_overview_states_metadata_and_the_first_real_readme_paragraph() -> None:
-    overview = section(write_report(scope=[DEMO], question="", results=github_results()), "Overview")
+    overview = section(written(scope=[DEMO], question="", results=github_results()).markdown(), "Overview")
 
     assert "**Description:** Webhooks for chat" in overview
     assert (
@@ -255,7 +255,7 @@ def test_the_overview_states_metadata_and_the_first_real_readme_paragraph() -> N
 
 
 def test_the_tech_stack_lists_parsed_dependencies_with_links() -> None:
-    stack = section(write_report(scope=[DEMO], question="", results=github_results()), "Tech stack")
+    stack = section(written(scope=[DEMO], question="", results=github_results()).markdown(), "Tech stack")
 
     assert "**Languages:** Python 90.0%, TypeScript 10.0%" in stack
     assert (
@@ -284,7 +284,7 @@ def test_the_tech_stack_lists_parsed_dependencies_with_links() -> None:
 
 
 def test_structure_activity_and_findings_come_from_the_tree_and_commits() -> None:
-    report = write_report(scope=[DEMO], question="", results=github_results())
+    report = written(scope=[DEMO], question="", results=github_results()).markdown()
 
     structure = section(report, "Architecture and structure")
     assert "- 10 files in 7 folders, all the project's own." in structure
@@ -314,7 +314,7 @@ def test_structure_activity_and_findings_come_from_the_tree_and_commits() -> Non
 
 
 def test_a_local_repository_without_license_ci_or_tests_gets_those_risks_and_nothing_invented() -> None:
-    report = write_report(scope=[LOCAL], question="", results=local_results())
+    report = written(scope=[LOCAL], question="", results=local_results()).markdown()
 
     overview = section(report, "Overview")
     for label in ("Stars", "Forks", "Open issues", "Topics", "Created", "Last push"):
@@ -354,7 +354,7 @@ def test_unknown_data_is_said_to_be_unknown_not_absent() -> None:
         result("get_commits", DEMO, None, per_page=30),
     ]
 
-    report = write_report(scope=[DEMO], question="", results=results)
+    report = written(scope=[DEMO], question="", results=results).markdown()
 
     assert "No license" not in report
     assert "Could not check the license, CI, tests" in section(report, "Risks")
@@ -378,12 +378,12 @@ def test_degraded_and_stale_data_gets_a_visible_note_under_the_title() -> None:
     )
     results[4] = ToolResult(**{**results[4].__dict__, "stale": True, "error": "GitHub is unreachable"})
 
-    report = write_report(
+    report = written(
         scope=[DEMO],
         question="",
         results=results,
         writer_note="The model became unreachable; this report was written from the 6 observations gathered so far.",
-    )
+    ).markdown()
 
     top = report.split("## Overview")[0]
     assert (
@@ -398,16 +398,18 @@ def test_degraded_and_stale_data_gets_a_visible_note_under_the_title() -> None:
 
 
 def test_the_loops_own_reasons_replace_the_generated_list() -> None:
-    report = write_report(
+    report = written(
         scope=[DEMO], question="", results=github_results(), degraded_reasons=["rate limited"]
-    )
+    ).markdown()
 
     assert "> ⚠ Some data could not be fetched: rate limited." in report
 
 
 def test_repository_html_never_reaches_the_report() -> None:
     hostile = "Nice <img src=x onerror=alert(1)> tool <script>alert(1)</script> [x](javascript:alert(1))"
-    report = write_report(scope=[DEMO], question="<b>why</b>", results=github_results(description=hostile))
+    report = written(
+        scope=[DEMO], question="<b>why</b>", results=github_results(description=hostile)
+    ).markdown()
 
     lowered = report.lower()
     assert "<script" not in lowered
@@ -425,7 +427,9 @@ def test_repository_html_never_reaches_the_report() -> None:
 
 
 def test_a_chinese_report_uses_chinese_headings_and_labels() -> None:
-    report = write_report(scope=[LOCAL], question="分析这个仓库", results=local_results(), language="zh")
+    report = written(
+        scope=[LOCAL], question="分析这个仓库", results=local_results(), language="zh"
+    ).markdown()
 
     assert headings(report, 1) == ["local/wordy — 仓库分析"]
     assert headings(report, 2) == [*section_titles("zh", asked=True), "数据来源"]
@@ -437,7 +441,7 @@ def test_a_chinese_report_uses_chinese_headings_and_labels() -> None:
 
 
 def test_several_repositories_get_per_repository_sections_and_a_table() -> None:
-    report = write_report(scope=[DEMO, LOCAL], question="", results=github_results() + local_results())
+    report = written(scope=[DEMO, LOCAL], question="", results=github_results() + local_results()).markdown()
 
     assert headings(report, 1) == ["octo/demo, local/wordy — repository comparison"]
     assert headings(report, 2) == [*section_titles("en"), "Data sources"]
@@ -465,9 +469,9 @@ def test_several_repositories_get_per_repository_sections_and_a_table() -> None:
 
 
 def test_a_table_cell_cannot_break_the_table() -> None:
-    report = write_report(
+    report = written(
         scope=[DEMO, LOCAL], question="", results=github_results(description="a | b\nc") + local_results()
-    )
+    ).markdown()
 
     assert "| Description | a \\| b c | unknown |" in report
 
@@ -559,7 +563,7 @@ def test_broken_cut_and_unknown_manifests_say_so() -> None:
             path="requirements.txt",
         ),
     ]
-    stack = section(write_report(scope=[DEMO], question="", results=results), "Tech stack")
+    stack = section(written(scope=[DEMO], question="", results=results).markdown(), "Tech stack")
     assert "/mix.exs): present but not parsed" in stack
     assert "`flask`; the file was cut when read, so the lists may be incomplete" in stack
 
@@ -608,7 +612,7 @@ async def test_planner_and_writer_end_to_end_over_a_real_git_repository(tmp_path
 
     assert turns == 2
     assert all(r.ok for r in results)
-    report = write_report(scope=scope, question="", results=results)
+    report = written(scope=scope, question="", results=results).markdown()
 
     assert headings(report, 2) == [*section_titles("en"), "Data sources"]
     assert "Wordy counts the words in text files and prints the most common ones." in report
@@ -653,7 +657,7 @@ def test_metadata_and_tree_signals_are_reported() -> None:
         result("read_file", DEMO, text_file("README", "demo2\n"), path="README"),
     ]
 
-    report = write_report(scope=[DEMO], question="", results=results)
+    report = written(scope=[DEMO], question="", results=results).markdown()
 
     overview = section(report, "Overview")
     assert "The repository was renamed: `octo/demo` now redirects to `octo/demo2`." in overview
@@ -680,7 +684,7 @@ def test_an_empty_repository_is_said_to_be_empty() -> None:
         result("get_commits", DEMO, CommitList(commits=(), empty_repository=True), per_page=30),
     ]
 
-    report = write_report(scope=[DEMO], question="", results=results)
+    report = written(scope=[DEMO], question="", results=results).markdown()
 
     assert section(report, "Architecture and structure").strip() == "The repository is empty (no commits)."
     assert section(report, "Development activity").strip() == "The repository has no commits."
@@ -717,7 +721,7 @@ def test_without_a_tree_the_folder_listings_are_the_evidence() -> None:
         result("list_directory", DEMO, folder("tests", ("test_a.py", "file")), path="tests"),
     ]
 
-    report = write_report(scope=[DEMO], question="", results=results)
+    report = written(scope=[DEMO], question="", results=results).markdown()
 
     structure = section(report, "Architecture and structure")
     assert (
@@ -738,7 +742,7 @@ def test_file_links_are_percent_encoded_and_cannot_break_out() -> None:
     odd_tree = file_tree("README.md", ".github/workflows/ci (x)].yml")
     results = [*github_results(), result("get_file_tree", DEMO, odd_tree, path="")]  # the latest tree wins
 
-    report = write_report(scope=[DEMO], question="", results=results)
+    report = written(scope=[DEMO], question="", results=results).markdown()
 
     assert (
         "Continuous integration is configured: [`.github/workflows/ci (x)].yml`]"

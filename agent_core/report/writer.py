@@ -67,28 +67,6 @@ class Written:
         return "\n\n".join(["\n".join(self.head).rstrip(), *body]).rstrip() + "\n"
 
 
-def write_report(
-    *,
-    scope: Sequence[RepoRef],
-    question: str,
-    results: Sequence[ToolResult],
-    language: Language = "en",
-    degraded_reasons: Sequence[str] = (),
-    writer_note: str | None = None,
-    scopes: Sequence[RunScope] = (),
-) -> str:
-    """The report as Markdown (:func:`written`, rendered)."""
-    return written(
-        scope=scope,
-        question=question,
-        results=results,
-        language=language,
-        degraded_reasons=degraded_reasons,
-        writer_note=writer_note,
-        scopes=scopes,
-    ).markdown()
-
-
 def written(
     *,
     scope: Sequence[RepoRef],
