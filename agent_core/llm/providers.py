@@ -18,23 +18,6 @@ from agent_core.errors import ConfigurationError
 from agent_core.llm.model import Sampling
 from agent_core.llm.prices import LOCAL_PROVIDERS, ModelPrice, cost_range, local_price, price_of
 
-__all__ = [
-    "DEFAULT_CONTEXT_WINDOW",
-    "DEFAULT_PROVIDER",
-    "DEFAULT_WALL_SECONDS",
-    "LOCAL_TURN_SECONDS",
-    "PRESETS",
-    "PRESET_HOSTS",
-    "ModelConfig",
-    "ProviderPreset",
-    "announced_config",
-    "estimate_cost",
-    "infer_provider",
-    "model_configured",
-    "resolve_model_config",
-]
-
-
 HOSTED_TURN_SECONDS = 120.0
 """A hosted API answers a turn in seconds; two minutes means it stalled."""
 LOCAL_TURN_SECONDS = 600.0
