@@ -14,7 +14,7 @@ at each price (cached input, input, output) and what they cost."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from agent_core import events as ev
 from agent_core.cost import CostPart
@@ -25,38 +25,28 @@ from agent_core.words import t
 
 @dataclass(kw_only=True)
 class LiveStats:
-    """The run stats as the events tell them while the run streams; the final RunStats once it ended."""
+    """The run stats as the events tell them while the run streams (``running``); the final RunStats once
+    it ended."""
 
-    turns: int = 0
-    tool_calls: int = 0
-    github_requests: int = 0
-    cache_hits: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    tokens_cached: int = 0  # of tokens_in, served from the provider's prompt cache
-    rate_limit: tuple[int, int, float] | None = None  # remaining, limit, reset epoch
+    running: ev.RunStats = field(default_factory=ev.RunStats)
     estimate: ev.CostEstimate | None = None
     final: ev.RunStats | None = None
 
+    def add(self, **counts: int) -> None:
+        """Count what an event adds (``turns=1``, ``prompt_tokens=...``) into ``running``."""
+        self.running = replace(self.running, **{k: getattr(self.running, k) + n for k, n in counts.items()})
+
     def rows(self, lang: str, elapsed: float, *, mode: str | None) -> list[tuple[str, str]]:
         f = self.final
+        s = f or self.running
         unknown = t("stat_unknown", lang)
-        remaining, reset = (
-            (f.rate_limit_remaining, f.rate_limit_reset)
-            if f and f.rate_limit_remaining is not None
-            else (self.rate_limit[0], self.rate_limit[2])
-            if self.rate_limit
-            else (None, None)
-        )
+        limited = f if f is not None and f.rate_limit_remaining is not None else self.running
+        remaining, reset = limited.rate_limit_remaining, limited.rate_limit_reset
         rate = unknown if remaining is None else str(remaining)
         if remaining is not None and reset:
             rate += t("stat_resets_at", lang, at=format_clock(reset))
         cost = self.cost(lang, mode=mode)
-        tokens_in, tokens_out, cached = (
-            (f.prompt_tokens, f.completion_tokens, f.cached_prompt_tokens)
-            if f
-            else (self.tokens_in, self.tokens_out, self.tokens_cached)
-        )
+        tokens_in, tokens_out, cached = s.prompt_tokens, s.completion_tokens, s.cached_prompt_tokens
         tokens = (
             t("stat_tokens_cached", lang, tokens_in=tokens_in, cached=cached, tokens_out=tokens_out)
             if cached
@@ -64,10 +54,10 @@ class LiveStats:
         )
         parts = self.cost_parts(lang)
         return [
-            (t("stat_turns", lang), str(f.turns if f else self.turns)),
-            (t("stat_tool_calls", lang), str(f.tool_calls if f else self.tool_calls)),
-            (t("stat_github_requests", lang), str(f.github_requests if f else self.github_requests)),
-            (t("stat_cache_hits", lang), str(f.cache_hits if f else self.cache_hits)),
+            (t("stat_turns", lang), str(s.turns)),
+            (t("stat_tool_calls", lang), str(s.tool_calls)),
+            (t("stat_github_requests", lang), str(s.github_requests)),
+            (t("stat_cache_hits", lang), str(s.cache_hits)),
             (t("stat_rate_limit", lang), rate),
             (t("stat_tokens", lang), tokens),
             (t("stat_cost", lang), cost),
@@ -75,7 +65,7 @@ class LiveStats:
             (t("stat_elapsed", lang), f"{(f.elapsed_s if f else elapsed):.1f} s"),
             *(
                 (t("stat_coverage", lang), line)
-                for line in coverage_lines(f.coverage if f else (), "zh" if lang == "zh" else "en")
+                for line in coverage_lines(s.coverage, "zh" if lang == "zh" else "en")
             ),
         ]
 
@@ -187,24 +177,29 @@ class StatsView:
             case ev.RunStarted():
                 stats.estimate, self._mode = event.estimate, event.mode
             case ev.TurnStarted():
-                stats.turns += 1
+                stats.add(turns=1)
             case ev.TurnFinished():
-                stats.tokens_in += event.prompt_tokens or 0
-                stats.tokens_out += event.completion_tokens or 0
-                stats.tokens_cached += event.cached_prompt_tokens or 0
+                stats.add(
+                    prompt_tokens=event.prompt_tokens or 0,
+                    completion_tokens=event.completion_tokens or 0,
+                    cached_prompt_tokens=event.cached_prompt_tokens or 0,
+                )
             case ev.ToolCallFinished():
-                stats.tool_calls += 1
-                stats.github_requests += event.http_requests
-                stats.cache_hits += int(event.from_cache or event.memo)
+                stats.add(
+                    tool_calls=1,
+                    github_requests=event.http_requests,
+                    cache_hits=int(event.from_cache or event.memo),
+                )
             case ev.RateLimitUpdated():
-                stats.rate_limit = (event.remaining, event.limit, event.reset_at)
+                stats.running = replace(
+                    stats.running, rate_limit_remaining=event.remaining, rate_limit_reset=event.reset_at
+                )
             case ev.BreakerChanged():
                 old = self._breakers.get(event.breaker)
                 failed = event.new != "closed"
                 self._breakers[event.breaker] = (event, event.reason if failed else (old[1] if old else None))
             case ev.DiagramDrawn():
-                stats.tokens_in += event.prompt_tokens
-                stats.tokens_out += event.completion_tokens
+                stats.add(prompt_tokens=event.prompt_tokens, completion_tokens=event.completion_tokens)
             case ev.RunFinished():
                 stats.final = event.stats
             case _:
@@ -222,10 +217,8 @@ class StatsView:
 
     def tokens_used(self) -> int:
         """Model tokens this run used so far (prompt and completion, as the endpoint reported them)."""
-        final = self._stats.final
-        if final is not None:
-            return final.prompt_tokens + final.completion_tokens
-        return self._stats.tokens_in + self._stats.tokens_out
+        stats = self._stats.final or self._stats.running
+        return stats.prompt_tokens + stats.completion_tokens
 
     def breaker_snapshots(self, at: float | None = None) -> list[BreakerSnapshot]:
         """Breakers as the events tell them, ``retry_after`` counted down to ``at`` (default: latest t)."""
