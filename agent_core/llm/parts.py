@@ -8,8 +8,7 @@ the server's chunks is :mod:`agent_core.llm.stream`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass
 
 from agent_core.tool_call import ToolCallRequest
 
@@ -66,7 +65,6 @@ class ReasoningDelta:
 
     text: str
     was_answer: bool = False
-    kind: Literal["reasoning_delta"] = field(default="reasoning_delta", init=False, repr=False)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,7 +72,6 @@ class ContentDelta:
     """A piece of the model's visible answer text."""
 
     text: str
-    kind: Literal["content_delta"] = field(default="content_delta", init=False, repr=False)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,7 +86,6 @@ class ToolCallDelta:
     id: str | None
     name: str | None
     arguments_delta: str
-    kind: Literal["tool_call_delta"] = field(default="tool_call_delta", init=False, repr=False)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,7 +93,6 @@ class TurnComplete:
     """The last part of every successful turn."""
 
     turn: ModelTurn
-    kind: Literal["turn_complete"] = field(default="turn_complete", init=False, repr=False)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,7 +105,6 @@ class PromptProgress:
     total: int
     cached: int
     elapsed_s: float
-    kind: Literal["prompt_progress"] = field(default="prompt_progress", init=False, repr=False)
 
 
 StreamPart = ReasoningDelta | ContentDelta | ToolCallDelta | PromptProgress | TurnComplete
