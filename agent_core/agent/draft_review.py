@@ -324,26 +324,9 @@ async def replaced(run: Run, draft: str, found: Review, sent: Sequence[Mapping[s
     yield Result(value=Judged(decision="replace", drafts=drafts, report=report))
 
 
-def _reviewed(
-    run: Run,
-    outcome: ev.DraftOutcome,
-    found: Review,
-    *,
-    findings: tuple[ev.CheckedClaim, ...] = (),
-    corrected: tuple[ev.CheckedClaim, ...] = (),
-    kept: int = 0,
-    set_aside: tuple[ev.CheckedClaim, ...] = (),
-) -> ev.DraftReviewed:
-    return ev.DraftReviewed(
-        t=run.t(),
-        turn=run.turn,
-        outcome=outcome,
-        problems=found.problems,
-        findings=findings,
-        corrected=corrected,
-        kept=kept,
-        set_aside=set_aside,
-    )
+def _reviewed(run: Run, outcome: ev.DraftOutcome, found: Review, **what: Any) -> ev.DraftReviewed:
+    """The event of a review's outcome; ``what``: the other fields of :class:`~agent_core.events.DraftReviewed`."""
+    return ev.DraftReviewed(t=run.t(), turn=run.turn, outcome=outcome, problems=found.problems, **what)
 
 
 def _problem_words(found: Review, language: Language) -> str:
