@@ -4,7 +4,7 @@ folder report, a nested virtual workspace root, and package counts made in anoth
 
 from __future__ import annotations
 
-from agent_core.repomodel import model_of
+from agent_core.repomodel import RootContext, model_of
 from agent_core.report.manifest_jvm import parse_gradle_settings
 from agent_core.report.manifest_links import root_workspaces
 from agent_core.report.manifests import parse_manifest
@@ -60,7 +60,7 @@ def test_a_folder_report_reads_root_anchored_linguist_rules_from_the_repository_
             if e.path.startswith(base + "/")
         ),
     )
-    assert model_of(rerooted, above=base).vendored_files == 0
+    assert model_of(rerooted, RootContext(above=base)).vendored_files == 0
     assert model_of(rerooted).vendored_files == 1  # the same tree read as a repository's root
 
 
@@ -82,9 +82,12 @@ def test_go_tests_name_the_standard_testing_package() -> None:
 
 def test_a_folder_report_on_tests_or_examples_keeps_their_vendor_folders_as_theirs() -> None:
     rerooted = tree(["error-handler/_files/user-deprecation/vendor/autoload.php", "error-handler/Test.php"])
-    assert model_of(rerooted, above="tests/end-to-end").vendored_files == 0
-    assert model_of(tree(["external/dep.js", "main.js"]), above="playground").vendored_files == 0
-    assert model_of(tree(["vendor/lib.php", "src/App.php"]), above="packages/app").vendored_files == 1
+    assert model_of(rerooted, RootContext(above="tests/end-to-end")).vendored_files == 0
+    assert model_of(tree(["external/dep.js", "main.js"]), RootContext(above="playground")).vendored_files == 0
+    assert (
+        model_of(tree(["vendor/lib.php", "src/App.php"]), RootContext(above="packages/app")).vendored_files
+        == 1
+    )
 
 
 def test_a_submodule_is_no_file_of_the_repository() -> None:

@@ -12,7 +12,7 @@ import enry
 import pytest
 
 from agent_core.ledger import Coverage
-from agent_core.repomodel import build_repo_model, linguist, parse_gitattributes
+from agent_core.repomodel import RootContext, build_repo_model, linguist, parse_gitattributes
 from agent_core.repomodel.attributes import LINES_CAPPED, MAX_LINES, PATTERN_CAPPED
 from agent_core.report.coverage import coverage_line
 from agent_core.sources.languages import count_languages, language_for
@@ -134,7 +134,7 @@ def test_gitattributes_caps_are_kept_and_said() -> None:
     overlong = parse_gitattributes(("x" * 300) + " linguist-vendored\nvendor2/** linguist-vendored\n")
     assert overlong.limits == (PATTERN_CAPPED,) and len(overlong.rules) == 1
     entries = [TreeEntry(path="gen1/a.go", type="file", size=3), TreeEntry(path="b.go", type="file", size=3)]
-    model = build_repo_model(entries, gitattributes=long_file)
+    model = build_repo_model(entries, context=RootContext(gitattributes=long_file))
     assert model.role_of("gen1/a.go") == "generated" and model.limits == (LINES_CAPPED,)
     line = coverage_line(
         Coverage(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_core.repomodel import build_repo_model
+from agent_core.repomodel import RootContext, build_repo_model
 from agent_core.repomodel.counts import ecosystem_counts
 from agent_core.report.manifest_words import manifest_text
 from agent_core.report.manifests import own_package_names, parse_manifest
@@ -27,8 +27,8 @@ from tests.test_report import DEMO, github_results, result, section, text_file
 FIXTURES = Path(__file__).parent / "fixtures" / "manifests"
 
 
-def _counts(tree: FileTree, **read: object) -> dict[str, tuple[int, int, int, tuple[str, ...]]]:
-    model = build_repo_model(tree.entries, **read)  # type: ignore[arg-type]
+def _counts(tree: FileTree, read: tuple[str, ...] = ()) -> dict[str, tuple[int, int, int, tuple[str, ...]]]:
+    model = build_repo_model(tree.entries, context=RootContext(read=read))
     return {
         c.ecosystem: (c.packages, c.examples, c.fixtures, c.unread_roots)
         for c in ecosystem_counts(model.packages, model.aside)
@@ -97,7 +97,7 @@ def test_an_unread_workspace_root_is_no_counted_fact_until_it_is_read() -> None:
     project = (
         '[project]\nname = "autogen"\nversion = "1.0"\n\n[tool.uv.workspace]\nmembers = ["packages/*"]\n'
     )
-    assert _counts(tree, read=[root])["python"] == (3, 0, 0, ())
+    assert _counts(tree, read=(root,))["python"] == (3, 0, 0, ())
     assert "**Packages by ecosystem:** 3 Python projects (python)." in _stack(tree, {root: project})
 
 

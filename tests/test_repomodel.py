@@ -15,6 +15,7 @@ from agent_core.agent.planner import OfflinePlanner
 from agent_core.repo import RepoRef
 from agent_core.repomodel import (
     FolderCount,
+    RootContext,
     build_repo_model,
     model_of,
     role_by_convention,
@@ -160,7 +161,7 @@ def ts_monorepo() -> FileTree:
 
 def test_a_typescript_monorepo_with_npm_workspaces() -> None:
     globs = workspace_globs(json.dumps({"name": "root", "workspaces": ["packages/*"]}))
-    model = build_repo_model(ts_monorepo().entries, workspace_globs=globs)
+    model = build_repo_model(ts_monorepo().entries, context=RootContext(workspace_globs=globs))
     assert [(p.path, p.member_of_workspace) for p in model.packages] == [  # the workspaces' root is none
         ("packages/core", True),
         ("packages/ui", True),
@@ -225,7 +226,7 @@ def test_gitattributes_overrides_vendored_generated_documentation_and_their_nega
         "notes/** linguist-documentation\n"
         "*.c text eol=lf\n"
     )
-    model = build_repo_model(tree.entries, gitattributes=attributes)
+    model = build_repo_model(tree.entries, context=RootContext(gitattributes=attributes))
     assert model.role_of("ext/lib/a.c") == "vendored"
     assert model.role_of("api/gen/types.go") == "generated"
     assert model.role_of("api/gen/handwritten.go") == "source"
@@ -363,7 +364,7 @@ def test_the_model_is_built_once_per_tree_object_and_forgotten_with_it() -> None
     assert model_of(go_service()) is not first  # another tree object: another model
     build_facts(gather(SVC, [result("get_file_tree", SVC, tree, path="")], words_for("en")))
     assert model_of(tree) is first  # the report asked for the same one
-    assert model_of(tree, gitattributes="vendor/** -linguist-vendored\n") is not first
+    assert model_of(tree, RootContext(gitattributes="vendor/** -linguist-vendored\n")) is not first
     del tree, first
     gc.collect()
     assert memoised_trees() <= before
@@ -384,7 +385,7 @@ async def test_a_real_git_repository_through_the_local_source(tmp_path: Path) ->
     }
     source = await LocalGitSource.open(make_repo(tmp_path / "svc", files))
     tree = (await source.get_file_tree(source.repo_ref)).value
-    model = model_of(tree, gitattributes=files[".gitattributes"])
+    model = model_of(tree, RootContext(gitattributes=files[".gitattributes"]))
     assert (model.files, model.own_files) == (10, 7)
     assert model.vendored == (FolderCount("vendor", 2),)
     assert model.role_of("gen/types.go") == "generated"

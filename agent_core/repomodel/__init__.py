@@ -21,6 +21,7 @@ from agent_core.repomodel.model import (
     ConventionCount,
     FolderCount,
     RepoModel,
+    RootContext,
     TestSummary,
     TopFolder,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "Package",
     "RepoModel",
     "Role",
+    "RootContext",
     "TestSummary",
     "TopFolder",
     "build_repo_model",

@@ -16,10 +16,12 @@ from typing import Protocol
 from agent_core.repomodel import conventions as cv
 from agent_core.repomodel.attributes import Overrides, parse_gitattributes
 from agent_core.repomodel.model import (
+    NO_CONTEXT,
     CiSystem,
     ConventionCount,
     FolderCount,
     RepoModel,
+    RootContext,
     TestSummary,
     TopFolder,
 )
@@ -58,23 +60,15 @@ def build_repo_model(
     *,
     root: str = "",
     truncated: bool = False,
-    gitattributes: str | None = None,
-    workspace_globs: Sequence[str] = (),
-    members: Sequence[str] = (),
-    virtual: Sequence[str] = (),
-    read: Sequence[str] = (),
-    above: str = "",
+    context: RootContext = NO_CONTEXT,
 ) -> RepoModel:
     """The model of the files of ``entries`` under ``root`` ("" for the whole repository); ``truncated``:
-    the server cut the tree (the counts are lower bounds); ``gitattributes``: the root ``.gitattributes``
-    text when it was read; ``workspace_globs``: the root ``package.json``'s workspaces; ``members`` and
-    ``virtual``: what the root's manifests say of its packages; ``read``: the manifests read and parsed
-    (:func:`~agent_core.repomodel.packages.packages_of`)."""
-    tally = _Tally(root.strip("/"), parse_gitattributes(gitattributes), above=above.strip("/"))
-    tally.add_all(entries)
-    return tally.model(
-        truncated=truncated, workspace_globs=workspace_globs, members=members, virtual=virtual, read=read
+    the server cut the tree (the counts are lower bounds); ``context``: what the root's files say."""
+    tally = _Tally(
+        root.strip("/"), parse_gitattributes(context.gitattributes), above=context.above.strip("/")
     )
+    tally.add_all(entries)
+    return tally.model(truncated=truncated, context=context)
 
 
 class _Tally:
@@ -213,25 +207,17 @@ class _Tally:
         if name and manifest_ecosystem(name) is not None:
             self.fixture_manifests.append((folder_path, f"{folder_path}/{name}" if folder_path else name))
 
-    def model(
-        self,
-        *,
-        truncated: bool,
-        workspace_globs: Sequence[str],
-        members: Sequence[str] = (),
-        virtual: Sequence[str] = (),
-        read: Sequence[str] = (),
-    ) -> RepoModel:
+    def model(self, *, truncated: bool, context: RootContext) -> RepoModel:
         by_role, sizes = self.by_role, self.sizes
         files, total = len(self.roles), sum(sizes.values())
         packages = packages_of(
             self.manifests,
             root=self.root,
-            globs=workspace_globs,
+            globs=context.workspace_globs,
             examples=self.example_manifests,
-            members=members,
-            virtual=virtual,
-            read=read,
+            members=context.members,
+            virtual=context.virtual,
+            read=context.read,
             locked=self.locked,
         )
         aside = (

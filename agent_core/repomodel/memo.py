@@ -3,8 +3,8 @@
 
 The report, the brief, the trace's tree summary, the claim check and the diagram each ask for the model
 of the same ``FileTree`` value; the first asks builds it, the others get the same object. The memo is
-keyed by the tree object's identity (plus the ``.gitattributes`` text and workspace globs the model was
-built with, or the derived value's name) and forgets a tree when the tree is garbage-collected
+keyed by the tree object's identity (plus the :class:`~agent_core.repomodel.model.RootContext` the
+model was built with, or the derived value's name) and forgets a tree when the tree is garbage-collected
 (:func:`weakref.finalize`), so it holds nothing that outlives the runs using it and nothing two runs
 could see differently: a model is a pure function of immutable values. Hashing a 100,000-entry tree on
 every lookup is what it avoids. A derived value must not refer to its tree (the memo would keep the tree
@@ -20,7 +20,7 @@ from concurrent.futures import Future
 from typing import Protocol, TypeVar, cast
 
 from agent_core.repomodel.build import Entry, build_repo_model
-from agent_core.repomodel.model import RepoModel
+from agent_core.repomodel.model import NO_CONTEXT, RepoModel, RootContext
 
 
 class Tree(Protocol):
@@ -37,8 +37,9 @@ class Tree(Protocol):
 
 T = TypeVar("T")
 
-_Key = tuple[str | None, tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], str]
-_MEMO: dict[int, dict[Hashable, object]] = {}  # per tree: models by _Key, derived values by ("derived", …)
+_MEMO: dict[
+    int, dict[Hashable, object]
+] = {}  # per tree: models by RootContext, derived values by ("derived", …)
 _MISSING = object()
 # The model may be built off the event loop, in worker threads. Re-entrant: a tree that dies in a
 # reference cycle is forgotten (``_forget``) by the collector, which may run in any allocation, also
@@ -46,33 +47,13 @@ _MISSING = object()
 _LOCK = threading.RLock()
 
 
-def model_of(
-    tree: Tree,
-    *,
-    gitattributes: str | None = None,
-    workspace_globs: Sequence[str] = (),
-    members: Sequence[str] = (),
-    virtual: Sequence[str] = (),
-    read: Sequence[str] = (),
-    above: str = "",
-) -> RepoModel:
-    """The model of ``tree`` (``above``: where a re-rooted tree's root stands in the repository) (built the first time this tree object is asked for, per root workspaces:
+def model_of(tree: Tree, context: RootContext = NO_CONTEXT) -> RepoModel:
+    """The model of ``tree`` in ``context`` (built the first time this tree object is asked for in it:
     see :func:`~agent_core.repomodel.build.build_repo_model`)."""
-    key: _Key = (gitattributes, tuple(workspace_globs), tuple(members), tuple(virtual), tuple(read), above)
     return _memoised(
         tree,
-        key,
-        lambda: build_repo_model(
-            tree.entries,
-            root=tree.path,
-            truncated=tree.truncated,
-            gitattributes=gitattributes,
-            workspace_globs=workspace_globs,
-            members=members,
-            virtual=virtual,
-            read=read,
-            above=above,
-        ),
+        context,
+        lambda: build_repo_model(tree.entries, root=tree.path, truncated=tree.truncated, context=context),
     )
 
 

@@ -14,6 +14,26 @@ from agent_core.repomodel.conventions import Role
 from agent_core.repomodel.packages import Package
 
 
+@dataclass(frozen=True, kw_only=True)
+class RootContext:
+    """What a tree's model is built with besides its entries: what the root's files say (``gitattributes``:
+    the root ``.gitattributes`` text when it was read; ``workspace_globs``: the root ``package.json``'s
+    workspaces; ``members`` and ``virtual``: what the root's manifests say of its packages; ``read``: the
+    manifests read and parsed, :func:`~agent_core.repomodel.packages.packages_of`) and, for a re-rooted
+    tree, where its root stands in the repository (``above``). A value: the model memo's key."""
+
+    gitattributes: str | None = None
+    workspace_globs: tuple[str, ...] = ()
+    members: tuple[str, ...] = ()
+    virtual: tuple[str, ...] = ()
+    read: tuple[str, ...] = ()
+    above: str = ""
+
+
+NO_CONTEXT = RootContext()
+"""A tree from the repository's root, nothing read of its root's files."""
+
+
 class FolderCount(NamedTuple):
     """A folder and how many files it holds, e.g. ``("vendor", 13712)``."""
 

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 from agent_core.repo import RepoRef
-from agent_core.repomodel import RepoModel, model_of, workspace_globs
+from agent_core.repomodel import RepoModel, RootContext, model_of, workspace_globs
 from agent_core.report.activity import activity_of
 from agent_core.report.evidence import Evidence, Facts
 from agent_core.report.folder_tests import TOP_TEST_DIRS, is_test_root, main_tests_dir
@@ -201,15 +201,15 @@ def repo_model(evidence: Evidence, manifests: Sequence[Manifest] | None = None) 
             {k[len(base) :]: v for k, v in evidence.files.items() if k.startswith(base)}
         )
     members, virtual = root_workspaces(manifests)  # what the manifests read say of the packages
-    return model_of(
-        tree,
+    context = RootContext(
         gitattributes=attributes.text if attributes is not None else None,
-        workspace_globs=globs,
+        workspace_globs=tuple(globs),
         members=members,
         virtual=virtual,
         read=tuple(m.path for m in manifests if m.status == "parsed"),  # an unread root is not counted
         above=evidence.root,
     )
+    return model_of(tree, context)
 
 
 def description(facts: Facts) -> tuple[str, str | None] | None:

@@ -20,7 +20,14 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import NamedTuple
 
-from agent_core.repomodel import build_repo_model, linguist, model_of, parse_gitattributes, role_by_convention
+from agent_core.repomodel import (
+    RootContext,
+    build_repo_model,
+    linguist,
+    model_of,
+    parse_gitattributes,
+    role_by_convention,
+)
 from agent_core.repomodel.attributes import Overrides
 from agent_core.sources.models import FileTree
 
@@ -172,7 +179,8 @@ def count_languages(files: Iterable[tuple[str, int]], *, gitattributes: str | No
     with the ``.gitattributes`` overrides when its text is given.
     """
     pairs = list(files)
-    model = build_repo_model([_File(path, "file", size) for path, size in pairs], gitattributes=gitattributes)
+    entries = [_File(path, "file", size) for path, size in pairs]
+    model = build_repo_model(entries, context=RootContext(gitattributes=gitattributes))
     overrides = parse_gitattributes(gitattributes) or None
     totals: dict[str, int] = {}
     headers = 0
@@ -193,7 +201,7 @@ def tree_languages(
     """:func:`count_languages` of a tree's files (symlinks and submodules are not files), their roles
     read from the tree's own repository model (:func:`model_of`: built once per tree, and shared with
     everything else that asks) instead of a model built for the count alone."""
-    model = model_of(tree, gitattributes=gitattributes)
+    model = model_of(tree, RootContext(gitattributes=gitattributes))
     overrides = parse_gitattributes(gitattributes) or None
     totals: dict[str, int] = {}
     headers = 0
