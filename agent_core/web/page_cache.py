@@ -80,14 +80,18 @@ class PageCache:
 
         async def record(message: Message) -> None:
             sent.append(message)
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                self._keep(root, config, sent)  # kept before the last byte goes out: the next request sees it
             await send(message)
 
         await self.app(scope, receive, record)
+
+    def _keep(self, root: str, config: object, sent: list[Message]) -> None:
         start = next((m for m in sent if m["type"] == "http.response.start"), None)
-        bodies = [m for m in sent if m["type"] == "http.response.body"]
         if start is None or start.get("status") != 200:
             return  # an error is never kept
-        self.answers[root] = _Answer(config, dict(start), b"".join(m.get("body", b"") for m in bodies))
+        body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+        self.answers[root] = _Answer(config, dict(start), body)
         self.answers.move_to_end(root)
         while len(self.answers) > ROOTS_KEPT:
             self.answers.popitem(last=False)
