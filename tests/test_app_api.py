@@ -127,6 +127,16 @@ def planner_app(emulator: GitHubEmulator, tmp_path_factory: pytest.TempPathFacto
         yield url
 
 
+def test_a_served_app_wakes_each_stream_every_two_seconds(planner_app: str) -> None:
+    """A hang-up is noticed at a stream's next frame: a quiet run's slot is given back within 2 s, not
+    Gradio's 10-15 s (the behaviour itself: test_hosted_safety's hang-up tests)."""
+    import gradio.utils
+
+    from agent_core.web.app import HEARTBEAT_INTERVAL_S
+
+    assert gradio.utils.get_heartbeat_rate() == float(HEARTBEAT_INTERVAL_S) == 2.0
+
+
 def test_offline_planner_analysis_finishes_with_a_report(planner_app: str, tmp_path: Path) -> None:
     result = outputs(client(planner_app, tmp_path).predict(REPO, "", api_name="/run_analysis"))
     assert result["report"].startswith(f"# {REPO}")

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -52,6 +53,12 @@ def quiet_gradio_locks() -> None:
 quiet_gradio_locks()
 
 logger = logging.getLogger("repo_analyst.app")
+
+# How often Gradio wakes a page's open streams with a heartbeat. A visitor who hangs up is noticed at the
+# stream's next frame: while a run waits quietly (on GitHub, in a backoff) that was Gradio's 10 s wait or
+# its 15 s heartbeat, and the run kept its slot and its requests that long. A frame every 2 s is a few
+# bytes per open page; the operator's own GRADIO_HEARTBEAT_INTERVAL wins.
+HEARTBEAT_INTERVAL_S = "2"
 
 CSS = """
 #heading span.md { display: flex; flex-wrap: wrap; align-items: baseline; column-gap: 14px; }
@@ -103,10 +110,12 @@ def server_lifespan(
     """What the server adds to Gradio's app when it starts, its routes and middlewares built: the page
     and its config answered from bytes made once (:mod:`~agent_core.web.page_cache`) and, on a Space,
     each visitor's share of the queue checked before any of Gradio's layers runs
-    (:mod:`~agent_core.web.queue_gate`; uploads counted in Redis when ``services`` share state)."""
+    (:mod:`~agent_core.web.queue_gate`; uploads counted in Redis when ``services`` share state); and a
+    heartbeat every :data:`HEARTBEAT_INTERVAL_S`, so a hang-up is noticed within it."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
+        os.environ.setdefault("GRADIO_HEARTBEAT_INTERVAL", HEARTBEAT_INTERVAL_S)  # read at each stream
         cache_pages(app)
         lighten(app)  # an idle session's record in Gradio: a few KiB, not the whole page's config
         if settings.hosted:
