@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from testing.browser import loopback_context
+from testing.browser import expand_all, loopback_context
 from testing.clock import HeldWaits
 from testing.emulator.model_server import ScriptedModelServer
 from tests.browser.conftest import ARTIFACTS, BROWSER_MARKS, PATIENCE_S
@@ -93,16 +93,6 @@ def wait_breaker(page: Any, name: str, state: str) -> None:
              .some(r => { const cells = r.innerText.split(/\\s+/); return cells.includes(n) && cells.includes(s); })""",
         arg=[name, state],
     )
-
-
-def expand_all(page: Any) -> None:
-    """Open every collapsed trace item (children of a collapsed item may not be in the DOM yet)."""
-    closed = page.locator("#trace .thought-group > .title:not(.expanded):visible")
-    for _ in range(40):
-        if closed.count() == 0:
-            return
-        closed.first.click()
-    raise AssertionError("trace items keep collapsing")
 
 
 def screenshot(page: Any, name: str) -> None:

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 
 from testing.app import running_app
-from testing.browser import loopback_context
+from testing.browser import expand_all, loopback_context
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import make_repo
 from testing.emulator.model_server import ScriptedModelServer, Turn
 from tests.browser.conftest import BROWSER_MARKS, app_settings, require_browser
-from tests.browser.test_browser import analyze, expand_all, wait_no_spinner, wait_report
+from tests.browser.test_browser import analyze, wait_no_spinner, wait_report
 from tests.hosted_helpers import ImageHost
 
 pytestmark = BROWSER_MARKS

@@ -17,13 +17,12 @@ from typing import Any
 import pytest
 
 from testing.app import running_app
-from testing.browser import loopback_context
+from testing.browser import expand_all, loopback_context
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.model_server import ScriptedModelServer
 from tests.browser.conftest import BROWSER_MARKS, app_settings, require_browser
 from tests.browser.test_browser import (
     analyze,
-    expand_all,
     screenshot,
     wait_no_spinner,
     wait_report,

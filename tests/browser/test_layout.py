@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from testing.browser import loopback_context
+from testing.browser import expand_all, loopback_context
 from testing.clock import HeldWaits
 from testing.emulator.gitrepo import make_repo
 from testing.emulator.model_server import ScriptedModelServer, Turn
@@ -21,7 +21,6 @@ from tests.browser.conftest import BROWSER_MARKS, open_app
 from tests.browser.test_browser import (
     NESTED_PENDING,
     analyze,
-    expand_all,
     wait_breaker,
     wait_no_spinner,
     wait_report,

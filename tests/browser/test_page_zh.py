@@ -27,7 +27,7 @@ import pytest
 from agent_core.settings import Settings
 from agent_core.words.tables import TABLES
 from testing.app import running_app
-from testing.browser import loopback_context
+from testing.browser import expand_all, loopback_context
 from testing.emulator.github import GitHubEmulator
 from testing.emulator.gitrepo import sample_python_project
 from tests.browser.conftest import BROWSER_MARKS, open_app
@@ -117,16 +117,6 @@ def chinese_page(chromium: Any, zh_url: str) -> Iterator[Any]:
     assert blocked == [], f"the page tried to leave 127.0.0.1: {blocked}"
 
 
-def expand_trace(page: Any) -> None:
-    """Open every collapsed trace item, nested ones too (a closed item's children are not in the DOM)."""
-    closed = page.locator("#trace .thought-group > .title:not(.expanded):visible")
-    for _ in range(60):
-        if closed.count() == 0:
-            return
-        closed.first.click()
-    raise AssertionError("trace items keep collapsing")
-
-
 def test_in_chinese_the_finished_page_says_no_english_sentence_and_no_raw_key(chinese_page: Any) -> None:
     page = chinese_page
     page.check("#ui-lang input[value='中文']")
@@ -140,7 +130,7 @@ def test_in_chinese_the_finished_page_says_no_english_sentence_and_no_raw_key(ch
     page.wait_for_function("() => document.querySelector('#status').innerText.includes('完成')")
     page.wait_for_selector("#checked details")
     page.evaluate("() => document.querySelectorAll('#checked details').forEach(d => d.open = true)")
-    expand_trace(page)
+    expand_all(page)
 
     regions = {
         "trace": ("#trace", None),
