@@ -30,14 +30,15 @@ from agent_core.llm import (
     Usage,
     make_openai_client,
 )
+from testing.clock import SkippingClock, SkippingLoop
 from testing.emulator.model_server import ScriptedModelServer, Turn
 
 SECRET = "sk-test-SECRET"
 # How long a test waits for a condition (or lets a turn run) before it fails: far beyond any busy machine's
 # delay, and never waited out by a passing test.
 PATIENCE = 60.0
-# A turn deadline that must fire: it ends a stream nothing else would end, but it also covers sending the
-# request, which a busy machine can take a good part of a second to do. The two tests that use it wait it out.
+# A turn deadline that must fire: it ends a stream nothing else would end. The two tests that use it move
+# the event loop's time past it once the server has the request (past_the_deadline).
 DEADLINE = 3.0
 
 # ---------------------------------------------------------------------------------------- chunk helpers
@@ -667,7 +668,36 @@ async def test_bad_events_in_the_stream(
     assert SECRET not in str(caught.value)
 
 
-async def test_keep_alive_comments_cannot_stretch_a_turn_past_its_deadline(make_model: ModelFactory) -> None:
+def in_skipping_time(body: Callable[[SkippingClock], Awaitable[None]]) -> None:
+    """Run ``body`` on an event loop whose time the test moves (:class:`testing.clock.SkippingLoop`)."""
+    clock = SkippingClock()
+    with asyncio.Runner(loop_factory=lambda: SkippingLoop(clock)) as runner:
+        runner.run(body(clock))
+
+
+async def past_the_deadline(
+    base_url: str, clock: SkippingClock, requested: Callable[[], bool]
+) -> asyncio.Task[list[StreamPart]]:
+    """One turn with a :data:`DEADLINE` nothing else can end: once the server has the request, the loop's
+    time moves a quarter second at a time until the turn ends. Nothing waits on the wall clock."""
+    client = make_openai_client(base_url=base_url, api_key=SECRET, max_retries=0, timeout=PATIENCE)
+    try:
+        model = OpenAIChatModel(client, model="test-model", turn_timeout=DEADLINE, max_tokens=1024)
+        task = asyncio.create_task(collect(model))
+        skipped = 0.0
+        while not task.done() and skipped < 4 * DEADLINE:  # then it never ends: cancelled, the test fails
+            await asyncio.sleep(0.005)
+            if requested():
+                clock.skip(0.25)
+                skipped += 0.25
+        task.cancel()  # a no-op on an ended turn
+        await asyncio.wait((task,))
+        return task
+    finally:
+        await client.close()
+
+
+def test_keep_alive_comments_cannot_stretch_a_turn_past_its_deadline() -> None:
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await stream_response(sse(wire_chunk({"content": "thinking"})))(reader, writer)
         while True:  # comments reset the SDK's read timeout; only our deadline can end this
@@ -675,11 +705,26 @@ async def test_keep_alive_comments_cannot_stretch_a_turn_past_its_deadline(make_
             writer.write(b": keep-alive\n\n")
             await writer.drain()  # raises once the client has gone
 
-    async with serve(handler) as server:
-        model = make_model(server.base_url, turn_timeout=DEADLINE)
-        with pytest.raises(LLMError, match="timed out"):
-            await collect(model)
-        await asyncio.wait_for(server.disconnected.wait(), PATIENCE)  # the connection was released
+    async def body(clock: SkippingClock) -> None:
+        async with serve(handler) as server:
+            turn = await past_the_deadline(server.base_url, clock, lambda: bool(server.bodies))
+            with pytest.raises(LLMError, match=f"nothing arrived for {DEADLINE:g}s"):  # ours, not the SDK's
+                turn.result()
+            await asyncio.wait_for(server.disconnected.wait(), PATIENCE)  # the connection was released
+
+    in_skipping_time(body)
+
+
+def test_a_hung_stream_ends_at_the_deadline() -> None:
+    async def body(clock: SkippingClock) -> None:
+        with ScriptedModelServer([Turn(hang=True)]) as server:
+            turn = await past_the_deadline(server.base_url, clock, lambda: bool(server.chat_requests))
+            with pytest.raises(LLMError, match=f"nothing arrived for {DEADLINE:g}s") as caught:
+                turn.result()
+            server.assert_exhausted()
+        assert SECRET not in str(caught.value)
+
+    in_skipping_time(body)
 
 
 async def test_cancellation_passes_through_and_releases_the_connection(make_model: ModelFactory) -> None:
@@ -789,8 +834,6 @@ async def test_provider_quirks_end_to_end(turn: Turn, make_model: ModelFactory) 
             PATIENCE,
             id="no-done",
         ),
-        # Only the deadline can end a hang, so it is sure to fire (and nothing else races it).
-        pytest.param(Turn(hang=True), LLMError, "timed out", DEADLINE, id="hang"),
         pytest.param(Turn.error(402, "Insufficient Balance"), LLMError, "no balance", PATIENCE, id="402"),
     ],
 )
