@@ -25,6 +25,12 @@ hypothesis_settings.register_profile("repeatable", derandomize=True, print_blob=
 hypothesis_settings.register_profile("explore", derandomize=False, print_blob=True)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
+# The compiled modules are kept (``__pycache__``, ignored by git) even where PYTHONDONTWRITEBYTECODE is
+# set, as on these machines: otherwise each worker rewrote the assertions of every test module and
+# compiled the checkout again, 7 s of each worker's 21 s start, on every run; and the CLI's, the bench's
+# and the replicas' processes compiled it again each (they read what is kept, without writing).
+sys.dont_write_bytecode = False
+
 
 class BlockedNetworkError(OSError):
     """A test tried to connect somewhere other than loopback."""

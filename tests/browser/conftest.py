@@ -33,6 +33,8 @@ REPORTS = {
     "flaky": "# octo/flaky\n\n## Overview\nThe README could not be read: GitHub kept failing.\n",
     # Long, so that a test can press Stop while it streams (see scripted).
     "slow": "# octo/slow\n\n## Overview\n" + " ".join(f"word{i}" for i in range(400)) + "\n",
+    # As long, written at once: a long report's layout, without waiting for it.
+    "long": "# octo/long\n\n## Overview\n" + " ".join(f"word{i}" for i in range(400)) + "\n",
     # Streams for about six minutes (see scripted), far longer than any test waits for anything.
     "endless": "# octo/endless\n\n## Overview\n" + " ".join(f"word{i}" for i in range(20_000)) + "\n",
 }
@@ -64,7 +66,7 @@ def scripted(body: dict[str, Any]) -> Turn:
     name = _repo_in(body)
     turns = sum(1 for m in body["messages"] if m["role"] == "assistant")
     if turns == 0:
-        paced = name != "slow"
+        paced = name not in ("slow", "long")
         return Turn.calls(
             ("get_repo_info", {"owner": "octo", "repo": name}),
             ("read_file", {"owner": "octo", "repo": name, "path": "README.md"}),
@@ -76,6 +78,8 @@ def scripted(body: dict[str, Any]) -> Turn:
         )
     if name == "slow":
         return Turn.final(REPORTS[name], reasoning="Enough gathered.", chunk_size=6, delay_per_chunk=0.01)
+    if name == "long":
+        return Turn.final(REPORTS[name], reasoning="Enough gathered.", chunk_size=1000)
     if name == "endless":
         return Turn.final(REPORTS[name], reasoning="Enough gathered.", chunk_size=20, delay_per_chunk=0.05)
     return Turn.final(
@@ -127,7 +131,12 @@ def browser_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
     ):
         mp.setenv("GRADIO_ANALYTICS_ENABLED", "False")
         emu.add_repo("octo/wordstats", sample_python_project(root / "wordstats"))
-        for name, readme in (("flaky", "# flaky\n"), ("slow", "# slow\n"), ("endless", "# endless\n")):
+        for name, readme in (
+            ("flaky", "# flaky\n"),
+            ("slow", "# slow\n"),
+            ("long", "# long\n"),
+            ("endless", "# endless\n"),
+        ):
             emu.add_repo(f"octo/{name}", make_repo(root / name, {"README.md": readme}))
         emu.cache_control = "private, max-age=0"  # every request reaches the wire (and chaos mode)
         # An open breaker stays open until a test skips the app's clock past its open period.

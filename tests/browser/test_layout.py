@@ -97,7 +97,7 @@ def test_the_report_is_on_the_page_once_and_the_trace_points_to_it(viewport: Any
 @pytest.mark.parametrize("viewport", [DESKTOP], indirect=True)
 def test_a_long_report_scrolls_in_its_own_bounded_box(viewport: Any) -> None:
     page = viewport
-    analyze(page, "octo/slow")  # a 400-word report
+    analyze(page, "octo/long")  # a 400-word report
     page.wait_for_function("() => document.querySelector('#report').innerText.includes('word399')")
     wait_status(page, "Done")
     sizes = page.eval_on_selector(
