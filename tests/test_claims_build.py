@@ -136,6 +136,7 @@ def test_a_hedged_narrowed_or_negated_build_claim_is_not_one(line: str) -> None:
     assert list(build_claims(line, 0)) == []
 
 
+@pytest.mark.untraced  # CPU against input size: the tracer's cost is not the code's
 def test_finding_build_claims_is_linear_in_the_line() -> None:
     for make in (
         lambda n: "built with CMake " * (n // 17),

@@ -119,6 +119,7 @@ def test_go_imports_are_looked_up_not_scanned() -> None:
     assert visits(lambda: list(diagram_tree._imported("main.go", text, facts))) <= len(facts.dirs)
 
 
+@pytest.mark.untraced  # CPU against input size: the tracer's cost is not the code's
 def test_entry_points_are_linear_in_the_paths() -> None:
     small = [f"bin/t{i}/main.py" for i in range(2000)]
     large = [f"bin/t{i}/main.py" for i in range(8000)]
@@ -204,6 +205,7 @@ FINDER_ATTACKS = {
 }
 
 
+@pytest.mark.untraced  # CPU against input size: the tracer's cost is not the code's
 @pytest.mark.parametrize("attack", FINDER_ATTACKS, ids=list(FINDER_ATTACKS))
 def test_the_claim_finders_are_linear_on_hostile_lines(attack: str) -> None:
     measured = growth(find_claims, FINDER_ATTACKS[attack], start=2000, cap=1 << 17)
@@ -226,6 +228,7 @@ def _marked(report: str) -> str:
     )
 
 
+@pytest.mark.untraced  # CPU against input size: the tracer's cost is not the code's
 @pytest.mark.parametrize(
     "unit",
     ["uses `src/a.py` and **C#** [t](x) ", "It has 3 stars. ", "`a/b.py`" * 3 + "\n"],
@@ -237,6 +240,7 @@ def test_marking_every_claim_is_linear(unit: str) -> None:
     assert measured.linear(), str(measured)
 
 
+@pytest.mark.untraced  # CPU against input size: the tracer's cost is not the code's
 def test_checking_claims_about_two_repositories_is_linear() -> None:
     """Which repository a claim is about (the last one named before it) is looked up, not found by
     rescanning the report before each claim: that was quadratic with two repositories in scope."""

@@ -68,6 +68,7 @@ def test_the_names_listed_after_depends_on_are_found(line: str, names: list[str]
     assert found == names
 
 
+@pytest.mark.untraced  # CPU against input size: the tracer's cost is not the code's
 def test_finding_listed_names_is_linear_in_the_line() -> None:
     for make in (
         lambda n: "depends on " + "Alpha, " * (n // 7),

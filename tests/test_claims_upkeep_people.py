@@ -136,6 +136,7 @@ def test_a_local_draft_loses_the_sentences_the_check_cannot_stand_behind(observe
     assert check_report(kept, (WIDGETS,), observed, now=MARCH_2024).contradicted == 0
 
 
+@pytest.mark.untraced  # CPU against input size: the tracer's cost is not the code's
 def test_setting_aside_is_linear() -> None:
     unit = "It was made by Ada. It is small.\n"
 
@@ -187,6 +188,7 @@ def test_a_dependency_is_described_only_in_words_read_near_its_name() -> None:
     ]
 
 
+@pytest.mark.untraced  # CPU against input size: the tracer's cost is not the code's
 def test_looking_for_what_is_said_near_names_is_linear() -> None:
     def judge(text: str) -> object:
         named = Named(declared=frozenset({"tilt"}), folders=frozenset(), untested=frozenset())

@@ -4,6 +4,8 @@ corrections put in their places (:mod:`agent_core.agent.corrections`); the loop'
 
 from __future__ import annotations
 
+import pytest
+
 from agent_core import events as ev
 from agent_core.agent.corrections import MAX_SENTENCES, answers, flagged, request, spliced
 from agent_core.agent.set_aside import unsupported
@@ -67,6 +69,7 @@ def test_what_is_not_an_answer_leaves_the_sentence_for_the_check() -> None:
     assert answers("Final: 1. It has 42 stars.", 1) == {1: "It has 42 stars."}
 
 
+@pytest.mark.untraced  # CPU against input size: the tracer's cost is not the code's
 def test_at_most_a_few_sentences_go_back_and_the_work_is_linear() -> None:
     many = "".join(f"Line {i} has 7 stars.\n\n" for i in range(20))
     claims = [_wrong(many, f"Line {i} has 7") for i in range(20)]

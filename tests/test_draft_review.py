@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from agent_core import events as ev
 from agent_core.agent.draft_checks import review
 from agent_core.agent.echo import sent_lines
@@ -371,6 +373,7 @@ def test_a_revision_repeating_its_own_draft_or_quoting_a_tool_result_is_not_an_e
     assert found.problems == () and not found.unfit
 
 
+@pytest.mark.untraced  # CPU against input size: the tracer's cost is not the code's
 def test_judging_a_draft_is_linear_in_its_size() -> None:
     def judged(text: str) -> None:
         review(text, sent=[{"role": "user", "content": text}], own_calls=0, scope=SCOPE, results=())

@@ -411,6 +411,7 @@ def _facts_of_big_run(key: str) -> None:
     assert facts.evidence.tests_outside and facts.evidence.root_known
 
 
+@pytest.mark.untraced  # CPU against input size: the tracer's cost is not the code's
 def test_a_folder_run_s_evidence_costs_linear_work_in_its_files_and_its_tests_elsewhere() -> None:
     measured = growth(_facts_of_big_run, _big_folder_run, start=2000)
     print(f"folder evidence: {measured}")

@@ -568,6 +568,7 @@ def test_within_its_read_budget_the_planner_reads_a_dotnet_test_project() -> Non
 # ----------------------------------------------------------------------------------- bounded work
 
 
+@pytest.mark.untraced  # CPU against input size: the tracer's cost is not the code's
 def test_200_many_star_globs_over_a_2000_folder_deep_tree_stay_linear() -> None:
     globs = [f"**/a/**/a/**/a/zz{i}" for i in range(200)]
     folders = ["/".join(["a"] * depth) for depth in range(1, 2001)]  # a/a/a/... 2,000 deep
@@ -579,6 +580,7 @@ def test_200_many_star_globs_over_a_2000_folder_deep_tree_stay_linear() -> None:
     assert workspace_member("x/a/y/a/a/zz7", globs)
 
 
+@pytest.mark.untraced  # CPU against input size: the tracer's cost is not the code's
 @pytest.mark.parametrize(
     ("path", "unit"),
     [

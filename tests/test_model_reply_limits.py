@@ -47,6 +47,7 @@ from testing.linear import growth, repeated
 DEEP = '{"a":' * 1200 + "1" + "}" * 1200
 
 
+@pytest.mark.untraced  # CPU against input size: the tracer's cost is not the code's
 @pytest.mark.parametrize("openers", ["{[", WHOLE])
 @pytest.mark.parametrize("unit", ["{", "[", '{"\\"', "[]", '{"a":', "]}", '"{'])
 def test_pairing_the_brackets_of_a_reply_is_linear(unit: str, openers: str) -> None:
@@ -56,6 +57,7 @@ def test_pairing_the_brackets_of_a_reply_is_linear(unit: str, openers: str) -> N
     assert measured.linear(), measured
 
 
+@pytest.mark.untraced  # CPU against input size: the tracer's cost is not the code's
 @pytest.mark.parametrize(
     ("name", "make"),
     [
@@ -75,6 +77,7 @@ def test_reading_a_text_protocol_reply_is_linear(name: str, make: Any) -> None:
     assert measured.linear(), (name, measured)
 
 
+@pytest.mark.untraced  # CPU against input size: the tracer's cost is not the code's
 def test_the_claim_check_reads_a_report_of_brackets_in_linear_time() -> None:
     """The report a model wrote is read once more, by the claim check (off the loop, but a regex holds
     the GIL): 20,000 '[' cost its link pattern 1.8 CPU-s, every other visitor's page waiting."""

@@ -82,6 +82,7 @@ def test_every_chunking_splits_thinking_from_the_answer_alike(
             assert got_answer == answer, step
 
 
+@pytest.mark.untraced  # CPU against input size: the tracer's cost is not the code's
 def test_the_splitter_is_linear_on_adversarial_input() -> None:
     makers = (
         lambda n: "<think>" + "</thin" * (n // 6),

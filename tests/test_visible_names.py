@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from agent_core import events as ev
 from agent_core.ledger import Coverage
 from agent_core.report.coverage import coverage_line
@@ -25,6 +27,7 @@ def raw_free(text: str) -> bool:
     return not any(ch in text for ch in RAW)
 
 
+@pytest.mark.untraced  # CPU against input size: the tracer's cost is not the code's
 def test_visible_escapes_bidi_control_and_invisible_characters_and_keeps_the_rest() -> None:
     shown = visible(f"{NAME} {LRI}a{PDI} b{TAG} \x1b[31m \ufeff 中文 e\u0301 👨\u200d👩 a\tb\nc")
     assert raw_free(shown)
