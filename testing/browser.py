@@ -53,11 +53,14 @@ def expand_all(page: Any) -> None:
     """Open every collapsed trace item, nested ones too (a closed item's children are not in the DOM).
 
     A forced click skips Playwright's wait for each title to be stable and hit-testable, 0.3-1 s apiece
-    (9 s of a replay's 12 s test); it still scrolls the title into view and clicks it with the mouse. (A
-    click from page script opened a title without its content, now and then, on a loaded machine.)"""
+    (9 s of a replay's 12 s test), and the scrolling: the title is scrolled into view first (once it was
+    outside the viewport), then clicked with the mouse. (A click from page script opened a title without
+    its content, now and then, on a loaded machine.)"""
     closed = page.locator("#trace .thought-group > .title:not(.expanded):visible")
     for _ in range(60):
         if closed.count() == 0:
             return
-        closed.first.click(force=True)
+        title = closed.first
+        title.evaluate("el => el.scrollIntoView({block: 'center'})")  # a forced click does not scroll
+        title.click(force=True)
     raise AssertionError("trace items keep collapsing")
