@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from testing.sourcescan import parsed
+from testing.sourcescan import nodes
 
 ROOT = Path(__file__).resolve().parents[1]
 GROUND = {"agent_core.events", "agent_core.errors", "agent_core.clock", "agent_core.settings"}
@@ -43,10 +43,9 @@ def module_name(path: Path, root: Path = ROOT) -> str:
 
 def imports(path: Path, root: Path = ROOT) -> Iterator[str]:
     """Every module ``path`` imports (absolute names; relative imports resolved)."""
-    tree = parsed(path)
     name = module_name(path, root)
     package = name.rsplit(".", 1)[0] if path.name != "__init__.py" else name
-    for node in ast.walk(tree):
+    for node in nodes(path):
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -170,10 +169,9 @@ def import_graph(folders: tuple[str, ...] = GRAPHED, root: Path = ROOT) -> dict[
         paths["app"] = root / "app.py"
     graph: dict[str, set[str]] = {}
     for name, path in paths.items():
-        tree = parsed(path)
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         found: set[str] = set()
-        for node in ast.walk(tree):
+        for node in nodes(path):
             if isinstance(node, ast.Import):
                 found |= {alias.name for alias in node.names}
             elif isinstance(node, ast.ImportFrom):
@@ -308,10 +306,9 @@ HAN_READERS = {
 
 def han_literals(path: Path, root: Path = ROOT) -> list[str]:
     """The string constants of ``path`` holding Han characters, docstrings left out (they explain)."""
-    tree = parsed(path)
     docstrings = {
         id(node.body[0].value)
-        for node in ast.walk(tree)
+        for node in nodes(path)
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
         and node.body
         and isinstance(node.body[0], ast.Expr)
@@ -319,7 +316,7 @@ def han_literals(path: Path, root: Path = ROOT) -> list[str]:
     }
     return [
         f"{module_name(path, root)}:{node.lineno} {node.value[:40]!r}"
-        for node in ast.walk(tree)
+        for node in nodes(path)
         if isinstance(node, ast.Constant)
         and isinstance(node.value, str)
         and id(node) not in docstrings
