@@ -3,12 +3,13 @@ size and at ``factor`` times that size.
 
 Linear work grows by about ``factor``, quadratic by ``factor`` squared; :func:`growth` starts small and
 doubles the size until one call costs at least ``floor`` CPU seconds (below that the timer's resolution
-and the machine's noise decide), then measures that size, the fastest of ``repeat`` calls (the search times the fastest of two calls: it
-only picks the size), and the big one: the fastest of ``repeat`` calls, or the first that is already
-within linear growth (:data:`TOLERANCE`), since a faster call could not change that verdict (a linear
-function is timed once at the big size, which was 12 of its 17 calls' time). The adversarial inputs that
-once made a renderer quadratic are in :data:`ATTACKS`; ``tests/test_linear_work.py`` feeds them (and
-hypothesis's own mixtures of :data:`TOKENS`) to every renderer and parser of the page.
+and the machine's noise decide). It then times that size, the fastest of ``repeat`` calls (the search
+times the fastest of two calls: it only picks the size), and the big one: the fastest of ``repeat``
+calls, or the first that is already within linear growth (:data:`TOLERANCE`), since a faster call could
+not change that verdict (the big size's calls were 12 of a linear function's 17 calls' time). The
+adversarial inputs that once made a renderer quadratic are in :data:`ATTACKS`;
+``tests/test_linear_work.py`` feeds them (and hypothesis's own mixtures of :data:`TOKENS`) to every
+renderer and parser of the page.
 """
 
 from __future__ import annotations
