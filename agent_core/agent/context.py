@@ -23,7 +23,6 @@ class Conversation:
     """The messages of one analysis, kept across follow-up questions."""
 
     messages: list[Message] = field(default_factory=list)
-    compactions: int = 0
     turns: int = 0
     """Turns taken so far, across follow-ups: turn numbers never repeat within one conversation."""
 
@@ -39,13 +38,6 @@ class Conversation:
     def next_turn(self) -> int:
         self.turns += 1
         return self.turns
-
-    def tool_name(self, tool_call_id: str) -> str:
-        for message in self.messages:
-            for call in message.get("tool_calls") or ():
-                if call.get("id") == tool_call_id:
-                    return str(call.get("function", {}).get("name", "tool"))
-        return "tool"
 
     def compact(
         self, *, budget: int, estimate: Callable[[Sequence[Mapping[str, Any]]], int], keep_last: int = 4
@@ -69,7 +61,6 @@ class Conversation:
                 budget=budget, estimate=estimate, spared=spared, total=total, names=names
             )
             done += passed
-        self.compactions += done
         return done
 
     def _tool_names(self) -> dict[str, str]:

@@ -42,7 +42,6 @@ def system_prompt(
     scope: Sequence[RepoRef],
     *,
     language: Language,
-    refs: dict[str, str] | None = None,
     tools: Collection[str] = TOOL_NAMES,
     briefed: bool = False,
 ) -> str:

@@ -58,7 +58,6 @@ class ProviderPreset:
     models: tuple[str, ...]
     key_hint: str
     context_window: int
-    supports_tools: bool = True
     needs_key: bool = True
     turn_timeout: float = HOSTED_TURN_SECONDS
     """Default longest wait for progress in one model turn (LLM_TURN_TIMEOUT overrides it)."""

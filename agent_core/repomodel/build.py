@@ -246,7 +246,6 @@ class _Tally:
             top_files=tuple(self.top_files),
             docs=_folder_counts(self.docs),
             examples=_folder_counts(self.examples),
-            build_config=tuple(by_role["build"]),
             dirs=self.dirs,
             limits=self.overrides.limits,
             _roles=self.roles,

@@ -152,15 +152,6 @@ def generated_by_name(lower: str) -> bool:
     return lower in LOCK_NAMES or lower.endswith(GENERATED_SUFFIXES) or lower.startswith(GENERATED_PREFIXES)
 
 
-def doc_name(name: str, at_root: bool = False) -> bool:
-    """Documentation by its name: Linguist's (README, LICENSE, CHANGELOG...) or a prose language's file
-    (``.md``, ``.rst``, ``.adoc``, ``.txt``) that is not build configuration (``requirements.txt``)."""
-    lower = name.lower()
-    return linguist.name_says(name, at_root, lower).documentation or (
-        linguist.prose(name, lower) and not build_name(lower)
-    )
-
-
 def build_name(lower: str) -> bool:
     """A build configuration file by its name (manifests, build systems, containers)."""
     return (

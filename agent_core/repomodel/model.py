@@ -101,7 +101,6 @@ class RepoModel:
     top_files: tuple[str, ...] = ()
     docs: tuple[FolderCount, ...] = ()
     examples: tuple[FolderCount, ...] = ()
-    build_config: tuple[str, ...] = ()
     dirs: int = 0
     limits: tuple[str, ...] = ()  # caps the model's inputs met, e.g. "gitattributes_lines_capped"
     _roles: Mapping[str, Role] = field(default_factory=dict, repr=False, compare=False)

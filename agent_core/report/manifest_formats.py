@@ -309,13 +309,12 @@ _PLATFORM = re.compile(
 def parse_composer(source: str) -> Fields:
     """``composer.json``: ``require`` (runtime) and ``require-dev`` without the platform requirements
     (``php``, ``ext-*``: said as the ``toolchain``), ``replace`` (packages the repository itself provides:
-    ``own_names``), ``autoload.psr-4`` (namespace → folder, as ``workspaces`` when they are folders)."""
+    ``own_names``)."""
     data = json.loads(source)
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
     require = table(data.get("require"))
     php = require.get("php")
-    autoload = table(table(data.get("autoload")).get("psr-4"))
     license_ = data.get("license")
     return {
         "runtime": deps(named(n, v) for n, v in require.items() if not _PLATFORM.match(str(n).lower())),
@@ -331,9 +330,6 @@ def parse_composer(source: str) -> Fields:
         else _license(license_),
         "own_names": tuple(str(n) for n in table(data.get("replace"))),
         "toolchain": f"PHP {php.strip()[:40]}" if isinstance(php, str) and php.strip() else None,
-        "source_roots": tuple(
-            (str(ns), folder.strip("/")) for ns, folder in autoload.items() if isinstance(folder, str)
-        ),
     }
 
 

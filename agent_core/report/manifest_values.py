@@ -160,7 +160,6 @@ class Manifest:
     test_project: bool = False  # a .NET test project (references Microsoft.NET.Test.Sdk)
     parent: str | None = None  # Maven's parent POM, ``group:artifact``
     catalog: tuple[tuple[str, tuple[Dependency, ...]], ...] = ()  # Gradle catalog alias -> libraries
-    source_roots: tuple[tuple[str, str], ...] = ()  # composer psr-4: namespace -> folder
     commands: tuple[str, ...] = ()  # the commands its scripts run (package.json "scripts")
 
     @property
